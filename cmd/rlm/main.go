@@ -1,0 +1,83 @@
+// Command rlm is a Recursive Language Model inference server: an
+// OpenAI-compatible gateway that offloads long inputs into a sandboxed Go REPL
+// and lets the model work on them through code and sub-calls.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand of rlm. run gets the arguments after the
+// subcommand's name.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands lists the subcommands. Each lives in its own file of this package.
+func commands() map[string]command {
+	return map[string]command{}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one invocation of rlm and returns its exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c, ok := cmds[args[1]]; ok {
+				return exitStatus(c.run(ctx, []string{"-h"}, stdout, stderr), stderr)
+			}
+		}
+		usage(stdout, cmds)
+		return 0
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "rlm: unknown command %q\n\n", args[0])
+		usage(stderr, cmds)
+		return 2
+	}
+	return exitStatus(c.run(ctx, args[1:], stdout, stderr), stderr)
+}
+
+func exitStatus(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	if err == errUsage {
+		return 2
+	}
+	fmt.Fprintf(stderr, "rlm: %v\n", err)
+	return 1
+}
+
+// errUsage is returned by a subcommand whose flags were wrong; the flag
+// package has already printed why.
+var errUsage = fmt.Errorf("usage")
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "rlm: a Recursive Language Model inference server.")
+	fmt.Fprintln(w, "\nUsage: rlm <command> [flags] [args]\n\nCommands:")
+	names := make([]string, 0, len(cmds))
+	for name := range cmds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", name, cmds[name].summary)
+	}
+	fmt.Fprintln(w, "  help     show this list, or `rlm help <command>` for a command's flags")
+}

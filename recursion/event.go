@@ -1,0 +1,127 @@
+package recursion
+
+import "time"
+
+// EventKind names a step of a run, in the order a node goes through them.
+type EventKind string
+
+const (
+	EventNodeStart    EventKind = "node_start"    // an RLM node (root or child) starts
+	EventTurnStart    EventKind = "turn_start"    // a root-model turn of a node starts
+	EventModelCall    EventKind = "model_call"    // a model call of a turn finished
+	EventCellStart    EventKind = "cell_start"    // a code cell starts running
+	EventCellEnd      EventKind = "cell_end"      // a code cell finished
+	EventSubCallStart EventKind = "subcall_start" // llm_query / rlm_query started
+	EventSubCallEnd   EventKind = "subcall_end"   // llm_query / rlm_query finished
+	EventNodeEnd      EventKind = "node_end"      // a node finished with an answer or a stop reason
+)
+
+// Event is one step of a run. Node IDs are unique within a run; the root is
+// "0" and children are "0.1", "0.1.2" and so on. Fields that do not apply to
+// a kind are zero.
+type Event struct {
+	Kind     EventKind
+	Time     time.Time
+	NodeID   string
+	ParentID string // node that made the sub-call that started this node
+	Depth    int
+	Turn     int // 1-based turn within the node
+	Cell     int // 1-based cell within the turn
+	SubCall  *SubCallEvent
+	Model    *ModelCallEvent
+	CellRun  *CellEvent
+	End      *NodeEndEvent
+}
+
+// ModelCallEvent describes one finished call to an upstream model.
+type ModelCallEvent struct {
+	Model        string
+	Messages     []Message // exactly as sent
+	Response     string
+	FinishReason string
+	Usage        Usage
+	Latency      time.Duration
+	Logprobs     []TokenLogprob // when the upstream returned them
+	Err          string
+}
+
+// CellEvent describes a code cell.
+type CellEvent struct {
+	Code        string
+	Output      string
+	OutputBytes int
+	Truncated   bool
+	Error       string
+	Final       *string
+	Restarted   bool
+	Duration    time.Duration
+}
+
+// SubCallEvent describes an llm_query or rlm_query call made from a cell.
+type SubCallEvent struct {
+	ID       string // unique within the run
+	Kind     string // "llm" or "rlm"
+	ChildID  string // node ID of the child RLM for "rlm" calls
+	Prompt   string
+	Response string
+	Usage    Usage
+	Duration time.Duration
+	Err      string
+}
+
+// NodeEndEvent describes how a node finished.
+type NodeEndEvent struct {
+	Answer     string
+	StopReason StopReason
+	Usage      Usage
+	Iterations int
+}
+
+// Observer receives the events of a run as they happen. Events of one node
+// arrive in order; events of parallel sub-calls interleave. Implementations
+// must be safe for concurrent use and must not block for long.
+type Observer interface {
+	Observe(Event)
+}
+
+// StopReason says why a run or node ended.
+type StopReason string
+
+const (
+	StopFinal         StopReason = "final"          // the model called FINAL
+	StopMaxIterations StopReason = "max_iterations" // the node used all its turns
+	StopBudgetCalls   StopReason = "budget_calls"   // the tree used all its LLM calls
+	StopBudgetTokens  StopReason = "budget_tokens"  // the tree used all its tokens
+	StopTimeout       StopReason = "timeout"        // the tree ran out of wall time
+	StopCancelled     StopReason = "cancelled"      // the caller went away
+	StopUpstreamError StopReason = "upstream_error" // the upstream model failed for good
+)
+
+// Usage counts tokens.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		PromptTokens:     u.PromptTokens + o.PromptTokens,
+		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
+		TotalTokens:      u.TotalTokens + o.TotalTokens,
+	}
+}
+
+// Message is one chat message as sent to a model.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// TokenLogprob is one generated token with its log probability.
+type TokenLogprob struct {
+	Token   string  `json:"token"`
+	Logprob float64 `json:"logprob"`
+	Bytes   []byte  `json:"bytes,omitempty"`
+}

@@ -1,0 +1,3 @@
+// Package server is the OpenAI-compatible HTTP gateway in front of the RLM
+// engine: chat completions, files, models, health and metrics.
+package server
