@@ -1,0 +1,67 @@
+package recursion
+
+import "time"
+
+// Request is one RLM run as a caller (the gateway, `rlm query`, `rlm eval`)
+// asks for it.
+type Request struct {
+	// Messages is the conversation. Messages longer than
+	// Limits.OffloadThreshold characters are offloaded into the REPL and
+	// replaced in the root's view by a placeholder.
+	Messages []Message
+	// Documents are attached files; they are always offloaded.
+	Documents []Document
+	// Model is the root model alias; empty means the configured default.
+	Model    string
+	Sampling Sampling
+	// Limits for this run; zero fields take the engine's defaults, and
+	// values above the engine's maxima are clamped to them.
+	Limits Limits
+	// Observer receives the run's events as they happen; may be nil.
+	Observer Observer
+	// TraceID names the run in traces and stores; empty means generate one.
+	TraceID string
+}
+
+// Document is an attached file whose text lives on local disk. The engine
+// maps it into the REPL without reading it into the caller's memory.
+type Document struct {
+	Name string // shown to the model in the placeholder
+	Path string
+}
+
+// Sampling holds the sampling parameters passed faithfully to the root
+// model. Nil means "not set": the upstream's default applies. A set zero
+// (temperature 0) reaches the upstream as 0.
+type Sampling struct {
+	Temperature *float64
+	TopP        *float64
+	MaxTokens   *int
+	Stop        []string
+	Seed        *int
+}
+
+// Limits bound a run. They form one budget shared by the whole request tree.
+type Limits struct {
+	MaxDepth         int           // deepest rlm_query level; 0 is the root alone
+	MaxIterations    int           // root turns per RLM node
+	MaxLLMCalls      int           // model calls in the whole tree, root turns included
+	MaxTotalTokens   int           // prompt plus completion tokens in the whole tree
+	Timeout          time.Duration // wall time of the whole tree
+	SubModel         string        // model for llm_query and children; empty: the root model
+	OffloadThreshold int           // messages longer than this many characters are offloaded
+	Concurrency      int           // sub-calls in flight at once for this request
+}
+
+// Result is how a run ended.
+type Result struct {
+	TraceID    string
+	Answer     string // the FINAL answer, or the best partial answer
+	StopReason StopReason
+	Error      string // what went wrong, for stops other than StopFinal
+	Usage      Usage  // summed over the whole tree
+	Iterations int    // root turns of the root node
+	LLMCalls   int    // model calls in the whole tree
+	MaxDepth   int    // deepest node that ran
+	Duration   time.Duration
+}
