@@ -1,5 +1,5 @@
 module github.com/rlm-project/rlm
 
-go 1.26
+go 1.26.0
 
-require github.com/traefik/yaegi v0.16.1 // indirect
+require golang.org/x/text v0.43.0
