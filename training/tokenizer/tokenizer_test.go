@@ -129,6 +129,10 @@ func TestDecodeRoundTrip(t *testing.T) {
 			t.Errorf("Decode(Encode(%q)) = %q, want %q", s, got, want)
 		}
 	}
+	// Invalid UTF-8 passes through byte by byte.
+	if bad := "\xff\xfeab\xc3"; tok.Decode(tok.Encode(bad)) != bad {
+		t.Errorf("invalid UTF-8 %q does not round-trip: %q", bad, tok.Decode(tok.Encode(bad)))
+	}
 	if got := tok.Decode([]int{-1, 259, 1 << 30}); got != "hello" {
 		t.Errorf("Decode with ids out of range = %q, want %q", got, "hello")
 	}
