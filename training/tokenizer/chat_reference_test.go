@@ -81,10 +81,11 @@ func TestChatMatchesTemplate(t *testing.T) {
 	var req nodeRequest
 	for _, c := range chatCases {
 		req.Chats = append(req.Chats, toNode(c.msgs))
+		req.Prompts = append(req.Prompts, toNode(c.msgs))
 	}
 	resp := runNode(t, req)
-	if len(resp.Chats) != len(chatCases) {
-		t.Fatalf("node rendered %d chats, want %d", len(resp.Chats), len(chatCases))
+	if len(resp.Chats) != len(chatCases) || len(resp.Prompts) != len(chatCases) {
+		t.Fatalf("node rendered %d chats and %d prompts, want %d", len(resp.Chats), len(resp.Prompts), len(chatCases))
 	}
 	for i, c := range chatCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,6 +106,13 @@ func TestChatMatchesTemplate(t *testing.T) {
 			}
 			if len(mask) != len(ids) {
 				t.Fatalf("mask has %d entries for %d ids", len(mask), len(ids))
+			}
+			prompt, err := tok.EncodePrompt(c.msgs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := resp.Prompts[i].IDs; !slices.Equal(prompt, want) {
+				t.Errorf("EncodePrompt\n got %v\nwant %v (%q)", prompt, want, resp.Prompts[i].Text)
 			}
 		})
 	}

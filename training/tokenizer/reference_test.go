@@ -56,9 +56,10 @@ func loadQwen3(t testing.TB) *Tokenizer {
 }
 
 type nodeRequest struct {
-	Dir   string          `json:"dir"`
-	Texts []string        `json:"texts"`
-	Chats [][]nodeMessage `json:"chats"`
+	Dir     string          `json:"dir"`
+	Texts   []string        `json:"texts"`
+	Chats   [][]nodeMessage `json:"chats"`
+	Prompts [][]nodeMessage `json:"prompts"`
 }
 
 type nodeMessage struct {
@@ -66,12 +67,15 @@ type nodeMessage struct {
 	Content string `json:"content"`
 }
 
+type nodeRendered struct {
+	Text string `json:"text"`
+	IDs  []int  `json:"ids"`
+}
+
 type nodeResponse struct {
-	IDs   [][]int `json:"ids"`
-	Chats []struct {
-		Text string `json:"text"`
-		IDs  []int  `json:"ids"`
-	} `json:"chats"`
+	IDs     [][]int        `json:"ids"`
+	Chats   []nodeRendered `json:"chats"`
+	Prompts []nodeRendered `json:"prompts"`
 }
 
 func runNode(t *testing.T, req nodeRequest) nodeResponse {
