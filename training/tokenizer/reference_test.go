@@ -208,7 +208,7 @@ func TestEncodeLargeMatchesReference(t *testing.T) {
 		}
 	}
 	text := b.String()
-	chunks := tok.chunks(text, 4)
+	chunks := tok.chunks(text, 4, minChunk)
 	if len(chunks) < 2 {
 		t.Fatalf("text of %d bytes was not cut into chunks", len(text))
 	}

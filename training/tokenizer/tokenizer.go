@@ -82,6 +82,10 @@ type file struct {
 	} `json:"model"`
 }
 
+// maxVocab bounds token ids so that a corrupt file cannot make Parse
+// allocate without limit.
+const maxVocab = 1 << 24
+
 // Load reads a tokenizer from a tokenizer.json file or from a model
 // directory that holds one.
 func Load(path string) (*Tokenizer, error) {
@@ -127,6 +131,9 @@ func Parse(data []byte) (*Tokenizer, error) {
 			return nil, fmt.Errorf("parse tokenizer.json: bad added token %q (id %d)", a.Content, a.ID)
 		}
 		size = max(size, a.ID+1)
+	}
+	if size > maxVocab {
+		return nil, fmt.Errorf("parse tokenizer.json: token id %d is beyond the supported %d", size-1, maxVocab)
 	}
 	t.tokenBytes = make([][]byte, size)
 	dec := byteDecoder()
@@ -388,7 +395,7 @@ func (e *encoder) encodeSerial(dst []int, s string, special bool) []int {
 
 func (t *Tokenizer) encode(s string, special bool) []int {
 	workers := runtime.GOMAXPROCS(0)
-	chunks := t.chunks(s, workers)
+	chunks := t.chunks(s, workers, minChunk)
 	if len(chunks) <= 1 {
 		e := t.getEncoder()
 		defer t.pool.Put(e)
