@@ -157,6 +157,9 @@ func referenceCorpus() []string {
 		"x = [1, 2, 3]\ny = {'a': 1}\n\n\n\n    z = None  \n",
 		"ﬁ ligature, Ｆｕｌｌｗｉｄｔｈ, ㎏ (NFC keeps these)",
 		"controls \u0000 \u0001 \u007f \u200b zero width \ufeff bom",
+		// Where \s differs between Unicode White_Space and JavaScript.
+		"x\ufeff\ufeff1 a\u0085\u0085b \u0085 \u0085 x \u180e\u180ex",
+		"\u017f '\u017f 'S 'K '\u212a",
 	}
 	// Random strings over an alphabet of the characters that steer the
 	// pattern: they find scanner cases that hand-written ones miss.
