@@ -13,8 +13,10 @@ import (
 // benchText is about 40 MB of real text: the Go standard library's sources
 // (code, comments, string literals in many scripts) followed by the
 // reference corpus repeated, so that Unicode and whitespace runs are present.
-var benchText = sync.OnceValue(func() string {
-	const size = 40 << 20
+var benchText = sync.OnceValue(func() string { return realText(40 << 20) })
+
+// realText returns size bytes of Go sources padded with the reference corpus.
+func realText(size int) string {
 	var b strings.Builder
 	b.Grow(size + 1<<20)
 	root := filepath.Join(runtime.GOROOT(), "src")
@@ -36,7 +38,7 @@ var benchText = sync.OnceValue(func() string {
 		b.WriteString(corpus)
 	}
 	return b.String()
-})
+}
 
 // BenchmarkEncode reports tokens/s of the real Qwen3 tokenizer on benchText:
 // serial is the baseline (one goroutine), parallel is Encode on all cores.

@@ -197,20 +197,12 @@ func TestEncodeMatchesReference(t *testing.T) {
 	}
 }
 
-// TestEncodeLargeMatchesReference runs a text big enough to be encoded in
-// parallel chunks, so that the chunk boundaries are checked against the
-// reference too.
+// TestEncodeLargeMatchesReference runs 1 MiB of Go sources (and the corpus)
+// encoded in parallel chunks, so that real code and the chunk boundaries are
+// checked against the reference too.
 func TestEncodeLargeMatchesReference(t *testing.T) {
 	tok := loadQwen3(t)
-	var b strings.Builder
-	corpus := referenceCorpus()
-	for b.Len() < 3*minChunk {
-		for _, s := range corpus {
-			b.WriteString(s)
-			b.WriteString(" ")
-		}
-	}
-	text := b.String()
+	text := realText(4 * minChunk)
 	chunks := tok.chunks(text, 4, minChunk)
 	if len(chunks) < 2 {
 		t.Fatalf("text of %d bytes was not cut into chunks", len(text))
