@@ -37,7 +37,6 @@ type Tokenizer struct {
 	byteID     [256]int32 // id of the single-byte token of each byte
 
 	added      []AddedToken
-	addedByID  map[int]AddedToken
 	addedIndex [256][]AddedToken // by first byte, longest first
 	addedFirst string            // the first bytes of added tokens
 	// splittable is false when an added token contains a line break or a
@@ -116,7 +115,6 @@ func Parse(data []byte) (*Tokenizer, error) {
 	}
 	t := &Tokenizer{
 		vocab:      f.Model.Vocab,
-		addedByID:  map[int]AddedToken{},
 		splittable: true,
 	}
 	size := 0
@@ -161,7 +159,6 @@ func Parse(data []byte) (*Tokenizer, error) {
 		}
 		at := AddedToken{ID: a.ID, Content: a.Content, Special: a.Special}
 		t.added = append(t.added, at)
-		t.addedByID[a.ID] = at
 		if len(t.addedIndex[a.Content[0]]) == 0 {
 			t.addedFirst += a.Content[:1]
 		}
@@ -358,16 +355,20 @@ func (e *encoder) normalized(dst []int, s string) []int {
 // false skips special tokens. It returns -1 when there is none.
 func (t *Tokenizer) nextAdded(s string, from int, special bool) (int, AddedToken) {
 	for i := from; i < len(s); i++ {
-		var k int
-		if len(t.addedFirst) == 1 {
-			k = strings.IndexByte(s[i:], t.addedFirst[0])
-		} else {
-			k = strings.IndexAny(s[i:], t.addedFirst)
+		switch len(t.addedFirst) {
+		case 0:
+			return -1, AddedToken{}
+		case 1: // Qwen: every added token starts with '<'
+			k := strings.IndexByte(s[i:], t.addedFirst[0])
+			if k < 0 {
+				return -1, AddedToken{}
+			}
+			i += k
+		default:
+			if len(t.addedIndex[s[i]]) == 0 {
+				continue
+			}
 		}
-		if k < 0 {
-			break
-		}
-		i += k
 		for _, a := range t.addedIndex[s[i]] {
 			if (special || !a.Special) && strings.HasPrefix(s[i:], a.Content) {
 				return i, a

@@ -275,3 +275,21 @@ func FuzzEncode(f *testing.F) {
 		}
 	})
 }
+
+// TestAddedTokensWithDifferentFirstBytes covers the general search for added
+// tokens (the tiny and Qwen3 files only have tokens starting with '<').
+func TestAddedTokensWithDifferentFirstBytes(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join(tinyDir, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := Parse([]byte(strings.Replace(string(base), `"<|endoftext|>"`, `"[EOT]"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tok.Encode("a[EOT]<think>[EO")
+	want := []int{'a', 266, 269, '[', 'E', 'O'}
+	if !slices.Equal(got, want) {
+		t.Errorf("Encode = %v, want %v", got, want)
+	}
+}
