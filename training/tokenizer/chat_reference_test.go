@@ -78,15 +78,7 @@ func toNode(msgs []Message) []nodeMessage {
 
 func TestChatMatchesTemplate(t *testing.T) {
 	tok := loadQwen3(t)
-	var req nodeRequest
-	for _, c := range chatCases {
-		req.Chats = append(req.Chats, toNode(c.msgs))
-		req.Prompts = append(req.Prompts, toNode(c.msgs))
-	}
-	resp := runNode(t, req)
-	if len(resp.Chats) != len(chatCases) || len(resp.Prompts) != len(chatCases) {
-		t.Fatalf("node rendered %d chats and %d prompts, want %d", len(resp.Chats), len(resp.Prompts), len(chatCases))
-	}
+	resp := reference(t)
 	for i, c := range chatCases {
 		t.Run(c.name, func(t *testing.T) {
 			want := resp.Chats[i]
