@@ -25,7 +25,9 @@ func code(name string) string { return fakellm.Code(name) }
 func TestFinalPaths(t *testing.T) {
 	long := strings.Repeat("haystack ", 3000) // 27,000 chars: offloaded
 	cells := map[string]func(*cellEnv) repl.CellResult{
-		"look":   func(env *cellEnv) repl.CellResult { return repl.CellResult{Output: fmt.Sprintf("%d\n", len(env.context))} },
+		"look": func(env *cellEnv) repl.CellResult {
+			return repl.CellResult{Output: fmt.Sprintf("%d\n", len(env.context))}
+		},
 		"answer": func(env *cellEnv) repl.CellResult { return repl.CellResult{Final: final("42")} },
 		"set":    func(env *cellEnv) repl.CellResult { env.vars["ans"] = "from var"; return repl.CellResult{} },
 		"lookAndAnswer": func(env *cellEnv) repl.CellResult {

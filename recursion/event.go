@@ -59,9 +59,9 @@ type CellEvent struct {
 
 // SubCallEvent describes an llm_query or rlm_query call made from a cell.
 type SubCallEvent struct {
-	ID       string // unique within the run
-	Kind     string // "llm" or "rlm"
-	ChildID  string // node ID of the child RLM for "rlm" calls
+	ID      string // unique within the run
+	Kind    string // "llm" or "rlm"
+	ChildID string // node ID of the child RLM for "rlm" calls
 	// Fallback is set on an rlm_query made at the maximum depth, which
 	// was answered as an llm_query (Kind "llm").
 	Fallback bool

@@ -321,7 +321,9 @@ func (n *node) fanOut(ctx context.Context, prompts []string, call func(context.C
 	return out
 }
 
-func (n *node) llmCall(ctx context.Context, prompt string) string { return n.subCall(ctx, prompt, false) }
+func (n *node) llmCall(ctx context.Context, prompt string) string {
+	return n.subCall(ctx, prompt, false)
+}
 
 // subCall is one llm_query (or an rlm_query that fell back to one).
 func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string {
