@@ -221,6 +221,9 @@ func TestStopReasons(t *testing.T) {
 		{"max iterations then answer-now turn", Limits{MaxIterations: 3},
 			[]string{"Partial thought.\n" + looping, "Still looking.\n" + looping, looping, "FINAL(best guess)"}, nil, 0, 0,
 			StopMaxIterations, "best guess"},
+		{"max iterations then FINAL_VAR", Limits{MaxIterations: 2},
+			[]string{code("keep // context"), looping, "FINAL_VAR(best)"}, nil, 0, 0,
+			StopMaxIterations, "kept"},
 		{"budget calls: last substantive response", Limits{MaxLLMCalls: 2},
 			[]string{"Counting lines.\n" + looping, "Almost there.\n" + looping}, nil, 0, 0,
 			StopBudgetCalls, "Almost there."},
@@ -240,6 +243,7 @@ func TestStopReasons(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+				"keep // context": func(env *cellEnv) repl.CellResult { env.vars["best"] = "kept"; return repl.CellResult{} },
 				"spin // context": func(env *cellEnv) repl.CellResult {
 					select {
 					case <-time.After(tt.cellDelay):
