@@ -282,7 +282,7 @@ type runState struct {
 	// while its descendants wait on deeper levels, which cannot deadlock.
 	childSem []semaphore
 	maxDepth atomic.Int64
-	subCalls  atomic.Int64
+	subCalls atomic.Int64
 
 	mu        sync.Mutex
 	nodeUsage map[string]Usage
