@@ -67,8 +67,8 @@ type chunk struct {
 type rewriter struct {
 	globals     func() map[string]reflect.Value
 	predeclared map[string]reflect.Value
-	imported map[string]bool // "name path" of every import done
-	seq      int             // numbers generated names
+	imported    map[string]bool // "name path" of every import done
+	seq         int             // numbers generated names
 }
 
 type itemKind int

@@ -84,4 +84,3 @@ func TestRuneLoopLinear(t *testing.T) {
 		t.Fatalf("4x input took %.1fx as long: not linear", float64(large)/float64(small))
 	}
 }
-
