@@ -59,13 +59,23 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cellTimeout := fs.Duration("cell-timeout", 0, "wall time per REPL cell (0: the REPL's default)")
 	maxOutput := fs.Int("max-output", 0, "characters of cell output shown to the model (0: the REPL's default)")
 	verbose := fs.Bool("verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
+	// Flags may come after the question too: parse, take one positional
+	// argument, and parse the rest again.
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil
+			}
+			return errUsage
 		}
-		return errUsage
+		if fs.NArg() == 0 {
+			break
+		}
+		words = append(words, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	question := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	question := strings.TrimSpace(strings.Join(words, " "))
 	if question == "" {
 		fmt.Fprintln(stderr, "rlm query: a question is required")
 		fs.Usage()
