@@ -518,6 +518,9 @@ func TestDepth(t *testing.T) {
 			if tt.wantKind == "rlm" && sb.sessions != 2 {
 				t.Errorf("%d sessions, want the root's and the child's own", sb.sessions)
 			}
+			if left, _ := os.ReadDir(e.cfg.TempDir); len(left) != 0 {
+				t.Errorf("temp files left: %v", left)
+			}
 		})
 	}
 }
