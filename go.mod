@@ -2,4 +2,4 @@ module github.com/rlm-project/rlm
 
 go 1.26
 
-require github.com/traefik/yaegi v0.16.1 // indirect
+require github.com/sashabaranov/go-openai v1.43.0
