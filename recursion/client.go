@@ -81,8 +81,12 @@ func (e *UpstreamError) Unwrap() error { return e.Err }
 // through go-openai, adding retries and faithful sampling parameters.
 type OpenAIClient struct {
 	cfg    UpstreamConfig
+	hc     *http.Client
 	client *openai.Client
 }
+
+// CloseIdleConnections closes the kept-alive connections to the upstream.
+func (c *OpenAIClient) CloseIdleConnections() { c.hc.CloseIdleConnections() }
 
 // NewOpenAIClient returns a client for the upstream at cfg.BaseURL.
 func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
@@ -116,7 +120,7 @@ func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	oc.HTTPClient = &patchingDoer{client: hc}
-	return &OpenAIClient{cfg: cfg, client: openai.NewClientWithConfig(oc)}, nil
+	return &OpenAIClient{cfg: cfg, hc: hc, client: openai.NewClientWithConfig(oc)}, nil
 }
 
 // callState travels in the request context from Complete to patchingDoer:

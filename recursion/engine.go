@@ -42,7 +42,7 @@ type SessionConfig struct {
 // Session is one persistent REPL session.
 type Session interface {
 	Run(ctx context.Context, code string) (repl.CellResult, error)
-	Close()
+	Close() error
 }
 
 // DefaultLimits are the limits used for fields that neither the request

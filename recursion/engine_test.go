@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -220,6 +221,9 @@ func TestStopReasons(t *testing.T) {
 		{"max iterations then answer-now turn", Limits{MaxIterations: 3},
 			[]string{"Partial thought.\n" + looping, "Still looking.\n" + looping, looping, "FINAL(best guess)"}, nil, 0, 0,
 			StopMaxIterations, "best guess"},
+		{"max iterations then FINAL_VAR", Limits{MaxIterations: 2},
+			[]string{code("keep // context"), looping, "FINAL_VAR(best)"}, nil, 0, 0,
+			StopMaxIterations, "kept"},
 		{"budget calls: last substantive response", Limits{MaxLLMCalls: 2},
 			[]string{"Counting lines.\n" + looping, "Almost there.\n" + looping}, nil, 0, 0,
 			StopBudgetCalls, "Almost there."},
@@ -239,6 +243,7 @@ func TestStopReasons(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+				"keep // context": func(env *cellEnv) repl.CellResult { env.vars["best"] = "kept"; return repl.CellResult{} },
 				"spin // context": func(env *cellEnv) repl.CellResult {
 					select {
 					case <-time.After(tt.cellDelay):
@@ -461,5 +466,101 @@ func TestBudgetErrorText(t *testing.T) {
 	var be *BudgetError
 	if !errors.As(err, &be) || err.Error() != "budget exhausted: 200/200 LLM calls" {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestDepth(t *testing.T) {
+	tests := []struct {
+		name       string
+		maxDepth   int
+		wantAnswer string
+		wantDepth  int
+		wantKind   string
+	}{
+		{"child RLM at depth 1", 1, "child:CHILD-INPUT", 1, "rlm"},
+		{"fallback to llm_query at max depth", -1, "plain:CHILD-INPUT", 0, "llm"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+				"delegate": func(env *cellEnv) repl.CellResult {
+					return repl.CellResult{Final: final(env.host.RLMQuery(env.ctx, []string{"CHILD-INPUT"})[0])}
+				},
+				"child // context": func(env *cellEnv) repl.CellResult { return repl.CellResult{Final: final("child:" + env.context)} },
+			}}
+			script := func(req fakellm.Request) fakellm.Reply {
+				switch {
+				case req.Model == "root-model":
+					return fakellm.Reply{Content: code("delegate")}
+				case req.System() != "": // a child's turn
+					return fakellm.Reply{Content: code("child // context")}
+				default:
+					return fakellm.Reply{Content: "plain:" + req.LastUser()}
+				}
+			}
+			rec := &recorder{}
+			// A threshold of 5 offloads the child's 11-character prompt, so the
+			// child reads it from its own session's context.
+			e, _ := testEngine(t, sb, script, Config{})
+			res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Observer: rec, Limits: Limits{MaxDepth: tt.maxDepth, OffloadThreshold: 5}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The root's own input ("q") is short, so no safeguard applies.
+			if res.Answer != tt.wantAnswer || res.MaxDepth != tt.wantDepth {
+				t.Fatalf("answer %q depth %d (%s %s)", res.Answer, res.MaxDepth, res.StopReason, res.Error)
+			}
+			for _, ev := range rec.all() {
+				if ev.Kind == EventSubCallEnd && ev.SubCall.Kind != tt.wantKind {
+					t.Errorf("sub-call kind %s, want %s", ev.SubCall.Kind, tt.wantKind)
+				}
+			}
+			if tt.wantKind == "rlm" && sb.sessions != 2 {
+				t.Errorf("%d sessions, want the root's and the child's own", sb.sessions)
+			}
+		})
+	}
+}
+
+func TestCancellationStopsEverything(t *testing.T) {
+	before := runtime.NumGoroutine()
+	started := make(chan struct{}, 100)
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"fan": func(env *cellEnv) repl.CellResult {
+			out := env.host.LLMQuery(env.ctx, make([]string, 50))
+			return repl.CellResult{Output: out[0]}
+		},
+	}}
+	srv := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if req.Model == "sub-model" {
+			started <- struct{}{}
+			return fakellm.Reply{Content: "late", Delay: 30 * time.Second}
+		}
+		return fakellm.Reply{Content: code("fan")}
+	})
+	client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+	e, _ := New(Config{Root: client, RootModel: "root-model", SubModel: "sub-model", Sandbox: sb, TempDir: t.TempDir()})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-started; time.Sleep(50 * time.Millisecond); cancel() }()
+	start := time.Now()
+	res, err := e.Run(ctx, Request{Messages: userMsg("q")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != StopCancelled || time.Since(start) > 5*time.Second {
+		t.Fatalf("stop %s after %v", res.StopReason, time.Since(start))
+	}
+	if sb.openSessions() != 0 {
+		t.Errorf("%d sessions left open", sb.openSessions())
+	}
+	client.CloseIdleConnections()
+	srv.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines left, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }

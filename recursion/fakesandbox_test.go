@@ -93,14 +93,15 @@ func (f *funcSession) Run(ctx context.Context, code string) (repl.CellResult, er
 	return res, nil
 }
 
-func (f *funcSession) Close() {
+func (f *funcSession) Close() error {
 	if f.closed {
-		return
+		return nil
 	}
 	f.closed = true
 	f.s.mu.Lock()
 	f.s.open--
 	f.s.mu.Unlock()
+	return nil
 }
 
 func final(s string) *string { return &s }

@@ -98,12 +98,12 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		n.turn.Store(int64(turn))
 		n.cell.Store(0)
 		if ctx.Err() != nil {
-			return n.stop(ctx, transcript, turn-1, stopReason(ctx, ctx.Err()), context.Cause(ctx).Error(), lastSubstantive), nil
+			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, ctx.Err()), context.Cause(ctx).Error(), lastSubstantive), nil
 		}
 		r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
 		resp, err := n.complete(ctx, transcript, turn)
 		if err != nil {
-			return n.stop(ctx, transcript, turn-1, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, err), err.Error(), lastSubstantive), nil
 		}
 		transcript = append(transcript, Message{Role: "assistant", Content: resp})
 		if strings.TrimSpace(resp) != "" {
@@ -125,7 +125,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				}
 				cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+fl.Var+")")
 				if err != nil {
-					return n.stop(ctx, transcript, turn, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+					return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), lastSubstantive), nil
 				}
 				if cr.Final == nil {
 					transcript = append(transcript, Message{Role: "user", Content: "FINAL_VAR(" + fl.Var + ") failed:\n" + cr.Error})
@@ -149,7 +149,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			}
 			cr, err := n.runCell(ctx, sess, turn, i+1, code)
 			if err != nil {
-				return n.stop(ctx, transcript, turn, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+				return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), lastSubstantive), nil
 			}
 			writeFeedback(&fb, i+1, len(cells), cr)
 			if cr.Final != nil {
@@ -169,7 +169,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		}
 		transcript = append(transcript, Message{Role: "user", Content: clip(strings.TrimSpace(fb.String()), r.e.cfg.MaxFeedbackChars)})
 	}
-	return n.stop(ctx, transcript, maxIter, StopMaxIterations, fmt.Sprintf("no FINAL after %d turns", maxIter), lastSubstantive), nil
+	return n.stop(ctx, sess, transcript, maxIter, StopMaxIterations, fmt.Sprintf("no FINAL after %d turns", maxIter), lastSubstantive), nil
 }
 
 // usageByNodeID is one node's own usage.
@@ -183,7 +183,7 @@ func (r *runState) usageByNodeID(id string) Usage {
 // (the node ran out of turns, or of tokens but a last call still fits), the
 // model gets one last turn to answer now; otherwise the partial answer is
 // the last substantive response.
-func (n *node) stop(ctx context.Context, transcript []Message, turns int, reason StopReason, errText, last string) nodeResult {
+func (n *node) stop(ctx context.Context, sess Session, transcript []Message, turns int, reason StopReason, errText, last string) nodeResult {
 	res := nodeResult{reason: reason, err: errText, iterations: turns}
 	if ctx.Err() == nil && (reason == StopMaxIterations || reason == StopBudgetTokens) {
 		turn := turns + 1
@@ -195,6 +195,11 @@ func (n *node) stop(ctx context.Context, transcript []Message, turns int, reason
 			if fl, ok := parseFinalLine(resp); ok && fl.Var == "" {
 				res.answer = fl.Answer
 				return res
+			} else if ok && isIdent(fl.Var) {
+				if cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+fl.Var+")"); err == nil && cr.Final != nil {
+					res.answer = *cr.Final
+					return res
+				}
 			}
 			if strings.TrimSpace(resp) != "" {
 				last = resp
