@@ -99,7 +99,12 @@ func WriteChart(w io.Writer, sums []Summary) error {
 			}
 			for _, pt := range pts {
 				xy := strings.Split(pt, ",")
-				p(`<circle cx="%s" cy="%s" r="4" fill="%s"/>`+"\n", xy[0], xy[1], color)
+				if mode == ModeDirect {
+					// Hollow squares keep baseline points visible on top of RLM ones.
+					p(`<rect x="%s" y="%s" width="10" height="10" transform="translate(-5 -5)" fill="white" stroke="%s" stroke-width="2"/>`+"\n", xy[0], xy[1], color)
+				} else {
+					p(`<circle cx="%s" cy="%s" r="4" fill="%s"/>`+"\n", xy[0], xy[1], color)
+				}
 			}
 			for _, t := range skipped {
 				x, y := X(t), Y(0)

@@ -123,7 +123,7 @@ func WriteTable(w io.Writer, sums []Summary) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t0\tskipped\t-\t-\t-\t-\t-\t-\t(%d beyond context window)\t\n", s.Task, s.Length, s.Mode, s.Skipped)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.0f\t%d\t%d\t%.1f\t%d\t%.1f\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.0f\t%d\t%d\t%.1f\t%d\t%.2f\t%s\t\n",
 			s.Task, s.Length, s.Mode, s.Runs, s.Score, s.TokensMean, s.TokensP50, s.TokensP90,
 			s.CallsMean, s.DepthMax, s.WallMean, stopString(s.StopReasons))
 	}

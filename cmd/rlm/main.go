@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/rlm-project/rlm/repl"
 )
 
 // command is one subcommand of rlm. run gets the arguments after the
@@ -26,6 +28,7 @@ func commands() map[string]command {
 }
 
 func main() {
+	repl.MaybeRunWorker() // a REPL worker process runs model code and exits here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

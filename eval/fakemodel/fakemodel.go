@@ -125,12 +125,11 @@ for i := range recs {
 FINAL(fmt.Sprintf("Answer: %%d", n))`, m[1], m[2])
 	case rangeQ.MatchString(question):
 		m := rangeQ.FindStringSubmatch(question)
-		tail = fmt.Sprintf(`from, _ := time.Parse("Jan 02, 2006", %q)
-to, _ := time.Parse("Jan 02, 2006", %q)
+		tail = fmt.Sprintf(`from, to := day(%q), day(%q)
 n := 0
 for i := range recs {
-	d, err := time.Parse("Jan 02, 2006", dates[i])
-	if err == nil && !d.Before(from) && !d.After(to) && labels[i] == %q {
+	d := day(dates[i])
+	if !d.Before(from) && !d.After(to) && labels[i] == %q {
 		n++
 	}
 }
@@ -141,12 +140,11 @@ FINAL(fmt.Sprintf("Answer: %%d", n))`, m[1], m[2], m[3])
 		if m[3] != "" {
 			from, to = m[3], m[4]
 		}
-		tail = fmt.Sprintf(`from, _ := time.Parse("Jan 02, 2006", %q)
-to, _ := time.Parse("Jan 02, 2006", %q)
+		tail = fmt.Sprintf(`from, to := day(%q), day(%q)
 per := map[string]int{}
 for i := range recs {
-	d, err := time.Parse("Jan 02, 2006", dates[i])
-	if err == nil && !d.Before(from) && !d.After(to) && labels[i] == %q {
+	d := day(dates[i])
+	if !d.Before(from) && !d.After(to) && labels[i] == %q {
 		per[users[i]]++
 	}
 }
@@ -176,7 +174,15 @@ if len(pairs) == 0 {
 
 // oolongPrefix labels every record with the sub-model, in chunks, and
 // leaves the records' dates, users and labels in parallel slices.
-const oolongPrefix = `var recs, dates, users []string
+const oolongPrefix = `day := func(s string) time.Time {
+	t, err := time.Parse("Jan 02, 2006", s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+_ = day // not every question needs dates
+var recs, dates, users []string
 for _, l := range strings.Split(context, "\n") {
 	if strings.HasPrefix(l, "Date: ") {
 		parts := strings.SplitN(l, " || ", 3)
