@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,13 +38,21 @@ import (
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
+	"github.com/rlm-project/rlm/server"
+	"github.com/rlm-project/rlm/store"
 )
 
 func main() {
-	// In -mode engine this binary also serves as the REPL worker.
+	// This binary is also the REPL worker (-mode engine and gateway) and the
+	// gateway process (-mode gateway).
 	repl.MaybeRunWorker()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:])
+	var err error
+	if addr := os.Getenv("LONGCTX_GATEWAY_ADDR"); addr != "" {
+		err = runGateway(ctx, addr, os.Getenv("LONGCTX_GATEWAY_DATA"))
+	} else {
+		err = run(ctx, os.Args[1:])
+	}
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "longctx:", err)
@@ -67,6 +76,7 @@ type measurement struct {
 	Score        float64 `json:"score"`
 	LLMCalls     int     `json:"llm_calls"`
 	Answer       string  `json:"answer"`
+	Runs         int     `json:"runs"`
 }
 
 // firstRoot remembers when the fake upstream first saw a root-model call.
@@ -87,7 +97,7 @@ func (f *firstRoot) get() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f
 
 func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("longctx", flag.ContinueOnError)
-	mode := fs.String("mode", "serve", "serve: through `rlm serve` over HTTP; engine: through the engine in-process")
+	mode := fs.String("mode", "serve", "serve: through `rlm serve` over HTTP; gateway: through the server package over HTTP in a child process; engine: through the engine in-process")
 	rlmBin := fs.String("rlm", "", "rlm binary for -mode serve (default: go build ./cmd/rlm)")
 	cases := fs.String("cases", "sniah:128k,sniah:1m,sniah:10m,oolong:128k,oolong:1m", "comma-separated task:length cases")
 	seed := fs.Int64("seed", 1, "instance seed")
@@ -95,11 +105,12 @@ func run(ctx context.Context, args []string) error {
 	workDir := fs.String("workdir", "", "directory for generated documents and logs (default: a temporary one)")
 	jsonOut := fs.String("json", "", "also write the measurements as JSON to this `file`")
 	maxCalls := fs.Int("max-calls", 1000, "LLM-call budget per request")
+	repeat := fs.Int("repeat", 3, "runs per case; times are medians, memory the largest peak")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *mode != "serve" && *mode != "engine" {
-		return fmt.Errorf("-mode %q: want serve or engine", *mode)
+	if *mode != "serve" && *mode != "gateway" && *mode != "engine" {
+		return fmt.Errorf("-mode %q: want serve, gateway or engine", *mode)
 	}
 	dir := *workDir
 	if dir == "" {
@@ -146,25 +157,46 @@ func run(ctx context.Context, args []string) error {
 		doc := filepath.Join(dir, fmt.Sprintf("%s-%d.txt", name, tokens))
 		t0 := time.Now()
 		inst, err := generate(ctx, task, doc, eval.Spec{Tokens: tokens, Index: *index, Seed: *seed})
+		genSec := time.Since(t0).Seconds()
 		if err != nil {
 			return err
 		}
-		m := measurement{Case: c, Mode: *mode, Tokens: tokens, Bytes: inst.Bytes, GenerateSec: time.Since(t0).Seconds()}
-		fmt.Fprintf(os.Stderr, "%s: %d bytes generated in %.2fs\n", c, inst.Bytes, m.GenerateSec)
-		fr.reset()
-		if *mode == "serve" {
-			err = measureServe(ctx, *rlmBin, fake.URL, dir, doc, inst, *maxCalls, &fr, &m)
-		} else {
-			err = measureEngine(ctx, fake.URL, doc, inst, *maxCalls, &fr, &m)
+		var runs []measurement
+		for rep := 0; rep < max(*repeat, 1); rep++ {
+			m := measurement{Case: c, Mode: *mode, Tokens: tokens, Bytes: inst.Bytes, GenerateSec: genSec}
+			fr.reset()
+			switch *mode {
+			case "serve":
+				cmd := func(addr string) *exec.Cmd {
+					return exec.Command(*rlmBin, "serve", "--addr", addr, "--data", filepath.Join(dir, "data"))
+				}
+				err = measureHTTP(ctx, cmd, fake.URL, dir, doc, inst, *maxCalls, &fr, &m)
+			case "gateway":
+				self, err2 := os.Executable()
+				if err2 != nil {
+					return err2
+				}
+				cmd := func(addr string) *exec.Cmd {
+					c := exec.Command(self)
+					c.Env = append(os.Environ(), "LONGCTX_GATEWAY_ADDR="+addr, "LONGCTX_GATEWAY_DATA="+filepath.Join(dir, "data"))
+					return c
+				}
+				err = measureHTTP(ctx, cmd, fake.URL, dir, doc, inst, *maxCalls, &fr, &m)
+			default:
+				err = measureEngine(ctx, fake.URL, doc, inst, *maxCalls, &fr, &m)
+			}
+			if err != nil {
+				os.Remove(doc)
+				return fmt.Errorf("%s: %w", c, err)
+			}
+			if m.Score, err = eval.Score(inst, m.Answer); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "%s run %d: score %.2f, upload %.2fs, total %.2fs\n", c, rep+1, m.Score, m.UploadSec, m.TotalSec)
+			runs = append(runs, m)
 		}
 		os.Remove(doc)
-		if err != nil {
-			return fmt.Errorf("%s: %w", c, err)
-		}
-		if m.Score, err = eval.Score(inst, m.Answer); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "%s: score %.2f, total %.2fs\n", c, m.Score, m.TotalSec)
+		m := combine(runs)
 		ms = append(ms, m)
 	}
 	printTable(os.Stdout, ms)
@@ -175,6 +207,30 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// combine takes the median of each time and the largest memory peak and
+// the smallest score of repeated runs of one case.
+func combine(runs []measurement) measurement {
+	med := func(get func(measurement) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = get(r)
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	m := runs[0]
+	m.UploadSec = med(func(r measurement) float64 { return r.UploadSec })
+	m.FirstRootSec = med(func(r measurement) float64 { return r.FirstRootSec })
+	m.REPLSec = med(func(r measurement) float64 { return r.REPLSec })
+	m.TotalSec = med(func(r measurement) float64 { return r.TotalSec })
+	for _, r := range runs {
+		m.ServerPeakMB, m.WorkerPeakMB = max(m.ServerPeakMB, r.ServerPeakMB), max(m.WorkerPeakMB, r.WorkerPeakMB)
+		m.Score = min(m.Score, r.Score)
+	}
+	m.Runs = len(runs)
+	return m
 }
 
 func generate(ctx context.Context, t eval.Task, path string, spec eval.Spec) (eval.Instance, error) {
@@ -194,7 +250,7 @@ func printTable(w io.Writer, ms []measurement) {
 	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, m := range ms {
 		up := "-"
-		if m.Mode == "serve" {
+		if m.Mode != "engine" {
 			up = fmt.Sprintf("%.2f", m.UploadSec)
 		}
 		fmt.Fprintf(w, "| %s | %s | %.1f | %s | %.2f | %.2f | %.2f | %.0f | %.0f | %d | %.2f |\n",
@@ -256,10 +312,10 @@ func (c *cellTimer) Observe(ev recursion.Event) {
 
 func (c *cellTimer) total() time.Duration { c.mu.Lock(); defer c.mu.Unlock(); return c.sum }
 
-// measureServe starts a fresh `rlm serve` (so that its peak memory is this
-// case's), uploads doc, and asks the question over HTTP with streaming, to
-// read the REPL time from the progress events.
-func measureServe(ctx context.Context, bin, upstream, dir, doc string, inst eval.Instance, maxCalls int, fr *firstRoot, m *measurement) error {
+// measureHTTP starts a fresh gateway process with newCmd (so that its peak
+// memory is this case's), uploads doc, and asks the question over HTTP with
+// streaming, to read the REPL time from the progress events.
+func measureHTTP(ctx context.Context, newCmd func(addr string) *exec.Cmd, upstream, dir, doc string, inst eval.Instance, maxCalls int, fr *firstRoot, m *measurement) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -271,12 +327,15 @@ func measureServe(ctx context.Context, bin, upstream, dir, doc string, inst eval
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--data", filepath.Join(dir, "data"))
-	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+upstream, "OPENAI_API_KEY=fake",
+	cmd := newCmd(addr)
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, "OPENAI_BASE_URL="+upstream, "OPENAI_API_KEY=fake",
 		"RLM_ROOT_MODEL=root", "RLM_SUB_MODEL=sub")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start rlm serve: %w", err)
+		return fmt.Errorf("start gateway: %w", err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -345,6 +404,7 @@ func measureServe(ctx context.Context, bin, upstream, dir, doc string, inst eval
 				Node       string `json:"node"`
 				Kind       string `json:"kind"`
 				DurationMS int64  `json:"duration_ms"`
+				LLMCalls   int    `json:"llm_calls"` // in the final chunk
 			} `json:"rlm"`
 			Error *struct {
 				Message string `json:"message"`
@@ -362,8 +422,8 @@ func measureServe(ctx context.Context, bin, upstream, dir, doc string, inst eval
 		switch {
 		case ch.RLM.Event == string(recursion.EventCellEnd) && ch.RLM.Node == "0":
 			replTime += time.Duration(ch.RLM.DurationMS) * time.Millisecond
-		case ch.RLM.Event == string(recursion.EventModelCall):
-			m.LLMCalls++
+		case ch.RLM.LLMCalls > 0:
+			m.LLMCalls = ch.RLM.LLMCalls
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -383,7 +443,7 @@ func waitHealthy(ctx context.Context, base string, exited <-chan error) error {
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-exited:
-			return fmt.Errorf("rlm serve exited: %v", err)
+			return fmt.Errorf("gateway exited: %v", err)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
@@ -396,7 +456,7 @@ func waitHealthy(ctx context.Context, base string, exited <-chan error) error {
 			}
 		}
 	}
-	return errors.New("rlm serve did not become healthy in 60s")
+	return errors.New("gateway did not become healthy in 60s")
 }
 
 // upload streams doc as a multipart upload, never holding it in memory.
@@ -536,4 +596,45 @@ func (s poolSandbox) NewSession(ctx context.Context, cfg recursion.SessionConfig
 		return nil, err
 	}
 	return sess, nil
+}
+
+// runGateway is the gateway process of -mode gateway: the server package
+// with a disk store and the engine, as `rlm serve` assembles them.
+func runGateway(ctx context.Context, addr, data string) error {
+	client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: os.Getenv("OPENAI_BASE_URL"), APIKey: "fake"})
+	if err != nil {
+		return err
+	}
+	pool, err := repl.NewPool(repl.PoolConfig{})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	eng, err := recursion.New(recursion.Config{Root: client, RootModel: os.Getenv("RLM_ROOT_MODEL"),
+		SubModel: os.Getenv("RLM_SUB_MODEL"), Sandbox: poolSandbox{pool}})
+	if err != nil {
+		return err
+	}
+	st, err := store.OpenDisk(data)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{}, st, eng)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(sctx)
 }
