@@ -105,6 +105,7 @@ func run(ctx context.Context, args []string) error {
 	workDir := fs.String("workdir", "", "directory for generated documents and logs (default: a temporary one)")
 	jsonOut := fs.String("json", "", "also write the measurements as JSON to this `file`")
 	maxCalls := fs.Int("max-calls", 1000, "LLM-call budget per request")
+	maxTokens := fs.Int("max-tokens", 100_000_000, "token budget per request (OOLONG at 10M sends ~11M tokens to the sub-model)")
 	repeat := fs.Int("repeat", 3, "runs per case; times are medians, memory the largest peak")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -170,7 +171,7 @@ func run(ctx context.Context, args []string) error {
 				cmd := func(addr string) *exec.Cmd {
 					return exec.Command(*rlmBin, "serve", "--addr", addr, "--data", filepath.Join(dir, "data"))
 				}
-				err = measureHTTP(ctx, cmd, fake.URL, dir, doc, inst, *maxCalls, &fr, &m)
+				err = measureHTTP(ctx, cmd, fake.URL, dir, doc, inst, *maxCalls, *maxTokens, &fr, &m)
 			case "gateway":
 				self, err2 := os.Executable()
 				if err2 != nil {
@@ -181,9 +182,9 @@ func run(ctx context.Context, args []string) error {
 					c.Env = append(os.Environ(), "LONGCTX_GATEWAY_ADDR="+addr, "LONGCTX_GATEWAY_DATA="+filepath.Join(dir, "data"))
 					return c
 				}
-				err = measureHTTP(ctx, cmd, fake.URL, dir, doc, inst, *maxCalls, &fr, &m)
+				err = measureHTTP(ctx, cmd, fake.URL, dir, doc, inst, *maxCalls, *maxTokens, &fr, &m)
 			default:
-				err = measureEngine(ctx, fake.URL, doc, inst, *maxCalls, &fr, &m)
+				err = measureEngine(ctx, fake.URL, doc, inst, *maxCalls, *maxTokens, &fr, &m)
 			}
 			if err != nil {
 				os.Remove(doc)
@@ -261,7 +262,7 @@ func printTable(w io.Writer, ms []measurement) {
 
 // measureEngine runs the case through the engine in this process. The
 // "server" memory is then this process's, fake upstream included.
-func measureEngine(ctx context.Context, upstream, doc string, inst eval.Instance, maxCalls int, fr *firstRoot, m *measurement) error {
+func measureEngine(ctx context.Context, upstream, doc string, inst eval.Instance, maxCalls, maxTokens int, fr *firstRoot, m *measurement) error {
 	client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: upstream, APIKey: "fake"})
 	if err != nil {
 		return err
@@ -281,7 +282,7 @@ func measureEngine(ctx context.Context, upstream, doc string, inst eval.Instance
 	res, err := eng.Run(ctx, recursion.Request{
 		Messages:  []recursion.Message{{Role: "user", Content: inst.Question}},
 		Documents: []recursion.Document{{Name: "context.txt", Path: doc}},
-		Limits:    recursion.Limits{MaxLLMCalls: maxCalls},
+		Limits:    recursion.Limits{MaxLLMCalls: maxCalls, MaxTotalTokens: maxTokens},
 		Observer:  obs,
 	})
 	m.TotalSec = time.Since(start).Seconds()
@@ -315,7 +316,7 @@ func (c *cellTimer) total() time.Duration { c.mu.Lock(); defer c.mu.Unlock(); re
 // measureHTTP starts a fresh gateway process with newCmd (so that its peak
 // memory is this case's), uploads doc, and asks the question over HTTP with
 // streaming, to read the REPL time from the progress events.
-func measureHTTP(ctx context.Context, newCmd func(addr string) *exec.Cmd, upstream, dir, doc string, inst eval.Instance, maxCalls int, fr *firstRoot, m *measurement) error {
+func measureHTTP(ctx context.Context, newCmd func(addr string) *exec.Cmd, upstream, dir, doc string, inst eval.Instance, maxCalls, maxTokens int, fr *firstRoot, m *measurement) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -370,7 +371,7 @@ func measureHTTP(ctx context.Context, newCmd func(addr string) *exec.Cmd, upstre
 			map[string]any{"type": "text", "text": inst.Question},
 			map[string]any{"type": "file", "file": map[string]string{"file_id": id}},
 		}}},
-		"rlm": map[string]any{"max_llm_calls": maxCalls},
+		"rlm": map[string]any{"max_llm_calls": maxCalls, "max_total_tokens": maxTokens},
 	})
 	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/v1/chat/completions", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
