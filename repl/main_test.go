@@ -57,6 +57,7 @@ func testLimits() Limits {
 		MemoryBytes:   1 << 30,
 		HeapBytes:     256 << 20,
 		MaxGoroutines: 200,
+		StackBytes:    16 << 20,
 	}
 }
 

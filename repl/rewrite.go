@@ -234,6 +234,11 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 		chunks = append(chunks, chunk{src: code[start:end], line: lineOf(code, start), decl: it.kind == itemDecl})
 		i = j
 	}
+	for _, s := range imports {
+		if !allowedImports[s.path] {
+			return nil, errNotAllowed(s)
+		}
+	}
 	// Rewrite declarations and statements; collect package names they use.
 	used := map[string]int{}
 	types := r.newTypeInfo()
@@ -266,7 +271,7 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 	seen := map[string]bool{}
 	for _, s := range imports {
 		if !allowedImports[s.path] {
-			return nil, cellError(s.line, fmt.Sprintf("import %q is not allowed: REPL code cannot use files, processes, the network, the environment, unsafe or reflection. Allowed packages: %s", s.path, allowlist()))
+			return nil, errNotAllowed(s)
 		}
 		key := s.name + " " + s.path
 		if r.imported[key] || seen[key] {
@@ -284,6 +289,10 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 		chunks = append([]chunk{{src: strings.Join(lines, "\n"), line: 1, imports: keys}}, chunks...)
 	}
 	return chunks, nil
+}
+
+func errNotAllowed(s importSpec) error {
+	return cellError(s.line, fmt.Sprintf("import %q is not allowed: REPL code cannot use files, processes, the network, the environment, unsafe or reflection. Allowed packages: %s", s.path, allowlist()))
 }
 
 func (r *rewriter) importedName(name string) bool {
@@ -359,9 +368,13 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 	add := func(start, end int, t string) { edits = append(edits, edit{start, end, t}) }
 	name := func(base string) string { r.seq++; return fmt.Sprintf("__rlm%s%d", base, r.seq) }
 
+	var forbidden error
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && forbiddenPkgs[id.Name] && !defined[id.Name] && forbidden == nil {
+				forbidden = cellError(line+fset.Position(id.Pos()).Line-1, fmt.Sprintf("undefined: %s: package %s cannot be used in the REPL: code here cannot use files, processes, the network, the environment, unsafe or reflection. Allowed packages: %s", id.Name, id.Name, allowlist()))
+			}
 			if id, ok := n.X.(*ast.Ident); ok && autoImport[id.Name] != "" && !defined[id.Name] {
 				if _, ok := used[id.Name]; !ok {
 					used[id.Name] = line + fset.Position(id.Pos()).Line - 1
@@ -390,6 +403,9 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 		}
 		return true
 	})
+	if forbidden != nil {
+		return "", forbidden
+	}
 	if len(edits) == 0 {
 		return src, nil
 	}
@@ -858,6 +874,9 @@ func (c chunk) explain(err error, trace []string) string {
 			msg += " (in " + strings.Join(inner, " called from ") + ")"
 		}
 	}
+	if m := forbiddenRE.FindStringSubmatch(msg); m != nil {
+		msg += fmt.Sprintf("\nhint: package %s cannot be used in the REPL: code here cannot use files, processes, the network, the environment, unsafe or reflection. Allowed packages: %s", m[1], allowlist())
+	}
 	switch {
 	case strings.Contains(msg, "nil type") || strings.Contains(msg, "cannot range over"):
 		msg += "\nhint: range over an integer or a function is only supported where its type is evident; write `for i := 0; i < n; i++` or collect the values into a slice first"
@@ -868,6 +887,14 @@ func (c chunk) explain(err error, trace []string) string {
 	}
 	return msg
 }
+
+// forbiddenPkgs are names of packages that are not allowed, to explain
+// their use without an import.
+var forbiddenPkgs = map[string]bool{"os": true, "exec": true, "net": true, "http": true, "syscall": true, "unsafe": true,
+	"reflect": true, "runtime": true, "ioutil": true, "filepath": true, "signal": true, "plugin": true}
+
+// forbiddenRE matches the error for a forbidden package used without import.
+var forbiddenRE = regexp.MustCompile(`undefined: (os|exec|net|http|syscall|unsafe|reflect|runtime|ioutil|fs|filepath|user|signal|debug|plugin)\b`)
 
 // panicFrameRE matches yaegi's per-frame panic lines: "3:5: panic: main.f(...)".
 var panicFrameRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): panic: (.*)\(\.\.\.\)$`)

@@ -367,7 +367,6 @@ func (w *worker) runCell(id uint64, code string) {
 	w.panics = nil
 	w.mu.Unlock()
 	w.output.reset()
-	startG := runtime.NumGoroutine()
 	start := time.Now()
 
 	errText := w.eval(ctx, code)
@@ -376,9 +375,11 @@ func (w *worker) runCell(id uint64, code string) {
 	clean := true
 	if ctx.Err() != nil {
 		// Cancelled: the interpreter stops its frames at the next step; a
-		// goroutine stuck in a native call does not. Report whether the
-		// cell's goroutines all ended so the parent can keep the worker.
-		clean = waitGoroutines(startG+1, w.limits.KillGrace/2)
+		// goroutine stuck in a native call does not. Report whether every
+		// goroutine of model code ended (those of earlier cells included:
+		// yaegi races between leftovers and the next cell) so the parent
+		// keeps the worker only when it is idle.
+		clean = waitGoroutines(w.baseG+1, w.limits.KillGrace/2) // +1: this goroutine
 	}
 	w.mu.Lock()
 	w.cell = nil

@@ -272,7 +272,7 @@ func measureEngine(ctx context.Context, upstream, doc string, inst eval.Instance
 		return err
 	}
 	defer pool.Close()
-	eng, err := recursion.New(recursion.Config{Root: client, RootModel: "root", SubModel: "sub", Sandbox: poolSandbox{pool}})
+	eng, err := recursion.New(recursion.Config{Root: client, RootModel: "root", SubModel: "sub", Sandbox: recursion.PoolSandbox(pool)})
 	if err != nil {
 		return err
 	}
@@ -588,17 +588,6 @@ func (s *sampler) poll() {
 	s.mu.Unlock()
 }
 
-// poolSandbox adapts a *repl.Pool to the engine's Sandbox.
-type poolSandbox struct{ pool *repl.Pool }
-
-func (s poolSandbox) NewSession(ctx context.Context, cfg recursion.SessionConfig) (recursion.Session, error) {
-	sess, err := s.pool.NewSession(ctx, repl.SessionConfig{Context: cfg.Context, Host: cfg.Host, Limits: cfg.Limits})
-	if err != nil {
-		return nil, err
-	}
-	return sess, nil
-}
-
 // runGateway is the gateway process of -mode gateway: the server package
 // with a disk store and the engine, as `rlm serve` assembles them.
 func runGateway(ctx context.Context, addr, data string) error {
@@ -612,7 +601,7 @@ func runGateway(ctx context.Context, addr, data string) error {
 	}
 	defer pool.Close()
 	eng, err := recursion.New(recursion.Config{Root: client, RootModel: os.Getenv("RLM_ROOT_MODEL"),
-		SubModel: os.Getenv("RLM_SUB_MODEL"), Sandbox: poolSandbox{pool}})
+		SubModel: os.Getenv("RLM_SUB_MODEL"), Sandbox: recursion.PoolSandbox(pool)})
 	if err != nil {
 		return err
 	}

@@ -171,7 +171,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		Root:       client,
 		RootModel:  ef.rootModel,
 		SubModel:   ef.subModel,
-		Sandbox:    poolSandbox{pool},
+		Sandbox:    recursion.PoolSandbox(pool),
 		REPLLimits: repl.Limits{CellTimeout: ef.cellTimeout, MaxOutput: ef.maxOutput},
 		TempDir:    tmp,
 	})
@@ -203,16 +203,4 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			eval.SummaryCSV, eval.ResultsCSV, eval.ChartSVG)
 	}
 	return runErr
-}
-
-// poolSandbox adapts a *repl.Pool to the engine's Sandbox. (The engine's
-// docs mention a recursion.PoolSandbox; until it exists this is the adapter.)
-type poolSandbox struct{ pool *repl.Pool }
-
-func (s poolSandbox) NewSession(ctx context.Context, cfg recursion.SessionConfig) (recursion.Session, error) {
-	sess, err := s.pool.NewSession(ctx, repl.SessionConfig{Context: cfg.Context, Host: cfg.Host, Limits: cfg.Limits})
-	if err != nil {
-		return nil, err
-	}
-	return sess, nil
 }
