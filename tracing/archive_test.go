@@ -329,4 +329,3 @@ func TestFeedDownStillSaves(t *testing.T) {
 		t.Errorf("run not saved: %v", err)
 	}
 }
-

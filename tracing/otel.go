@@ -126,16 +126,14 @@ func SetupFromEnv(ctx context.Context, getenv func(string) string) (*sdktrace.Tr
 	if err != nil {
 		return nil, noop, fmt.Errorf("otlp exporter (%s): %w", proto, err)
 	}
-	res, err := resource.Merge(
-		resource.NewSchemaless(attribute.String("service.name", "rlm")),
-		resource.Default(), // reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES
+	// resource.Default caches its first result; read the environment now.
+	res, err := resource.New(ctx,
+		resource.WithAttributes(attribute.String("service.name", "rlm")),
+		resource.WithFromEnv(), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES override the default
+		resource.WithTelemetrySDK(),
 	)
 	if err != nil {
-		// A schema URL conflict only loses the schema URL; keep the attributes.
-		res = resource.Default()
-	}
-	if getenv("OTEL_SERVICE_NAME") == "" && !strings.Contains(getenv("OTEL_RESOURCE_ATTRIBUTES"), "service.name=") {
-		res, _ = resource.Merge(res, resource.NewSchemaless(attribute.String("service.name", "rlm")))
+		return nil, noop, fmt.Errorf("otel resource: %w", err)
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
 	return tp, tp.Shutdown, nil
