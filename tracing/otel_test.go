@@ -165,10 +165,10 @@ func TestModelCallAttributes(t *testing.T) {
 			t.Fatal("no model-call span")
 		}
 		wants := map[string]string{
-			"gen_ai.operation.name":          "chat",
-			"gen_ai.request.model":           "fake-root",
-			"gen_ai.usage.input_tokens":      "100",
-			"gen_ai.usage.output_tokens":     "20",
+			"gen_ai.operation.name":      "chat",
+			"gen_ai.request.model":       "fake-root",
+			"gen_ai.usage.input_tokens":  "100",
+			"gen_ai.usage.output_tokens": "20",
 		}
 		if fr, _ := attrOf(chat, "gen_ai.response.finish_reasons"); fmt.Sprint(fr.AsStringSlice()) != "[stop]" {
 			t.Errorf("finish reasons = %v", fr.AsStringSlice())
