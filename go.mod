@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/sashabaranov/go-openai v1.43.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
