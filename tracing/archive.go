@@ -51,13 +51,14 @@ func NewArchive(s Store, isNotFound func(error) bool) *Archive {
 }
 
 // ValidName reports whether s may be an owner or a trace ID: 1 to 128
-// letters, digits, '-', '_', '.', ':' and not made of dots only.
+// letters, digits, '-', '_' and '.', not starting with '.' (the rules of
+// store keys, stricter so that a name is safe in URLs and file names too).
 func ValidName(s string) bool {
-	if s == "" || len(s) > 128 || strings.Trim(s, ".") == "" {
+	if s == "" || len(s) > 128 || s[0] == '.' {
 		return false
 	}
 	for _, c := range []byte(s) {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':'
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
 		if !ok {
 			return false
 		}
