@@ -264,6 +264,12 @@ func (o *spanObserver) Observe(ev recursion.Event) {
 			ref = o.subs[sc.ID]
 		}
 		delete(o.subs, sc.ID)
+		if ev.Model != nil {
+			o.chatSpan(ref.ctx, ev)
+		}
+		if sc.Fallback {
+			ref.span.SetAttributes(attribute.Bool("rlm.subcall.fallback", true))
+		}
 		ref.span.SetAttributes(attribute.Int(attrInputTokens, sc.Usage.PromptTokens), attribute.Int(attrOutputTokens, sc.Usage.CompletionTokens))
 		if sc.ChildID != "" {
 			ref.span.SetAttributes(attribute.String(attrChildID, sc.ChildID))
@@ -333,16 +339,19 @@ func (o *spanObserver) subCallStart(ev recursion.Event) {
 }
 
 func (o *spanObserver) modelCall(ev recursion.Event) {
-	m := ev.Model
 	parent := o.nodeCtx(ev.NodeID)
-	if ev.Cell > 0 {
-		// An llm_query's call: under its sub-call when we can tell which,
-		// else under the cell.
-		if c, ok := o.cells[cellKey(ev.NodeID, ev.Turn, ev.Cell)]; ok {
-			parent = c.ctx
-		}
-	} else if t, ok := o.turns[ev.NodeID]; ok {
+	if t, ok := o.turns[ev.NodeID]; ok {
 		parent = t.ctx
+	}
+	o.chatSpan(parent, ev)
+}
+
+// chatSpan draws one finished model call, ending at the event's time.
+func (o *spanObserver) chatSpan(parent context.Context, ev recursion.Event) {
+	m := ev.Model
+	depth := ev.Depth
+	if ev.Kind == recursion.EventSubCallEnd {
+		depth++ // an llm_query's call is one level below the node that made it
 	}
 	attrs := []attribute.KeyValue{
 		attribute.String(attrOperation, "chat"),
@@ -352,7 +361,7 @@ func (o *spanObserver) modelCall(ev recursion.Event) {
 		attribute.Int(attrInputTokens, m.Usage.PromptTokens),
 		attribute.Int(attrOutputTokens, m.Usage.CompletionTokens),
 		attribute.String(attrNodeID, ev.NodeID),
-		attribute.Int(attrDepth, ev.Depth),
+		attribute.Int(attrDepth, depth),
 		attribute.Int(attrTurn, ev.Turn),
 	}
 	if m.FinishReason != "" {

@@ -53,7 +53,7 @@ func attrOf(s sdktrace.ReadOnlySpan, key string) (attribute.Value, bool) {
 // TestSpanTreeParallelDepth2 checks the span tree of a run whose root starts
 // parallel rlm_query children that start parallel children of their own.
 func TestSpanTreeParallelDepth2(t *testing.T) {
-	shape := tracingtest.Shape{Turns: 2, Depth: 2, Fanout: 2, LLMPerCell: 3, Parallel: true, ModelCallsInCells: true}
+	shape := tracingtest.Shape{Turns: 2, Depth: 2, Fanout: 2, LLMPerCell: 3, Parallel: true}
 	spans := runSpans(t, t.Context(), shape, false)
 	want := shape.Expect()
 	byID := map[string]sdktrace.ReadOnlySpan{}
@@ -94,7 +94,7 @@ func TestSpanTreeParallelDepth2(t *testing.T) {
 			"rlm.cell":      {"rlm.turn"},
 			"rlm.rlm_query": {"rlm.cell"},
 			"rlm.llm_query": {"rlm.cell"},
-			"chat":          {"rlm.turn", "rlm.cell"},
+			"chat":          {"rlm.turn", "rlm.llm_query"},
 		}[name(s)]
 		if wantParent != nil && !contains(wantParent, name(p)) {
 			t.Errorf("%s is under %s, want one of %v", s.Name(), name(p), wantParent)

@@ -168,9 +168,11 @@ func (r *Recorder) Observe(ev recursion.Event) {
 		if ev.End != nil {
 			n.Answer = ev.End.Answer
 			n.StopReason = ev.End.StopReason
+			n.Error = ev.End.Error
 			n.Usage = ev.End.Usage
+			n.TreeUsage = ev.End.TreeUsage
 			n.Iterations = ev.End.Iterations
-			n.Status = statusFor(ev.End.StopReason, "")
+			n.Status = statusFor(ev.End.StopReason, ev.End.Error)
 		} else {
 			n.Status = StatusCompleted
 		}
@@ -242,24 +244,7 @@ func (r *Recorder) cell(ev recursion.Event) *Cell {
 
 func (r *Recorder) modelCall(ev recursion.Event) {
 	m := ev.Model
-	r.t.Used.LLMCalls++
-	if m.Model != "" && !r.models[m.Model] {
-		r.models[m.Model] = true
-		r.t.Models = append(r.t.Models, m.Model)
-	}
-	if ev.Cell > 0 {
-		// A model call made from a cell answers an llm_query: its prompt and
-		// response are already on the sub-call; keep only what is new.
-		r.t.Used.Usage = r.t.Used.Usage.Add(m.Usage)
-		c := r.cell(ev)
-		for _, sc := range slices.Backward(c.SubCalls) {
-			if sc.Kind == "llm" && sc.Model == "" && len(m.Messages) > 0 && m.Messages[len(m.Messages)-1].Content == sc.Prompt {
-				sc.Model, sc.Logprobs = m.Model, m.Logprobs
-				break
-			}
-		}
-		return
-	}
+	r.countCall(m)
 	n := r.node(ev)
 	t := r.turn(ev)
 	call := &ModelCall{
@@ -281,7 +266,6 @@ func (r *Recorder) modelCall(ev recursion.Event) {
 		call.Extra = slices.Clone(m.Messages[p:])
 	}
 	t.Calls = append(t.Calls, call)
-	r.t.Used.Usage = r.t.Used.Usage.Add(m.Usage)
 	if n.ID == "0" || n.ParentID == "" {
 		r.t.Used.Iterations = max(r.t.Used.Iterations, ev.Turn)
 	}
@@ -352,9 +336,24 @@ func (r *Recorder) subCallEnd(ev recursion.Event) {
 	if sc.DurationMS == 0 {
 		sc.DurationMS = ms(ev.Time.Sub(sc.Started))
 	}
+	sc.Fallback = e.Fallback
+	if m := ev.Model; m != nil {
+		// The engine reports an llm_query's model call on its end event.
+		sc.Model, sc.Logprobs, sc.FinishReason = m.Model, m.Logprobs, m.FinishReason
+		r.countCall(m)
+	}
 	sc.Status = StatusCompleted
 	if e.Err != "" {
 		sc.Status = StatusFailed
+	}
+}
+
+func (r *Recorder) countCall(m *recursion.ModelCallEvent) {
+	r.t.Used.LLMCalls++
+	r.t.Used.Usage = r.t.Used.Usage.Add(m.Usage)
+	if m.Model != "" && !r.models[m.Model] {
+		r.models[m.Model] = true
+		r.t.Models = append(r.t.Models, m.Model)
 	}
 }
 

@@ -123,6 +123,9 @@ func TestRecorderCompleteness(t *testing.T) {
 							if sc.Status == tracing.StatusRunning || sc.Prompt == "" || sc.Turn != tu.N || sc.Cell != c.N || sc.Depth != n.Depth+1 {
 								t.Errorf("sub-call %s: %+v", sc.ID, sc)
 							}
+							if sc.Kind == "llm" && sc.Status == tracing.StatusCompleted && (sc.Model != "fake-sub" || len(sc.Logprobs) == 0 || sc.FinishReason != "stop") {
+								t.Errorf("llm sub-call %s lost its model call: %q %v %q", sc.ID, sc.Model, sc.Logprobs, sc.FinishReason)
+							}
 							if sc.Kind == "rlm" && tr.Node(sc.ChildID) == nil {
 								t.Errorf("sub-call %s names missing child %q", sc.ID, sc.ChildID)
 							}

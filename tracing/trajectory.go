@@ -108,7 +108,9 @@ type Node struct {
 	Status     Status               `json:"status"`
 	StopReason recursion.StopReason `json:"stop_reason,omitempty"`
 	Answer     string               `json:"answer,omitempty"`
-	Usage      recursion.Usage      `json:"usage"`
+	Error      string               `json:"error,omitempty"`
+	Usage      recursion.Usage      `json:"usage"`      // the node's own calls
+	TreeUsage  recursion.Usage      `json:"tree_usage"` // the node and its descendants
 	Iterations int                  `json:"iterations"`
 	Started    time.Time            `json:"started"`
 	Ended      time.Time            `json:"ended,omitzero"`
@@ -184,22 +186,24 @@ type Cell struct {
 
 // SubCall is an llm_query or rlm_query call made from a cell.
 type SubCall struct {
-	ID         string          `json:"id"`
-	Kind       string          `json:"kind"` // "llm" or "rlm"
-	ChildID    string          `json:"child_id,omitempty"`
-	Depth      int             `json:"depth"` // depth of the callee
-	Turn       int             `json:"turn"`
-	Cell       int             `json:"cell"`
-	Model      string          `json:"model,omitempty"`
-	Prompt     string          `json:"prompt"`
-	Response   string          `json:"response"`
-	Usage      recursion.Usage `json:"usage"`
-	Error      string          `json:"error,omitempty"`
-	Status     Status          `json:"status"`
-	Started    time.Time       `json:"started"`
-	Ended      time.Time       `json:"ended,omitzero"`
-	DurationMS float64         `json:"duration_ms"`
-	// Logprobs of the llm_query answer, when the engine reported its model call.
+	ID           string          `json:"id"`
+	Kind         string          `json:"kind"`               // "llm" or "rlm"
+	Fallback     bool            `json:"fallback,omitempty"` // an rlm_query at max depth answered as llm_query
+	ChildID      string          `json:"child_id,omitempty"`
+	Depth        int             `json:"depth"` // depth of the callee
+	Turn         int             `json:"turn"`
+	Cell         int             `json:"cell"`
+	Model        string          `json:"model,omitempty"`
+	FinishReason string          `json:"finish_reason,omitempty"`
+	Prompt       string          `json:"prompt"`
+	Response     string          `json:"response"`
+	Usage        recursion.Usage `json:"usage"`
+	Error        string          `json:"error,omitempty"`
+	Status       Status          `json:"status"`
+	Started      time.Time       `json:"started"`
+	Ended        time.Time       `json:"ended,omitzero"`
+	DurationMS   float64         `json:"duration_ms"`
+	// Logprobs of an llm_query's answer, when the upstream gave them.
 	Logprobs []recursion.TokenLogprob `json:"logprobs,omitempty"`
 }
 

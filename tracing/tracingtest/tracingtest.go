@@ -35,8 +35,6 @@ type Shape struct {
 	// Parallel emits sibling sub-calls from concurrent goroutines, as the
 	// engine does.
 	Parallel bool
-	// ModelCallsInCells also emits a ModelCall event for every llm_query.
-	ModelCallsInCells bool
 }
 
 // Counts are what a Shape produces, for tests to check against.
@@ -65,9 +63,7 @@ func (s Shape) Expect() Counts {
 				}
 			} else {
 				c.SubCalls += s.LLMPerCell
-				if s.ModelCallsInCells {
-					c.ModelCalls += s.LLMPerCell
-				}
+				c.ModelCalls += s.LLMPerCell
 			}
 		}
 	}
@@ -197,7 +193,7 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 	}
 	ev = base
 	ev.Kind, ev.Time = recursion.EventNodeEnd, t
-	ev.End = &recursion.NodeEndEvent{Answer: answer, StopReason: stop, Usage: total, Iterations: turns}
+	ev.End = &recursion.NodeEndEvent{Answer: answer, StopReason: stop, Usage: total, TreeUsage: total, Iterations: turns}
 	e.emit(ev)
 	return total, t
 }
@@ -238,17 +234,16 @@ func (e *emitter) subCalls(base recursion.Event, turn int, t time.Time) (recursi
 			lat := time.Duration(50+10*(i%5)) * time.Millisecond
 			end = start.Add(lat)
 			u = recursion.Usage{PromptTokens: 30, CompletionTokens: 8, TotalTokens: 38}
-			if s.ModelCallsInCells {
-				ev := base
-				ev.Kind, ev.Time, ev.Turn, ev.Cell = recursion.EventModelCall, end, turn, 1
-				ev.Model = &recursion.ModelCallEvent{Model: s.SubModel, Messages: []recursion.Message{{Role: "user", Content: prompt}},
-					Response: resp, FinishReason: "stop", Usage: u, Latency: lat}
-				e.emit(ev)
-			}
 		}
 		ev = base
 		ev.Kind, ev.Time, ev.Turn, ev.Cell = recursion.EventSubCallEnd, end, turn, 1
 		ev.SubCall = &recursion.SubCallEvent{ID: id, Kind: kind, ChildID: child, Prompt: prompt, Response: resp, Usage: u, Duration: end.Sub(start)}
+		if kind == "llm" {
+			// As the engine does: an llm_query's model call rides on its end event.
+			ev.Model = &recursion.ModelCallEvent{Model: s.SubModel, Messages: []recursion.Message{{Role: "user", Content: prompt}},
+				Response: resp, FinishReason: "stop", Usage: u, Latency: end.Sub(start),
+				Logprobs: []recursion.TokenLogprob{{Token: "summary", Logprob: -0.5}}}
+		}
 		e.emit(ev)
 		results[i] = result{u, end}
 	}
