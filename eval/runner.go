@@ -27,6 +27,13 @@ type Model interface {
 	Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error)
 }
 
+// Tracer records runs, so that results link to their trajectories.
+type Tracer interface {
+	// StartTrace begins the trace of req for inst. The engine gets the
+	// returned trace ID and observer; finish is called with the outcome.
+	StartTrace(ctx context.Context, inst Instance, req recursion.Request) (traceID string, obs recursion.Observer, finish func(recursion.Result, error) error, err error)
+}
+
 // Modes of a Result.
 const (
 	ModeRLM    = "rlm"
@@ -57,9 +64,8 @@ type Config struct {
 	Model    string // root model alias passed to the engine
 	Limits   recursion.Limits
 	Sampling recursion.Sampling
-	// Observer, when set, returns the observer of one instance's run (for
-	// tracing).
-	Observer func(Instance) recursion.Observer
+	// Tracer, when set, records every RLM run as a trajectory.
+	Tracer Tracer
 	// Progress receives a live progress bar; nil means none.
 	Progress io.Writer
 }
@@ -79,6 +85,7 @@ type Result struct {
 	Error      string            `json:"error,omitempty"`   // the run failed; resuming retries it
 	StopReason string            `json:"stop_reason,omitempty"`
 	TraceID    string            `json:"trace_id,omitempty"`
+	TraceError string            `json:"trace_error,omitempty"` // the run went fine but its trace was not saved
 	Usage      recursion.Usage   `json:"usage"`
 	LLMCalls   int               `json:"llm_calls"`
 	Depth      int               `json:"depth"`
@@ -307,10 +314,21 @@ func runRLM(ctx context.Context, cfg Config, path string, inst Instance, r *Resu
 		Sampling:  cfg.Sampling,
 		Limits:    cfg.Limits,
 	}
-	if cfg.Observer != nil {
-		req.Observer = cfg.Observer(inst)
+	var finish func(recursion.Result, error) error
+	if cfg.Tracer != nil {
+		id, obs, fin, err := cfg.Tracer.StartTrace(ctx, inst, req)
+		if err != nil {
+			r.Error = fmt.Sprintf("start trace: %v", err)
+			return
+		}
+		req.TraceID, req.Observer, finish = id, obs, fin
 	}
 	res, err := cfg.Engine.Run(ctx, req)
+	if finish != nil {
+		if ferr := finish(res, err); ferr != nil {
+			r.TraceError = ferr.Error()
+		}
+	}
 	if err != nil {
 		r.Error = fmt.Sprintf("engine: %v", err)
 		return

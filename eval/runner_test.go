@@ -5,10 +5,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -270,5 +272,61 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	os.WriteFile(filepath.Join(out, ResultsFile), []byte("garbage\n{}\n"), 0o644)
 	if _, err := Run(context.Background(), Config{Engine: &fakeEngine{}, N: 1, Concurrency: 1, OutDir: out}); err == nil {
 		t.Error("no error for a corrupt results file")
+	}
+}
+
+// fakeTracer is a Tracer test double that remembers what it was given.
+type fakeTracer struct {
+	mu       sync.Mutex
+	started  map[string]string // trace ID -> question
+	finished map[string]recursion.StopReason
+	failSave bool
+}
+
+func (f *fakeTracer) StartTrace(ctx context.Context, inst Instance, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := fmt.Sprintf("tr_%d_%d", inst.Tokens, inst.Index)
+	f.started[id] = inst.Question
+	return id, nil, func(res recursion.Result, err error) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.finished[id] = res.StopReason
+		if f.failSave {
+			return errors.New("disk full")
+		}
+		return nil
+	}, nil
+}
+
+// traceEngine echoes the trace ID it was given, as the engine does.
+type traceEngine struct{ fakeEngine }
+
+func (e *traceEngine) Run(ctx context.Context, req recursion.Request) (recursion.Result, error) {
+	res, err := e.fakeEngine.Run(ctx, req)
+	res.TraceID = req.TraceID
+	return res, err
+}
+
+func TestRunTraces(t *testing.T) {
+	for _, failSave := range []bool{false, true} {
+		tr := &fakeTracer{started: map[string]string{}, finished: map[string]recursion.StopReason{}, failSave: failSave}
+		cfg := sniahConfig(t, &traceEngine{fakeEngine{failIndex: -1}}, t.TempDir())
+		cfg.Tracer = tr
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if tr.started[r.TraceID] != r.Question || tr.finished[r.TraceID] != recursion.StopFinal {
+				t.Errorf("%s: trace %q not started with its question or not finished", r.Key(), r.TraceID)
+			}
+			if r.Score != 1 || r.Error != "" || (r.TraceError != "") != failSave {
+				t.Errorf("%s: score %v error %q trace error %q", r.Key(), r.Score, r.Error, r.TraceError)
+			}
+		}
+		if len(tr.started) != 6 {
+			t.Errorf("%d traces, want 6", len(tr.started))
+		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
+	"github.com/rlm-project/rlm/store"
+	"github.com/rlm-project/rlm/tracing"
 )
 
 // evalEngineFlags are the upstream, budget and REPL flags of `rlm eval`,
@@ -110,6 +112,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	haystack := fs.String("haystack", "", "sniah: text `file` to use as haystack instead of RULER's noise sentences")
 	uuid := fs.Bool("uuid", false, "sniah: needle values are UUIDs instead of 7-digit numbers")
 	depth := fs.Float64("depth", -1, "sniah: needle depth in [0,1]; negative picks a random depth per instance")
+	traces := fs.String("traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
+	traceOwner := fs.String("trace-owner", "open", "owner the trajectories are saved under (\"open\" is the owner of an `rlm serve` without API keys)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -183,6 +187,21 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		OutDir: *out, WorkDir: *workDir, Engine: eng,
 		Model: ef.rootModel, Limits: ef.limits(), Sampling: samp, Progress: stderr,
 	}
+	if *traces != "none" {
+		dir := *traces
+		if dir == "" {
+			dir = filepath.Join(*out, "traces")
+		}
+		st, err := store.OpenDisk(dir)
+		if err != nil {
+			return fmt.Errorf("eval: --traces: %w", err)
+		}
+		if !tracing.ValidName(*traceOwner) {
+			return fmt.Errorf("eval: --trace-owner %q: use letters, digits, '-', '_' and '.'", *traceOwner)
+		}
+		cfg.Tracer = evalTracer{svc: tracing.NewService(tracing.Config{Store: st,
+			IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }}), owner: *traceOwner}
+	}
 	if *baseline == "direct" {
 		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = client, *baselineModel, win
 		if cfg.BaselineModel == "" {
@@ -203,4 +222,24 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			eval.SummaryCSV, eval.ResultsCSV, eval.ChartSVG)
 	}
 	return runErr
+}
+
+// evalTracer saves each RLM run of an evaluation as a trajectory, like the
+// gateway does for its requests.
+type evalTracer struct {
+	svc   *tracing.Service
+	owner string
+}
+
+func (t evalTracer) StartTrace(ctx context.Context, inst eval.Instance, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
+	run, err := t.svc.StartRun(ctx, tracing.RunInfo{Owner: t.owner, Model: req.Model, Sampling: req.Sampling,
+		Limits: req.Limits, Messages: req.Messages, Documents: req.Documents})
+	if err != nil {
+		return "", nil, nil, err
+	}
+	finish := func(res recursion.Result, runErr error) error {
+		_, err := run.Finish(ctx, res, runErr)
+		return err
+	}
+	return run.ID(), run.Observer(), finish, nil
 }

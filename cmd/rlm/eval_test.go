@@ -13,6 +13,8 @@ import (
 	"github.com/rlm-project/rlm/eval/fakemodel"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/repl"
+	"github.com/rlm-project/rlm/store"
+	"github.com/rlm-project/rlm/tracing"
 )
 
 // TestEvalEndToEnd runs `rlm eval` over every built-in task at small sizes
@@ -90,6 +92,24 @@ func TestEvalEndToEnd(t *testing.T) {
 		t.Errorf("no progress bar on stderr:\n%s", stderr.String())
 	}
 
+	// Every RLM run left its trajectory in OUT/traces under its trace ID.
+	st, err := store.OpenDisk(filepath.Join(out, "traces"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Mode != eval.ModeRLM {
+			continue
+		}
+		if r.TraceError != "" {
+			t.Errorf("%s: trace not saved: %s", r.Key(), r.TraceError)
+		}
+		keys, err := st.List(context.Background(), tracing.Collection, "open/t/"+r.TraceID)
+		if err != nil || len(keys) != 1 {
+			t.Errorf("%s: trajectory %s: %v %v", r.Key(), r.TraceID, keys, err)
+		}
+	}
+
 	// Everything is done: a second run resumes it all and calls nothing.
 	calls := len(fake.Requests())
 	stdout.Reset()
@@ -119,6 +139,7 @@ func TestEvalBadInput(t *testing.T) {
 		{[]string{"--context-window", "0"}, "--context-window"},
 		{[]string{"--baseline", "rag"}, "baseline"},
 		{[]string{"--temperature", "hot"}, "temperature"},
+		{[]string{"--trace-owner", "a b"}, "trace-owner"},
 	} {
 		var stderr bytes.Buffer
 		err := runEval(context.Background(), append(append([]string{}, base...), tc.args...), &bytes.Buffer{}, &stderr)
