@@ -8,7 +8,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // noiseSentences is RULER's "noise" haystack: the same few sentences,
@@ -46,8 +48,25 @@ type SNIAH struct {
 	Depth float64
 }
 
-// Name implements Task.
-func (t *SNIAH) Name() string { return "sniah" }
+// Name implements Task. Options other than the defaults are part of the
+// name ("sniah[uuid,depth=0.50]"), so that results of different variants
+// never mix in one results file or table row.
+func (t *SNIAH) Name() string {
+	var v []string
+	if t.UUID {
+		v = append(v, "uuid")
+	}
+	if t.Depth >= 0 {
+		v = append(v, fmt.Sprintf("depth=%.2f", min(t.Depth, 1)))
+	}
+	if t.Haystack != "" {
+		v = append(v, "haystack="+filepath.Base(t.Haystack))
+	}
+	if len(v) == 0 {
+		return "sniah"
+	}
+	return "sniah[" + strings.Join(v, ",") + "]"
+}
 
 // Generate implements Task.
 func (t *SNIAH) Generate(ctx context.Context, w io.Writer, spec Spec) (Instance, error) {

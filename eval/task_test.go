@@ -332,3 +332,18 @@ func TestCustom(t *testing.T) {
 		}
 	}
 }
+
+func TestSNIAHNameCarriesOptions(t *testing.T) {
+	for _, tc := range []struct {
+		task *SNIAH
+		want string
+	}{
+		{&SNIAH{Depth: -1}, "sniah"},
+		{&SNIAH{Depth: 0.5}, "sniah[depth=0.50]"},
+		{&SNIAH{Depth: -1, UUID: true, Haystack: "/x/moby.txt"}, "sniah[uuid,haystack=moby.txt]"},
+	} {
+		if got := tc.task.Name(); got != tc.want {
+			t.Errorf("Name() = %q, want %q", got, tc.want)
+		}
+	}
+}
