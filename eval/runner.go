@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -182,6 +183,9 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		defer os.RemoveAll(workDir)
 	} else if err := os.MkdirAll(workDir, 0o755); err != nil {
 		return nil, fmt.Errorf("eval: work directory: %w", err)
+	}
+	if err := dropTornTail(resPath); err != nil {
+		return nil, fmt.Errorf("eval: repair results: %w", err)
 	}
 	out, err := os.OpenFile(resPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -389,4 +393,41 @@ func ReadResults(path string) ([]Result, error) {
 		return nil, fmt.Errorf("eval: read results: %w", err)
 	}
 	return out, nil
+}
+
+// dropTornTail truncates a results file after its last newline, removing
+// the half-written line an interrupted write left, so that new lines are
+// not appended to it.
+func dropTornTail(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	end := fi.Size()
+	buf := make([]byte, 64<<10)
+	for pos := end; pos > 0; {
+		n := int64(len(buf))
+		if pos < n {
+			n = pos
+		}
+		pos -= n
+		if _, err := f.ReadAt(buf[:n], pos); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			if pos+int64(i)+1 == end {
+				return nil
+			}
+			return f.Truncate(pos + int64(i) + 1)
+		}
+	}
+	return f.Truncate(0)
 }

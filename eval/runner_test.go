@@ -181,6 +181,10 @@ func TestRunScoresReportsAndResumes(t *testing.T) {
 	if got := int(eng3.calls.Load()+model.calls.Load()) + countNonSkipped(lines[:4]); got != 9 {
 		t.Errorf("resume ran %d engine and %d direct runs after keeping 4 lines", eng3.calls.Load(), model.calls.Load())
 	}
+	// The torn line is gone, not glued to the lines appended after it.
+	if all, err := ReadResults(filepath.Join(out, ResultsFile)); err != nil || len(all) != 12 {
+		t.Errorf("results file after resume: %d results, %v", len(all), err)
+	}
 }
 
 func countNonSkipped(lines []string) int {
