@@ -212,7 +212,8 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 // base context (cancelled at the end of shutdown) and, unless the run is
 // stored, from the request's (cancelled when the client goes away).
 func (s *Server) start(reqCtx context.Context, r *run, cleanup []func()) {
-	ctx, cancel := context.WithCancelCause(s.base)
+	// Not derived from s.base: the cause must say why the run stopped.
+	ctx, cancel := context.WithCancelCause(context.Background())
 	stopWatch := func() bool { return false }
 	if !r.stored {
 		stopWatch = context.AfterFunc(reqCtx, func() { cancel(errClientGone) })
