@@ -223,7 +223,7 @@ func TestNodeSDK(t *testing.T) {
 			Content  string
 			Progress int
 		}
-		File struct{ Content string }
+		File   struct{ Content string }
 		BadKey struct {
 			Status int
 		} `json:"bad_key"`
