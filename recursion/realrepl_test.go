@@ -365,3 +365,46 @@ func TestCancellationStopsCellsAndSubCalls(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRootTurnOverheadREPL is BenchmarkRootTurnOverhead on the real
+// REPL: each turn's cell prints a line, so the overhead includes the cell's
+// round trip to the worker and a session start per request.
+func BenchmarkRootTurnOverheadREPL(b *testing.B) {
+	const turns = 20
+	srv := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if req.Turn() < turns {
+			return fakellm.Reply{Content: "Looking.\n" + fakellm.Code(`println(len(context))`)}
+		}
+		return fakellm.Reply{Content: fakellm.Code(`FINAL("ok")`)}
+	})
+	defer srv.Close()
+	pool, err := repl.NewPool(repl.PoolConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+	e, _ := New(Config{Root: client, RootModel: "root-model", Sandbox: PoolSandbox(pool), TempDir: b.TempDir()})
+	var upstream, cells time.Duration
+	obs := observerFunc(func(ev Event) {
+		switch ev.Kind {
+		case EventModelCall:
+			upstream += ev.Model.Latency
+		case EventCellEnd:
+			cells += ev.CellRun.Duration
+		}
+	})
+	input := []Message{{Role: "user", Content: strings.Repeat("x", 100_000)}, {Role: "user", Content: "q"}}
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		res, err := e.Run(b.Context(), Request{Messages: input, Observer: obs})
+		if err != nil || res.Iterations != turns {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+	total := time.Since(start)
+	b.ReportMetric(float64((total-upstream).Microseconds())/float64(b.N*turns), "overhead-us/turn")
+	b.ReportMetric(float64(cells.Microseconds())/float64(b.N*turns), "cell-us/turn")
+	b.ReportMetric(float64(upstream.Microseconds())/float64(b.N*turns), "upstream-us/turn")
+}

@@ -65,9 +65,10 @@ type chunk struct {
 
 // rewriter turns cells into chunks. It remembers imports across cells.
 type rewriter struct {
-	globals  func() map[string]reflect.Value
-	imported map[string]bool // "name path" of every import done
-	seq      int             // numbers generated names
+	globals     func() map[string]reflect.Value
+	predeclared map[string]reflect.Value
+	imported    map[string]bool // "name path" of every import done
+	seq         int             // numbers generated names
 }
 
 type itemKind int

@@ -35,9 +35,20 @@ clear(m)
 fmt.Println(min(3, 1, 2), max(2.5, 1), len(m))`}, "1 2.5 0\n", ""},
 		{"slices and maps", []string{`xs := []string{"b", "c", "a"}
 slices.Sort(xs)
-var ks []string
-ks = slices.Sorted(maps.Keys(map[string]int{"z": 1, "y": 2}))
+ks := slices.Sorted(maps.Keys(map[string]int{"z": 1, "y": 2}))
 fmt.Println(xs, ks, slices.Contains(xs, "c"), slices.Max([]int{3, 9, 2}))`}, "[a b c] [y z] true 9\n", ""},
+		{"globals from native calls", []string{`lines := strings.Split(context, "\n")
+first := lines[0]
+n := 0
+for _, l := range lines { n += len(l) }
+re := regexp.MustCompile("t[a-z]+")
+ms := re.FindAllString(context, -1)
+m0 := ms[0]
+counts := map[string]int{"b": 2, "a": 1}
+ks := slices.Sorted(maps.Keys(counts))
+k0 := ks[0]
+before, after, found := strings.Cut(context, "\n")
+fmt.Println(first, n, m0, k0, len(before), len(after), found)`}, "one 7 two a 3 7 true\n", ""},
 		{"range over func", []string{`n := 0
 for l := range strings.Lines("a\nb\nc") { n += len(l) }
 for f := range strings.SplitSeq("x,y", ",") { fmt.Print(f) }

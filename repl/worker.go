@@ -212,7 +212,7 @@ func (w *worker) newInterpreter() error {
 		return fmt.Errorf("compile shims: %w", err)
 	}
 	w.in = in
-	w.rw = rewriter{globals: in.Globals}
+	w.rw = rewriter{globals: in.Globals, predeclared: w.predeclared()}
 	return nil
 }
 
@@ -419,8 +419,27 @@ func (w *worker) eval(ctx context.Context, code string) string {
 		if ctx.Err() != nil {
 			return "cancelled"
 		}
+		srcs := []string{ch.src}
+		if !ch.decl && ch.imports == nil {
+			if decl, stmt, ok := w.rw.typedDefine(ch.src); ok {
+				srcs = []string{decl, stmt}
+			}
+		}
+		if err := w.evalSrcs(ctx, ch, srcs); err != "" {
+			return err
+		}
+		for _, p := range ch.imports {
+			w.rw.imported[p] = true
+		}
+	}
+	return ""
+}
+
+// evalSrcs evaluates the sources a chunk became.
+func (w *worker) evalSrcs(ctx context.Context, ch chunk, srcs []string) string {
+	for _, src := range srcs {
 		w.trace.reset()
-		_, err := w.in.EvalWithContext(ctx, ch.src)
+		_, err := w.in.EvalWithContext(ctx, src)
 		if err != nil {
 			if ctx.Err() != nil {
 				return "cancelled"
@@ -430,11 +449,6 @@ func (w *worker) eval(ctx context.Context, code string) string {
 				trace = w.trace.frames()
 			}
 			return ch.explain(err, trace)
-		}
-		if ch.imports != nil {
-			for _, p := range ch.imports {
-				w.rw.imported[p] = true
-			}
 		}
 	}
 	return ""

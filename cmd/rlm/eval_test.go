@@ -12,7 +12,6 @@ import (
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/eval/fakemodel"
 	"github.com/rlm-project/rlm/internal/fakellm"
-	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
 )
@@ -157,12 +156,6 @@ func TestEvalBadInput(t *testing.T) {
 	if err := runEval(context.Background(), []string{"--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "root model") {
 		t.Errorf("no root model: %v", err)
 	}
-}
-
-func TestMain(m *testing.M) {
-	// The REPL pool starts this test binary as its worker.
-	repl.MaybeRunWorker()
-	os.Exit(m.Run())
 }
 
 func mustRead(t *testing.T, path string) []byte {

@@ -27,6 +27,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"eval":  {"run long-context benchmarks (S-NIAH, OOLONG-style) through the engine", runEval},
 		"query": {"run one RLM over context files against an upstream model", runQuery},
+		"serve": {"run the OpenAI-compatible RLM gateway", runServe},
 	}
 }
 
