@@ -169,7 +169,9 @@ func run(ctx context.Context, args []string) error {
 			switch *mode {
 			case "serve":
 				cmd := func(addr string) *exec.Cmd {
-					return exec.Command(*rlmBin, "serve", "--addr", addr, "--data", filepath.Join(dir, "data"))
+					return exec.Command(*rlmBin, "serve", "--listen", addr, "--upstream", fake.URL, "--upstream-key", "fake",
+						"--root-model", "root", "--sub-model", "sub", "--models", "root", "--data-dir", filepath.Join(dir, "data"),
+						"--max-llm-calls", strconv.Itoa(*maxCalls), "--max-total-tokens", strconv.Itoa(*maxTokens), "--log-level", "warn")
 				}
 				err = measureHTTP(ctx, cmd, fake.URL, dir, doc, inst, *maxCalls, *maxTokens, &fr, &m)
 			case "gateway":
