@@ -838,7 +838,8 @@ var posRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): `)
 // explain turns an evaluation error into a message with cell line numbers
 // and, where we know one, a hint at what to write instead.
 func (c chunk) explain(err error, trace []string) string {
-	msg := err.Error()
+	// yaegi indexes through reflect; say it the way Go does.
+	msg := strings.ReplaceAll(err.Error(), "reflect: slice index out of range", "runtime error: index out of range")
 	var out []string
 	for _, l := range strings.Split(msg, "\n") {
 		if m := posRE.FindStringSubmatch(l); m != nil {
