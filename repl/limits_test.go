@@ -174,3 +174,29 @@ func TestCloseDuringRun(t *testing.T) {
 		t.Fatalf("Close took %v", d)
 	}
 }
+
+// TestCloseDuringHostCall checks that Close does not wait for a Host that
+// is slow to answer: the call's context is cancelled when the worker goes.
+func TestCloseDuringHostCall(t *testing.T) {
+	p := newTestPool(t, 1)
+	s, err := p.NewSession(context.Background(), SessionConfig{Host: &echoHost{delay: time.Hour}, Limits: Limits{CellTimeout: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Run(context.Background(), `fmt.Print(llm_query("slow"))`)
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for the host call")
+	}
+	if err := <-errc; err != ErrClosed {
+		t.Fatalf("Run returned %v, want ErrClosed", err)
+	}
+}
