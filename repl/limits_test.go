@@ -2,6 +2,8 @@ package repl
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -198,5 +200,35 @@ func TestCloseDuringHostCall(t *testing.T) {
 	}
 	if err := <-errc; err != ErrClosed {
 		t.Fatalf("Run returned %v, want ErrClosed", err)
+	}
+}
+
+// TestBrokenWorkerCommand checks that a command that is not a worker gives
+// a clear error instead of a hang or a crash.
+func TestBrokenWorkerCommand(t *testing.T) {
+	tests := []struct {
+		name   string
+		cmd    []string
+		errHas string
+	}{
+		{"exits at once", []string{"/bin/false"}, "worker exited during start"},
+		{"never answers", []string{"/bin/sleep", "30"}, "worker not ready after"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := os.Stat(tt.cmd[0]); err != nil {
+				t.Skip(err)
+			}
+			p, err := NewPool(PoolConfig{Size: 1, StartTimeout: 300 * time.Millisecond,
+				Command: func() *exec.Cmd { return exec.Command(tt.cmd[0], tt.cmd[1:]...) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			_, err = p.NewSession(context.Background(), SessionConfig{})
+			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+				t.Fatalf("NewSession: %v, want %q", err, tt.errHas)
+			}
+		})
 	}
 }

@@ -45,7 +45,7 @@ func (s *Session) startWorker(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = w.init(ctx, s.cfg.Context, s.limits)
+		err = w.init(ctx, s.cfg.Context, s.limits, s.pool.cfg.StartTimeout)
 		if err == nil {
 			w.host = s.cfg.Host
 			s.wmu.Lock()
@@ -361,11 +361,15 @@ func (p *proc) setCell(id uint64, ctx context.Context) {
 func (p *proc) send(msg *message) error { return p.out.send(msg) }
 
 // init sends the session's context and limits and waits for the worker.
-func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits) error {
+func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits, timeout time.Duration) error {
 	if err := p.send(&message{Kind: kindInit, Context: cf, Limits: &l}); err != nil {
 		return fmt.Errorf("repl: init worker: %w", err)
 	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
 	select {
+	case <-t.C:
+		return fmt.Errorf("repl: worker not ready after %s (is MaybeRunWorker called first in main or TestMain?)", timeout)
 	case msg := <-p.ready:
 		if msg.Error != "" {
 			return &initError{msg.Error}
