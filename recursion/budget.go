@@ -81,6 +81,17 @@ func (r *reservation) settle(u Usage, made bool) {
 	}
 }
 
+// exhausted returns the error a call would get when no call is left, so
+// that work which only makes calls (a child RLM) is not started for nothing.
+func (b *budget) exhausted() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.maxCalls > 0 && b.calls >= b.maxCalls {
+		return &BudgetError{Reason: StopBudgetCalls, Used: b.calls, Max: b.maxCalls}
+	}
+	return nil
+}
+
 func (b *budget) snapshot() (calls int, usage Usage) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -238,6 +238,10 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		rootSamp:  req.Sampling,
 		subSamp:   Sampling{Temperature: req.Sampling.Temperature, TopP: req.Sampling.TopP, Seed: req.Sampling.Seed},
 		nodeUsage: map[string]Usage{},
+		childSem:  make([]semaphore, lim.MaxDepth+1),
+	}
+	for i := range r.childSem {
+		r.childSem[i] = make(semaphore, lim.Concurrency)
 	}
 	root := &node{r: r, id: "0", depth: 0, model: rootModel, sampling: req.Sampling, client: e.cfg.Root}
 	nr, err := root.run(ctx, off)
@@ -272,8 +276,13 @@ type runState struct {
 	subModel  string
 	rootSamp  Sampling
 	subSamp   Sampling
-	maxDepth  atomic.Int64
-	subCalls  atomic.Int64
+	// childSem[d] bounds the children running at once at depth d, so a
+	// batch of rlm_query calls does not start a worker process for each at
+	// once. One semaphore per depth: a child holds a slot of its own level
+	// while its descendants wait on deeper levels, which cannot deadlock.
+	childSem []semaphore
+	maxDepth atomic.Int64
+	subCalls atomic.Int64
 
 	mu        sync.Mutex
 	nodeUsage map[string]Usage
@@ -311,7 +320,11 @@ func (r *runState) complete(ctx context.Context, nodeID string, client ModelClie
 	for _, m := range req.Messages {
 		chars += len(m.Content)
 	}
-	res, err := r.budget.reserve(estimateTokens(chars) + r.e.cfg.CompletionReserve)
+	completion := r.e.cfg.CompletionReserve
+	if req.Sampling.MaxTokens != nil && *req.Sampling.MaxTokens > 0 {
+		completion = *req.Sampling.MaxTokens
+	}
+	res, err := r.budget.reserve(estimateTokens(chars) + completion)
 	if err != nil {
 		return Completion{}, err
 	}

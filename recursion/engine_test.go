@@ -518,6 +518,9 @@ func TestDepth(t *testing.T) {
 			if tt.wantKind == "rlm" && sb.sessions != 2 {
 				t.Errorf("%d sessions, want the root's and the child's own", sb.sessions)
 			}
+			if left, _ := os.ReadDir(e.cfg.TempDir); len(left) != 0 {
+				t.Errorf("temp files left: %v", left)
+			}
 		})
 	}
 }
@@ -562,5 +565,47 @@ func TestCancellationStopsEverything(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Fatalf("%d goroutines left, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestChildrenBoundedAndBudgeted(t *testing.T) {
+	var answers []string
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"fan": func(env *cellEnv) repl.CellResult {
+			answers = env.host.RLMQuery(env.ctx, make([]string, 10))
+			return repl.CellResult{Final: final("done")}
+		},
+	}}
+	script := func(req fakellm.Request) fakellm.Reply {
+		if req.Model == "root-model" {
+			return fakellm.Reply{Content: code("fan")}
+		}
+		return fakellm.Reply{Content: "FINAL(child)", Delay: 10 * time.Millisecond}
+	}
+	e, _ := testEngine(t, sb, script, Config{})
+	// One root turn plus 6 children of one turn each fit in 7 calls.
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Limits: Limits{Concurrency: 2, MaxLLMCalls: 7}})
+	if err != nil || res.Answer != "done" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if sb.maxOpen > 3 { // the root's session and two children
+		t.Errorf("%d sessions open at once, want at most 3", sb.maxOpen)
+	}
+	ok, refused := 0, 0
+	for _, a := range answers {
+		switch {
+		case a == "child":
+			ok++
+		case strings.HasPrefix(a, "budget exhausted: 7/7 LLM calls"):
+			refused++
+		default:
+			t.Errorf("answer %q", a)
+		}
+	}
+	// A child that passed the budget check while another took the last call
+	// starts a session and is refused on its first turn: at most one such
+	// per concurrent slot.
+	if ok != 6 || refused != 4 || sb.sessions > 1+6+1 {
+		t.Errorf("%d answered, %d refused, %d sessions started; want 6, 4, at most 8", ok, refused, sb.sessions)
 	}
 }

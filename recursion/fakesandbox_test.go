@@ -22,6 +22,7 @@ type funcSandbox struct {
 
 	mu       sync.Mutex
 	open     int
+	maxOpen  int
 	sessions int
 	contexts []string // context text each session was given
 }
@@ -49,6 +50,7 @@ func (s *funcSandbox) NewSession(ctx context.Context, cfg SessionConfig) (Sessio
 	}
 	s.mu.Lock()
 	s.open++
+	s.maxOpen = max(s.maxOpen, s.open)
 	s.sessions++
 	s.contexts = append(s.contexts, env.context)
 	s.mu.Unlock()

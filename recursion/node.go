@@ -382,13 +382,22 @@ func (n *node) childCall(ctx context.Context, prompt string) string {
 	start := time.Now()
 	sc := &SubCallEvent{ID: id, Kind: "rlm", ChildID: childID, Prompt: prompt}
 	var out string
-	off, err := offload(r.dir, []Message{{Role: "user", Content: prompt}}, nil, r.lim.OffloadThreshold)
-	if err != nil {
+	sem := r.childSem[n.depth+1]
+	if err := sem.acquire(ctx); err != nil {
+		out = "error: rlm_query failed: " + err.Error()
+		sc.Err = err.Error()
+	} else if err := r.budget.exhausted(); err != nil {
+		sem.release()
+		out = err.Error()
+		sc.Err = out
+	} else if off, err := offload(r.dir, []Message{{Role: "user", Content: prompt}}, nil, r.lim.OffloadThreshold); err != nil {
+		sem.release()
 		out = "error: rlm_query failed: " + err.Error()
 		sc.Err = err.Error()
 	} else {
 		child := &node{r: r, id: childID, parent: n.id, depth: n.depth + 1, model: r.subModel, sampling: r.subSamp, client: r.e.cfg.Sub}
 		res, err := child.run(ctx, off)
+		sem.release()
 		n.mu.Lock()
 		n.treeUsage = n.treeUsage.Add(res.treeUsage)
 		n.mu.Unlock()

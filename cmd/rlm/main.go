@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/rlm-project/rlm/repl"
 )
 
 // command is one subcommand of rlm. run gets the arguments after the
@@ -22,10 +24,13 @@ type command struct {
 
 // commands lists the subcommands. Each lives in its own file of this package.
 func commands() map[string]command {
-	return map[string]command{}
+	return map[string]command{
+		"query": {"run one RLM over context files against an upstream model", runQuery},
+	}
 }
 
 func main() {
+	repl.MaybeRunWorker() // a REPL worker process runs model code and exits here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
