@@ -25,7 +25,7 @@ type command struct {
 // commands lists the subcommands. Each lives in its own file of this package.
 func commands() map[string]command {
 	return map[string]command{
-		"query": {"run one RLM over context files against an upstream model", runQuery},
+		"query":  {"run one RLM over context files against an upstream model", runQuery},
 		"traces": {"list, show, open and export recorded runs (trajectories)", tracesCmd},
 	}
 }
