@@ -347,7 +347,6 @@ func BenchmarkRecordingOverhead(b *testing.B) {
 	b.ReportMetric(float64(finish.Microseconds())/1000/float64(2*b.N), "finish-ms")
 }
 
-
 // BenchmarkRecorderObserve measures the recorder alone: the events of a run
 // with 1,000 llm_query calls (from tracingtest, no engine) observed and
 // finished, per sub-call.
