@@ -145,3 +145,32 @@ func TestClosedSession(t *testing.T) {
 		t.Fatalf("missing context file: %v", err)
 	}
 }
+
+func TestCloseDuringRun(t *testing.T) {
+	p := newTestPool(t, 1)
+	s, err := p.NewSession(context.Background(), SessionConfig{Limits: Limits{CellTimeout: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Run(context.Background(), "for {}")
+		errc <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		if err != ErrClosed {
+			t.Fatalf("Run returned %v, want ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after Close")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Close took %v", d)
+	}
+}

@@ -26,9 +26,11 @@ type Session struct {
 	cfg    SessionConfig
 	limits Limits
 
-	mu     sync.Mutex // serialises Run, Close and worker restarts
-	w      *proc
+	mu     sync.Mutex // serialises Run and worker restarts
 	nextID uint64
+
+	wmu    sync.Mutex // guards w and closed, so Close need not wait for a running cell
+	w      *proc
 	closed bool
 }
 
@@ -46,6 +48,12 @@ func (s *Session) startWorker(ctx context.Context) error {
 		err = w.init(ctx, s.cfg.Context, s.limits)
 		if err == nil {
 			w.host = s.cfg.Host
+			s.wmu.Lock()
+			defer s.wmu.Unlock()
+			if s.closed {
+				w.kill()
+				return ErrClosed
+			}
 			s.w = w
 			return nil
 		}
@@ -68,27 +76,32 @@ func (s *Session) startWorker(ctx context.Context) error {
 func (s *Session) Run(ctx context.Context, code string) (CellResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	s.wmu.Lock()
+	closed, w := s.closed, s.w
+	s.wmu.Unlock()
+	if closed {
 		return CellResult{}, ErrClosed
 	}
 	var res CellResult
-	if s.w == nil {
+	if w == nil {
 		// The previous worker died outside a cell; replace it first.
 		if err := s.startWorker(ctx); err != nil {
 			return CellResult{}, fmt.Errorf("repl: restart worker: %w", err)
 		}
 		res.Restarted = true
+		s.wmu.Lock()
+		w = s.w
+		s.wmu.Unlock()
 	}
 	s.nextID++
 	id := s.nextID
 	start := time.Now()
 	cellCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := s.w
 	w.setCell(id, cellCtx)
 	defer w.setCell(0, nil)
 	if err := w.send(&message{Kind: kindCell, ID: id, Code: code}); err != nil {
-		return s.died(ctx, res, start, "")
+		return s.died(ctx, w, res, start)
 	}
 	timer := time.NewTimer(s.limits.CellTimeout)
 	defer timer.Stop()
@@ -96,7 +109,7 @@ func (s *Session) Run(ctx context.Context, code string) (CellResult, error) {
 	case msg := <-w.results:
 		return s.result(res, msg), nil
 	case <-w.dead:
-		return s.died(ctx, res, start, "")
+		return s.died(ctx, w, res, start)
 	case <-timer.C:
 		why := fmt.Sprintf("time limit of %s", s.limits.CellTimeout)
 		r, err := s.cancel(ctx, w, id, res, start, why)
@@ -142,7 +155,7 @@ func (s *Session) cancel(ctx context.Context, w *proc, id uint64, res CellResult
 		r2.Duration = time.Since(start)
 		return r2, err
 	case <-w.dead:
-		return s.died(ctx, res, start, "")
+		return s.died(ctx, w, res, start)
 	case <-grace.C:
 		r, err := s.replace(ctx, fmt.Sprintf("cell killed after %s: %s", elapsed(), why))
 		r.Duration = time.Since(start)
@@ -151,9 +164,14 @@ func (s *Session) cancel(ctx context.Context, w *proc, id uint64, res CellResult
 }
 
 // died explains why the worker exited during a cell and replaces it.
-func (s *Session) died(ctx context.Context, res CellResult, start time.Time, _ string) (CellResult, error) {
-	w := s.w
+func (s *Session) died(ctx context.Context, w *proc, res CellResult, start time.Time) (CellResult, error) {
 	w.kill()
+	s.wmu.Lock()
+	closed := s.closed
+	s.wmu.Unlock()
+	if closed {
+		return CellResult{}, ErrClosed
+	}
 	r, err := s.replace(ctx, w.deathReason(s.limits))
 	r.Duration = time.Since(start)
 	return r, err
@@ -162,33 +180,43 @@ func (s *Session) died(ctx context.Context, res CellResult, start time.Time, _ s
 // replace kills the current worker and starts a fresh one with the same
 // context, limits and host.
 func (s *Session) replace(ctx context.Context, why string) (CellResult, error) {
-	if s.w != nil {
-		s.w.kill()
-		s.w = nil
+	s.wmu.Lock()
+	old := s.w
+	s.w = nil
+	closed := s.closed
+	s.wmu.Unlock()
+	if old != nil {
+		old.kill()
+	}
+	if closed {
+		return CellResult{}, ErrClosed
 	}
 	r := CellResult{Error: why + "\n" + lostState, Restarted: true}
 	// A fresh worker does not depend on the caller's ctx being alive: the
 	// caller may have cancelled exactly this cell.
 	startCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if err := s.startWorker(startCtx); err != nil {
-		// Leave s.w nil: the next Run tries again.
-		return r, nil
+	if err := s.startWorker(startCtx); errors.Is(err, ErrClosed) {
+		return CellResult{}, ErrClosed
 	}
+	// On other errors s.w stays nil and the next Run tries again.
 	return r, nil
 }
 
-// Close kills the session's worker.
+// Close kills the session's worker. A cell running meanwhile ends at once
+// and its Run returns ErrClosed.
 func (s *Session) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.wmu.Lock()
 	if s.closed {
+		s.wmu.Unlock()
 		return nil
 	}
 	s.closed = true
-	if s.w != nil {
-		s.w.kill()
-		s.w = nil
+	w := s.w
+	s.w = nil
+	s.wmu.Unlock()
+	if w != nil {
+		w.kill()
 	}
 	return nil
 }
@@ -379,7 +407,8 @@ func (p *proc) deathReason(l Limits) string {
 	switch {
 	case strings.Contains(tail, "goroutine stack exceeds"), strings.Contains(tail, "stack overflow"):
 		return fmt.Sprintf("worker crashed: stack overflow (a goroutine's stack passed %s; probably unbounded recursion)", formatBytes(l.StackBytes))
-	case strings.Contains(tail, "out of memory"), strings.Contains(tail, "cannot allocate memory"):
+	case strings.Contains(tail, "out of memory"), strings.Contains(tail, "cannot allocate memory"),
+		strings.Contains(tail, "address space collisions"): // the race detector's runtime under RLIMIT_AS
 		return fmt.Sprintf("worker out of memory (limit %s of address space for model data)", formatBytes(l.MemoryBytes))
 	}
 	if i := strings.Index(tail, "panic: "); i >= 0 {

@@ -212,7 +212,8 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 // base context (cancelled at the end of shutdown) and, unless the run is
 // stored, from the request's (cancelled when the client goes away).
 func (s *Server) start(reqCtx context.Context, r *run, cleanup []func()) {
-	ctx, cancel := context.WithCancelCause(s.base)
+	// Not derived from s.base: the cause must say why the run stopped.
+	ctx, cancel := context.WithCancelCause(context.Background())
 	stopWatch := func() bool { return false }
 	if !r.stored {
 		stopWatch = context.AfterFunc(reqCtx, func() { cancel(errClientGone) })
@@ -282,12 +283,17 @@ func (s *Server) outcome(ctx context.Context, res recursion.Result, err error) r
 		case errors.Is(err, context.Canceled) || cause != nil:
 			return cancelled("the run was cancelled")
 		}
-		var sc interface{ StatusCode() int }
-		if errors.As(err, &sc) && sc.StatusCode() >= 400 && sc.StatusCode() < 500 {
-			return runOutcome{res, badRequest("", "%v", err)}
+		var ue *recursion.UpstreamError
+		if errors.As(err, &ue) {
+			return runOutcome{res, &apiError{Status: http.StatusBadGateway, Type: "upstream_error", Code: "upstream_error",
+				Kind: "upstream", Message: "the upstream model failed: " + err.Error()}}
 		}
-		return runOutcome{res, &apiError{Status: http.StatusBadGateway, Type: "upstream_error", Code: "upstream_error",
-			Kind: "upstream", Message: "the run failed: " + err.Error()}}
+		// The engine's other errors are a broken setup (the REPL cannot
+		// start) or a request it refuses; the server validated the request
+		// already, so this is the server's fault.
+		s.log.Error("run failed", "trace_id", res.TraceID, "err", err)
+		return runOutcome{res, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "run_failed",
+			Kind: "internal", Message: "the run could not start: " + err.Error()}}
 	}
 	switch res.StopReason {
 	case recursion.StopTimeout:

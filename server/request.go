@@ -275,6 +275,11 @@ func limits(o *rlmOptions, cfg *Config) (recursion.Limits, error) {
 			*f.dst = f.max
 		}
 	}
+	// The API's max_depth 0 means the root alone; the engine's Limits read 0
+	// as "default" and a negative depth as the root alone.
+	if o.MaxDepth != nil && *o.MaxDepth == 0 {
+		l.MaxDepth = -1
+	}
 	if len(o.Timeout) > 0 && string(o.Timeout) != "null" {
 		var d time.Duration
 		var secs float64

@@ -193,12 +193,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	hs := s.http
 	s.mu.Unlock()
-	var err error
 	done := make(chan struct{})
 	go func() { s.runs.Wait(); close(done) }()
+	var err error
 	if hs != nil {
 		err = hs.Shutdown(ctx)
 	}
+	// Stored runs whose clients left are not handlers; wait for them too.
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -211,7 +212,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-time.After(10 * time.Second):
 		s.log.Error("runs did not stop within 10s of cancellation")
 	}
-	if hs != nil {
+	if hs != nil && err != nil {
+		// Let the handlers of the cancelled runs send their answers.
+		ctx2, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		hs.Shutdown(ctx2)
+		cancel()
 		hs.Close()
 	}
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {

@@ -140,7 +140,8 @@ func TestRunOutcomes(t *testing.T) {
 		{"timeout", recursion.Result{StopReason: recursion.StopTimeout, Error: "5s"}, nil, 504, "timeout_error", ""},
 		{"deadline error", recursion.Result{}, fmt.Errorf("run: %w", context.DeadlineExceeded), 504, "timeout_error", ""},
 		{"upstream", recursion.Result{StopReason: recursion.StopUpstreamError, Error: "HTTP 500 from upstream"}, nil, 502, "upstream_error", ""},
-		{"upstream error value", recursion.Result{}, errors.New("dial tcp: connection refused"), 502, "upstream_error", ""},
+		{"upstream error value", recursion.Result{}, &recursion.UpstreamError{Upstream: "u", Attempts: 5, Err: errors.New("dial tcp: connection refused")}, 502, "upstream_error", ""},
+		{"setup error", recursion.Result{}, errors.New("recursion: start REPL: no workers"), 500, "server_error", ""},
 		{"cancelled", recursion.Result{StopReason: recursion.StopCancelled}, nil, 499, "invalid_request_error", ""},
 	}
 	for _, tt := range tests {

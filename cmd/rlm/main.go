@@ -26,6 +26,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"query":  {"run one RLM over context files against an upstream model", runQuery},
+		"serve":  {"run the OpenAI-compatible RLM gateway", runServe},
 		"traces": {"list, show, open and export recorded runs (trajectories)", tracesCmd},
 	}
 }

@@ -59,6 +59,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cellTimeout := fs.Duration("cell-timeout", 0, "wall time per REPL cell (0: the REPL's default)")
 	maxOutput := fs.Int("max-output", 0, "characters of cell output shown to the model (0: the REPL's default)")
 	verbose := fs.Bool("verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
+	quiet := fs.Bool("quiet", false, "print no progress lines (one per root turn) to stderr")
 	// Flags may come after the question too: parse, take one positional
 	// argument, and parse the rest again.
 	var words []string
@@ -149,8 +150,11 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Limits: recursion.Limits{MaxDepth: maxDepthReq, MaxIterations: *maxIter, MaxLLMCalls: *maxCalls,
 			MaxTotalTokens: *maxTokens, Timeout: *timeout, OffloadThreshold: *offload, Concurrency: *concurrency},
 	}
-	if *verbose {
+	switch {
+	case *verbose:
 		req.Observer = &verboseObserver{w: stderr}
+	case !*quiet:
+		req.Observer = &progressObserver{w: stderr, start: time.Now()}
 	}
 	res, err := eng.Run(ctx, req)
 	if err != nil {
@@ -237,5 +241,24 @@ func (v *verboseObserver) Observe(ev recursion.Event) {
 	case recursion.EventNodeEnd:
 		e := ev.End
 		fmt.Fprintf(v.w, "%s node end: %s after %d turns, %d tokens\n", p, e.StopReason, e.Iterations, e.TreeUsage.TotalTokens)
+	}
+}
+
+// progressObserver prints one line per root turn, so a long run shows it is alive.
+type progressObserver struct {
+	mu    sync.Mutex
+	w     io.Writer
+	start time.Time
+	subs  int
+}
+
+func (p *progressObserver) Observe(ev recursion.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case ev.Kind == recursion.EventSubCallEnd:
+		p.subs++
+	case ev.Kind == recursion.EventTurnStart && ev.NodeID == "0":
+		fmt.Fprintf(p.w, "rlm: turn %d (%d sub-calls so far, %s)\n", ev.Turn, p.subs, time.Since(p.start).Round(time.Second))
 	}
 }

@@ -51,7 +51,7 @@ func TestQuery(t *testing.T) {
 		status    int
 	}{
 		{"file context", []string{"query", "--base-url", srv.URL, "--context", file, "--temperature", "0", "How many failures?"},
-			"", "42 failures\n", []string{"iterations=2 llm_calls=2 depth=0", "stop=final"}, true, 0},
+			"", "42 failures\n", []string{"rlm: turn 2 (0 sub-calls so far", "iterations=2 llm_calls=2 depth=0", "stop=final"}, true, 0},
 		{"stdin context, verbose, flags after the question", []string{"query", "--base-url", srv.URL, "How many", "failures?", "--context", "-", "--verbose"},
 			text, "42 failures\n", []string{"[0] turn 1", "[0] cell 1.1 done", "fails: 42", "[0] node end: final"}, false, 0},
 		{"no question", []string{"query", "--base-url", srv.URL, "--context", file}, "", "", []string{"a question is required"}, false, 2},
