@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -361,4 +363,43 @@ func BenchmarkRecorderObserve(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/sub-call")
 	b.ReportMetric(float64(events), "events/run")
+}
+
+// TestWrapRunner records runs through Service.Wrap, the one-line way to add
+// recording to a gateway's runner.
+func TestWrapRunner(t *testing.T) {
+	script, sb := depth2Script(0)
+	e := newEngine(t, script, sb)
+	sr := tracetest.NewSpanRecorder()
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound,
+		Spans: &tracing.SpanConfig{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))}})
+	runner := svc.Wrap(e)
+	h := http.Header{}
+	h.Set("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	ctx := tracing.WithHeaders(tracing.WithOwner(t.Context(), "alice"), h)
+	var own atomic.Int64 // the engine observes from several goroutines
+	res, err := runner.Run(ctx, recursion.Request{Messages: []recursion.Message{{Role: "user", Content: "q"}},
+		TraceID: "trace-wrapped", Observer: observerFunc(func(recursion.Event) { own.Add(1) }), Limits: recursion.Limits{MaxDepth: 2}})
+	if err != nil || res.StopReason != recursion.StopFinal {
+		t.Fatal(err, res)
+	}
+	tr, err := svc.Archive().Load(t.Context(), "alice", "trace-wrapped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own.Load() == 0 || len(tr.Nodes) != 7 || tr.Model != "root-model" || tr.Limits.MaxIterations == 0 || tr.Status != tracing.StatusCompleted {
+		t.Errorf("own observer saw %d events; record: %d nodes, model %q, limits %+v, status %q", own.Load(), len(tr.Nodes), tr.Model, tr.Limits, tr.Status)
+	}
+	for _, s := range sr.Ended() {
+		if s.SpanContext().TraceID().String() != "0af7651916cd43dd8448eb211c80319c" {
+			t.Fatalf("span %s not in the caller's trace", s.Name())
+		}
+	}
+	// Without an owner the run is recorded under DefaultOwner.
+	if _, err := runner.Run(t.Context(), recursion.Request{Messages: []recursion.Message{{Role: "user", Content: "q"}}, TraceID: "trace-open"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Archive().Load(t.Context(), tracing.DefaultOwner, "trace-open"); err != nil {
+		t.Errorf("open run: %v", err)
+	}
 }
