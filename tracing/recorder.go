@@ -457,6 +457,16 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 		}
 	}
 	if root := t.Node("0"); root != nil {
+		if t.Model == "" {
+			// The caller left the model to the engine's default.
+			for _, tu := range root.Turns {
+				for _, c := range tu.Calls {
+					if t.Model == "" {
+						t.Model = c.Model
+					}
+				}
+			}
+		}
 		if t.Answer == "" {
 			t.Answer = root.Answer
 		}
