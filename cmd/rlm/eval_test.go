@@ -109,6 +109,17 @@ func TestEvalEndToEnd(t *testing.T) {
 		}
 	}
 
+	// `rlm traces` reads them where rlm eval put them.
+	var list bytes.Buffer
+	if err := tracesCmd(context.Background(), []string{"list", "--dir", filepath.Join(out, "traces"), "--limit", "1000"}, &list, &bytes.Buffer{}); err != nil {
+		t.Fatalf("rlm traces list: %v", err)
+	}
+	for _, r := range res {
+		if r.Mode == eval.ModeRLM && !strings.Contains(list.String(), r.TraceID) {
+			t.Errorf("rlm traces list lacks %s", r.TraceID)
+		}
+	}
+
 	// Everything is done: a second run resumes it all and calls nothing.
 	calls := len(fake.Requests())
 	stdout.Reset()
