@@ -18,7 +18,9 @@ go build -o "$tmp/longctx" ./bench/longctx
 go build -o "$tmp/rlm" ./cmd/rlm
 mode=${MODE:-}
 if [ -z "$mode" ]; then
-	if "$tmp/rlm" help | grep -q '^  serve '; then mode=serve; else mode=gateway; fi
+	# (not a pipe: grep -q exiting early would fail the pipeline under pipefail)
+	cmds=$("$tmp/rlm" help)
+	if grep -q '^  serve ' <<<"$cmds"; then mode=serve; else mode=gateway; fi
 fi
 echo "mode: $mode" >&2
 "$tmp/longctx" -mode "$mode" -rlm "$tmp/rlm" -workdir "$tmp" "$@"
