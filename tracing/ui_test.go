@@ -134,13 +134,23 @@ func TestViewerBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(srv.URL+"/ui/"),
 		chromedp.Evaluate[chromedp.Void](`localStorage.setItem("rlm.key", "k-alice")`),
-		chromedp.Navigate(srv.URL+"/ui/#/"),
+		chromedp.Reload(),
 	); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the run list", `document.querySelectorAll("#runs tbody tr").length === 2`)
+	if key, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#key").value`)); key != "k-alice" {
+		t.Errorf("key field shows %q", key)
+	}
 	if n := evalInt(t, ctx, `document.querySelectorAll('#runs tbody tr[data-id="tr_bobs"]').length`); n != 0 {
 		t.Error("alice's viewer lists bob's run")
+	}
+	listPNG, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "viewer-list.png"), listPNG, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#runs tbody tr[data-id="tr_view"]`))); err != nil {
 		t.Fatal(err)
