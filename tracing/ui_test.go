@@ -2,6 +2,7 @@ package tracing_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -224,6 +225,23 @@ func TestViewerBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", shot)
+
+	// A failed run: the root's bar says so, and so does the summary.
+	failed, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_failed", Owner: "alice", Model: "fake-root", Started: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fres := tracingtest.Emit(failed.Observer(), tracingtest.Shape{Start: t0, Turns: 2, Depth: 1, Fanout: 2, Stop: recursion.StopUpstreamError})
+	if _, err := failed.Finish(t.Context(), fres, errors.New("upstream: 503")); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/ui/#/runs/tr_failed")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the failed run", `document.querySelectorAll('#timeline rect.bar.node.failed[data-id="0"]').length === 1`)
+	if n := evalInt(t, ctx, `document.querySelectorAll("#timeline rect.bar.node.completed").length`); n != 2 {
+		t.Errorf("%d completed children in the failed run, want 2", n)
+	}
 
 	// A run in progress: the viewer follows it over SSE.
 	live, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_live", Owner: "alice", Model: "fake-root"})
