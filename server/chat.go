@@ -418,6 +418,7 @@ type progress struct {
 	Error      string `json:"error,omitempty"`
 	SubCall    string `json:"subcall_id,omitempty"`
 	Kind       string `json:"kind,omitempty"`
+	Model      string `json:"model,omitempty"`
 	Prompt     string `json:"prompt,omitempty"`
 	DurationMS int64  `json:"duration_ms,omitempty"`
 	StopReason string `json:"stop_reason,omitempty"`
@@ -450,7 +451,13 @@ func progressOf(ev recursion.Event) progress {
 		p.Tokens = sc.Usage.TotalTokens
 	}
 	if m := ev.Model; m != nil {
-		p.Kind, p.Error, p.DurationMS, p.Tokens = m.Model, summarize(m.Err), m.Latency.Milliseconds(), m.Usage.TotalTokens
+		p.Model, p.Tokens = m.Model, m.Usage.TotalTokens
+		if p.Error == "" {
+			p.Error = summarize(m.Err)
+		}
+		if p.DurationMS == 0 {
+			p.DurationMS = m.Latency.Milliseconds()
+		}
 	}
 	if e := ev.End; e != nil {
 		p.StopReason, p.Tokens = string(e.StopReason), e.Usage.TotalTokens

@@ -299,6 +299,18 @@ func TestFeedConsumerGroup(t *testing.T) {
 	if err != nil || pending.Count != 0 {
 		t.Errorf("pending = %+v, %v", pending, err)
 	}
+	// OpenFeed reaches the same server by URL; a bad URL is refused.
+	of, closeFeed, err := tracing.OpenFeed(ctx, "redis://"+c.Options().Addr+"/0", "test:traj", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := of.Publish(ctx, &tracing.Trajectory{ID: "tr_url", Owner: "o"}); err != nil {
+		t.Fatal(err)
+	}
+	closeFeed()
+	if _, _, err := tracing.OpenFeed(ctx, "http://nope", "", 0); err == nil {
+		t.Error("OpenFeed accepted an http URL")
+	}
 	// MAXLEN ~ keeps the stream bounded.
 	small := tracing.NewFeed(c, "test:small", 10)
 	tr := &tracing.Trajectory{ID: "x", Owner: "o"}

@@ -2,6 +2,7 @@ package tracing_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -401,5 +402,67 @@ func TestWrapRunner(t *testing.T) {
 	}
 	if _, err := svc.Archive().Load(t.Context(), tracing.DefaultOwner, "trace-open"); err != nil {
 		t.Errorf("open run: %v", err)
+	}
+}
+
+// TestRealREPLRecorded runs the engine with the real sandbox (a yaegi REPL
+// worker) against fakellm and checks that cells and their sub-calls are
+// recorded as they ran, and that the large context is not copied.
+func TestRealREPLRecorded(t *testing.T) {
+	pool, err := repl.NewPool(repl.PoolConfig{Size: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	cell1 := "lines := strings.Split(context, \"\\n\")\nfmt.Println(len(lines))\nanswers := llm_query_batched([]string{\"a\", \"b\", \"c\"})\nfmt.Println(strings.Join(answers, \",\"))"
+	script := func(req fakellm.Request) fakellm.Reply {
+		switch {
+		case req.Model == "sub-model":
+			return fakellm.Reply{Content: "ans-" + req.LastUser()}
+		case req.Turn() == 1:
+			return fakellm.Reply{Content: fakellm.Code(cell1)}
+		}
+		return fakellm.Reply{Content: fakellm.Code(`FINAL("three")`)}
+	}
+	e := newEngine(t, script, recursion.PoolSandbox(pool))
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	big := strings.Repeat("x", 100_000) + "\nsecond line\n" + strings.Repeat("y", 100_000)
+	res, err := svc.Wrap(e).Run(tracing.WithOwner(t.Context(), "alice"), recursion.Request{
+		Messages: []recursion.Message{{Role: "user", Content: big}}, TraceID: "trace-repl"})
+	if err != nil || res.StopReason != recursion.StopFinal || res.Answer != "three" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	raw, err := svc.Raw(t.Context(), "alice", "trace-repl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) > 50_000 {
+		t.Errorf("record is %d bytes for a 200 KB context: the context was copied", len(raw))
+	}
+	var tr tracing.Trajectory
+	if err := json.Unmarshal(raw, &tr); err != nil {
+		t.Fatal(err)
+	}
+	root := tr.Node("0")
+	if root == nil || len(root.Turns) != 2 || len(root.Turns[0].Cells) != 1 {
+		t.Fatalf("root turns: %+v", root)
+	}
+	c := root.Turns[0].Cells[0]
+	if c.Code != cell1 || c.Output != "3\nans-a,ans-b,ans-c\n" || c.Error != "" || c.Status != tracing.StatusCompleted || c.DurationMS <= 0 {
+		t.Errorf("cell: code %q output %q error %q status %q", c.Code, c.Output, c.Error, c.Status)
+	}
+	if len(c.SubCalls) != 3 {
+		t.Fatalf("%d sub-calls", len(c.SubCalls))
+	}
+	for _, sc := range c.SubCalls {
+		if sc.Kind != "llm" || sc.Response != "ans-"+sc.Prompt || sc.Turn != 1 || sc.Cell != 1 {
+			t.Errorf("sub-call %+v", sc)
+		}
+	}
+	if f := root.Turns[1].Cells[0].Final; f == nil || *f != "three" {
+		t.Errorf("final cell: %+v", root.Turns[1].Cells[0])
+	}
+	if len(tr.Context) != 1 || tr.Context[0].Bytes != int64(len(big)) {
+		t.Errorf("context ref %+v", tr.Context)
 	}
 }

@@ -67,3 +67,19 @@ func (f *Feed) Publish(ctx context.Context, t *Trajectory) (string, error) {
 	}
 	return id, nil
 }
+
+// OpenFeed connects to the Redis at url (redis:// or unix://, as go-redis's
+// ParseURL accepts), checks that it answers, and returns a feed on it with
+// the client's Close.
+func OpenFeed(ctx context.Context, url, stream string, maxLen int64) (*Feed, func() error, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("trajectory feed: %w", err)
+	}
+	c := redis.NewClient(opt)
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("trajectory feed: ping %s: %w", opt.Addr, err)
+	}
+	return NewFeed(c, stream, maxLen), c.Close, nil
+}

@@ -277,11 +277,31 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, owner, _ string) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="traces-`+format+`.jsonl"`)
 	w.Header().Set("Trailer", "X-Export-Samples, X-Export-Error")
-	st, err := a.svc.Export(r.Context(), owner, f, format, w)
+	cw := &countWriter{w: w}
+	st, err := a.svc.Export(r.Context(), owner, f, format, cw)
+	if err != nil && cw.n == 0 {
+		// Nothing sent yet: a plain error response is still possible.
+		h := w.Header()
+		h.Del("Trailer")
+		h.Del("Content-Disposition")
+		fail(w, err)
+		return
+	}
 	w.Header().Set("X-Export-Samples", strconv.Itoa(st.Samples))
 	if err != nil {
 		w.Header().Set("X-Export-Error", firstLine(err.Error()))
 	}
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // events streams a live run's progress as server-sent events: one event per

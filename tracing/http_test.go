@@ -2,6 +2,7 @@ package tracing_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -202,5 +203,33 @@ func TestAPIEcho(t *testing.T) {
 	e.ServeHTTP(rec, req)
 	if rec.Code != 200 {
 		t.Errorf("feedback via echo: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// brokenStore fails every listing, as a store that lost its connection does.
+type brokenStore struct{ *tracingtest.MemStore }
+
+func (brokenStore) List(context.Context, string, string) ([]string, error) {
+	return nil, errors.New("connection refused")
+}
+
+// TestAPIStoreDown checks that a failing store gives clear errors, not
+// empty answers.
+func TestAPIStoreDown(t *testing.T) {
+	svc := tracing.NewService(tracing.Config{Store: brokenStore{tracingtest.NewMemStore()}, IsNotFound: tracingtest.IsNotFound})
+	srv := httptest.NewServer(tracing.NewAPI(svc, tracing.APIConfig{}).Handler(ownerOf))
+	defer srv.Close()
+	for _, path := range []string{"/v1/traces", "/v1/traces/export?format=sft"} {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer k-alice")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 500 || !strings.Contains(string(b), "connection refused") || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s: %d %s %s", path, resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		}
 	}
 }

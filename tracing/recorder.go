@@ -487,8 +487,9 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 }
 
 // hashDocuments fills in the size and SHA-256 of the run's documents,
-// streaming each file. A file that cannot be read is noted, not fatal.
-func hashDocuments(ctx context.Context, t *Trajectory) {
+// streaming each file; files larger than limit (or all, when limit < 0) get
+// their size only. A file that cannot be read is noted, not fatal.
+func hashDocuments(ctx context.Context, t *Trajectory, limit int64) {
 	for i := range t.Context {
 		ref := &t.Context[i]
 		if ref.Kind != "document" || ref.SHA256 != "" {
@@ -501,6 +502,11 @@ func hashDocuments(ctx context.Context, t *Trajectory) {
 		f, err := os.Open(ref.Path)
 		if err != nil {
 			ref.Error = err.Error()
+			continue
+		}
+		if fi, err := f.Stat(); err == nil && (limit < 0 || fi.Size() > limit) {
+			ref.Bytes = fi.Size()
+			f.Close()
 			continue
 		}
 		h := sha256.New()

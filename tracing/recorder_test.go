@@ -249,6 +249,17 @@ func TestContextByReference(t *testing.T) {
 	if refs[2].Error == "" {
 		t.Errorf("a missing document should be noted: %+v", refs[2])
 	}
+
+	// Above HashLimit a document is recorded by size only.
+	small := tracing.NewService(tracing.Config{HashLimit: 10})
+	run, err = small.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Documents: []recursion.Document{{Name: "big.txt", Path: doc}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ = run.Finish(t.Context(), recursion.Result{StopReason: recursion.StopFinal}, nil)
+	if ref := tr.Context[0]; ref.SHA256 != "" || ref.Bytes != int64(len(secret)) || ref.Error != "" {
+		t.Errorf("document over the hash limit: %+v", ref)
+	}
 }
 
 type observerFunc func(recursion.Event)

@@ -24,6 +24,11 @@ type Config struct {
 	Feed *Feed
 	// Spans builds OpenTelemetry spans for every run; nil disables them.
 	Spans *SpanConfig
+	// HashLimit is the largest attached document whose SHA-256 is computed
+	// for the record (streamed when the run finishes); larger ones are
+	// recorded by path and size only. 0 means DefaultHashLimit; negative
+	// means never hash.
+	HashLimit int64
 	// SaveTimeout bounds saving and publishing a finished run, which runs
 	// even when the request's context is cancelled. 0 means 30s.
 	SaveTimeout time.Duration
@@ -31,6 +36,9 @@ type Config struct {
 	// that is down); nil means slog.Default().
 	Logger *slog.Logger
 }
+
+// DefaultHashLimit is Config.HashLimit's default: 256 MiB.
+const DefaultHashLimit = 256 << 20
 
 // Service records runs: it starts a Recorder (and spans) per run, keeps live
 // runs visible to the HTTP handlers, and saves and publishes finished ones.
@@ -48,6 +56,9 @@ func NewService(cfg Config) *Service {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.HashLimit == 0 {
+		cfg.HashLimit = DefaultHashLimit
 	}
 	s := &Service{cfg: cfg, live: map[string]*Run{}}
 	if cfg.Store != nil {
@@ -137,7 +148,7 @@ func (r *Run) finish(ctx context.Context, res recursion.Result, runErr error) (*
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SaveTimeout)
 	defer cancel()
-	hashDocuments(ctx, t)
+	hashDocuments(ctx, t, s.cfg.HashLimit)
 	var errs []error
 	if s.archive != nil {
 		if _, err := s.archive.Save(ctx, t); err != nil {

@@ -2,6 +2,7 @@ package tracing_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -134,13 +135,23 @@ func TestViewerBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(srv.URL+"/ui/"),
 		chromedp.Evaluate[chromedp.Void](`localStorage.setItem("rlm.key", "k-alice")`),
-		chromedp.Navigate(srv.URL+"/ui/#/"),
+		chromedp.Reload(),
 	); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the run list", `document.querySelectorAll("#runs tbody tr").length === 2`)
+	if key, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#key").value`)); key != "k-alice" {
+		t.Errorf("key field shows %q", key)
+	}
 	if n := evalInt(t, ctx, `document.querySelectorAll('#runs tbody tr[data-id="tr_bobs"]').length`); n != 0 {
 		t.Error("alice's viewer lists bob's run")
+	}
+	listPNG, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "viewer-list.png"), listPNG, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#runs tbody tr[data-id="tr_view"]`))); err != nil {
 		t.Fatal(err)
@@ -214,6 +225,23 @@ func TestViewerBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", shot)
+
+	// A failed run: the root's bar says so, and so does the summary.
+	failed, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_failed", Owner: "alice", Model: "fake-root", Started: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fres := tracingtest.Emit(failed.Observer(), tracingtest.Shape{Start: t0, Turns: 2, Depth: 1, Fanout: 2, Stop: recursion.StopUpstreamError})
+	if _, err := failed.Finish(t.Context(), fres, errors.New("upstream: 503")); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/ui/#/runs/tr_failed")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the failed run", `document.querySelectorAll('#timeline rect.bar.node.failed[data-id="0"]').length === 1`)
+	if n := evalInt(t, ctx, `document.querySelectorAll("#timeline rect.bar.node.completed").length`); n != 2 {
+		t.Errorf("%d completed children in the failed run, want 2", n)
+	}
 
 	// A run in progress: the viewer follows it over SSE.
 	live, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_live", Owner: "alice", Model: "fake-root"})

@@ -388,6 +388,7 @@ async function startLive(id) {
 // ---- wiring ----
 
 function route() {
+  if (document.activeElement !== $("#key")) $("#key").value = key();
   const m = /^#\/runs\/(.+)$/.exec(location.hash);
   if (m) showRun(decodeURIComponent(m[1])); else showList(false);
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestServeConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "rlm.yaml")
+	os.WriteFile(file, []byte(`
+listen: 0.0.0.0:9000
+max_concurrent: 3
+queue_wait: 5s
+api_keys: [a, b]
+models: {rlm: gpt-x, small: gpt-mini}
+max_upload_bytes: 1GiB
+`), 0o600)
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("listne: x\n"), 0o600)
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		check   func(c *serveConfig) bool
+		wantErr string
+	}{
+		{"defaults", nil, nil, func(c *serveConfig) bool {
+			return c.Listen == "127.0.0.1:8080" && c.Store == "disk" && c.DataDir == "./data" && c.MaxUploadBytes == 512<<20 &&
+				c.MaxRequestBytes == 64<<20 && c.MaxConcurrent == 16 && c.QueueWait == 2*time.Second && len(c.APIKeys) == 0 &&
+				strings.Join(c.Models, ",") == "rlm" && c.ShutdownGrace == 30*time.Second
+		}, ""},
+		{"file", []string{"--config", file}, nil, func(c *serveConfig) bool {
+			return c.Listen == "0.0.0.0:9000" && c.MaxConcurrent == 3 && c.QueueWait == 5*time.Second &&
+				strings.Join(c.APIKeys, ",") == "a,b" && strings.Join(c.Models, ",") == "rlm=gpt-x,small=gpt-mini" && c.MaxUploadBytes == 1<<30
+		}, ""},
+		{"env over file", []string{"--config", file}, map[string]string{"RLM_MAX_CONCURRENT": "7", "RLM_LISTEN": "127.0.0.1:1"}, func(c *serveConfig) bool {
+			return c.MaxConcurrent == 7 && c.Listen == "127.0.0.1:1" && c.QueueWait == 5*time.Second
+		}, ""},
+		{"flag over env", []string{"--config", file, "--max-concurrent", "9"}, map[string]string{"RLM_MAX_CONCURRENT": "7"}, func(c *serveConfig) bool {
+			return c.MaxConcurrent == 9
+		}, ""},
+		{"config from env", nil, map[string]string{"RLM_CONFIG": file}, func(c *serveConfig) bool { return c.MaxConcurrent == 3 }, ""},
+		{"sizes", []string{"--max-request-bytes", "10MB", "--max-upload-bytes", "2048"}, nil, func(c *serveConfig) bool {
+			return c.MaxRequestBytes == 10e6 && c.MaxUploadBytes == 2048
+		}, ""},
+		{"bad env", nil, map[string]string{"RLM_QUEUE_WAIT": "soon"}, nil, "environment variable RLM_QUEUE_WAIT"},
+		{"bad size", []string{"--max-upload-bytes", "lots"}, nil, nil, "flag --max-upload-bytes"},
+		{"unknown key", []string{"--config", bad}, nil, nil, `unknown key "listne"`},
+		{"missing file", []string{"--config", filepath.Join(dir, "none.yaml")}, nil, nil, "no such file"},
+		{"bad flag", []string{"--nope"}, nil, nil, "usage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			getenv := func(k string) string { return tt.env[k] }
+			c, err := loadServeConfig(tt.args, getenv, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(c) {
+				t.Errorf("config %+v", c)
+			}
+		})
+	}
+}
+
+// TestServeDocs checks that docs/server.md documents every setting with its
+// flag, environment variable, YAML key and default.
+func TestServeDocs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "server.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, o := range serveOptions {
+		def := o.def
+		if def == "" {
+			def = "(empty)"
+		}
+		row := "| `--" + o.flag + "` | `" + o.env + "` | `" + o.yaml + "` | `" + def + "` |"
+		if !strings.Contains(doc, row) {
+			t.Errorf("docs/server.md lacks the row starting %q", row)
+		}
+	}
+}

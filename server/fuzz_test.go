@@ -1,0 +1,58 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/rlm-project/rlm/recursion"
+)
+
+// FuzzChatRequest feeds arbitrary bodies to the chat request parser: it
+// must never panic, and every refusal must be an API error with a client
+// status (400/404/413), never a 500.
+func FuzzChatRequest(f *testing.F) {
+	seeds := []string{
+		`{"model":"rlm","messages":[{"role":"user","content":"hi"}]}`,
+		`{"model":"rlm","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"file","file":{"file_id":"file-0123456789abcdef01234567"}}]}]}`,
+		`{"model":"rlm","messages":[{"role":"user","content":[{"type":"file","file":{"file_data":"data:text/plain;base64,aGk=","filename":"x"}}]}]}`,
+		`{"model":"rlm","stop":["a","b"],"seed":1,"temperature":0,"top_p":1,"max_completion_tokens":5,"n":1,"response_format":{"type":"text"},"messages":[{"role":"developer","content":"x"}]}`,
+		`{"model":"rlm","rlm":{"max_depth":0,"timeout":"90s","max_iterations":1e9,"sub_model":"rlm"},"messages":[{"role":"user","content":null}]}`,
+		`{"model":"rlm","rlm":{"timeout":12.5},"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"assistant","content":""}]}`,
+		`{"model":1}`, `[]`, `null`, `{"messages":"x"}`, `{"model":"rlm","messages":[{"role":"user","content":[{"type":"file"}]}]}`,
+		`{"model":"rlm","messages":[{"role":"user","content":{"x":1}}]}`, `{} {}`, "", `{"model":"rlm","stop":5,"messages":[{"role":"user","content":"x"}]}`,
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	cfg := Config{Models: []string{"rlm"}, MaxLimits: recursion.Limits{MaxDepth: 2, MaxIterations: 10, Timeout: 60e9}}
+	f.Fuzz(func(t *testing.T, body string) {
+		cr, err := decodeChatRequest(strings.NewReader(body))
+		if err == nil {
+			var req recursion.Request
+			req, _, err = toRunRequest(cr, &cfg)
+			if err == nil {
+				if len(req.Messages) == 0 || req.Model != "rlm" {
+					t.Fatalf("accepted a request without messages or with model %q", req.Model)
+				}
+				if req.Limits.MaxDepth > 2 || req.Limits.MaxIterations > 10 || req.Limits.Timeout > 60e9 {
+					t.Fatalf("limits not clamped: %+v", req.Limits)
+				}
+				return
+			}
+		}
+		var ae *apiError
+		if !errors.As(err, &ae) {
+			t.Fatalf("error is not an API error: %v", err)
+		}
+		switch ae.Status {
+		case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge:
+		default:
+			t.Fatalf("status %d for a bad request: %v", ae.Status, err)
+		}
+		if ae.Message == "" || ae.Type == "" {
+			t.Fatalf("incomplete error %+v", ae)
+		}
+	})
+}
