@@ -1,5 +1,8 @@
 module github.com/rlm-project/rlm
 
-go 1.26
+go 1.26.0
 
-require github.com/traefik/yaegi v0.16.1 // indirect
+require (
+	golang.org/x/sys v0.49.0
+	gonum.org/v1/gonum v0.17.0
+)
