@@ -432,3 +432,39 @@ func (m *Model) DownloadGrads() []float32 {
 	m.be.Download(host, m.Grads)
 	return host
 }
+
+// Greedy extends prompt one argmax token at a time until a stop token or
+// maxNew new tokens, and returns the new tokens (the stop token included).
+// It recomputes the whole sequence each step (no KV cache): it is for tests
+// and small checks, not serving.
+func (m *Model) Greedy(ctx context.Context, prompt []int32, maxNew int, stop func(int32) bool) ([]int32, error) {
+	seq := append([]int32(nil), prompt...)
+	logits := make([]float32, m.Cfg.VocabSize)
+	var out []int32
+	for range maxNew {
+		T := len(seq)
+		b := &Batch{B: 1, T: T, IDs: seq, Pos: make([]int32, T), Seg: make([]int32, T)}
+		for i := range b.Pos {
+			b.Pos[i] = int32(i)
+		}
+		if err := m.Forward(ctx, b); err != nil {
+			return out, fmt.Errorf("greedy: %w", err)
+		}
+		if err := m.Logits(T-1, logits); err != nil {
+			return out, err
+		}
+		best := 0
+		for i, v := range logits {
+			if v > logits[best] {
+				best = i
+			}
+		}
+		tok := int32(best)
+		out = append(out, tok)
+		seq = append(seq, tok)
+		if stop != nil && stop(tok) {
+			break
+		}
+	}
+	return out, nil
+}
