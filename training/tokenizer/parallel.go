@@ -1,7 +1,6 @@
 package tokenizer
 
 import (
-	"runtime"
 	"sync"
 )
 
@@ -12,8 +11,7 @@ const minChunk = 256 << 10
 // whole: each cut is at a point where the pre-tokenizer always ends a
 // pre-token, NFC cannot compose across, and no added token can straddle.
 // It returns nil when s is small or cannot be cut.
-func (t *Tokenizer) chunks(s string) []string {
-	workers := runtime.GOMAXPROCS(0)
+func (t *Tokenizer) chunks(s string, workers int) []string {
 	if !t.splittable || workers < 2 || len(s) < 2*minChunk {
 		return nil
 	}
@@ -53,13 +51,13 @@ func safeCut(s string, i int) int {
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
-// encodeParallel encodes the chunks on up to GOMAXPROCS goroutines and joins
+// encodeParallel encodes the chunks on up to workers goroutines and joins
 // the results in order.
-func (t *Tokenizer) encodeParallel(chunks []string, special bool) []int {
+func (t *Tokenizer) encodeParallel(chunks []string, special bool, workers int) []int {
 	parts := make([][]int, len(chunks))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(chunks)); w++ {
+	for w := 0; w < min(workers, len(chunks)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

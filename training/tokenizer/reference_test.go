@@ -204,11 +204,12 @@ func TestEncodeLargeMatchesReference(t *testing.T) {
 		}
 	}
 	text := b.String()
-	if len(tok.chunks(text)) < 2 {
-		t.Skip("GOMAXPROCS is 1: nothing to compare with the serial path")
+	chunks := tok.chunks(text, 4)
+	if len(chunks) < 2 {
+		t.Fatalf("text of %d bytes was not cut into chunks", len(text))
 	}
 	resp := runNode(t, nodeRequest{Texts: []string{text}})
-	got := tok.Encode(text)
+	got := tok.encodeParallel(chunks, true, 4)
 	if want := resp.IDs[0]; !slices.Equal(got, want) {
 		for i := range min(len(got), len(want)) {
 			if got[i] != want[i] {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -379,11 +380,12 @@ func (e *encoder) encodeSerial(dst []int, s string, special bool) []int {
 }
 
 func (t *Tokenizer) encode(s string, special bool) []int {
-	chunks := t.chunks(s)
+	workers := runtime.GOMAXPROCS(0)
+	chunks := t.chunks(s, workers)
 	if len(chunks) <= 1 {
 		e := t.getEncoder()
 		defer t.pool.Put(e)
 		return e.encodeSerial(make([]int, 0, len(s)/3+1), s, special)
 	}
-	return t.encodeParallel(chunks, special)
+	return t.encodeParallel(chunks, special, workers)
 }
