@@ -344,4 +344,3 @@ func TestLossChartIsValidSVG(t *testing.T) {
 		}
 	}
 }
-
