@@ -22,7 +22,9 @@ type command struct {
 
 // commands lists the subcommands. Each lives in its own file of this package.
 func commands() map[string]command {
-	return map[string]command{}
+	return map[string]command{
+		"train": trainCommand,
+	}
 }
 
 func main() {
