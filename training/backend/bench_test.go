@@ -50,8 +50,15 @@ func BenchmarkGEMM(b *testing.B) {
 			report(b)
 		})
 		b.Run(fmt.Sprintf("%s/ours", sh.name), func(b *testing.B) {
+			lda, ldb := sh.k, sh.n
+			if sh.transA {
+				lda = sh.m
+			}
+			if sh.transB {
+				ldb = sh.k
+			}
 			for b.Loop() {
-				CPU{}.MatMul(F32(c), F32(a), F32(bb), sh.m, sh.n, sh.k, sh.transA, sh.transB, 0)
+				sgemm(sh.transA, sh.transB, sh.m, sh.n, sh.k, a, lda, bb, ldb, 0, c, sh.n)
 			}
 			report(b)
 		})

@@ -1,10 +1,5 @@
 package backend
 
-import (
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
-)
-
 // F32 is the CPU backend's Buffer: a plain slice in host memory.
 type F32 []float32
 
@@ -18,7 +13,7 @@ type I32 []int32
 func (b I32) Len() int { return len(b) }
 
 // CPU runs the model on the host: the kernels of ops.go in float32 over all
-// cores (GOMAXPROCS), and gonum's native SGEMM for matrix products.
+// cores (GOMAXPROCS), and a packed SGEMM with an AVX2+FMA micro-kernel.
 type CPU struct{}
 
 var _ Backend = CPU{}
@@ -44,18 +39,17 @@ func (CPU) Embedding(out, table Buffer, ids Ints, C int) {
 	Embedding(f(out), f(table), ints(ids), C)
 }
 
-// MatMul calls gonum's SGEMM. Row-major C = A·B maps directly onto gonum's
-// row-major BLAS, so no transposition tricks are needed.
+// MatMul runs the packed SGEMM of sgemm.go (row-major, so no transposition
+// tricks are needed).
 func (CPU) MatMul(c, a, b Buffer, m, n, k int, transA, transB bool, beta float32) {
-	ta, tb := blas.NoTrans, blas.NoTrans
 	lda, ldb := k, n
 	if transA {
-		ta, lda = blas.Trans, m
+		lda = m
 	}
 	if transB {
-		tb, ldb = blas.Trans, k
+		ldb = k
 	}
-	gonum.Implementation{}.Sgemm(ta, tb, m, n, k, 1, f(a), max(lda, 1), f(b), max(ldb, 1), beta, f(c), max(n, 1))
+	sgemm(transA, transB, m, n, k, f(a), lda, f(b), ldb, beta, f(c), n)
 }
 
 func (CPU) EmbeddingBackward(dtable, dout Buffer, ids Ints, C int) {
