@@ -69,11 +69,11 @@ func (CPU) RoPE(x Buffer, pos Ints, H, D int, theta float64, inverse bool) {
 }
 
 func (CPU) Attention(out, probs, q, k, v Buffer, seg Ints, sh AttnShape) {
-	Attention(f(out), f(probs), f(q), f(k), f(v), ints(seg), sh)
+	attentionF32(f(out), f(probs), f(q), f(k), f(v), ints(seg), sh)
 }
 
 func (CPU) AttentionBackward(dq, dk, dv, dout, probs, q, k, v Buffer, sh AttnShape) {
-	AttentionBackward(f(dq), f(dk), f(dv), f(dout), f(probs), f(q), f(k), f(v), sh)
+	attentionBackwardF32(f(dq), f(dk), f(dv), f(dout), f(probs), f(q), f(k), f(v), sh)
 }
 
 func (CPU) SwiGLUBackward(dgate, dup, dout, gate, up Buffer) {

@@ -87,8 +87,10 @@ func sgemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []flo
 	}
 	nStrips := (n + nr - 1) / nr
 	kb0 := min(kc, k)
-	bufB := make([]float32, nStrips*nr*kb0)
-	bufA := make([]float32, mc*kb0)
+	bufs := packPool.Get().(*packBuffers)
+	defer packPool.Put(bufs)
+	bufB := grow(&bufs.b, nStrips*nr*kb0)
+	bufA := grow(&bufs.a, mc*kb0)
 	var tile [mr * nr]float32
 	for pc := 0; pc < k; pc += kc {
 		kb := min(kc, k-pc)
@@ -118,6 +120,19 @@ func sgemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []flo
 			}
 		}
 	}
+}
+
+// packBuffers are the packed panels of one sgemmSerial call, pooled because
+// attention calls it many times per layer.
+type packBuffers struct{ a, b []float32 }
+
+var packPool = sync.Pool{New: func() any { return new(packBuffers) }}
+
+func grow(buf *[]float32, n int) []float32 {
+	if cap(*buf) < n {
+		*buf = make([]float32, n)
+	}
+	return (*buf)[:n]
 }
 
 // packB lays rows pc..pc+kb of op(b) into strips of nr columns, each strip
