@@ -121,5 +121,8 @@ func (c Config) JSON(torchDType string) ([]byte, error) {
 	setDefault("initializer_range", 0.02)
 	setDefault("use_cache", true)
 	m["torch_dtype"] = torchDType
+	if _, ok := m["dtype"]; ok { // newer transformers write "dtype"
+		m["dtype"] = torchDType
+	}
 	return json.MarshalIndent(m, "", "  ")
 }
