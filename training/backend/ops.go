@@ -389,19 +389,25 @@ func CrossEntropy[F Float](losses, logits []F, targets []int32, weights []F, V i
 	return total
 }
 
-// SumSquares returns Σ x² accumulated in float64 (for the global gradient norm).
+// SumSquares returns Σ x² accumulated in float64 (for the global gradient
+// norm). Partial sums over fixed 64K-element chunks are added in chunk
+// order, so the result does not depend on the number of cores.
 func SumSquares[F Float](x []F) float64 {
-	var mu sync.Mutex
-	var total float64
-	parallelFor(len(x), 1<<16, func(lo, hi int) {
-		var s float64
-		for _, v := range x[lo:hi] {
-			s += float64(v) * float64(v)
+	const chunk = 1 << 16
+	partial := make([]float64, (len(x)+chunk-1)/chunk)
+	parallelFor(len(partial), 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			var s float64
+			for _, v := range x[c*chunk : min((c+1)*chunk, len(x))] {
+				s += float64(v) * float64(v)
+			}
+			partial[c] = s
 		}
-		mu.Lock()
-		total += s
-		mu.Unlock()
 	})
+	var total float64
+	for _, s := range partial {
+		total += s
+	}
 	return total
 }
 

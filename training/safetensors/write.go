@@ -88,6 +88,12 @@ func WriteFile(path string, tensors []Tensor, dtype DType, metadata map[string]s
 	if err != nil {
 		return fmt.Errorf("safetensors: %w", err)
 	}
+	// CreateTemp makes the file private; a checkpoint is meant to be shared.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("safetensors: %w", err)
+	}
 	if err := Write(tmp, tensors, dtype, metadata); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
