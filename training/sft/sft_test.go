@@ -9,10 +9,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/training/data"
 	"github.com/rlm-project/rlm/training/model"
 	"github.com/rlm-project/rlm/training/tokenizer"
 )
@@ -342,5 +344,54 @@ func TestLossChartIsValidSVG(t *testing.T) {
 		if len(vals) > 1 && !strings.Contains(string(svg), "<polyline") {
 			t.Errorf("no line drawn for %v", vals)
 		}
+	}
+}
+
+// TestDeterministicAcrossCores trains the same steps with 1 and 2 cores and
+// requires bit-identical weights: no reduction depends on the thread count.
+func TestDeterministicAcrossCores(t *testing.T) {
+	tok := loadTokenizer(t)
+	data := sequences(t, tok, readTrajectories(t), 160)
+	train := func(procs int) []float32 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		m := tinyModel(t, tok.VocabSize(), 5)
+		cfg := DefaultConfig()
+		cfg.LR, cfg.Steps, cfg.BatchSize, cfg.GradAccum, cfg.OutDir = 1e-3, 3, 2, 1, t.TempDir()
+		tr, err := New(m, data, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if _, err := tr.TrainStep(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return m.DownloadParams()
+	}
+	one, two := train(1), train(2)
+	for i := range one {
+		if one[i] != two[i] {
+			t.Fatalf("parameter %d: %g with 1 core, %g with 2", i, one[i], two[i])
+		}
+	}
+}
+
+func TestFromPacked(t *testing.T) {
+	packed := []data.Sequence{{
+		Input:    []int{5, 6, 7, 0},
+		Target:   []int{data.IgnoreTarget, 7, data.IgnoreTarget, data.IgnoreTarget},
+		Segment:  []int{1, 1, 1, 0},
+		Position: []int{0, 1, 2, 0},
+	}}
+	got, err := FromPacked(packed, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := got[0]
+	if !equal(s.IDs, []int32{5, 6, 7, 0}) || s.Train[0] || !s.Train[1] || s.Targets[1] != 7 || s.Seg[3] != 0 || s.Pos[2] != 2 {
+		t.Fatalf("converted %+v", s)
+	}
+	if _, err := FromPacked(packed, 7); err == nil {
+		t.Fatal("ids outside the vocabulary accepted")
 	}
 }
