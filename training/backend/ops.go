@@ -370,14 +370,19 @@ func CrossEntropy[F Float](losses, logits []F, targets []int32, weights []F, V i
 			for _, x := range row {
 				maxv = max(maxv, float64(x))
 			}
-			var sum float64
-			for _, x := range row {
-				sum += math.Exp(float64(x) - maxv)
-			}
 			tgt := int(targets[n])
-			losses[n] = F(math.Log(sum) + maxv - float64(row[tgt]))
+			xt := float64(row[tgt])
+			// One exponential per logit: keep exp(x−max) in the row, then scale.
+			var sum float64
 			for i, x := range row {
-				row[i] = F(math.Exp(float64(x)-maxv)/sum) * w
+				e := math.Exp(float64(x) - maxv)
+				row[i] = F(e)
+				sum += e
+			}
+			losses[n] = F(math.Log(sum) + maxv - xt)
+			scale := float64(w) / sum
+			for i, e := range row {
+				row[i] = F(float64(e) * scale)
 			}
 			row[tgt] -= w
 		}
