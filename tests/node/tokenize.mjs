@@ -2,11 +2,13 @@
 //
 // Reads a JSON request on stdin:
 //   {"dir": "<dir with tokenizer.json and tokenizer_config.json>",
-//    "texts": ["..."], "chats": [[{"role": "...", "content": "..."}, ...]]}
-// and writes {"ids": [[...]], "chats": [{"text": "...", "ids": [...]}]}:
+//    "texts": ["..."], "chats": [[{"role": "...", "content": "..."}, ...]],
+//    "prompts": [[...messages...]]}
+// and writes {"ids": [[...]], "chats": [{"text": "...", "ids": [...]}], "prompts": [...]}:
 // the ids of each text from @lenml/tokenizers (a port of transformers.js,
 // independent of the Go code), and each chat rendered by the real Jinja chat
-// template of tokenizer_config.json through @huggingface/jinja, then tokenized.
+// template of tokenizer_config.json through @huggingface/jinja, then tokenized
+// (prompts with add_generation_prompt true, chats with it false).
 import fs from "node:fs";
 import path from "node:path";
 import { TokenizerLoader } from "@lenml/tokenizers";
@@ -18,12 +20,12 @@ const tokenizerConfig = JSON.parse(fs.readFileSync(path.join(req.dir, "tokenizer
 const tok = TokenizerLoader.fromPreTrained({ tokenizerJSON, tokenizerConfig });
 const encode = (text) => Array.from(tok.encode(text, { add_special_tokens: false }));
 
-const out = { ids: (req.texts ?? []).map(encode), chats: [] };
-if (req.chats?.length) {
-  const template = new Template(tokenizerConfig.chat_template);
-  for (const messages of req.chats) {
-    const text = template.render({ messages, add_generation_prompt: false });
-    out.chats.push({ text, ids: encode(text) });
-  }
-}
+const out = { ids: (req.texts ?? []).map(encode), chats: [], prompts: [] };
+const template = new Template(tokenizerConfig.chat_template);
+const render = (messages, add_generation_prompt) => {
+  const text = template.render({ messages, add_generation_prompt });
+  return { text, ids: encode(text) };
+};
+for (const messages of req.chats ?? []) out.chats.push(render(messages, false));
+for (const messages of req.prompts ?? []) out.prompts.push(render(messages, true));
 process.stdout.write(JSON.stringify(out));

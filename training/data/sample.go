@@ -93,7 +93,7 @@ func Read(ctx context.Context, r io.Reader, f Filter) ([]Sample, ReadStats, erro
 	br := bufio.NewReaderSize(r, 1<<20)
 	for line := 1; ; line++ {
 		if err := ctx.Err(); err != nil {
-			return nil, st, err
+			return nil, st, fmt.Errorf("read samples: %w", err)
 		}
 		b, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(b)) > 0 {

@@ -201,25 +201,18 @@ func (t *Tokenizer) encodeSegments(segs []segment) ([]int, []bool) {
 			off = end
 		}
 	}
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if _, ok := t.addedIndex[s[i]]; !ok {
-			continue
-		}
-		a, ok := t.matchAdded(s, i, true)
-		if !ok {
-			continue
+	for start := 0; start < len(s); {
+		i, a := t.nextAdded(s, start, true)
+		if i < 0 {
+			piece(start, len(s))
+			break
 		}
 		if start < i {
 			piece(start, i)
 		}
 		ids = append(ids, a.ID)
 		mask = append(mask, trainedRaw[i])
-		i += len(a.Content) - 1
-		start = i + 1
-	}
-	if start < len(s) {
-		piece(start, len(s))
+		start = i + len(a.Content)
 	}
 	return ids, mask
 }

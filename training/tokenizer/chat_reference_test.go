@@ -78,14 +78,7 @@ func toNode(msgs []Message) []nodeMessage {
 
 func TestChatMatchesTemplate(t *testing.T) {
 	tok := loadQwen3(t)
-	var req nodeRequest
-	for _, c := range chatCases {
-		req.Chats = append(req.Chats, toNode(c.msgs))
-	}
-	resp := runNode(t, req)
-	if len(resp.Chats) != len(chatCases) {
-		t.Fatalf("node rendered %d chats, want %d", len(resp.Chats), len(chatCases))
-	}
+	resp := reference(t)
 	for i, c := range chatCases {
 		t.Run(c.name, func(t *testing.T) {
 			want := resp.Chats[i]
@@ -105,6 +98,13 @@ func TestChatMatchesTemplate(t *testing.T) {
 			}
 			if len(mask) != len(ids) {
 				t.Fatalf("mask has %d entries for %d ids", len(mask), len(ids))
+			}
+			prompt, err := tok.EncodePrompt(c.msgs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := resp.Prompts[i].IDs; !slices.Equal(prompt, want) {
+				t.Errorf("EncodePrompt\n got %v\nwant %v (%q)", prompt, want, resp.Prompts[i].Text)
 			}
 		})
 	}

@@ -10,12 +10,13 @@ const minChunk = 256 << 10
 // chunks cuts s into pieces that encode independently to the same ids as the
 // whole: each cut is at a point where the pre-tokenizer always ends a
 // pre-token, NFC cannot compose across, and no added token can straddle.
-// It returns nil when s is small or cannot be cut.
-func (t *Tokenizer) chunks(s string, workers int) []string {
-	if !t.splittable || workers < 2 || len(s) < 2*minChunk {
+// Chunks are at least minSize bytes. It returns nil when s is small or
+// cannot be cut.
+func (t *Tokenizer) chunks(s string, workers, minSize int) []string {
+	if !t.splittable || workers < 2 || len(s) < 2*minSize {
 		return nil
 	}
-	size := max(minChunk, len(s)/(4*workers))
+	size := max(minSize, len(s)/(4*workers))
 	var out []string
 	start := 0
 	for start+size < len(s) {

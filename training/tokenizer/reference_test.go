@@ -2,7 +2,9 @@ package tokenizer
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The reference tests compare this package with @lenml/tokenizers (a port of
@@ -56,9 +59,10 @@ func loadQwen3(t testing.TB) *Tokenizer {
 }
 
 type nodeRequest struct {
-	Dir   string          `json:"dir"`
-	Texts []string        `json:"texts"`
-	Chats [][]nodeMessage `json:"chats"`
+	Dir     string          `json:"dir"`
+	Texts   []string        `json:"texts"`
+	Chats   [][]nodeMessage `json:"chats"`
+	Prompts [][]nodeMessage `json:"prompts"`
 }
 
 type nodeMessage struct {
@@ -66,39 +70,78 @@ type nodeMessage struct {
 	Content string `json:"content"`
 }
 
-type nodeResponse struct {
-	IDs   [][]int `json:"ids"`
-	Chats []struct {
-		Text string `json:"text"`
-		IDs  []int  `json:"ids"`
-	} `json:"chats"`
+type nodeRendered struct {
+	Text string `json:"text"`
+	IDs  []int  `json:"ids"`
 }
 
-func runNode(t *testing.T, req nodeRequest) nodeResponse {
-	t.Helper()
+type nodeResponse struct {
+	IDs     [][]int        `json:"ids"`
+	Chats   []nodeRendered `json:"chats"`
+	Prompts []nodeRendered `json:"prompts"`
+}
+
+// runNode runs tests/node/tokenize.mjs on req.
+func runNode(ctx context.Context, req nodeRequest) (nodeResponse, error) {
+	var resp nodeResponse
 	dir, err := filepath.Abs(qwen3Dir)
 	if err != nil {
-		t.Fatal(err)
+		return resp, err
 	}
 	req.Dir = dir
 	in, err := json.Marshal(req)
 	if err != nil {
-		t.Fatal(err)
+		return resp, err
 	}
-	cmd := exec.CommandContext(t.Context(), "node", "tokenize.mjs")
+	cmd := exec.CommandContext(ctx, "node", "tokenize.mjs")
 	cmd.Dir = nodeDir
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node tokenize.mjs: %v\n%s", err, stderr.String())
+		return resp, fmt.Errorf("node tokenize.mjs: %v\n%s", err, stderr.String())
 	}
-	var resp nodeResponse
 	if err := json.Unmarshal(out, &resp); err != nil {
-		t.Fatalf("node tokenize.mjs output: %v", err)
+		return resp, fmt.Errorf("node tokenize.mjs output: %w", err)
 	}
-	return resp
+	if len(resp.IDs) != len(req.Texts) || len(resp.Chats) != len(req.Chats) || len(resp.Prompts) != len(req.Prompts) {
+		return resp, fmt.Errorf("node tokenize.mjs answered %d/%d/%d for %d texts, %d chats, %d prompts",
+			len(resp.IDs), len(resp.Chats), len(resp.Prompts), len(req.Texts), len(req.Chats), len(req.Prompts))
+	}
+	return resp, nil
+}
+
+// largeText is 1 MiB of Go sources and the corpus: big enough to be encoded
+// in parallel chunks, so that real code and the chunk boundaries are checked.
+var largeText = sync.OnceValue(func() string { return realText(4 * minChunk) })
+
+var (
+	refOnce sync.Once
+	refResp nodeResponse
+	refErr  error
+)
+
+// reference asks node once (loading the 11 MB file is the slow part) for the
+// ids of the corpus followed by largeText, and for every chat case rendered
+// as a chat and as a prompt.
+func reference(t *testing.T) nodeResponse {
+	t.Helper()
+	needQwen3(t)
+	refOnce.Do(func() {
+		req := nodeRequest{Texts: append(referenceCorpus(), largeText())}
+		for _, c := range chatCases {
+			req.Chats = append(req.Chats, toNode(c.msgs))
+			req.Prompts = append(req.Prompts, toNode(c.msgs))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		refResp, refErr = runNode(ctx, req)
+	})
+	if refErr != nil {
+		t.Fatal(refErr)
+	}
+	return refResp
 }
 
 // referenceCorpus covers each alternative of the pre-tokenizer pattern, the
@@ -153,6 +196,9 @@ func referenceCorpus() []string {
 		"x = [1, 2, 3]\ny = {'a': 1}\n\n\n\n    z = None  \n",
 		"ﬁ ligature, Ｆｕｌｌｗｉｄｔｈ, ㎏ (NFC keeps these)",
 		"controls \u0000 \u0001 \u007f \u200b zero width \ufeff bom",
+		// Where \s differs between Unicode White_Space and JavaScript.
+		"x\ufeff\ufeff1 a\u0085\u0085b \u0085 \u0085 x \u180e\u180ex",
+		"\u017f '\u017f 'S 'K '\u212a",
 	}
 	// Random strings over an alphabet of the characters that steer the
 	// pattern: they find scanner cases that hand-written ones miss.
@@ -171,10 +217,7 @@ func referenceCorpus() []string {
 func TestEncodeMatchesReference(t *testing.T) {
 	tok := loadQwen3(t)
 	corpus := referenceCorpus()
-	resp := runNode(t, nodeRequest{Texts: corpus})
-	if len(resp.IDs) != len(corpus) {
-		t.Fatalf("node returned %d results for %d texts", len(resp.IDs), len(corpus))
-	}
+	resp := reference(t)
 	fails := 0
 	for i, text := range corpus {
 		got := tok.Encode(text)
@@ -190,27 +233,17 @@ func TestEncodeMatchesReference(t *testing.T) {
 	}
 }
 
-// TestEncodeLargeMatchesReference runs a text big enough to be encoded in
-// parallel chunks, so that the chunk boundaries are checked against the
-// reference too.
+// TestEncodeLargeMatchesReference encodes largeText in parallel chunks.
 func TestEncodeLargeMatchesReference(t *testing.T) {
 	tok := loadQwen3(t)
-	var b strings.Builder
-	corpus := referenceCorpus()
-	for b.Len() < 3*minChunk {
-		for _, s := range corpus {
-			b.WriteString(s)
-			b.WriteString(" ")
-		}
-	}
-	text := b.String()
-	chunks := tok.chunks(text, 4)
+	resp := reference(t)
+	text := largeText()
+	chunks := tok.chunks(text, 4, minChunk)
 	if len(chunks) < 2 {
 		t.Fatalf("text of %d bytes was not cut into chunks", len(text))
 	}
-	resp := runNode(t, nodeRequest{Texts: []string{text}})
 	got := tok.encodeParallel(chunks, true, 4)
-	if want := resp.IDs[0]; !slices.Equal(got, want) {
+	if want := resp.IDs[len(resp.IDs)-1]; !slices.Equal(got, want) {
 		for i := range min(len(got), len(want)) {
 			if got[i] != want[i] {
 				t.Fatalf("token %d of %d: got %d, want %d", i, len(want), got[i], want[i])

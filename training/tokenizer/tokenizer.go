@@ -37,8 +37,8 @@ type Tokenizer struct {
 	byteID     [256]int32 // id of the single-byte token of each byte
 
 	added      []AddedToken
-	addedByID  map[int]AddedToken
-	addedIndex map[byte][]AddedToken // by first byte, longest first
+	addedIndex [256][]AddedToken // by first byte, longest first
+	addedFirst string            // the first bytes of added tokens
 	// splittable is false when an added token contains a line break or a
 	// space, which would make the chunk boundaries of parallel encoding unsafe.
 	splittable bool
@@ -81,6 +81,10 @@ type file struct {
 	} `json:"model"`
 }
 
+// maxVocab bounds token ids so that a corrupt file cannot make Parse
+// allocate without limit.
+const maxVocab = 1 << 24
+
 // Load reads a tokenizer from a tokenizer.json file or from a model
 // directory that holds one.
 func Load(path string) (*Tokenizer, error) {
@@ -111,8 +115,6 @@ func Parse(data []byte) (*Tokenizer, error) {
 	}
 	t := &Tokenizer{
 		vocab:      f.Model.Vocab,
-		addedByID:  map[int]AddedToken{},
-		addedIndex: map[byte][]AddedToken{},
 		splittable: true,
 	}
 	size := 0
@@ -127,6 +129,9 @@ func Parse(data []byte) (*Tokenizer, error) {
 			return nil, fmt.Errorf("parse tokenizer.json: bad added token %q (id %d)", a.Content, a.ID)
 		}
 		size = max(size, a.ID+1)
+	}
+	if size > maxVocab {
+		return nil, fmt.Errorf("parse tokenizer.json: token id %d is beyond the supported %d", size-1, maxVocab)
 	}
 	t.tokenBytes = make([][]byte, size)
 	dec := byteDecoder()
@@ -154,7 +159,9 @@ func Parse(data []byte) (*Tokenizer, error) {
 		}
 		at := AddedToken{ID: a.ID, Content: a.Content, Special: a.Special}
 		t.added = append(t.added, at)
-		t.addedByID[a.ID] = at
+		if len(t.addedIndex[a.Content[0]]) == 0 {
+			t.addedFirst += a.Content[:1]
+		}
 		t.addedIndex[a.Content[0]] = append(t.addedIndex[a.Content[0]], at)
 		t.tokenBytes[a.ID] = []byte(a.Content)
 		if strings.ContainsAny(a.Content, " \r\n") {
@@ -344,44 +351,52 @@ func (e *encoder) normalized(dst []int, s string) []int {
 	return dst
 }
 
-// matchAdded returns the added token at s[i], longest first.
-func (t *Tokenizer) matchAdded(s string, i int, special bool) (AddedToken, bool) {
-	for _, a := range t.addedIndex[s[i]] {
-		if (special || !a.Special) && strings.HasPrefix(s[i:], a.Content) {
-			return a, true
+// nextAdded finds the first added token in s at or after from; special
+// false skips special tokens. It returns -1 when there is none.
+func (t *Tokenizer) nextAdded(s string, from int, special bool) (int, AddedToken) {
+	for i := from; i < len(s); i++ {
+		switch len(t.addedFirst) {
+		case 0:
+			return -1, AddedToken{}
+		case 1: // Qwen: every added token starts with '<'
+			k := strings.IndexByte(s[i:], t.addedFirst[0])
+			if k < 0 {
+				return -1, AddedToken{}
+			}
+			i += k
+		default:
+			if len(t.addedIndex[s[i]]) == 0 {
+				continue
+			}
+		}
+		for _, a := range t.addedIndex[s[i]] {
+			if (special || !a.Special) && strings.HasPrefix(s[i:], a.Content) {
+				return i, a
+			}
 		}
 	}
-	return AddedToken{}, false
+	return -1, AddedToken{}
 }
 
 // encodeSerial encodes s on the calling goroutine.
 func (e *encoder) encodeSerial(dst []int, s string, special bool) []int {
-	t := e.t
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if _, ok := t.addedIndex[s[i]]; !ok {
-			continue
-		}
-		a, ok := t.matchAdded(s, i, special)
-		if !ok {
-			continue
+	for start := 0; start < len(s); {
+		i, a := e.t.nextAdded(s, start, special)
+		if i < 0 {
+			return e.text(dst, s[start:])
 		}
 		if start < i {
 			dst = e.text(dst, s[start:i])
 		}
 		dst = append(dst, a.ID)
-		i += len(a.Content) - 1
-		start = i + 1
-	}
-	if start < len(s) {
-		dst = e.text(dst, s[start:])
+		start = i + len(a.Content)
 	}
 	return dst
 }
 
 func (t *Tokenizer) encode(s string, special bool) []int {
 	workers := runtime.GOMAXPROCS(0)
-	chunks := t.chunks(s, workers)
+	chunks := t.chunks(s, workers, minChunk)
 	if len(chunks) <= 1 {
 		e := t.getEncoder()
 		defer t.pool.Put(e)

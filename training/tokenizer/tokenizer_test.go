@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -129,6 +130,10 @@ func TestDecodeRoundTrip(t *testing.T) {
 			t.Errorf("Decode(Encode(%q)) = %q, want %q", s, got, want)
 		}
 	}
+	// Invalid UTF-8 passes through byte by byte.
+	if bad := "\xff\xfeab\xc3"; tok.Decode(tok.Encode(bad)) != bad {
+		t.Errorf("invalid UTF-8 %q does not round-trip: %q", bad, tok.Decode(tok.Encode(bad)))
+	}
 	if got := tok.Decode([]int{-1, 259, 1 << 30}); got != "hello" {
 		t.Errorf("Decode with ids out of range = %q, want %q", got, "hello")
 	}
@@ -164,7 +169,7 @@ func TestParallelEqualsSerial(t *testing.T) {
 		b.WriteString(corpus[r.IntN(len(corpus))])
 	}
 	text := b.String()
-	chunks := tok.chunks(text, 4)
+	chunks := tok.chunks(text, 4, minChunk)
 	if len(chunks) < 2 {
 		t.Fatalf("text of %d bytes was not cut", len(text))
 	}
@@ -228,5 +233,63 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("Parse error = %v, want one containing %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+func TestParseHugeID(t *testing.T) {
+	data := `{"model": {"type": "BPE", "vocab": {"a": 999999999}, "merges": []},
+		"pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+			{"type": "Split", "pattern": {"Regex": ` + strconvQuote(qwenPattern) + `}, "behavior": "Isolated"},
+			{"type": "ByteLevel"}]}}`
+	if _, err := Parse([]byte(data)); err == nil || !strings.Contains(err.Error(), "beyond") {
+		t.Errorf("Parse with a huge id: error %v", err)
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// FuzzEncode checks properties that need no reference: the scanner always
+// makes progress and covers the text, decoding gives back the NFC text, and
+// parallel chunks encode like the whole.
+func FuzzEncode(f *testing.F) {
+	for _, s := range referenceCorpus()[:60] {
+		f.Add(s)
+	}
+	tok := loadTiny(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := tok.Decode(tok.Encode(s)), norm.NFC.String(s); got != want {
+			t.Fatalf("Decode(Encode(%q)) = %q, want %q", s, got, want)
+		}
+		big := strings.Repeat(s+"\nx ", 20)
+		chunks := tok.chunks(big, 4, 16)
+		if strings.Join(chunks, "") != big {
+			t.Fatal("chunks do not join to the text")
+		}
+		e := tok.getEncoder()
+		defer tok.pool.Put(e)
+		if !slices.Equal(tok.encodeParallel(chunks, true, 4), e.encodeSerial(nil, big, true)) {
+			t.Fatalf("parallel and serial encodings of %q repeated differ", s)
+		}
+	})
+}
+
+// TestAddedTokensWithDifferentFirstBytes covers the general search for added
+// tokens (the tiny and Qwen3 files only have tokens starting with '<').
+func TestAddedTokensWithDifferentFirstBytes(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join(tinyDir, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := Parse([]byte(strings.Replace(string(base), `"<|endoftext|>"`, `"[EOT]"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tok.Encode("a[EOT]<think>[EO")
+	want := []int{'a', 266, 269, '[', 'E', 'O'}
+	if !slices.Equal(got, want) {
+		t.Errorf("Encode = %v, want %v", got, want)
 	}
 }
