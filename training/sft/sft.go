@@ -107,18 +107,19 @@ func (c Config) TotalSteps(nData int) int {
 }
 
 // LRAt returns the learning rate of 1-based step: linear warmup to LR over
-// WarmupSteps, then cosine decay to LR·MinLRRatio at the last step.
+// WarmupSteps, then cosine decay from LR at the first step after warmup to
+// LR·MinLRRatio at the last step.
 func (c Config) LRAt(step, total int) float64 {
 	if step <= c.WarmupSteps {
 		return c.LR * float64(step) / float64(max(c.WarmupSteps, 1))
 	}
 	minLR := c.LR * c.MinLRRatio
-	span := total - c.WarmupSteps
+	span := total - c.WarmupSteps - 1
 	if span <= 0 {
 		return c.LR
 	}
-	frac := float64(step-c.WarmupSteps) / float64(span)
-	return minLR + 0.5*(c.LR-minLR)*(1+math.Cos(math.Pi*min(frac, 1)))
+	frac := min(float64(step-c.WarmupSteps-1)/float64(span), 1)
+	return minLR + 0.5*(c.LR-minLR)*(1+math.Cos(math.Pi*frac))
 }
 
 // StepStats describes one optimizer step.

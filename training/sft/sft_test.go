@@ -290,15 +290,17 @@ func TestResumeIsExact(t *testing.T) {
 }
 
 func TestLRSchedule(t *testing.T) {
-	cfg := Config{LR: 1, MinLRRatio: 0.1, WarmupSteps: 10}
 	for _, tc := range []struct {
-		step int
-		want float64
+		warmup, step, total int
+		want                float64
 	}{
-		{1, 0.1}, {5, 0.5}, {10, 1}, {55, 0.55}, {100, 0.1},
+		{10, 1, 101, 0.1}, {10, 5, 101, 0.5}, {10, 10, 101, 1}, {10, 11, 101, 1},
+		{10, 56, 101, 0.55}, {10, 101, 101, 0.1},
+		{0, 1, 5, 1}, {0, 5, 5, 0.1}, {0, 1, 1, 1},
 	} {
-		if got := cfg.LRAt(tc.step, 100); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("LRAt(%d) = %g, want %g", tc.step, got, tc.want)
+		cfg := Config{LR: 1, MinLRRatio: 0.1, WarmupSteps: tc.warmup}
+		if got := cfg.LRAt(tc.step, tc.total); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("warmup %d: LRAt(%d, %d) = %g, want %g", tc.warmup, tc.step, tc.total, got, tc.want)
 		}
 	}
 }
