@@ -2,87 +2,161 @@ package backend
 
 import "math"
 
-// attentionF32 is Attention (see ops.go for the contract) with the two
-// products of each head done by the packed SGEMM: S = Q·Kᵀ over the whole
-// T×T block, then the causal+segment mask and softmax row by row, then
-// O = P·V. Masked entries cost multiply-adds that the loop version skips,
-// but SGEMM is an order of magnitude faster than the scalar loops. Heads
-// are read in place from the N×H×D layout through the leading dimensions.
-func attentionF32(out, probs, q, k, v []float32, seg []int32, sh AttnShape) {
+// attnBlock is the number of query rows the SGEMM attention handles at a
+// time; its scratch is attnBlock×T floats per worker, so memory stays linear
+// in T.
+const attnBlock = 128
+
+// firstKeys returns, for every position, the first position of the same row
+// with the same segment id: no query attends to a key before it, so tiles
+// skip those keys (the earlier samples of a packed row).
+func firstKeys(seg []int32, B, T int) []int {
+	first := make([]int, B*T)
+	for b := range B {
+		seen := map[int32]int{}
+		for t := range T {
+			s := seg[b*T+t]
+			if _, ok := seen[s]; !ok {
+				seen[s] = t
+			}
+			first[b*T+t] = seen[s]
+		}
+	}
+	return first
+}
+
+// attnTile is one block of query rows [t0,t1) of a row b, and the keys
+// [k0,t1) any of them may attend to.
+type attnTile struct{ b, t0, t1, k0 int }
+
+func tileAt(first []int, b, blk, T int) attnTile {
+	t0 := blk * attnBlock
+	t1 := min(t0+attnBlock, T)
+	k0 := t0
+	for t := t0; t < t1; t++ {
+		k0 = min(k0, first[b*T+t])
+	}
+	return attnTile{b, t0, t1, k0}
+}
+
+// softmaxTile turns the raw scores of a tile (rows × w, keys from k0) into
+// probabilities in place, masked, and, when lse is not nil, records each
+// row's log-sum-exp. With recompute set it instead rebuilds the
+// probabilities from a recorded lse.
+func softmaxTile(p []float32, tl attnTile, sg []int32, scale float32, lse []float32, recompute bool) {
+	w := tl.t1 - tl.k0
+	for r := range tl.t1 - tl.t0 {
+		t := tl.t0 + r
+		row := p[r*w : (r+1)*w]
+		if recompute {
+			l := float64(lse[t])
+			for j := range row {
+				if s := tl.k0 + j; attends(sg, s, t) {
+					row[j] = float32(math.Exp(float64(row[j]*scale) - l))
+				} else {
+					row[j] = 0
+				}
+			}
+			continue
+		}
+		maxv := float32(math.Inf(-1))
+		for j := range row {
+			if attends(sg, tl.k0+j, t) {
+				row[j] *= scale
+				maxv = max(maxv, row[j])
+			}
+		}
+		var sum float64
+		for j := range row {
+			if !attends(sg, tl.k0+j, t) {
+				row[j] = 0
+				continue
+			}
+			e := math.Exp(float64(row[j] - maxv))
+			row[j] = float32(e)
+			sum += e
+		}
+		inv := float32(1 / sum)
+		for j := range row {
+			row[j] *= inv
+		}
+		lse[t] = maxv + float32(math.Log(sum))
+	}
+}
+
+// attentionF32 is Attention (contract in ops.go) with the products of each
+// tile done by the packed SGEMM: S = Q·Kᵀ for up to attnBlock query rows
+// against the keys they can reach (causality and segments bound them), the
+// masked softmax row by row, then O = P·V. Heads are read in place from the
+// N×H×D layout through the leading dimensions.
+func attentionF32(out, lse, q, k, v []float32, seg []int32, sh AttnShape) {
 	B, T, H, KV, D := sh.B, sh.T, sh.H, sh.KV, sh.D
 	group := H / KV
 	scale := float32(1 / math.Sqrt(float64(D)))
-	parallelFor(B*H, 1, func(lo, hi int) {
-		for bh := lo; bh < hi; bh++ {
+	first := firstKeys(seg, B, T)
+	nb := (T + attnBlock - 1) / attnBlock
+	parallelFor(B*H*nb, 1, func(lo, hi int) {
+		scratch := make([]float32, attnBlock*T)
+		for job := lo; job < hi; job++ {
+			bh, blk := job/nb, job%nb
 			b, h := bh/H, bh%H
 			kh := h / group
-			qh := q[b*T*H*D+h*D:]
-			kk := k[b*T*KV*D+kh*D:]
-			vv := v[b*T*KV*D+kh*D:]
-			p := probs[bh*T*T : (bh+1)*T*T]
-			sgemmSerial(false, true, T, T, D, qh, H*D, kk, KV*D, 0, p, T)
-			sg := seg[b*T : (b+1)*T]
-			for t := range T {
-				row := p[t*T : (t+1)*T]
-				maxv := float32(math.Inf(-1))
-				for s := 0; s <= t; s++ {
-					if sg[s] == sg[t] {
-						row[s] *= scale
-						maxv = max(maxv, row[s])
-					}
-				}
-				var sum float64
-				for s := range T {
-					if s > t || sg[s] != sg[t] {
-						row[s] = 0
-						continue
-					}
-					e := math.Exp(float64(row[s] - maxv))
-					row[s] = float32(e)
-					sum += e
-				}
-				inv := float32(1 / sum)
-				for s := 0; s <= t; s++ {
-					row[s] *= inv
-				}
-			}
-			sgemmSerial(false, false, T, D, T, p, T, vv, KV*D, 0, out[b*T*H*D+h*D:], H*D)
+			tl := tileAt(first, b, blk, T)
+			rows, w := tl.t1-tl.t0, tl.t1-tl.k0
+			p := scratch[:rows*w]
+			qOff := (b*T+tl.t0)*H*D + h*D
+			kOff := (b*T+tl.k0)*KV*D + kh*D
+			sgemmSerial(false, true, rows, w, D, q[qOff:], H*D, k[kOff:], KV*D, 0, p, w)
+			softmaxTile(p, tl, seg[b*T:(b+1)*T], scale, lse[bh*T:(bh+1)*T], false)
+			sgemmSerial(false, false, rows, D, w, p, w, v[kOff:], KV*D, 0, out[qOff:], H*D)
 		}
 	})
 }
 
-// attentionBackwardF32 is AttentionBackward with SGEMM products:
-// dP = dO·Vᵀ, dV += Pᵀ·dO, dS = P⊙(dP − rowsum(P⊙dP))·scale, dQ += dS·K,
-// dK += dSᵀ·Q. Work is split over (batch, KV head) so the query heads that
-// share a KV head accumulate into dK/dV one after another.
-func attentionBackwardF32(dq, dk, dv, dout, probs, q, k, v []float32, sh AttnShape) {
+// attentionBackwardF32 is AttentionBackward tile by tile: P is recomputed
+// from lse, dP = dO·Vᵀ, dV += Pᵀ·dO, dS = P⊙(dP − rowsum(dO⊙O))·scale,
+// dQ += dS·K, dK += dSᵀ·Q. Work is split over (batch, KV head) so the query
+// heads that share a KV head accumulate into dK/dV one after another.
+func attentionBackwardF32(dq, dk, dv, dout, out, lse, q, k, v []float32, seg []int32, sh AttnShape) {
 	B, T, H, KV, D := sh.B, sh.T, sh.H, sh.KV, sh.D
 	group := H / KV
 	scale := float32(1 / math.Sqrt(float64(D)))
+	first := firstKeys(seg, B, T)
+	nb := (T + attnBlock - 1) / attnBlock
 	parallelFor(B*KV, 1, func(lo, hi int) {
-		ds := make([]float32, T*T)
+		scratchP := make([]float32, attnBlock*T)
+		scratchD := make([]float32, attnBlock*T)
 		for bk := lo; bk < hi; bk++ {
 			b, kh := bk/KV, bk%KV
-			kOff := b*T*KV*D + kh*D
+			sg := seg[b*T : (b+1)*T]
 			for h := kh * group; h < (kh+1)*group; h++ {
 				bh := b*H + h
-				qOff := b*T*H*D + h*D
-				p := probs[bh*T*T : (bh+1)*T*T]
-				sgemmSerial(false, true, T, T, D, dout[qOff:], H*D, v[kOff:], KV*D, 0, ds, T)
-				sgemmSerial(true, false, T, D, T, p, T, dout[qOff:], H*D, 1, dv[kOff:], KV*D)
-				for t := range T {
-					pr, dr := p[t*T:(t+1)*T], ds[t*T:(t+1)*T]
-					var dot float64
-					for s := 0; s <= t; s++ {
-						dot += float64(pr[s]) * float64(dr[s])
+				for blk := range nb {
+					tl := tileAt(first, b, blk, T)
+					rows, w := tl.t1-tl.t0, tl.t1-tl.k0
+					p, ds := scratchP[:rows*w], scratchD[:rows*w]
+					qOff := (b*T+tl.t0)*H*D + h*D
+					kOff := (b*T+tl.k0)*KV*D + kh*D
+					sgemmSerial(false, true, rows, w, D, q[qOff:], H*D, k[kOff:], KV*D, 0, p, w)
+					softmaxTile(p, tl, sg, scale, lse[bh*T:(bh+1)*T], true)
+					sgemmSerial(false, true, rows, w, D, dout[qOff:], H*D, v[kOff:], KV*D, 0, ds, w)
+					sgemmSerial(true, false, w, D, rows, p, w, dout[qOff:], H*D, 1, dv[kOff:], KV*D)
+					for r := range rows {
+						do := dout[qOff+r*H*D : qOff+r*H*D+D]
+						o := out[qOff+r*H*D : qOff+r*H*D+D]
+						var dsum float64
+						for i := range D {
+							dsum += float64(do[i]) * float64(o[i])
+						}
+						d := float32(dsum)
+						pr, dr := p[r*w:(r+1)*w], ds[r*w:(r+1)*w]
+						for j := range dr {
+							dr[j] = pr[j] * (dr[j] - d) * scale
+						}
 					}
-					d := float32(dot)
-					for s := range T {
-						dr[s] = pr[s] * (dr[s] - d) * scale
-					}
+					sgemmSerial(false, false, rows, D, w, ds, w, k[kOff:], KV*D, 1, dq[qOff:], H*D)
+					sgemmSerial(true, false, w, D, rows, ds, w, q[qOff:], H*D, 1, dk[kOff:], KV*D)
 				}
-				sgemmSerial(false, false, T, D, T, ds, T, k[kOff:], KV*D, 1, dq[qOff:], H*D)
-				sgemmSerial(true, false, T, D, T, ds, T, q[qOff:], H*D, 1, dk[kOff:], KV*D)
 			}
 		}
 	})

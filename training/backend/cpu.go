@@ -68,12 +68,12 @@ func (CPU) RoPE(x Buffer, pos Ints, H, D int, theta float64, inverse bool) {
 	RoPE(f(x), ints(pos), H, D, theta, inverse)
 }
 
-func (CPU) Attention(out, probs, q, k, v Buffer, seg Ints, sh AttnShape) {
-	attentionF32(f(out), f(probs), f(q), f(k), f(v), ints(seg), sh)
+func (CPU) Attention(out, lse, q, k, v Buffer, seg Ints, sh AttnShape) {
+	attentionF32(f(out), f(lse), f(q), f(k), f(v), ints(seg), sh)
 }
 
-func (CPU) AttentionBackward(dq, dk, dv, dout, probs, q, k, v Buffer, sh AttnShape) {
-	attentionBackwardF32(f(dq), f(dk), f(dv), f(dout), f(probs), f(q), f(k), f(v), sh)
+func (CPU) AttentionBackward(dq, dk, dv, dout, out, lse, q, k, v Buffer, seg Ints, sh AttnShape) {
+	attentionBackwardF32(f(dq), f(dk), f(dv), f(dout), f(out), f(lse), f(q), f(k), f(v), ints(seg), sh)
 }
 
 func (CPU) SwiGLUBackward(dgate, dup, dout, gate, up Buffer) {

@@ -202,58 +202,62 @@ func RoPE[F Float](x []F, pos []int32, H, D int, theta float64, inverse bool) {
 // positions, H query heads sharing KV key/value heads (GQA), head size D.
 type AttnShape struct{ B, T, H, KV, D int }
 
+// attends reports whether position t may attend to position s of the same
+// row: causal, and only inside its own segment (packed samples never see
+// each other).
+func attends(seg []int32, s, t int) bool { return s <= t && seg[s] == seg[t] }
+
 // Attention computes causal softmax attention within segments. q is N×H×D,
-// k and v are N×KV×D, out is N×H×D, and probs (B×H×T×T) keeps the softmax
-// for the backward pass. Position t attends to s when s ≤ t and seg[s] ==
-// seg[t], so packed samples never see each other.
-func Attention[F Float](out, probs, q, k, v []F, seg []int32, sh AttnShape) {
+// k and v are N×KV×D, out is N×H×D. Instead of the T×T probabilities it
+// keeps, for the backward pass, the log-sum-exp of each query row's scaled
+// scores in lse (B×H×T): the backward pass recomputes the probabilities as
+// exp(score − lse), so memory grows with T, not T².
+func Attention[F Float](out, lse, q, k, v []F, seg []int32, sh AttnShape) {
 	B, T, H, KV, D := sh.B, sh.T, sh.H, sh.KV, sh.D
 	group := H / KV
 	scale := 1 / math.Sqrt(float64(D))
 	parallelFor(B*H, 1, func(lo, hi int) {
+		score := make([]float64, T)
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/H, bh%H
 			kh := h / group
+			sg := seg[b*T : (b+1)*T]
 			for t := 0; t < T; t++ {
 				nt := b*T + t
 				qv := q[(nt*H+h)*D : (nt*H+h+1)*D]
-				p := probs[(bh*T+t)*T : (bh*T+t+1)*T]
 				maxv := math.Inf(-1)
 				for s := 0; s <= t; s++ {
-					ns := b*T + s
-					if seg[ns] != seg[nt] {
+					if !attends(sg, s, t) {
 						continue
 					}
+					ns := b*T + s
 					kv := k[(ns*KV+kh)*D : (ns*KV+kh+1)*D]
 					var dot float64
 					for i := range D {
 						dot += float64(qv[i]) * float64(kv[i])
 					}
-					dot *= scale
-					p[s] = F(dot)
-					maxv = max(maxv, dot)
+					score[s] = dot * scale
+					maxv = max(maxv, score[s])
 				}
 				var sum float64
-				for s := 0; s < T; s++ {
-					if s > t || seg[b*T+s] != seg[nt] {
-						p[s] = 0
-						continue
+				for s := 0; s <= t; s++ {
+					if attends(sg, s, t) {
+						score[s] = math.Exp(score[s] - maxv)
+						sum += score[s]
 					}
-					e := math.Exp(float64(p[s]) - maxv)
-					p[s] = F(e)
-					sum += e
 				}
+				lse[bh*T+t] = F(maxv + math.Log(sum))
 				o := out[(nt*H+h)*D : (nt*H+h+1)*D]
 				clear(o)
 				for s := 0; s <= t; s++ {
-					if p[s] == 0 {
+					if !attends(sg, s, t) {
 						continue
 					}
-					p[s] = F(float64(p[s]) / sum)
+					p := F(score[s] / sum)
 					ns := b*T + s
 					vv := v[(ns*KV+kh)*D : (ns*KV+kh+1)*D]
 					for i := range D {
-						o[i] += p[s] * vv[i]
+						o[i] += p * vv[i]
 					}
 				}
 			}
@@ -261,53 +265,50 @@ func Attention[F Float](out, probs, q, k, v []F, seg []int32, sh AttnShape) {
 	})
 }
 
-// AttentionBackward adds the gradients of Attention to dq, dk and dv. Work is
-// split over (batch, KV head) so the query heads that share a KV head never
-// write the same dk/dv rows concurrently.
-func AttentionBackward[F Float](dq, dk, dv, dout, probs, q, k, v []F, sh AttnShape) {
+// AttentionBackward adds the gradients of Attention to dq, dk and dv, given
+// the forward's out and lse. With P = exp(S − lse) recomputed, dP = dO·Vᵀ
+// and Σₛ P·dP = dO·O, the score gradient is dS = P·(dP − dO·O)·scale. Work
+// is split over (batch, KV head) so the query heads that share a KV head
+// never write the same dk/dv rows concurrently.
+func AttentionBackward[F Float](dq, dk, dv, dout, out, lse, q, k, v []F, seg []int32, sh AttnShape) {
 	B, T, H, KV, D := sh.B, sh.T, sh.H, sh.KV, sh.D
 	group := H / KV
-	scale := F(1 / math.Sqrt(float64(D)))
+	scale := 1 / math.Sqrt(float64(D))
 	parallelFor(B*KV, 1, func(lo, hi int) {
-		dp := make([]F, T)
 		for bk := lo; bk < hi; bk++ {
 			b, kh := bk/KV, bk%KV
+			sg := seg[b*T : (b+1)*T]
 			for h := kh * group; h < (kh+1)*group; h++ {
 				bh := b*H + h
 				for t := 0; t < T; t++ {
 					nt := b*T + t
-					p := probs[(bh*T+t)*T : (bh*T+t+1)*T]
-					do := dout[(nt*H+h)*D : (nt*H+h+1)*D]
-					// dP[s] = dout·v[s]; dV[s] += P[s]·dout.
-					var pdp float64
-					for s := 0; s <= t; s++ {
-						dp[s] = 0
-						if p[s] == 0 {
-							continue
-						}
-						ns := b*T + s
-						vv := v[(ns*KV+kh)*D : (ns*KV+kh+1)*D]
-						dvv := dv[(ns*KV+kh)*D : (ns*KV+kh+1)*D]
-						var dot F
-						for i := range D {
-							dot += do[i] * vv[i]
-							dvv[i] += p[s] * do[i]
-						}
-						dp[s] = dot
-						pdp += float64(p[s]) * float64(dot)
-					}
-					// Softmax backward: dS = P·(dP − Σ P·dP), then the scaled dot.
 					qv := q[(nt*H+h)*D : (nt*H+h+1)*D]
 					dqv := dq[(nt*H+h)*D : (nt*H+h+1)*D]
+					do := dout[(nt*H+h)*D : (nt*H+h+1)*D]
+					ov := out[(nt*H+h)*D : (nt*H+h+1)*D]
+					var dsum float64
+					for i := range D {
+						dsum += float64(do[i]) * float64(ov[i])
+					}
+					l := float64(lse[bh*T+t])
 					for s := 0; s <= t; s++ {
-						if p[s] == 0 {
+						if !attends(sg, s, t) {
 							continue
 						}
-						ds := p[s] * (dp[s] - F(pdp)) * scale
 						ns := b*T + s
 						kv := k[(ns*KV+kh)*D : (ns*KV+kh+1)*D]
-						dkv := dk[(ns*KV+kh)*D : (ns*KV+kh+1)*D]
+						vv := v[(ns*KV+kh)*D : (ns*KV+kh+1)*D]
+						var dot, dp float64
 						for i := range D {
+							dot += float64(qv[i]) * float64(kv[i])
+							dp += float64(do[i]) * float64(vv[i])
+						}
+						p := math.Exp(dot*scale - l)
+						ds := F(p * (dp - dsum) * scale)
+						dkv := dk[(ns*KV+kh)*D : (ns*KV+kh+1)*D]
+						dvv := dv[(ns*KV+kh)*D : (ns*KV+kh+1)*D]
+						for i := range D {
+							dvv[i] += F(p) * do[i]
 							dqv[i] += ds * kv[i]
 							dkv[i] += ds * qv[i]
 						}

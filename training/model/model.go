@@ -219,7 +219,7 @@ type layerActs struct {
 	q, k, v    backend.Buffer // after norm and RoPE (v has neither)
 	qRstd      backend.Buffer // N·H
 	kRstd      backend.Buffer // N·KV
-	probs      backend.Buffer // B×H×T×T
+	lse        backend.Buffer // B×H×T log-sum-exp of the attention scores
 	atty       backend.Buffer // attention output, N×H·D
 	xMid       backend.Buffer // after the attention residual
 	ln2, rstd2 backend.Buffer
@@ -263,7 +263,7 @@ func (m *Model) ensureActs(B, T int) *activations {
 		la.qRaw, la.kRaw = be.Alloc(N*H*D), be.Alloc(N*KV*D)
 		la.q, la.k, la.v = be.Alloc(N*H*D), be.Alloc(N*KV*D), be.Alloc(N*KV*D)
 		la.qRstd, la.kRstd = be.Alloc(N*H), be.Alloc(N*KV)
-		la.probs = be.Alloc(B * H * T * T)
+		la.lse = be.Alloc(B * H * T)
 		la.atty = be.Alloc(N * H * D)
 		la.xMid = be.Alloc(N * C)
 		la.ln2, la.rstd2 = be.Alloc(N*C), be.Alloc(N)
@@ -316,7 +316,7 @@ func (m *Model) Forward(ctx context.Context, b *Batch) error {
 		be.RMSNorm(la.k, la.kRstd, la.kRaw, w.kNorm, N*KV, D, eps)
 		be.RoPE(la.q, a.pos, H, D, cfg.RopeTheta, false)
 		be.RoPE(la.k, a.pos, KV, D, cfg.RopeTheta, false)
-		be.Attention(la.atty, la.probs, la.q, la.k, la.v, a.seg, sh)
+		be.Attention(la.atty, la.lse, la.q, la.k, la.v, a.seg, sh)
 		be.Copy(la.xMid, la.x)
 		be.MatMul(la.xMid, la.atty, w.wo, N, C, H*D, false, true, 1)
 		be.RMSNorm(la.ln2, la.rstd2, la.xMid, w.ln2, N, C, eps)
@@ -397,7 +397,7 @@ func (m *Model) Backward(ctx context.Context) error {
 		be.Zero(a.dq)
 		be.Zero(a.dk)
 		be.Zero(a.dv)
-		be.AttentionBackward(a.dq, a.dk, a.dv, a.datty, la.probs, la.q, la.k, la.v, sh)
+		be.AttentionBackward(a.dq, a.dk, a.dv, a.datty, la.atty, la.lse, la.q, la.k, la.v, a.seg, sh)
 		be.RoPE(a.dq, a.pos, H, D, cfg.RopeTheta, true)
 		be.RoPE(a.dk, a.pos, KV, D, cfg.RopeTheta, true)
 		be.Zero(a.dqr)

@@ -56,6 +56,20 @@ func packedBatch(rng *rand.Rand, V int) *Batch {
 	return b
 }
 
+// longBatch is one row of T tokens packing samples of segLen tokens, every
+// position trained.
+func longBatch(rng *rand.Rand, V, T, segLen int) *Batch {
+	b := &Batch{B: 1, T: T}
+	for n := range T {
+		b.IDs = append(b.IDs, int32(rng.IntN(V)))
+		b.Targets = append(b.Targets, int32(rng.IntN(V)))
+		b.Seg = append(b.Seg, int32(n/segLen))
+		b.Pos = append(b.Pos, int32(n%segLen))
+		b.Weights = append(b.Weights, 1/float32(T))
+	}
+	return b
+}
+
 func newRandomModel(t testing.TB, cfg Config, seed uint64) *Model {
 	t.Helper()
 	m, err := New(backend.CPU{}, cfg)
@@ -332,7 +346,11 @@ func TestMatchesPyTorch(t *testing.T) {
 	if !torchAvailable(t) {
 		t.Skip("no torch")
 	}
-	for _, tied := range []bool{false, true} {
+	for _, tc := range []struct {
+		tied bool
+		long bool // one row of 300 tokens: several attention tiles, samples packed across tile edges
+	}{{false, false}, {true, false}, {false, true}} {
+		tied := tc.tied
 		cfg := tinyConfig(tied)
 		m := newRandomModel(t, cfg, 9)
 		dir := t.TempDir()
@@ -340,6 +358,9 @@ func TestMatchesPyTorch(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := packedBatch(rand.New(rand.NewPCG(4, 4)), cfg.VocabSize)
+		if tc.long {
+			b = longBatch(rand.New(rand.NewPCG(6, 6)), cfg.VocabSize, 300, 110)
+		}
 		loss, grads := lossAndGrads(t, m, b)
 		ref := runTorch(t, dir, b, "float64")
 		if rel := math.Abs(loss-ref.Loss) / math.Abs(ref.Loss); rel > 1e-4 {
@@ -353,6 +374,6 @@ func TestMatchesPyTorch(t *testing.T) {
 			}
 			worst = max(worst, compare(t, "grad "+p.Name, want, grads[p.Offset:p.Offset+p.Size()], 1e-4))
 		}
-		t.Logf("tied=%v: loss %.8g (torch %.8g), %d gradients, worst relative error %.2g", tied, loss, ref.Loss, len(m.params), worst)
+		t.Logf("tied=%v long=%v: loss %.8g (torch %.8g), %d gradients, worst relative error %.2g", tied, tc.long, loss, ref.Loss, len(m.params), worst)
 	}
 }
