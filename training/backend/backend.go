@@ -28,6 +28,7 @@ type Backend interface {
 	Alloc(n int) Buffer // zeroed
 	AllocInts(n int) Ints
 	Slice(b Buffer, off, n int) Buffer // a view sharing memory
+	SliceInts(b Ints, off, n int) Ints
 	Upload(dst Buffer, src []float32)
 	UploadInts(dst Ints, src []int32)
 	Download(dst []float32, src Buffer)

@@ -27,6 +27,7 @@ func ints(b Ints) []int32  { return b.(I32) }
 func (CPU) Alloc(n int) Buffer                 { return make(F32, n) }
 func (CPU) AllocInts(n int) Ints               { return make(I32, n) }
 func (CPU) Slice(b Buffer, off, n int) Buffer  { return b.(F32)[off : off+n : off+n] }
+func (CPU) SliceInts(b Ints, off, n int) Ints  { return b.(I32)[off : off+n : off+n] }
 func (CPU) Upload(dst Buffer, src []float32)   { copy(f(dst), src) }
 func (CPU) UploadInts(dst Ints, src []int32)   { copy(ints(dst), src) }
 func (CPU) Download(dst []float32, src Buffer) { copy(dst, f(src)) }

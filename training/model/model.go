@@ -233,7 +233,8 @@ type activations struct {
 	ids, targets, pos, seg       backend.Ints
 	weights, losses              backend.Buffer
 	layers                       []layerActs
-	xOut, lnf, rstdf, logits     backend.Buffer
+	xOut, lnf, rstdf             backend.Buffer
+	head, logitRow               backend.Buffer // headRows×V logits of one chunk; one row for Logits
 	dres, dln, dh, dgate, dup    backend.Buffer
 	datty, dq, dk, dv, dqr, dkr  backend.Buffer
 	hasTargets, lossDone, fwdRan bool
@@ -271,7 +272,8 @@ func (m *Model) ensureActs(B, T int) *activations {
 		la.xOutNext = be.Alloc(N * C)
 	}
 	a.xOut = a.layers[len(a.layers)-1].xOutNext
-	a.lnf, a.rstdf, a.logits = be.Alloc(N*C), be.Alloc(N), be.Alloc(N*V)
+	a.lnf, a.rstdf = be.Alloc(N*C), be.Alloc(N)
+	a.head, a.logitRow = be.Alloc(min(N, headRows)*V), be.Alloc(V)
 	a.dres, a.dln = be.Alloc(N*C), be.Alloc(N*C)
 	a.dh, a.dgate, a.dup = be.Alloc(N*F), be.Alloc(N*F), be.Alloc(N*F)
 	a.datty, a.dq, a.dqr = be.Alloc(N*H*D), be.Alloc(N*H*D), be.Alloc(N*H*D)
@@ -280,8 +282,14 @@ func (m *Model) ensureActs(B, T int) *activations {
 	return a
 }
 
-// Forward runs the model on a batch, leaving logits (N×V) for Logits, Loss
-// and Backward. The batch's Targets and Weights may be nil for inference.
+// headRows bounds how many positions' logits exist at once: the LM head and
+// cross-entropy run in chunks of this many rows, so memory does not grow
+// with seq×vocab (151936 for Qwen3).
+const headRows = 256
+
+// Forward runs the model on a batch up to the final norm, leaving the
+// hidden states for Logits, Loss and Backward. The batch's Targets and
+// Weights may be nil for inference.
 func (m *Model) Forward(ctx context.Context, b *Batch) error {
 	if err := b.Validate(m.Cfg); err != nil {
 		return err
@@ -290,7 +298,7 @@ func (m *Model) Forward(ctx context.Context, b *Batch) error {
 	a := m.ensureActs(b.B, b.T)
 	a.fwdRan, a.lossDone = false, false
 	N := b.B * b.T
-	C, F, V, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
+	C, F, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
 	be.UploadInts(a.ids, b.IDs)
 	be.UploadInts(a.pos, b.Pos)
 	be.UploadInts(a.seg, b.Seg)
@@ -327,31 +335,51 @@ func (m *Model) Forward(ctx context.Context, b *Batch) error {
 		be.MatMul(la.xOutNext, la.h, w.wDown, N, C, F, false, true, 1)
 	}
 	be.RMSNorm(a.lnf, a.rstdf, a.xOut, m.w.norm, N, C, eps)
-	be.MatMul(a.logits, a.lnf, m.w.lmHead, N, V, C, false, true, 0)
 	a.fwdRan = true
 	return nil
 }
 
-// Logits copies the logits of position n (row of the last Forward) into dst.
+// Logits computes the logits of position n of the last Forward into dst.
 func (m *Model) Logits(n int, dst []float32) error {
 	a := m.acts
-	if a == nil || !a.fwdRan || a.lossDone {
-		return fmt.Errorf("logits: no forward pass to read (or Loss consumed it)")
+	if a == nil || !a.fwdRan {
+		return fmt.Errorf("logits: no forward pass to read")
 	}
-	V := m.Cfg.VocabSize
-	m.be.Download(dst[:V], m.be.Slice(a.logits, n*V, V))
+	if n < 0 || n >= a.B*a.T {
+		return fmt.Errorf("logits: position %d outside the batch of %d", n, a.B*a.T)
+	}
+	C, V := m.Cfg.HiddenSize, m.Cfg.VocabSize
+	m.be.MatMul(a.logitRow, m.be.Slice(a.lnf, n*C, C), m.w.lmHead, 1, V, C, false, true, 0)
+	m.be.Download(dst[:V], a.logitRow)
 	return nil
 }
 
-// Loss returns Σ weights·cross-entropy over the batch of the last Forward
-// and turns the logits into their gradient for Backward.
+// Loss returns Σ weights·cross-entropy over the batch of the last Forward.
+// It also runs the backward pass of the LM head, chunk by chunk while each
+// chunk's logits exist: the head's weight gradient is added to Grads and the
+// gradient of the final hidden states is kept for Backward, which must
+// follow before the next Forward.
 func (m *Model) Loss() (float64, error) {
 	a := m.acts
 	if a == nil || !a.fwdRan || !a.hasTargets || a.lossDone {
 		return 0, fmt.Errorf("loss: needs a forward pass with targets")
 	}
 	a.lossDone = true
-	return m.be.CrossEntropy(a.losses, a.logits, a.targets, a.weights, m.Cfg.VocabSize), nil
+	be := m.be
+	N, C, V := a.B*a.T, m.Cfg.HiddenSize, m.Cfg.VocabSize
+	var total float64
+	for r0 := 0; r0 < N; r0 += headRows {
+		rows := min(headRows, N-r0)
+		logits := be.Slice(a.head, 0, rows*V)
+		lnf := be.Slice(a.lnf, r0*C, rows*C)
+		be.MatMul(logits, lnf, m.w.lmHead, rows, V, C, false, true, 0)
+		total += be.CrossEntropy(be.Slice(a.losses, r0, rows), logits,
+			be.SliceInts(a.targets, r0, rows), be.Slice(a.weights, r0, rows), V)
+		// logits now holds dlogits.
+		be.MatMul(be.Slice(a.dln, r0*C, rows*C), logits, m.w.lmHead, rows, C, V, false, false, 0)
+		be.MatMul(m.g.lmHead, logits, lnf, V, C, rows, true, false, 1)
+	}
+	return total, nil
 }
 
 // Backward adds the gradient of the last Loss to Grads.
@@ -364,13 +392,11 @@ func (m *Model) Backward(ctx context.Context) error {
 	a.fwdRan = false
 	cfg, be := m.Cfg, m.be
 	N := a.B * a.T
-	C, F, V, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
+	C, F, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
 	sh := backend.AttnShape{B: a.B, T: a.T, H: H, KV: KV, D: D}
 	g := &m.g
 
-	// LM head and final norm. a.logits now holds dlogits.
-	be.MatMul(a.dln, a.logits, m.w.lmHead, N, C, V, false, false, 0)
-	be.MatMul(g.lmHead, a.logits, a.lnf, V, C, N, true, false, 1)
+	// Final norm; Loss left the gradient of its output in a.dln.
 	be.Zero(a.dres)
 	be.RMSNormBackward(a.dres, g.norm, a.dln, a.xOut, m.w.norm, a.rstdf, N, C)
 
