@@ -186,8 +186,10 @@ func runTrainInit(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("train init: %w", err)
 	}
 	if *tokFrom != "" {
-		if _, err := os.Stat(*tokFrom); err != nil {
+		if st, err := os.Stat(*tokFrom); err != nil {
 			return fmt.Errorf("train init: tokenizer directory: %w", err)
+		} else if !st.IsDir() {
+			return fmt.Errorf("train init: -tokenizer %s is not a directory (give the directory that holds tokenizer.json)", *tokFrom)
 		}
 	}
 	m, err := model.New(backend.CPU{}, cfg)

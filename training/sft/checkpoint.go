@@ -128,9 +128,47 @@ func checkpoints(out string) ([]string, error) {
 	return paths, nil
 }
 
+// compatible reports why a saved state cannot continue in this run: the data
+// position and schedule only mean the same thing with the same settings.
+func (t *Trainer) compatible(where string, s state) error {
+	if s.Seed != t.cfg.Seed || s.BatchSize != t.cfg.BatchSize || s.GradAccum != t.cfg.GradAccum ||
+		s.SeqLen != t.T || s.NumSequences != len(t.data) {
+		return fmt.Errorf("sft: resume %s: it was made with seed %d, batch %d, accumulation %d, %d sequences of %d; this run has seed %d, batch %d, accumulation %d, %d sequences of %d (use another -out to start afresh)",
+			where, s.Seed, s.BatchSize, s.GradAccum, s.NumSequences, s.SeqLen,
+			t.cfg.Seed, t.cfg.BatchSize, t.cfg.GradAccum, len(t.data), t.T)
+	}
+	return nil
+}
+
+func readState(path string) (state, error) {
+	var s state
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return s, fmt.Errorf("sft: %s: %w", path, err)
+	}
+	return s, nil
+}
+
 // resume loads the newest checkpoint of OutDir. Having none is not an error:
-// the run starts from step 0.
+// the run starts from step 0. A run whose final model is already in OutDir
+// is marked complete, so running the same command again changes nothing.
 func (t *Trainer) resume() error {
+	final, err := readState(filepath.Join(t.cfg.OutDir, stateFile))
+	switch {
+	case err == nil:
+		if err := t.compatible(t.cfg.OutDir, final); err != nil {
+			return err
+		}
+		if final.Step >= t.total {
+			t.step, t.losses, t.complete = final.Step, final.Losses, true
+			return nil
+		}
+	case !os.IsNotExist(err):
+		return fmt.Errorf("sft: resume: %w", err)
+	}
 	cps, err := checkpoints(t.cfg.OutDir)
 	if err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("sft: resume: %w", err)
@@ -139,19 +177,12 @@ func (t *Trainer) resume() error {
 		return nil
 	}
 	dir := cps[len(cps)-1]
-	raw, err := os.ReadFile(filepath.Join(dir, stateFile))
+	s, err := readState(filepath.Join(dir, stateFile))
 	if err != nil {
 		return fmt.Errorf("sft: resume: %w", err)
 	}
-	var s state
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return fmt.Errorf("sft: resume %s: %w", dir, err)
-	}
-	if s.Seed != t.cfg.Seed || s.BatchSize != t.cfg.BatchSize || s.GradAccum != t.cfg.GradAccum ||
-		s.SeqLen != t.T || s.NumSequences != len(t.data) {
-		return fmt.Errorf("sft: resume %s: checkpoint was made with seed %d, batch %d, accumulation %d, %d sequences of %d; this run has seed %d, batch %d, accumulation %d, %d sequences of %d",
-			dir, s.Seed, s.BatchSize, s.GradAccum, s.NumSequences, s.SeqLen,
-			t.cfg.Seed, t.cfg.BatchSize, t.cfg.GradAccum, len(t.data), t.T)
+	if err := t.compatible(dir, s); err != nil {
+		return err
 	}
 	be := t.m.Backend()
 	saved, err := model.Load(be, dir)

@@ -159,6 +159,7 @@ type Trainer struct {
 	losses       []float64
 	perm         []int
 	permEpoch    int
+	complete     bool // resumed a run that had already finished
 }
 
 // New prepares a run of m over data. With cfg.Resume it loads the newest
@@ -294,6 +295,14 @@ func (t *Trainer) TrainStep(ctx context.Context) (StepStats, error) {
 // trainer state and loss chart into OutDir. On cancellation it saves a
 // checkpoint of the last completed step before returning the error.
 func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
+	if t.complete {
+		fmt.Fprintf(progress, "run in %s already complete (%d steps); nothing to do\n", t.cfg.OutDir, t.step)
+		res := Result{Steps: t.step, Losses: append([]float64(nil), t.losses...)}
+		if len(t.losses) > 0 {
+			res.FinalLoss = t.losses[len(t.losses)-1]
+		}
+		return res, nil
+	}
 	start := time.Now()
 	startStep := t.step
 	var tokens int

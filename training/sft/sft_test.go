@@ -274,11 +274,26 @@ func TestResumeIsExact(t *testing.T) {
 		}
 	}
 
+	// Running the finished command again changes nothing.
+	before, _ := os.ReadFile(filepath.Join(out, "model.safetensors"))
+	c := cfg
+	c.OutDir, c.Resume = out, true
+	tr, err := New(tinyModel(t, tok.VocabSize(), 3), data, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	if _, err := tr.Run(context.Background(), &progress); err != nil || !strings.Contains(progress.String(), "already complete") {
+		t.Fatalf("rerun of a finished run: err %v, output %q", err, progress.String())
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "model.safetensors")); !bytes.Equal(before, after) {
+		t.Fatal("rerunning a finished run rewrote its model")
+	}
+
 	// A resume with different settings is refused rather than silently
 	// training on a different data order.
 	m := tinyModel(t, tok.VocabSize(), 3)
-	c := cfg
-	c.OutDir, c.Resume, c.Seed = out, true, 7
+	c.Seed = 7
 	os.MkdirAll(filepath.Join(out, "checkpoint-000009"), 0o755) // incomplete: no state, ignored
 	if err := (func() error {
 		tr, err := New(m, data, c)
