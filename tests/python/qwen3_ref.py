@@ -59,8 +59,26 @@ def read_checkpoint(d):
         files = ["model.safetensors"]
     tensors = {}
     for fn in files:
-        tensors.update(read_safetensors(os.path.join(d, fn)))
+        path = os.path.join(d, fn)
+        ours = read_safetensors(path)
+        check_with_safetensors_package(path, ours)
+        tensors.update(ours)
     return tensors
+
+
+def check_with_safetensors_package(path, ours):
+    """Where the safetensors package exists (not in Debian's torch 1.13),
+    load the file with it too and require the same tensors."""
+    try:
+        from safetensors.torch import load_file
+    except ImportError:
+        return
+    theirs = load_file(path)
+    if set(theirs) != set(ours):
+        raise SystemExit(f"{path}: safetensors package sees {sorted(theirs)}, we see {sorted(ours)}")
+    for name, t in theirs.items():
+        if not np.array_equal(t.float().numpy(), ours[name]):
+            raise SystemExit(f"{path}: tensor {name} differs under the safetensors package")
 
 
 def rms_norm(x, w, eps):
