@@ -28,7 +28,9 @@ func Load(be backend.Backend, dir string) (*Model, error) {
 		return nil, fmt.Errorf("load %s: %w", dir, err)
 	}
 	defer st.Close()
-	host := make([]float32, m.nParam)
+	// One tensor at a time through a reused host buffer, so loading needs
+	// the model's memory plus its largest tensor, not twice the model.
+	var host []float32
 	for _, p := range m.params {
 		ti, ok := st.Info(p.Name)
 		if !ok {
@@ -37,11 +39,15 @@ func Load(be backend.Backend, dir string) (*Model, error) {
 		if !sameShape(ti.Shape, p.Shape) {
 			return nil, fmt.Errorf("load %s: tensor %s has shape %v, config wants %v", dir, p.Name, ti.Shape, p.Shape)
 		}
-		if err := st.ReadFloat32(p.Name, host[p.Offset:p.Offset+p.Size()]); err != nil {
+		if cap(host) < p.Size() {
+			host = make([]float32, p.Size())
+		}
+		host = host[:p.Size()]
+		if err := st.ReadFloat32(p.Name, host); err != nil {
 			return nil, fmt.Errorf("load %s: %w", dir, err)
 		}
+		be.Upload(be.Slice(m.Params, p.Offset, p.Size()), host)
 	}
-	be.Upload(m.Params, host)
 	return m, nil
 }
 
