@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rlm-project/rlm/training/backend"
@@ -375,5 +376,40 @@ func TestMatchesPyTorch(t *testing.T) {
 			worst = max(worst, compare(t, "grad "+p.Name, want, grads[p.Offset:p.Offset+p.Size()], 1e-4))
 		}
 		t.Logf("tied=%v long=%v: loss %.8g (torch %.8g), %d gradients, worst relative error %.2g", tied, tc.long, loss, ref.Loss, len(m.params), worst)
+	}
+}
+
+func TestLoadRejectsMismatchedCheckpoints(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(cfg map[string]any)
+		remove bool
+		want   string
+	}{
+		{"untied config, tied weights", func(c map[string]any) { c["tie_word_embeddings"] = false }, false, "missing tensor lm_head.weight"},
+		{"other size", func(c map[string]any) { c["intermediate_size"] = 32 }, false, "shape"},
+		{"bad config", func(c map[string]any) { c["num_key_value_heads"] = 3 }, false, "multiple"},
+		{"no weights", func(map[string]any) {}, true, "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			m := newRandomModel(t, tinyConfig(true), 1)
+			if err := m.Save(dir, SaveOptions{DType: safetensors.F32}); err != nil {
+				t.Fatal(err)
+			}
+			var cfg map[string]any
+			raw, _ := os.ReadFile(filepath.Join(dir, "config.json"))
+			json.Unmarshal(raw, &cfg)
+			tc.edit(cfg)
+			raw, _ = json.Marshal(cfg)
+			os.WriteFile(filepath.Join(dir, "config.json"), raw, 0o644)
+			if tc.remove {
+				os.Remove(filepath.Join(dir, "model.safetensors"))
+			}
+			_, err := Load(backend.CPU{}, dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Load: err = %v, want mention of %q", err, tc.want)
+			}
+		})
 	}
 }
