@@ -277,3 +277,20 @@ func TestAdamW(t *testing.T) {
 		}
 	}
 }
+
+func TestAddIsResidual(t *testing.T) {
+	// The residual x + f(x) passes its gradient to both branches unchanged:
+	// backward of Add is Add of the incoming gradient into each input's.
+	rng := rand.New(rand.NewPCG(17, 18))
+	x, y, r := randVec(rng, 9, 1), randVec(rng, 9, 1), randVec(rng, 9, 1)
+	loss := func() float64 {
+		out := append([]float64(nil), x...)
+		Add(out, y)
+		return dot(out, r)
+	}
+	dx, dy := make([]float64, 9), make([]float64, 9)
+	Add(dx, r)
+	Add(dy, r)
+	checkGrad(t, "dx", x, dx, loss)
+	checkGrad(t, "dy", y, dy, loss)
+}
