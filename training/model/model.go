@@ -109,9 +109,8 @@ func (m *Model) views(buf backend.Buffer) weights {
 			w.lmHead = v
 		default:
 			var l int
-			var rest string
 			fmt.Sscanf(p.Name, "model.layers.%d.", &l)
-			rest = p.Name[strings.Index(p.Name[len("model.layers."):], ".")+len("model.layers.")+1:]
+			rest := strings.TrimPrefix(p.Name, fmt.Sprintf("model.layers.%d.", l))
 			ly := &w.layers[l]
 			switch rest {
 			case "input_layernorm.weight":
