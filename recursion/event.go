@@ -28,7 +28,7 @@ type Event struct {
 	Turn     int // 1-based turn within the node
 	Cell     int // 1-based cell within the turn
 	SubCall  *SubCallEvent
-	Model    *ModelCallEvent
+	Model    *ModelCallEvent // model_call; also subcall_end of an "llm" call
 	CellRun  *CellEvent
 	End      *NodeEndEvent
 }
@@ -59,9 +59,12 @@ type CellEvent struct {
 
 // SubCallEvent describes an llm_query or rlm_query call made from a cell.
 type SubCallEvent struct {
-	ID       string // unique within the run
-	Kind     string // "llm" or "rlm"
-	ChildID  string // node ID of the child RLM for "rlm" calls
+	ID      string // unique within the run
+	Kind    string // "llm" or "rlm"
+	ChildID string // node ID of the child RLM for "rlm" calls
+	// Fallback is set on an rlm_query made at the maximum depth, which
+	// was answered as an llm_query (Kind "llm").
+	Fallback bool
 	Prompt   string
 	Response string
 	Usage    Usage
@@ -73,7 +76,9 @@ type SubCallEvent struct {
 type NodeEndEvent struct {
 	Answer     string
 	StopReason StopReason
-	Usage      Usage
+	Error      string // what went wrong, for stops other than StopFinal
+	Usage      Usage  // the node's own calls: its turns and its llm_query calls
+	TreeUsage  Usage  // the node and all its descendants
 	Iterations int
 }
 

@@ -64,4 +64,7 @@ type Result struct {
 	LLMCalls   int    // model calls in the whole tree
 	MaxDepth   int    // deepest node that ran
 	Duration   time.Duration
+	// NodeUsage is the usage of each node's own calls (its turns and its
+	// llm_query calls), by node ID.
+	NodeUsage map[string]Usage
 }

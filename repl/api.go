@@ -42,6 +42,7 @@ type Limits struct {
 	HeapBytes     int64         // live heap above which the watchdog kills the worker
 	MaxOutput     int           // characters of output shown back per cell
 	MaxGoroutines int           // goroutines the model code may have alive at once
+	StackBytes    int64         // maximum stack of one goroutine; deeper recursion crashes the worker (reported as a stack overflow)
 }
 
 // CellResult is what running one cell produced, phrased for the model.

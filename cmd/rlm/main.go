@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/rlm-project/rlm/repl"
 )
 
 // command is one subcommand of rlm. run gets the arguments after the
@@ -23,11 +25,16 @@ type command struct {
 // commands lists the subcommands. Each lives in its own file of this package.
 func commands() map[string]command {
 	return map[string]command{
-		"train": trainCommand,
+		"eval":   {"run long-context benchmarks (S-NIAH, OOLONG-style) through the engine", runEval},
+		"query":  {"run one RLM over context files against an upstream model", runQuery},
+		"serve":  {"run the OpenAI-compatible RLM gateway", runServe},
+		"traces": {"list, show, open and export recorded runs (trajectories)", tracesCmd},
+		"train":  trainCommand,
 	}
 }
 
 func main() {
+	repl.MaybeRunWorker() // a REPL worker process runs model code and exits here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

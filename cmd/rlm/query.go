@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/repl"
+)
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// runQuery is `rlm query`: one RLM run from the terminal.
+func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: rlm query [flags] --context FILE [--context FILE2] \"question\"")
+		fmt.Fprintln(stderr, "\nRuns one Recursive Language Model over the context files (- reads stdin) and prints the answer,")
+		fmt.Fprintln(stderr, "then a one-line summary on stderr. Flags:")
+		fs.PrintDefaults()
+	}
+	var contexts multiFlag
+	fs.Var(&contexts, "context", "context `file` offloaded into the REPL; repeatable; - reads stdin")
+	baseURL := fs.String("base-url", envOr("OPENAI_BASE_URL", "https://api.openai.com/v1"), "OpenAI-compatible upstream `URL` (env OPENAI_BASE_URL)")
+	apiKey := fs.String("api-key", os.Getenv("OPENAI_API_KEY"), "upstream API `key` (env OPENAI_API_KEY)")
+	rootModel := fs.String("root-model", os.Getenv("RLM_ROOT_MODEL"), "root `model` (env RLM_ROOT_MODEL; required)")
+	subModel := fs.String("sub-model", os.Getenv("RLM_SUB_MODEL"), "`model` for llm_query and child RLMs (env RLM_SUB_MODEL; default: the root model)")
+	d := recursion.DefaultLimits
+	maxDepth := fs.Int("max-depth", d.MaxDepth, "deepest rlm_query level; 0 makes rlm_query a plain llm_query")
+	maxIter := fs.Int("max-iterations", d.MaxIterations, "root-model turns per RLM node")
+	maxCalls := fs.Int("max-calls", d.MaxLLMCalls, "LLM calls in the whole tree, root turns included")
+	maxTokens := fs.Int("max-tokens", d.MaxTotalTokens, "prompt plus completion tokens in the whole tree")
+	timeout := fs.Duration("timeout", d.Timeout, "wall time of the whole run")
+	offload := fs.Int("offload-threshold", d.OffloadThreshold, "messages longer than this many characters are offloaded into the REPL")
+	concurrency := fs.Int("concurrency", d.Concurrency, "model calls in flight at once")
+	temperature := fs.String("temperature", "", "sampling temperature for the root model (unset: the upstream's default; 0 is sent as 0)")
+	callTimeout := fs.Duration("call-timeout", 120*time.Second, "timeout of one upstream call attempt")
+	retries := fs.Int("retries", 4, "retries of an upstream call after 429, 5xx or connection errors")
+	cellTimeout := fs.Duration("cell-timeout", 0, "wall time per REPL cell (0: the REPL's default)")
+	maxOutput := fs.Int("max-output", 0, "characters of cell output shown to the model (0: the REPL's default)")
+	verbose := fs.Bool("verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
+	quiet := fs.Bool("quiet", false, "print no progress lines (one per root turn) to stderr")
+	// Flags may come after the question too: parse, take one positional
+	// argument, and parse the rest again.
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil
+			}
+			return errUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		words = append(words, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	question := strings.TrimSpace(strings.Join(words, " "))
+	if question == "" {
+		fmt.Fprintln(stderr, "rlm query: a question is required")
+		fs.Usage()
+		return errUsage
+	}
+	if *rootModel == "" {
+		return fmt.Errorf("query: no root model: set --root-model or RLM_ROOT_MODEL")
+	}
+	var samp recursion.Sampling
+	if *temperature != "" {
+		t, err := strconv.ParseFloat(*temperature, 64)
+		if err != nil {
+			return fmt.Errorf("query: --temperature %q: %w", *temperature, err)
+		}
+		samp.Temperature = &t
+	}
+
+	tmp, err := os.MkdirTemp("", "rlm-query-*")
+	if err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	var docs []recursion.Document
+	for _, c := range contexts {
+		if c == "-" {
+			path := filepath.Join(tmp, "stdin.txt")
+			if err := copyStdin(path); err != nil {
+				return fmt.Errorf("query: read context from stdin: %w", err)
+			}
+			docs = append(docs, recursion.Document{Name: "stdin", Path: path})
+			continue
+		}
+		if _, err := os.Stat(c); err != nil {
+			return fmt.Errorf("query: context: %w", err)
+		}
+		docs = append(docs, recursion.Document{Name: filepath.Base(c), Path: c})
+	}
+
+	mr := *retries
+	if mr <= 0 {
+		mr = -1 // UpstreamConfig reads 0 as "default"
+	}
+	client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: *baseURL, APIKey: *apiKey, Timeout: *callTimeout, MaxRetries: mr})
+	if err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	pool, err := repl.NewPool(repl.PoolConfig{})
+	if err != nil {
+		return fmt.Errorf("query: start REPL pool: %w", err)
+	}
+	defer pool.Close()
+	eng, err := recursion.New(recursion.Config{
+		Root:       client,
+		RootModel:  *rootModel,
+		SubModel:   *subModel,
+		Sandbox:    recursion.PoolSandbox(pool),
+		REPLLimits: repl.Limits{CellTimeout: *cellTimeout, MaxOutput: *maxOutput},
+		TempDir:    tmp,
+	})
+	if err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	maxDepthReq := *maxDepth
+	if maxDepthReq == 0 {
+		maxDepthReq = -1 // Limits reads 0 as "default"; -1 is "the root alone"
+	}
+	req := recursion.Request{
+		Messages:  []recursion.Message{{Role: "user", Content: question}},
+		Documents: docs,
+		Sampling:  samp,
+		Limits: recursion.Limits{MaxDepth: maxDepthReq, MaxIterations: *maxIter, MaxLLMCalls: *maxCalls,
+			MaxTotalTokens: *maxTokens, Timeout: *timeout, OffloadThreshold: *offload, Concurrency: *concurrency},
+	}
+	switch {
+	case *verbose:
+		req.Observer = &verboseObserver{w: stderr}
+	case !*quiet:
+		req.Observer = &progressObserver{w: stderr, start: time.Now()}
+	}
+	res, err := eng.Run(ctx, req)
+	if err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	fmt.Fprintln(stdout, res.Answer)
+	fmt.Fprintf(stderr, "iterations=%d llm_calls=%d depth=%d tokens=%d (prompt %d, completion %d) time=%s stop=%s\n",
+		res.Iterations, res.LLMCalls, res.MaxDepth, res.Usage.TotalTokens, res.Usage.PromptTokens,
+		res.Usage.CompletionTokens, res.Duration.Round(time.Millisecond), res.StopReason)
+	if res.StopReason != recursion.StopFinal {
+		return fmt.Errorf("query: stopped without FINAL (%s): %s", res.StopReason, res.Error)
+	}
+	return nil
+}
+
+// copyStdin streams stdin into a file, so `-` works for contexts larger than memory.
+func copyStdin(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, os.Stdin); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// verboseObserver prints a run's events as they happen.
+type verboseObserver struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func short(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d chars)", len(s))
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
+
+func (v *verboseObserver) Observe(ev recursion.Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	p := fmt.Sprintf("[%s]", ev.NodeID)
+	switch ev.Kind {
+	case recursion.EventNodeStart:
+		fmt.Fprintf(v.w, "%s node start (depth %d, parent %q)\n", p, ev.Depth, ev.ParentID)
+	case recursion.EventTurnStart:
+		fmt.Fprintf(v.w, "%s turn %d\n", p, ev.Turn)
+	case recursion.EventModelCall:
+		m := ev.Model
+		fmt.Fprintf(v.w, "%s model %s: %d+%d tokens in %s\n", p, m.Model, m.Usage.PromptTokens, m.Usage.CompletionTokens, m.Latency.Round(time.Millisecond))
+		if m.Err != "" {
+			fmt.Fprintf(v.w, "%s model error: %s\n", p, m.Err)
+		}
+		fmt.Fprintln(v.w, indent(short(m.Response, 2000)))
+	case recursion.EventCellStart:
+		fmt.Fprintf(v.w, "%s cell %d.%d running\n", p, ev.Turn, ev.Cell)
+	case recursion.EventCellEnd:
+		c := ev.CellRun
+		fmt.Fprintf(v.w, "%s cell %d.%d done in %s\n", p, ev.Turn, ev.Cell, c.Duration.Round(time.Millisecond))
+		if c.Output != "" {
+			fmt.Fprintln(v.w, indent(short(c.Output, 1000)))
+		}
+		if c.Error != "" {
+			fmt.Fprintf(v.w, "%s cell error: %s\n", p, short(c.Error, 500))
+		}
+	case recursion.EventSubCallStart:
+		s := ev.SubCall
+		fmt.Fprintf(v.w, "%s %s_query %s start: %q\n", p, s.Kind, s.ID, short(s.Prompt, 120))
+	case recursion.EventSubCallEnd:
+		s := ev.SubCall
+		status := "ok"
+		if s.Err != "" {
+			status = "error: " + s.Err
+		}
+		fmt.Fprintf(v.w, "%s %s_query %s %s in %s: %q\n", p, s.Kind, s.ID, status, s.Duration.Round(time.Millisecond), short(s.Response, 200))
+	case recursion.EventNodeEnd:
+		e := ev.End
+		fmt.Fprintf(v.w, "%s node end: %s after %d turns, %d tokens\n", p, e.StopReason, e.Iterations, e.TreeUsage.TotalTokens)
+	}
+}
+
+// progressObserver prints one line per root turn, so a long run shows it is alive.
+type progressObserver struct {
+	mu    sync.Mutex
+	w     io.Writer
+	start time.Time
+	subs  int
+}
+
+func (p *progressObserver) Observe(ev recursion.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case ev.Kind == recursion.EventSubCallEnd:
+		p.subs++
+	case ev.Kind == recursion.EventTurnStart && ev.NodeID == "0":
+		fmt.Fprintf(p.w, "rlm: turn %d (%d sub-calls so far, %s)\n", ev.Turn, p.subs, time.Since(p.start).Round(time.Second))
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/repl"
+)
+
+// TestMain lets the test binary serve as the REPL worker, as rlm itself does.
+func TestMain(m *testing.M) {
+	repl.MaybeRunWorker()
+	os.Exit(m.Run())
+}
+
+// TestQuery runs `rlm query` against fakellm, a scripted fake upstream (not
+// a model) whose root writes Go that counts lines in the context file.
+func TestQuery(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "log.txt")
+	text := strings.Repeat("ok line\n", 500) + strings.Repeat("FAIL line\n", 42) + strings.Repeat("ok line\n", 3000)
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	countRE := regexp.MustCompile(`fails: (\d+)`)
+	srv := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if req.Turn() == 1 {
+			return fakellm.Reply{Content: fakellm.Code("import (\n\"fmt\"\n\"strings\"\n)\nfmt.Println(\"fails:\", strings.Count(context, \"FAIL\"))")}
+		}
+		if m := countRE.FindStringSubmatch(req.LastUser()); m != nil {
+			return fakellm.Reply{Content: "FINAL(" + m[1] + " failures)"}
+		}
+		return fakellm.Reply{Content: "FINAL(lost)"}
+	})
+	defer srv.Close()
+	t.Setenv("RLM_ROOT_MODEL", "root-model")
+	t.Setenv("OPENAI_API_KEY", "test-key")
+
+	tests := []struct {
+		name      string
+		args      []string
+		stdin     string
+		wantOut   string
+		wantErr   []string
+		wantTemp0 bool
+		status    int
+	}{
+		{"file context", []string{"query", "--base-url", srv.URL, "--context", file, "--temperature", "0", "How many failures?"},
+			"", "42 failures\n", []string{"rlm: turn 2 (0 sub-calls so far", "iterations=2 llm_calls=2 depth=0", "stop=final"}, true, 0},
+		{"stdin context, verbose, flags after the question", []string{"query", "--base-url", srv.URL, "How many", "failures?", "--context", "-", "--verbose"},
+			text, "42 failures\n", []string{"[0] turn 1", "[0] cell 1.1 done", "fails: 42", "[0] node end: final"}, false, 0},
+		{"no question", []string{"query", "--base-url", srv.URL, "--context", file}, "", "", []string{"a question is required"}, false, 2},
+		{"missing file", []string{"query", "--base-url", srv.URL, "--context", filepath.Join(dir, "nope"), "q"}, "", "", []string{"no such file"}, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.stdin != "" {
+				in := filepath.Join(t.TempDir(), "stdin")
+				os.WriteFile(in, []byte(tt.stdin), 0o600)
+				f, err := os.Open(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				old := os.Stdin
+				os.Stdin = f
+				defer func() { os.Stdin = old }()
+			}
+			before := len(srv.Requests())
+			var stdout, stderr bytes.Buffer
+			status := run(t.Context(), tt.args, &stdout, &stderr)
+			if status != tt.status || stdout.String() != tt.wantOut {
+				t.Fatalf("status %d, stdout %q, stderr:\n%s", status, stdout.String(), stderr.String())
+			}
+			for _, want := range tt.wantErr {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+				}
+			}
+			if tt.wantTemp0 {
+				req := srv.Requests()[before]
+				if string(req.Fields["temperature"]) != "0" {
+					t.Errorf("temperature not sent as 0: %s", req.Body)
+				}
+			}
+		})
+	}
+}

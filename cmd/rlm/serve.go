@@ -1,0 +1,412 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/repl"
+	"github.com/rlm-project/rlm/server"
+	"github.com/rlm-project/rlm/store"
+)
+
+// serveConfig is everything `rlm serve` can be told. Each field is one row
+// of serveOptions, settable by flag, environment variable or YAML key.
+type serveConfig struct {
+	Listen          string
+	APIKeys         []string
+	Upstream        string
+	UpstreamKey     string
+	RootModel       string
+	SubModel        string
+	Models          []string // alias=upstream-model
+	UpstreamTimeout time.Duration
+	UpstreamRetries int
+	UpstreamConc    int
+	Store           string
+	DataDir         string
+	RedisURL        string
+	RedisPrefix     string
+	RedisCacheDir   string
+	MaxRequestBytes int64
+	MaxUploadBytes  int64
+	MaxConcurrent   int
+	QueueWait       time.Duration
+	RetryAfter      time.Duration
+	KeepAlive       time.Duration
+	ShutdownGrace   time.Duration
+	MaxDepth        int
+	MaxIterations   int
+	MaxLLMCalls     int
+	MaxTotalTokens  int
+	MaxTimeout      time.Duration
+	REPLWorkers     int
+	CellTimeout     time.Duration
+	LogLevel        string
+}
+
+// option is one configuration setting. Precedence: flag, then environment
+// variable, then YAML file, then the default.
+type option struct {
+	flag, env, yaml string
+	def             string
+	help            string
+	set             func(c *serveConfig, v string) error
+}
+
+func str(f func(c *serveConfig) *string) func(*serveConfig, string) error {
+	return func(c *serveConfig, v string) error { *f(c) = v; return nil }
+}
+
+func list(f func(c *serveConfig) *[]string) func(*serveConfig, string) error {
+	return func(c *serveConfig, v string) error {
+		*f(c) = nil
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				*f(c) = append(*f(c), s)
+			}
+		}
+		return nil
+	}
+}
+
+func num(f func(c *serveConfig) *int) func(*serveConfig, string) error {
+	return func(c *serveConfig, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("not an integer: %q", v)
+		}
+		*f(c) = n
+		return nil
+	}
+}
+
+func dur(f func(c *serveConfig) *time.Duration) func(*serveConfig, string) error {
+	return func(c *serveConfig, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("not a duration like 30s or 5m: %q", v)
+		}
+		*f(c) = d
+		return nil
+	}
+}
+
+func size(f func(c *serveConfig) *int64) func(*serveConfig, string) error {
+	return func(c *serveConfig, v string) error {
+		n, err := parseSize(v)
+		if err != nil {
+			return err
+		}
+		*f(c) = n
+		return nil
+	}
+}
+
+// parseSize reads a byte count with an optional unit: 512MiB, 64MB, 1048576.
+func parseSize(v string) (int64, error) {
+	s := strings.TrimSpace(v)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("not a positive size like 512MiB: %q", v)
+	}
+	return n * mult, nil
+}
+
+// serveOptions is the one table of `rlm serve` settings; docs/server.md
+// lists the same rows (a test checks that it does).
+var serveOptions = []option{
+	{"listen", "RLM_LISTEN", "listen", "127.0.0.1:8080", "address to listen on", str(func(c *serveConfig) *string { return &c.Listen })},
+	{"api-keys", "RLM_API_KEYS", "api_keys", "", "comma-separated API keys clients must send as Bearer tokens; empty: open server", list(func(c *serveConfig) *[]string { return &c.APIKeys })},
+	{"upstream", "RLM_UPSTREAM", "upstream", "", "base URL of the OpenAI-compatible upstream, e.g. https://api.openai.com/v1", str(func(c *serveConfig) *string { return &c.Upstream })},
+	{"upstream-key", "RLM_UPSTREAM_KEY", "upstream_key", "", "API key for the upstream", str(func(c *serveConfig) *string { return &c.UpstreamKey })},
+	{"root-model", "RLM_ROOT_MODEL", "root_model", "", "upstream model for root turns when a request names an alias without mapping", str(func(c *serveConfig) *string { return &c.RootModel })},
+	{"sub-model", "RLM_SUB_MODEL", "sub_model", "", "upstream model for llm_query and child RLMs; empty: the root model", str(func(c *serveConfig) *string { return &c.SubModel })},
+	{"models", "RLM_MODELS", "models", "rlm", "comma-separated model aliases clients may name, each alias or alias=upstream-model; an alias without = runs the root model", list(func(c *serveConfig) *[]string { return &c.Models })},
+	{"upstream-timeout", "RLM_UPSTREAM_TIMEOUT", "upstream_timeout", "120s", "timeout of one upstream call attempt", dur(func(c *serveConfig) *time.Duration { return &c.UpstreamTimeout })},
+	{"upstream-retries", "RLM_UPSTREAM_RETRIES", "upstream_retries", "4", "retries of an upstream call after 429, 5xx or connection errors", num(func(c *serveConfig) *int { return &c.UpstreamRetries })},
+	{"upstream-concurrency", "RLM_UPSTREAM_CONCURRENCY", "upstream_concurrency", "64", "upstream calls in flight across all requests", num(func(c *serveConfig) *int { return &c.UpstreamConc })},
+	{"store", "RLM_STORE", "store", "disk", "where files and stored completions live: disk or redis", str(func(c *serveConfig) *string { return &c.Store })},
+	{"data-dir", "RLM_DATA_DIR", "data_dir", "./data", "directory of the disk store", str(func(c *serveConfig) *string { return &c.DataDir })},
+	{"redis-url", "RLM_REDIS_URL", "redis_url", "redis://127.0.0.1:6379/0", "Redis URL for --store redis", str(func(c *serveConfig) *string { return &c.RedisURL })},
+	{"redis-prefix", "RLM_REDIS_PREFIX", "redis_prefix", "rlm", "prefix of every Redis key the server writes", str(func(c *serveConfig) *string { return &c.RedisPrefix })},
+	{"redis-cache-dir", "RLM_REDIS_CACHE_DIR", "redis_cache_dir", "", "local copies of uploaded files for the REPL with --store redis; empty: a directory under the system temp dir", str(func(c *serveConfig) *string { return &c.RedisCacheDir })},
+	{"max-request-bytes", "RLM_MAX_REQUEST_BYTES", "max_request_bytes", "64MiB", "largest chat request body", size(func(c *serveConfig) *int64 { return &c.MaxRequestBytes })},
+	{"max-upload-bytes", "RLM_MAX_UPLOAD_BYTES", "max_upload_bytes", "512MiB", "largest uploaded file", size(func(c *serveConfig) *int64 { return &c.MaxUploadBytes })},
+	{"max-concurrent", "RLM_MAX_CONCURRENT", "max_concurrent", "16", "runs executing at once", num(func(c *serveConfig) *int { return &c.MaxConcurrent })},
+	{"queue-wait", "RLM_QUEUE_WAIT", "queue_wait", "2s", "how long a request waits for a run slot before 429", dur(func(c *serveConfig) *time.Duration { return &c.QueueWait })},
+	{"retry-after", "RLM_RETRY_AFTER", "retry_after", "2s", "Retry-After sent with 429", dur(func(c *serveConfig) *time.Duration { return &c.RetryAfter })},
+	{"keepalive", "RLM_KEEPALIVE", "keepalive", "15s", "interval of SSE keep-alive comments on idle streams", dur(func(c *serveConfig) *time.Duration { return &c.KeepAlive })},
+	{"shutdown-grace", "RLM_SHUTDOWN_GRACE", "shutdown_grace", "30s", "how long shutdown lets running requests finish before cancelling them", dur(func(c *serveConfig) *time.Duration { return &c.ShutdownGrace })},
+	{"max-depth", "RLM_MAX_DEPTH", "max_depth", "1", "server maximum (and default) of rlm.max_depth", num(func(c *serveConfig) *int { return &c.MaxDepth })},
+	{"max-iterations", "RLM_MAX_ITERATIONS", "max_iterations", "30", "server maximum (and default) of rlm.max_iterations", num(func(c *serveConfig) *int { return &c.MaxIterations })},
+	{"max-llm-calls", "RLM_MAX_LLM_CALLS", "max_llm_calls", "200", "server maximum (and default) of rlm.max_llm_calls", num(func(c *serveConfig) *int { return &c.MaxLLMCalls })},
+	{"max-total-tokens", "RLM_MAX_TOTAL_TOKENS", "max_total_tokens", "5000000", "server maximum (and default) of rlm.max_total_tokens", num(func(c *serveConfig) *int { return &c.MaxTotalTokens })},
+	{"max-timeout", "RLM_MAX_TIMEOUT", "max_timeout", "10m", "server maximum (and default) of rlm.timeout", dur(func(c *serveConfig) *time.Duration { return &c.MaxTimeout })},
+	{"repl-workers", "RLM_REPL_WORKERS", "repl_workers", "2", "idle REPL worker processes kept ready", num(func(c *serveConfig) *int { return &c.REPLWorkers })},
+	{"cell-timeout", "RLM_CELL_TIMEOUT", "cell_timeout", "0s", "wall time per REPL cell; 0: the REPL's default", dur(func(c *serveConfig) *time.Duration { return &c.CellTimeout })},
+	{"log-level", "RLM_LOG_LEVEL", "log_level", "info", "debug, info, warn or error", str(func(c *serveConfig) *string { return &c.LogLevel })},
+}
+
+// loadServeConfig applies defaults, then the YAML file, then the
+// environment, then the flags given in args.
+func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configFile := fs.String("config", getenv("RLM_CONFIG"), "optional YAML `file` of settings (env RLM_CONFIG); flags override environment variables, which override the file")
+	vals := map[string]*string{}
+	for _, o := range serveOptions {
+		v := new(string)
+		vals[o.flag] = v
+		fs.StringVar(v, o.flag, o.def, fmt.Sprintf("%s (env %s, YAML %s)", o.help, o.env, o.yaml))
+	}
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: rlm serve [flags]\n\nRuns the OpenAI-compatible RLM gateway. Every flag also has an environment")
+		fmt.Fprintln(stderr, "variable and a YAML key (see docs/server.md). Flags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, flag.ErrHelp
+		}
+		return nil, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rlm serve: unexpected argument %q\n", fs.Arg(0))
+		return nil, errUsage
+	}
+	setByFlag := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { setByFlag[f.Name] = true })
+	fileVals := map[string]string{}
+	if *configFile != "" {
+		b, err := os.ReadFile(*configFile)
+		if err != nil {
+			return nil, fmt.Errorf("serve: config file: %w", err)
+		}
+		var raw map[string]any
+		if err := yaml.Unmarshal(b, &raw); err != nil {
+			return nil, fmt.Errorf("serve: config file %s: %w", *configFile, err)
+		}
+		known := map[string]bool{}
+		for _, o := range serveOptions {
+			known[o.yaml] = true
+		}
+		for k, v := range raw {
+			if !known[k] {
+				return nil, fmt.Errorf("serve: config file %s: unknown key %q (see docs/server.md)", *configFile, k)
+			}
+			fileVals[k] = yamlString(v)
+		}
+	}
+	c := &serveConfig{}
+	for _, o := range serveOptions {
+		v, from := o.def, "default"
+		if fv, ok := fileVals[o.yaml]; ok {
+			v, from = fv, "config file key "+o.yaml
+		}
+		if ev := getenv(o.env); ev != "" {
+			v, from = ev, "environment variable "+o.env
+		}
+		if setByFlag[o.flag] {
+			v, from = *vals[o.flag], "flag --"+o.flag
+		}
+		if v == "" {
+			continue
+		}
+		if err := o.set(c, v); err != nil {
+			return nil, fmt.Errorf("serve: %s: %w", from, err)
+		}
+	}
+	return c, nil
+}
+
+// yamlString renders a YAML value the way the flag would be written: lists
+// become comma-separated, maps alias=value pairs.
+func yamlString(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = yamlString(e)
+		}
+		return strings.Join(parts, ",")
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + "=" + yamlString(x[k])
+		}
+		return strings.Join(parts, ",")
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// runServe is `rlm serve`.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := loadServeConfig(args, os.Getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return fmt.Errorf("serve: log level %q: %w", cfg.LogLevel, err)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	st, closeStore, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+
+	aliases := map[string]string{}
+	var names []string
+	for _, m := range cfg.Models {
+		alias, upstream, ok := strings.Cut(m, "=")
+		if !ok {
+			upstream = cfg.RootModel
+		}
+		if alias == "" {
+			return fmt.Errorf("serve: models: empty alias in %q", m)
+		}
+		aliases[alias] = upstream
+		names = append(names, alias)
+	}
+	scfg := server.Config{
+		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
+		MaxConcurrent: cfg.MaxConcurrent, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
+		MaxLimits: recursion.Limits{MaxDepth: cfg.MaxDepth, MaxIterations: cfg.MaxIterations, MaxLLMCalls: cfg.MaxLLMCalls,
+			MaxTotalTokens: cfg.MaxTotalTokens, Timeout: cfg.MaxTimeout},
+		Logger: log,
+	}
+	var missing []string
+	if cfg.Upstream == "" {
+		missing = append(missing, "no upstream configured: set --upstream or RLM_UPSTREAM (e.g. https://api.openai.com/v1)")
+	}
+	if cfg.RootModel == "" {
+		for _, u := range aliases {
+			if u == "" {
+				missing = append(missing, "no root model configured: set --root-model or RLM_ROOT_MODEL, or map every alias with --models alias=upstream-model")
+				break
+			}
+		}
+	}
+	var runner server.Runner
+	if len(missing) > 0 {
+		scfg.NotConfigured = strings.Join(missing, "; ")
+		for _, m := range missing {
+			log.Warn("NOT CONFIGURED: chat completions will fail with 503 until this is fixed: " + m)
+		}
+	} else {
+		retries := cfg.UpstreamRetries
+		if retries <= 0 {
+			retries = -1 // UpstreamConfig reads 0 as "default"
+		}
+		client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: cfg.Upstream, APIKey: cfg.UpstreamKey,
+			Timeout: cfg.UpstreamTimeout, MaxRetries: retries})
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		size := cfg.REPLWorkers
+		if size == 0 {
+			size = -1
+		}
+		pool, err := repl.NewPool(repl.PoolConfig{Size: size})
+		if err != nil {
+			return fmt.Errorf("serve: start REPL pool: %w", err)
+		}
+		defer pool.Close()
+		root := cfg.RootModel
+		if root == "" {
+			root = aliases[names[0]]
+		}
+		lim := scfg.MaxLimits
+		eng, err := recursion.New(recursion.Config{
+			Root: client, RootModel: root, SubModel: cfg.SubModel, Models: aliases,
+			Defaults: lim, Max: lim, UpstreamConcurrency: cfg.UpstreamConc,
+			Sandbox: recursion.PoolSandbox(pool), REPLLimits: repl.Limits{CellTimeout: cfg.CellTimeout},
+		})
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		runner = eng
+	}
+	if len(cfg.APIKeys) == 0 {
+		log.Warn("NO API KEYS: the server is open to anyone who can reach " + cfg.Listen + "; set --api-keys or RLM_API_KEYS")
+	}
+	srv, err := server.New(scfg, st, runner)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.Info("rlm serve listening", "addr", "http://"+ln.Addr().String(), "store", cfg.Store, "models", strings.Join(names, ","))
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", cfg.ShutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return err
+	}
+	return <-done
+}
+
+func openStore(ctx context.Context, cfg *serveConfig) (store.Store, func(), error) {
+	switch cfg.Store {
+	case "disk":
+		d, err := store.OpenDisk(cfg.DataDir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("serve: %w", err)
+		}
+		return d, func() {}, nil
+	case "redis":
+		r, err := store.OpenRedis(ctx, store.RedisConfig{URL: cfg.RedisURL, Prefix: cfg.RedisPrefix, CacheDir: cfg.RedisCacheDir})
+		if err != nil {
+			return nil, nil, fmt.Errorf("serve: %w", err)
+		}
+		return r, func() { r.Close() }, nil
+	}
+	return nil, nil, fmt.Errorf("serve: unknown store %q: use disk or redis", cfg.Store)
+}

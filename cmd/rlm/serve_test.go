@@ -1,0 +1,362 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/rlm-project/rlm/internal/fakellm"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's logger and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type served struct {
+	URL    string // http://host:port
+	Stderr *syncBuffer
+	stop   func() error
+}
+
+// startServe runs `rlm serve` in-process (the test binary doubles as the
+// REPL worker through TestMain) and stops it when the test ends.
+func startServe(t *testing.T, args ...string) *served {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr := &syncBuffer{}
+	done := make(chan error, 1)
+	args = append([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir()}, args...)
+	go func() {
+		err := runServe(ctx, args, pw, stderr)
+		pw.CloseWithError(fmt.Errorf("serve ended: %v", err))
+		done <- err
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatalf("rlm serve did not start: %v\n%s", err, stderr.String())
+	}
+	go io.Copy(io.Discard, pr)
+	url := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+	var once sync.Once
+	var stopErr error
+	s := &served{URL: url, Stderr: stderr, stop: func() error {
+		once.Do(func() { cancel(); stopErr = <-done })
+		return stopErr
+	}}
+	t.Cleanup(func() {
+		if err := s.stop(); err != nil {
+			t.Errorf("rlm serve: %v", err)
+		}
+	})
+	return s
+}
+
+// logText is a log with 42 FAIL lines, long enough (54 KB) to be
+// offloaded into the REPL; failRE finds the count the fake
+// root model's code printed.
+var (
+	logText = strings.Repeat("ok line\n", 3000) + strings.Repeat("FAIL line\n", 42) + strings.Repeat("ok line\n", 3000)
+	failRE  = regexp.MustCompile(`sub says: ack (\d+)`)
+)
+
+// countingUpstream is a fakellm script (a test double for a model): the
+// root writes Go that counts FAIL in the context and asks llm_query to
+// confirm; the sub-model acknowledges; the root then answers FINAL.
+func countingUpstream(req fakellm.Request) fakellm.Reply {
+	if !strings.Contains(req.System(), "FINAL") {
+		// A sub-call: echo the number back.
+		return fakellm.Reply{Content: "ack " + strings.TrimPrefix(req.LastUser(), "count=")}
+	}
+	if m := failRE.FindStringSubmatch(req.LastUser()); m != nil {
+		return fakellm.Reply{Content: "FINAL(" + m[1] + " failures)"}
+	}
+	if req.Turn() > 1 {
+		return fakellm.Reply{Content: "FINAL(lost)"}
+	}
+	return fakellm.Reply{Content: fakellm.Code(`import (
+	"fmt"
+	"strings"
+)
+n := strings.Count(context, "FAIL")
+fmt.Println("sub says:", llm_query(fmt.Sprintf("count=%d", n)))`)}
+}
+
+func upstreamArgs(url string) []string {
+	return []string{"--upstream", url, "--root-model", "root-model", "--models", "rlm,small=small-model", "--upstream-retries", "0"}
+}
+
+// TestServeGoOpenAI drives the server with go-openai as the client, against
+// the real engine and REPL, with a fake upstream.
+func TestServeGoOpenAI(t *testing.T) {
+	up := fakellm.New(countingUpstream)
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1")...)
+	cfg := openai.DefaultConfig("k1")
+	cfg.BaseURL = s.URL + "/v1"
+	client := openai.NewClientWithConfig(cfg)
+	ctx := context.Background()
+
+	resp, err := client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+		Model:    "rlm",
+		Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "How many failures?\n" + logText}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Choices[0].Message.Content; got != "42 failures" || resp.Choices[0].FinishReason != "stop" || resp.Usage.TotalTokens == 0 {
+		t.Errorf("answer %q finish %q usage %+v", got, resp.Choices[0].FinishReason, resp.Usage)
+	}
+	if tid := resp.Header().Get("X-RLM-Trace-Id"); tid == "" {
+		t.Error("no X-RLM-Trace-Id")
+	}
+
+	stream, err := client.CreateChatCompletionStream(ctx, openai.ChatCompletionRequest{
+		Model: "rlm", Stream: true, StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "How many failures?\n" + logText}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var content strings.Builder
+	var finish openai.FinishReason
+	var usage *openai.Usage
+	for {
+		ch, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Usage != nil {
+			usage = ch.Usage
+		}
+		for _, c := range ch.Choices {
+			content.WriteString(c.Delta.Content)
+			if c.FinishReason != "" {
+				finish = c.FinishReason
+			}
+		}
+	}
+	stream.Close()
+	if content.String() != "42 failures" || finish != "stop" || usage == nil || usage.TotalTokens == 0 {
+		t.Errorf("stream: %q finish %q usage %+v", content.String(), finish, usage)
+	}
+
+	_, err = client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{Model: "nope",
+		Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}})
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 404 || apiErr.Param == nil || *apiErr.Param != "model" {
+		t.Errorf("unknown model: %v", err)
+	}
+	models, err := client.ListModels(ctx)
+	if err != nil || len(models.Models) != 2 || models.Models[0].ID != "rlm" {
+		t.Errorf("models %+v, %v", models, err)
+	}
+}
+
+// TestNodeSDK runs tests/node/server_sdk.mjs, the official npm openai
+// client against `rlm serve`, real engine and REPL, fake upstream.
+func TestNodeSDK(t *testing.T) {
+	node, err := exec.LookPath("node")
+	sdk := filepath.Join("..", "..", "tests", "node", "node_modules", "openai")
+	if _, serr := os.Stat(sdk); err != nil || serr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("node and tests/node/node_modules/openai are required in CI (cd tests/node && npm ci): %v %v", err, serr)
+		}
+		t.Skip("node or the npm openai package is missing; run: cd tests/node && npm ci")
+	}
+	up := fakellm.New(countingUpstream)
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "node-key")...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "server_sdk.mjs")
+	cmd.Dir = filepath.Join("..", "..", "tests", "node")
+	cmd.Env = append(os.Environ(), "RLM_BASE_URL="+s.URL+"/v1", "RLM_KEY=node-key", "RLM_LOG_TEXT="+logText)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node: %v\n%s\nserver log:\n%s", err, stderr.String(), s.Stderr.String())
+	}
+	var res struct {
+		Plain struct {
+			Content string
+			RLM     struct {
+				TraceID    string `json:"trace_id"`
+				Iterations int
+				LLMCalls   int `json:"llm_calls"`
+			}
+		}
+		Stream struct {
+			Content  string
+			Progress int
+		}
+		File   struct{ Content string }
+		BadKey struct {
+			Status int
+		} `json:"bad_key"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("node output %q: %v", stdout.String(), err)
+	}
+	if res.Plain.Content != "42 failures" || res.Plain.RLM.TraceID == "" || res.Plain.RLM.Iterations != 2 || res.Plain.RLM.LLMCalls != 3 {
+		t.Errorf("plain: %+v", res.Plain)
+	}
+	if res.Stream.Content != "42 failures" || res.Stream.Progress < 5 {
+		t.Errorf("stream: %+v (want the answer and progress chunks)", res.Stream)
+	}
+	if res.File.Content != "42 failures" {
+		t.Errorf("file: %+v", res.File)
+	}
+	if res.BadKey.Status != 401 {
+		t.Errorf("bad key: %+v", res.BadKey)
+	}
+}
+
+// TestServeUnconfigured: with nothing configured, serve starts on
+// localhost, says loudly what is missing, and a chat request gets an error
+// naming what to configure.
+func TestServeUnconfigured(t *testing.T) {
+	for _, k := range []string{"RLM_UPSTREAM", "RLM_ROOT_MODEL", "RLM_API_KEYS", "RLM_CONFIG"} {
+		t.Setenv(k, "")
+	}
+	s := startServe(t)
+	if !strings.HasPrefix(s.URL, "http://127.0.0.1:") {
+		t.Errorf("listening on %s", s.URL)
+	}
+	log := s.Stderr.String()
+	for _, want := range []string{"NOT CONFIGURED", "no upstream configured: set --upstream", "NO API KEYS"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("startup log lacks %q:\n%s", want, log)
+		}
+	}
+	resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json",
+		strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 503 || !strings.Contains(string(b), "--upstream") {
+		t.Errorf("chat without upstream: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestServeCancellation: a request that is not stored stops calling the
+// upstream when its client leaves; a stored one goes on to its answer.
+func TestServeCancellation(t *testing.T) {
+	// A root model that never finishes on its own: each turn runs a cell
+	// that makes one sub-call; the stored run is allowed to finish at turn 4.
+	script := func(req fakellm.Request) fakellm.Reply {
+		if !strings.Contains(req.System(), "FINAL") {
+			return fakellm.Reply{Content: "sub"}
+		}
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "sub") && strings.Contains(req.Messages[1].Content, "finish") && req.Turn() >= 4 {
+			return fakellm.Reply{Content: "FINAL(finished)"}
+		}
+		return fakellm.Reply{Content: fakellm.Code(`import "fmt"
+fmt.Println(llm_query("x"))`)}
+	}
+	up := fakellm.New(script, fakellm.WithLatency(100*time.Millisecond))
+	defer up.Close()
+	s := startServe(t, upstreamArgs(up.URL)...)
+
+	post := func(ctx context.Context, body string) (*http.Response, error) {
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		return http.DefaultClient.Do(req)
+	}
+	waitCalls := func(n int) {
+		deadline := time.Now().Add(20 * time.Second)
+		for len(up.Requests()) < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("upstream saw %d calls, waited for %d", len(up.Requests()), n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go post(ctx, `{"model":"rlm","messages":[{"role":"user","content":"loop"}]}`)
+	waitCalls(3)
+	cancel()
+	time.Sleep(300 * time.Millisecond) // one call may have been in flight
+	after := len(up.Requests())
+	time.Sleep(600 * time.Millisecond)
+	if n := len(up.Requests()); n != after {
+		t.Errorf("upstream calls went on after the client left: %d -> %d", after, n)
+	}
+
+	before := len(up.Requests())
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	resp, err := post(ctx2, `{"model":"rlm","store":true,"stream":true,"messages":[{"role":"user","content":"finish"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first chunk carries the id of the stored completion.
+	rd := bufio.NewReader(resp.Body)
+	line, _ := rd.ReadString('\n')
+	var first struct{ ID string }
+	json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &first)
+	if first.ID == "" {
+		t.Fatalf("first stream line %q", line)
+	}
+	waitCalls(before + 2)
+	cancel2()
+	resp.Body.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r, err := http.Get(s.URL + "/v1/chat/completions/" + first.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			Status  string
+			Choices []struct{ Message struct{ Content string } }
+		}
+		json.NewDecoder(r.Body).Decode(&c)
+		r.Body.Close()
+		if c.Status == "completed" {
+			if c.Choices[0].Message.Content != "finished" {
+				t.Errorf("stored answer %+v", c)
+			}
+			break
+		}
+		if c.Status != "in_progress" || time.Now().After(deadline) {
+			t.Fatalf("stored completion status %q", c.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,303 @@
+package recursion
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// ModelClient makes one chat completion. The engine uses it for root turns,
+// llm_query calls and children's turns; OpenAIClient is the implementation
+// for any OpenAI-compatible upstream.
+type ModelClient interface {
+	Complete(ctx context.Context, req CompletionRequest) (Completion, error)
+}
+
+// CompletionRequest is one chat completion as the engine asks for it.
+type CompletionRequest struct {
+	Model    string
+	Messages []Message
+	Sampling Sampling
+	// Logprobs asks the upstream for token log probabilities.
+	Logprobs bool
+}
+
+// Completion is what the upstream answered.
+type Completion struct {
+	Content      string
+	FinishReason string
+	Usage        Usage
+	Logprobs     []TokenLogprob
+}
+
+// UpstreamConfig configures an OpenAIClient.
+type UpstreamConfig struct {
+	// Name identifies the upstream in errors and logs; empty means BaseURL.
+	Name    string
+	BaseURL string // e.g. https://api.openai.com/v1
+	APIKey  string
+	// Timeout bounds one attempt of one call (default 120s).
+	Timeout time.Duration
+	// MaxRetries is how many times a call is retried after a 429, a 5xx, a
+	// timeout or a connection error (default 4; negative means none).
+	MaxRetries int
+	// BackoffBase is the first retry's maximum wait; each retry doubles it,
+	// with full jitter, up to BackoffMax (defaults 500ms and 20s). A
+	// Retry-After header from the upstream takes precedence when longer.
+	BackoffBase time.Duration
+	BackoffMax  time.Duration
+	// HTTPClient sends the requests; nil means a client with a connection
+	// pool sized for many concurrent calls.
+	HTTPClient *http.Client
+}
+
+// UpstreamError is a call that failed for good: a non-retryable status, or
+// retries exhausted.
+type UpstreamError struct {
+	Upstream string
+	Attempts int
+	Status   int // HTTP status of the last attempt; 0 for connection errors
+	Err      error
+}
+
+func (e *UpstreamError) Error() string {
+	return fmt.Sprintf("upstream %s failed after %d attempt(s): %v", e.Upstream, e.Attempts, e.Err)
+}
+
+func (e *UpstreamError) Unwrap() error { return e.Err }
+
+// OpenAIClient talks to an OpenAI-compatible chat completions endpoint
+// through go-openai, adding retries and faithful sampling parameters.
+type OpenAIClient struct {
+	cfg    UpstreamConfig
+	hc     *http.Client
+	client *openai.Client
+}
+
+// CloseIdleConnections closes the kept-alive connections to the upstream.
+func (c *OpenAIClient) CloseIdleConnections() { c.hc.CloseIdleConnections() }
+
+// NewOpenAIClient returns a client for the upstream at cfg.BaseURL.
+func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
+	if cfg.BaseURL == "" {
+		return nil, errors.New("upstream: base URL is required")
+	}
+	if cfg.Name == "" {
+		cfg.Name = cfg.BaseURL
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 120 * time.Second
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 4
+	} else if cfg.MaxRetries < 0 {
+		cfg.MaxRetries = 0
+	}
+	if cfg.BackoffBase <= 0 {
+		cfg.BackoffBase = 500 * time.Millisecond
+	}
+	if cfg.BackoffMax <= 0 {
+		cfg.BackoffMax = 20 * time.Second
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConns = 512
+		tr.MaxIdleConnsPerHost = 256
+		hc = &http.Client{Transport: tr}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = &patchingDoer{client: hc}
+	return &OpenAIClient{cfg: cfg, hc: hc, client: openai.NewClientWithConfig(oc)}, nil
+}
+
+// callState travels in the request context from Complete to patchingDoer:
+// the body fields go-openai would drop, and the Retry-After it saw.
+type callState struct {
+	set        map[string]any
+	retryAfter time.Duration
+	status     int
+}
+
+type callStateKey struct{}
+
+// patchingDoer sends go-openai's requests. go-openai's request struct tags
+// temperature and top_p with omitempty, so a requested 0 would vanish and
+// the upstream would sample at its default; the doer writes such fields back
+// into the JSON body. It also records Retry-After, which go-openai's errors
+// do not carry.
+type patchingDoer struct{ client *http.Client }
+
+func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
+	st, _ := req.Context().Value(callStateKey{}).(*callState)
+	if st != nil && len(st.set) > 0 && req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read request body: %w", err)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(body, &fields); err != nil {
+			return nil, fmt.Errorf("patch request body: %w", err)
+		}
+		for k, v := range st.set {
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("patch request field %s: %w", k, err)
+			}
+			fields[k] = raw
+		}
+		body, err = json.Marshal(fields)
+		if err != nil {
+			return nil, fmt.Errorf("patch request body: %w", err)
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	resp, err := d.client.Do(req)
+	if st != nil && resp != nil {
+		st.status = resp.StatusCode
+		st.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	return resp, err
+}
+
+// parseRetryAfter reads either form of the header: seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && secs >= 0 {
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// Complete makes the call, retrying transient failures.
+func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Completion, error) {
+	oreq := openai.ChatCompletionRequest{Model: req.Model, LogProbs: req.Logprobs}
+	for _, m := range req.Messages {
+		oreq.Messages = append(oreq.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	}
+	set := map[string]any{}
+	s := req.Sampling
+	if s.Temperature != nil {
+		set["temperature"] = *s.Temperature
+	}
+	if s.TopP != nil {
+		set["top_p"] = *s.TopP
+	}
+	if s.MaxTokens != nil {
+		oreq.MaxTokens = *s.MaxTokens
+		set["max_tokens"] = *s.MaxTokens
+	}
+	if s.Seed != nil {
+		oreq.Seed = s.Seed
+	}
+	oreq.Stop = s.Stop
+
+	var lastErr error
+	lastStatus := 0
+	attempts := 0
+	for attempt := 0; attempt <= c.cfg.MaxRetries; attempt++ {
+		attempts++
+		st := &callState{set: set}
+		actx, cancel := context.WithTimeout(context.WithValue(ctx, callStateKey{}, st), c.cfg.Timeout)
+		resp, err := c.client.CreateChatCompletion(actx, oreq)
+		cancel()
+		if err == nil {
+			if len(resp.Choices) == 0 {
+				return Completion{}, &UpstreamError{Upstream: c.cfg.Name, Attempts: attempts, Status: st.status, Err: errors.New("response has no choices")}
+			}
+			return toCompletion(resp), nil
+		}
+		if ctx.Err() != nil {
+			return Completion{}, fmt.Errorf("upstream %s: %w", c.cfg.Name, context.Cause(ctx))
+		}
+		lastErr, lastStatus = err, st.status
+		if !retryable(err, st.status) || attempt == c.cfg.MaxRetries {
+			break
+		}
+		wait := c.backoff(attempt)
+		if st.retryAfter > wait {
+			wait = st.retryAfter
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Completion{}, fmt.Errorf("upstream %s: %w", c.cfg.Name, context.Cause(ctx))
+		case <-t.C:
+		}
+	}
+	return Completion{}, &UpstreamError{Upstream: c.cfg.Name, Attempts: attempts, Status: lastStatus, Err: lastErr}
+}
+
+// backoff is full jitter: a uniform wait in [0, min(max, base*2^attempt)].
+func (c *OpenAIClient) backoff(attempt int) time.Duration {
+	d := c.cfg.BackoffBase << attempt
+	if d > c.cfg.BackoffMax || d <= 0 {
+		d = c.cfg.BackoffMax
+	}
+	return time.Duration(rand.Int64N(int64(d) + 1))
+}
+
+func retryable(err error, status int) bool {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		status = apiErr.HTTPStatusCode
+	case errors.As(err, &reqErr):
+		status = reqErr.HTTPStatusCode
+	}
+	if status == http.StatusTooManyRequests || status >= 500 {
+		return true
+	}
+	if status != 0 {
+		return false
+	}
+	// No status: the request never got an answer (refused connection, reset,
+	// per-attempt timeout) or the answer was unreadable.
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "connection")
+}
+
+func toCompletion(resp openai.ChatCompletionResponse) Completion {
+	ch := resp.Choices[0]
+	out := Completion{
+		Content:      ch.Message.Content,
+		FinishReason: string(ch.FinishReason),
+		Usage: Usage{
+			PromptTokens:     resp.Usage.PromptTokens,
+			CompletionTokens: resp.Usage.CompletionTokens,
+			TotalTokens:      resp.Usage.TotalTokens,
+		},
+	}
+	if out.Usage.TotalTokens == 0 {
+		out.Usage.TotalTokens = out.Usage.PromptTokens + out.Usage.CompletionTokens
+	}
+	if ch.LogProbs != nil {
+		for _, lp := range ch.LogProbs.Content {
+			out.Logprobs = append(out.Logprobs, TokenLogprob{Token: lp.Token, Logprob: lp.LogProb, Bytes: lp.Bytes})
+		}
+	}
+	return out
+}

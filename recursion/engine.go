@@ -1,0 +1,374 @@
+// Package recursion is the RLM engine: a root model that never sees the
+// huge input, only placeholders for it, and works on it by writing Go code
+// that runs in a REPL session, with sub-calls to plain models (llm_query)
+// and to child RLMs (rlm_query), all under one budget per request.
+package recursion
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rlm-project/rlm/repl"
+)
+
+//go:embed prompt.md
+var systemPrompt string
+
+// SystemPrompt returns the system prompt every RLM node starts with.
+func SystemPrompt() string { return systemPrompt }
+
+// Sandbox starts REPL sessions. PoolSandbox adapts a *repl.Pool; tests may
+// use their own.
+type Sandbox interface {
+	NewSession(ctx context.Context, cfg SessionConfig) (Session, error)
+}
+
+// SessionConfig is what a node asks of its REPL session.
+type SessionConfig struct {
+	Context *repl.ContextFile // nil when nothing was offloaded
+	Host    repl.Host
+	Limits  repl.Limits
+}
+
+// Session is one persistent REPL session.
+type Session interface {
+	Run(ctx context.Context, code string) (repl.CellResult, error)
+	Close() error
+}
+
+// DefaultLimits are the limits used for fields that neither the request
+// nor Config.Defaults set.
+var DefaultLimits = Limits{
+	MaxDepth:         1,
+	MaxIterations:    30,
+	MaxLLMCalls:      200,
+	MaxTotalTokens:   5_000_000,
+	Timeout:          10 * time.Minute,
+	OffloadThreshold: 16_000,
+	Concurrency:      16,
+}
+
+// Config configures an Engine.
+type Config struct {
+	// Root answers root turns (required). Sub answers llm_query calls and
+	// children's turns; nil means Root.
+	Root ModelClient
+	Sub  ModelClient
+	// RootModel is the upstream model name for root turns when the request
+	// names none (required). SubModel is the one for llm_query and children;
+	// empty means the root model of the request.
+	RootModel string
+	SubModel  string
+	// Models maps the aliases callers may put in Request.Model and
+	// Limits.SubModel to upstream model names. When it is empty, names pass
+	// through unchanged; when it is not, an unknown name is an invalid request.
+	Models map[string]string
+	// Defaults fill the zero fields of a request's Limits (then
+	// DefaultLimits fills what is still zero). Max clamps them; a zero field
+	// of Max means no maximum.
+	Defaults Limits
+	Max      Limits
+	// UpstreamConcurrency bounds model calls in flight across all requests
+	// of this engine (default 64).
+	UpstreamConcurrency int
+	// Sandbox starts the REPL sessions (required). REPLLimits bound each.
+	Sandbox    Sandbox
+	REPLLimits repl.Limits
+	// TempDir holds the context files of running requests; empty means
+	// os.TempDir(). Files are removed when their node ends.
+	TempDir string
+	// MaxFeedbackChars caps one message of cell output sent back to a model
+	// (default 20,000 characters); the REPL truncates each cell first.
+	MaxFeedbackChars int
+	// CompletionReserve is the number of completion tokens reserved for a
+	// call before it starts, on top of the prompt's estimate (default 1,024).
+	// The reservation is replaced by the reported usage afterwards.
+	CompletionReserve int
+	// Logprobs asks upstreams for token log probabilities.
+	Logprobs bool
+}
+
+// Engine runs RLM requests. It is safe for concurrent use.
+type Engine struct {
+	cfg      Config
+	upstream semaphore
+}
+
+// New checks cfg and returns an engine.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Root == nil {
+		return nil, errors.New("recursion: Config.Root (the upstream client) is required")
+	}
+	if cfg.RootModel == "" {
+		return nil, errors.New("recursion: Config.RootModel is required")
+	}
+	if cfg.Sandbox == nil {
+		return nil, errors.New("recursion: Config.Sandbox (the REPL pool) is required")
+	}
+	if cfg.Sub == nil {
+		cfg.Sub = cfg.Root
+	}
+	if cfg.UpstreamConcurrency <= 0 {
+		cfg.UpstreamConcurrency = 64
+	}
+	if cfg.MaxFeedbackChars <= 0 {
+		cfg.MaxFeedbackChars = 20_000
+	}
+	if cfg.CompletionReserve <= 0 {
+		cfg.CompletionReserve = 1024
+	}
+	return &Engine{cfg: cfg, upstream: make(semaphore, cfg.UpstreamConcurrency)}, nil
+}
+
+// errTimeout is the cause of a run's context when its wall time runs out,
+// which tells a timeout from a caller that went away.
+var errTimeout = errors.New("wall time limit reached")
+
+// Limits returns the limits a request asking for l would run with.
+func (e *Engine) Limits(l Limits) Limits {
+	pick := func(req, def, builtin, max int) int {
+		v := req
+		if v == 0 {
+			v = def
+		}
+		if v == 0 {
+			v = builtin
+		}
+		if max > 0 && v > max {
+			v = max
+		}
+		return v
+	}
+	d, m := e.cfg.Defaults, e.cfg.Max
+	out := Limits{
+		MaxDepth:         pick(l.MaxDepth, d.MaxDepth, DefaultLimits.MaxDepth, m.MaxDepth),
+		MaxIterations:    pick(l.MaxIterations, d.MaxIterations, DefaultLimits.MaxIterations, m.MaxIterations),
+		MaxLLMCalls:      pick(l.MaxLLMCalls, d.MaxLLMCalls, DefaultLimits.MaxLLMCalls, m.MaxLLMCalls),
+		MaxTotalTokens:   pick(l.MaxTotalTokens, d.MaxTotalTokens, DefaultLimits.MaxTotalTokens, m.MaxTotalTokens),
+		Timeout:          time.Duration(pick(int(l.Timeout), int(d.Timeout), int(DefaultLimits.Timeout), int(m.Timeout))),
+		OffloadThreshold: pick(l.OffloadThreshold, d.OffloadThreshold, DefaultLimits.OffloadThreshold, m.OffloadThreshold),
+		Concurrency:      pick(l.Concurrency, d.Concurrency, DefaultLimits.Concurrency, m.Concurrency),
+		SubModel:         l.SubModel,
+	}
+	// A negative depth asks for the root alone; zero already meant "default".
+	if out.MaxDepth < 0 {
+		out.MaxDepth = 0
+	}
+	return out
+}
+
+func (e *Engine) model(name string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	if len(e.cfg.Models) == 0 {
+		return name, nil
+	}
+	if m, ok := e.cfg.Models[name]; ok {
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown model %q", name)
+}
+
+// Run answers one request. The error is only for an invalid request or a
+// broken setup (the REPL cannot start); every stop at run time (budget,
+// time, cancellation, upstream failure) is a Result with a StopReason and
+// the best partial answer.
+func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
+	start := time.Now()
+	if len(req.Messages) == 0 && len(req.Documents) == 0 {
+		return Result{}, errors.New("recursion: request has no messages and no documents")
+	}
+	rootModel, err := e.model(req.Model)
+	if err != nil {
+		return Result{}, fmt.Errorf("recursion: %w", err)
+	}
+	if rootModel == "" {
+		rootModel = e.cfg.RootModel
+	}
+	lim := e.Limits(req.Limits)
+	subModel, err := e.model(lim.SubModel)
+	if err != nil {
+		return Result{}, fmt.Errorf("recursion: sub model: %w", err)
+	}
+	if subModel == "" {
+		subModel = e.cfg.SubModel
+	}
+	if subModel == "" {
+		subModel = rootModel
+	}
+	traceID := req.TraceID
+	if traceID == "" {
+		var b [8]byte
+		rand.Read(b[:])
+		traceID = hex.EncodeToString(b[:])
+	}
+	dir, err := os.MkdirTemp(e.cfg.TempDir, "rlm-run-*")
+	if err != nil {
+		return Result{}, fmt.Errorf("recursion: temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+
+	off, err := offload(dir, req.Messages, req.Documents, lim.OffloadThreshold)
+	if err != nil {
+		return Result{}, fmt.Errorf("recursion: offload input: %w", err)
+	}
+
+	ctx, cancel := context.WithTimeoutCause(ctx, lim.Timeout, errTimeout)
+	defer cancel()
+	r := &runState{
+		e:         e,
+		traceID:   traceID,
+		lim:       lim,
+		budget:    newBudget(lim.MaxLLMCalls, lim.MaxTotalTokens),
+		reqSem:    make(semaphore, lim.Concurrency),
+		obs:       req.Observer,
+		dir:       dir,
+		rootModel: rootModel,
+		subModel:  subModel,
+		rootSamp:  req.Sampling,
+		subSamp:   Sampling{Temperature: req.Sampling.Temperature, TopP: req.Sampling.TopP, Seed: req.Sampling.Seed},
+		nodeUsage: map[string]Usage{},
+		childSem:  make([]semaphore, lim.MaxDepth+1),
+	}
+	for i := range r.childSem {
+		r.childSem[i] = make(semaphore, lim.Concurrency)
+	}
+	root := &node{r: r, id: "0", depth: 0, model: rootModel, sampling: req.Sampling, client: e.cfg.Root}
+	nr, err := root.run(ctx, off)
+	if err != nil {
+		return Result{}, err
+	}
+	calls, usage := r.budget.snapshot()
+	return Result{
+		TraceID:    traceID,
+		Answer:     nr.answer,
+		StopReason: nr.reason,
+		Error:      nr.err,
+		Usage:      usage,
+		Iterations: nr.iterations,
+		LLMCalls:   calls,
+		MaxDepth:   int(r.maxDepth.Load()),
+		Duration:   time.Since(start),
+		NodeUsage:  r.usageByNode(),
+	}, nil
+}
+
+// runState is shared by all nodes of one request tree.
+type runState struct {
+	e         *Engine
+	traceID   string
+	lim       Limits
+	budget    *budget
+	reqSem    semaphore
+	obs       Observer
+	dir       string
+	rootModel string
+	subModel  string
+	rootSamp  Sampling
+	subSamp   Sampling
+	// childSem[d] bounds the children running at once at depth d, so a
+	// batch of rlm_query calls does not start a worker process for each at
+	// once. One semaphore per depth: a child holds a slot of its own level
+	// while its descendants wait on deeper levels, which cannot deadlock.
+	childSem []semaphore
+	maxDepth atomic.Int64
+	subCalls atomic.Int64
+
+	mu        sync.Mutex
+	nodeUsage map[string]Usage
+}
+
+func (r *runState) emit(ev Event) {
+	if r.obs == nil {
+		return
+	}
+	ev.Time = time.Now()
+	r.obs.Observe(ev)
+}
+
+func (r *runState) addUsage(nodeID string, u Usage) {
+	r.mu.Lock()
+	r.nodeUsage[nodeID] = r.nodeUsage[nodeID].Add(u)
+	r.mu.Unlock()
+}
+
+func (r *runState) usageByNode() map[string]Usage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]Usage, len(r.nodeUsage))
+	for k, v := range r.nodeUsage {
+		out[k] = v
+	}
+	return out
+}
+
+// complete makes one model call for a node under the budget and the
+// concurrency limits: reserve first (refusing up front), then queue for a
+// slot of the request and of the engine, then call and settle.
+func (r *runState) complete(ctx context.Context, nodeID string, client ModelClient, req CompletionRequest) (Completion, error) {
+	chars := 0
+	for _, m := range req.Messages {
+		chars += len(m.Content)
+	}
+	completion := r.e.cfg.CompletionReserve
+	if req.Sampling.MaxTokens != nil && *req.Sampling.MaxTokens > 0 {
+		completion = *req.Sampling.MaxTokens
+	}
+	res, err := r.budget.reserve(estimateTokens(chars) + completion)
+	if err != nil {
+		return Completion{}, err
+	}
+	if err := r.reqSem.acquire(ctx); err != nil {
+		res.settle(Usage{}, false)
+		return Completion{}, err
+	}
+	defer r.reqSem.release()
+	if err := r.e.upstream.acquire(ctx); err != nil {
+		res.settle(Usage{}, false)
+		return Completion{}, err
+	}
+	req.Logprobs = r.e.cfg.Logprobs
+	c, err := client.Complete(ctx, req)
+	r.e.upstream.release()
+	res.settle(c.Usage, true)
+	r.addUsage(nodeID, c.Usage)
+	return c, err
+}
+
+// stopReason classifies why a call or a node could not go on.
+func stopReason(ctx context.Context, err error) StopReason {
+	var be *BudgetError
+	switch {
+	case errors.As(err, &be):
+		return be.Reason
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), errTimeout):
+		return StopTimeout
+	case ctx.Err() != nil:
+		return StopCancelled
+	default:
+		return StopUpstreamError
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[... truncated: %d of %d characters shown]", cut, len(s))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

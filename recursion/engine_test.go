@@ -1,0 +1,611 @@
+package recursion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/repl"
+)
+
+// These tests drive the engine against fakellm, a scripted fake upstream
+// over real HTTP (not a model), and funcSandbox, a fake REPL whose cells are
+// Go functions. realrepl_test.go runs the same method on the real REPL.
+
+func code(name string) string { return fakellm.Code(name) }
+
+func TestFinalPaths(t *testing.T) {
+	long := strings.Repeat("haystack ", 3000) // 27,000 chars: offloaded
+	cells := map[string]func(*cellEnv) repl.CellResult{
+		"look": func(env *cellEnv) repl.CellResult {
+			return repl.CellResult{Output: fmt.Sprintf("%d\n", len(env.context))}
+		},
+		"answer": func(env *cellEnv) repl.CellResult { return repl.CellResult{Final: final("42")} },
+		"set":    func(env *cellEnv) repl.CellResult { env.vars["ans"] = "from var"; return repl.CellResult{} },
+		"lookAndAnswer": func(env *cellEnv) repl.CellResult {
+			return repl.CellResult{Final: final(fmt.Sprint(strings.Count(env.context, "haystack")))}
+		},
+	}
+	tests := []struct {
+		name      string
+		input     string
+		replies   []string
+		want      string
+		wantTurns int
+		wantInLog string // a message the engine must have sent back
+	}{
+		{"final in code", long, []string{code("look // context"), code("answer")}, "42", 2, ""},
+		{"final after looking in the same cell", long, []string{code("lookAndAnswer // context")}, "", 1, ""},
+		{"bare FINAL line", long, []string{code("look // context"), "I know it.\nFINAL(\"the answer\")"}, "the answer", 2, ""},
+		{"FINAL_VAR line", long, []string{code("look\n// context"), code("set"), "FINAL_VAR(ans)"}, "from var", 3, ""},
+		{"nudge when neither code nor final", "short question", []string{"I think it is 7.", "FINAL(7)"}, "7", 2, "no ```go code block"},
+		{"turn-1 safeguard refuses once", long, []string{"FINAL(guess)", code("look // context"), "FINAL(checked)"}, "checked", 3, "FINAL refused"},
+		{"safeguard gives in the second time", long, []string{"FINAL(guess)", "FINAL(guess again)"}, "guess again", 2, "FINAL refused"},
+		{"no safeguard without offload", "short", []string{"FINAL(quick)"}, "quick", 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{}}
+			for k, v := range cells {
+				sb.cells[k] = v
+			}
+			sb.cells["look\n// context"] = cells["look"]
+			sb.cells["look // context"] = cells["look"]
+			sb.cells["lookAndAnswer // context"] = cells["lookAndAnswer"]
+			e, srv := testEngine(t, sb, rootScript(tt.replies, nil), Config{})
+			res, err := e.Run(t.Context(), Request{Messages: userMsg(tt.input)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.want
+			if want == "" {
+				want = "3000"
+			}
+			if res.StopReason != StopFinal || res.Answer != want || res.Iterations != tt.wantTurns {
+				t.Fatalf("got answer %q stop %s after %d turns (%s); want %q final after %d", res.Answer, res.StopReason, res.Iterations, res.Error, want, tt.wantTurns)
+			}
+			reqs := srv.Requests()
+			if tt.wantInLog != "" {
+				found := false
+				for _, m := range reqs[len(reqs)-1].Messages {
+					found = found || m.Role == "user" && strings.Contains(m.Content, tt.wantInLog)
+				}
+				if !found {
+					t.Errorf("no message containing %q was sent back", tt.wantInLog)
+				}
+			}
+			if sb.openSessions() != 0 {
+				t.Errorf("%d sessions left open", sb.openSessions())
+			}
+		})
+	}
+}
+
+func TestTranscriptIsAppendOnly(t *testing.T) {
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"a": func(*cellEnv) repl.CellResult { return repl.CellResult{Output: "one\n"} },
+		"b": func(*cellEnv) repl.CellResult { return repl.CellResult{Output: "two\n", Error: "boom at line 2"} },
+		"c": func(*cellEnv) repl.CellResult { return repl.CellResult{Final: final("done")} },
+	}}
+	e, srv := testEngine(t, sb, rootScript([]string{code("a") + "\nand\n" + code("b"), code("c")}, nil), Config{})
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("q")})
+	if err != nil || res.Answer != "done" {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	first, second := reqs[0].Messages, reqs[1].Messages
+	for i := range first {
+		if first[i] != second[i] {
+			t.Fatalf("message %d was rewritten between turns", i)
+		}
+	}
+	fb := second[len(second)-1].Content
+	for _, want := range []string{"Cell 1:\none", "Cell 2:\ntwo", "Error: boom at line 2"} {
+		if !strings.Contains(fb, want) {
+			t.Errorf("feedback %q lacks %q", fb, want)
+		}
+	}
+	if second[0].Role != "system" || second[0].Content != SystemPrompt() {
+		t.Error("first message is not the system prompt")
+	}
+}
+
+func TestOffloadPlaceholdersAndDocuments(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "report.txt")
+	docText := "DOC-HEAD " + strings.Repeat("x", 50_000) + " DOC-TAIL"
+	if err := os.WriteFile(doc, []byte(docText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	long := "LONG-HEAD " + strings.Repeat("é", 20_000) + " LONG-TAIL"
+	var seen *cellEnv
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"inspect // context": func(env *cellEnv) repl.CellResult { seen = env; return repl.CellResult{Final: final("ok")} },
+	}}
+	tmp := t.TempDir()
+	e, srv := testEngine(t, sb, rootScript([]string{code("inspect // context")}, nil), Config{TempDir: tmp})
+	res, err := e.Run(t.Context(), Request{
+		Messages:  []Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: long}, {Role: "user", Content: "Which year?"}},
+		Documents: []Document{{Name: "report.txt", Path: doc}},
+	})
+	if err != nil || res.StopReason != StopFinal {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	if len(seen.contexts) != 2 || seen.contexts[0] != long || seen.contexts[1] != docText {
+		t.Fatalf("contexts = %d pieces, want the long message then the document", len(seen.contexts))
+	}
+	view := srv.Requests()[0].Messages[1].Content
+	for _, want := range []string{"contexts[0]", "message 2 (user)", "20020 chars", "LONG-HEAD", "LONG-TAIL",
+		"contexts[1]", `document "report.txt"`, "DOC-HEAD", "DOC-TAIL", "Which year?", "be brief"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("root view lacks %q:\n%s", want, view)
+		}
+	}
+	if strings.Contains(view, strings.Repeat("x", 1000)) {
+		t.Error("root view contains the document body")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temp files left: %v", left)
+	}
+}
+
+func TestInvalidRequests(t *testing.T) {
+	sb := &funcSandbox{}
+	e, _ := testEngine(t, sb, rootScript([]string{"FINAL(x)"}, nil), Config{Models: map[string]string{"rlm": "root-model"}})
+	tests := []struct {
+		name string
+		req  Request
+	}{
+		{"empty", Request{}},
+		{"unknown model", Request{Messages: userMsg("q"), Model: "gpt-nope"}},
+		{"unknown sub model", Request{Messages: userMsg("q"), Limits: Limits{SubModel: "nope"}}},
+		{"missing document", Request{Documents: []Document{{Name: "a", Path: "/nonexistent/a.txt"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := e.Run(t.Context(), tt.req); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+	if _, err := New(Config{}); err == nil {
+		t.Error("New accepted an empty config")
+	}
+}
+
+func TestLimitsClampedToMaxima(t *testing.T) {
+	e, err := New(Config{Root: &OpenAIClient{}, RootModel: "m", Sandbox: &funcSandbox{},
+		Defaults: Limits{MaxIterations: 10},
+		Max:      Limits{MaxIterations: 20, MaxLLMCalls: 50, Timeout: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		in, want Limits
+	}{
+		{Limits{}, Limits{MaxDepth: 1, MaxIterations: 10, MaxLLMCalls: 50, MaxTotalTokens: 5_000_000, Timeout: time.Minute, OffloadThreshold: 16_000, Concurrency: 16}},
+		{Limits{MaxIterations: 99, MaxLLMCalls: 7, MaxDepth: -1, Timeout: time.Hour}, Limits{MaxDepth: 0, MaxIterations: 20, MaxLLMCalls: 7, MaxTotalTokens: 5_000_000, Timeout: time.Minute, OffloadThreshold: 16_000, Concurrency: 16}},
+	}
+	for _, tt := range tests {
+		if got := e.Limits(tt.in); got != tt.want {
+			t.Errorf("Limits(%+v) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestStopReasons(t *testing.T) {
+	looping := code("spin // context") // never finishes
+	long := strings.Repeat("needle hay ", 2000)
+	tests := []struct {
+		name        string
+		limits      Limits
+		replies     []string
+		opts        []fakellm.Option
+		cancelAfter time.Duration
+		cellDelay   time.Duration
+		want        StopReason
+		wantAnswer  string
+	}{
+		{"max iterations then answer-now turn", Limits{MaxIterations: 3},
+			[]string{"Partial thought.\n" + looping, "Still looking.\n" + looping, looping, "FINAL(best guess)"}, nil, 0, 0,
+			StopMaxIterations, "best guess"},
+		{"max iterations then FINAL_VAR", Limits{MaxIterations: 2},
+			[]string{code("keep // context"), looping, "FINAL_VAR(best)"}, nil, 0, 0,
+			StopMaxIterations, "kept"},
+		{"budget calls: last substantive response", Limits{MaxLLMCalls: 2},
+			[]string{"Counting lines.\n" + looping, "Almost there.\n" + looping}, nil, 0, 0,
+			StopBudgetCalls, "Almost there."},
+		{"budget tokens", Limits{MaxTotalTokens: 9000},
+			[]string{"Reading.\n" + looping}, nil, 0, 0,
+			StopBudgetTokens, "Reading."},
+		{"timeout", Limits{Timeout: 300 * time.Millisecond},
+			[]string{"Scanning.\n" + looping}, nil, 0, 100 * time.Millisecond,
+			StopTimeout, "Scanning."},
+		{"cancelled", Limits{},
+			[]string{"Working.\n" + looping}, nil, 250 * time.Millisecond, 100 * time.Millisecond,
+			StopCancelled, "Working."},
+		{"upstream error", Limits{},
+			[]string{"x"}, []fakellm.Option{fakellm.WithFailures(1000, http.StatusBadGateway, "")}, 0, 0,
+			StopUpstreamError, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+				"keep // context": func(env *cellEnv) repl.CellResult { env.vars["best"] = "kept"; return repl.CellResult{} },
+				"spin // context": func(env *cellEnv) repl.CellResult {
+					select {
+					case <-time.After(tt.cellDelay):
+					case <-env.ctx.Done():
+					}
+					return repl.CellResult{Output: "nothing yet\n"}
+				},
+			}}
+			e, _ := testEngine(t, sb, rootScript(tt.replies, nil), Config{}, tt.opts...)
+			ctx := t.Context()
+			if tt.cancelAfter > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.cancelAfter)
+				defer cancel()
+			}
+			rec := &recorder{}
+			res, err := e.Run(ctx, Request{Messages: userMsg(long + "\nWhere is the needle?"), Limits: tt.limits, Observer: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StopReason != tt.want || res.Answer != tt.wantAnswer {
+				t.Fatalf("got %s %q (%s), want %s %q", res.StopReason, res.Answer, res.Error, tt.want, tt.wantAnswer)
+			}
+			if res.Error == "" {
+				t.Error("no error text for a stop without FINAL")
+			}
+			evs := rec.all()
+			last := evs[len(evs)-1]
+			if last.Kind != EventNodeEnd || last.End.StopReason != tt.want {
+				t.Errorf("last event %+v, want node_end %s", last, tt.want)
+			}
+			if sb.openSessions() != 0 {
+				t.Errorf("%d sessions left open", sb.openSessions())
+			}
+		})
+	}
+}
+
+func TestUpstreamFailureNamesUpstream(t *testing.T) {
+	sb := &funcSandbox{}
+	e, srv := testEngine(t, sb, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Status: http.StatusServiceUnavailable} }, Config{})
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("q")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != StopUpstreamError || !strings.Contains(res.Error, "upstream fake failed after 5 attempt(s)") || !strings.Contains(res.Error, "503") {
+		t.Fatalf("got %s: %s", res.StopReason, res.Error)
+	}
+	if n := len(srv.Requests()); n != 5 {
+		t.Errorf("%d attempts, want 1 + 4 retries", n)
+	}
+}
+
+func TestBudgetReservationUnderConcurrency(t *testing.T) {
+	var inFlight, maxInFlight atomic.Int64
+	script := func(req fakellm.Request) fakellm.Reply {
+		if req.Model == "sub-model" {
+			n := inFlight.Add(1)
+			for {
+				m := maxInFlight.Load()
+				if n <= m || maxInFlight.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+			inFlight.Add(-1)
+			return fakellm.Reply{Content: "ok"}
+		}
+		if req.Turn() == 1 {
+			return fakellm.Reply{Content: code("fan")}
+		}
+		return fakellm.Reply{Content: "FINAL(done)"}
+	}
+	var answers []string
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"fan": func(env *cellEnv) repl.CellResult {
+			prompts := make([]string, 100)
+			for i := range prompts {
+				prompts[i] = fmt.Sprintf("item %d", i)
+			}
+			answers = env.host.LLMQuery(env.ctx, prompts)
+			return repl.CellResult{Output: "fanned out\n"}
+		},
+	}}
+	e, srv := testEngine(t, sb, script, Config{})
+	// 41 calls: one root turn, then 40 sub-calls of the 100 fit; the
+	// second root turn finds the budget spent.
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Limits: Limits{MaxLLMCalls: 41, Concurrency: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, refused := 0, 0
+	for _, a := range answers {
+		switch a {
+		case "ok":
+			ok++
+		case "budget exhausted: 41/41 LLM calls":
+			refused++
+		default:
+			t.Fatalf("unexpected answer %q", a)
+		}
+	}
+	subs := 0
+	for _, r := range srv.Requests() {
+		if r.Model == "sub-model" {
+			subs++
+		}
+	}
+	if ok != 40 || refused != 60 || subs != 40 {
+		t.Fatalf("ok=%d refused=%d upstream sub-calls=%d; want 40, 60, 40", ok, refused, subs)
+	}
+	if maxInFlight.Load() > 40 {
+		t.Fatalf("%d calls in flight at once", maxInFlight.Load())
+	}
+	if res.StopReason != StopBudgetCalls || res.LLMCalls != 41 {
+		t.Fatalf("stop %s after %d calls", res.StopReason, res.LLMCalls)
+	}
+}
+
+func TestConcurrencyLimits(t *testing.T) {
+	tests := []struct {
+		name             string
+		perRequest, glob int
+		want             int
+	}{
+		{"per-request limit", 4, 64, 4},
+		{"server-wide limit", 16, 3, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+				"fan": func(env *cellEnv) repl.CellResult {
+					env.host.LLMQuery(env.ctx, make([]string, 30))
+					return repl.CellResult{Final: final("done")}
+				},
+			}}
+			script := rootScript([]string{code("fan")}, nil)
+			e, srv := testEngine(t, sb, script, Config{UpstreamConcurrency: tt.glob}, fakellm.WithLatency(20*time.Millisecond))
+			if _, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Limits: Limits{Concurrency: tt.perRequest}}); err != nil {
+				t.Fatal(err)
+			}
+			if got := srv.MaxInFlight(); got != tt.want {
+				t.Fatalf("max in flight %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEventsForEveryKind(t *testing.T) {
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"sub": func(env *cellEnv) repl.CellResult {
+			a := env.host.LLMQuery(env.ctx, []string{"p1"})
+			b := env.host.RLMQuery(env.ctx, []string{"child task"})
+			return repl.CellResult{Output: a[0] + "|" + b[0] + "\n"}
+		},
+		"fin": func(env *cellEnv) repl.CellResult { return repl.CellResult{Final: final("ok")} },
+	}}
+	script := func(req fakellm.Request) fakellm.Reply {
+		switch {
+		case req.Model == "root-model" && req.Turn() == 1:
+			return fakellm.Reply{Content: code("sub"), Logprobs: []fakellm.Logprob{{Token: "x", Logprob: -0.5}}}
+		case req.Model == "root-model":
+			return fakellm.Reply{Content: code("fin")}
+		case req.System() != "": // the child's turns
+			return fakellm.Reply{Content: "FINAL(child says hi)"}
+		default:
+			return fakellm.Reply{Content: "plain"}
+		}
+	}
+	e, _ := testEngine(t, sb, script, Config{Logprobs: true})
+	rec := &recorder{}
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Observer: rec})
+	if err != nil || res.Answer != "ok" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	for _, k := range []EventKind{EventNodeStart, EventTurnStart, EventModelCall, EventCellStart, EventCellEnd, EventSubCallStart, EventSubCallEnd, EventNodeEnd} {
+		if rec.count(k) == 0 {
+			t.Errorf("no %s event", k)
+		}
+	}
+	var sawChild, sawLogprobs bool
+	for _, ev := range rec.all() {
+		if ev.Kind == EventSubCallEnd && ev.SubCall.Kind == "rlm" {
+			if ev.SubCall.ChildID != "0.1" || ev.NodeID != "0" || ev.Turn != 1 || ev.Cell != 1 || ev.SubCall.Response != "child says hi" {
+				t.Errorf("rlm sub-call event %+v %+v", ev, ev.SubCall)
+			}
+		}
+		if ev.Kind == EventNodeStart && ev.NodeID == "0.1" {
+			sawChild = ev.ParentID == "0" && ev.Depth == 1
+		}
+		if ev.Kind == EventModelCall && ev.NodeID == "0" && len(ev.Model.Logprobs) == 1 && ev.Model.Logprobs[0].Logprob == -0.5 {
+			sawLogprobs = true
+		}
+	}
+	if !sawChild {
+		t.Error("no node_start for child 0.1 with parent 0 at depth 1")
+	}
+	if !sawLogprobs {
+		t.Error("logprobs of the root turn were not kept")
+	}
+	if res.MaxDepth != 1 || res.LLMCalls != 4 {
+		t.Errorf("max depth %d, calls %d; want 1, 4", res.MaxDepth, res.LLMCalls)
+	}
+	if len(res.NodeUsage) != 2 || res.NodeUsage["0"].TotalTokens == 0 || res.NodeUsage["0.1"].TotalTokens == 0 {
+		t.Errorf("node usage %+v", res.NodeUsage)
+	}
+	if sum := res.NodeUsage["0"].Add(res.NodeUsage["0.1"]); sum != res.Usage {
+		t.Errorf("tree usage %+v is not the sum of nodes %+v", res.Usage, sum)
+	}
+}
+
+func TestBudgetErrorText(t *testing.T) {
+	b := newBudget(200, 0)
+	for range 200 {
+		if _, err := b.reserve(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := b.reserve(1)
+	var be *BudgetError
+	if !errors.As(err, &be) || err.Error() != "budget exhausted: 200/200 LLM calls" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestDepth(t *testing.T) {
+	tests := []struct {
+		name       string
+		maxDepth   int
+		wantAnswer string
+		wantDepth  int
+		wantKind   string
+	}{
+		{"child RLM at depth 1", 1, "child:CHILD-INPUT", 1, "rlm"},
+		{"fallback to llm_query at max depth", -1, "plain:CHILD-INPUT", 0, "llm"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+				"delegate": func(env *cellEnv) repl.CellResult {
+					return repl.CellResult{Final: final(env.host.RLMQuery(env.ctx, []string{"CHILD-INPUT"})[0])}
+				},
+				"child // context": func(env *cellEnv) repl.CellResult { return repl.CellResult{Final: final("child:" + env.context)} },
+			}}
+			script := func(req fakellm.Request) fakellm.Reply {
+				switch {
+				case req.Model == "root-model":
+					return fakellm.Reply{Content: code("delegate")}
+				case req.System() != "": // a child's turn
+					return fakellm.Reply{Content: code("child // context")}
+				default:
+					return fakellm.Reply{Content: "plain:" + req.LastUser()}
+				}
+			}
+			rec := &recorder{}
+			// A threshold of 5 offloads the child's 11-character prompt, so the
+			// child reads it from its own session's context.
+			e, _ := testEngine(t, sb, script, Config{})
+			res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Observer: rec, Limits: Limits{MaxDepth: tt.maxDepth, OffloadThreshold: 5}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The root's own input ("q") is short, so no safeguard applies.
+			if res.Answer != tt.wantAnswer || res.MaxDepth != tt.wantDepth {
+				t.Fatalf("answer %q depth %d (%s %s)", res.Answer, res.MaxDepth, res.StopReason, res.Error)
+			}
+			for _, ev := range rec.all() {
+				if ev.Kind == EventSubCallEnd && ev.SubCall.Kind != tt.wantKind {
+					t.Errorf("sub-call kind %s, want %s", ev.SubCall.Kind, tt.wantKind)
+				}
+			}
+			if tt.wantKind == "rlm" && sb.sessions != 2 {
+				t.Errorf("%d sessions, want the root's and the child's own", sb.sessions)
+			}
+			if left, _ := os.ReadDir(e.cfg.TempDir); len(left) != 0 {
+				t.Errorf("temp files left: %v", left)
+			}
+		})
+	}
+}
+
+func TestCancellationStopsEverything(t *testing.T) {
+	before := runtime.NumGoroutine()
+	started := make(chan struct{}, 100)
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"fan": func(env *cellEnv) repl.CellResult {
+			out := env.host.LLMQuery(env.ctx, make([]string, 50))
+			return repl.CellResult{Output: out[0]}
+		},
+	}}
+	srv := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if req.Model == "sub-model" {
+			started <- struct{}{}
+			return fakellm.Reply{Content: "late", Delay: 30 * time.Second}
+		}
+		return fakellm.Reply{Content: code("fan")}
+	})
+	client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+	e, _ := New(Config{Root: client, RootModel: "root-model", SubModel: "sub-model", Sandbox: sb, TempDir: t.TempDir()})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-started; time.Sleep(50 * time.Millisecond); cancel() }()
+	start := time.Now()
+	res, err := e.Run(ctx, Request{Messages: userMsg("q")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != StopCancelled || time.Since(start) > 5*time.Second {
+		t.Fatalf("stop %s after %v", res.StopReason, time.Since(start))
+	}
+	if sb.openSessions() != 0 {
+		t.Errorf("%d sessions left open", sb.openSessions())
+	}
+	client.CloseIdleConnections()
+	srv.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines left, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestChildrenBoundedAndBudgeted(t *testing.T) {
+	var answers []string
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"fan": func(env *cellEnv) repl.CellResult {
+			answers = env.host.RLMQuery(env.ctx, make([]string, 10))
+			return repl.CellResult{Final: final("done")}
+		},
+	}}
+	script := func(req fakellm.Request) fakellm.Reply {
+		if req.Model == "root-model" {
+			return fakellm.Reply{Content: code("fan")}
+		}
+		return fakellm.Reply{Content: "FINAL(child)", Delay: 10 * time.Millisecond}
+	}
+	e, _ := testEngine(t, sb, script, Config{})
+	// One root turn plus 6 children of one turn each fit in 7 calls.
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Limits: Limits{Concurrency: 2, MaxLLMCalls: 7}})
+	if err != nil || res.Answer != "done" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if sb.maxOpen > 3 { // the root's session and two children
+		t.Errorf("%d sessions open at once, want at most 3", sb.maxOpen)
+	}
+	ok, refused := 0, 0
+	for _, a := range answers {
+		switch {
+		case a == "child":
+			ok++
+		case strings.HasPrefix(a, "budget exhausted: 7/7 LLM calls"):
+			refused++
+		default:
+			t.Errorf("answer %q", a)
+		}
+	}
+	// A child that passed the budget check while another took the last call
+	// starts a session and is refused on its first turn: at most one such
+	// per concurrent slot.
+	if ok != 6 || refused != 4 || sb.sessions > 1+6+1 {
+		t.Errorf("%d answered, %d refused, %d sessions started; want 6, 4, at most 8", ok, refused, sb.sessions)
+	}
+}

@@ -1,0 +1,429 @@
+package recursion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rlm-project/rlm/repl"
+)
+
+// Messages the engine writes into a transcript. They are part of the
+// training sequence, so they stay short and stable.
+const (
+	nudgeMessage = "Your reply had no ```go code block and no FINAL. Write Go code in a ```go block to work on the input, " +
+		"or finish: call FINAL(answer) in a cell, or write a line FINAL(answer) or FINAL_VAR(variable_name)."
+	refuseMessage = "FINAL refused: you have not looked at the offloaded input yet. Inspect `context`/`contexts` with code " +
+		"first (it is not in this conversation), then call FINAL again."
+	answerNowMessage = "You are out of turns. Reply now with your best answer on one line: FINAL(your answer). Do not write code."
+)
+
+// node is one RLM: a transcript, a REPL session, and the Host that answers
+// the session's sub-calls.
+type node struct {
+	r        *runState
+	id       string
+	parent   string
+	depth    int
+	model    string
+	sampling Sampling
+	client   ModelClient
+
+	turn, cell atomic.Int64 // where the session is, for sub-call events
+	children   atomic.Int64
+
+	mu        sync.Mutex
+	treeUsage Usage
+}
+
+type nodeResult struct {
+	answer     string
+	reason     StopReason
+	err        string
+	iterations int
+	treeUsage  Usage
+}
+
+// lookRE finds code that reads the offloaded input.
+var lookRE = regexp.MustCompile(`\bcontexts?\b`)
+
+// run drives the node's loop over the input off. The error is only for a
+// REPL that cannot start at all.
+func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err error) {
+	r := n.r
+	for d := int64(n.depth); ; {
+		cur := r.maxDepth.Load()
+		if d <= cur || r.maxDepth.CompareAndSwap(cur, d) {
+			break
+		}
+	}
+	r.emit(Event{Kind: EventNodeStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth})
+	defer func() {
+		if off.File != nil {
+			os.Remove(off.File.Path)
+		}
+		if err != nil {
+			res = nodeResult{reason: stopReason(ctx, err), err: err.Error()}
+		}
+		n.mu.Lock()
+		res.treeUsage = n.treeUsage.Add(r.usageByNodeID(n.id))
+		n.mu.Unlock()
+		r.emit(Event{Kind: EventNodeEnd, NodeID: n.id, ParentID: n.parent, Depth: n.depth, End: &NodeEndEvent{
+			Answer: res.answer, StopReason: res.reason, Error: res.err, Usage: r.usageByNodeID(n.id),
+			TreeUsage: res.treeUsage, Iterations: res.iterations,
+		}})
+	}()
+
+	sess, err := r.e.cfg.Sandbox.NewSession(ctx, SessionConfig{Context: off.File, Host: n, Limits: r.e.cfg.REPLLimits})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nodeResult{reason: stopReason(ctx, ctx.Err()), err: context.Cause(ctx).Error()}, nil
+		}
+		return nodeResult{}, fmt.Errorf("start REPL session for node %s: %w", n.id, err)
+	}
+	defer sess.Close()
+
+	transcript := []Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: inputMessage(off)}}
+	var lastSubstantive string
+	looked, refused := false, false
+	maxIter := r.lim.MaxIterations
+	for turn := 1; turn <= maxIter; turn++ {
+		n.turn.Store(int64(turn))
+		n.cell.Store(0)
+		if ctx.Err() != nil {
+			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, ctx.Err()), context.Cause(ctx).Error(), lastSubstantive), nil
+		}
+		r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
+		resp, err := n.complete(ctx, transcript, turn)
+		if err != nil {
+			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+		}
+		transcript = append(transcript, Message{Role: "assistant", Content: resp})
+		if strings.TrimSpace(resp) != "" {
+			lastSubstantive = resp
+		}
+
+		cells := extractCells(resp)
+		if len(cells) == 0 {
+			fl, ok := parseFinalLine(resp)
+			if !ok {
+				transcript = append(transcript, Message{Role: "user", Content: nudgeMessage})
+				continue
+			}
+			answer := fl.Answer
+			if fl.Var != "" {
+				if !isIdent(fl.Var) {
+					transcript = append(transcript, Message{Role: "user", Content: fmt.Sprintf("FINAL_VAR needs a variable name, got %q.", fl.Var)})
+					continue
+				}
+				cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+fl.Var+")")
+				if err != nil {
+					return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+				}
+				if cr.Final == nil {
+					transcript = append(transcript, Message{Role: "user", Content: "FINAL_VAR(" + fl.Var + ") failed:\n" + cr.Error})
+					continue
+				}
+				answer = *cr.Final
+			}
+			if off.File != nil && !looked && !refused {
+				refused = true
+				transcript = append(transcript, Message{Role: "user", Content: refuseMessage})
+				continue
+			}
+			return nodeResult{answer: answer, reason: StopFinal, iterations: turn}, nil
+		}
+
+		var fb strings.Builder
+		var final *string
+		for i, code := range cells {
+			if lookRE.MatchString(code) {
+				looked = true
+			}
+			cr, err := n.runCell(ctx, sess, turn, i+1, code)
+			if err != nil {
+				return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+			}
+			writeFeedback(&fb, i+1, len(cells), cr)
+			if cr.Final != nil {
+				final = cr.Final
+				if i+1 < len(cells) {
+					fmt.Fprintf(&fb, "(FINAL was called in cell %d; the %d cell(s) after it did not run.)\n", i+1, len(cells)-i-1)
+				}
+				break
+			}
+		}
+		if final != nil {
+			if off.File == nil || looked || refused {
+				return nodeResult{answer: *final, reason: StopFinal, iterations: turn}, nil
+			}
+			refused = true
+			fb.WriteString(refuseMessage)
+		}
+		transcript = append(transcript, Message{Role: "user", Content: clip(strings.TrimSpace(fb.String()), r.e.cfg.MaxFeedbackChars)})
+	}
+	return n.stop(ctx, sess, transcript, maxIter, StopMaxIterations, fmt.Sprintf("no FINAL after %d turns", maxIter), lastSubstantive), nil
+}
+
+// usageByNodeID is one node's own usage.
+func (r *runState) usageByNodeID(id string) Usage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.nodeUsage[id]
+}
+
+// stop ends a node without FINAL. When the reason leaves budget and time
+// (the node ran out of turns, or of tokens but a last call still fits), the
+// model gets one last turn to answer now; otherwise the partial answer is
+// the last substantive response.
+func (n *node) stop(ctx context.Context, sess Session, transcript []Message, turns int, reason StopReason, errText, last string) nodeResult {
+	res := nodeResult{reason: reason, err: errText, iterations: turns}
+	if ctx.Err() == nil && (reason == StopMaxIterations || reason == StopBudgetTokens) {
+		turn := turns + 1
+		n.turn.Store(int64(turn))
+		n.r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
+		msgs := append(slices.Clip(transcript), Message{Role: "user", Content: answerNowMessage})
+		if resp, err := n.complete(ctx, msgs, turn); err == nil {
+			res.iterations = turn
+			if fl, ok := parseFinalLine(resp); ok && fl.Var == "" {
+				res.answer = fl.Answer
+				return res
+			} else if ok && isIdent(fl.Var) {
+				if cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+fl.Var+")"); err == nil && cr.Final != nil {
+					res.answer = *cr.Final
+					return res
+				}
+			}
+			if strings.TrimSpace(resp) != "" {
+				last = resp
+			}
+		}
+	}
+	if p := stripCode(last); p != "" {
+		res.answer = p
+	} else {
+		res.answer = strings.TrimSpace(last)
+	}
+	return res
+}
+
+// complete makes one turn's model call and reports it.
+func (n *node) complete(ctx context.Context, transcript []Message, turn int) (string, error) {
+	msgs := slices.Clip(transcript)
+	start := time.Now()
+	c, err := n.r.complete(ctx, n.id, n.client, CompletionRequest{Model: n.model, Messages: msgs, Sampling: n.sampling})
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return "", err // refused before the call: nothing to report
+	}
+	ev := &ModelCallEvent{Model: n.model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
+		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs}
+	if err != nil {
+		ev.Err = err.Error()
+	}
+	n.r.emit(Event{Kind: EventModelCall, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Model: ev})
+	return c.Content, err
+}
+
+// runCell runs one cell and reports it. The error is the sandbox's (the
+// run was cancelled or the session broke), not the model code's.
+func (n *node) runCell(ctx context.Context, sess Session, turn, cell int, code string) (repl.CellResult, error) {
+	n.cell.Store(int64(cell))
+	r := n.r
+	r.emit(Event{Kind: EventCellStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Cell: cell,
+		CellRun: &CellEvent{Code: code}})
+	start := time.Now()
+	cr, err := sess.Run(ctx, code)
+	if cr.Duration == 0 {
+		cr.Duration = time.Since(start)
+	}
+	ev := &CellEvent{Code: code, Output: cr.Output, OutputBytes: cr.OutputBytes, Truncated: cr.Truncated,
+		Error: cr.Error, Final: cr.Final, Restarted: cr.Restarted, Duration: cr.Duration}
+	if err != nil {
+		ev.Error = err.Error()
+	}
+	r.emit(Event{Kind: EventCellEnd, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Cell: cell, CellRun: ev})
+	if err != nil {
+		if ctx.Err() != nil {
+			return cr, context.Cause(ctx)
+		}
+		// A broken session is the model's problem to see, not a stop: the
+		// next cell may get a fresh worker.
+		cr.Error = fmt.Sprintf("REPL failure: %v", err)
+	}
+	return cr, nil
+}
+
+func writeFeedback(b *strings.Builder, i, total int, cr repl.CellResult) {
+	if total > 1 {
+		fmt.Fprintf(b, "Cell %d:\n", i)
+	}
+	out := strings.TrimRight(cr.Output, "\n")
+	switch {
+	case out != "":
+		b.WriteString(out)
+		b.WriteByte('\n')
+	case cr.Error == "":
+		b.WriteString("(no output)\n")
+	}
+	if cr.Error != "" {
+		fmt.Fprintf(b, "Error: %s\n", strings.TrimRight(cr.Error, "\n"))
+	}
+	if cr.Restarted {
+		b.WriteString("The REPL restarted: your variables are lost; context, contexts and the functions are still there.\n")
+	}
+}
+
+// inputMessage is the first user message of a node: its input with the
+// offloaded parts replaced by placeholders.
+func inputMessage(off *offloaded) string {
+	var b strings.Builder
+	if len(off.Pieces) > 0 {
+		total := 0
+		for _, p := range off.Pieces {
+			total += p.Chars
+		}
+		fmt.Fprintf(&b, "%d part(s) of the input (%d chars, ~%d tokens) are offloaded to the REPL as contexts[0..%d]; "+
+			"`context` holds all of them. Placeholders below mark where they were.\n\n",
+			len(off.Pieces), total, estimateTokens(total), len(off.Pieces)-1)
+	} else {
+		b.WriteString("Nothing is offloaded: the whole input is below and `context` is empty.\n\n")
+	}
+	b.WriteString(off.View)
+	return b.String()
+}
+
+// LLMQuery implements repl.Host: one plain model call per prompt, all at once.
+func (n *node) LLMQuery(ctx context.Context, prompts []string) []string {
+	return n.fanOut(ctx, prompts, n.llmCall)
+}
+
+// RLMQuery implements repl.Host: one child RLM per prompt, all at once; at
+// the maximum depth, plain model calls instead.
+func (n *node) RLMQuery(ctx context.Context, prompts []string) []string {
+	if n.depth+1 > n.r.lim.MaxDepth {
+		return n.fanOut(ctx, prompts, func(ctx context.Context, p string) string {
+			return n.subCall(ctx, p, true)
+		})
+	}
+	return n.fanOut(ctx, prompts, n.childCall)
+}
+
+func (n *node) fanOut(ctx context.Context, prompts []string, call func(context.Context, string) string) []string {
+	out := make([]string, len(prompts))
+	var wg sync.WaitGroup
+	for i, p := range prompts {
+		wg.Go(func() { out[i] = call(ctx, p) })
+	}
+	wg.Wait()
+	return out
+}
+
+func (n *node) llmCall(ctx context.Context, prompt string) string {
+	return n.subCall(ctx, prompt, false)
+}
+
+// subCall is one llm_query (or an rlm_query that fell back to one).
+func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string {
+	r := n.r
+	id := fmt.Sprintf("s%d", r.subCalls.Add(1))
+	turn, cell := int(n.turn.Load()), int(n.cell.Load())
+	base := Event{NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Cell: cell}
+	ev := base
+	ev.Kind = EventSubCallStart
+	ev.SubCall = &SubCallEvent{ID: id, Kind: "llm", Prompt: prompt, Fallback: fallback}
+	r.emit(ev)
+
+	start := time.Now()
+	msgs := []Message{{Role: "user", Content: prompt}}
+	c, err := r.complete(ctx, n.id, r.e.cfg.Sub, CompletionRequest{Model: r.subModel, Messages: msgs, Sampling: r.subSamp})
+	out := c.Content
+	sc := &SubCallEvent{ID: id, Kind: "llm", Prompt: prompt, Fallback: fallback, Response: c.Content, Usage: c.Usage, Duration: time.Since(start)}
+	var be *BudgetError
+	switch {
+	case errors.As(err, &be):
+		out = be.Error()
+		sc.Err = out
+	case err != nil:
+		out = "error: llm_query failed: " + err.Error()
+		sc.Err = err.Error()
+	}
+	ev = base
+	ev.Kind = EventSubCallEnd
+	ev.SubCall = sc
+	if be == nil {
+		ev.Model = &ModelCallEvent{Model: r.subModel, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
+			Usage: c.Usage, Latency: sc.Duration, Logprobs: c.Logprobs, Err: sc.Err}
+	}
+	r.emit(ev)
+	return out
+}
+
+// childCall is one rlm_query: a child RLM at depth+1 whose input is prompt,
+// under the same offload rule as the root's input.
+func (n *node) childCall(ctx context.Context, prompt string) string {
+	r := n.r
+	id := fmt.Sprintf("s%d", r.subCalls.Add(1))
+	childID := fmt.Sprintf("%s.%d", n.id, n.children.Add(1))
+	turn, cell := int(n.turn.Load()), int(n.cell.Load())
+	base := Event{NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Cell: cell}
+	ev := base
+	ev.Kind = EventSubCallStart
+	ev.SubCall = &SubCallEvent{ID: id, Kind: "rlm", ChildID: childID, Prompt: prompt}
+	r.emit(ev)
+
+	start := time.Now()
+	sc := &SubCallEvent{ID: id, Kind: "rlm", ChildID: childID, Prompt: prompt}
+	var out string
+	sem := r.childSem[n.depth+1]
+	if err := sem.acquire(ctx); err != nil {
+		out = "error: rlm_query failed: " + err.Error()
+		sc.Err = err.Error()
+	} else if err := r.budget.exhausted(); err != nil {
+		sem.release()
+		out = err.Error()
+		sc.Err = out
+	} else if off, err := offload(r.dir, []Message{{Role: "user", Content: prompt}}, nil, r.lim.OffloadThreshold); err != nil {
+		sem.release()
+		out = "error: rlm_query failed: " + err.Error()
+		sc.Err = err.Error()
+	} else {
+		child := &node{r: r, id: childID, parent: n.id, depth: n.depth + 1, model: r.subModel, sampling: r.subSamp, client: r.e.cfg.Sub}
+		res, err := child.run(ctx, off)
+		sem.release()
+		n.mu.Lock()
+		n.treeUsage = n.treeUsage.Add(res.treeUsage)
+		n.mu.Unlock()
+		sc.Usage = res.treeUsage
+		switch {
+		case err != nil:
+			out = "error: rlm_query failed: " + err.Error()
+			sc.Err = err.Error()
+		case res.reason == StopBudgetCalls || res.reason == StopBudgetTokens:
+			out = res.err
+			if res.answer != "" {
+				out += "; partial answer: " + res.answer
+			}
+			sc.Err = res.err
+		case res.reason != StopFinal:
+			out = fmt.Sprintf("error: rlm_query stopped (%s: %s); partial answer: %s", res.reason, res.err, res.answer)
+			sc.Err = res.err
+		default:
+			out = res.answer
+		}
+	}
+	sc.Response = out
+	sc.Duration = time.Since(start)
+	ev = base
+	ev.Kind = EventSubCallEnd
+	ev.SubCall = sc
+	r.emit(ev)
+	return out
+}

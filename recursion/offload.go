@@ -1,0 +1,190 @@
+package recursion
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rlm-project/rlm/repl"
+)
+
+// previewChars is how much of the head and tail of an offloaded piece the
+// model sees in its placeholder.
+const previewChars = 160
+
+// piece describes one offloaded input as the model sees it.
+type piece struct {
+	Index  int
+	Label  string // "message 2 (user)" or `document "a.txt"`
+	Chars  int
+	Head   string
+	Tail   string
+	Tokens int
+}
+
+func (p piece) placeholder() string {
+	return fmt.Sprintf("[offloaded: contexts[%d], %s, %d chars, ~%d tokens]\n  head: %q\n  tail: %q",
+		p.Index, p.Label, p.Chars, p.Tokens, p.Head, p.Tail)
+}
+
+// offloaded is the input of one node after the offload rule: the text the
+// model sees and, when anything was offloaded, the context file.
+type offloaded struct {
+	View   string // the input as the model sees it
+	Pieces []piece
+	File   *repl.ContextFile // nil when nothing was offloaded
+}
+
+// estimateTokens is a rough count used for placeholders and reservations:
+// about four characters per token for English text and code.
+func estimateTokens(chars int) int { return (chars + 3) / 4 }
+
+// offload applies the offload rule to a node's input: messages longer than
+// threshold characters and every document go, in order, into one context
+// file in dir; the rest stays visible. Documents are streamed from disk.
+// The caller removes the file (File.Path) when the node ends.
+func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *offloaded, err error) {
+	out := &offloaded{}
+	var view strings.Builder
+	var f *os.File
+	var w *bufio.Writer
+	var pos int64
+	open := func() error {
+		if f != nil {
+			return nil
+		}
+		var err error
+		f, err = os.CreateTemp(dir, "rlm-context-*.txt")
+		if err != nil {
+			return fmt.Errorf("create context file: %w", err)
+		}
+		w = bufio.NewWriterSize(f, 1<<20)
+		out.File = &repl.ContextFile{Path: f.Name()}
+		return nil
+	}
+	defer func() {
+		if f == nil {
+			return
+		}
+		if ferr := w.Flush(); ferr != nil && err == nil {
+			err = fmt.Errorf("write context file: %w", ferr)
+		}
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close context file: %w", cerr)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			out.File = nil
+		}
+	}()
+	// add writes one piece, separated from the previous by a blank line that
+	// belongs to `context` but to no contexts[i].
+	add := func(label string, r io.Reader) (piece, error) {
+		if err := open(); err != nil {
+			return piece{}, err
+		}
+		if len(out.Pieces) > 0 {
+			n, err := w.WriteString("\n\n")
+			pos += int64(n)
+			if err != nil {
+				return piece{}, fmt.Errorf("write context file: %w", err)
+			}
+		}
+		pv := &previewWriter{}
+		n, err := io.Copy(io.MultiWriter(w, pv), r)
+		if err != nil {
+			return piece{}, fmt.Errorf("copy %s into context file: %w", label, err)
+		}
+		out.File.Pieces = append(out.File.Pieces, repl.Range{Start: pos, End: pos + n})
+		pos += n
+		p := piece{Index: len(out.Pieces), Label: label, Chars: pv.chars, Tokens: estimateTokens(pv.chars), Head: pv.head(), Tail: pv.tail()}
+		out.Pieces = append(out.Pieces, p)
+		return p, nil
+	}
+
+	for i, m := range msgs {
+		role := m.Role
+		if role == "" {
+			role = "user"
+		}
+		if utf8.RuneCountInString(m.Content) <= threshold {
+			fmt.Fprintf(&view, "[%s]\n%s\n\n", role, m.Content)
+			continue
+		}
+		p, err := add(fmt.Sprintf("message %d (%s)", i+1, role), strings.NewReader(m.Content))
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&view, "[%s]\n%s\n\n", role, p.placeholder())
+	}
+	for _, d := range docs {
+		if d.Path == "" {
+			return nil, errors.New("document without a path")
+		}
+		df, err := os.Open(d.Path)
+		if err != nil {
+			return nil, fmt.Errorf("open document %q: %w", d.Name, err)
+		}
+		name := d.Name
+		if name == "" {
+			name = d.Path
+		}
+		p, err := add(fmt.Sprintf("document %q", name), df)
+		df.Close()
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&view, "[attached document]\n%s\n\n", p.placeholder())
+	}
+	out.View = strings.TrimSpace(view.String())
+	return out, nil
+}
+
+// previewWriter counts characters and keeps the head and tail of a stream
+// without holding all of it.
+type previewWriter struct {
+	chars   int
+	headBuf []byte
+	tailBuf []byte
+}
+
+func (p *previewWriter) Write(b []byte) (int, error) {
+	for _, c := range b {
+		if c&0xC0 != 0x80 { // not a UTF-8 continuation byte: a new character
+			p.chars++
+		}
+	}
+	if len(p.headBuf) < 4*previewChars {
+		p.headBuf = append(p.headBuf, b[:min(len(b), 4*previewChars-len(p.headBuf))]...)
+	}
+	keep := 4 * previewChars
+	if len(b) >= keep {
+		p.tailBuf = append(p.tailBuf[:0], b[len(b)-keep:]...)
+	} else {
+		p.tailBuf = append(p.tailBuf, b...)
+		if len(p.tailBuf) > keep {
+			p.tailBuf = append(p.tailBuf[:0], p.tailBuf[len(p.tailBuf)-keep:]...)
+		}
+	}
+	return len(b), nil
+}
+
+func (p *previewWriter) head() string {
+	s := strings.ToValidUTF8(string(p.headBuf), "")
+	if r := []rune(s); len(r) > previewChars {
+		return string(r[:previewChars])
+	}
+	return s
+}
+
+func (p *previewWriter) tail() string {
+	s := strings.ToValidUTF8(string(p.tailBuf), "")
+	if r := []rune(s); len(r) > previewChars {
+		return string(r[len(r)-previewChars:])
+	}
+	return s
+}

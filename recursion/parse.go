@@ -1,0 +1,107 @@
+package recursion
+
+import (
+	"strconv"
+	"strings"
+)
+
+// extractCells returns the bodies of the ```go and ```repl fences of a model
+// response, in order. Other fences (```text, ```json) are prose, not code.
+// An unclosed last fence runs to the end of the response, since a model cut
+// off by max_tokens still meant it as code.
+func extractCells(resp string) []string {
+	var cells []string
+	lines := strings.Split(resp, "\n")
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(t, "```") {
+			continue
+		}
+		lang := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(t, "```")))
+		j := i + 1
+		for j < len(lines) && strings.TrimSpace(lines[j]) != "```" {
+			j++
+		}
+		if lang == "go" || lang == "repl" || lang == "golang" {
+			body := strings.Join(lines[i+1:min(j, len(lines))], "\n")
+			if strings.TrimSpace(body) != "" {
+				cells = append(cells, body)
+			}
+		}
+		i = j
+	}
+	return cells
+}
+
+// finalLine is a FINAL(...) or FINAL_VAR(name) written as plain text.
+type finalLine struct {
+	Answer string // for FINAL(...)
+	Var    string // for FINAL_VAR(name)
+}
+
+// parseFinalLine finds a line starting with FINAL( or FINAL_VAR( in a
+// response that has no code. The argument of FINAL may span several lines
+// and may be a Go string literal; it runs to the last closing parenthesis.
+func parseFinalLine(resp string) (finalLine, bool) {
+	lines := strings.Split(resp, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "FINAL_VAR("):
+			end := strings.Index(t, ")")
+			if end < 0 {
+				continue
+			}
+			name := strings.Trim(strings.TrimSpace(t[len("FINAL_VAR("):end]), "\"'`")
+			if name != "" {
+				return finalLine{Var: name}, true
+			}
+		case strings.HasPrefix(t, "FINAL("):
+			rest := strings.TrimSpace(strings.Join(append([]string{t}, lines[i+1:]...), "\n"))
+			rest = rest[len("FINAL("):]
+			end := strings.LastIndex(rest, ")")
+			if end < 0 {
+				end = len(rest)
+			}
+			arg := strings.TrimSpace(rest[:end])
+			if s, err := strconv.Unquote(arg); err == nil {
+				arg = s
+			}
+			return finalLine{Answer: arg}, true
+		}
+	}
+	return finalLine{}, false
+}
+
+// isIdent reports whether s is a plain Go identifier, so FINAL_VAR(s) can be
+// run as code without letting prose through as a statement.
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// stripCode removes fenced blocks, leaving the prose of a response, used when
+// a partial answer has to be taken from what the model wrote.
+func stripCode(resp string) string {
+	var b strings.Builder
+	in := false
+	for _, l := range strings.Split(resp, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			in = !in
+			continue
+		}
+		if !in {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,234 @@
+package repl
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFailureModes runs each kind of hostile or broken cell and checks that
+// the parent survives, the error says what happened, and the session runs
+// the next cell with its context intact.
+func TestFailureModes(t *testing.T) {
+	p := newTestPool(t, 2)
+	tests := []struct {
+		name      string
+		code      string
+		errHas    []string
+		restarted bool
+	}{
+		{"infinite loop", "for {}", []string{"time limit"}, false},
+		{"busy loop with work", "n := 0\nfor { n++ }", []string{"time limit"}, false},
+		{"blocked channel", "ch := make(chan int)\n<-ch", []string{"time limit"}, false},
+		{"deadlock", "var mu sync.Mutex\nmu.Lock()\nmu.Lock()", []string{"cell killed", "time limit"}, true},
+		{"sleep forever", "time.Sleep(time.Hour)", []string{"time limit"}, false},
+		{"goroutine bomb", "for { go func() { select {} }() }", []string{"goroutine limit"}, true},
+		{"panic in a goroutine", `go func() { panic("boom") }()
+time.Sleep(100 * time.Millisecond)`, []string{"panic in a goroutine: boom"}, false},
+		{"panic in a named goroutine func", `func work() { var m map[int]int; m[1] = 1 }
+go work()
+time.Sleep(100 * time.Millisecond)`, []string{"panic in a goroutine", "nil map"}, false},
+		{"stack overflow", "func f(n int) int { return f(n+1) + 1 }\nf(0)", []string{"stack overflow"}, true},
+		{"1 TiB allocation", "b := make([]byte, 1<<40)\nb[0] = 1", []string{"out of memory"}, true},
+		{"growing allocations", "var keep [][]byte\nfor { keep = append(keep, make([]byte, 1<<20)) }", []string{"out of memory"}, true},
+		{"import os", `import "os"`, []string{`import "os" is not allowed`, "Allowed packages: bufio"}, false},
+		{"import os/exec", "import \"os/exec\"\nexec.Command(\"ls\").Run()", []string{`import "os/exec" is not allowed`}, false},
+		{"import net", `import "net"`, []string{`import "net" is not allowed`}, false},
+		{"import syscall", `import "syscall"`, []string{`import "syscall" is not allowed`}, false},
+		{"import unsafe", `import "unsafe"`, []string{`import "unsafe" is not allowed`}, false},
+		{"import reflect", `import "reflect"`, []string{`import "reflect" is not allowed`}, false},
+		{"import runtime", `import "runtime"`, []string{`import "runtime" is not allowed`}, false},
+		{"import io/fs", `import "io/fs"`, []string{`import "io/fs" is not allowed`}, false},
+		{"file read without import", `data, _ := os.ReadFile("/etc/passwd")`, []string{"line 1: undefined: os", "cannot use files"}, false},
+		{"network attempt", "import \"net/http\"\nhttp.Get(\"http://example.com\")", []string{`import "net/http" is not allowed`}, false},
+		{"source from disk", `import "github.com/evil/pkg"`, []string{"is not allowed"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestSession(t, p, "ctx-data")
+			run(t, s, "keep := 7")
+			r := run(t, s, tt.code)
+			for _, want := range tt.errHas {
+				if !strings.Contains(r.Error, want) {
+					t.Fatalf("error %q does not contain %q", r.Error, want)
+				}
+			}
+			if r.Restarted != tt.restarted {
+				t.Fatalf("Restarted = %v, want %v (error %q)", r.Restarted, tt.restarted, r.Error)
+			}
+			if r.Restarted && !strings.Contains(r.Error, "variables, functions and types defined in earlier cells were lost") {
+				t.Fatalf("restart message does not say that variables were lost: %q", r.Error)
+			}
+			next := run(t, s, `fmt.Println(context, len(contexts))`)
+			if next.Error != "" || next.Output != "ctx-data 1\n" {
+				t.Fatalf("next cell: output %q, error %q", next.Output, next.Error)
+			}
+			keep := run(t, s, `fmt.Println(keep)`)
+			if tt.restarted == (keep.Error == "") {
+				t.Fatalf("after restart=%v, reading an old variable gave output %q error %q", tt.restarted, keep.Output, keep.Error)
+			}
+		})
+	}
+}
+
+func TestOutputFlood(t *testing.T) {
+	p := newTestPool(t, 1)
+	s := newTestSession(t, p)
+	r := run(t, s, `for i := 0; i < 100000; i++ { fmt.Println("flood line", i) }`)
+	if !r.Truncated || r.OutputBytes < 1000000 {
+		t.Fatalf("Truncated = %v, OutputBytes = %d", r.Truncated, r.OutputBytes)
+	}
+	if len(r.Output) > 20000+200 || !strings.Contains(r.Output, "[output truncated: showed the first 20000 of") {
+		t.Fatalf("output of %d bytes ends with %q", len(r.Output), r.Output[len(r.Output)-150:])
+	}
+	if next := run(t, s, `fmt.Print("ok")`); next.Output != "ok" || next.Truncated {
+		t.Fatalf("next cell: %+v", next)
+	}
+}
+
+func TestOutputLimitConfigurable(t *testing.T) {
+	p := newTestPool(t, 1)
+	s, err := p.NewSession(context.Background(), SessionConfig{Limits: Limits{MaxOutput: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := run(t, s, `fmt.Print("0123456789abcdef")`)
+	if !strings.HasPrefix(r.Output, "0123456789\n[output truncated: showed the first 10 of 16") {
+		t.Fatalf("output %q", r.Output)
+	}
+}
+
+func TestCallerCancel(t *testing.T) {
+	p := newTestPool(t, 1)
+	s := newTestSession(t, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := s.Run(ctx, "for {}")
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("Run returned %v after %v", err, time.Since(start))
+	}
+	if r := run(t, s, `fmt.Print("ok")`); r.Output != "ok" {
+		t.Fatalf("next cell: %+v", r)
+	}
+}
+
+// TestHostCallCancelled checks that a host call in flight is cancelled with
+// the cell: the Host sees a cancelled context.
+func TestHostCallCancelled(t *testing.T) {
+	p := newTestPool(t, 1)
+	h := &echoHost{delay: time.Hour}
+	s, err := p.NewSession(context.Background(), SessionConfig{Host: h, Limits: Limits{CellTimeout: 300 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := run(t, s, `fmt.Print(llm_query("slow"))`)
+	if !strings.Contains(r.Error, "time limit") {
+		t.Fatalf("error %q", r.Error)
+	}
+	if r := run(t, s, `fmt.Print("ok")`); r.Output != "ok" {
+		t.Fatalf("next cell: %+v", r)
+	}
+}
+
+func TestClosedSession(t *testing.T) {
+	p := newTestPool(t, 1)
+	s := newTestSession(t, p)
+	s.Close()
+	if _, err := s.Run(context.Background(), "1"); err != ErrClosed {
+		t.Fatalf("Run after Close: %v", err)
+	}
+	if _, err := p.NewSession(context.Background(), SessionConfig{Context: &ContextFile{Path: "/nonexistent/file"}}); err == nil || !strings.Contains(err.Error(), "open context") {
+		t.Fatalf("missing context file: %v", err)
+	}
+}
+
+func TestCloseDuringRun(t *testing.T) {
+	p := newTestPool(t, 1)
+	s, err := p.NewSession(context.Background(), SessionConfig{Limits: Limits{CellTimeout: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Run(context.Background(), "for {}")
+		errc <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		if err != ErrClosed {
+			t.Fatalf("Run returned %v, want ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after Close")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Close took %v", d)
+	}
+}
+
+// TestCloseDuringHostCall checks that Close does not wait for a Host that
+// is slow to answer: the call's context is cancelled when the worker goes.
+func TestCloseDuringHostCall(t *testing.T) {
+	p := newTestPool(t, 1)
+	s, err := p.NewSession(context.Background(), SessionConfig{Host: &echoHost{delay: time.Hour}, Limits: Limits{CellTimeout: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Run(context.Background(), `fmt.Print(llm_query("slow"))`)
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for the host call")
+	}
+	if err := <-errc; err != ErrClosed {
+		t.Fatalf("Run returned %v, want ErrClosed", err)
+	}
+}
+
+// TestBrokenWorkerCommand checks that a command that is not a worker gives
+// a clear error instead of a hang or a crash.
+func TestBrokenWorkerCommand(t *testing.T) {
+	tests := []struct {
+		name   string
+		cmd    []string
+		errHas string
+	}{
+		{"exits at once", []string{"/bin/false"}, "worker exited during start"},
+		{"never answers", []string{"/bin/sleep", "30"}, "worker not ready after"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := os.Stat(tt.cmd[0]); err != nil {
+				t.Skip(err)
+			}
+			p, err := NewPool(PoolConfig{Size: 1, StartTimeout: 300 * time.Millisecond,
+				Command: func() *exec.Cmd { return exec.Command(tt.cmd[0], tt.cmd[1:]...) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			_, err = p.NewSession(context.Background(), SessionConfig{})
+			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+				t.Fatalf("NewSession: %v, want %q", err, tt.errHas)
+			}
+		})
+	}
+}

@@ -1,0 +1,196 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// PoolConfig configures a Pool.
+type PoolConfig struct {
+	// Size is the number of pre-started idle workers kept ready, so that a
+	// new session does not wait for a process to start. 0 means 2; a
+	// negative value keeps none.
+	Size int
+	// Command starts a worker. nil means the running executable with env
+	// RLM_REPL_WORKER=1, which works for any binary whose main (or TestMain)
+	// calls MaybeRunWorker first.
+	Command func() *exec.Cmd
+	// Limits are the defaults for sessions; zero fields mean DefaultLimits.
+	Limits Limits
+	// StartTimeout bounds how long a session waits for its worker to be
+	// ready (process started, context mapped). 0 means 30s.
+	StartTimeout time.Duration
+	// Stderr receives the workers' own stderr (Go runtime crash reports)
+	// when set; the session keeps the tail either way to explain crashes.
+	Stderr io.Writer
+}
+
+// Pool starts workers ahead of time and hands them to sessions. A worker
+// serves one session only: once model code ran in it, it is never reused.
+type Pool struct {
+	cfg    PoolConfig
+	limits Limits
+	idle   chan *proc
+	stop   chan struct{}
+	done   chan struct{}
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// ErrClosed is returned by a closed Pool or Session.
+var ErrClosed = errors.New("repl: closed")
+
+// NewPool starts the pool and its idle workers.
+func NewPool(cfg PoolConfig) (*Pool, error) {
+	if cfg.Size == 0 {
+		cfg.Size = 2
+	}
+	if cfg.Size < 0 {
+		cfg.Size = 0
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 30 * time.Second
+	}
+	if cfg.Command == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("repl: find the executable to start workers: %w", err)
+		}
+		cfg.Command = func() *exec.Cmd { return exec.Command(exe) }
+	}
+	p := &Pool{
+		cfg:    cfg,
+		limits: cfg.Limits.orDefault(DefaultLimits()),
+		idle:   make(chan *proc, cfg.Size),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	// Start one worker now so that a broken Command fails here, not later.
+	if cfg.Size > 0 {
+		w, err := p.start()
+		if err != nil {
+			return nil, err
+		}
+		p.idle <- w
+	}
+	go p.fill()
+	return p, nil
+}
+
+// fill keeps the idle channel full until the pool is closed.
+func (p *Pool) fill() {
+	defer close(p.done)
+	if p.cfg.Size == 0 {
+		return
+	}
+	for {
+		select {
+		case <-p.stop:
+			return
+		default:
+		}
+		w, err := p.start()
+		if err != nil {
+			// Sessions start workers themselves when none is idle; do not
+			// spin on a broken command.
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+				continue
+			}
+		}
+		select {
+		case p.idle <- w:
+		case <-p.stop:
+			w.kill()
+			return
+		}
+	}
+}
+
+// take returns an idle worker, or starts one when none is ready.
+func (p *Pool) take() (*proc, error) {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	for {
+		select {
+		case w := <-p.idle:
+			if w.alive() {
+				return w, nil
+			}
+			w.kill()
+		default:
+			return p.start()
+		}
+	}
+}
+
+// start starts one worker process.
+func (p *Pool) start() (*proc, error) {
+	cmd := p.cfg.Command()
+	cmd.Env = workerEnviron(cmd.Env)
+	// Own process group: a signal to the parent's group (Ctrl-C) must not
+	// reach workers before the parent has decided what to do.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return startProc(cmd, p.cfg.Stderr)
+}
+
+// workerEnviron gives the worker only what it needs: the marker variable
+// and, for coverage runs, GOCOVERDIR. Secrets in the parent's environment
+// (API keys) never reach the process that runs model code.
+func workerEnviron(extra []string) []string {
+	env := append([]string{workerEnv + "=1"}, extra...)
+	if d := os.Getenv("GOCOVERDIR"); d != "" {
+		env = append(env, "GOCOVERDIR="+d)
+	}
+	return env
+}
+
+// Close stops the pool and kills its idle workers. Sessions already started
+// keep running until they are closed.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	close(p.stop)
+	<-p.done
+	for {
+		select {
+		case w := <-p.idle:
+			w.kill()
+		default:
+			return nil
+		}
+	}
+}
+
+// NewSession starts a session on a pooled worker: it maps the context and
+// applies the limits, ready for Run.
+func (p *Pool) NewSession(ctx context.Context, cfg SessionConfig) (*Session, error) {
+	s := &Session{
+		pool:   p,
+		cfg:    cfg,
+		limits: cfg.Limits.orDefault(p.limits),
+	}
+	if err := s.startWorker(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

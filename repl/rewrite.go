@@ -1,0 +1,911 @@
+package repl
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Cells are written by a model the way it writes a notebook cell: imports,
+// declarations and statements mixed freely, modern Go included. yaegi
+// v0.16.1 evaluates either declarations or statements in one Eval, and
+// lacks range over int and over functions, min/max/clear, per-iteration loop
+// variables and linear-time range over strings. The rewriter splits a cell
+// into chunks evaluated in order and rewrites what yaegi lacks with textual
+// edits that keep every line where it was, so that errors carry the cell's
+// own line numbers.
+
+// allowedImports is the allowlist of importable packages. Every path here
+// has a symbol table in repl/symbols or a generic source in yaegi.
+var allowedImports = map[string]bool{
+	"bufio": true, "bytes": true, "cmp": true, "container/heap": true, "container/list": true,
+	"crypto/md5": true, "crypto/sha256": true, "encoding/base64": true, "encoding/csv": true,
+	"encoding/hex": true, "encoding/json": true, "errors": true, "fmt": true, "hash/crc32": true,
+	"html": true, "io": true, "maps": true, "math": true, "math/bits": true, "math/rand": true,
+	"regexp": true, "regexp/syntax": true, "slices": true, "sort": true, "strconv": true,
+	"strings": true, "sync": true, "sync/atomic": true, "text/tabwriter": true, "time": true,
+	"unicode": true, "unicode/utf16": true, "unicode/utf8": true,
+}
+
+// allowlist returns the allowlist as text for error messages.
+func allowlist() string {
+	var s []string
+	for p := range allowedImports {
+		s = append(s, p)
+	}
+	sort.Strings(s)
+	return strings.Join(s, ", ")
+}
+
+// autoImport maps a package name used without import to its path.
+var autoImport = func() map[string]string {
+	m := map[string]string{}
+	for p := range allowedImports {
+		m[p[strings.LastIndex(p, "/")+1:]] = p
+	}
+	m["rand"] = "math/rand"
+	delete(m, "syntax")
+	return m
+}()
+
+// chunk is one piece of a cell evaluated on its own.
+type chunk struct {
+	src     string
+	line    int      // cell line of the first line of src
+	imports []string // import keys ("name path") this chunk adds
+	decl    bool     // declarations, not statements
+}
+
+// rewriter turns cells into chunks. It remembers imports across cells.
+type rewriter struct {
+	globals     func() map[string]reflect.Value
+	predeclared map[string]reflect.Value
+	imported    map[string]bool // "name path" of every import done
+	seq         int             // numbers generated names
+}
+
+type itemKind int
+
+const (
+	itemImport itemKind = iota
+	itemDecl
+	itemStmt
+)
+
+type item struct {
+	kind       itemKind
+	start, end int // byte offsets in the cell
+}
+
+// split cuts the cell into top-level items with go/scanner, which also
+// inserts the semicolons that end statements.
+func split(code string) ([]item, error) {
+	fset := token.NewFileSet()
+	f := fset.AddFile("cell", -1, len(code))
+	var s scanner.Scanner
+	var errs scanner.ErrorList
+	s.Init(f, []byte(code), func(pos token.Position, msg string) { errs.Add(pos, msg) }, 0)
+	type tok struct {
+		off int
+		t   token.Token
+		end int
+	}
+	var toks []tok
+	for {
+		pos, t, lit := s.Scan()
+		if t == token.EOF {
+			break
+		}
+		off := f.Offset(pos)
+		end := off + len(lit)
+		if lit == "" {
+			end = off + len(t.String())
+		}
+		if t == token.SEMICOLON && lit == "\n" {
+			end = off
+		}
+		toks = append(toks, tok{off, t, end})
+	}
+	if len(errs) > 0 {
+		return nil, cellError(errs[0].Pos.Line, errs[0].Msg)
+	}
+	var items []item
+	depth := 0
+	begin := -1
+	forHeader := false // inside "for ...;...; ... {": its semicolons do not end the item
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if begin < 0 {
+			if t.t == token.SEMICOLON {
+				continue
+			}
+			begin = i
+		}
+		switch t.t {
+		case token.FOR:
+			if depth == 0 {
+				forHeader = true
+			}
+		case token.LBRACE:
+			if depth == 0 {
+				forHeader = false
+			}
+			depth++
+		case token.LPAREN, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			depth--
+		}
+		last := i == len(toks)-1
+		if (t.t == token.SEMICOLON && depth <= 0 && !forHeader) || last {
+			endTok := i
+			if t.t == token.SEMICOLON && i > begin {
+				endTok = i - 1
+			}
+			it := item{start: toks[begin].off, end: toks[endTok].end, kind: itemStmt}
+			switch toks[begin].t {
+			case token.IMPORT:
+				it.kind = itemImport
+			case token.TYPE, token.VAR, token.CONST:
+				it.kind = itemDecl
+			case token.FUNC:
+				// func Name(...) and func (recv) Name(...) are declarations;
+				// func(...) {...}() is a statement.
+				if begin+1 < len(toks) && toks[begin+1].t == token.IDENT {
+					it.kind = itemDecl
+				} else if begin+1 < len(toks) && toks[begin+1].t == token.LPAREN {
+					d, j := 0, begin+1
+					for ; j < len(toks); j++ {
+						if toks[j].t == token.LPAREN {
+							d++
+						} else if toks[j].t == token.RPAREN {
+							d--
+							if d == 0 {
+								break
+							}
+						}
+					}
+					if j+1 < len(toks) && toks[j+1].t == token.IDENT {
+						it.kind = itemDecl
+					}
+				}
+			}
+			items = append(items, it)
+			begin = -1
+			depth = 0
+			forHeader = false
+		}
+	}
+	return items, nil
+}
+
+// cellErr is an error for the model, located in the cell.
+type cellErr struct {
+	line int
+	msg  string
+}
+
+func (e *cellErr) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+func cellError(line int, msg string) error { return &cellErr{line, msg} }
+
+// lineOf returns the 1-based line of byte offset off in code.
+func lineOf(code string, off int) int { return 1 + strings.Count(code[:off], "\n") }
+
+// rewrite turns one cell into chunks to evaluate in order: first the new
+// imports, then runs of declarations and runs of statements as they come.
+func (r *rewriter) rewrite(code string) ([]chunk, error) {
+	if r.imported == nil {
+		r.imported = map[string]bool{}
+	}
+	items, err := split(code)
+	if err != nil {
+		return nil, err
+	}
+	var imports []importSpec
+	var chunks []chunk
+	for i := 0; i < len(items); {
+		it := items[i]
+		if it.kind == itemImport {
+			specs, err := parseImports(code[it.start:it.end], lineOf(code, it.start))
+			if err != nil {
+				return nil, err
+			}
+			imports = append(imports, specs...)
+			i++
+			continue
+		}
+		// Runs of declarations are evaluated together (they may refer to
+		// each other); statements one by one, so that a panic, which yaegi
+		// reports without a position, is located at its statement.
+		j := i + 1
+		for it.kind == itemDecl && j < len(items) && items[j].kind == itemDecl {
+			j++
+		}
+		start, end := it.start, items[j-1].end
+		// Keep the source between items, comments and blank lines included,
+		// so that line numbers inside the chunk stay those of the cell.
+		chunks = append(chunks, chunk{src: code[start:end], line: lineOf(code, start), decl: it.kind == itemDecl})
+		i = j
+	}
+	for _, s := range imports {
+		if !allowedImports[s.path] {
+			return nil, errNotAllowed(s)
+		}
+	}
+	// Rewrite declarations and statements; collect package names they use.
+	used := map[string]int{}
+	types := r.newTypeInfo()
+	for k := range chunks {
+		src, err := r.rewriteChunk(chunks[k].src, chunks[k].line, chunks[k].decl, used, types)
+		if err != nil {
+			return nil, err
+		}
+		chunks[k].src = src
+	}
+	// Imports the model forgot: allowlisted packages used by name and not
+	// defined in the session.
+	explicit := map[string]bool{}
+	for _, s := range imports {
+		explicit[s.name] = true
+	}
+	names := make([]string, 0, len(used))
+	for n := range used {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if explicit[n] || r.importedName(n) {
+			continue
+		}
+		imports = append(imports, importSpec{name: n, path: autoImport[n], line: used[n]})
+	}
+	var lines []string
+	var keys []string
+	seen := map[string]bool{}
+	for _, s := range imports {
+		if !allowedImports[s.path] {
+			return nil, errNotAllowed(s)
+		}
+		key := s.name + " " + s.path
+		if r.imported[key] || seen[key] {
+			continue // importing a package again across cells is fine
+		}
+		seen[key] = true
+		keys = append(keys, key)
+		if s.explicitName {
+			lines = append(lines, fmt.Sprintf("import %s %q", s.name, s.path))
+		} else {
+			lines = append(lines, fmt.Sprintf("import %q", s.path))
+		}
+	}
+	if len(lines) > 0 {
+		chunks = append([]chunk{{src: strings.Join(lines, "\n"), line: 1, imports: keys}}, chunks...)
+	}
+	return chunks, nil
+}
+
+func errNotAllowed(s importSpec) error {
+	return cellError(s.line, fmt.Sprintf("import %q is not allowed: REPL code cannot use files, processes, the network, the environment, unsafe or reflection. Allowed packages: %s", s.path, allowlist()))
+}
+
+func (r *rewriter) importedName(name string) bool {
+	for k := range r.imported {
+		if strings.HasPrefix(k, name+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+type importSpec struct {
+	name, path   string
+	explicitName bool
+	line         int
+}
+
+func parseImports(src string, line int) ([]importSpec, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "cell", "package p;"+src, parser.ImportsOnly)
+	if err != nil {
+		return nil, cellError(line, "bad import: "+firstLine(err.Error()))
+	}
+	var specs []importSpec
+	for _, s := range f.Imports {
+		p, _ := strconv.Unquote(s.Path.Value)
+		spec := importSpec{path: p, name: p[strings.LastIndex(p, "/")+1:], line: line + fset.Position(s.Pos()).Line - 1}
+		if s.Name != nil {
+			if s.Name.Name == "." || s.Name.Name == "_" {
+				return nil, cellError(spec.line, fmt.Sprintf("import %s %q: dot and blank imports are not supported; import %q and use its name", s.Name.Name, p, p))
+			}
+			spec.name, spec.explicitName = s.Name.Name, true
+		}
+		specs = append(specs, spec)
+	}
+	return specs, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// edit replaces src[start:end] with text, which holds no newline.
+type edit struct {
+	start, end int
+	text       string
+}
+
+// rewriteChunk parses a chunk and applies the modern-Go rewrites.
+func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[string]int, types *typeInfo) (string, error) {
+	prefix := "package p;"
+	suffix := ""
+	if !isDecl {
+		prefix = "package p; func _() {"
+		suffix = "\n}"
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "cell", prefix+src+suffix, parser.SkipObjectResolution)
+	if err != nil {
+		if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
+			return "", cellError(line+list[0].Pos.Line-1, list[0].Msg)
+		}
+		return "", cellError(line, err.Error())
+	}
+	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
+	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
+	types.infer(f)
+	defined := types.defined
+	var edits []edit
+	add := func(start, end int, t string) { edits = append(edits, edit{start, end, t}) }
+	name := func(base string) string { r.seq++; return fmt.Sprintf("__rlm%s%d", base, r.seq) }
+
+	var forbidden error
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && forbiddenPkgs[id.Name] && !defined[id.Name] && forbidden == nil {
+				forbidden = cellError(line+fset.Position(id.Pos()).Line-1, fmt.Sprintf("undefined: %s: package %s cannot be used in the REPL: code here cannot use files, processes, the network, the environment, unsafe or reflection. Allowed packages: %s", id.Name, id.Name, allowlist()))
+			}
+			if id, ok := n.X.(*ast.Ident); ok && autoImport[id.Name] != "" && !defined[id.Name] {
+				if _, ok := used[id.Name]; !ok {
+					used[id.Name] = line + fset.Position(id.Pos()).Line - 1
+				}
+			}
+		case *ast.AssignStmt:
+			// yaegi v0.16.1 mis-types "_ = x" in a top-level loop body
+			// ("SetInt on string Value"); the two-value form works.
+			if n.Tok == token.ASSIGN && len(n.Lhs) == 1 && len(n.Rhs) == 1 {
+				if id, ok := n.Lhs[0].(*ast.Ident); ok && id.Name == "_" {
+					add(off(id.End()), off(id.End()), ", _")
+					add(off(n.Rhs[0].End()), off(n.Rhs[0].End()), ", 0")
+				}
+			}
+		case *ast.CallExpr:
+			r.rewriteCall(n, defined, off, add)
+		case *ast.GoStmt:
+			// A panic in a goroutine would kill the worker: report it as an
+			// error of the cell instead.
+			const rec = "defer func() { if r := recover(); r != nil { __rlmGoPanic(r) } }(); "
+			if lit, ok := n.Call.Fun.(*ast.FuncLit); ok {
+				add(off(lit.Body.Lbrace)+1, off(lit.Body.Lbrace)+1, " "+rec)
+			} else {
+				add(off(n.Call.Pos()), off(n.Call.Pos()), "func() { "+rec)
+				add(off(n.Call.End()), off(n.Call.End()), " }()")
+			}
+		case *ast.RangeStmt:
+			r.rewriteRange(n, types, off, text, add, name)
+		case *ast.ForStmt:
+			// Per-iteration loop variables (Go 1.22) matter when closures
+			// capture them.
+			if init, ok := n.Init.(*ast.AssignStmt); ok && init.Tok == token.DEFINE {
+				copyLoopVars(init.Lhs, n.Body, off, add, name)
+			}
+		}
+		return true
+	})
+	if forbidden != nil {
+		return "", forbidden
+	}
+	if len(edits) == 0 {
+		return src, nil
+	}
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	var b strings.Builder
+	pos := 0
+	for _, e := range edits {
+		if e.start < pos {
+			continue // overlapping edits cannot happen by construction; be safe
+		}
+		b.WriteString(src[pos:e.start])
+		b.WriteString(e.text)
+		pos = e.end
+	}
+	b.WriteString(src[pos:])
+	return b.String(), nil
+}
+
+// seqFuncs are iterator functions and the slice-returning function written
+// in their place (in the same package unless it starts with __rlm).
+var seqFuncs = map[string]map[string]string{
+	"strings": {"Lines": "__rlmLines", "SplitSeq": "Split", "SplitAfterSeq": "SplitAfter", "FieldsSeq": "Fields", "FieldsFuncSeq": "FieldsFunc"},
+	"bytes":   {"SplitSeq": "Split", "SplitAfterSeq": "SplitAfter", "FieldsSeq": "Fields", "FieldsFuncSeq": "FieldsFunc"},
+}
+
+func (r *rewriter) rewriteCall(n *ast.CallExpr, defined map[string]bool, off func(token.Pos) int, add func(int, int, string)) {
+	switch fn := n.Fun.(type) {
+	case *ast.Ident:
+		if defined[fn.Name] {
+			return
+		}
+		repl := map[string]string{"min": "__rlmMin", "max": "__rlmMax", "clear": "__rlmClear"}[fn.Name]
+		if repl != "" {
+			add(off(fn.Pos()), off(fn.End()), repl)
+		}
+		if fn.Name == "min" || fn.Name == "max" {
+			// yaegi cannot infer a type parameter from an untyped float.
+			for _, a := range n.Args {
+				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.FLOAT {
+					add(off(lit.Pos()), off(lit.Pos()), "float64(")
+					add(off(lit.End()), off(lit.End()), ")")
+				}
+			}
+		}
+	case *ast.SelectorExpr:
+		pkg, ok := fn.X.(*ast.Ident)
+		if !ok || defined[pkg.Name] {
+			return
+		}
+		if to, ok := seqFuncs[pkg.Name][fn.Sel.Name]; ok {
+			if strings.HasPrefix(to, "__rlm") {
+				add(off(fn.Pos()), off(fn.End()), to)
+			} else {
+				add(off(fn.Sel.Pos()), off(fn.Sel.End()), to)
+			}
+			return
+		}
+		if shimmed[pkg.Name][fn.Sel.Name] {
+			add(off(fn.Pos()), off(fn.End()), "__rlm"+strings.ToUpper(pkg.Name[:1])+pkg.Name[1:]+"_"+fn.Sel.Name)
+		}
+	}
+}
+
+// rewriteRange handles the range loops yaegi lacks or runs slowly.
+func (r *rewriter) rewriteRange(n *ast.RangeStmt, types *typeInfo, off func(token.Pos) int, text func(ast.Node) string, add func(int, int, string), name func(string) string) {
+	isBlank := func(e ast.Expr) bool { id, ok := e.(*ast.Ident); return e == nil || ok && id.Name == "_" }
+	assign := " := "
+	if n.Tok == token.ASSIGN {
+		assign = " = "
+	}
+	lbrace := off(n.Body.Lbrace) + 1
+	// Range over an iterator we turned into a slice: the single loop
+	// variable is now the value, not the index.
+	if call, ok := n.X.(*ast.CallExpr); ok {
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+			if pkg, ok := sel.X.(*ast.Ident); ok && !types.defined[pkg.Name] {
+				valueLike := seqFuncs[pkg.Name][sel.Sel.Name] != "" ||
+					pkg.Name == "maps" && sel.Sel.Name == "Values" || pkg.Name == "slices" && sel.Sel.Name == "Values"
+				keyLike := pkg.Name == "maps" && (sel.Sel.Name == "Keys" || sel.Sel.Name == "All") || pkg.Name == "slices" && sel.Sel.Name == "All"
+				if (valueLike || keyLike) && len(call.Args) >= 1 {
+					if valueLike && n.Key != nil && n.Value == nil {
+						add(off(n.Key.Pos()), off(n.Key.Pos()), "_, ")
+					}
+					if pkg.Name == "maps" || pkg.Name == "slices" {
+						// range over the map or slice itself, no copy
+						add(off(call.Pos()), off(call.Args[0].Pos()), "")
+						add(off(call.Args[0].End()), off(call.End()), "")
+					}
+					r.perIteration(n, types, off, add, name)
+					return
+				}
+			}
+		}
+	}
+	switch types.kind(n.X) {
+	case "string":
+		if n.Key == nil || !simpleExpr(n.X) {
+			break
+		}
+		// yaegi mis-scopes multi-value := inside loops, so decode with two
+		// single-value calls; both are constant time.
+		o := name("O")
+		var body strings.Builder
+		if !isBlank(n.Key) {
+			fmt.Fprintf(&body, " %s%s%s;", text(n.Key), assign, o)
+		}
+		if !isBlank(n.Value) {
+			fmt.Fprintf(&body, " %s%s__rlmRuneAt(%s, %s);", text(n.Value), assign, "("+text(n.X)+")", o)
+		}
+		add(off(n.For), off(n.X.Pos()), fmt.Sprintf("for %s := 0; %s < len(", o, o))
+		add(off(n.X.End()), lbrace, fmt.Sprintf("); %s += __rlmRuneLen(%s, %s) {%s", o, "("+text(n.X)+")", o, body.String()))
+		r.perIteration(n, types, off, add, name)
+		return
+	case "int":
+		i, m := name("I"), name("N")
+		body := ""
+		if !isBlank(n.Key) {
+			body = fmt.Sprintf(" %s%s%s;", text(n.Key), assign, i)
+		}
+		add(off(n.For), off(n.X.Pos()), fmt.Sprintf("for %s, %s := 0, ", i, m))
+		add(off(n.X.End()), lbrace, fmt.Sprintf("; %s < %s; %s++ {%s", i, m, i, body))
+		return
+	}
+	r.perIteration(n, types, off, add, name)
+}
+
+// perIteration gives each iteration its own copy of the range variables
+// when closures in the body capture them (Go 1.22 semantics).
+func (r *rewriter) perIteration(n *ast.RangeStmt, _ *typeInfo, off func(token.Pos) int, add func(int, int, string), name func(string) string) {
+	if n.Tok != token.DEFINE {
+		return
+	}
+	copyLoopVars([]ast.Expr{n.Key, n.Value}, n.Body, off, add, name)
+}
+
+// copyLoopVars gives closures in body their own copy of each loop variable:
+// the copy is made at the start of the iteration and the closures use it.
+// (yaegi resolves the right side of "v := v" to the new v, so the copy gets
+// a fresh name instead.) Variables the body assigns are left alone.
+func copyLoopVars(vars []ast.Expr, body *ast.BlockStmt, off func(token.Pos) int, add func(int, int, string), name func(string) string) {
+	if !capturesVars(body) {
+		return
+	}
+	skip := map[*ast.Ident]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			skip[n.Sel] = true
+		case *ast.KeyValueExpr:
+			if id, ok := n.Key.(*ast.Ident); ok {
+				skip[id] = true
+			}
+		}
+		return true
+	})
+	lbrace := off(body.Lbrace) + 1
+	for _, e := range vars {
+		v, ok := e.(*ast.Ident)
+		if !ok || v.Name == "_" || assigns(body, v.Name) {
+			continue
+		}
+		var uses []*ast.Ident
+		ast.Inspect(body, func(n ast.Node) bool {
+			lit, ok := n.(*ast.FuncLit)
+			if !ok {
+				return true
+			}
+			for _, f := range lit.Type.Params.List {
+				for _, p := range f.Names {
+					if p.Name == v.Name {
+						return false // shadowed by a parameter
+					}
+				}
+			}
+			ast.Inspect(lit.Body, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok && id.Name == v.Name && !skip[id] {
+					uses = append(uses, id)
+				}
+				return true
+			})
+			return false
+		})
+		if len(uses) == 0 {
+			continue
+		}
+		c := name("C")
+		add(lbrace, lbrace, fmt.Sprintf(" %s := %s;", c, v.Name))
+		for _, id := range uses {
+			add(off(id.Pos()), off(id.End()), c)
+		}
+	}
+}
+
+// simpleExpr reports whether e can be evaluated again cheaply and without
+// side effects: a name, a field or an index with a constant or name.
+func simpleExpr(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident, *ast.BasicLit:
+		return true
+	case *ast.SelectorExpr:
+		return simpleExpr(e.X)
+	case *ast.IndexExpr:
+		return simpleExpr(e.X) && simpleExpr(e.Index)
+	case *ast.ParenExpr:
+		return simpleExpr(e.X)
+	}
+	return false
+}
+
+// capturesVars reports whether body holds a closure or go statement, the
+// only ways a loop variable can outlive its iteration.
+func capturesVars(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit, *ast.GoStmt, *ast.DeferStmt:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// assigns reports whether body assigns to the variable name.
+func assigns(body *ast.BlockStmt, name string) bool {
+	found := false
+	isName := func(e ast.Expr) bool { id, ok := e.(*ast.Ident); return ok && id.Name == name }
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok != token.DEFINE {
+				for _, l := range n.Lhs {
+					found = found || isName(l)
+				}
+			}
+		case *ast.IncDecStmt:
+			found = found || isName(n.X)
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && isName(n.X)
+		}
+		return !found
+	})
+	return found
+}
+
+// typeInfo is a small, flow-insensitive guess at the types of names in a
+// cell, enough to spot range loops over strings and ints. A wrong guess of
+// "unknown" only leaves a loop as yaegi runs it.
+type typeInfo struct {
+	vars    map[string]string // name -> "string", "int", "[]string" or ""
+	defined map[string]bool   // names declared by the session or the cell
+}
+
+var (
+	stringFuncs = map[string]bool{"strings.ToLower": true, "strings.ToUpper": true, "strings.TrimSpace": true, "strings.Trim": true,
+		"strings.TrimLeft": true, "strings.TrimRight": true, "strings.TrimPrefix": true, "strings.TrimSuffix": true,
+		"strings.Replace": true, "strings.ReplaceAll": true, "strings.Repeat": true, "strings.Join": true, "strings.Title": true,
+		"strings.ToTitle": true, "strings.Map": true, "strings.Clone": true, "fmt.Sprint": true, "fmt.Sprintf": true, "fmt.Sprintln": true,
+		"strconv.Itoa": true, "strconv.Quote": true, "strconv.FormatInt": true, "llm_query": true, "rlm_query": true, "string": true,
+		"strings.ToValidUTF8": true}
+	intFuncs = map[string]bool{"len": true, "cap": true, "int": true, "strings.Count": true, "strings.Index": true,
+		"strings.LastIndex": true, "strings.IndexByte": true, "strings.IndexRune": true, "strings.IndexAny": true,
+		"utf8.RuneCountInString": true}
+	stringSliceFuncs = map[string]bool{"strings.Split": true, "strings.SplitN": true, "strings.SplitAfter": true,
+		"strings.Fields": true, "strings.FieldsFunc": true, "llm_query_batched": true, "rlm_query_batched": true,
+		"strings.SplitSeq": true, "strings.FieldsSeq": true, "strings.Lines": true}
+)
+
+// newTypeInfo starts the guesses for one cell from the session's globals.
+func (r *rewriter) newTypeInfo() *typeInfo {
+	t := &typeInfo{vars: map[string]string{"context": "string", "contexts": "[]string"}, defined: map[string]bool{}}
+	if r.globals != nil {
+		for name, v := range r.globals() {
+			if !v.IsValid() {
+				continue
+			}
+			t.defined[name] = true
+			switch typ := v.Type(); {
+			case typ.Kind() == reflect.String:
+				t.vars[name] = "string"
+			case typ.Kind() == reflect.Int:
+				t.vars[name] = "int"
+			case typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.String:
+				t.vars[name] = "[]string"
+			case typ.Kind() == reflect.Func:
+			default:
+				t.vars[name] = ""
+			}
+		}
+	}
+	return t
+}
+
+// infer adds the names a chunk of the cell declares.
+func (t *typeInfo) infer(f *ast.File) {
+	typeName := func(e ast.Expr) string {
+		switch e := e.(type) {
+		case *ast.Ident:
+			if e.Name == "string" || e.Name == "int" {
+				return e.Name
+			}
+		case *ast.ArrayType:
+			if id, ok := e.Elt.(*ast.Ident); ok && id.Name == "string" && e.Len == nil {
+				return "[]string"
+			}
+		}
+		return ""
+	}
+	// Two passes so that names assigned from names declared later resolve.
+	for pass := 0; pass < 2; pass++ {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				if n.Recv == nil && n.Name.Name != "_" {
+					t.defined[n.Name.Name] = true
+				}
+			case *ast.TypeSpec:
+				t.defined[n.Name.Name] = true
+			case *ast.Field:
+				for _, id := range n.Names {
+					t.vars[id.Name] = typeName(n.Type)
+				}
+			case *ast.ValueSpec:
+				for i, id := range n.Names {
+					t.defined[id.Name] = true
+					k := typeName(n.Type)
+					if k == "" && i < len(n.Values) {
+						k = t.kind(n.Values[i])
+					}
+					t.vars[id.Name] = k
+				}
+			case *ast.AssignStmt:
+				if n.Tok == token.DEFINE {
+					for i, l := range n.Lhs {
+						if id, ok := l.(*ast.Ident); ok {
+							t.defined[id.Name] = true
+							if len(n.Lhs) == len(n.Rhs) {
+								t.vars[id.Name] = t.kind(n.Rhs[i])
+							} else if _, seen := t.vars[id.Name]; !seen {
+								t.vars[id.Name] = ""
+							}
+						}
+					}
+				}
+			case *ast.RangeStmt:
+				for _, e := range []ast.Expr{n.Key, n.Value} {
+					if id, ok := e.(*ast.Ident); ok && n.Tok == token.DEFINE {
+						t.defined[id.Name] = true
+					}
+				}
+				if id, ok := n.Value.(*ast.Ident); ok && t.kind(n.X) == "[]string" {
+					t.vars[id.Name] = "string"
+				}
+				if id, ok := n.Key.(*ast.Ident); ok && n.Tok == token.DEFINE {
+					switch t.kind(n.X) {
+					case "int", "string", "[]string":
+						t.vars[id.Name] = "int"
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// kind guesses the type of e: "string", "int", "[]string" or "".
+func (t *typeInfo) kind(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		switch e.Kind {
+		case token.STRING:
+			return "string"
+		case token.INT:
+			return "int"
+		}
+	case *ast.Ident:
+		return t.vars[e.Name]
+	case *ast.ParenExpr:
+		return t.kind(e.X)
+	case *ast.IndexExpr:
+		if t.kind(e.X) == "[]string" {
+			return "string"
+		}
+	case *ast.SliceExpr:
+		switch k := t.kind(e.X); k {
+		case "string", "[]string":
+			return k
+		}
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.ADD:
+			if k := t.kind(e.X); k != "" {
+				return k
+			}
+			return t.kind(e.Y)
+		case token.SUB, token.MUL, token.QUO, token.REM:
+			if t.kind(e.X) == "int" || t.kind(e.Y) == "int" {
+				return "int"
+			}
+		}
+	case *ast.CallExpr:
+		name := ""
+		switch fn := e.Fun.(type) {
+		case *ast.Ident:
+			if t.defined[fn.Name] {
+				return ""
+			}
+			name = fn.Name
+		case *ast.SelectorExpr:
+			if id, ok := fn.X.(*ast.Ident); ok && !t.defined[id.Name] {
+				name = id.Name + "." + fn.Sel.Name
+			}
+		}
+		switch {
+		case stringFuncs[name]:
+			return "string"
+		case intFuncs[name]:
+			return "int"
+		case stringSliceFuncs[name]:
+			return "[]string"
+		}
+	}
+	return ""
+}
+
+// posRE matches the position yaegi puts before its messages.
+var posRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): `)
+
+// explain turns an evaluation error into a message with cell line numbers
+// and, where we know one, a hint at what to write instead.
+func (c chunk) explain(err error, trace []string) string {
+	// yaegi indexes through reflect; say it the way Go does.
+	msg := strings.ReplaceAll(err.Error(), "reflect: slice index out of range", "runtime error: index out of range")
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		if m := posRE.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			l = fmt.Sprintf("line %d: %s", c.line+n-1, l[len(m[0]):])
+		}
+		out = append(out, l)
+	}
+	msg = strings.Join(out, "\n")
+	if len(trace) > 0 {
+		// yaegi prints one line per frame while a panic unwinds, innermost
+		// first; the outermost frame is the cell itself.
+		where := ""
+		var inner []string
+		for _, t := range trace {
+			m := panicFrameRE.FindStringSubmatch(t)
+			if m == nil {
+				continue
+			}
+			fn := m[3]
+			if fn == "main" {
+				n, _ := strconv.Atoi(m[1])
+				where = fmt.Sprintf("line %d", c.line+n-1)
+			} else {
+				inner = append(inner, strings.TrimPrefix(fn, "main."))
+			}
+		}
+		if where != "" {
+			msg = where + ": panic: " + msg
+		} else {
+			msg = "panic: " + msg
+		}
+		if len(inner) > 0 {
+			msg += " (in " + strings.Join(inner, " called from ") + ")"
+		}
+	}
+	if m := forbiddenRE.FindStringSubmatch(msg); m != nil {
+		msg += fmt.Sprintf("\nhint: package %s cannot be used in the REPL: code here cannot use files, processes, the network, the environment, unsafe or reflection. Allowed packages: %s", m[1], allowlist())
+	}
+	switch {
+	case strings.Contains(msg, "nil type") || strings.Contains(msg, "cannot range over"):
+		msg += "\nhint: range over an integer or a function is only supported where its type is evident; write `for i := 0; i < n; i++` or collect the values into a slice first"
+	case strings.Contains(msg, "undefined selector: slices.") || strings.Contains(msg, "undefined selector: maps."):
+		msg += "\nhint: generic functions of slices and maps are partly available (Contains, Index, Sort, SortFunc, Min, Max, BinarySearch, Reverse, Keys, Values, ...); write a plain loop instead"
+	case strings.Contains(msg, "has no symbol"):
+		msg += "\nhint: this function is not available in the REPL; write it with a plain loop or use another function of the package"
+	}
+	return msg
+}
+
+// forbiddenPkgs are names of packages that are not allowed, to explain
+// their use without an import.
+var forbiddenPkgs = map[string]bool{"os": true, "exec": true, "net": true, "http": true, "syscall": true, "unsafe": true,
+	"reflect": true, "runtime": true, "ioutil": true, "filepath": true, "signal": true, "plugin": true}
+
+// forbiddenRE matches the error for a forbidden package used without import.
+var forbiddenRE = regexp.MustCompile(`undefined: (os|exec|net|http|syscall|unsafe|reflect|runtime|ioutil|fs|filepath|user|signal|debug|plugin)\b`)
+
+// panicFrameRE matches yaegi's per-frame panic lines: "3:5: panic: main.f(...)".
+var panicFrameRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): panic: (.*)\(\.\.\.\)$`)

@@ -1,0 +1,86 @@
+package repl
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRewrite(t *testing.T) {
+	tests := []struct {
+		name   string
+		cell   string
+		chunks []string // substrings expected in each chunk, in order
+		errHas string
+	}{
+		{"mixed cell", "import \"strings\"\nx := 1\nfunc f() int { return x }\ntype T int\ny := f()",
+			[]string{`import "strings"`, "x := 1", "func f() int { return x }\ntype T int", "y := f()"}, ""},
+		{"for header stays whole", "for i := 0; i < 3; i++ {\n}\nz := 2", []string{"i < 3", "z := 2"}, ""},
+		{"func literal call is a statement", "func() { fmt.Print(1) }()", []string{`import "fmt"`, "func() { fmt.Print(1) }()"}, ""},
+		{"method declaration", "type T int\nfunc (T) M() {}", []string{"type T int\nfunc (T) M() {}"}, ""},
+		{"range over int", "for i := range 10 {\n}", []string{"for __rlmI1, __rlmN2 := 0, 10; __rlmI1 < __rlmN2; __rlmI1++ { i := __rlmI1;"}, ""},
+		{"rune loop", "s := \"abc\"\nfor i, r := range s { _ = i; _ = r }", []string{`s := "abc"`, "__rlmRuneAt((s), __rlmO1)"}, ""},
+		{"min and max", "a := min(1, 2.5)", []string{"__rlmMin(1, float64(2.5))"}, ""},
+		{"user-defined min is kept", "func min(a, b int) int { return a }\nm := min(1, 2)", []string{"func min", "m := min(1, 2)"}, ""},
+		{"go statement recovers", "go work(1)", []string{"go func() { defer func() { if r := recover(); r != nil { __rlmGoPanic(r) } }(); work(1) }()"}, ""},
+		{"lines iterator", "for l := range strings.Lines(s) {\n}", []string{`import "strings"`, "for _, l := range __rlmLines(s)"}, ""},
+		{"forbidden import", "x := 1\nimport \"os\"", nil, `line 2: import "os" is not allowed`},
+		{"syntax error", "x := 1\ny := )", nil, "line 2:"},
+		{"dot import", `import . "strings"`, nil, "dot and blank imports are not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r rewriter
+			chunks, err := r.rewrite(tt.cell)
+			if tt.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+					t.Fatalf("error %v, want %q", err, tt.errHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(chunks) != len(tt.chunks) {
+				t.Fatalf("%d chunks, want %d: %+v", len(chunks), len(tt.chunks), chunks)
+			}
+			for i, c := range chunks {
+				if !strings.Contains(c.src, tt.chunks[i]) {
+					t.Errorf("chunk %d = %q, want it to contain %q", i, c.src, tt.chunks[i])
+				}
+			}
+			// Rewrites never add lines: errors keep the cell's line numbers.
+			last := chunks[len(chunks)-1]
+			if got, want := last.line+strings.Count(last.src, "\n"), strings.Count(tt.cell, "\n")+1; got != want && !strings.HasPrefix(last.src, "import") {
+				t.Errorf("last chunk ends on line %d, the cell on line %d", got, want)
+			}
+		})
+	}
+}
+
+// TestRuneLoopLinear checks that `for i, r := range s` runs in linear time:
+// four times the input must cost far less than the sixteen times a
+// quadratic loop would.
+func TestRuneLoopLinear(t *testing.T) {
+	p := newTestPool(t, 1)
+	s, err := p.NewSession(context.Background(), SessionConfig{Limits: Limits{CellTimeout: 20 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	loop := func(n int) time.Duration {
+		r := run(t, s, "s := strings.Repeat(\"añb\", "+strconv.Itoa(n/4)+")\nn := 0\nfor i, r := range s { if r == 'ñ' { n += i & 1 } }\nfmt.Print(n > 0)")
+		if r.Error != "" || r.Output != "true" {
+			t.Fatalf("loop over %d bytes: %+v", n, r)
+		}
+		return r.Duration
+	}
+	loop(1 << 16) // warm up
+	small, large := loop(1<<18), loop(1<<20)
+	t.Logf("256 KB: %v, 1 MB: %v", small, large)
+	if large > 10*small {
+		t.Fatalf("4x input took %.1fx as long: not linear", float64(large)/float64(small))
+	}
+}

@@ -1,0 +1,140 @@
+package repl
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSemantics(t *testing.T) {
+	p := newTestPool(t, 1)
+	tests := []struct {
+		name   string
+		cells  []string
+		output string // output of the last cell
+		errHas string // substring of the last cell's error; "" means no error
+	}{
+		{"state across cells", []string{"x := 41", "x++", `fmt.Println(x)`}, "42\n", ""},
+		{"mixed cell", []string{`import "strings"
+func shout(s string) string { return strings.ToUpper(s) }
+n := 2
+type pair struct{ a, b int }
+fmt.Println(shout("hi"), n, pair{1, 2})`}, "HI 2 {1 2}\n", ""},
+		{"repeated imports", []string{`import "fmt"
+fmt.Print("a")`, `import ("fmt"; "strings")
+fmt.Print(strings.Repeat("b", 2))`}, "bb", ""},
+		{"forgotten import", []string{`fmt.Print(strings.ToUpper("x"))`}, "X", ""},
+		{"bare final expression is not printed", []string{"y := 3\ny * 2"}, "", ""},
+		{"context and contexts", []string{`fmt.Println(len(context), len(contexts), contexts[1])`}, "11 2 two\n\nx\n", ""},
+		{"range over int", []string{`s := 0
+for i := range 5 { s += i }
+fmt.Println(s)`}, "10\n", ""},
+		{"range over int var", []string{`n := 3
+for range n { fmt.Print("x") }`}, "xxx", ""},
+		{"min max clear", []string{`m := map[string]int{"a": 1}
+clear(m)
+fmt.Println(min(3, 1, 2), max(2.5, 1), len(m))`}, "1 2.5 0\n", ""},
+		{"slices and maps", []string{`xs := []string{"b", "c", "a"}
+slices.Sort(xs)
+ks := slices.Sorted(maps.Keys(map[string]int{"z": 1, "y": 2}))
+fmt.Println(xs, ks, slices.Contains(xs, "c"), slices.Max([]int{3, 9, 2}))`}, "[a b c] [y z] true 9\n", ""},
+		{"globals from native calls", []string{`lines := strings.Split(context, "\n")
+first := lines[0]
+n := 0
+for _, l := range lines { n += len(l) }
+re := regexp.MustCompile("t[a-z]+")
+ms := re.FindAllString(context, -1)
+m0 := ms[0]
+counts := map[string]int{"b": 2, "a": 1}
+ks := slices.Sorted(maps.Keys(counts))
+k0 := ks[0]
+before, after, found := strings.Cut(context, "\n")
+fmt.Println(first, n, m0, k0, len(before), len(after), found)`}, "one 7 two a 3 7 true\n", ""},
+		{"range over func", []string{`n := 0
+for l := range strings.Lines("a\nb\nc") { n += len(l) }
+for f := range strings.SplitSeq("x,y", ",") { fmt.Print(f) }
+fmt.Println(n)`}, "xy5\n", ""},
+		{"rune loop", []string{`s := "héllo"
+for i, r := range s { fmt.Print(i, string(r), " ") }`}, "0h 1é 3l 4l 5o ", ""},
+		{"per-iteration loop variables", []string{`var fs []func() int
+for i := 0; i < 3; i++ { fs = append(fs, func() int { return i }) }
+for _, v := range []int{10, 20} { fs = append(fs, func() int { return v }) }
+for _, f := range fs { fmt.Print(f(), " ") }`}, "0 1 2 10 20 ", ""},
+		{"compile error line", []string{"a := 1\n\nfmt.Println(a, undefinedName)"}, "", "line 3: undefined: undefinedName"},
+		{"panic line", []string{"xs := []int{1}\ni := 5\n\nfmt.Println(xs[i])"}, "", "line 4: panic"},
+		{"syntax error line", []string{"a := 1\nb := (\n"}, "", "line 3"},
+		{"FINAL", []string{`FINAL(fmt.Sprint("the answer is ", 42))`}, "", ""},
+		{"SHOW_VARS", []string{"zeta := 1.5", "fmt.Print(SHOW_VARS())"}, "zeta float64", ""},
+		{"host calls", []string{`fmt.Println(llm_query("a"), rlm_query("b"), llm_query_batched([]string{"c", "d"}))`}, "llm:A rlm:B [llm:C llm:D]\n", ""},
+		{"concurrent host calls", []string{`var wg sync.WaitGroup
+res := make([]string, 20)
+for i := range 20 {
+	wg.Add(1)
+	go func() { defer wg.Done(); res[i] = llm_query(strconv.Itoa(i)) }()
+}
+wg.Wait()
+fmt.Println(res[0], res[19], len(res))`}, "llm:0 llm:19 20\n", ""},
+		{"panic in goroutine", []string{`done := make(chan bool)
+go func() { defer close(done); var m map[string]int; m["x"] = 1 }()
+<-done
+time.Sleep(10 * time.Millisecond)`}, "", "panic in a goroutine: assignment to entry in nil map"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestSession(t, p, "one", "two\n\nx")
+			var r CellResult
+			for i, c := range tt.cells {
+				r = run(t, s, c)
+				if i < len(tt.cells)-1 && r.Error != "" {
+					t.Fatalf("cell %d: %s", i, r.Error)
+				}
+			}
+			if tt.errHas == "" && r.Error != "" {
+				t.Fatalf("error: %s", r.Error)
+			}
+			if !strings.Contains(r.Error, tt.errHas) {
+				t.Fatalf("error %q does not contain %q", r.Error, tt.errHas)
+			}
+			if tt.name == "SHOW_VARS" {
+				if !strings.Contains(r.Output, tt.output) {
+					t.Fatalf("output %q does not contain %q", r.Output, tt.output)
+				}
+				return
+			}
+			if r.Output != tt.output {
+				t.Fatalf("output %q, want %q", r.Output, tt.output)
+			}
+			if tt.name == "FINAL" && (r.Final == nil || *r.Final != "the answer is 42") {
+				t.Fatalf("Final = %v", r.Final)
+			}
+		})
+	}
+}
+
+// TestTrajectory runs, in one session, cells written the way models write
+// them, each building on the state the earlier ones left.
+func TestTrajectory(t *testing.T) {
+	p := newTestPool(t, 1)
+	s := newTestSession(t, p, "alpha beta\ngamma alpha", "delta")
+	cells := []struct{ code, output string }{
+		{"ys := []string{\"a\", \"b\"}\nfor _, x := range ys { _ = x }", ""},
+		{"type P struct{ A int; B string }\nps := []P{{1, \"x\"}}\nfor _, p := range ps { fmt.Println(p.A, p.B) }", "1 x\n"},
+		{"var sb strings.Builder\nsb.WriteString(\"hi\")\nfmt.Println(sb.String())", "hi\n"},
+		{"re := regexp.MustCompile(`a(\\w+)`)\nfor _, m := range re.FindAllStringSubmatch(contexts[0], -1) { fmt.Print(m[1], \" \") }", "lpha mma lpha "},
+		{"type Rec struct { Name string }\nvar recs []Rec\nrecs = append(recs, Rec{\"n\"})\nfmt.Println(len(recs), recs[0].Name)", "1 n\n"},
+		{"counts := map[string]int{}\nfor _, w := range strings.Fields(context) { counts[w]++ }\nfmt.Println(counts[\"alpha\"], len(counts))", "2 4\n"},
+		{"import \"encoding/json\"\nvar v map[string]any\nerr := json.Unmarshal([]byte(`{\"a\":1}`), &v)\nfmt.Println(v, err)", "map[a:1] <nil>\n"},
+		{"results := llm_query_batched(contexts)\nfor i, r := range results { fmt.Println(i, len(r)) }", "0 26\n1 9\n"},
+		{"chunks := []string{}\nfor i := 0; i < len(context); i += 10 { chunks = append(chunks, context[i:min(i+10, len(context))]) }\nfmt.Println(len(chunks))", "3\n"},
+		{"var wg sync.WaitGroup\nvar mu sync.Mutex\nout := []string{}\nfor _, c := range chunks {\n\twg.Add(1)\n\tgo func() {\n\t\tdefer wg.Done()\n\t\tr := llm_query(c)\n\t\tmu.Lock()\n\t\tout = append(out, r)\n\t\tmu.Unlock()\n\t}()\n}\nwg.Wait()\nfmt.Println(len(out))", "3\n"},
+		{"best := \"\"\nfor k, n := range counts { if n > counts[best] { best = k } }\nFINAL(best)", ""},
+	}
+	for i, c := range cells {
+		r := run(t, s, c.code)
+		if r.Error != "" || r.Output != c.output {
+			t.Fatalf("cell %d: output %q error %q, want output %q", i, r.Output, r.Error, c.output)
+		}
+		if i == len(cells)-1 && (r.Final == nil || *r.Final != "alpha") {
+			t.Fatalf("Final = %v, want alpha", r.Final)
+		}
+	}
+}

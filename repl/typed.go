@@ -1,0 +1,245 @@
+package repl
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/rlm-project/rlm/repl/symbols"
+)
+
+// yaegi v0.16.1 gives a global defined at top level with := from a native
+// call (xs := strings.Split(context, "\n")) a broken static type: indexing
+// it fails with "constant definition loop" and ranging over it panics. A
+// global declared with its type works. So, just before a top-level
+// "a, b := E" runs, typedDefine looks up the native types E yields, from the
+// symbol tables and the values of the session's globals, and turns the
+// statement into "var a T1; var b T2" followed by "a, b = E". When a type
+// cannot be found the statement runs unchanged.
+
+// typedDefine returns the declaration and the assignment to run instead of
+// the statement src, or ok == false to run src as it is.
+func (r *rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
+	const prefix = "package p; func _() {"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "cell", prefix+src+"\n}", parser.SkipObjectResolution)
+	if err != nil || len(f.Decls) != 1 {
+		return "", "", false
+	}
+	body := f.Decls[0].(*ast.FuncDecl).Body.List
+	if len(body) != 1 {
+		return "", "", false
+	}
+	as, isAssign := body[0].(*ast.AssignStmt)
+	if !isAssign || as.Tok != token.DEFINE {
+		return "", "", false
+	}
+	tc := typeCtx{r: r}
+	if r.globals != nil {
+		tc.globals = r.globals()
+	}
+	var types []reflect.Type
+	switch {
+	case len(as.Rhs) == len(as.Lhs):
+		for _, e := range as.Rhs {
+			t := tc.exprType(e)
+			if t == nil {
+				return "", "", false
+			}
+			types = append(types, t)
+		}
+	case len(as.Rhs) == 1:
+		call, isCall := as.Rhs[0].(*ast.CallExpr)
+		if !isCall {
+			return "", "", false
+		}
+		ft := tc.funcType(call.Fun)
+		if ft == nil || ft.NumOut() != len(as.Lhs) {
+			return "", "", false
+		}
+		for i := 0; i < ft.NumOut(); i++ {
+			types = append(types, ft.Out(i))
+		}
+	default:
+		return "", "", false
+	}
+	var decls []string
+	for i, l := range as.Lhs {
+		id, isIdent := l.(*ast.Ident)
+		if !isIdent {
+			return "", "", false
+		}
+		if id.Name == "_" {
+			continue
+		}
+		ts, expressible := tc.typeString(types[i])
+		if !expressible {
+			return "", "", false
+		}
+		decls = append(decls, fmt.Sprintf("var %s %s", id.Name, ts))
+	}
+	if len(decls) == 0 {
+		return "", "", false
+	}
+	at := fset.Position(as.TokPos).Offset - len(prefix)
+	return strings.Join(decls, "; "), src[:at] + "= " + src[at+2:], true
+}
+
+type typeCtx struct {
+	r       *rewriter
+	globals map[string]reflect.Value
+}
+
+var intType = reflect.TypeOf(0)
+
+// exprType returns the native type of e, or nil when it is not evident.
+func (tc typeCtx) exprType(e ast.Expr) reflect.Type {
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return tc.exprType(e.X)
+	case *ast.CallExpr:
+		if id, ok := e.Fun.(*ast.Ident); ok && (id.Name == "len" || id.Name == "cap") && tc.globals[id.Name].Kind() == reflect.Invalid {
+			return intType
+		}
+		if ft := tc.funcType(e.Fun); ft != nil && ft.NumOut() == 1 {
+			return ft.Out(0)
+		}
+		if t := tc.shimType(e); t != nil {
+			return t
+		}
+	case *ast.IndexExpr:
+		switch t := tc.exprType(e.X); {
+		case t == nil:
+		case t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map:
+			return t.Elem()
+		case t.Kind() == reflect.String:
+			return reflect.TypeOf(byte(0))
+		}
+	case *ast.SliceExpr:
+		if t := tc.exprType(e.X); t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.String) {
+			return t
+		}
+	case *ast.Ident:
+		if v, ok := tc.globals[e.Name]; ok && v.IsValid() && v.Kind() != reflect.Func {
+			return v.Type()
+		}
+	case *ast.CompositeLit:
+		return literalType(e.Type)
+	}
+	return nil
+}
+
+var builtinTypes = map[string]reflect.Type{
+	"string": reflect.TypeOf(""), "int": intType, "int64": reflect.TypeOf(int64(0)), "float64": reflect.TypeOf(0.0),
+	"bool": reflect.TypeOf(false), "byte": reflect.TypeOf(byte(0)), "rune": reflect.TypeOf(rune(0)),
+	"any": reflect.TypeOf((*any)(nil)).Elem(),
+}
+
+// literalType returns the type written as e when it is built from
+// predeclared types only (map[string]int, []string).
+func literalType(e ast.Expr) reflect.Type {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return builtinTypes[e.Name]
+	case *ast.ArrayType:
+		if el := literalType(e.Elt); el != nil && e.Len == nil {
+			return reflect.SliceOf(el)
+		}
+	case *ast.MapType:
+		k, v := literalType(e.Key), literalType(e.Value)
+		if k != nil && v != nil && k.Comparable() {
+			return reflect.MapOf(k, v)
+		}
+	}
+	return nil
+}
+
+// shimType returns the result type of a call to a generic shim.
+func (tc typeCtx) shimType(e *ast.CallExpr) reflect.Type {
+	id, ok := e.Fun.(*ast.Ident)
+	if !ok || len(e.Args) == 0 {
+		return nil
+	}
+	arg := tc.exprType(e.Args[0])
+	if arg == nil {
+		return nil
+	}
+	switch id.Name {
+	case "__rlmSlices_Sorted", "__rlmSlices_Collect", "__rlmSlices_Values", "__rlmMin", "__rlmMax":
+		return arg
+	case "__rlmSlices_Min", "__rlmSlices_Max":
+		if arg.Kind() == reflect.Slice {
+			return arg.Elem()
+		}
+	case "__rlmMaps_Keys":
+		if arg.Kind() == reflect.Map {
+			return reflect.SliceOf(arg.Key())
+		}
+	case "__rlmMaps_Values":
+		if arg.Kind() == reflect.Map {
+			return reflect.SliceOf(arg.Elem())
+		}
+	}
+	return nil
+}
+
+// funcType returns the type of a native function or method value.
+func (tc typeCtx) funcType(fun ast.Expr) reflect.Type {
+	switch fun := fun.(type) {
+	case *ast.SelectorExpr:
+		x, ok := fun.X.(*ast.Ident)
+		if !ok {
+			return nil
+		}
+		if v, ok := tc.globals[x.Name]; ok && v.IsValid() {
+			if m := v.MethodByName(fun.Sel.Name); m.IsValid() {
+				return m.Type()
+			}
+			return nil
+		}
+		path := tc.r.importPath(x.Name)
+		if path == "" {
+			return nil
+		}
+		v, ok := symbols.Symbols[path+"/"+path[strings.LastIndex(path, "/")+1:]][fun.Sel.Name]
+		if ok && v.Kind() == reflect.Func {
+			return v.Type()
+		}
+	case *ast.Ident:
+		if v, ok := tc.r.predeclared[fun.Name]; ok && v.Kind() == reflect.Func {
+			return v.Type()
+		}
+	}
+	return nil
+}
+
+var qualifiedRE = regexp.MustCompile(`\b([A-Za-z_]\w*)\.[A-Za-z_]\w*`)
+
+// typeString writes t as Go source, when every package it names is
+// imported under that name and it holds no anonymous structs.
+func (tc typeCtx) typeString(t reflect.Type) (string, bool) {
+	s := t.String()
+	if strings.Contains(s, "struct {") || strings.Contains(s, "main.") {
+		return "", false
+	}
+	for _, m := range qualifiedRE.FindAllStringSubmatch(s, -1) {
+		if tc.r.importPath(m[1]) == "" {
+			return "", false
+		}
+	}
+	return s, true
+}
+
+// importPath returns the path of the package imported under name, or "".
+func (r *rewriter) importPath(name string) string {
+	for k := range r.imported {
+		if n, p, ok := strings.Cut(k, " "); ok && n == name {
+			return p
+		}
+	}
+	return ""
+}

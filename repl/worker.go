@@ -1,0 +1,529 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/traefik/yaegi/interp"
+	"golang.org/x/sys/unix"
+
+	"github.com/rlm-project/rlm/repl/symbols"
+)
+
+// workerEnv is the environment variable that turns the binary into a worker.
+const workerEnv = "RLM_REPL_WORKER"
+
+// Exit codes of a worker that stops on its own.
+const (
+	exitLimit    = 3 // a watchdog limit was hit; a fatal message says which
+	exitProtocol = 4 // the pipe to the parent broke or carried garbage
+)
+
+// MaybeRunWorker runs the REPL worker and exits when the process was started
+// as one (env RLM_REPL_WORKER=1); otherwise it returns at once. Call it first
+// thing in main, and in TestMain of packages whose tests start sessions.
+func MaybeRunWorker() {
+	if os.Getenv(workerEnv) != "1" {
+		return
+	}
+	os.Exit(runWorker(os.NewFile(3, "repl-in"), os.NewFile(4, "repl-out")))
+}
+
+// worker is the trusted side of a session inside the worker process: it owns
+// the interpreter, the mapped context and the pipe to the parent.
+type worker struct {
+	out    *msgWriter
+	in     *interp.Interpreter
+	output capWriter
+	trace  traceWriter
+
+	ctxData  string   // the mapped context file
+	contexts []string // pieces of ctxData
+	limits   Limits
+	rw       rewriter
+	baseG    int // goroutines of the worker itself, before model code ran
+
+	mu       sync.Mutex
+	cell     *cellState
+	panics   []string // goroutine panics that happened between cells
+	calls    map[uint64]chan []string
+	nextCall atomic.Uint64
+	fatal    sync.Once
+}
+
+// cellState is what host functions need to know about the running cell.
+type cellState struct {
+	id     uint64
+	ctx    context.Context
+	cancel context.CancelFunc
+	final  *string
+	panics []string
+}
+
+func runWorker(inF, outF *os.File) int {
+	w := &worker{
+		out:    &msgWriter{w: outF},
+		calls:  map[uint64]chan []string{},
+		limits: DefaultLimits(),
+	}
+	// Build the interpreter before the first message arrives: pooled workers
+	// do this while they wait for a session.
+	w.trace.out = &w.output
+	if err := w.newInterpreter(); err != nil {
+		fmt.Fprintf(os.Stderr, "repl worker: %v\n", err)
+		return exitProtocol
+	}
+	r := newMsgReader(inF)
+	for {
+		msg, err := r.recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0 // the parent closed the session
+			}
+			fmt.Fprintf(os.Stderr, "repl worker: %v\n", err)
+			return exitProtocol
+		}
+		switch msg.Kind {
+		case kindInit:
+			err := w.init(msg.Context, msg.Limits)
+			reply := &message{Kind: kindReady}
+			if err != nil {
+				reply.Error = err.Error()
+			}
+			if err := w.out.send(reply); err != nil {
+				return exitProtocol
+			}
+		case kindCell:
+			go w.runCell(msg.ID, msg.Code)
+		case kindCancel:
+			w.mu.Lock()
+			if w.cell != nil && w.cell.id == msg.ID {
+				w.cell.cancel()
+			}
+			w.mu.Unlock()
+		case kindReply:
+			w.mu.Lock()
+			ch := w.calls[msg.ID]
+			delete(w.calls, msg.ID)
+			w.mu.Unlock()
+			if ch != nil {
+				ch <- msg.Results
+			}
+		default:
+			fmt.Fprintf(os.Stderr, "repl worker: unknown message kind %q\n", msg.Kind)
+		}
+	}
+}
+
+// init maps the context and applies the limits; it runs once per worker.
+func (w *worker) init(cf *ContextFile, l *Limits) error {
+	if l != nil {
+		w.limits = l.orDefault(DefaultLimits())
+	}
+	w.output.max = w.limits.MaxOutput
+	if cf != nil && cf.Path != "" {
+		data, err := mapFile(cf.Path)
+		if err != nil {
+			return err
+		}
+		w.ctxData = data
+		for i, p := range cf.Pieces {
+			if p.Start < 0 || p.End < p.Start || p.End > int64(len(data)) {
+				return fmt.Errorf("context piece %d [%d,%d) is outside the file of %d bytes", i, p.Start, p.End, len(data))
+			}
+			w.contexts = append(w.contexts, data[p.Start:p.End])
+		}
+	}
+	if err := applyWorkerLimits(w.limits); err != nil {
+		return err
+	}
+	w.baseG = runtime.NumGoroutine() + 1 // +1: the watchdog itself
+	go watchdog(w.limits, w.baseG, w.die)
+	return nil
+}
+
+// mapFile maps path read-only and returns it as a string without copying.
+// The mapping lives as long as the worker: strings model code derives from
+// the context point into it. Workers mapping the same file share its pages.
+func mapFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("open context: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("stat context: %w", err)
+	}
+	if st.Size() == 0 {
+		return "", nil
+	}
+	b, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return "", fmt.Errorf("map context %s: %w", path, err)
+	}
+	// Read ahead now: model code usually scans the whole context.
+	_ = unix.Madvise(b, unix.MADV_WILLNEED)
+	return unsafe.String(&b[0], len(b)), nil
+}
+
+// die reports a limit to the parent and exits. Only the first call counts.
+func (w *worker) die(msg string) {
+	w.fatal.Do(func() {
+		_ = w.out.send(&message{Kind: kindFatal, Error: msg})
+		os.Exit(exitLimit)
+	})
+}
+
+// newInterpreter builds the interpreter with the allowlisted packages, the
+// predeclared names and the generic shims.
+func (w *worker) newInterpreter() error {
+	in := interp.New(interp.Options{
+		Stdout: &w.output,
+		Stderr: &w.trace,
+		Stdin:  strings.NewReader(""),
+		Env:    []string{},
+		Args:   []string{"repl"},
+		// No source may be loaded from disk: imports resolve only to the
+		// symbol tables below.
+		SourcecodeFilesystem: emptyFS{},
+		GoPath:               "/nonexistent",
+	})
+	if err := in.Use(w.stdlib()); err != nil {
+		return fmt.Errorf("load symbols: %w", err)
+	}
+	if err := in.Use(interp.Exports{"rlm/rlm": w.predeclared()}); err != nil {
+		return fmt.Errorf("load predeclared names: %w", err)
+	}
+	if _, err := in.Eval(`import . "rlm"`); err != nil {
+		return fmt.Errorf("import predeclared names: %w", err)
+	}
+	if _, err := in.Eval(shimSource); err != nil {
+		return fmt.Errorf("compile shims: %w", err)
+	}
+	w.in = in
+	w.rw = rewriter{globals: in.Globals, predeclared: w.predeclared()}
+	return nil
+}
+
+// stdlib returns the allowlisted symbol tables, with the functions that
+// could block a cell forever replaced by ones cancelled with the cell.
+func (w *worker) stdlib() interp.Exports {
+	ex := interp.Exports{}
+	for k, v := range symbols.Symbols {
+		ex[k] = v
+	}
+	t := map[string]reflect.Value{}
+	for k, v := range symbols.Symbols["time/time"] {
+		t[k] = v
+	}
+	t["Sleep"] = reflect.ValueOf(w.sleep)
+	ex["time/time"] = t
+	return ex
+}
+
+func (w *worker) sleep(d time.Duration) {
+	ctx := w.cellContext()
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-ctx.Done():
+	}
+}
+
+// predeclared returns the names model code sees without importing anything.
+func (w *worker) predeclared() map[string]reflect.Value {
+	return map[string]reflect.Value{
+		"context":           reflect.ValueOf(&w.ctxData).Elem(),
+		"contexts":          reflect.ValueOf(&w.contexts).Elem(),
+		"llm_query":         reflect.ValueOf(func(p string) string { return w.host(kindLLM, []string{p})[0] }),
+		"llm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(kindLLM, ps) }),
+		"rlm_query":         reflect.ValueOf(func(p string) string { return w.host(kindRLM, []string{p})[0] }),
+		"rlm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(kindRLM, ps) }),
+		"FINAL":             reflect.ValueOf(w.final),
+		"SHOW_VARS":         reflect.ValueOf(w.showVars),
+		"__rlmGoPanic":      reflect.ValueOf(w.goPanic),
+		"__rlmClear":        reflect.ValueOf(clearValue),
+		"__rlmLines":        reflect.ValueOf(lines),
+		"__rlmDecodeRune":   reflect.ValueOf(decodeRune),
+		"__rlmRuneAt":       reflect.ValueOf(runeAt),
+		"__rlmRuneLen":      reflect.ValueOf(runeLen),
+		"__rlmSortNative":   reflect.ValueOf(sortNative),
+		"__rlmSortSlice":    reflect.ValueOf(sortSlice),
+		"__rlmSortStable":   reflect.ValueOf(sortStable),
+	}
+}
+
+func (w *worker) currentCell() *cellState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cell
+}
+
+func (w *worker) cellContext() context.Context {
+	if c := w.currentCell(); c != nil {
+		return c.ctx
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// host makes a call to the parent's Host and waits for the answer or for the
+// cell to end. It always returns len(prompts) strings.
+func (w *worker) host(kind string, prompts []string) []string {
+	name := map[string]string{kindLLM: "llm_query", kindRLM: "rlm_query"}[kind]
+	fail := func(why string) []string {
+		r := make([]string, len(prompts))
+		for i := range r {
+			r[i] = fmt.Sprintf("error: %s: %s", name, why)
+		}
+		return r
+	}
+	if len(prompts) == 0 {
+		return []string{}
+	}
+	c := w.currentCell()
+	if c == nil || c.ctx.Err() != nil {
+		return fail("the cell that made this call has ended")
+	}
+	id := w.nextCall.Add(1)
+	ch := make(chan []string, 1)
+	w.mu.Lock()
+	w.calls[id] = ch
+	w.mu.Unlock()
+	if err := w.out.send(&message{Kind: kind, ID: id, Cell: c.id, Prompts: prompts}); err != nil {
+		return fail(err.Error())
+	}
+	select {
+	case res := <-ch:
+		for len(res) < len(prompts) {
+			res = append(res, fmt.Sprintf("error: %s: no answer", name))
+		}
+		return res[:len(prompts)]
+	case <-c.ctx.Done():
+		w.mu.Lock()
+		delete(w.calls, id)
+		w.mu.Unlock()
+		return fail("cancelled with the cell")
+	}
+}
+
+func (w *worker) final(answer any) {
+	s := fmt.Sprint(answer)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cell != nil {
+		w.cell.final = &s
+	}
+}
+
+func (w *worker) goPanic(r any) {
+	msg := fmt.Sprintf("panic in a goroutine: %v", r)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cell != nil {
+		w.cell.panics = append(w.cell.panics, msg)
+	} else {
+		w.panics = append(w.panics, msg)
+	}
+}
+
+// showVars lists the names the model defined, with their types.
+func (w *worker) showVars() string {
+	var rows []string
+	for name, v := range w.in.Globals() {
+		if strings.HasPrefix(name, "__rlm") || name == "_" || !v.IsValid() {
+			continue
+		}
+		rows = append(rows, fmt.Sprintf("%s %s", name, v.Type()))
+	}
+	sort.Strings(rows)
+	if len(rows) == 0 {
+		return "no variables defined"
+	}
+	return strings.Join(rows, "\n")
+}
+
+// runCell runs one cell and sends its result.
+func (w *worker) runCell(id uint64, code string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &cellState{id: id, ctx: ctx, cancel: cancel}
+	w.mu.Lock()
+	w.cell = c
+	early := w.panics
+	w.panics = nil
+	w.mu.Unlock()
+	w.output.reset()
+	start := time.Now()
+
+	errText := w.eval(ctx, code)
+
+	res := &CellResult{Duration: time.Since(start)}
+	clean := true
+	if ctx.Err() != nil {
+		// Cancelled: the interpreter stops its frames at the next step; a
+		// goroutine stuck in a native call does not. Report whether every
+		// goroutine of model code ended (those of earlier cells included:
+		// yaegi races between leftovers and the next cell) so the parent
+		// keeps the worker only when it is idle.
+		clean = waitGoroutines(w.baseG+1, w.limits.KillGrace/2) // +1: this goroutine
+	}
+	w.mu.Lock()
+	w.cell = nil
+	panics := append(early, c.panics...)
+	res.Final = c.final
+	w.mu.Unlock()
+	if len(panics) > 0 {
+		errText = strings.TrimSpace(strings.Join(append(panics, errText), "\n"))
+	}
+	res.Error = errText
+	res.Output, res.OutputBytes, res.Truncated = w.output.result()
+	if err := w.out.send(&message{Kind: kindResult, ID: id, Result: res, Clean: clean}); err != nil {
+		os.Exit(exitProtocol)
+	}
+}
+
+// waitGoroutines waits up to d for the goroutine count to drop to n.
+func waitGoroutines(n int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for runtime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
+}
+
+// eval rewrites the cell and evaluates its chunks in order. It returns the
+// error for the model, with the cell's own line numbers, or "".
+func (w *worker) eval(ctx context.Context, code string) string {
+	chunks, err := w.rw.rewrite(code)
+	if err != nil {
+		return err.Error()
+	}
+	for _, ch := range chunks {
+		if ctx.Err() != nil {
+			return "cancelled"
+		}
+		srcs := []string{ch.src}
+		if !ch.decl && ch.imports == nil {
+			if decl, stmt, ok := w.rw.typedDefine(ch.src); ok {
+				srcs = []string{decl, stmt}
+			}
+		}
+		if err := w.evalSrcs(ctx, ch, srcs); err != "" {
+			return err
+		}
+		for _, p := range ch.imports {
+			w.rw.imported[p] = true
+		}
+	}
+	return ""
+}
+
+// evalSrcs evaluates the sources a chunk became.
+func (w *worker) evalSrcs(ctx context.Context, ch chunk, srcs []string) string {
+	for _, src := range srcs {
+		w.trace.reset()
+		_, err := w.in.EvalWithContext(ctx, src)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "cancelled"
+			}
+			var trace []string
+			if _, ok := err.(interp.Panic); ok {
+				trace = w.trace.frames()
+			}
+			return ch.explain(err, trace)
+		}
+	}
+	return ""
+}
+
+// capWriter keeps the first max bytes written to it and counts the rest.
+type capWriter struct {
+	mu  sync.Mutex
+	buf []byte
+	n   int
+	max int
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += n
+	if room := c.max - len(c.buf); room > 0 {
+		if len(p) > room {
+			p = p[:room]
+		}
+		c.buf = append(c.buf, p...)
+	}
+	return n, nil
+}
+
+func (c *capWriter) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf, c.n = nil, 0
+}
+
+// result returns the kept output, the size of all output and whether it was
+// cut, with a note saying so at the end of the output.
+func (c *capWriter) result() (string, int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n <= c.max {
+		return string(c.buf), c.n, false
+	}
+	kept := strings.ToValidUTF8(string(c.buf), "")
+	return kept + fmt.Sprintf("\n[output truncated: showed the first %d of %d characters; print less, e.g. a summary or a slice]", len(kept), c.n), c.n, true
+}
+
+// traceWriter is the interpreter's stderr. yaegi writes one line per frame
+// there while a panic unwinds; those lines are kept to locate the panic in
+// the cell, everything else goes to the cell's output.
+type traceWriter struct {
+	mu    sync.Mutex
+	out   io.Writer
+	lines []string
+}
+
+func (t *traceWriter) Write(p []byte) (int, error) {
+	if l := strings.TrimSpace(string(p)); panicFrameRE.MatchString(l) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if len(t.lines) < 100 {
+			t.lines = append(t.lines, l)
+		}
+		return len(p), nil
+	}
+	return t.out.Write(p)
+}
+
+func (t *traceWriter) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = nil
+}
+
+func (t *traceWriter) frames() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.lines...)
+}

@@ -1,0 +1,459 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v5"
+
+	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/store"
+)
+
+// Why a run's context was cancelled.
+var (
+	errClientGone = errors.New("client disconnected")
+	errShutdown   = errors.New("server shut down")
+)
+
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// rlmInfo is the `rlm` object of a completion.
+type rlmInfo struct {
+	TraceID    string `json:"trace_id"`
+	StopReason string `json:"stop_reason"`
+	Iterations int    `json:"iterations"`
+	LLMCalls   int    `json:"llm_calls"`
+	MaxDepth   int    `json:"max_depth"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+type choice struct {
+	Index        int             `json:"index"`
+	Message      assistantMsg    `json:"message"`
+	Logprobs     json.RawMessage `json:"logprobs"`
+	FinishReason string          `json:"finish_reason"`
+}
+
+type assistantMsg struct {
+	Role    string  `json:"role"`
+	Content string  `json:"content"`
+	Refusal *string `json:"refusal"`
+}
+
+// completion is a chat.completion; stored ones carry a status and, when they
+// failed, the error.
+type completion struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	Model   string       `json:"model"`
+	Choices []choice     `json:"choices"`
+	Usage   *usage       `json:"usage,omitempty"`
+	RLM     *rlmInfo     `json:"rlm,omitempty"`
+	Status  string       `json:"status,omitempty"` // stored only: in_progress, completed, failed, interrupted, cancelled
+	Error   *errorFields `json:"error,omitempty"`
+}
+
+// run is one chat completion in flight.
+type run struct {
+	id      string
+	owner   string
+	model   string
+	created int64
+	stored  bool
+	req     recursion.Request
+	cleanup []func()
+	events  chan recursion.Event // nil unless streaming
+	done    chan runOutcome
+}
+
+type runOutcome struct {
+	res recursion.Result
+	err error // *apiError for failures
+}
+
+func (s *Server) chatCompletions(c *echo.Context) error {
+	if s.draining.Load() {
+		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "shutting_down",
+			Kind: "shutting_down", Message: "server is shutting down; retry on another replica", RetryAfter: 1}
+	}
+	hreq := c.Request()
+	hreq.Body = http.MaxBytesReader(c.Response(), hreq.Body, s.cfg.MaxRequestBytes)
+	cr, err := decodeChatRequest(hreq.Body)
+	if err != nil {
+		return err
+	}
+	rreq, files, err := toRunRequest(cr, &s.cfg)
+	if err != nil {
+		return err
+	}
+	if s.runner == nil {
+		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "not_configured",
+			Kind: "not_configured", Message: "this server cannot answer yet: " + s.cfg.NotConfigured}
+	}
+	r := &run{id: newID("chatcmpl-"), owner: owner(c), model: cr.Model, created: time.Now().Unix(),
+		stored: cr.Store, req: rreq, done: make(chan runOutcome, 1)}
+	defer func() {
+		// Runs that keep going after the handler returns clean up themselves.
+		if r.cleanup != nil {
+			for _, f := range r.cleanup {
+				f()
+			}
+		}
+	}()
+	for _, f := range files {
+		doc, cleanup, err := s.resolveFile(hreq.Context(), r.owner, f)
+		if err != nil {
+			return err
+		}
+		r.cleanup = append(r.cleanup, cleanup)
+		r.req.Documents = append(r.req.Documents, doc)
+	}
+	r.req.TraceID = newID("trace-")
+
+	// Wait briefly for a run slot, then turn the client away.
+	wait := time.NewTimer(s.cfg.QueueWait)
+	defer wait.Stop()
+	select {
+	case s.slots <- struct{}{}:
+	case <-wait.C:
+		return &apiError{Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded", Kind: "rate_limit",
+			Message:    fmt.Sprintf("all %d run slots are busy; retry later", s.cfg.MaxConcurrent),
+			RetryAfter: max(1, int(s.cfg.RetryAfter.Round(time.Second)/time.Second))}
+	case <-hreq.Context().Done():
+		c.Set(ctxStatus, statusClientClosed)
+		return nil
+	}
+	if r.stored {
+		if err := s.saveCompletion(context.WithoutCancel(hreq.Context()), r, &completion{Status: "in_progress"}); err != nil {
+			<-s.slots
+			return serverError("storing the completion: %v", err)
+		}
+	}
+	if cr.Stream {
+		r.events = make(chan recursion.Event, 256)
+	}
+	c.Response().Header().Set("X-RLM-Trace-Id", r.req.TraceID)
+	cleanup := r.cleanup
+	r.cleanup = nil // owned by the run from here on
+	s.start(hreq.Context(), r, cleanup)
+	if cr.Stream {
+		includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
+		return s.stream(c, r, includeUsage)
+	}
+	select {
+	case out := <-r.done:
+		if out.err != nil {
+			return out.err
+		}
+		comp := s.completionOf(r, out.res)
+		return c.JSON(http.StatusOK, comp)
+	case <-hreq.Context().Done():
+		// The client is gone. A stored run goes on; any other run was
+		// cancelled with the request's context.
+		c.Set(ctxStatus, statusClientClosed)
+		s.m.errors.WithLabelValues("cancelled").Inc()
+		return nil
+	}
+}
+
+// resolveFile turns a file part into a document on local disk.
+func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recursion.Document, func(), error) {
+	if f.data != nil {
+		tmp, err := os.CreateTemp("", "rlm-inline-*")
+		if err != nil {
+			return recursion.Document{}, nil, serverError("saving inline file: %v", err)
+		}
+		_, err = tmp.Write(f.data)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			return recursion.Document{}, nil, serverError("saving inline file: %v", err)
+		}
+		return recursion.Document{Name: f.filename, Path: tmp.Name()}, func() { os.Remove(tmp.Name()) }, nil
+	}
+	meta, err := s.fileMeta(ctx, own, f.id)
+	if err != nil {
+		var ae *apiError
+		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+			ae.Param = f.param + ".file_id"
+		}
+		return recursion.Document{}, nil, err
+	}
+	p, cleanup, err := s.documentPath(ctx, own, f.id)
+	if errors.Is(err, store.ErrNotFound) {
+		return recursion.Document{}, nil, notFound(f.param+".file_id", "no such file: %q", f.id)
+	}
+	if err != nil {
+		return recursion.Document{}, nil, serverError("%v", err)
+	}
+	name := meta.Filename
+	if f.filename != "" {
+		name = f.filename
+	}
+	return recursion.Document{Name: name, Path: p}, cleanup, nil
+}
+
+// start runs r in its own goroutine. Its context descends from the server's
+// base context (cancelled at the end of shutdown) and, unless the run is
+// stored, from the request's (cancelled when the client goes away).
+func (s *Server) start(reqCtx context.Context, r *run, cleanup []func()) {
+	// Not derived from s.base: the cause must say why the run stopped.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stopWatch := func() bool { return false }
+	if !r.stored {
+		stopWatch = context.AfterFunc(reqCtx, func() { cancel(errClientGone) })
+	}
+	stopBase := context.AfterFunc(s.base, func() { cancel(errShutdown) })
+	r.req.Observer = &observer{s: s, events: r.events}
+	s.runs.Add(1)
+	s.m.runsInFlight.Inc()
+	go func() {
+		defer s.runs.Done()
+		defer s.m.runsInFlight.Dec()
+		defer func() { <-s.slots }()
+		defer cancel(nil)
+		defer stopWatch()
+		defer stopBase()
+		defer func() {
+			for _, f := range cleanup {
+				f()
+			}
+		}()
+		res, err := s.runner.Run(ctx, r.req)
+		out := s.outcome(ctx, res, err)
+		s.m.runs.WithLabelValues(string(res.StopReason)).Inc()
+		s.m.iterations.Observe(float64(res.Iterations))
+		s.m.llmCalls.Observe(float64(res.LLMCalls))
+		s.m.tokens.WithLabelValues("prompt").Add(float64(res.Usage.PromptTokens))
+		s.m.tokens.WithLabelValues("completion").Add(float64(res.Usage.CompletionTokens))
+		if r.stored {
+			comp := s.completionOf(r, res)
+			comp.Status = "completed"
+			if out.err != nil {
+				ae := toAPIError(out.err)
+				comp.Status = "failed"
+				if errors.Is(context.Cause(ctx), errShutdown) {
+					comp.Status = "interrupted"
+				}
+				b := ae.body().Error
+				comp.Error = &b
+			}
+			if err := s.saveCompletion(context.WithoutCancel(ctx), r, comp); err != nil {
+				s.log.Error("storing a finished completion", "id", r.id, "err", err)
+			}
+		}
+		r.done <- out
+	}()
+}
+
+// outcome maps the runner's answer to a result or an API error.
+func (s *Server) outcome(ctx context.Context, res recursion.Result, err error) runOutcome {
+	cause := context.Cause(ctx)
+	cancelled := func(msg string) runOutcome {
+		if errors.Is(cause, errShutdown) {
+			return runOutcome{res, &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "shutting_down",
+				Kind: "shutting_down", Message: "the server shut down before the run finished", RetryAfter: 1}}
+		}
+		return runOutcome{res, &apiError{Status: statusClientClosed, Type: "invalid_request_error", Code: "cancelled",
+			Kind: "cancelled", Message: msg}}
+	}
+	if err != nil {
+		var ae *apiError
+		switch {
+		case errors.As(err, &ae):
+			return runOutcome{res, ae}
+		case errors.Is(err, context.DeadlineExceeded):
+			return runOutcome{res, &apiError{Status: http.StatusGatewayTimeout, Type: "timeout_error", Code: "timeout",
+				Kind: "timeout", Message: "the run timed out: " + err.Error()}}
+		case errors.Is(err, context.Canceled) || cause != nil:
+			return cancelled("the run was cancelled")
+		}
+		var ue *recursion.UpstreamError
+		if errors.As(err, &ue) {
+			return runOutcome{res, &apiError{Status: http.StatusBadGateway, Type: "upstream_error", Code: "upstream_error",
+				Kind: "upstream", Message: "the upstream model failed: " + err.Error()}}
+		}
+		// The engine's other errors are a broken setup (the REPL cannot
+		// start) or a request it refuses; the server validated the request
+		// already, so this is the server's fault.
+		s.log.Error("run failed", "trace_id", res.TraceID, "err", err)
+		return runOutcome{res, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "run_failed",
+			Kind: "internal", Message: "the run could not start: " + err.Error()}}
+	}
+	switch res.StopReason {
+	case recursion.StopTimeout:
+		return runOutcome{res, &apiError{Status: http.StatusGatewayTimeout, Type: "timeout_error", Code: "timeout",
+			Kind: "timeout", Message: "the run reached its time limit before a final answer" + detail(res.Error)}}
+	case recursion.StopCancelled:
+		return cancelled("the run was cancelled" + detail(res.Error))
+	case recursion.StopUpstreamError:
+		return runOutcome{res, &apiError{Status: http.StatusBadGateway, Type: "upstream_error", Code: "upstream_error",
+			Kind: "upstream", Message: "the upstream model failed" + detail(res.Error)}}
+	}
+	return runOutcome{res: res}
+}
+
+func detail(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+func finishReason(sr recursion.StopReason) string {
+	if sr == recursion.StopFinal || sr == "" {
+		return "stop"
+	}
+	return "length"
+}
+
+func (s *Server) completionOf(r *run, res recursion.Result) *completion {
+	u := usage(res.Usage)
+	return &completion{
+		ID: r.id, Object: "chat.completion", Created: r.created, Model: r.model,
+		Choices: []choice{{Message: assistantMsg{Role: "assistant", Content: res.Answer},
+			Logprobs: json.RawMessage("null"), FinishReason: finishReason(res.StopReason)}},
+		Usage: &u,
+		RLM:   infoOf(r, res),
+	}
+}
+
+func infoOf(r *run, res recursion.Result) *rlmInfo {
+	tid := res.TraceID
+	if tid == "" {
+		tid = r.req.TraceID
+	}
+	return &rlmInfo{TraceID: tid, StopReason: string(res.StopReason), Iterations: res.Iterations,
+		LLMCalls: res.LLMCalls, MaxDepth: res.MaxDepth, DurationMS: res.Duration.Milliseconds()}
+}
+
+func (s *Server) saveCompletion(ctx context.Context, r *run, comp *completion) error {
+	if comp.ID == "" {
+		comp.ID, comp.Object, comp.Created, comp.Model = r.id, "chat.completion", r.created, r.model
+		comp.Choices = []choice{}
+		comp.RLM = &rlmInfo{TraceID: r.req.TraceID}
+	}
+	b, err := json.Marshal(comp)
+	if err != nil {
+		return err
+	}
+	_, err = s.store.Put(ctx, collCompletions, r.owner+"/"+r.id, strings.NewReader(string(b)))
+	return err
+}
+
+func (s *Server) getCompletion(c *echo.Context) error {
+	id := c.Param("id")
+	if !validID(id, "chatcmpl-") {
+		return notFound("completion_id", "no stored completion %q", id)
+	}
+	rd, err := s.store.Get(c.Request().Context(), collCompletions, owner(c)+"/"+id)
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound("completion_id", "no stored completion %q (only completions created with store: true are kept)", id)
+	}
+	if err != nil {
+		return serverError("reading completion: %v", err)
+	}
+	defer rd.Close()
+	return c.Stream(http.StatusOK, "application/json", rd)
+}
+
+// observer feeds metrics and, for streams, the stream's event channel. It
+// never blocks the engine: when the client reads too slowly, progress events
+// are dropped (and counted), never the answer.
+type observer struct {
+	s      *Server
+	events chan recursion.Event
+}
+
+func (o *observer) Observe(ev recursion.Event) {
+	switch ev.Kind {
+	case recursion.EventNodeStart:
+		o.s.m.replSessions.Inc()
+	case recursion.EventNodeEnd:
+		o.s.m.replSessions.Dec()
+	case recursion.EventSubCallEnd:
+		kind := "llm"
+		if ev.SubCall != nil && ev.SubCall.Kind != "" {
+			kind = ev.SubCall.Kind
+		}
+		o.s.m.subCalls.WithLabelValues(kind).Inc()
+	}
+	if o.events == nil {
+		return
+	}
+	select {
+	case o.events <- ev:
+	default:
+		o.s.m.dropped.Inc()
+	}
+}
+
+// progress is the `rlm` field of a progress chunk: a summary of an engine
+// event, small enough to stream (no prompts or full outputs).
+type progress struct {
+	Event      string `json:"event"`
+	Node       string `json:"node,omitempty"`
+	Parent     string `json:"parent,omitempty"`
+	Depth      int    `json:"depth"`
+	Turn       int    `json:"turn,omitempty"`
+	Cell       int    `json:"cell,omitempty"`
+	Code       string `json:"code,omitempty"`
+	Output     string `json:"output,omitempty"`
+	OutputSize int    `json:"output_bytes,omitempty"`
+	Error      string `json:"error,omitempty"`
+	SubCall    string `json:"subcall_id,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Prompt     string `json:"prompt,omitempty"`
+	DurationMS int64  `json:"duration_ms,omitempty"`
+	StopReason string `json:"stop_reason,omitempty"`
+	Tokens     int    `json:"tokens,omitempty"`
+}
+
+// summaryBytes bounds every text field of a progress event.
+const summaryBytes = 400
+
+func summarize(s string) string {
+	if len(s) <= summaryBytes {
+		return s
+	}
+	cut := summaryBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+func progressOf(ev recursion.Event) progress {
+	p := progress{Event: string(ev.Kind), Node: ev.NodeID, Parent: ev.ParentID, Depth: ev.Depth, Turn: ev.Turn, Cell: ev.Cell}
+	if cr := ev.CellRun; cr != nil {
+		p.Code, p.Output, p.OutputSize, p.Error = summarize(cr.Code), summarize(cr.Output), cr.OutputBytes, summarize(cr.Error)
+		p.DurationMS = cr.Duration.Milliseconds()
+	}
+	if sc := ev.SubCall; sc != nil {
+		p.SubCall, p.Kind, p.Prompt, p.Error = sc.ID, sc.Kind, summarize(sc.Prompt), summarize(sc.Err)
+		p.DurationMS = sc.Duration.Milliseconds()
+		p.Tokens = sc.Usage.TotalTokens
+	}
+	if m := ev.Model; m != nil {
+		p.Kind, p.Error, p.DurationMS, p.Tokens = m.Model, summarize(m.Err), m.Latency.Milliseconds(), m.Usage.TotalTokens
+	}
+	if e := ev.End; e != nil {
+		p.StopReason, p.Tokens = string(e.StopReason), e.Usage.TotalTokens
+	}
+	return p
+}

@@ -1,0 +1,243 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v5"
+
+	"github.com/rlm-project/rlm/store"
+)
+
+// Store collections. Keys are "<owner>/<id>", so one key's records are
+// invisible to another's.
+const (
+	collFiles       = "files"
+	collFileMeta    = "file_meta"
+	collCompletions = "completions"
+)
+
+// fileObject is OpenAI's File object.
+type fileObject struct {
+	ID        string `json:"id"`
+	Object    string `json:"object"`
+	Bytes     int64  `json:"bytes"`
+	CreatedAt int64  `json:"created_at"`
+	Filename  string `json:"filename"`
+	Purpose   string `json:"purpose"`
+	Status    string `json:"status"`
+}
+
+// uploadFile streams a multipart upload straight into the store: the file
+// part is never held in memory whole nor spooled to a temporary file by the
+// multipart parser.
+func (s *Server) uploadFile(c *echo.Context) error {
+	req := c.Request()
+	mt, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		return badRequest("file", "upload a file as multipart/form-data with fields \"file\" and \"purpose\"")
+	}
+	// Room for the form's other fields and part headers on top of the file.
+	req.Body = http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxUploadBytes+1<<20)
+	mr, err := req.MultipartReader()
+	if err != nil {
+		return badRequest("file", "malformed multipart body: %v", err)
+	}
+	ctx := req.Context()
+	own := owner(c)
+	obj := fileObject{ID: newID("file-"), Object: "file", CreatedAt: time.Now().Unix(), Status: "processed"}
+	key := own + "/" + obj.ID
+	stored := false
+	cleanup := func() {
+		if stored {
+			s.store.Delete(context.WithoutCancel(ctx), collFiles, key)
+		}
+	}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			cleanup()
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return tooLarge(s.cfg.MaxUploadBytes, "the uploaded file")
+			}
+			return badRequest("file", "malformed multipart body: %v", err)
+		}
+		switch part.FormName() {
+		case "purpose":
+			b, err := io.ReadAll(io.LimitReader(part, 256))
+			if err != nil {
+				cleanup()
+				return badRequest("purpose", "reading purpose: %v", err)
+			}
+			obj.Purpose = strings.TrimSpace(string(b))
+		case "file":
+			if stored {
+				cleanup()
+				return badRequest("file", "send exactly one file part")
+			}
+			obj.Filename = part.FileName()
+			if obj.Filename == "" {
+				obj.Filename = "upload"
+			}
+			cr := &countingReader{r: part, limit: s.cfg.MaxUploadBytes}
+			n, err := s.store.Put(ctx, collFiles, key, cr)
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.Is(err, errTooLarge) || errors.As(err, &mbe) {
+					return tooLarge(s.cfg.MaxUploadBytes, "the uploaded file")
+				}
+				if ctx.Err() != nil {
+					return &apiError{Status: statusClientClosed, Type: "invalid_request_error", Kind: "cancelled", Message: "upload cancelled"}
+				}
+				return badRequest("file", "storing the upload failed: %v", err)
+			}
+			obj.Bytes = n
+			stored = true
+		default:
+			// Unknown fields are ignored, as everywhere else.
+			io.Copy(io.Discard, io.LimitReader(part, 1<<20))
+		}
+	}
+	if !stored {
+		return badRequest("file", "the multipart body has no \"file\" part")
+	}
+	if obj.Purpose == "" {
+		obj.Purpose = "user_data"
+	}
+	meta, _ := json.Marshal(obj)
+	if _, err := s.store.Put(ctx, collFileMeta, key, strings.NewReader(string(meta))); err != nil {
+		cleanup()
+		return serverError("saving file metadata: %v", err)
+	}
+	return c.JSON(http.StatusOK, obj)
+}
+
+func (s *Server) fileMeta(ctx context.Context, own, id string) (fileObject, error) {
+	var obj fileObject
+	if !validID(id, "file-") {
+		return obj, notFound("file_id", "no such file: %q", id)
+	}
+	r, err := s.store.Get(ctx, collFileMeta, own+"/"+id)
+	if errors.Is(err, store.ErrNotFound) {
+		return obj, notFound("file_id", "no such file: %q", id)
+	}
+	if err != nil {
+		return obj, serverError("reading file metadata: %v", err)
+	}
+	defer r.Close()
+	if err := json.NewDecoder(r).Decode(&obj); err != nil {
+		return obj, serverError("decoding file metadata: %v", err)
+	}
+	return obj, nil
+}
+
+func (s *Server) getFile(c *echo.Context) error {
+	obj, err := s.fileMeta(c.Request().Context(), owner(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, obj)
+}
+
+func (s *Server) listFiles(c *echo.Context) error {
+	ctx := c.Request().Context()
+	own := owner(c)
+	keys, err := s.store.List(ctx, collFileMeta, own+"/")
+	if err != nil {
+		return serverError("listing files: %v", err)
+	}
+	purpose := c.QueryParam("purpose")
+	data := []fileObject{}
+	for _, k := range keys {
+		obj, err := s.fileMeta(ctx, own, strings.TrimPrefix(k, own+"/"))
+		if err != nil {
+			continue // deleted meanwhile
+		}
+		if purpose == "" || obj.Purpose == purpose {
+			data = append(data, obj)
+		}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"object": "list", "data": data, "has_more": false})
+}
+
+func (s *Server) deleteFile(c *echo.Context) error {
+	ctx := c.Request().Context()
+	id := c.Param("id")
+	if _, err := s.fileMeta(ctx, owner(c), id); err != nil {
+		return err
+	}
+	key := owner(c) + "/" + id
+	if err := s.store.Delete(ctx, collFileMeta, key); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return serverError("deleting file: %v", err)
+	}
+	if err := s.store.Delete(ctx, collFiles, key); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return serverError("deleting file: %v", err)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"id": id, "object": "file", "deleted": true})
+}
+
+func (s *Server) fileContent(c *echo.Context) error {
+	ctx := c.Request().Context()
+	id := c.Param("id")
+	if _, err := s.fileMeta(ctx, owner(c), id); err != nil {
+		return err
+	}
+	r, err := s.store.Get(ctx, collFiles, owner(c)+"/"+id)
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound("file_id", "no such file: %q", id)
+	}
+	if err != nil {
+		return serverError("reading file: %v", err)
+	}
+	defer r.Close()
+	return c.Stream(http.StatusOK, "application/octet-stream", r)
+}
+
+// localPather is what stores offer to give a local file for a value; the
+// REPL maps documents from local disk.
+type localPather interface {
+	LocalPath(ctx context.Context, coll, key string) (string, error)
+}
+
+// documentPath returns a local path holding the file, and a cleanup to call
+// after the run (removing a temporary copy for stores without LocalPath).
+func (s *Server) documentPath(ctx context.Context, own, id string) (string, func(), error) {
+	key := own + "/" + id
+	if lp, ok := s.store.(localPather); ok {
+		p, err := lp.LocalPath(ctx, collFiles, key)
+		if err != nil {
+			return "", nil, fmt.Errorf("local copy of %s: %w", id, err)
+		}
+		return p, func() {}, nil
+	}
+	r, err := s.store.Get(ctx, collFiles, key)
+	if err != nil {
+		return "", nil, fmt.Errorf("open %s: %w", id, err)
+	}
+	defer r.Close()
+	f, err := os.CreateTemp("", "rlm-doc-*")
+	if err != nil {
+		return "", nil, fmt.Errorf("local copy of %s: %w", id, err)
+	}
+	_, err = io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", nil, fmt.Errorf("local copy of %s: %w", id, err)
+	}
+	return f.Name(), func() { os.Remove(f.Name()) }, nil
+}

@@ -1,0 +1,176 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/rlm-project/rlm/store"
+	"github.com/rlm-project/rlm/store/storetest"
+)
+
+func upload(t *testing.T, url, key, name string, content io.Reader) response {
+	t.Helper()
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		fw, err := mw.CreateFormFile("file", name)
+		if err == nil {
+			_, err = io.Copy(fw, content)
+		}
+		if err == nil {
+			err = mw.WriteField("purpose", "user_data")
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	return do(t, "POST", url+"/v1/files", key, pr, "Content-Type", mw.FormDataContentType())
+}
+
+// TestStores runs the file and stored-completion flows on both stores.
+func TestStores(t *testing.T) {
+	stores := []struct {
+		name string
+		open func(t *testing.T) store.Store
+	}{
+		{"disk", func(t *testing.T) store.Store {
+			d, err := store.OpenDisk(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}},
+		{"redis", func(t *testing.T) store.Store {
+			r, err := store.OpenRedis(context.Background(), store.RedisConfig{URL: storetest.StartRedis(t), CacheDir: t.TempDir(), ChunkBytes: 64 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close() })
+			return r
+		}},
+	}
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Run("Files", func(t *testing.T) { testFiles(t, st.open(t)) })
+			t.Run("Isolation", func(t *testing.T) { testIsolation(t, st.open(t)) })
+		})
+	}
+}
+
+func testFiles(t *testing.T, st store.Store) {
+	fr := &fakeRunner{result: finalResult("ok")}
+	ts := startServer(t, Config{MaxUploadBytes: 1 << 20}, st, fr)
+	doc := strings.Repeat("line of the document\n", 10000) // 210 KB
+	resp := upload(t, ts.URL, "", "doc.txt", strings.NewReader(doc))
+	if resp.Status != 200 {
+		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
+	}
+	var f fileObject
+	json.Unmarshal(resp.Body, &f)
+	if !strings.HasPrefix(f.ID, "file-") || f.Object != "file" || f.Bytes != int64(len(doc)) || f.Filename != "doc.txt" ||
+		f.Purpose != "user_data" || f.Status != "processed" || f.CreatedAt == 0 {
+		t.Errorf("file object %+v", f)
+	}
+	if got := do(t, "GET", ts.URL+"/v1/files/"+f.ID, "", nil); got.Status != 200 || !bytes.Contains(got.Body, []byte(f.ID)) {
+		t.Errorf("GET file: %d %s", got.Status, got.Body)
+	}
+	if got := do(t, "GET", ts.URL+"/v1/files/"+f.ID+"/content", "", nil); got.Status != 200 || string(got.Body) != doc {
+		t.Errorf("GET content: %d, %d bytes", got.Status, len(got.Body))
+	}
+	list := do(t, "GET", ts.URL+"/v1/files", "", nil).json(t)
+	if data, _ := list["data"].([]any); list["object"] != "list" || len(data) != 1 {
+		t.Errorf("list %v", list)
+	}
+	// The file referenced in a message reaches the runner as a document.
+	body := fmt.Sprintf(`{"model":"rlm","messages":[{"role":"user","content":[{"type":"text","text":"count lines"},{"type":"file","file":{"file_id":%q}}]}]}`, f.ID)
+	if got := do(t, "POST", ts.URL+"/v1/chat/completions", "", strings.NewReader(body)); got.Status != 200 {
+		t.Fatalf("chat with file: %d %s", got.Status, got.Body)
+	}
+	reqs := fr.requests()
+	if len(reqs) != 1 || len(reqs[0].Documents) != 1 || reqs[0].Documents[0].Name != "doc.txt" {
+		t.Fatalf("documents %+v", reqs)
+	}
+	if fr.docs[0] != doc {
+		t.Errorf("document content differs (%d bytes)", len(fr.docs[0]))
+	}
+	// Inline file_data works too.
+	body = `{"model":"rlm","messages":[{"role":"user","content":[{"type":"file","file":{"filename":"a.txt","file_data":"data:text/plain;base64,aGVsbG8="}}]}]}`
+	if got := do(t, "POST", ts.URL+"/v1/chat/completions", "", strings.NewReader(body)); got.Status != 200 {
+		t.Fatalf("chat with file_data: %d %s", got.Status, got.Body)
+	}
+	if fr.docs[1] != "hello" {
+		t.Errorf("inline document %q", fr.docs[1])
+	}
+	// Too large: 413 and nothing stored.
+	big := upload(t, ts.URL, "", "big.bin", bytes.NewReader(make([]byte, 1<<20+1)))
+	if big.Status != 413 {
+		t.Errorf("oversized upload: %d %s", big.Status, big.Body)
+	} else {
+		checkErrorBody(t, big, "invalid_request_error", "", "limit")
+	}
+	if keys, _ := st.List(context.Background(), collFiles, ""); len(keys) != 1 {
+		t.Errorf("after a refused upload the store holds %q", keys)
+	}
+	// Delete.
+	if got := do(t, "DELETE", ts.URL+"/v1/files/"+f.ID, "", nil).json(t); got["deleted"] != true {
+		t.Errorf("delete: %v", got)
+	}
+	if got := do(t, "GET", ts.URL+"/v1/files/"+f.ID+"/content", "", nil); got.Status != 404 {
+		t.Errorf("content after delete: %d", got.Status)
+	}
+	if got := do(t, "DELETE", ts.URL+"/v1/files/"+f.ID, "", nil); got.Status != 404 {
+		t.Errorf("second delete: %d", got.Status)
+	}
+}
+
+func testIsolation(t *testing.T, st store.Store) {
+	fr := &fakeRunner{result: finalResult("ok")}
+	ts := startServer(t, Config{Keys: []string{"key-a", "key-b"}}, st, fr)
+	f := upload(t, ts.URL, "key-a", "secret.txt", strings.NewReader("a's secret")).json(t)
+	id, _ := f["id"].(string)
+	comp := do(t, "POST", ts.URL+"/v1/chat/completions", "key-a", chatBody(`"store":true`)).json(t)
+	cid, _ := comp["id"].(string)
+	if id == "" || cid == "" {
+		t.Fatalf("setup: %v %v", f, comp)
+	}
+	fileRef := fmt.Sprintf(`{"model":"rlm","messages":[{"role":"user","content":[{"type":"file","file":{"file_id":%q}}]}]}`, id)
+	tests := []struct {
+		method, path, body string
+		status             int
+	}{
+		{"GET", "/v1/files/" + id, "", 404},
+		{"GET", "/v1/files/" + id + "/content", "", 404},
+		{"DELETE", "/v1/files/" + id, "", 404},
+		{"GET", "/v1/chat/completions/" + cid, "", 404},
+		{"POST", "/v1/chat/completions", fileRef, 404},
+	}
+	for _, tt := range tests {
+		var body io.Reader
+		if tt.body != "" {
+			body = strings.NewReader(tt.body)
+		}
+		if got := do(t, tt.method, ts.URL+tt.path, "key-b", body); got.Status != tt.status {
+			t.Errorf("key-b %s %s: %d, want %d: %s", tt.method, tt.path, got.Status, tt.status, got.Body)
+		}
+	}
+	if list := do(t, "GET", ts.URL+"/v1/files", "key-b", nil).json(t); len(list["data"].([]any)) != 0 {
+		t.Errorf("key-b lists a's files: %v", list)
+	}
+	// The owner still sees everything.
+	for _, p := range []string{"/v1/files/" + id, "/v1/files/" + id + "/content", "/v1/chat/completions/" + cid} {
+		if got := do(t, "GET", ts.URL+p, "key-a", nil); got.Status != http.StatusOK {
+			t.Errorf("key-a GET %s: %d", p, got.Status)
+		}
+	}
+	if got := do(t, "POST", ts.URL+"/v1/chat/completions", "key-a", strings.NewReader(fileRef)); got.Status != 200 {
+		t.Errorf("key-a chat with own file: %d %s", got.Status, got.Body)
+	}
+}

@@ -1,0 +1,67 @@
+package server
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the server's Prometheus series, on a registry of their own so
+// that two servers in one process (tests) never share counters.
+type metrics struct {
+	reg          *prometheus.Registry
+	requests     *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	errors       *prometheus.CounterVec
+	runs         *prometheus.CounterVec
+	runsInFlight prometheus.Gauge
+	iterations   prometheus.Histogram
+	llmCalls     prometheus.Histogram
+	subCalls     *prometheus.CounterVec
+	tokens       *prometheus.CounterVec
+	replSessions prometheus.Gauge
+	dropped      prometheus.Counter
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rlm_http_requests_total", Help: "HTTP requests by method, route and status code.",
+		}, []string{"method", "route", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "rlm_http_request_duration_seconds", Help: "HTTP request latency by method and route.",
+			Buckets: []float64{.005, .025, .1, .5, 1, 2.5, 5, 15, 30, 60, 120, 300, 900},
+		}, []string{"method", "route"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rlm_errors_total", Help: "Error responses by kind (invalid_request, auth, not_found, too_large, rate_limit, cancelled, timeout, upstream, not_configured, internal).",
+		}, []string{"kind"}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rlm_runs_total", Help: "Finished RLM runs by stop reason.",
+		}, []string{"stop_reason"}),
+		runsInFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "rlm_runs_in_flight", Help: "RLM runs executing now.",
+		}),
+		iterations: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "rlm_run_iterations", Help: "Root turns per run.", Buckets: prometheus.LinearBuckets(1, 2, 15),
+		}),
+		llmCalls: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "rlm_run_llm_calls", Help: "Model calls per run, whole tree.", Buckets: prometheus.ExponentialBuckets(1, 2, 12),
+		}),
+		subCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rlm_subcalls_total", Help: "Finished llm_query / rlm_query sub-calls by kind.",
+		}, []string{"kind"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rlm_tokens_total", Help: "Tokens used by runs, by type (prompt, completion).",
+		}, []string{"type"}),
+		replSessions: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "rlm_repl_sessions", Help: "RLM nodes alive now; each holds one REPL worker session.",
+		}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "rlm_stream_events_dropped_total", Help: "Progress events not streamed because the client read too slowly.",
+		}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.errors, m.runs, m.runsInFlight, m.iterations, m.llmCalls,
+		m.subCalls, m.tokens, m.replSessions, m.dropped,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}

@@ -1,0 +1,324 @@
+package server
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rlm-project/rlm/recursion"
+)
+
+// chatRequest is the body of POST /v1/chat/completions. Fields clients send
+// that the server does not use (user, metadata, logit_bias...) are accepted
+// and ignored, as are unknown fields.
+type chatRequest struct {
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	Temperature         *float64        `json:"temperature"`
+	TopP                *float64        `json:"top_p"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	Stop                json.RawMessage `json:"stop"`
+	Seed                *int            `json:"seed"`
+	User                string          `json:"user"`
+	Metadata            map[string]any  `json:"metadata"`
+	Store               bool            `json:"store"`
+	N                   *int            `json:"n"`
+	ResponseFormat      *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	RLM *rlmOptions `json:"rlm"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Name    string          `json:"name"`
+}
+
+type contentPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+	File *struct {
+		FileID   string `json:"file_id"`
+		FileData string `json:"file_data"`
+		Filename string `json:"filename"`
+	} `json:"file"`
+}
+
+// rlmOptions are the per-request limits; each is clamped to the server's
+// maximum. Timeout is seconds (a number) or a Go duration ("90s").
+type rlmOptions struct {
+	MaxDepth         *int            `json:"max_depth"`
+	MaxIterations    *int            `json:"max_iterations"`
+	MaxLLMCalls      *int            `json:"max_llm_calls"`
+	MaxTotalTokens   *int            `json:"max_total_tokens"`
+	Timeout          json.RawMessage `json:"timeout"`
+	SubModel         string          `json:"sub_model"`
+	OffloadThreshold *int            `json:"offload_threshold"`
+}
+
+// decodeChatRequest parses a request body. Errors are *apiError with the
+// offending parameter named where the decoder knows it.
+func decodeChatRequest(r io.Reader) (*chatRequest, error) {
+	var cr chatRequest
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&cr); err != nil {
+		return nil, jsonError(err)
+	}
+	if dec.More() {
+		return nil, badRequest("", "the request body must be one JSON object")
+	}
+	return &cr, nil
+}
+
+func jsonError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge(mbe.Limit, "the request body")
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return badRequest(te.Field, "invalid type for %q: expected %s, got JSON %s", te.Field, te.Type, te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return badRequest("", "the request body is not valid JSON: %v (at byte %d)", se, se.Offset)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return badRequest("", "the request body is empty or truncated JSON")
+	}
+	return badRequest("", "invalid request body: %v", err)
+}
+
+// fileRef is a `file` content part to resolve to a local document.
+type fileRef struct {
+	param    string // messages[i].content[j].file
+	id       string // an uploaded file, or
+	data     []byte // inline file_data
+	filename string
+}
+
+// toRunRequest validates the request against the server's configuration and
+// turns it into the engine's Request. Files are returned unresolved.
+func toRunRequest(cr *chatRequest, cfg *Config) (recursion.Request, []fileRef, error) {
+	var req recursion.Request
+	if cr.Model == "" {
+		return req, nil, badRequest("model", "you must provide a model parameter")
+	}
+	if len(cfg.Models) > 0 && !contains(cfg.Models, cr.Model) {
+		return req, nil, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model",
+			Code: "model_not_found", Kind: "not_found",
+			Message: fmt.Sprintf("the model %q does not exist; this server offers %s", cr.Model, strings.Join(cfg.Models, ", "))}
+	}
+	req.Model = cr.Model
+	if len(cr.Messages) == 0 {
+		return req, nil, badRequest("messages", "messages must be a non-empty array")
+	}
+	if cr.N != nil && *cr.N != 1 {
+		return req, nil, badRequest("n", "only n=1 is supported")
+	}
+	if cr.ResponseFormat != nil && cr.ResponseFormat.Type != "" && cr.ResponseFormat.Type != "text" {
+		return req, nil, badRequest("response_format", "only response_format type \"text\" is supported, not %q", cr.ResponseFormat.Type)
+	}
+	if cr.StreamOptions != nil && !cr.Stream {
+		return req, nil, badRequest("stream_options", "stream_options is only allowed when stream is true")
+	}
+	var files []fileRef
+	for i, m := range cr.Messages {
+		p := fmt.Sprintf("messages[%d]", i)
+		role := m.Role
+		switch role {
+		case "system", "user", "assistant":
+		case "developer":
+			role = "system"
+		case "":
+			return req, nil, badRequest(p+".role", "%s.role is required", p)
+		default:
+			return req, nil, badRequest(p+".role", "unsupported role %q: use system, developer, user or assistant", m.Role)
+		}
+		text, refs, err := messageContent(p, m.Content)
+		if err != nil {
+			return req, nil, err
+		}
+		files = append(files, refs...)
+		req.Messages = append(req.Messages, recursion.Message{Role: role, Content: text})
+	}
+	s := &req.Sampling
+	if cr.Temperature != nil && (*cr.Temperature < 0 || *cr.Temperature > 2) {
+		return req, nil, badRequest("temperature", "temperature must be between 0 and 2")
+	}
+	if cr.TopP != nil && (*cr.TopP < 0 || *cr.TopP > 1) {
+		return req, nil, badRequest("top_p", "top_p must be between 0 and 1")
+	}
+	s.Temperature, s.TopP, s.Seed = cr.Temperature, cr.TopP, cr.Seed
+	s.MaxTokens = cr.MaxTokens
+	if cr.MaxCompletionTokens != nil {
+		s.MaxTokens = cr.MaxCompletionTokens
+	}
+	if s.MaxTokens != nil && *s.MaxTokens < 1 {
+		return req, nil, badRequest("max_tokens", "max_tokens must be at least 1")
+	}
+	if len(cr.Stop) > 0 && string(cr.Stop) != "null" {
+		var one string
+		if err := json.Unmarshal(cr.Stop, &one); err == nil {
+			s.Stop = []string{one}
+		} else if err := json.Unmarshal(cr.Stop, &s.Stop); err != nil {
+			return req, nil, badRequest("stop", "stop must be a string or an array of strings")
+		}
+	}
+	lim, err := limits(cr.RLM, cfg)
+	if err != nil {
+		return req, nil, err
+	}
+	req.Limits = lim
+	return req, files, nil
+}
+
+func messageContent(p string, raw json.RawMessage) (string, []fileRef, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", nil, badRequest(p+".content", "invalid string content: %v", err)
+		}
+		return s, nil, nil
+	}
+	var parts []contentPart
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", nil, badRequest(p+".content", "content must be a string or an array of content parts")
+	}
+	var texts []string
+	var refs []fileRef
+	for j, part := range parts {
+		pp := fmt.Sprintf("%s.content[%d]", p, j)
+		switch part.Type {
+		case "text":
+			texts = append(texts, part.Text)
+		case "file":
+			if part.File == nil {
+				return "", nil, badRequest(pp+".file", "a file part needs a file object")
+			}
+			ref := fileRef{param: pp + ".file", id: part.File.FileID, filename: part.File.Filename}
+			switch {
+			case part.File.FileID != "":
+			case part.File.FileData != "":
+				data := part.File.FileData
+				// OpenAI clients send a data URL; plain base64 is accepted too.
+				if strings.HasPrefix(data, "data:") {
+					if i := strings.Index(data, ","); i >= 0 {
+						data = data[i+1:]
+					}
+				}
+				b, err := base64.StdEncoding.DecodeString(data)
+				if err != nil {
+					return "", nil, badRequest(pp+".file.file_data", "file_data is not valid base64: %v", err)
+				}
+				ref.data = b
+				if ref.filename == "" {
+					ref.filename = "inline"
+				}
+			default:
+				return "", nil, badRequest(pp+".file.file_id", "a file part needs file_id or file_data")
+			}
+			refs = append(refs, ref)
+		case "":
+			return "", nil, badRequest(pp+".type", "%s.type is required", pp)
+		default:
+			return "", nil, badRequest(pp+".type", "unsupported content part type %q: use text or file", part.Type)
+		}
+	}
+	return strings.Join(texts, "\n"), refs, nil
+}
+
+func limits(o *rlmOptions, cfg *Config) (recursion.Limits, error) {
+	var l recursion.Limits
+	if o == nil {
+		return l, nil
+	}
+	max := cfg.MaxLimits
+	ints := []struct {
+		name string
+		v    *int
+		max  int
+		dst  *int
+	}{
+		{"rlm.max_depth", o.MaxDepth, max.MaxDepth, &l.MaxDepth},
+		{"rlm.max_iterations", o.MaxIterations, max.MaxIterations, &l.MaxIterations},
+		{"rlm.max_llm_calls", o.MaxLLMCalls, max.MaxLLMCalls, &l.MaxLLMCalls},
+		{"rlm.max_total_tokens", o.MaxTotalTokens, max.MaxTotalTokens, &l.MaxTotalTokens},
+		{"rlm.offload_threshold", o.OffloadThreshold, 0, &l.OffloadThreshold},
+	}
+	for _, f := range ints {
+		if f.v == nil {
+			continue
+		}
+		if *f.v < 0 {
+			return l, badRequest(f.name, "%s must not be negative", f.name)
+		}
+		*f.dst = *f.v
+		if f.max > 0 && *f.dst > f.max {
+			*f.dst = f.max
+		}
+	}
+	// The API's max_depth 0 means the root alone; the engine's Limits read 0
+	// as "default" and a negative depth as the root alone.
+	if o.MaxDepth != nil && *o.MaxDepth == 0 {
+		l.MaxDepth = -1
+	}
+	if len(o.Timeout) > 0 && string(o.Timeout) != "null" {
+		var d time.Duration
+		var secs float64
+		var str string
+		if err := json.Unmarshal(o.Timeout, &secs); err == nil {
+			d = time.Duration(secs * float64(time.Second))
+		} else if err := json.Unmarshal(o.Timeout, &str); err == nil {
+			if d, err = time.ParseDuration(str); err != nil {
+				if f, ferr := strconv.ParseFloat(str, 64); ferr == nil {
+					d = time.Duration(f * float64(time.Second))
+				} else {
+					return l, badRequest("rlm.timeout", "rlm.timeout must be seconds or a duration like \"90s\"")
+				}
+			}
+		} else {
+			return l, badRequest("rlm.timeout", "rlm.timeout must be seconds or a duration like \"90s\"")
+		}
+		if d < 0 {
+			return l, badRequest("rlm.timeout", "rlm.timeout must not be negative")
+		}
+		if max.Timeout > 0 && d > max.Timeout {
+			d = max.Timeout
+		}
+		l.Timeout = d
+	}
+	if o.SubModel != "" {
+		if len(cfg.Models) > 0 && !contains(cfg.Models, o.SubModel) {
+			return l, badRequest("rlm.sub_model", "unknown sub_model %q; this server offers %s", o.SubModel, strings.Join(cfg.Models, ", "))
+		}
+		l.SubModel = o.SubModel
+	}
+	return l, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,384 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v5"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/store"
+)
+
+// Runner runs one RLM request; *recursion.Engine implements it.
+type Runner interface {
+	Run(ctx context.Context, req recursion.Request) (recursion.Result, error)
+}
+
+// Config configures the HTTP layer. Zero fields take the defaults listed in
+// docs/server.md (see Defaults).
+type Config struct {
+	// Keys are the accepted API keys. Empty: the server is open to anyone.
+	Keys []string
+	// Models are the model aliases clients may name; the first is listed
+	// first by /v1/models. Empty: any model name is passed to the runner.
+	Models []string
+	// MaxRequestBytes bounds JSON request bodies (chat completions).
+	MaxRequestBytes int64
+	// MaxUploadBytes bounds one uploaded file.
+	MaxUploadBytes int64
+	// MaxConcurrent is how many runs execute at once.
+	MaxConcurrent int
+	// QueueWait is how long a request waits for a free run slot before 429.
+	QueueWait time.Duration
+	// RetryAfter is the Retry-After sent with 429.
+	RetryAfter time.Duration
+	// KeepAlive is the interval of SSE comment lines on idle streams.
+	KeepAlive time.Duration
+	// MaxLimits are the server's maxima for per-request `rlm` limits;
+	// zero fields mean no maximum beyond the engine's own.
+	MaxLimits recursion.Limits
+	// NotConfigured, when set, explains what is missing (no upstream): chat
+	// requests fail with 503 and this text. The runner may then be nil.
+	NotConfigured string
+	// Logger gets the server's logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Defaults of Config, used for zero fields.
+const (
+	DefaultMaxRequestBytes = 64 << 20
+	DefaultMaxUploadBytes  = 512 << 20
+	DefaultMaxConcurrent   = 16
+	DefaultQueueWait       = 2 * time.Second
+	DefaultRetryAfter      = 2 * time.Second
+	DefaultKeepAlive       = 15 * time.Second
+)
+
+func (c *Config) setDefaults() {
+	if c.MaxRequestBytes <= 0 {
+		c.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if c.MaxUploadBytes <= 0 {
+		c.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if c.MaxConcurrent <= 0 {
+		c.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if c.QueueWait <= 0 {
+		c.QueueWait = DefaultQueueWait
+	}
+	if c.RetryAfter <= 0 {
+		c.RetryAfter = DefaultRetryAfter
+	}
+	if c.KeepAlive <= 0 {
+		c.KeepAlive = DefaultKeepAlive
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// Server is the OpenAI-compatible gateway.
+type Server struct {
+	cfg    Config
+	store  store.Store
+	runner Runner
+	log    *slog.Logger
+	m      *metrics
+	e      *echo.Echo
+	owners map[[32]byte]string // sha256 of an API key -> owner id
+	slots  chan struct{}
+
+	// base is the parent of every run's context; cancelling it (at the end
+	// of the shutdown grace period) stops the runs still going.
+	base       context.Context
+	cancelBase context.CancelFunc
+	runs       sync.WaitGroup
+	draining   atomic.Bool
+
+	mu   sync.Mutex
+	http *http.Server
+}
+
+// New builds a server. runner may be nil only when cfg.NotConfigured says why.
+func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
+	cfg.setDefaults()
+	if st == nil {
+		return nil, errors.New("new server: no store")
+	}
+	if runner == nil && cfg.NotConfigured == "" {
+		return nil, errors.New("new server: no runner and no explanation of what is missing")
+	}
+	s := &Server{cfg: cfg, store: st, runner: runner, log: cfg.Logger, m: newMetrics(),
+		owners: map[[32]byte]string{}, slots: make(chan struct{}, cfg.MaxConcurrent)}
+	for _, k := range cfg.Keys {
+		if k == "" {
+			return nil, errors.New("new server: empty API key")
+		}
+		h := sha256.Sum256([]byte(k))
+		s.owners[h] = hex.EncodeToString(h[:8])
+	}
+	s.base, s.cancelBase = context.WithCancel(context.Background())
+
+	e := echo.NewWithConfig(echo.Config{
+		Logger: cfg.Logger,
+		// Unknown URLs under /v1 must reach the router's 404 and 405
+		// handlers, not a catch-all route of the group.
+		NoGroupAutoRegister404Routes: true,
+		Router: echo.NewRouter(echo.RouterConfig{
+			NotFoundHandler:         func(c *echo.Context) error { return echo.ErrNotFound },
+			MethodNotAllowedHandler: func(c *echo.Context) error { return echo.ErrMethodNotAllowed },
+		}),
+	})
+	e.HTTPErrorHandler = errorHandler(s.log, s.m)
+	e.Use(s.observe, s.recover)
+	e.GET("/healthz", func(c *echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	e.GET("/readyz", s.ready)
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{})))
+	v1 := e.Group("/v1", s.auth)
+	v1.GET("/models", s.listModels)
+	v1.GET("/models/:model", s.getModel)
+	v1.POST("/files", s.uploadFile)
+	v1.GET("/files", s.listFiles)
+	v1.GET("/files/:id", s.getFile)
+	v1.DELETE("/files/:id", s.deleteFile)
+	v1.GET("/files/:id/content", s.fileContent)
+	v1.POST("/chat/completions", s.chatCompletions)
+	v1.GET("/chat/completions/:id", s.getCompletion)
+	s.e = e
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.e }
+
+// Serve answers requests on ln until Shutdown. It returns nil after a
+// graceful shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.e,
+		ReadHeaderTimeout: 30 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return context.Background() },
+	}
+	s.mu.Lock()
+	s.http = hs
+	s.mu.Unlock()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+// Shutdown stops accepting requests and lets running ones finish until ctx
+// is done; then it cancels the runs still going (stored ones are recorded as
+// interrupted) and waits for them to wind down.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.draining.Store(true)
+	s.mu.Lock()
+	hs := s.http
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.runs.Wait(); close(done) }()
+	var err error
+	if hs != nil {
+		err = hs.Shutdown(ctx)
+	}
+	// Stored runs whose clients left are not handlers; wait for them too.
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	s.cancelBase()
+	// Cancelled runs end promptly; bound the wait anyway so that a stuck
+	// runner cannot hang the process.
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.log.Error("runs did not stop within 10s of cancellation")
+	}
+	if hs != nil && err != nil {
+		// Let the handlers of the cancelled runs send their answers.
+		ctx2, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		hs.Shutdown(ctx2)
+		cancel()
+		hs.Close()
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) ready(c *echo.Context) error {
+	if s.draining.Load() {
+		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "shutting_down",
+			Kind: "shutting_down", Message: "server is shutting down"}
+	}
+	if s.runner == nil {
+		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "not_configured",
+			Kind: "not_configured", Message: s.cfg.NotConfigured}
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	defer cancel()
+	if _, err := s.store.List(ctx, collFileMeta, "readyz/"); err != nil {
+		s.log.Error("readiness: store unavailable", "err", err)
+		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "store_unavailable",
+			Kind: "internal", Message: "store unavailable"}
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// observe records request counts and latency.
+func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		route := c.Path()
+		if route == "" {
+			route = "unmatched"
+		}
+		status := http.StatusOK
+		if err != nil {
+			status = toAPIError(err).Status
+		} else if resp, uerr := echo.UnwrapResponse(c.Response()); uerr == nil && resp.Status != 0 {
+			status = resp.Status
+		}
+		if code, ok := c.Get(ctxStatus).(int); ok {
+			status = code // what happened to a run whose client went away
+		}
+		s.m.requests.WithLabelValues(c.Request().Method, route, strconv.Itoa(status)).Inc()
+		s.m.latency.WithLabelValues(c.Request().Method, route).Observe(time.Since(start).Seconds())
+		return err
+	}
+}
+
+// recover turns a panic into a 500 with no detail for the client and the
+// stack in the log.
+func (s *Server) recover(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				s.log.Error("panic in handler", "path", c.Request().URL.Path, "panic", r, "stack", string(debug.Stack()))
+				err = serverError("internal error")
+			}
+		}()
+		return next(c)
+	}
+}
+
+// Context keys.
+const (
+	ctxOwner  = "rlm.owner"
+	ctxStatus = "rlm.status"
+)
+
+// openOwner owns everything on a server without keys.
+const openOwner = "open"
+
+// auth checks the bearer key and records its owner id (a hash of the key),
+// which prefixes every store key the request touches.
+func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		if len(s.owners) == 0 {
+			c.Set(ctxOwner, openOwner)
+			return next(c)
+		}
+		h := c.Request().Header.Get("Authorization")
+		key, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok {
+			return &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Kind: "auth",
+				Message: "missing API key: send it as \"Authorization: Bearer <key>\""}
+		}
+		owner, ok := s.owners[sha256.Sum256([]byte(strings.TrimSpace(key)))]
+		if !ok {
+			return &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Kind: "auth",
+				Message: "incorrect API key provided"}
+		}
+		c.Set(ctxOwner, owner)
+		return next(c)
+	}
+}
+
+func owner(c *echo.Context) string {
+	o, _ := c.Get(ctxOwner).(string)
+	return o
+}
+
+func (s *Server) listModels(c *echo.Context) error {
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	data := []model{}
+	for _, m := range s.cfg.Models {
+		data = append(data, model{ID: m, Object: "model", OwnedBy: "rlm"})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
+func (s *Server) getModel(c *echo.Context) error {
+	id := c.Param("model")
+	for _, m := range s.cfg.Models {
+		if m == id {
+			return c.JSON(http.StatusOK, map[string]any{"id": m, "object": "model", "created": 0, "owned_by": "rlm"})
+		}
+	}
+	return &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model", Code: "model_not_found",
+		Kind: "not_found", Message: fmt.Sprintf("the model %q does not exist", id)}
+}
+
+func newID(prefix string) string {
+	var b [12]byte
+	rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// validID accepts the ids this server hands out, so that a path parameter
+// can never reach the store as something else.
+func validID(id, prefix string) bool {
+	rest, ok := strings.CutPrefix(id, prefix)
+	if !ok || len(rest) != 24 {
+		return false
+	}
+	_, err := hex.DecodeString(rest)
+	return err == nil
+}
+
+// countingReader counts bytes and fails once more than limit have passed.
+type countingReader struct {
+	r     io.Reader
+	n     int64
+	limit int64
+}
+
+var errTooLarge = errors.New("file too large")
+
+func (cr *countingReader) Read(p []byte) (int, error) {
+	n, err := cr.r.Read(p)
+	cr.n += int64(n)
+	if cr.n > cr.limit {
+		return n, errTooLarge
+	}
+	return n, err
+}

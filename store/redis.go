@@ -1,0 +1,297 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisConfig configures a Redis store.
+type RedisConfig struct {
+	// URL is a redis:// or unix:// URL as go-redis's ParseURL accepts.
+	URL string
+	// Prefix starts every key the store writes; default "rlm".
+	Prefix string
+	// ChunkBytes is the size of the pieces a value is written and read in;
+	// default 1 MiB. A 512 MB upload is 512 commands of 1 MiB, never one
+	// command of 512 MB (Redis refuses bulk strings above 512 MB anyway).
+	ChunkBytes int
+	// ReplacedGrace is how long the old value of a replaced or deleted key
+	// stays readable for readers that opened it before; default 5 minutes.
+	ReplacedGrace time.Duration
+	// CacheDir holds local copies of values for LocalPath (the REPL maps
+	// documents from local disk). Default: a directory under os.TempDir().
+	CacheDir string
+}
+
+// Redis is a Store in Redis, for several gateway replicas sharing their
+// files, completions and traces.
+//
+// Layout, with P the prefix: P:ptr:<coll>:<key> holds the version id of the
+// current value; P:data:<version> is a list of chunks holding the value;
+// P:idx:<coll> is a sorted set of the collection's keys (for List). Put writes
+// the chunks under a fresh version (with an expiry, so an interrupted Put
+// leaves nothing behind for long), then a Lua script switches the pointer,
+// clears the expiry and indexes the key in one atomic step. Versions are never
+// modified after that, which is what makes reads consistent and the local
+// cache of LocalPath trivially correct.
+type Redis struct {
+	rdb    *redis.Client
+	cfg    RedisConfig
+	commit *redis.Script
+	del    *redis.Script
+}
+
+// pendingTTL bounds how long the chunks of an unfinished Put survive.
+const pendingTTL = time.Hour
+
+// OpenRedis connects to Redis and checks that it answers.
+func OpenRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
+	opt, err := redis.ParseURL(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("open redis store: %w", err)
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = "rlm"
+	}
+	if cfg.ChunkBytes <= 0 {
+		cfg.ChunkBytes = 1 << 20
+	}
+	if cfg.ReplacedGrace <= 0 {
+		cfg.ReplacedGrace = 5 * time.Minute
+	}
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = filepath.Join(os.TempDir(), "rlm-redis-cache")
+	}
+	if err := os.MkdirAll(cfg.CacheDir, 0o700); err != nil {
+		return nil, fmt.Errorf("open redis store: cache dir: %w", err)
+	}
+	rdb := redis.NewClient(opt)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("open redis store %s: %w", opt.Addr, err)
+	}
+	grace := int(cfg.ReplacedGrace / time.Second)
+	if grace < 1 {
+		grace = 1
+	}
+	return &Redis{
+		rdb: rdb,
+		cfg: cfg,
+		// KEYS: ptr, newdata, idx. ARGV: version, member, grace seconds, data prefix.
+		commit: redis.NewScript(`
+local old = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('PERSIST', KEYS[2])
+redis.call('ZADD', KEYS[3], 0, ARGV[2])
+if old then redis.call('EXPIRE', ARGV[4] .. old, tonumber(ARGV[3])) end
+return 1`),
+		// KEYS: ptr, idx. ARGV: member, grace seconds, data prefix.
+		del: redis.NewScript(`
+local old = redis.call('GET', KEYS[1])
+if not old then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('EXPIRE', ARGV[3] .. old, tonumber(ARGV[2]))
+return 1`),
+	}, nil
+}
+
+// Close closes the connection pool.
+func (r *Redis) Close() error { return r.rdb.Close() }
+
+func (r *Redis) ptrKey(coll, key string) string { return r.cfg.Prefix + ":ptr:" + coll + ":" + key }
+func (r *Redis) idxKey(coll string) string      { return r.cfg.Prefix + ":idx:" + coll }
+func (r *Redis) dataPrefix() string             { return r.cfg.Prefix + ":data:" }
+
+func newVersion() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Put implements Store.
+func (r *Redis) Put(ctx context.Context, coll, key string, value io.Reader) (int64, error) {
+	if err := CheckKey(coll, key); err != nil {
+		return 0, err
+	}
+	ver := newVersion()
+	data := r.dataPrefix() + ver
+	buf := make([]byte, r.cfg.ChunkBytes)
+	var n int64
+	first := true
+	fail := func(err error) (int64, error) {
+		// Best effort: the expiry removes the chunks anyway.
+		r.rdb.Del(context.WithoutCancel(ctx), data)
+		return n, fmt.Errorf("put %s/%s: %w", coll, key, err)
+	}
+	for {
+		m, rerr := io.ReadFull(value, buf)
+		if m > 0 || first {
+			pipe := r.rdb.Pipeline()
+			pipe.RPush(ctx, data, buf[:m])
+			if first {
+				pipe.Expire(ctx, data, pendingTTL)
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				return fail(err)
+			}
+			n += int64(m)
+			first = false
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			return fail(rerr)
+		}
+	}
+	grace := int(r.cfg.ReplacedGrace / time.Second)
+	if err := r.commit.Run(ctx, r.rdb, []string{r.ptrKey(coll, key), data, r.idxKey(coll)},
+		ver, key, max(grace, 1), r.dataPrefix()).Err(); err != nil {
+		return fail(err)
+	}
+	return n, nil
+}
+
+func (r *Redis) version(ctx context.Context, coll, key string) (string, error) {
+	if err := CheckKey(coll, key); err != nil {
+		return "", err
+	}
+	ver, err := r.rdb.Get(ctx, r.ptrKey(coll, key)).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", ErrNotFound
+	}
+	return ver, err
+}
+
+// Get implements Store. The reader fetches one chunk at a time.
+func (r *Redis) Get(ctx context.Context, coll, key string) (io.ReadCloser, error) {
+	ver, err := r.version(ctx, coll, key)
+	if err != nil {
+		return nil, fmt.Errorf("get %s/%s: %w", coll, key, err)
+	}
+	data := r.dataPrefix() + ver
+	nchunks, err := r.rdb.LLen(ctx, data).Result()
+	if err != nil {
+		return nil, fmt.Errorf("get %s/%s: %w", coll, key, err)
+	}
+	if nchunks == 0 {
+		return nil, fmt.Errorf("get %s/%s: %w", coll, key, ErrNotFound)
+	}
+	return &redisReader{ctx: ctx, rdb: r.rdb, key: data, n: nchunks}, nil
+}
+
+type redisReader struct {
+	ctx  context.Context
+	rdb  *redis.Client
+	key  string
+	n    int64 // chunks in the list
+	next int64 // next chunk to fetch
+	cur  []byte
+}
+
+func (rr *redisReader) Read(p []byte) (int, error) {
+	for len(rr.cur) == 0 {
+		if rr.next >= rr.n {
+			return 0, io.EOF
+		}
+		vals, err := rr.rdb.LRange(rr.ctx, rr.key, rr.next, rr.next).Result()
+		if err != nil {
+			return 0, fmt.Errorf("read %s chunk %d: %w", rr.key, rr.next, err)
+		}
+		if len(vals) != 1 {
+			return 0, fmt.Errorf("read %s chunk %d: value vanished (replaced or deleted too long ago)", rr.key, rr.next)
+		}
+		rr.cur = []byte(vals[0])
+		rr.next++
+	}
+	n := copy(p, rr.cur)
+	rr.cur = rr.cur[n:]
+	return n, nil
+}
+
+func (rr *redisReader) Close() error { return nil }
+
+// Delete implements Store.
+func (r *Redis) Delete(ctx context.Context, coll, key string) error {
+	if err := CheckKey(coll, key); err != nil {
+		return err
+	}
+	grace := int(r.cfg.ReplacedGrace / time.Second)
+	ok, err := r.del.Run(ctx, r.rdb, []string{r.ptrKey(coll, key), r.idxKey(coll)},
+		key, max(grace, 1), r.dataPrefix()).Int()
+	if err != nil {
+		return fmt.Errorf("delete %s/%s: %w", coll, key, err)
+	}
+	if ok == 0 {
+		return fmt.Errorf("delete %s/%s: %w", coll, key, ErrNotFound)
+	}
+	return nil
+}
+
+// List implements Store.
+func (r *Redis) List(ctx context.Context, coll, prefix string) ([]string, error) {
+	if err := CheckKey(coll, "x"); err != nil {
+		return nil, err
+	}
+	keys, err := r.rdb.ZRangeByLex(ctx, r.idxKey(coll), &redis.ZRangeBy{
+		Min: "[" + prefix,
+		Max: "[" + prefix + "\xff",
+	}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("list %s/%s: %w", coll, prefix, err)
+	}
+	if keys == nil {
+		keys = []string{}
+	}
+	return keys, nil
+}
+
+// LocalPath returns a local file holding the current value of coll/key,
+// downloading it into the cache directory the first time. Cached files are
+// named by version, which never changes content, so a replaced value simply
+// gets a new file. The cache is not evicted by the store; clear CacheDir
+// when the server is stopped if disk space matters.
+func (r *Redis) LocalPath(ctx context.Context, coll, key string) (string, error) {
+	ver, err := r.version(ctx, coll, key)
+	if err != nil {
+		return "", fmt.Errorf("local path %s/%s: %w", coll, key, err)
+	}
+	p := filepath.Join(r.cfg.CacheDir, ver+blobSuffix)
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("local path %s/%s: %w", coll, key, err)
+	}
+	rc, err := r.Get(ctx, coll, key)
+	if err != nil {
+		return "", fmt.Errorf("local path: %w", err)
+	}
+	defer rc.Close()
+	f, err := os.CreateTemp(r.cfg.CacheDir, ".dl-*")
+	if err != nil {
+		return "", fmt.Errorf("local path %s/%s: %w", coll, key, err)
+	}
+	_, err = io.Copy(f, rc)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("local path %s/%s: %w", coll, key, err)
+	}
+	return p, nil
+}

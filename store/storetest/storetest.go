@@ -1,0 +1,308 @@
+// Package storetest holds the conformance suite every store.Store must pass,
+// and a helper that starts a real redis-server for tests.
+package storetest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rlm-project/rlm/store"
+)
+
+// Run runs the conformance suite against stores made by open; each subtest
+// gets a fresh, empty store.
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	t.Run("PutGetRoundTrip", func(t *testing.T) {
+		s := open(t)
+		tests := []struct {
+			name, key string
+			value     []byte
+		}{
+			{"empty", "empty", nil},
+			{"small", "a", []byte("hello")},
+			{"nested", "owner/sub/b", []byte("nested value")},
+			{"binary", "bin", []byte{0, 1, 2, 0xff, '\n', 0}},
+			{"several chunks", "big", randomBytes(t, 3<<20+17)},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				n, err := s.Put(ctx, "files", tt.key, bytes.NewReader(tt.value))
+				if err != nil {
+					t.Fatalf("Put: %v", err)
+				}
+				if n != int64(len(tt.value)) {
+					t.Errorf("Put wrote %d bytes, want %d", n, len(tt.value))
+				}
+				if got := get(t, s, "files", tt.key); !bytes.Equal(got, tt.value) {
+					t.Errorf("Get returned %d bytes, want the %d put", len(got), len(tt.value))
+				}
+			})
+		}
+	})
+	t.Run("Replace", func(t *testing.T) {
+		s := open(t)
+		put(t, s, "c", "k", "old")
+		r, err := s.Get(ctx, "c", "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		put(t, s, "c", "k", "new value")
+		if got := string(get(t, s, "c", "k")); got != "new value" {
+			t.Errorf("after replace Get = %q", got)
+		}
+		// A reader opened before the replacement sees the old value whole.
+		old, err := io.ReadAll(r)
+		if err != nil || string(old) != "old" {
+			t.Errorf("reader opened before replace read %q, %v; want old", old, err)
+		}
+		if keys := list(t, s, "c", ""); len(keys) != 1 {
+			t.Errorf("List after replace = %q, want one key", keys)
+		}
+	})
+	t.Run("NotFound", func(t *testing.T) {
+		s := open(t)
+		if _, err := s.Get(ctx, "c", "missing"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("Get missing: %v, want ErrNotFound", err)
+		}
+		if err := s.Delete(ctx, "c", "missing"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("Delete missing: %v, want ErrNotFound", err)
+		}
+	})
+	t.Run("Delete", func(t *testing.T) {
+		s := open(t)
+		put(t, s, "c", "x/one", "1")
+		put(t, s, "c", "x/two", "2")
+		if err := s.Delete(ctx, "c", "x/one"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Get(ctx, "c", "x/one"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("Get after Delete: %v", err)
+		}
+		if keys := list(t, s, "c", ""); strings.Join(keys, ",") != "x/two" {
+			t.Errorf("List after Delete = %q", keys)
+		}
+	})
+	t.Run("List", func(t *testing.T) {
+		s := open(t)
+		for _, k := range []string{"b/2", "a/1", "a/2", "a2", "ab/1", "c"} {
+			put(t, s, "coll", k, k)
+		}
+		put(t, s, "other", "a/9", "x")
+		tests := []struct{ prefix, want string }{
+			{"", "a/1,a/2,a2,ab/1,b/2,c"},
+			{"a/", "a/1,a/2"},
+			{"a", "a/1,a/2,a2,ab/1"},
+			{"b/2", "b/2"},
+			{"zz", ""},
+			{"nope/", ""},
+		}
+		for _, tt := range tests {
+			if got := strings.Join(list(t, s, "coll", tt.prefix), ","); got != tt.want {
+				t.Errorf("List(%q) = %q, want %q", tt.prefix, got, tt.want)
+			}
+		}
+		if got := list(t, s, "empty", ""); len(got) != 0 {
+			t.Errorf("List of an empty collection = %q", got)
+		}
+	})
+	t.Run("InvalidKeys", func(t *testing.T) {
+		s := open(t)
+		for _, k := range []string{"", "../x", "a/../../x", "/abs", "a//b", ".hidden", "a/./b", "a\\b", "x.blob/y", "nul\x00"} {
+			if _, err := s.Put(ctx, "c", k, strings.NewReader("v")); !errors.Is(err, store.ErrInvalidKey) {
+				t.Errorf("Put(%q): %v, want ErrInvalidKey", k, err)
+			}
+			if _, err := s.Get(ctx, "c", k); !errors.Is(err, store.ErrInvalidKey) {
+				t.Errorf("Get(%q): %v, want ErrInvalidKey", k, err)
+			}
+		}
+		for _, c := range []string{"", "..", "a/b", ".tmp"} {
+			if _, err := s.Put(ctx, c, "k", strings.NewReader("v")); !errors.Is(err, store.ErrInvalidKey) {
+				t.Errorf("Put in collection %q: %v, want ErrInvalidKey", c, err)
+			}
+		}
+	})
+	t.Run("FailedPutKeepsOldValue", func(t *testing.T) {
+		s := open(t)
+		put(t, s, "c", "k", "old")
+		boom := errors.New("client went away")
+		r := io.MultiReader(bytes.NewReader(randomBytes(t, 2<<20)), errReader{boom})
+		if _, err := s.Put(ctx, "c", "k", r); !errors.Is(err, boom) {
+			t.Errorf("Put from a failing reader: %v, want %v", err, boom)
+		}
+		if got := string(get(t, s, "c", "k")); got != "old" {
+			t.Errorf("after a failed Put the value is %d bytes, want the old one", len(got))
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := s.Put(cctx, "c", "k2", strings.NewReader("x")); err == nil {
+			t.Errorf("Put with a cancelled context succeeded")
+		}
+		if _, err := s.Get(ctx, "c", "k2"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a cancelled Put left a value: %v", err)
+		}
+	})
+	t.Run("ConcurrentPuts", func(t *testing.T) {
+		s := open(t)
+		values := make([][]byte, 8)
+		var wg sync.WaitGroup
+		for i := range values {
+			values[i] = bytes.Repeat([]byte{byte('a' + i)}, 1<<20+i)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := s.Put(ctx, "c", "same", bytes.NewReader(values[i])); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		got := get(t, s, "c", "same")
+		for _, v := range values {
+			if bytes.Equal(got, v) {
+				return
+			}
+		}
+		t.Errorf("after concurrent Puts the value (%d bytes) is none of those put", len(got))
+	})
+	t.Run("LocalPath", func(t *testing.T) {
+		s := open(t)
+		lp, ok := s.(interface {
+			LocalPath(ctx context.Context, coll, key string) (string, error)
+		})
+		if !ok {
+			t.Skip("store has no LocalPath")
+		}
+		put(t, s, "files", "o/f1", "document text")
+		p, err := lp.LocalPath(ctx, "files", "o/f1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || string(b) != "document text" {
+			t.Errorf("LocalPath file holds %q, %v", b, err)
+		}
+		put(t, s, "files", "o/f1", "replaced")
+		p2, err := lp.LocalPath(ctx, "files", "o/f1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(p2); string(b) != "replaced" {
+			t.Errorf("LocalPath after replace holds %q", b)
+		}
+		if _, err := lp.LocalPath(ctx, "files", "o/none"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("LocalPath of a missing key: %v", err)
+		}
+	})
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+func randomBytes(t *testing.T, n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+func put(t *testing.T, s store.Store, coll, key, v string) {
+	t.Helper()
+	if _, err := s.Put(context.Background(), coll, key, strings.NewReader(v)); err != nil {
+		t.Fatalf("Put %s/%s: %v", coll, key, err)
+	}
+}
+
+func get(t *testing.T, s store.Store, coll, key string) []byte {
+	t.Helper()
+	r, err := s.Get(context.Background(), coll, key)
+	if err != nil {
+		t.Fatalf("Get %s/%s: %v", coll, key, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("read %s/%s: %v", coll, key, err)
+	}
+	return b
+}
+
+func list(t *testing.T, s store.Store, coll, prefix string) []string {
+	t.Helper()
+	keys, err := s.List(context.Background(), coll, prefix)
+	if err != nil {
+		t.Fatalf("List %s %q: %v", coll, prefix, err)
+	}
+	return keys
+}
+
+// StartRedis starts a redis-server on a free loopback port with its files in
+// a temporary directory, stops it when the test ends, and returns its URL.
+// Without redis-server the test is skipped, or fails when CI=true.
+func StartRedis(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("redis-server is required in CI: %v", err)
+		}
+		t.Skip("redis-server not installed")
+	}
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1",
+		"--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	ready := make(chan struct{})
+	var log bytes.Buffer
+	var mu sync.Mutex
+	go func() {
+		sc := bufio.NewScanner(out)
+		once := sync.Once{}
+		for sc.Scan() {
+			mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if strings.Contains(sc.Text(), "Ready to accept connections") {
+				once.Do(func() { close(ready) })
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("redis-server did not start:\n%s", log.String())
+	}
+	return fmt.Sprintf("redis://127.0.0.1:%d/0", port)
+}
