@@ -34,7 +34,7 @@ func TestTrainSFTOverfits(t *testing.T) {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	args := []string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", out,
-		"-seq-len", "160", "-min-reward", "1", "-lr", "1e-2", "-warmup", "5", "-steps", "60",
+		"-seq-len", "224", "-min-reward", "1", "-lr", "1e-2", "-warmup", "5", "-steps", "60",
 		"-batch-size", "2", "-grad-accum", "2", "-weight-decay", "0", "-log-every", "20",
 		"-checkpoint-every", "30", "-dtype", "f32"}
 	stdout.Reset()

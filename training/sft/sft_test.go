@@ -46,7 +46,9 @@ type chat struct {
 	msgs []tokenizer.Message
 }
 
-// readTrajectories reads the good samples (reward 1) of testdata/trajectories.jsonl.
+// readTrajectories reads the good samples (reward 1) of
+// testdata/trajectories.jsonl, in the tracing export's SFT format: one
+// sample per root turn, earlier assistant turns marked "train": false.
 func readTrajectories(t testing.TB) []chat {
 	t.Helper()
 	f, err := os.Open("testdata/trajectories.jsonl")
@@ -59,7 +61,10 @@ func readTrajectories(t testing.TB) []chat {
 	for sc.Scan() {
 		var s struct {
 			Reward   float64 `json:"reward"`
-			Messages []struct{ Role, Content string }
+			Messages []struct {
+				Role, Content string
+				Train         *bool
+			}
 		}
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			t.Fatal(err)
@@ -69,7 +74,8 @@ func readTrajectories(t testing.TB) []chat {
 		}
 		var c chat
 		for _, m := range s.Messages {
-			c.msgs = append(c.msgs, tokenizer.Message{Role: m.Role, Content: m.Content, Train: m.Role == "assistant"})
+			train := m.Role == "assistant" && (m.Train == nil || *m.Train)
+			c.msgs = append(c.msgs, tokenizer.Message{Role: m.Role, Content: m.Content, Train: train})
 		}
 		out = append(out, c)
 	}
@@ -130,7 +136,7 @@ func TestOverfitReproducesTrainedTurns(t *testing.T) {
 	if len(chats) != 4 {
 		t.Fatalf("%d good trajectories, want 4", len(chats))
 	}
-	const T = 160
+	const T = 224
 	data := sequences(t, tok, chats, T)
 	m := tinyModel(t, tok.VocabSize(), 1)
 	cfg := DefaultConfig()
@@ -215,7 +221,7 @@ func decode(tok *tokenizer.Tokenizer, ids []int32) string {
 // uninterrupted run with the same seed.
 func TestResumeIsExact(t *testing.T) {
 	tok := loadTokenizer(t)
-	data := sequences(t, tok, readTrajectories(t), 160)
+	data := sequences(t, tok, readTrajectories(t), 224)
 	cfg := DefaultConfig()
 	cfg.LR, cfg.WarmupSteps, cfg.Steps, cfg.BatchSize, cfg.GradAccum = 3e-3, 2, 6, 1, 3
 	cfg.SaveDType, cfg.LogEvery, cfg.Seed = "F32", 100, 42
@@ -322,7 +328,7 @@ func TestLRSchedule(t *testing.T) {
 
 func TestBadConfig(t *testing.T) {
 	tok := loadTokenizer(t)
-	data := sequences(t, tok, readTrajectories(t), 160)
+	data := sequences(t, tok, readTrajectories(t), 224)
 	m := tinyModel(t, tok.VocabSize(), 1)
 	for _, tc := range []struct {
 		name string
@@ -368,7 +374,7 @@ func TestLossChartIsValidSVG(t *testing.T) {
 // requires bit-identical weights: no reduction depends on the thread count.
 func TestDeterministicAcrossCores(t *testing.T) {
 	tok := loadTokenizer(t)
-	data := sequences(t, tok, readTrajectories(t), 160)
+	data := sequences(t, tok, readTrajectories(t), 224)
 	train := func(procs int) []float32 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		m := tinyModel(t, tok.VocabSize(), 5)
