@@ -2,10 +2,12 @@
 //
 // The model holds its parameters, gradients and activations in Buffers owned
 // by a Backend and calls only the operations below; it never touches the
-// memory itself. The CPU backend in this package runs the plain-loop kernels
-// of ops.go (float32, parallel over cores) and gonum's SGEMM. A GPU backend
-// implements the same interface with device memory and kernels, and the model
-// code does not change.
+// memory itself. ops.go holds the reference kernels (plain loops, generic
+// over float32/float64, each backward checked by finite differences); the
+// CPU backend runs them in float32 over all cores, except matrix products
+// and attention, which go through the packed SGEMM of sgemm.go (checked
+// against the loops). A GPU backend implements the same interface with
+// device memory and kernels, and the model code does not change.
 //
 // The interface holds exactly what the Qwen3 forward, backward and AdamW step
 // need, nothing speculative.
