@@ -29,6 +29,7 @@ func commands() map[string]command {
 		"query":  {"run one RLM over context files against an upstream model", runQuery},
 		"serve":  {"run the OpenAI-compatible RLM gateway", runServe},
 		"traces": {"list, show, open and export recorded runs (trajectories)", tracesCmd},
+		"train":  trainCommand,
 	}
 }
 

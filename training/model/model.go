@@ -1,0 +1,495 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/rlm-project/rlm/training/backend"
+)
+
+// Param is one named tensor inside the parameter buffer.
+type Param struct {
+	Name   string // Hugging Face name, e.g. model.layers.0.self_attn.q_proj.weight
+	Shape  []int
+	Offset int
+}
+
+// Size is the number of elements.
+func (p Param) Size() int {
+	n := 1
+	for _, d := range p.Shape {
+		n *= d
+	}
+	return n
+}
+
+// Matrix reports whether the parameter is a weight matrix (the tensors that
+// get weight decay; norms do not).
+func (p Param) Matrix() bool { return len(p.Shape) == 2 }
+
+// layer holds views into the parameter (or gradient) buffer for one block.
+type layer struct {
+	ln1, wq, wk, wv, wo, qNorm, kNorm, ln2, wGate, wUp, wDown backend.Buffer
+}
+
+// weights is a set of views with the parameter layout, over either the
+// parameters or the gradients.
+type weights struct {
+	embed, norm, lmHead backend.Buffer
+	layers              []layer
+}
+
+// Model is a Qwen3 dense model on a backend.
+type Model struct {
+	Cfg    Config
+	be     backend.Backend
+	params []Param
+	nParam int
+
+	Params backend.Buffer // every parameter, in the order of Params()
+	Grads  backend.Buffer // same layout; accumulates until ZeroGrads
+	w, g   weights
+
+	acts *activations
+}
+
+// New allocates a model with zero parameters; call InitRandom or Load.
+func New(be backend.Backend, cfg Config) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m := &Model{Cfg: cfg, be: be}
+	C, F, V := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize
+	HD, KD := cfg.NumAttentionHeads*cfg.HeadDim, cfg.NumKeyValueHeads*cfg.HeadDim
+	add := func(name string, shape ...int) {
+		p := Param{Name: name, Shape: shape, Offset: m.nParam}
+		m.params = append(m.params, p)
+		m.nParam += p.Size()
+	}
+	add("model.embed_tokens.weight", V, C)
+	for l := range cfg.NumHiddenLayers {
+		pre := fmt.Sprintf("model.layers.%d.", l)
+		add(pre+"input_layernorm.weight", C)
+		add(pre+"self_attn.q_proj.weight", HD, C)
+		add(pre+"self_attn.k_proj.weight", KD, C)
+		add(pre+"self_attn.v_proj.weight", KD, C)
+		add(pre+"self_attn.o_proj.weight", C, HD)
+		add(pre+"self_attn.q_norm.weight", cfg.HeadDim)
+		add(pre+"self_attn.k_norm.weight", cfg.HeadDim)
+		add(pre+"post_attention_layernorm.weight", C)
+		add(pre+"mlp.gate_proj.weight", F, C)
+		add(pre+"mlp.up_proj.weight", F, C)
+		add(pre+"mlp.down_proj.weight", C, F)
+	}
+	add("model.norm.weight", C)
+	if !cfg.TieWordEmbeddings {
+		add("lm_head.weight", V, C)
+	}
+	m.Params = be.Alloc(m.nParam)
+	m.Grads = be.Alloc(m.nParam)
+	m.w = m.views(m.Params)
+	m.g = m.views(m.Grads)
+	return m, nil
+}
+
+func (m *Model) views(buf backend.Buffer) weights {
+	var w weights
+	w.layers = make([]layer, m.Cfg.NumHiddenLayers)
+	for _, p := range m.params {
+		v := m.be.Slice(buf, p.Offset, p.Size())
+		switch {
+		case p.Name == "model.embed_tokens.weight":
+			w.embed = v
+		case p.Name == "model.norm.weight":
+			w.norm = v
+		case p.Name == "lm_head.weight":
+			w.lmHead = v
+		default:
+			var l int
+			fmt.Sscanf(p.Name, "model.layers.%d.", &l)
+			rest := strings.TrimPrefix(p.Name, fmt.Sprintf("model.layers.%d.", l))
+			ly := &w.layers[l]
+			switch rest {
+			case "input_layernorm.weight":
+				ly.ln1 = v
+			case "self_attn.q_proj.weight":
+				ly.wq = v
+			case "self_attn.k_proj.weight":
+				ly.wk = v
+			case "self_attn.v_proj.weight":
+				ly.wv = v
+			case "self_attn.o_proj.weight":
+				ly.wo = v
+			case "self_attn.q_norm.weight":
+				ly.qNorm = v
+			case "self_attn.k_norm.weight":
+				ly.kNorm = v
+			case "post_attention_layernorm.weight":
+				ly.ln2 = v
+			case "mlp.gate_proj.weight":
+				ly.wGate = v
+			case "mlp.up_proj.weight":
+				ly.wUp = v
+			case "mlp.down_proj.weight":
+				ly.wDown = v
+			}
+		}
+	}
+	if w.lmHead == nil {
+		w.lmHead = w.embed // tied
+	}
+	return w
+}
+
+// Backend returns the backend the model lives on.
+func (m *Model) Backend() backend.Backend { return m.be }
+
+// ParamList lists the parameters in buffer order.
+func (m *Model) ParamList() []Param { return m.params }
+
+// NumParams is the total number of parameters.
+func (m *Model) NumParams() int { return m.nParam }
+
+// InitRandom fills matrices with N(0, std²) and norm weights with 1, the
+// way transformers initializes Qwen3, from a seeded generator.
+func (m *Model) InitRandom(seed uint64, std float64) {
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	host := make([]float32, m.nParam)
+	for _, p := range m.params {
+		v := host[p.Offset : p.Offset+p.Size()]
+		for i := range v {
+			if p.Matrix() {
+				v[i] = float32(rng.NormFloat64() * std)
+			} else {
+				v[i] = 1
+			}
+		}
+	}
+	m.be.Upload(m.Params, host)
+}
+
+// ZeroGrads clears the gradient buffer.
+func (m *Model) ZeroGrads() { m.be.Zero(m.Grads) }
+
+// Batch is a packed, tokenized batch: B rows of T positions each.
+type Batch struct {
+	B, T    int
+	IDs     []int32   // B·T input token ids
+	Targets []int32   // B·T next-token targets (any valid id where Weights is 0)
+	Weights []float32 // B·T loss weight per position: mask / trained tokens in the step
+	Pos     []int32   // B·T position ids, restarting at 0 for each packed sample
+	Seg     []int32   // B·T segment ids; attention stays inside a segment
+}
+
+// Validate checks lengths and ranges against the config.
+func (b *Batch) Validate(cfg Config) error {
+	n := b.B * b.T
+	if b.B <= 0 || b.T <= 0 {
+		return fmt.Errorf("batch: B=%d T=%d must be positive", b.B, b.T)
+	}
+	if len(b.IDs) != n || len(b.Pos) != n || len(b.Seg) != n {
+		return fmt.Errorf("batch: ids/pos/seg lengths %d/%d/%d, want %d", len(b.IDs), len(b.Pos), len(b.Seg), n)
+	}
+	if b.Targets != nil && (len(b.Targets) != n || len(b.Weights) != n) {
+		return fmt.Errorf("batch: targets/weights lengths %d/%d, want %d", len(b.Targets), len(b.Weights), n)
+	}
+	for i, id := range b.IDs {
+		if id < 0 || int(id) >= cfg.VocabSize {
+			return fmt.Errorf("batch: token id %d at %d outside vocabulary of %d", id, i, cfg.VocabSize)
+		}
+		if b.Targets != nil && (b.Targets[i] < 0 || int(b.Targets[i]) >= cfg.VocabSize) {
+			return fmt.Errorf("batch: target %d at %d outside vocabulary of %d", b.Targets[i], i, cfg.VocabSize)
+		}
+		if b.Pos[i] < 0 {
+			return fmt.Errorf("batch: negative position at %d", i)
+		}
+	}
+	return nil
+}
+
+// layerActs are the activations one block keeps for its backward pass.
+type layerActs struct {
+	x          backend.Buffer // block input (residual stream), N×C
+	ln1, rstd1 backend.Buffer
+	qRaw, kRaw backend.Buffer // projections before q/k norm
+	q, k, v    backend.Buffer // after norm and RoPE (v has neither)
+	qRstd      backend.Buffer // N·H
+	kRstd      backend.Buffer // N·KV
+	lse        backend.Buffer // B×H×T log-sum-exp of the attention scores
+	atty       backend.Buffer // attention output, N×H·D
+	xMid       backend.Buffer // after the attention residual
+	ln2, rstd2 backend.Buffer
+	gate, up   backend.Buffer // N×F
+	h          backend.Buffer // silu(gate)·up
+	xOutNext   backend.Buffer // block output = next block's x
+}
+
+type activations struct {
+	B, T                         int
+	ids, targets, pos, seg       backend.Ints
+	weights, losses              backend.Buffer
+	layers                       []layerActs
+	xOut, lnf, rstdf             backend.Buffer
+	head, logitRow               backend.Buffer // headRows×V logits of one chunk; one row for Logits
+	dres, dln, dh, dgate, dup    backend.Buffer
+	datty, dq, dk, dv, dqr, dkr  backend.Buffer
+	hasTargets, lossDone, fwdRan bool
+}
+
+func (m *Model) ensureActs(B, T int) *activations {
+	if a := m.acts; a != nil && a.B == B && a.T == T {
+		return a
+	}
+	m.acts = nil // let the old set go before allocating the new one
+	cfg := m.Cfg
+	be := m.be
+	N := B * T
+	C, F, V, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
+	a := &activations{B: B, T: T}
+	a.ids, a.targets, a.pos, a.seg = be.AllocInts(N), be.AllocInts(N), be.AllocInts(N), be.AllocInts(N)
+	a.weights, a.losses = be.Alloc(N), be.Alloc(N)
+	a.layers = make([]layerActs, cfg.NumHiddenLayers)
+	for l := range a.layers {
+		la := &a.layers[l]
+		if l == 0 {
+			la.x = be.Alloc(N * C)
+		} else {
+			la.x = a.layers[l-1].xOutNext
+		}
+		la.ln1, la.rstd1 = be.Alloc(N*C), be.Alloc(N)
+		la.qRaw, la.kRaw = be.Alloc(N*H*D), be.Alloc(N*KV*D)
+		la.q, la.k, la.v = be.Alloc(N*H*D), be.Alloc(N*KV*D), be.Alloc(N*KV*D)
+		la.qRstd, la.kRstd = be.Alloc(N*H), be.Alloc(N*KV)
+		la.lse = be.Alloc(B * H * T)
+		la.atty = be.Alloc(N * H * D)
+		la.xMid = be.Alloc(N * C)
+		la.ln2, la.rstd2 = be.Alloc(N*C), be.Alloc(N)
+		la.gate, la.up, la.h = be.Alloc(N*F), be.Alloc(N*F), be.Alloc(N*F)
+		la.xOutNext = be.Alloc(N * C)
+	}
+	a.xOut = a.layers[len(a.layers)-1].xOutNext
+	a.lnf, a.rstdf = be.Alloc(N*C), be.Alloc(N)
+	a.head, a.logitRow = be.Alloc(min(N, headRows)*V), be.Alloc(V)
+	a.dres, a.dln = be.Alloc(N*C), be.Alloc(N*C)
+	a.dh, a.dgate, a.dup = be.Alloc(N*F), be.Alloc(N*F), be.Alloc(N*F)
+	a.datty, a.dq, a.dqr = be.Alloc(N*H*D), be.Alloc(N*H*D), be.Alloc(N*H*D)
+	a.dk, a.dv, a.dkr = be.Alloc(N*KV*D), be.Alloc(N*KV*D), be.Alloc(N*KV*D)
+	m.acts = a
+	return a
+}
+
+// headRows bounds how many positions' logits exist at once: the LM head and
+// cross-entropy run in chunks of this many rows, so memory does not grow
+// with seq×vocab (151936 for Qwen3).
+const headRows = 256
+
+// Forward runs the model on a batch up to the final norm, leaving the
+// hidden states for Logits, Loss and Backward. The batch's Targets and
+// Weights may be nil for inference.
+func (m *Model) Forward(ctx context.Context, b *Batch) error {
+	if err := b.Validate(m.Cfg); err != nil {
+		return err
+	}
+	cfg, be := m.Cfg, m.be
+	a := m.ensureActs(b.B, b.T)
+	a.fwdRan, a.lossDone = false, false
+	N := b.B * b.T
+	C, F, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
+	be.UploadInts(a.ids, b.IDs)
+	be.UploadInts(a.pos, b.Pos)
+	be.UploadInts(a.seg, b.Seg)
+	a.hasTargets = b.Targets != nil
+	if a.hasTargets {
+		be.UploadInts(a.targets, b.Targets)
+		be.Upload(a.weights, b.Weights)
+	}
+	sh := backend.AttnShape{B: b.B, T: b.T, H: H, KV: KV, D: D}
+	eps := cfg.RMSNormEps
+
+	be.Embedding(a.layers[0].x, m.w.embed, a.ids, C)
+	for l := range a.layers {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("forward: %w", err)
+		}
+		la, w := &a.layers[l], &m.w.layers[l]
+		be.RMSNorm(la.ln1, la.rstd1, la.x, w.ln1, N, C, eps)
+		be.MatMul(la.qRaw, la.ln1, w.wq, N, H*D, C, false, true, 0)
+		be.MatMul(la.kRaw, la.ln1, w.wk, N, KV*D, C, false, true, 0)
+		be.MatMul(la.v, la.ln1, w.wv, N, KV*D, C, false, true, 0)
+		be.RMSNorm(la.q, la.qRstd, la.qRaw, w.qNorm, N*H, D, eps)
+		be.RMSNorm(la.k, la.kRstd, la.kRaw, w.kNorm, N*KV, D, eps)
+		be.RoPE(la.q, a.pos, H, D, cfg.RopeTheta, false)
+		be.RoPE(la.k, a.pos, KV, D, cfg.RopeTheta, false)
+		be.Attention(la.atty, la.lse, la.q, la.k, la.v, a.seg, sh)
+		be.Copy(la.xMid, la.x)
+		be.MatMul(la.xMid, la.atty, w.wo, N, C, H*D, false, true, 1)
+		be.RMSNorm(la.ln2, la.rstd2, la.xMid, w.ln2, N, C, eps)
+		be.MatMul(la.gate, la.ln2, w.wGate, N, F, C, false, true, 0)
+		be.MatMul(la.up, la.ln2, w.wUp, N, F, C, false, true, 0)
+		be.SwiGLU(la.h, la.gate, la.up)
+		be.Copy(la.xOutNext, la.xMid)
+		be.MatMul(la.xOutNext, la.h, w.wDown, N, C, F, false, true, 1)
+	}
+	be.RMSNorm(a.lnf, a.rstdf, a.xOut, m.w.norm, N, C, eps)
+	a.fwdRan = true
+	return nil
+}
+
+// Logits computes the logits of position n of the last Forward into dst.
+func (m *Model) Logits(n int, dst []float32) error {
+	a := m.acts
+	if a == nil || !a.fwdRan {
+		return fmt.Errorf("logits: no forward pass to read")
+	}
+	if n < 0 || n >= a.B*a.T {
+		return fmt.Errorf("logits: position %d outside the batch of %d", n, a.B*a.T)
+	}
+	C, V := m.Cfg.HiddenSize, m.Cfg.VocabSize
+	m.be.MatMul(a.logitRow, m.be.Slice(a.lnf, n*C, C), m.w.lmHead, 1, V, C, false, true, 0)
+	m.be.Download(dst[:V], a.logitRow)
+	return nil
+}
+
+// Loss returns Σ weights·cross-entropy over the batch of the last Forward.
+// It also runs the backward pass of the LM head, chunk by chunk while each
+// chunk's logits exist: the head's weight gradient is added to Grads and the
+// gradient of the final hidden states is kept for Backward, which must
+// follow before the next Forward.
+func (m *Model) Loss() (float64, error) {
+	a := m.acts
+	if a == nil || !a.fwdRan || !a.hasTargets || a.lossDone {
+		return 0, fmt.Errorf("loss: needs a forward pass with targets")
+	}
+	a.lossDone = true
+	be := m.be
+	N, C, V := a.B*a.T, m.Cfg.HiddenSize, m.Cfg.VocabSize
+	var total float64
+	for r0 := 0; r0 < N; r0 += headRows {
+		rows := min(headRows, N-r0)
+		logits := be.Slice(a.head, 0, rows*V)
+		lnf := be.Slice(a.lnf, r0*C, rows*C)
+		be.MatMul(logits, lnf, m.w.lmHead, rows, V, C, false, true, 0)
+		total += be.CrossEntropy(be.Slice(a.losses, r0, rows), logits,
+			be.SliceInts(a.targets, r0, rows), be.Slice(a.weights, r0, rows), V)
+		// logits now holds dlogits.
+		be.MatMul(be.Slice(a.dln, r0*C, rows*C), logits, m.w.lmHead, rows, C, V, false, false, 0)
+		be.MatMul(m.g.lmHead, logits, lnf, V, C, rows, true, false, 1)
+	}
+	return total, nil
+}
+
+// Backward adds the gradient of the last Loss to Grads.
+func (m *Model) Backward(ctx context.Context) error {
+	a := m.acts
+	if a == nil || !a.lossDone {
+		return fmt.Errorf("backward: call Forward and Loss first")
+	}
+	a.lossDone = false // one backward per loss
+	a.fwdRan = false
+	cfg, be := m.Cfg, m.be
+	N := a.B * a.T
+	C, F, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
+	sh := backend.AttnShape{B: a.B, T: a.T, H: H, KV: KV, D: D}
+	g := &m.g
+
+	// Final norm; Loss left the gradient of its output in a.dln.
+	be.Zero(a.dres)
+	be.RMSNormBackward(a.dres, g.norm, a.dln, a.xOut, m.w.norm, a.rstdf, N, C)
+
+	for l := len(a.layers) - 1; l >= 0; l-- {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("backward: %w", err)
+		}
+		la, w, gl := &a.layers[l], &m.w.layers[l], &g.layers[l]
+		// MLP: x_out = x_mid + down(silu(gate(ln2))·up(ln2)); dres is d x_out.
+		be.MatMul(a.dh, a.dres, w.wDown, N, F, C, false, false, 0)
+		be.MatMul(gl.wDown, a.dres, la.h, C, F, N, true, false, 1)
+		be.Zero(a.dgate)
+		be.Zero(a.dup)
+		be.SwiGLUBackward(a.dgate, a.dup, a.dh, la.gate, la.up)
+		be.MatMul(a.dln, a.dgate, w.wGate, N, C, F, false, false, 0)
+		be.MatMul(a.dln, a.dup, w.wUp, N, C, F, false, false, 1)
+		be.MatMul(gl.wGate, a.dgate, la.ln2, F, C, N, true, false, 1)
+		be.MatMul(gl.wUp, a.dup, la.ln2, F, C, N, true, false, 1)
+		be.RMSNormBackward(a.dres, gl.ln2, a.dln, la.xMid, w.ln2, la.rstd2, N, C)
+
+		// Attention: x_mid = x + o(attn(rope(qnorm(q(ln1))), ...)).
+		be.MatMul(a.datty, a.dres, w.wo, N, H*D, C, false, false, 0)
+		be.MatMul(gl.wo, a.dres, la.atty, C, H*D, N, true, false, 1)
+		be.Zero(a.dq)
+		be.Zero(a.dk)
+		be.Zero(a.dv)
+		be.AttentionBackward(a.dq, a.dk, a.dv, a.datty, la.atty, la.lse, la.q, la.k, la.v, a.seg, sh)
+		be.RoPE(a.dq, a.pos, H, D, cfg.RopeTheta, true)
+		be.RoPE(a.dk, a.pos, KV, D, cfg.RopeTheta, true)
+		be.Zero(a.dqr)
+		be.Zero(a.dkr)
+		be.RMSNormBackward(a.dqr, gl.qNorm, a.dq, la.qRaw, w.qNorm, la.qRstd, N*H, D)
+		be.RMSNormBackward(a.dkr, gl.kNorm, a.dk, la.kRaw, w.kNorm, la.kRstd, N*KV, D)
+		be.MatMul(a.dln, a.dqr, w.wq, N, C, H*D, false, false, 0)
+		be.MatMul(a.dln, a.dkr, w.wk, N, C, KV*D, false, false, 1)
+		be.MatMul(a.dln, a.dv, w.wv, N, C, KV*D, false, false, 1)
+		be.MatMul(gl.wq, a.dqr, la.ln1, H*D, C, N, true, false, 1)
+		be.MatMul(gl.wk, a.dkr, la.ln1, KV*D, C, N, true, false, 1)
+		be.MatMul(gl.wv, a.dv, la.ln1, KV*D, C, N, true, false, 1)
+		be.RMSNormBackward(a.dres, gl.ln1, a.dln, la.x, w.ln1, la.rstd1, N, C)
+	}
+	be.EmbeddingBackward(g.embed, a.dres, a.ids, C)
+	return nil
+}
+
+// GradNorm returns the global L2 norm of the gradients.
+func (m *Model) GradNorm() float64 { return math.Sqrt(m.be.SumSquares(m.Grads)) }
+
+// DownloadParams returns a host copy of every parameter.
+func (m *Model) DownloadParams() []float32 {
+	host := make([]float32, m.nParam)
+	m.be.Download(host, m.Params)
+	return host
+}
+
+// DownloadGrads returns a host copy of every gradient.
+func (m *Model) DownloadGrads() []float32 {
+	host := make([]float32, m.nParam)
+	m.be.Download(host, m.Grads)
+	return host
+}
+
+// Greedy extends prompt one argmax token at a time until a stop token or
+// maxNew new tokens, and returns the new tokens (the stop token included).
+// It recomputes the whole sequence each step (no KV cache): it is for tests
+// and small checks, not serving.
+func (m *Model) Greedy(ctx context.Context, prompt []int32, maxNew int, stop func(int32) bool) ([]int32, error) {
+	seq := append([]int32(nil), prompt...)
+	logits := make([]float32, m.Cfg.VocabSize)
+	var out []int32
+	for range maxNew {
+		T := len(seq)
+		b := &Batch{B: 1, T: T, IDs: seq, Pos: make([]int32, T), Seg: make([]int32, T)}
+		for i := range b.Pos {
+			b.Pos[i] = int32(i)
+		}
+		if err := m.Forward(ctx, b); err != nil {
+			return out, fmt.Errorf("greedy: %w", err)
+		}
+		if err := m.Logits(T-1, logits); err != nil {
+			return out, err
+		}
+		best := 0
+		for i, v := range logits {
+			if v > logits[best] {
+				best = i
+			}
+		}
+		tok := int32(best)
+		out = append(out, tok)
+		seq = append(seq, tok)
+		if stop != nil && stop(tok) {
+			break
+		}
+	}
+	return out, nil
+}

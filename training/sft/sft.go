@@ -1,0 +1,384 @@
+// Package sft fine-tunes a model on packed, tokenized sequences with AdamW:
+// warmup then cosine learning rate, global-norm gradient clipping, gradient
+// accumulation, loss averaged over the trained tokens of each optimizer
+// step, periodic checkpoints that resume exactly, and a loss chart.
+//
+// Training is deterministic given the seed: the data order of each epoch is
+// a permutation drawn from (seed, epoch), so resuming needs only the step.
+package sft
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/training/model"
+	"github.com/rlm-project/rlm/training/safetensors"
+)
+
+// Sequence is one packed row of training data. All sequences of a run have
+// the same length T.
+type Sequence struct {
+	IDs     []int32 // input tokens
+	Targets []int32 // the token to predict at each position
+	Train   []bool  // whether the prediction at each position is trained
+	Pos     []int32 // position ids, restarting for each packed sample
+	Seg     []int32 // segment ids; attention stays inside a segment
+}
+
+// Config holds the hyperparameters and bookkeeping of a run. Zero fields take
+// the defaults of DefaultConfig via withDefaults.
+type Config struct {
+	LR          float64 // peak learning rate
+	MinLRRatio  float64 // final learning rate as a fraction of LR
+	WarmupSteps int
+	Steps       int // optimizer steps; 0 means Epochs over the data
+	Epochs      int
+	BatchSize   int // sequences per micro-batch
+	GradAccum   int // micro-batches per optimizer step
+	WeightDecay float64
+	Beta1       float64
+	Beta2       float64
+	Eps         float64
+	ClipNorm    float64 // global gradient norm limit; 0 disables clipping
+	Seed        uint64
+
+	OutDir          string
+	CheckpointEvery int               // steps between checkpoints; 0 saves only at the end
+	KeepCheckpoints int               // how many checkpoint-N directories to keep
+	SaveDType       safetensors.DType // dtype of the final model (checkpoints are F32)
+	TokenizerFrom   string            // directory whose tokenizer files are copied into saves
+	LogEvery        int               // steps between progress lines
+	Resume          bool              // continue from the newest checkpoint in OutDir
+}
+
+// DefaultConfig returns the defaults documented in docs/training.md.
+func DefaultConfig() Config {
+	return Config{
+		LR: 1e-5, MinLRRatio: 0.1, WarmupSteps: 10, Epochs: 1, BatchSize: 1, GradAccum: 8,
+		WeightDecay: 0.1, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, ClipNorm: 1, Seed: 1,
+		KeepCheckpoints: 2, SaveDType: safetensors.BF16, LogEvery: 1,
+	}
+}
+
+func (c *Config) validate(nData int) error {
+	switch {
+	case nData == 0:
+		return errors.New("sft: no training sequences")
+	case c.LR <= 0:
+		return fmt.Errorf("sft: learning rate %g must be positive", c.LR)
+	case c.BatchSize <= 0 || c.GradAccum <= 0:
+		return fmt.Errorf("sft: batch size %d and gradient accumulation %d must be positive", c.BatchSize, c.GradAccum)
+	case c.Steps < 0 || c.Epochs < 0 || c.WarmupSteps < 0 || c.CheckpointEvery < 0:
+		return errors.New("sft: steps, epochs, warmup and checkpoint interval must not be negative")
+	case c.Steps == 0 && c.Epochs == 0:
+		return errors.New("sft: set steps or epochs")
+	case c.OutDir == "":
+		return errors.New("sft: no output directory")
+	case c.Beta1 < 0 || c.Beta1 >= 1 || c.Beta2 < 0 || c.Beta2 >= 1:
+		return fmt.Errorf("sft: betas %g, %g must be in [0,1)", c.Beta1, c.Beta2)
+	}
+	if c.LogEvery <= 0 {
+		c.LogEvery = 1
+	}
+	if c.KeepCheckpoints <= 0 {
+		c.KeepCheckpoints = 1
+	}
+	if c.SaveDType == "" {
+		c.SaveDType = safetensors.BF16
+	}
+	return nil
+}
+
+// TotalSteps is the number of optimizer steps the run makes over nData sequences.
+func (c Config) TotalSteps(nData int) int {
+	if c.Steps > 0 {
+		return c.Steps
+	}
+	perStep := c.BatchSize * c.GradAccum
+	return c.Epochs * ((nData + perStep - 1) / perStep)
+}
+
+// LRAt returns the learning rate of 1-based step: linear warmup to LR over
+// WarmupSteps, then cosine decay from LR at the first step after warmup to
+// LR·MinLRRatio at the last step.
+func (c Config) LRAt(step, total int) float64 {
+	if step <= c.WarmupSteps {
+		return c.LR * float64(step) / float64(max(c.WarmupSteps, 1))
+	}
+	minLR := c.LR * c.MinLRRatio
+	span := total - c.WarmupSteps - 1
+	if span <= 0 {
+		return c.LR
+	}
+	frac := min(float64(step-c.WarmupSteps-1)/float64(span), 1)
+	return minLR + 0.5*(c.LR-minLR)*(1+math.Cos(math.Pi*frac))
+}
+
+// StepStats describes one optimizer step.
+type StepStats struct {
+	Step     int
+	Loss     float64 // mean cross-entropy over the trained tokens of the step
+	LR       float64
+	GradNorm float64 // before clipping
+	Tokens   int     // positions processed (trained or not)
+	Trained  int     // trained tokens
+}
+
+// Result is what a finished run reports.
+type Result struct {
+	Steps     int
+	Losses    []float64 // per step, from the first step of the run (resumed ones included)
+	FinalLoss float64
+	Duration  time.Duration
+}
+
+// order returns the data permutation of an epoch.
+func order(seed uint64, epoch, n int) []int {
+	rng := rand.New(rand.NewPCG(seed, uint64(epoch)))
+	return rng.Perm(n)
+}
+
+// Trainer holds the optimizer state of a run.
+type Trainer struct {
+	cfg   Config
+	m     *model.Model
+	data  []Sequence
+	total int
+	T     int
+
+	adamM, adamV backend.Buffer
+	step         int // optimizer steps done
+	losses       []float64
+	perm         []int
+	permEpoch    int
+	complete     bool // resumed a run that had already finished
+}
+
+// New prepares a run of m over data. With cfg.Resume it loads the newest
+// checkpoint in cfg.OutDir (weights, optimizer moments, step and losses).
+func New(m *model.Model, data []Sequence, cfg Config) (*Trainer, error) {
+	if err := cfg.validate(len(data)); err != nil {
+		return nil, err
+	}
+	T := len(data[0].IDs)
+	for i, s := range data {
+		if len(s.IDs) != T || len(s.Targets) != T || len(s.Train) != T || len(s.Pos) != T || len(s.Seg) != T {
+			return nil, fmt.Errorf("sft: sequence %d: all fields must have length %d", i, T)
+		}
+	}
+	be := m.Backend()
+	t := &Trainer{cfg: cfg, m: m, data: data, total: cfg.TotalSteps(len(data)), T: T,
+		adamM: be.Alloc(m.NumParams()), adamV: be.Alloc(m.NumParams()), permEpoch: -1}
+	if cfg.Resume {
+		if err := t.resume(); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Step is the number of optimizer steps done so far.
+func (t *Trainer) Step() int { return t.step }
+
+// TotalSteps is the number of optimizer steps of the whole run.
+func (t *Trainer) TotalSteps() int { return t.total }
+
+// sequence returns the k-th sequence of the run's stream: epoch k/n in that
+// epoch's order.
+func (t *Trainer) sequence(k int) *Sequence {
+	n := len(t.data)
+	if e := k / n; e != t.permEpoch {
+		t.perm, t.permEpoch = order(t.cfg.Seed, e, n), e
+	}
+	return &t.data[t.perm[k%n]]
+}
+
+// microBatches assembles the micro-batches of 1-based step, with loss
+// weights 1/(trained tokens of the whole step) so the summed loss is the
+// mean over trained tokens.
+func (t *Trainer) microBatches(step int) ([]*model.Batch, int, error) {
+	cfg := t.cfg
+	first := (step - 1) * cfg.BatchSize * cfg.GradAccum
+	batches := make([]*model.Batch, cfg.GradAccum)
+	trained := 0
+	for a := range batches {
+		b := &model.Batch{B: cfg.BatchSize, T: t.T}
+		for r := range cfg.BatchSize {
+			s := t.sequence(first + a*cfg.BatchSize + r)
+			b.IDs = append(b.IDs, s.IDs...)
+			b.Targets = append(b.Targets, s.Targets...)
+			b.Pos = append(b.Pos, s.Pos...)
+			// Segment ids only need to differ within a row.
+			b.Seg = append(b.Seg, s.Seg...)
+			for _, tr := range s.Train {
+				w := float32(0)
+				if tr {
+					w = 1
+					trained++
+				}
+				b.Weights = append(b.Weights, w)
+			}
+		}
+		batches[a] = b
+	}
+	if trained == 0 {
+		return nil, 0, fmt.Errorf("sft: step %d has no trained tokens", step)
+	}
+	for _, b := range batches {
+		for i := range b.Weights {
+			b.Weights[i] /= float32(trained)
+		}
+	}
+	return batches, trained, nil
+}
+
+// TrainStep runs one optimizer step: forward and backward over GradAccum
+// micro-batches, clipping, and the AdamW update.
+func (t *Trainer) TrainStep(ctx context.Context) (StepStats, error) {
+	step := t.step + 1
+	batches, trained, err := t.microBatches(step)
+	if err != nil {
+		return StepStats{}, err
+	}
+	m := t.m
+	m.ZeroGrads()
+	var loss float64
+	for _, b := range batches {
+		if err := m.Forward(ctx, b); err != nil {
+			return StepStats{}, fmt.Errorf("step %d: %w", step, err)
+		}
+		l, err := m.Loss()
+		if err != nil {
+			return StepStats{}, fmt.Errorf("step %d: %w", step, err)
+		}
+		loss += l
+		if err := m.Backward(ctx); err != nil {
+			return StepStats{}, fmt.Errorf("step %d: %w", step, err)
+		}
+	}
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return StepStats{}, fmt.Errorf("step %d: loss is %g", step, loss)
+	}
+	norm := m.GradNorm()
+	scale := 1.0
+	if t.cfg.ClipNorm > 0 && norm > t.cfg.ClipNorm {
+		scale = t.cfg.ClipNorm / norm
+	}
+	lr := t.cfg.LRAt(step, t.total)
+	be := m.Backend()
+	for _, p := range m.ParamList() {
+		wd := 0.0
+		if p.Matrix() {
+			wd = t.cfg.WeightDecay
+		}
+		sl := func(b backend.Buffer) backend.Buffer { return be.Slice(b, p.Offset, p.Size()) }
+		be.AdamW(sl(m.Params), sl(m.Grads), sl(t.adamM), sl(t.adamV), backend.AdamWParams{
+			LR: lr, Beta1: t.cfg.Beta1, Beta2: t.cfg.Beta2, Eps: t.cfg.Eps,
+			WeightDecay: wd, Step: step, GradScale: scale})
+	}
+	t.step = step
+	t.losses = append(t.losses, loss)
+	return StepStats{Step: step, Loss: loss, LR: lr, GradNorm: norm,
+		Tokens: len(batches) * t.cfg.BatchSize * t.T, Trained: trained}, nil
+}
+
+// Run trains to the last step, writing progress lines to progress,
+// checkpoints every CheckpointEvery steps, and at the end the final model,
+// trainer state and loss chart into OutDir. On cancellation it saves a
+// checkpoint of the last completed step before returning the error.
+func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
+	if t.complete {
+		fmt.Fprintf(progress, "run in %s already complete (%d steps); nothing to do\n", t.cfg.OutDir, t.step)
+		res := Result{Steps: t.step, Losses: append([]float64(nil), t.losses...)}
+		if len(t.losses) > 0 {
+			res.FinalLoss = t.losses[len(t.losses)-1]
+		}
+		return res, nil
+	}
+	start := time.Now()
+	startStep := t.step
+	var tokens int
+	if err := os.MkdirAll(t.cfg.OutDir, 0o755); err != nil {
+		return Result{}, fmt.Errorf("sft: %w", err)
+	}
+	for t.step < t.total {
+		if err := ctx.Err(); err != nil {
+			return t.interrupted(err)
+		}
+		st, err := t.TrainStep(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return t.interrupted(err)
+			}
+			return Result{}, err
+		}
+		tokens += st.Tokens
+		if st.Step%t.cfg.LogEvery == 0 || st.Step == t.total {
+			elapsed := time.Since(start)
+			done := st.Step - startStep
+			eta := time.Duration(float64(elapsed) / float64(done) * float64(t.total-st.Step))
+			fmt.Fprintf(progress, "%s step %d/%d loss %.4f lr %.3g gnorm %.3g tok/s %.0f eta %s\n",
+				bar(st.Step, t.total, 20), st.Step, t.total, st.Loss, st.LR, st.GradNorm,
+				float64(tokens)/elapsed.Seconds(), eta.Round(time.Second))
+		}
+		if t.cfg.CheckpointEvery > 0 && st.Step%t.cfg.CheckpointEvery == 0 && st.Step < t.total {
+			if err := t.SaveCheckpoint(); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	if err := t.saveFinal(); err != nil {
+		return Result{}, err
+	}
+	res := Result{Steps: t.step, Losses: append([]float64(nil), t.losses...), Duration: time.Since(start)}
+	if len(t.losses) > 0 {
+		res.FinalLoss = t.losses[len(t.losses)-1]
+	}
+	return res, nil
+}
+
+func (t *Trainer) interrupted(cause error) (Result, error) {
+	if t.step > 0 {
+		if err := t.SaveCheckpoint(); err != nil {
+			return Result{}, fmt.Errorf("sft: interrupted (%w), and saving a checkpoint failed: %v", cause, err)
+		}
+	}
+	return Result{Steps: t.step, Losses: append([]float64(nil), t.losses...)},
+		fmt.Errorf("sft: interrupted after step %d (resume with the same out directory): %w", t.step, cause)
+}
+
+func bar(done, total, width int) string {
+	n := done * width / max(total, 1)
+	b := make([]byte, width+2)
+	b[0], b[width+1] = '[', ']'
+	for i := 1; i <= width; i++ {
+		switch {
+		case i <= n:
+			b[i] = '='
+		default:
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+func (t *Trainer) saveFinal() error {
+	if err := t.m.Save(t.cfg.OutDir, model.SaveOptions{DType: t.cfg.SaveDType, CopyFrom: t.cfg.TokenizerFrom}); err != nil {
+		return fmt.Errorf("sft: save final model: %w", err)
+	}
+	if err := writeState(filepath.Join(t.cfg.OutDir, stateFile), t.state()); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(t.cfg.OutDir, "loss.svg"), LossChart(t.losses, "training loss"), 0o644); err != nil {
+		return fmt.Errorf("sft: loss chart: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,420 @@
+package sft
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/training/data"
+	"github.com/rlm-project/rlm/training/model"
+	"github.com/rlm-project/rlm/training/tokenizer"
+)
+
+// The tests use testdata/tokenizer.json, a tiny tokenizer in the real Qwen3
+// format (byte-level BPE, same pre-tokenizer, the chat special tokens), so a
+// model small enough to train in seconds can still read real chat renderings.
+
+func tinyModel(t testing.TB, vocab int, seed uint64) *model.Model {
+	t.Helper()
+	cfg, err := model.ParseConfig([]byte(`{"hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,
+		"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,"rms_norm_eps":1e-6,
+		"rope_theta":10000,"max_position_embeddings":512,"tie_word_embeddings":false,"vocab_size":` +
+		jsonInt(vocab) + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(backend.CPU{}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.InitRandom(seed, 0.02)
+	return m
+}
+
+func jsonInt(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+type chat struct {
+	msgs []tokenizer.Message
+}
+
+// readTrajectories reads the good samples (reward 1) of
+// testdata/trajectories.jsonl, in the tracing export's SFT format: one
+// sample per root turn, earlier assistant turns marked "train": false.
+func readTrajectories(t testing.TB) []chat {
+	t.Helper()
+	f, err := os.Open("testdata/trajectories.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []chat
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var s struct {
+			Reward   float64 `json:"reward"`
+			Messages []struct {
+				Role, Content string
+				Train         *bool
+			}
+		}
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Reward < 1 {
+			continue
+		}
+		var c chat
+		for _, m := range s.Messages {
+			train := m.Role == "assistant" && (m.Train == nil || *m.Train)
+			c.msgs = append(c.msgs, tokenizer.Message{Role: m.Role, Content: m.Content, Train: train})
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// toSequence lays one tokenized chat into a row of length T: the target of
+// position i is token i+1, trained when the mask marks token i+1 generated.
+func toSequence(ids []int, mask []bool, T int, pad int32) Sequence {
+	s := Sequence{IDs: make([]int32, T), Targets: make([]int32, T), Train: make([]bool, T), Pos: make([]int32, T), Seg: make([]int32, T)}
+	for i := range T {
+		s.IDs[i], s.Targets[i], s.Pos[i] = pad, pad, int32(i)
+		if i < len(ids) {
+			s.IDs[i] = int32(ids[i])
+		} else {
+			s.Seg[i] = 1
+		}
+		if i+1 < len(ids) {
+			s.Targets[i] = int32(ids[i+1])
+			s.Train[i] = mask[i+1]
+		}
+	}
+	return s
+}
+
+func loadTokenizer(t testing.TB) *tokenizer.Tokenizer {
+	t.Helper()
+	tok, err := tokenizer.Load("testdata/tokenizer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func sequences(t testing.TB, tok *tokenizer.Tokenizer, chats []chat, T int) []Sequence {
+	t.Helper()
+	pad, _ := tok.TokenID("<|endoftext|>")
+	var seqs []Sequence
+	for _, c := range chats {
+		ids, mask, err := tok.EncodeChat(c.msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) > T {
+			t.Fatalf("chat of %d tokens does not fit %d", len(ids), T)
+		}
+		seqs = append(seqs, toSequence(ids, mask, T, int32(pad)))
+	}
+	return seqs
+}
+
+// TestOverfitReproducesTrainedTurns trains a tiny model on four recorded
+// RLM turns until the loss is near zero, then checks that greedy decoding
+// from each prompt reproduces exactly the trained assistant turn.
+func TestOverfitReproducesTrainedTurns(t *testing.T) {
+	tok := loadTokenizer(t)
+	chats := readTrajectories(t)
+	if len(chats) != 4 {
+		t.Fatalf("%d good trajectories, want 4", len(chats))
+	}
+	const T = 224
+	data := sequences(t, tok, chats, T)
+	m := tinyModel(t, tok.VocabSize(), 1)
+	cfg := DefaultConfig()
+	cfg.LR, cfg.WarmupSteps, cfg.Steps, cfg.BatchSize, cfg.GradAccum = 1e-2, 5, 60, 2, 2
+	cfg.WeightDecay, cfg.LogEvery, cfg.OutDir, cfg.SaveDType = 0, 20, t.TempDir(), "F32"
+	tr, err := New(m, data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	res, err := tr.Run(context.Background(), &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first loss %.3f, final loss %.4f after %d steps in %s\n%s", res.Losses[0], res.FinalLoss, res.Steps, res.Duration, progress.String())
+	if res.FinalLoss > 0.05 {
+		t.Fatalf("final loss %.4f, want < 0.05", res.FinalLoss)
+	}
+	if !strings.Contains(progress.String(), "tok/s") || !strings.Contains(progress.String(), "eta") {
+		t.Errorf("progress lines lack tok/s or eta:\n%s", progress.String())
+	}
+	// Greedy decoding of the saved model (not the in-memory one) reproduces
+	// each trained turn, think block and <|im_end|> included.
+	saved, err := model.Load(backend.CPU{}, cfg.OutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imEnd, _ := tok.TokenID("<|im_end|>")
+	for i, c := range chats {
+		prompt, err := tok.EncodePrompt(c.msgs[:len(c.msgs)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, mask, _ := tok.EncodeChat(c.msgs)
+		var want []int32
+		for j, id := range ids {
+			if mask[j] {
+				want = append(want, int32(id))
+			}
+		}
+		p32 := make([]int32, len(prompt))
+		for j, id := range prompt {
+			p32[j] = int32(id)
+		}
+		got, err := saved.Greedy(context.Background(), p32, len(want)+4, func(id int32) bool { return int(id) == imEnd })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equal(got, want) {
+			t.Errorf("chat %d: greedy output %q, want %q", i, decode(tok, got), decode(tok, want))
+		}
+	}
+	for _, name := range []string{"loss.svg", "config.json", "model.safetensors", "trainer_state.json"} {
+		if _, err := os.Stat(filepath.Join(cfg.OutDir, name)); err != nil {
+			t.Errorf("output lacks %s", name)
+		}
+	}
+}
+
+func equal(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func decode(tok *tokenizer.Tokenizer, ids []int32) string {
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = int(id)
+	}
+	return tok.Decode(out)
+}
+
+// TestResumeIsExact interrupts a run by cancelling its context, resumes it
+// from the checkpoint, and requires the same losses and weights as an
+// uninterrupted run with the same seed.
+func TestResumeIsExact(t *testing.T) {
+	tok := loadTokenizer(t)
+	data := sequences(t, tok, readTrajectories(t), 224)
+	cfg := DefaultConfig()
+	cfg.LR, cfg.WarmupSteps, cfg.Steps, cfg.BatchSize, cfg.GradAccum = 3e-3, 2, 6, 1, 3
+	cfg.SaveDType, cfg.LogEvery, cfg.Seed = "F32", 100, 42
+
+	run := func(out string, cancelAfter int, resume bool) ([]float64, []float32, error) {
+		m := tinyModel(t, tok.VocabSize(), 3)
+		c := cfg
+		c.OutDir, c.Resume = out, resume
+		tr, err := New(m, data, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var losses []float64
+		for tr.Step() < tr.TotalSteps() {
+			if tr.Step() == cancelAfter {
+				cancel()
+			}
+			if ctx.Err() != nil {
+				_, err := tr.Run(ctx, &bytes.Buffer{})
+				return losses, nil, err
+			}
+			st, err := tr.TrainStep(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			losses = append(losses, st.Loss)
+		}
+		if _, err := tr.Run(ctx, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		return tr.losses, m.DownloadParams(), nil
+	}
+	straightLosses, straight, _ := run(t.TempDir(), -1, false)
+
+	out := t.TempDir()
+	if _, _, err := run(out, 4, false); err == nil || !strings.Contains(err.Error(), "interrupted after step 4") {
+		t.Fatalf("interrupted run: err = %v", err)
+	}
+	if cps, _ := checkpoints(out); len(cps) != 1 || !strings.HasSuffix(cps[0], "checkpoint-000004") {
+		t.Fatalf("checkpoints after interrupt: %v", cps)
+	}
+	resumedLosses, resumed, _ := run(out, -1, true)
+	if len(resumedLosses) != len(straightLosses) {
+		t.Fatalf("resumed run has %d losses, straight %d", len(resumedLosses), len(straightLosses))
+	}
+	for i := range straightLosses {
+		if resumedLosses[i] != straightLosses[i] {
+			t.Fatalf("step %d: loss %v resumed vs %v straight", i+1, resumedLosses[i], straightLosses[i])
+		}
+	}
+	for i := range straight {
+		if straight[i] != resumed[i] {
+			t.Fatalf("parameter %d differs after resume: %g vs %g", i, resumed[i], straight[i])
+		}
+	}
+
+	// Running the finished command again changes nothing.
+	before, _ := os.ReadFile(filepath.Join(out, "model.safetensors"))
+	c := cfg
+	c.OutDir, c.Resume = out, true
+	tr, err := New(tinyModel(t, tok.VocabSize(), 3), data, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	if _, err := tr.Run(context.Background(), &progress); err != nil || !strings.Contains(progress.String(), "already complete") {
+		t.Fatalf("rerun of a finished run: err %v, output %q", err, progress.String())
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "model.safetensors")); !bytes.Equal(before, after) {
+		t.Fatal("rerunning a finished run rewrote its model")
+	}
+
+	// A resume with different settings is refused rather than silently
+	// training on a different data order.
+	m := tinyModel(t, tok.VocabSize(), 3)
+	c.Seed = 7
+	os.MkdirAll(filepath.Join(out, "checkpoint-000009"), 0o755) // incomplete: no state, ignored
+	if err := (func() error {
+		tr, err := New(m, data, c)
+		_ = tr
+		return err
+	})(); err == nil || !strings.Contains(err.Error(), "seed") {
+		t.Fatalf("resume with another seed: err = %v", err)
+	}
+}
+
+func TestLRSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		warmup, step, total int
+		want                float64
+	}{
+		{10, 1, 101, 0.1}, {10, 5, 101, 0.5}, {10, 10, 101, 1}, {10, 11, 101, 1},
+		{10, 56, 101, 0.55}, {10, 101, 101, 0.1},
+		{0, 1, 5, 1}, {0, 5, 5, 0.1}, {0, 1, 1, 1},
+	} {
+		cfg := Config{LR: 1, MinLRRatio: 0.1, WarmupSteps: tc.warmup}
+		if got := cfg.LRAt(tc.step, tc.total); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("warmup %d: LRAt(%d, %d) = %g, want %g", tc.warmup, tc.step, tc.total, got, tc.want)
+		}
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	tok := loadTokenizer(t)
+	data := sequences(t, tok, readTrajectories(t), 224)
+	m := tinyModel(t, tok.VocabSize(), 1)
+	for _, tc := range []struct {
+		name string
+		mod  func(*Config)
+		data []Sequence
+		want string
+	}{
+		{"no data", func(*Config) {}, []Sequence{}, "no training sequences"},
+		{"lr", func(c *Config) { c.LR = 0 }, data, "learning rate"},
+		{"batch", func(c *Config) { c.BatchSize = 0 }, data, "batch size"},
+		{"out", func(c *Config) { c.OutDir = "" }, data, "output directory"},
+		{"ragged", func(*Config) {}, append([]Sequence{{IDs: []int32{1}}}, data...), "length"},
+	} {
+		cfg := DefaultConfig()
+		cfg.OutDir = t.TempDir()
+		tc.mod(&cfg)
+		if _, err := New(m, tc.data, cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want mention of %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestLossChartIsValidSVG(t *testing.T) {
+	for _, vals := range [][]float64{nil, {2}, {3, 2.5, math.NaN(), 1, 0.5}} {
+		svg := LossChart(vals, "loss <&>")
+		d := xml.NewDecoder(bytes.NewReader(svg))
+		for {
+			_, err := d.Token()
+			if err != nil {
+				if err.Error() != "EOF" {
+					t.Fatalf("%v: invalid SVG: %v\n%s", vals, err, svg)
+				}
+				break
+			}
+		}
+		if len(vals) > 1 && !strings.Contains(string(svg), "<polyline") {
+			t.Errorf("no line drawn for %v", vals)
+		}
+	}
+}
+
+// TestDeterministicAcrossCores trains the same steps with 1 and 2 cores and
+// requires bit-identical weights: no reduction depends on the thread count.
+func TestDeterministicAcrossCores(t *testing.T) {
+	tok := loadTokenizer(t)
+	data := sequences(t, tok, readTrajectories(t), 224)
+	train := func(procs int) []float32 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		m := tinyModel(t, tok.VocabSize(), 5)
+		cfg := DefaultConfig()
+		cfg.LR, cfg.Steps, cfg.BatchSize, cfg.GradAccum, cfg.OutDir = 1e-3, 3, 2, 1, t.TempDir()
+		tr, err := New(m, data, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if _, err := tr.TrainStep(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return m.DownloadParams()
+	}
+	one, two := train(1), train(2)
+	for i := range one {
+		if one[i] != two[i] {
+			t.Fatalf("parameter %d: %g with 1 core, %g with 2", i, one[i], two[i])
+		}
+	}
+}
+
+func TestFromPacked(t *testing.T) {
+	packed := []data.Sequence{{
+		Input:    []int{5, 6, 7, 0},
+		Target:   []int{data.IgnoreTarget, 7, data.IgnoreTarget, data.IgnoreTarget},
+		Segment:  []int{1, 1, 1, 0},
+		Position: []int{0, 1, 2, 0},
+	}}
+	got, err := FromPacked(packed, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := got[0]
+	if !equal(s.IDs, []int32{5, 6, 7, 0}) || s.Train[0] || !s.Train[1] || s.Targets[1] != 7 || s.Seg[3] != 0 || s.Pos[2] != 2 {
+		t.Fatalf("converted %+v", s)
+	}
+	if _, err := FromPacked(packed, 7); err == nil {
+		t.Fatal("ids outside the vocabulary accepted")
+	}
+}
