@@ -91,7 +91,11 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	}
 	hreq := c.Request()
 	hreq.Body = http.MaxBytesReader(c.Response(), hreq.Body, s.cfg.MaxRequestBytes)
-	cr, err := decodeChatRequest(hreq.Body)
+	length := hreq.ContentLength
+	if length > s.cfg.MaxRequestBytes {
+		return tooLarge(s.cfg.MaxRequestBytes, "the request body")
+	}
+	cr, err := decodeChatRequestSized(hreq.Body, length)
 	if err != nil {
 		return err
 	}
