@@ -106,7 +106,9 @@ func BenchmarkServeLoad(b *testing.B) {
 		defer resp.Body.Close()
 		var c struct {
 			Choices []struct{ Message struct{ Content string } }
-			RLM     struct{ LLMCalls int `json:"llm_calls"` }
+			RLM     struct {
+				LLMCalls int `json:"llm_calls"`
+			}
 		}
 		if err := json.NewDecoder(resp.Body).Decode(&c); err != nil || resp.StatusCode != 200 {
 			return 0, fmt.Errorf("status %d: %v", resp.StatusCode, err)
