@@ -2,6 +2,8 @@ package repl
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +174,61 @@ func TestCloseDuringRun(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("Close took %v", d)
+	}
+}
+
+// TestCloseDuringHostCall checks that Close does not wait for a Host that
+// is slow to answer: the call's context is cancelled when the worker goes.
+func TestCloseDuringHostCall(t *testing.T) {
+	p := newTestPool(t, 1)
+	s, err := p.NewSession(context.Background(), SessionConfig{Host: &echoHost{delay: time.Hour}, Limits: Limits{CellTimeout: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Run(context.Background(), `fmt.Print(llm_query("slow"))`)
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for the host call")
+	}
+	if err := <-errc; err != ErrClosed {
+		t.Fatalf("Run returned %v, want ErrClosed", err)
+	}
+}
+
+// TestBrokenWorkerCommand checks that a command that is not a worker gives
+// a clear error instead of a hang or a crash.
+func TestBrokenWorkerCommand(t *testing.T) {
+	tests := []struct {
+		name   string
+		cmd    []string
+		errHas string
+	}{
+		{"exits at once", []string{"/bin/false"}, "worker exited during start"},
+		{"never answers", []string{"/bin/sleep", "30"}, "worker not ready after"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := os.Stat(tt.cmd[0]); err != nil {
+				t.Skip(err)
+			}
+			p, err := NewPool(PoolConfig{Size: 1, StartTimeout: 300 * time.Millisecond,
+				Command: func() *exec.Cmd { return exec.Command(tt.cmd[0], tt.cmd[1:]...) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			_, err = p.NewSession(context.Background(), SessionConfig{})
+			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+				t.Fatalf("NewSession: %v, want %q", err, tt.errHas)
+			}
+		})
 	}
 }

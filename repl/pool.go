@@ -24,6 +24,9 @@ type PoolConfig struct {
 	Command func() *exec.Cmd
 	// Limits are the defaults for sessions; zero fields mean DefaultLimits.
 	Limits Limits
+	// StartTimeout bounds how long a session waits for its worker to be
+	// ready (process started, context mapped). 0 means 30s.
+	StartTimeout time.Duration
 	// Stderr receives the workers' own stderr (Go runtime crash reports)
 	// when set; the session keeps the tail either way to explain crashes.
 	Stderr io.Writer
@@ -52,6 +55,9 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	}
 	if cfg.Size < 0 {
 		cfg.Size = 0
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 30 * time.Second
 	}
 	if cfg.Command == nil {
 		exe, err := os.Executable()

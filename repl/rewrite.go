@@ -381,6 +381,15 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 					used[id.Name] = line + fset.Position(id.Pos()).Line - 1
 				}
 			}
+		case *ast.AssignStmt:
+			// yaegi v0.16.1 mis-types "_ = x" in a top-level loop body
+			// ("SetInt on string Value"); the two-value form works.
+			if n.Tok == token.ASSIGN && len(n.Lhs) == 1 && len(n.Rhs) == 1 {
+				if id, ok := n.Lhs[0].(*ast.Ident); ok && id.Name == "_" {
+					add(off(id.End()), off(id.End()), ", _")
+					add(off(n.Rhs[0].End()), off(n.Rhs[0].End()), ", 0")
+				}
+			}
 		case *ast.CallExpr:
 			r.rewriteCall(n, defined, off, add)
 		case *ast.GoStmt:
@@ -838,7 +847,8 @@ var posRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): `)
 // explain turns an evaluation error into a message with cell line numbers
 // and, where we know one, a hint at what to write instead.
 func (c chunk) explain(err error, trace []string) string {
-	msg := err.Error()
+	// yaegi indexes through reflect; say it the way Go does.
+	msg := strings.ReplaceAll(err.Error(), "reflect: slice index out of range", "runtime error: index out of range")
 	var out []string
 	for _, l := range strings.Split(msg, "\n") {
 		if m := posRE.FindStringSubmatch(l); m != nil {

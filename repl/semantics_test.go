@@ -109,3 +109,32 @@ time.Sleep(10 * time.Millisecond)`}, "", "panic in a goroutine: assignment to en
 		})
 	}
 }
+
+// TestTrajectory runs, in one session, cells written the way models write
+// them, each building on the state the earlier ones left.
+func TestTrajectory(t *testing.T) {
+	p := newTestPool(t, 1)
+	s := newTestSession(t, p, "alpha beta\ngamma alpha", "delta")
+	cells := []struct{ code, output string }{
+		{"ys := []string{\"a\", \"b\"}\nfor _, x := range ys { _ = x }", ""},
+		{"type P struct{ A int; B string }\nps := []P{{1, \"x\"}}\nfor _, p := range ps { fmt.Println(p.A, p.B) }", "1 x\n"},
+		{"var sb strings.Builder\nsb.WriteString(\"hi\")\nfmt.Println(sb.String())", "hi\n"},
+		{"re := regexp.MustCompile(`a(\\w+)`)\nfor _, m := range re.FindAllStringSubmatch(contexts[0], -1) { fmt.Print(m[1], \" \") }", "lpha mma lpha "},
+		{"type Rec struct { Name string }\nvar recs []Rec\nrecs = append(recs, Rec{\"n\"})\nfmt.Println(len(recs), recs[0].Name)", "1 n\n"},
+		{"counts := map[string]int{}\nfor _, w := range strings.Fields(context) { counts[w]++ }\nfmt.Println(counts[\"alpha\"], len(counts))", "2 4\n"},
+		{"import \"encoding/json\"\nvar v map[string]any\nerr := json.Unmarshal([]byte(`{\"a\":1}`), &v)\nfmt.Println(v, err)", "map[a:1] <nil>\n"},
+		{"results := llm_query_batched(contexts)\nfor i, r := range results { fmt.Println(i, len(r)) }", "0 26\n1 9\n"},
+		{"chunks := []string{}\nfor i := 0; i < len(context); i += 10 { chunks = append(chunks, context[i:min(i+10, len(context))]) }\nfmt.Println(len(chunks))", "3\n"},
+		{"var wg sync.WaitGroup\nvar mu sync.Mutex\nout := []string{}\nfor _, c := range chunks {\n\twg.Add(1)\n\tgo func() {\n\t\tdefer wg.Done()\n\t\tr := llm_query(c)\n\t\tmu.Lock()\n\t\tout = append(out, r)\n\t\tmu.Unlock()\n\t}()\n}\nwg.Wait()\nfmt.Println(len(out))", "3\n"},
+		{"best := \"\"\nfor k, n := range counts { if n > counts[best] { best = k } }\nFINAL(best)", ""},
+	}
+	for i, c := range cells {
+		r := run(t, s, c.code)
+		if r.Error != "" || r.Output != c.output {
+			t.Fatalf("cell %d: output %q error %q, want output %q", i, r.Output, r.Error, c.output)
+		}
+		if i == len(cells)-1 && (r.Final == nil || *r.Final != "alpha") {
+			t.Fatalf("Final = %v, want alpha", r.Final)
+		}
+	}
+}

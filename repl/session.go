@@ -45,7 +45,7 @@ func (s *Session) startWorker(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = w.init(ctx, s.cfg.Context, s.limits)
+		err = w.init(ctx, s.cfg.Context, s.limits, s.pool.cfg.StartTimeout)
 		if err == nil {
 			w.host = s.cfg.Host
 			s.wmu.Lock()
@@ -232,6 +232,8 @@ type proc struct {
 	dead    chan struct{} // closed when the process exited and the pipe drained
 	stderr  *tailWriter
 	host    Host
+	life    context.Context // cancelled when the worker is killed
+	end     context.CancelFunc
 
 	mu      sync.Mutex
 	cellID  uint64
@@ -264,6 +266,7 @@ func startProc(cmd *exec.Cmd, stderr io.Writer) (*proc, error) {
 		dead:    make(chan struct{}),
 		stderr:  &tailWriter{max: 4096, also: stderr},
 	}
+	p.life, p.end = context.WithCancel(context.Background())
 	cmd.ExtraFiles = []*os.File{toR, fromW}
 	cmd.Stdout = io.Discard
 	cmd.Stderr = p.stderr
@@ -308,6 +311,7 @@ func (p *proc) read() {
 	}
 	p.fromW.Close()
 	p.waitErr = p.cmd.Wait()
+	p.end() // the worker is gone: nobody reads answers any more
 	calls.Wait()
 	close(p.dead)
 }
@@ -324,10 +328,18 @@ func (p *proc) answer(msg *message) {
 		res = errorStrings(len(msg.Prompts), "the cell that made this call has ended")
 	case host == nil:
 		res = errorStrings(len(msg.Prompts), "no model is connected to this session")
-	case msg.Kind == kindLLM:
-		res = host.LLMQuery(ctx, msg.Prompts)
 	default:
-		res = host.RLMQuery(ctx, msg.Prompts)
+		// The call ends with the cell or with the worker, whichever is
+		// first: Close must not wait for a slow model.
+		ctx, cancel := context.WithCancel(ctx)
+		stop := context.AfterFunc(p.life, cancel)
+		if msg.Kind == kindLLM {
+			res = host.LLMQuery(ctx, msg.Prompts)
+		} else {
+			res = host.RLMQuery(ctx, msg.Prompts)
+		}
+		stop()
+		cancel()
 	}
 	_ = p.send(&message{Kind: kindReply, ID: msg.ID, Results: res})
 }
@@ -349,11 +361,15 @@ func (p *proc) setCell(id uint64, ctx context.Context) {
 func (p *proc) send(msg *message) error { return p.out.send(msg) }
 
 // init sends the session's context and limits and waits for the worker.
-func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits) error {
+func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits, timeout time.Duration) error {
 	if err := p.send(&message{Kind: kindInit, Context: cf, Limits: &l}); err != nil {
 		return fmt.Errorf("repl: init worker: %w", err)
 	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
 	select {
+	case <-t.C:
+		return fmt.Errorf("repl: worker not ready after %s (is MaybeRunWorker called first in main or TestMain?)", timeout)
 	case msg := <-p.ready:
 		if msg.Error != "" {
 			return &initError{msg.Error}
@@ -386,6 +402,7 @@ func (p *proc) kill() {
 		p.mu.Lock()
 		p.killed = true
 		p.mu.Unlock()
+		p.end()
 		if p.cmd.Process != nil {
 			_ = p.cmd.Process.Kill()
 		}

@@ -173,7 +173,8 @@ func mapFile(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("map context %s: %w", path, err)
 	}
-	_ = unix.Madvise(b, unix.MADV_SEQUENTIAL)
+	// Read ahead now: model code usually scans the whole context.
+	_ = unix.Madvise(b, unix.MADV_WILLNEED)
 	return unsafe.String(&b[0], len(b)), nil
 }
 

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlm-project/rlm/eval"
+	"github.com/rlm-project/rlm/eval/fakemodel"
+	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/store"
+	"github.com/rlm-project/rlm/tracing"
+)
+
+// TestEvalEndToEnd runs `rlm eval` over every built-in task at small sizes
+// through the real engine and REPL, against a fake upstream (a test double
+// for the model: its root writes correct Go for the task, its sub-model
+// answers from the text it is given). The harness must carry every instance
+// to a perfect score and produce the table, files and chart; a second run
+// must resume everything from results.jsonl without calling the upstream.
+func TestEvalEndToEnd(t *testing.T) {
+	fake := fakellm.New(fakemodel.Script("root"))
+	defer fake.Close()
+	out := t.TempDir()
+	args := []string{"--task", "sniah,oolong,oolong-pairs", "--lengths", "2k,8k", "--n", "6", "--seed", "3",
+		"--out", out, "--concurrency", "2", "--baseline", "direct", "--baseline-model", "sub", "--context-window", "4k",
+		"--base-url", fake.URL, "--api-key", "test", "--root-model", "root", "--sub-model", "sub"}
+	var stdout, stderr bytes.Buffer
+	if err := runEval(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("rlm eval: %v\nstderr:\n%s", err, stderr.String())
+	}
+
+	res, err := eval.ReadResults(filepath.Join(out, eval.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 72 {
+		t.Fatalf("%d results, want 3 tasks x 2 lengths x 6 instances x 2 modes = 72", len(res))
+	}
+	for _, r := range res {
+		switch {
+		case r.Mode == eval.ModeRLM:
+			if r.Score != 1 || r.StopReason != "final" || r.TraceID == "" || r.LLMCalls < 1 {
+				t.Errorf("%s: score %v stop %q trace %q calls %d answer %q error %q",
+					r.Key(), r.Score, r.StopReason, r.TraceID, r.LLMCalls, r.Answer, r.Error)
+			}
+			if r.Task != "sniah" && r.LLMCalls < 2 {
+				t.Errorf("%s: %d LLM calls; the root should have asked the sub-model for labels", r.Key(), r.LLMCalls)
+			}
+		case r.Tokens > 4096:
+			if r.Skipped == "" {
+				t.Errorf("%s: beyond the context window but not skipped", r.Key())
+			}
+		case r.Task == "sniah" && r.Score != 1:
+			t.Errorf("%s: the fake sub-model finds needles, score %v", r.Key(), r.Score)
+		}
+	}
+
+	table := stdout.String()
+	if os.Getenv("EVAL_SHOW") != "" {
+		t.Logf("table:\n%s", table)
+		os.WriteFile(os.Getenv("EVAL_SHOW"), mustRead(t, filepath.Join(out, eval.ChartSVG)), 0o644)
+	}
+	for _, want := range []string{"sniah", "oolong", "oolong-pairs", "2K", "8K", "rlm", "direct", "skipped", "final="} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	if n := strings.Count(table, "\n"); n != 13 {
+		t.Errorf("table has %d lines, want a header and 12 rows:\n%s", n, table)
+	}
+	for _, f := range []string{eval.SummaryJSON, eval.SummaryCSV, eval.ResultsCSV, eval.ChartSVG} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	var sum struct{ Summaries []eval.Summary }
+	b, _ := os.ReadFile(filepath.Join(out, eval.SummaryJSON))
+	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Summaries) != 12 {
+		t.Fatalf("summary.json: %v, %d summaries", err, len(sum.Summaries))
+	}
+	svg, _ := os.ReadFile(filepath.Join(out, eval.ChartSVG))
+	if strings.Count(string(svg), "<polyline") != 3 { // one RLM line per task; the baseline has one point each
+		t.Errorf("chart has %d lines, want 3", strings.Count(string(svg), "<polyline"))
+	}
+	if !strings.Contains(stderr.String(), "72/72 runs") {
+		t.Errorf("no progress bar on stderr:\n%s", stderr.String())
+	}
+
+	// Every RLM run left its trajectory in OUT/traces under its trace ID.
+	st, err := store.OpenDisk(filepath.Join(out, "traces"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Mode != eval.ModeRLM {
+			continue
+		}
+		if r.TraceError != "" {
+			t.Errorf("%s: trace not saved: %s", r.Key(), r.TraceError)
+		}
+		keys, err := st.List(context.Background(), tracing.Collection, "open/t/"+r.TraceID)
+		if err != nil || len(keys) != 1 {
+			t.Errorf("%s: trajectory %s: %v %v", r.Key(), r.TraceID, keys, err)
+		}
+	}
+
+	// `rlm traces` reads them where rlm eval put them.
+	var list bytes.Buffer
+	if err := tracesCmd(context.Background(), []string{"list", "--dir", filepath.Join(out, "traces"), "--limit", "1000"}, &list, &bytes.Buffer{}); err != nil {
+		t.Fatalf("rlm traces list: %v", err)
+	}
+	for _, r := range res {
+		if r.Mode == eval.ModeRLM && !strings.Contains(list.String(), r.TraceID) {
+			t.Errorf("rlm traces list lacks %s", r.TraceID)
+		}
+	}
+
+	// Everything is done: a second run resumes it all and calls nothing.
+	calls := len(fake.Requests())
+	stdout.Reset()
+	stderr.Reset()
+	if err := runEval(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	if n := len(fake.Requests()); n != calls {
+		t.Errorf("resumed run made %d upstream calls", n-calls)
+	}
+	if !strings.Contains(stderr.String(), "resumed 72") {
+		t.Errorf("second run did not resume: %s", stderr.String())
+	}
+}
+
+func TestEvalBadInput(t *testing.T) {
+	base := []string{"--root-model", "root", "--base-url", "http://127.0.0.1:1/v1", "--out", t.TempDir()}
+	for _, tc := range []struct {
+		args []string
+		want string // in the error; empty means a usage error
+	}{
+		{[]string{"--n", "x"}, ""},
+		{[]string{"stray"}, ""},
+		{[]string{"--task", "nope"}, "unknown task"},
+		{[]string{"--task", "custom:/does/not/exist.jsonl"}, "exist"},
+		{[]string{"--lengths", "12q"}, "--lengths"},
+		{[]string{"--context-window", "0"}, "--context-window"},
+		{[]string{"--baseline", "rag"}, "baseline"},
+		{[]string{"--temperature", "hot"}, "temperature"},
+		{[]string{"--trace-owner", "a b"}, "trace-owner"},
+	} {
+		var stderr bytes.Buffer
+		err := runEval(context.Background(), append(append([]string{}, base...), tc.args...), &bytes.Buffer{}, &stderr)
+		if tc.want == "" {
+			if err != errUsage {
+				t.Errorf("%v: got %v, want a usage error", tc.args, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want an error about %q", tc.args, err, tc.want)
+		}
+	}
+	t.Setenv("RLM_ROOT_MODEL", "")
+	if err := runEval(context.Background(), []string{"--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "root model") {
+		t.Errorf("no root model: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,498 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rlm-project/rlm/store"
+	"github.com/rlm-project/rlm/tracing"
+)
+
+const tracesUsage = `Usage:
+  rlm traces list   [flags]                list recorded runs, newest first
+  rlm traces show   [flags] ID             the recursion tree in the terminal
+  rlm traces open   [flags] ID             print the web viewer's URL for a run
+  rlm traces export [flags] --out FILE     training samples as JSONL
+  rlm traces feedback [flags] --score X ID attach a reward to a run
+
+Runs are read from a running gateway (--url, --api-key) or, with --dir, from
+a gateway's data directory on this machine. See docs/tracing.md.
+`
+
+// tracesCmd implements `rlm traces`.
+func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, tracesUsage)
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	sub, args := args[0], args[1:]
+	fs := flag.NewFlagSet("rlm traces "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, tracesUsage)
+		fmt.Fprintf(stderr, "\nFlags of %s:\n", sub)
+		fs.PrintDefaults()
+	}
+	base := fs.String("url", tracesEnv("RLM_URL", "http://127.0.0.1:8080"), "gateway base `URL` (env RLM_URL)")
+	key := fs.String("api-key", os.Getenv("RLM_API_KEY"), "gateway API `key` (env RLM_API_KEY)")
+	dir := fs.String("dir", "", "read the gateway's data `directory` (its disk store) instead of asking the gateway")
+	owner := fs.String("owner", "open", "with --dir: whose runs (the owner id the gateway derives from an API key; \"open\" without keys)")
+	var q filterFlags
+	var out, format string
+	var score float64
+	var label string
+	asJSON := false
+	switch sub {
+	case "list":
+		q.register(fs)
+		fs.BoolVar(&asJSON, "json", false, "print the page as JSON")
+	case "show":
+		fs.BoolVar(&asJSON, "json", false, "print the whole trajectory as JSON")
+	case "open":
+	case "export":
+		q.register(fs)
+		fs.StringVar(&format, "format", tracing.FormatSFT, "`format`: "+strings.Join(tracing.Formats, ", "))
+		fs.StringVar(&out, "out", "", "output `file` (JSONL; - for stdout)")
+	case "feedback":
+		fs.Float64Var(&score, "score", 0, "reward `score` (required)")
+		fs.StringVar(&label, "label", "", "reward `label`")
+	default:
+		fmt.Fprintf(stderr, "rlm traces: unknown subcommand %q\n\n%s", sub, tracesUsage)
+		return errUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	needID := sub == "show" || sub == "open" || sub == "feedback"
+	if needID != (fs.NArg() == 1) || (!needID && fs.NArg() != 0) {
+		if needID {
+			fmt.Fprintf(stderr, "rlm traces %s: want exactly one run ID\n", sub)
+		} else {
+			fmt.Fprintf(stderr, "rlm traces %s: unexpected arguments %q\n", sub, fs.Args())
+		}
+		return errUsage
+	}
+	id := fs.Arg(0)
+	if sub == "export" && out == "" {
+		fmt.Fprintln(stderr, "rlm traces export: --out is required")
+		return errUsage
+	}
+	if sub == "feedback" && !flagSet(fs, "score") {
+		fmt.Fprintln(stderr, "rlm traces feedback: --score is required")
+		return errUsage
+	}
+	if sub == "open" {
+		u, err := url.Parse(*base)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return fmt.Errorf("--url %q: not an absolute URL", *base)
+		}
+		fmt.Fprintf(stdout, "%s/ui/#/runs/%s\n", strings.TrimRight(*base, "/"), url.PathEscape(id))
+		return nil
+	}
+	var src traceSource
+	if *dir != "" {
+		d, err := store.OpenDisk(*dir)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", *dir, err)
+		}
+		svc := tracing.NewService(tracing.Config{Store: d, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+		src = &localSource{svc: svc, owner: *owner}
+	} else {
+		src = &httpSource{base: strings.TrimRight(*base, "/"), key: *key, client: http.DefaultClient}
+	}
+	switch sub {
+	case "list":
+		page, err := src.list(ctx, q.values())
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return writeIndentJSON(stdout, page)
+		}
+		printList(stdout, page)
+		return nil
+	case "show":
+		b, err := src.get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			_, err := stdout.Write(append(b, '\n'))
+			return err
+		}
+		var t tracing.Trajectory
+		if err := json.Unmarshal(b, &t); err != nil {
+			return fmt.Errorf("decode trace %s: %w", id, err)
+		}
+		printTree(stdout, &t)
+		return nil
+	case "feedback":
+		return src.feedback(ctx, id, score, label)
+	}
+	// export
+	v := q.values()
+	v.Set("format", format)
+	if out == "-" {
+		n, err := src.export(ctx, v, stdout)
+		if err == nil {
+			fmt.Fprintf(stderr, "%d samples\n", n)
+		}
+		return err
+	}
+	// Write beside the target and rename, so a failed export never leaves
+	// a truncated file that looks complete.
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".export-*.jsonl")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	n, err := src.export(ctx, v, tmp)
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("export: write %s: %w", tmp.Name(), cerr)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(stderr, "wrote %d samples to %s\n", n, out)
+	return nil
+}
+
+func tracesEnv(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func writeIndentJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// filterFlags are the selection flags of list and export; they travel as the
+// query parameters of GET /v1/traces.
+type filterFlags struct {
+	model, stop, status, since, until, minReward, cursor string
+	limit                                                int
+}
+
+func (f *filterFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.model, "model", "", "only runs of this root `model`")
+	fs.StringVar(&f.stop, "stop-reason", "", "only runs that stopped for this `reason` (final, max_iterations, ...)")
+	fs.StringVar(&f.status, "status", "", "only runs with this `status` (completed, incomplete, failed, cancelled)")
+	fs.StringVar(&f.since, "since", "", "only runs started at or after `time` (RFC 3339, YYYY-MM-DD or Unix seconds)")
+	fs.StringVar(&f.until, "until", "", "only runs started before `time`")
+	fs.StringVar(&f.minReward, "min-reward", "", "only runs with a reward of at least `x`")
+	fs.StringVar(&f.cursor, "cursor", "", "list: continue from the next_cursor of a previous page")
+	fs.IntVar(&f.limit, "limit", 0, "list: runs per page (default 50, max 1000)")
+}
+
+func (f *filterFlags) values() url.Values {
+	v := url.Values{}
+	for k, s := range map[string]string{"model": f.model, "stop_reason": f.stop, "status": f.status, "since": f.since,
+		"until": f.until, "min_reward": f.minReward, "cursor": f.cursor} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if f.limit != 0 {
+		v.Set("limit", strconv.Itoa(f.limit))
+	}
+	return v
+}
+
+// traceSource is where the command reads runs: a gateway or a data directory.
+type traceSource interface {
+	list(ctx context.Context, q url.Values) (tracing.Page, error)
+	get(ctx context.Context, id string) ([]byte, error)
+	export(ctx context.Context, q url.Values, w io.Writer) (int, error)
+	feedback(ctx context.Context, id string, score float64, label string) error
+}
+
+type localSource struct {
+	svc   *tracing.Service
+	owner string
+}
+
+func (s *localSource) list(ctx context.Context, q url.Values) (tracing.Page, error) {
+	f, err := tracing.ParseFilter(q)
+	if err != nil {
+		return tracing.Page{}, err
+	}
+	return s.svc.List(ctx, s.owner, f)
+}
+
+func (s *localSource) get(ctx context.Context, id string) ([]byte, error) {
+	return s.svc.Raw(ctx, s.owner, id)
+}
+
+func (s *localSource) export(ctx context.Context, q url.Values, w io.Writer) (int, error) {
+	f, err := tracing.ParseFilter(q)
+	if err != nil {
+		return 0, err
+	}
+	st, err := s.svc.Export(ctx, s.owner, f, q.Get("format"), w)
+	return st.Samples, err
+}
+
+func (s *localSource) feedback(ctx context.Context, id string, score float64, label string) error {
+	_, err := s.svc.Feedback(ctx, s.owner, id, tracing.Reward{Score: score, Label: label})
+	return err
+}
+
+type httpSource struct {
+	base, key string
+	client    *http.Client
+}
+
+func (s *httpSource) do(ctx context.Context, method, path string, body io.Reader) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, s.base+path, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if s.key != "" {
+		req.Header.Set("Authorization", "Bearer "+s.key)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, s.base+path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		var e struct {
+			Error struct{ Message string } `json:"error"`
+		}
+		msg := strings.TrimSpace(string(b))
+		if json.Unmarshal(b, &e) == nil && e.Error.Message != "" {
+			msg = e.Error.Message
+		}
+		return nil, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, msg)
+	}
+	return resp, nil
+}
+
+func (s *httpSource) list(ctx context.Context, q url.Values) (tracing.Page, error) {
+	resp, err := s.do(ctx, http.MethodGet, "/v1/traces?"+q.Encode(), nil)
+	if err != nil {
+		return tracing.Page{}, err
+	}
+	defer resp.Body.Close()
+	var p tracing.Page
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+		return p, fmt.Errorf("decode trace list: %w", err)
+	}
+	return p, nil
+}
+
+func (s *httpSource) get(ctx context.Context, id string) ([]byte, error) {
+	resp, err := s.do(ctx, http.MethodGet, "/v1/traces/"+url.PathEscape(id), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", id, err)
+	}
+	return b, nil
+}
+
+func (s *httpSource) export(ctx context.Context, q url.Values, w io.Writer) (int, error) {
+	resp, err := s.do(ctx, http.MethodGet, "/v1/traces/export?"+q.Encode(), nil)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	lc := &lineCounter{w: w}
+	if _, err := io.Copy(lc, resp.Body); err != nil {
+		return lc.n, fmt.Errorf("export: %w", err)
+	}
+	// The server reports failures after the first line in a trailer.
+	if msg := resp.Trailer.Get("X-Export-Error"); msg != "" {
+		return lc.n, fmt.Errorf("export failed on the server: %s", msg)
+	}
+	return lc.n, nil
+}
+
+func (s *httpSource) feedback(ctx context.Context, id string, score float64, label string) error {
+	b, _ := json.Marshal(map[string]any{"score": score, "label": label})
+	resp, err := s.do(ctx, http.MethodPost, "/v1/traces/"+url.PathEscape(id)+"/feedback", strings.NewReader(string(b)))
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
+
+type lineCounter struct {
+	w io.Writer
+	n int
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	for _, b := range p {
+		if b == '\n' {
+			c.n++
+		}
+	}
+	return c.w.Write(p)
+}
+
+func printList(w io.Writer, p tracing.Page) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTARTED\tMODEL\tSTATUS\tSTOP\tNODES\tSUB-CALLS\tTOKENS\tDURATION\tREWARD")
+	for _, s := range p.Data {
+		reward := "-"
+		if s.Reward != nil {
+			reward = strconv.FormatFloat(s.Reward.Score, 'g', 4, 64)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04:05"),
+			orDash(s.Model), s.Status, orDash(string(s.StopReason)), s.Nodes, s.SubCalls, s.Usage.TotalTokens, fmtMS(s.DurationMS), reward)
+	}
+	tw.Flush()
+	if p.HasMore {
+		fmt.Fprintf(w, "more: --cursor %s\n", p.NextCursor)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func fmtMS(ms float64) string {
+	return (time.Duration(ms * float64(time.Millisecond))).Round(time.Millisecond).String()
+}
+
+// printTree draws the recursion tree: one line per node with its status,
+// stop reason, turns, tokens and duration; its llm_query calls summed up on
+// the line below it.
+func printTree(w io.Writer, t *tracing.Trajectory) {
+	fmt.Fprintf(w, "%s  %s", t.ID, t.Status)
+	if t.StopReason != "" {
+		fmt.Fprintf(w, " (%s)", t.StopReason)
+	}
+	fmt.Fprintf(w, "  model %s  %d nodes  %d sub-calls  %d llm calls  %d tokens  %s\n",
+		orDash(t.Model), len(t.Nodes), t.Used.SubCalls, t.Used.LLMCalls, t.Used.Usage.TotalTokens, fmtMS(t.DurationMS))
+	if t.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", t.Error)
+	}
+	children := map[string][]*tracing.Node{}
+	var roots []*tracing.Node
+	ids := map[string]bool{}
+	for _, n := range t.Nodes {
+		ids[n.ID] = true
+	}
+	for _, n := range t.Nodes {
+		if n.ParentID == "" || !ids[n.ParentID] {
+			roots = append(roots, n)
+		} else {
+			children[n.ParentID] = append(children[n.ParentID], n)
+		}
+	}
+	for _, c := range children {
+		sort.SliceStable(c, func(i, j int) bool { return c[i].Started.Before(c[j].Started) })
+	}
+	var walk func(n *tracing.Node, prefix string, last, top bool)
+	walk = func(n *tracing.Node, prefix string, last, top bool) {
+		branch, next := "├─ ", "│  "
+		if last {
+			branch, next = "└─ ", "   "
+		}
+		if top {
+			branch, next = "", ""
+		}
+		stop := string(n.StopReason)
+		if stop == "" {
+			stop = "-"
+		}
+		fmt.Fprintf(w, "%s%snode %s  depth %d  %s/%s  %d turns  %d tokens  %s", prefix, branch, n.ID, n.Depth, n.Status, stop,
+			len(n.Turns), n.Usage.TotalTokens, fmtMS(n.DurationMS))
+		if n.Answer != "" {
+			fmt.Fprintf(w, "  answer %q", clip(n.Answer, 40))
+		}
+		fmt.Fprintln(w)
+		inner := prefix + next
+		var llm, failed, tokens int
+		var slowest float64
+		for _, tu := range n.Turns {
+			for _, c := range tu.Cells {
+				for _, sc := range c.SubCalls {
+					if sc.Kind == "rlm" && ids[sc.ChildID] {
+						continue
+					}
+					llm++
+					tokens += sc.Usage.TotalTokens
+					slowest = max(slowest, sc.DurationMS)
+					if sc.Status != tracing.StatusCompleted {
+						failed++
+					}
+				}
+			}
+		}
+		kids := children[n.ID]
+		if llm > 0 {
+			pipe := "   "
+			if len(kids) > 0 {
+				pipe = "│  "
+			}
+			fmt.Fprintf(w, "%s%sllm_query ×%d  %d tokens  slowest %s", inner, pipe, llm, tokens, fmtMS(slowest))
+			if failed > 0 {
+				fmt.Fprintf(w, "  %d not completed", failed)
+			}
+			fmt.Fprintln(w)
+		}
+		for i, c := range kids {
+			walk(c, inner, i == len(kids)-1, false)
+		}
+	}
+	for _, r := range roots {
+		walk(r, "", true, true)
+	}
+	if t.Answer != "" {
+		fmt.Fprintf(w, "answer: %s\n", clip(t.Answer, 200))
+	}
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

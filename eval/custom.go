@@ -1,0 +1,165 @@
+package eval
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Custom is a task read from a JSONL file, one instance per line:
+//
+//	{"context": "...", "question": "...", "answer": "...", "scorer": "contains"}
+//	{"context_file": "doc.txt", "question": "...", "answer": ["a", "b"], "scorer": "sniah"}
+//
+// context_file is relative to the JSONL file's directory. answer is a string,
+// a number, or (for the sniah and contains scorers) a list of strings that
+// must all appear. scorer is one of sniah, contains, oolong, pairs, exact;
+// empty means contains.
+type Custom struct {
+	name  string
+	items []customItem
+}
+
+type customItem struct {
+	context     string
+	contextFile string
+	size        int64
+	question    string
+	answer      string
+	expected    []string
+	scorer      string
+}
+
+// LoadCustom reads a custom task. Its name is "custom:" and the file's base
+// name without extension.
+func LoadCustom(path string) (*Custom, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load custom task: %w", err)
+	}
+	defer f.Close()
+	base := filepath.Base(path)
+	t := &Custom{name: "custom:" + strings.TrimSuffix(base, filepath.Ext(base))}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<30)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		it, err := parseCustomLine(sc.Bytes(), filepath.Dir(path))
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		t.items = append(t.items, it)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(t.items) == 0 {
+		return nil, fmt.Errorf("%s: no instances", path)
+	}
+	return t, nil
+}
+
+func parseCustomLine(b []byte, dir string) (customItem, error) {
+	var raw struct {
+		Context     *string         `json:"context"`
+		ContextFile string          `json:"context_file"`
+		Question    string          `json:"question"`
+		Answer      json.RawMessage `json:"answer"`
+		Scorer      string          `json:"scorer"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return customItem{}, err
+	}
+	it := customItem{question: raw.Question, scorer: raw.Scorer}
+	if it.scorer == "" {
+		it.scorer = "contains"
+	}
+	if !slices.Contains(scorerNames, it.scorer) {
+		return it, fmt.Errorf("unknown scorer %q (want one of %s)", it.scorer, strings.Join(scorerNames, ", "))
+	}
+	if raw.Question == "" {
+		return it, fmt.Errorf("missing question")
+	}
+	switch {
+	case raw.Context != nil && raw.ContextFile != "":
+		return it, fmt.Errorf("give context or context_file, not both")
+	case raw.Context != nil:
+		it.context, it.size = *raw.Context, int64(len(*raw.Context))
+	case raw.ContextFile != "":
+		p := raw.ContextFile
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return it, fmt.Errorf("context_file: %w", err)
+		}
+		it.contextFile, it.size = p, fi.Size()
+	default:
+		return it, fmt.Errorf("missing context or context_file")
+	}
+	var s string
+	var list []string
+	var num json.Number
+	switch {
+	case len(raw.Answer) == 0:
+		return it, fmt.Errorf("missing answer")
+	case json.Unmarshal(raw.Answer, &s) == nil:
+		it.answer = s
+	case json.Unmarshal(raw.Answer, &list) == nil && len(list) > 0:
+		it.answer, it.expected = strings.Join(list, "\n"), list
+	case json.Unmarshal(raw.Answer, &num) == nil:
+		it.answer = num.String()
+	default:
+		return it, fmt.Errorf("answer must be a string, a number or a non-empty list of strings")
+	}
+	return it, nil
+}
+
+// Name implements Task.
+func (t *Custom) Name() string { return t.name }
+
+// Len implements FixedTask.
+func (t *Custom) Len() int { return len(t.items) }
+
+// Tokens implements FixedTask.
+func (t *Custom) Tokens(i int) int { return EstimateTokens(t.items[i].size) }
+
+// Generate implements Task. spec.Tokens is ignored: the instance is
+// spec.Index of the file.
+func (t *Custom) Generate(ctx context.Context, w io.Writer, spec Spec) (Instance, error) {
+	if spec.Index < 0 || spec.Index >= len(t.items) {
+		return Instance{}, fmt.Errorf("%s: no instance %d (have %d)", t.name, spec.Index, len(t.items))
+	}
+	it := t.items[spec.Index]
+	var n int64
+	var err error
+	if it.contextFile != "" {
+		var f *os.File
+		if f, err = os.Open(it.contextFile); err == nil {
+			n, err = io.Copy(w, f)
+			f.Close()
+		}
+	} else {
+		var k int
+		k, err = io.WriteString(w, it.context)
+		n = int64(k)
+	}
+	if err != nil {
+		return Instance{}, fmt.Errorf("%s: write context %d: %w", t.name, spec.Index, err)
+	}
+	return Instance{
+		Task: t.name, Tokens: EstimateTokens(n), Index: spec.Index, Seed: spec.Seed,
+		Question: it.question, Answer: it.answer, Expected: it.expected, Scorer: it.scorer, Bytes: n,
+	}, nil
+}

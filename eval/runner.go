@@ -1,0 +1,433 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rlm-project/rlm/recursion"
+)
+
+// Engine runs one RLM request; *recursion.Engine implements it.
+type Engine interface {
+	Run(ctx context.Context, req recursion.Request) (recursion.Result, error)
+}
+
+// Model makes one plain chat completion, for the direct baseline;
+// *recursion.OpenAIClient implements it.
+type Model interface {
+	Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error)
+}
+
+// Tracer records runs, so that results link to their trajectories.
+type Tracer interface {
+	// StartTrace begins the trace of req for inst. The engine gets the
+	// returned trace ID and observer; finish is called with the outcome.
+	StartTrace(ctx context.Context, inst Instance, req recursion.Request) (traceID string, obs recursion.Observer, finish func(recursion.Result, error) error, err error)
+}
+
+// Modes of a Result.
+const (
+	ModeRLM    = "rlm"
+	ModeDirect = "direct"
+)
+
+// Config configures a Runner.
+type Config struct {
+	Tasks   []Task
+	Lengths []int // tokens; ignored by FixedTasks
+	N       int   // instances per task and length (FixedTasks: at most this many)
+	Seed    int64
+	// Concurrency is how many instances run at once.
+	Concurrency int
+	// OutDir receives results.jsonl (read back to resume), and the reports.
+	OutDir string
+	// WorkDir holds the generated contexts while their instance runs;
+	// empty means a temporary directory, removed at the end.
+	WorkDir string
+
+	Engine Engine
+	// Baseline, when set, also asks the model directly with the whole
+	// input, for inputs up to ContextWindow tokens.
+	Baseline      Model
+	BaselineModel string // upstream model name for the baseline
+	ContextWindow int
+
+	Model    string // root model alias passed to the engine
+	Limits   recursion.Limits
+	Sampling recursion.Sampling
+	// Tracer, when set, records every RLM run as a trajectory.
+	Tracer Tracer
+	// Progress receives a live progress bar; nil means none.
+	Progress io.Writer
+}
+
+// Result is one finished instance in one mode: a line of results.jsonl.
+type Result struct {
+	Task       string            `json:"task"`
+	Tokens     int               `json:"tokens"`
+	Index      int               `json:"index"`
+	Seed       int64             `json:"seed"`
+	Mode       string            `json:"mode"`
+	Question   string            `json:"question,omitempty"`
+	Gold       string            `json:"gold,omitempty"`
+	Answer     string            `json:"answer,omitempty"`
+	Score      float64           `json:"score"`
+	Skipped    string            `json:"skipped,omitempty"` // why the instance was not run
+	Error      string            `json:"error,omitempty"`   // the run failed; resuming retries it
+	StopReason string            `json:"stop_reason,omitempty"`
+	TraceID    string            `json:"trace_id,omitempty"`
+	TraceError string            `json:"trace_error,omitempty"` // the run went fine but its trace was not saved
+	Usage      recursion.Usage   `json:"usage"`
+	LLMCalls   int               `json:"llm_calls"`
+	Depth      int               `json:"depth"`
+	Iterations int               `json:"iterations"`
+	WallSec    float64           `json:"wall_s"`
+	Bytes      int64             `json:"context_bytes"`
+	Meta       map[string]string `json:"meta,omitempty"`
+}
+
+// Key identifies a result across runs: results with the same key are the
+// same work.
+func (r Result) Key() string {
+	return fmt.Sprintf("%s/%d/%d/%d/%s", r.Task, r.Tokens, r.Index, r.Seed, r.Mode)
+}
+
+// ResultsFile is the name of the results file in Config.OutDir.
+const ResultsFile = "results.jsonl"
+
+type planItem struct {
+	task   Task
+	tokens int
+	index  int
+	modes  []string // modes still to run
+}
+
+// Run runs every instance of cfg not already finished in OutDir's results
+// file, appending each as it finishes, and returns all results of the
+// configured tasks and lengths, old and new.
+func Run(ctx context.Context, cfg Config) ([]Result, error) {
+	if cfg.Engine == nil {
+		return nil, errors.New("eval: no engine")
+	}
+	if cfg.N <= 0 || cfg.Concurrency <= 0 {
+		return nil, fmt.Errorf("eval: n (%d) and concurrency (%d) must be positive", cfg.N, cfg.Concurrency)
+	}
+	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("eval: create output directory: %w", err)
+	}
+	resPath := filepath.Join(cfg.OutDir, ResultsFile)
+	old, err := ReadResults(resPath)
+	if err != nil {
+		return nil, err
+	}
+	done := map[string]Result{}
+	for _, r := range old {
+		if r.Error == "" {
+			done[r.Key()] = r
+		}
+	}
+
+	var plan []planItem
+	var kept []Result
+	modes := []string{ModeRLM}
+	if cfg.Baseline != nil {
+		modes = append(modes, ModeDirect)
+	}
+	total := 0
+	for _, t := range cfg.Tasks {
+		type tl struct{ tokens, index int }
+		var items []tl
+		if ft, ok := t.(FixedTask); ok {
+			for i := 0; i < min(cfg.N, ft.Len()); i++ {
+				items = append(items, tl{ft.Tokens(i), i})
+			}
+		} else {
+			for _, l := range cfg.Lengths {
+				for i := 0; i < cfg.N; i++ {
+					items = append(items, tl{l, i})
+				}
+			}
+		}
+		for _, it := range items {
+			p := planItem{task: t, tokens: it.tokens, index: it.index}
+			for _, m := range modes {
+				k := Result{Task: t.Name(), Tokens: it.tokens, Index: it.index, Seed: cfg.Seed, Mode: m}.Key()
+				if r, ok := done[k]; ok {
+					kept = append(kept, r)
+				} else {
+					p.modes = append(p.modes, m)
+				}
+			}
+			if len(p.modes) > 0 {
+				plan = append(plan, p)
+				total += len(p.modes)
+			}
+		}
+	}
+
+	workDir := cfg.WorkDir
+	if workDir == "" {
+		if workDir, err = os.MkdirTemp("", "rlm-eval-"); err != nil {
+			return nil, fmt.Errorf("eval: work directory: %w", err)
+		}
+		defer os.RemoveAll(workDir)
+	} else if err := os.MkdirAll(workDir, 0o755); err != nil {
+		return nil, fmt.Errorf("eval: work directory: %w", err)
+	}
+	if err := dropTornTail(resPath); err != nil {
+		return nil, fmt.Errorf("eval: repair results: %w", err)
+	}
+	out, err := os.OpenFile(resPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("eval: open results: %w", err)
+	}
+	defer out.Close()
+
+	bar := newProgress(cfg.Progress, total, len(kept))
+	defer bar.finish()
+	var (
+		mu      sync.Mutex
+		results = kept
+		werr    error
+	)
+	record := func(r Result) {
+		b, _ := json.Marshal(r)
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := out.Write(append(b, '\n')); err != nil && werr == nil {
+			werr = fmt.Errorf("eval: write results: %w", err)
+		}
+		results = append(results, r)
+		bar.add(r)
+	}
+
+	work := make(chan planItem)
+	var wg sync.WaitGroup
+	for range min(cfg.Concurrency, max(len(plan), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				runItem(ctx, cfg, workDir, p, record)
+			}
+		}()
+	}
+feed:
+	for _, p := range plan {
+		select {
+		case work <- p:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if werr != nil {
+		return results, werr
+	}
+	if err := ctx.Err(); err != nil {
+		return results, fmt.Errorf("eval: interrupted (%d of %d runs left; run again to resume): %w", total-bar.count(), total, err)
+	}
+	return results, nil
+}
+
+// runItem generates one instance and runs it in each of its modes. Runs cut
+// short by ctx are not recorded, so that resuming runs them again.
+func runItem(ctx context.Context, cfg Config, workDir string, p planItem, record func(Result)) {
+	base := Result{Task: p.task.Name(), Tokens: p.tokens, Index: p.index, Seed: cfg.Seed}
+	needCtx := false
+	for _, m := range p.modes {
+		if m == ModeRLM || cfg.ContextWindow <= 0 || p.tokens <= cfg.ContextWindow {
+			needCtx = true
+		}
+	}
+	var inst Instance
+	path := filepath.Join(workDir, fmt.Sprintf("%s-%d-%d-%d.txt", strings.ReplaceAll(base.Task, ":", "_"), p.tokens, p.index, cfg.Seed))
+	if needCtx {
+		var err error
+		inst, err = generateFile(ctx, p.task, path, Spec{Tokens: p.tokens, Index: p.index, Seed: cfg.Seed})
+		defer os.Remove(path)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			for _, m := range p.modes {
+				r := base
+				r.Mode, r.Error = m, err.Error()
+				record(r)
+			}
+			return
+		}
+		base.Question, base.Gold, base.Bytes, base.Meta = inst.Question, inst.Answer, inst.Bytes, inst.Meta
+	}
+	for _, m := range p.modes {
+		r := base
+		r.Mode = m
+		start := time.Now()
+		switch {
+		case m == ModeDirect && cfg.ContextWindow > 0 && p.tokens > cfg.ContextWindow:
+			r.Skipped = fmt.Sprintf("input of %d tokens exceeds the context window of %d", p.tokens, cfg.ContextWindow)
+		case m == ModeDirect:
+			runDirect(ctx, cfg, path, inst, &r)
+		default:
+			runRLM(ctx, cfg, path, inst, &r)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		r.WallSec = time.Since(start).Seconds()
+		if r.Error == "" && r.Skipped == "" {
+			s, err := Score(inst, r.Answer)
+			if err != nil {
+				r.Error = err.Error()
+			}
+			r.Score = s
+		}
+		record(r)
+	}
+}
+
+func generateFile(ctx context.Context, t Task, path string, spec Spec) (Instance, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return Instance{}, fmt.Errorf("create context file: %w", err)
+	}
+	inst, err := t.Generate(ctx, f, spec)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("write context file: %w", cerr)
+	}
+	return inst, err
+}
+
+func runRLM(ctx context.Context, cfg Config, path string, inst Instance, r *Result) {
+	req := recursion.Request{
+		Messages: []recursion.Message{{Role: "user", Content: inst.Question +
+			"\n\nThe text this question is about is the attached document context.txt."}},
+		Documents: []recursion.Document{{Name: "context.txt", Path: path}},
+		Model:     cfg.Model,
+		Sampling:  cfg.Sampling,
+		Limits:    cfg.Limits,
+	}
+	var finish func(recursion.Result, error) error
+	if cfg.Tracer != nil {
+		id, obs, fin, err := cfg.Tracer.StartTrace(ctx, inst, req)
+		if err != nil {
+			r.Error = fmt.Sprintf("start trace: %v", err)
+			return
+		}
+		req.TraceID, req.Observer, finish = id, obs, fin
+	}
+	res, err := cfg.Engine.Run(ctx, req)
+	if finish != nil {
+		if ferr := finish(res, err); ferr != nil {
+			r.TraceError = ferr.Error()
+		}
+	}
+	if err != nil {
+		r.Error = fmt.Sprintf("engine: %v", err)
+		return
+	}
+	r.Answer, r.StopReason, r.TraceID = res.Answer, string(res.StopReason), res.TraceID
+	r.Usage, r.LLMCalls, r.Depth, r.Iterations = res.Usage, res.LLMCalls, res.MaxDepth, res.Iterations
+}
+
+func runDirect(ctx context.Context, cfg Config, path string, inst Instance, r *Result) {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		r.Error = fmt.Sprintf("read context: %v", err)
+		return
+	}
+	msgs := []recursion.Message{{Role: "user", Content: "Read the following text and answer the question after it.\n\n" +
+		string(doc) + "\n\n" + inst.Question}}
+	c, err := cfg.Baseline.Complete(ctx, recursion.CompletionRequest{Model: cfg.BaselineModel, Messages: msgs, Sampling: cfg.Sampling})
+	if err != nil {
+		r.Error = fmt.Sprintf("direct: %v", err)
+		return
+	}
+	r.Answer, r.Usage, r.LLMCalls, r.StopReason = c.Content, c.Usage, 1, "direct"
+	if c.FinishReason != "" && c.FinishReason != "stop" {
+		r.StopReason = "direct_" + c.FinishReason
+	}
+}
+
+// ReadResults reads a results file. A missing file has no results; a torn
+// last line (an interrupted write) is ignored.
+func ReadResults(path string) ([]Result, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("eval: read results: %w", err)
+	}
+	defer f.Close()
+	var out []Result
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	var bad error
+	for line := 1; sc.Scan(); line++ {
+		if len(strings.TrimSpace(sc.Text())) == 0 {
+			continue
+		}
+		if bad != nil {
+			return nil, bad // a bad line that was not the last one
+		}
+		var r Result
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			bad = fmt.Errorf("eval: %s:%d: %w", path, line, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("eval: read results: %w", err)
+	}
+	return out, nil
+}
+
+// dropTornTail truncates a results file after its last newline, removing
+// the half-written line an interrupted write left, so that new lines are
+// not appended to it.
+func dropTornTail(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	end := fi.Size()
+	buf := make([]byte, 64<<10)
+	for pos := end; pos > 0; {
+		n := int64(len(buf))
+		if pos < n {
+			n = pos
+		}
+		pos -= n
+		if _, err := f.ReadAt(buf[:n], pos); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			if pos+int64(i)+1 == end {
+				return nil
+			}
+			return f.Truncate(pos + int64(i) + 1)
+		}
+	}
+	return f.Truncate(0)
+}

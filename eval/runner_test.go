@@ -1,0 +1,336 @@
+package eval
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rlm-project/rlm/recursion"
+)
+
+var needleRE = regexp.MustCompile(`special magic \w+ for ([\w-]+) is: ([\w-]+)\.`)
+
+// solve answers an S-NIAH question from the text, as a perfect model would.
+func solve(text string) string {
+	if m := needleRE.FindStringSubmatch(text); m != nil {
+		return "The number is " + m[2]
+	}
+	return "not found"
+}
+
+// fakeEngine is a test double for the RLM engine: it reads the attached
+// document and answers from it, with knobs for failures and blocking.
+type fakeEngine struct {
+	calls, inFlight, maxInFlight atomic.Int32
+	failIndex                    int // instance index whose run fails; -1 none
+	block                        chan struct{}
+	delay                        time.Duration
+}
+
+func (e *fakeEngine) Run(ctx context.Context, req recursion.Request) (recursion.Result, error) {
+	e.calls.Add(1)
+	n := e.inFlight.Add(1)
+	defer e.inFlight.Add(-1)
+	for {
+		m := e.maxInFlight.Load()
+		if n <= m || e.maxInFlight.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if e.block != nil {
+		select {
+		case <-e.block:
+		case <-ctx.Done():
+			return recursion.Result{StopReason: recursion.StopCancelled}, ctx.Err()
+		}
+	}
+	time.Sleep(e.delay)
+	if len(req.Documents) != 1 {
+		return recursion.Result{}, errors.New("want one document")
+	}
+	doc, err := os.ReadFile(req.Documents[0].Path)
+	if err != nil {
+		return recursion.Result{}, err
+	}
+	if e.failIndex >= 0 && strings.Contains(req.Messages[0].Content, "FAILME") {
+		return recursion.Result{}, errors.New("upstream down")
+	}
+	return recursion.Result{TraceID: "trace-" + req.Messages[0].Content[:8], Answer: solve(string(doc)),
+		StopReason: recursion.StopFinal, Usage: recursion.Usage{TotalTokens: 100 + len(doc)/1000},
+		LLMCalls: 3, MaxDepth: 1, Iterations: 2}, nil
+}
+
+// fakeModel is a test double for the direct baseline.
+type fakeModel struct{ calls atomic.Int32 }
+
+func (m *fakeModel) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
+	m.calls.Add(1)
+	text := req.Messages[len(req.Messages)-1].Content
+	return recursion.Completion{Content: solve(text), FinishReason: "stop", Usage: recursion.Usage{TotalTokens: len(text) / 4}}, nil
+}
+
+func sniahConfig(t *testing.T, eng Engine, out string) Config {
+	return Config{
+		Tasks: []Task{&SNIAH{Depth: -1}}, Lengths: []int{1000, 4000}, N: 3, Seed: 1,
+		Concurrency: 3, OutDir: out, Engine: eng,
+	}
+}
+
+func TestRunScoresReportsAndResumes(t *testing.T) {
+	out := t.TempDir()
+	eng, model := &fakeEngine{failIndex: -1, delay: 20 * time.Millisecond}, &fakeModel{}
+	cfg := sniahConfig(t, eng, out)
+	cfg.Baseline, cfg.ContextWindow = model, 2000
+	var bar strings.Builder
+	cfg.Progress = &bar
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 12 || eng.calls.Load() != 6 || model.calls.Load() != 3 {
+		t.Fatalf("%d results, %d engine runs, %d direct calls; want 12, 6, 3", len(res), eng.calls.Load(), model.calls.Load())
+	}
+	if m := eng.maxInFlight.Load(); m < 2 || m > 3 {
+		t.Errorf("max runs in flight %d, want 2..3", m)
+	}
+	for _, r := range res {
+		switch {
+		case r.Mode == ModeDirect && r.Tokens > 2000:
+			if r.Skipped == "" || r.Score != 0 {
+				t.Errorf("%s: want skipped, got %+v", r.Key(), r)
+			}
+		case r.Score != 1 || r.Error != "":
+			t.Errorf("%s: score %v error %q answer %q", r.Key(), r.Score, r.Error, r.Answer)
+		}
+		if r.Mode == ModeRLM && !strings.HasPrefix(r.TraceID, "trace-") {
+			t.Errorf("%s: trace id %q not recorded", r.Key(), r.TraceID)
+		}
+	}
+	if !strings.Contains(bar.String(), "12/12 runs") {
+		t.Errorf("progress bar never showed 12/12: %q", bar.String())
+	}
+
+	if err := WriteReports(out, res); err != nil {
+		t.Fatal(err)
+	}
+	sums := Summarize(res)
+	if len(sums) != 4 {
+		t.Fatalf("%d summaries, want 4", len(sums))
+	}
+	for _, s := range sums {
+		if s.Mode == ModeDirect && s.Tokens == 4000 {
+			if s.Skipped != 3 || s.Runs != 0 {
+				t.Errorf("direct 4000: %+v", s)
+			}
+		} else if s.Runs != 3 || s.Score != 1 || s.StopReasons["final"]+s.StopReasons["direct"] != 3 {
+			t.Errorf("%s %d %s: %+v", s.Task, s.Tokens, s.Mode, s)
+		}
+	}
+	var table strings.Builder
+	WriteTable(&table, sums)
+	if !strings.Contains(table.String(), "skipped") || strings.Count(table.String(), "\n") != 5 {
+		t.Errorf("table:\n%s", table.String())
+	}
+	f, _ := os.Open(filepath.Join(out, ResultsCSV))
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) != 13 {
+		t.Errorf("results.csv: %d rows, %v", len(rows), err)
+	}
+	var sj struct{ Summaries []Summary }
+	b, _ := os.ReadFile(filepath.Join(out, SummaryJSON))
+	if err := json.Unmarshal(b, &sj); err != nil || len(sj.Summaries) != 4 {
+		t.Errorf("summary.json: %v %d", err, len(sj.Summaries))
+	}
+	svg, _ := os.ReadFile(filepath.Join(out, ChartSVG))
+	if !strings.HasPrefix(string(svg), "<svg") || strings.Count(string(svg), "<polyline") != 1 ||
+		!strings.Contains(string(svg), "sniah (direct)") || !strings.Contains(string(svg), "<path d=") {
+		t.Errorf("chart lacks the RLM line, the baseline or its skipped mark:\n%s", svg)
+	}
+
+	// A second run finds everything done.
+	eng2 := &fakeEngine{failIndex: -1}
+	cfg.Engine, cfg.Progress = eng2, nil
+	res2, err := Run(context.Background(), cfg)
+	if err != nil || len(res2) != 12 || eng2.calls.Load() != 0 {
+		t.Fatalf("rerun: %d results, %d engine calls, %v", len(res2), eng2.calls.Load(), err)
+	}
+
+	// An interrupted write: keep 4 lines and half of the fifth.
+	data, _ := os.ReadFile(filepath.Join(out, ResultsFile))
+	lines := strings.SplitAfter(string(data), "\n")
+	torn := strings.Join(lines[:4], "") + lines[4][:len(lines[4])/2]
+	os.WriteFile(filepath.Join(out, ResultsFile), []byte(torn), 0o644)
+	eng3 := &fakeEngine{failIndex: -1}
+	cfg.Engine = eng3
+	model.calls.Store(0)
+	res3, err := Run(context.Background(), cfg)
+	if err != nil || len(res3) != 12 {
+		t.Fatalf("resume: %d results, %v", len(res3), err)
+	}
+	if got := int(eng3.calls.Load()+model.calls.Load()) + countNonSkipped(lines[:4]); got != 9 {
+		t.Errorf("resume ran %d engine and %d direct runs after keeping 4 lines", eng3.calls.Load(), model.calls.Load())
+	}
+	// The torn line is gone, not glued to the lines appended after it.
+	if all, err := ReadResults(filepath.Join(out, ResultsFile)); err != nil || len(all) != 12 {
+		t.Errorf("results file after resume: %d results, %v", len(all), err)
+	}
+}
+
+func countNonSkipped(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		if !strings.Contains(l, `"skipped"`) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestRunInterruptedThenResumed(t *testing.T) {
+	out := t.TempDir()
+	eng := &fakeEngine{failIndex: -1, block: make(chan struct{})}
+	cfg := sniahConfig(t, eng, out)
+	cfg.Concurrency = 2
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for eng.inFlight.Load() < 2 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	res, err := Run(ctx, cfg)
+	if err == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("want a cancellation error, got %v", err)
+	}
+	if len(res) != 0 {
+		t.Fatalf("cancelled runs were recorded: %+v", res)
+	}
+	old, _ := ReadResults(filepath.Join(out, ResultsFile))
+	if len(old) != 0 {
+		t.Fatalf("results file holds %d cancelled runs", len(old))
+	}
+	if left, _ := os.ReadDir(out); len(left) != 1 {
+		t.Errorf("output dir holds %d entries, want only the results file", len(left))
+	}
+	eng2 := &fakeEngine{failIndex: -1}
+	cfg.Engine = eng2
+	res, err = Run(context.Background(), cfg)
+	if err != nil || len(res) != 6 || eng2.calls.Load() != 6 {
+		t.Fatalf("resume: %d results, %d calls, %v", len(res), eng2.calls.Load(), err)
+	}
+}
+
+func TestRunFailuresAreRetriedOnResume(t *testing.T) {
+	out := t.TempDir()
+	custom := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(custom, []byte(`{"context": "One of the special magic numbers for x-y is: 1234567.", "question": "FAILME what?", "answer": "1234567"}
+{"context": "One of the special magic numbers for a-b is: 7654321.", "question": "good one, what?", "answer": "7654321"}
+`), 0o644)
+	task, err := LoadCustom(custom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &fakeEngine{failIndex: 0}
+	cfg := Config{Tasks: []Task{task}, N: 5, Concurrency: 1, OutDir: out, Engine: eng}
+	res, err := Run(context.Background(), cfg)
+	if err != nil || len(res) != 2 {
+		t.Fatalf("%d results, %v", len(res), err)
+	}
+	sums := Summarize(res)
+	if len(sums) != 1 || sums[0].Failed != 1 || sums[0].Runs != 1 || sums[0].Score != 1 {
+		t.Fatalf("summary %+v", sums)
+	}
+	eng2 := &fakeEngine{failIndex: -1}
+	cfg.Engine = eng2
+	if res, err = Run(context.Background(), cfg); err != nil || eng2.calls.Load() != 1 {
+		t.Fatalf("resume ran %d, want only the failed one; %v", eng2.calls.Load(), err)
+	}
+	if s := Summarize(res); s[0].Runs != 2 || s[0].Score != 1 {
+		t.Errorf("after the retry: %+v", s)
+	}
+}
+
+func TestRunRejectsBadConfig(t *testing.T) {
+	for _, cfg := range []Config{
+		{N: 1, Concurrency: 1},
+		{Engine: &fakeEngine{}, N: 0, Concurrency: 1},
+		{Engine: &fakeEngine{}, N: 1, Concurrency: 0},
+	} {
+		cfg.OutDir = t.TempDir()
+		if _, err := Run(context.Background(), cfg); err == nil {
+			t.Errorf("no error for %+v", cfg)
+		}
+	}
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, ResultsFile), []byte("garbage\n{}\n"), 0o644)
+	if _, err := Run(context.Background(), Config{Engine: &fakeEngine{}, N: 1, Concurrency: 1, OutDir: out}); err == nil {
+		t.Error("no error for a corrupt results file")
+	}
+}
+
+// fakeTracer is a Tracer test double that remembers what it was given.
+type fakeTracer struct {
+	mu       sync.Mutex
+	started  map[string]string // trace ID -> question
+	finished map[string]recursion.StopReason
+	failSave bool
+}
+
+func (f *fakeTracer) StartTrace(ctx context.Context, inst Instance, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := fmt.Sprintf("tr_%d_%d", inst.Tokens, inst.Index)
+	f.started[id] = inst.Question
+	return id, nil, func(res recursion.Result, err error) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.finished[id] = res.StopReason
+		if f.failSave {
+			return errors.New("disk full")
+		}
+		return nil
+	}, nil
+}
+
+// traceEngine echoes the trace ID it was given, as the engine does.
+type traceEngine struct{ fakeEngine }
+
+func (e *traceEngine) Run(ctx context.Context, req recursion.Request) (recursion.Result, error) {
+	res, err := e.fakeEngine.Run(ctx, req)
+	res.TraceID = req.TraceID
+	return res, err
+}
+
+func TestRunTraces(t *testing.T) {
+	for _, failSave := range []bool{false, true} {
+		tr := &fakeTracer{started: map[string]string{}, finished: map[string]recursion.StopReason{}, failSave: failSave}
+		cfg := sniahConfig(t, &traceEngine{fakeEngine{failIndex: -1}}, t.TempDir())
+		cfg.Tracer = tr
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if tr.started[r.TraceID] != r.Question || tr.finished[r.TraceID] != recursion.StopFinal {
+				t.Errorf("%s: trace %q not started with its question or not finished", r.Key(), r.TraceID)
+			}
+			if r.Score != 1 || r.Error != "" || (r.TraceError != "") != failSave {
+				t.Errorf("%s: score %v error %q trace error %q", r.Key(), r.Score, r.Error, r.TraceError)
+			}
+		}
+		if len(tr.started) != 6 {
+			t.Errorf("%d traces, want 6", len(tr.started))
+		}
+	}
+}

@@ -1,0 +1,343 @@
+package tracing_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/tracingtest"
+)
+
+// storeCase is one Store implementation the archive tests run against.
+type storeCase struct {
+	name       string
+	open       func(t *testing.T) tracing.Store
+	isNotFound func(error) bool
+}
+
+// stores lists the implementations under test; store_impl_test.go adds the
+// project's disk and Redis stores.
+var stores = []storeCase{
+	{name: "memory", open: func(*testing.T) tracing.Store { return tracingtest.NewMemStore() }, isNotFound: tracingtest.IsNotFound},
+}
+
+// saveRun records a synthetic run for owner starting at start and saves it.
+func saveRun(t *testing.T, svc *tracing.Service, owner, id string, start time.Time, stop recursion.StopReason, model string) *tracing.Trajectory {
+	t.Helper()
+	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: id, Owner: owner, Model: model, Started: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := tracingtest.Emit(run.Observer(), tracingtest.Shape{Start: start, Model: model, Turns: 2, LLMPerCell: 2, Stop: stop})
+	tr, err := run.Finish(t.Context(), res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestArchiveRoundTrip(t *testing.T) {
+	for _, sc := range stores {
+		t.Run(sc.name, func(t *testing.T) {
+			svc := tracing.NewService(tracing.Config{Store: sc.open(t), IsNotFound: sc.isNotFound})
+			t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+			want := saveRun(t, svc, "alice", "tr_a1", t0, recursion.StopFinal, "m1")
+			got, err := svc.Archive().Load(t.Context(), "alice", "tr_a1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			wb, _ := json.Marshal(want)
+			gb, _ := json.Marshal(got)
+			if string(wb) != string(gb) {
+				t.Errorf("round trip changed the record:\n%s\n%s", wb, gb)
+			}
+			// Feedback lands on the stored record and its summary.
+			if _, err := svc.Feedback(t.Context(), "alice", "tr_a1", tracing.Reward{Score: 0.75, Label: "good"}); err != nil {
+				t.Fatal(err)
+			}
+			got, err = svc.Archive().Load(t.Context(), "alice", "tr_a1")
+			if err != nil || got.Reward == nil || got.Reward.Score != 0.75 || got.Reward.Label != "good" {
+				t.Fatalf("reward not stored: %+v, %v", got.Reward, err)
+			}
+			page, err := svc.List(t.Context(), "alice", tracing.Filter{MinReward: ptr(0.5)})
+			if err != nil || len(page.Data) != 1 || page.Data[0].Reward == nil {
+				t.Errorf("listing by reward: %+v, %v", page, err)
+			}
+			// Isolation: another owner sees nothing of alice's.
+			if _, err := svc.Archive().Load(t.Context(), "bob", "tr_a1"); !errors.Is(err, tracing.ErrNotFound) {
+				t.Errorf("bob loaded alice's trace: %v", err)
+			}
+			if _, err := svc.Feedback(t.Context(), "bob", "tr_a1", tracing.Reward{Score: 0}); !errors.Is(err, tracing.ErrNotFound) {
+				t.Errorf("bob rated alice's trace: %v", err)
+			}
+			if page, _ := svc.List(t.Context(), "bob", tracing.Filter{}); len(page.Data) != 0 {
+				t.Errorf("bob lists %d of alice's runs", len(page.Data))
+			}
+			for _, bad := range []string{"", "..", "a/b", "x y"} {
+				if _, err := svc.Archive().Load(t.Context(), "alice", bad); !errors.Is(err, tracing.ErrInvalid) {
+					t.Errorf("id %q: %v, want ErrInvalid", bad, err)
+				}
+			}
+			if err := svc.Archive().Delete(t.Context(), "alice", "tr_a1"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.Archive().Load(t.Context(), "alice", "tr_a1"); !errors.Is(err, tracing.ErrNotFound) {
+				t.Errorf("after delete: %v", err)
+			}
+		})
+	}
+}
+
+func TestListFilterAndPaging(t *testing.T) {
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	for i := range 7 {
+		stop, model := recursion.StopFinal, "m1"
+		if i%3 == 0 {
+			stop = recursion.StopMaxIterations
+		}
+		if i%2 == 0 {
+			model = "m2"
+		}
+		saveRun(t, svc, "alice", "tr_"+strconv.Itoa(i), t0.Add(time.Duration(i)*time.Minute), stop, model)
+	}
+	saveRun(t, svc, "bob", "tr_bob", t0, recursion.StopFinal, "m1")
+	tests := []struct {
+		name string
+		f    tracing.Filter
+		want string
+	}{
+		{"all newest first", tracing.Filter{}, "[tr_6 tr_5 tr_4 tr_3 tr_2 tr_1 tr_0]"},
+		{"model", tracing.Filter{Model: "m1"}, "[tr_5 tr_3 tr_1]"},
+		{"stop reason", tracing.Filter{StopReason: "max_iterations"}, "[tr_6 tr_3 tr_0]"},
+		{"time range", tracing.Filter{Since: t0.Add(2 * time.Minute), Until: t0.Add(5 * time.Minute)}, "[tr_4 tr_3 tr_2]"},
+		{"combined", tracing.Filter{Model: "m2", StopReason: "final"}, "[tr_4 tr_2]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var ids []string
+			f := tc.f
+			f.Limit = 2
+			for pages := 0; ; pages++ {
+				if pages > 10 {
+					t.Fatal("paging does not end")
+				}
+				p, err := svc.List(t.Context(), "alice", f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range p.Data {
+					ids = append(ids, s.ID)
+				}
+				if !p.HasMore {
+					break
+				}
+				f.Cursor = p.NextCursor
+			}
+			if got := fmt.Sprint(ids); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+	if _, err := svc.List(t.Context(), "alice", tracing.Filter{Cursor: "garbage"}); !errors.Is(err, tracing.ErrInvalid) {
+		t.Errorf("bad cursor: %v", err)
+	}
+}
+
+// TestLiveRunVisible checks that a run in progress is listed and readable,
+// and that a live subscriber sees its events and its end.
+func TestLiveRunVisible(t *testing.T) {
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, cancel := run.Recorder().Subscribe(1024)
+	defer cancel()
+	run.Observer().Observe(recursion.Event{Kind: recursion.EventNodeStart, NodeID: "0"})
+	p, err := svc.List(t.Context(), "alice", tracing.Filter{})
+	if err != nil || len(p.Data) != 1 || p.Data[0].Status != tracing.StatusRunning {
+		t.Fatalf("live run not listed: %+v %v", p, err)
+	}
+	raw, err := svc.Raw(t.Context(), "alice", run.ID())
+	if err != nil || !json.Valid(raw) {
+		t.Fatalf("live run not readable: %v", err)
+	}
+	if _, err := svc.Raw(t.Context(), "bob", run.ID()); !errors.Is(err, tracing.ErrNotFound) {
+		t.Errorf("bob read alice's live run: %v", err)
+	}
+	if _, err := run.Finish(t.Context(), recursion.Result{StopReason: recursion.StopFinal}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for ev := range events {
+		kinds = append(kinds, ev.Kind)
+	}
+	if fmt.Sprint(kinds) != "[node_start end]" {
+		t.Errorf("live events = %v", kinds)
+	}
+	if svc.Live("alice", run.ID()) != nil {
+		t.Errorf("finished run still live")
+	}
+}
+
+// TestFinishAfterCancel checks that a run whose request context was
+// cancelled is still saved.
+func TestFinishAfterCancel(t *testing.T) {
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	ctx, cancel := context.WithCancel(t.Context())
+	run, err := svc.StartRun(ctx, tracing.RunInfo{Owner: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracingtest.Emit(run.Observer(), tracingtest.Shape{Turns: 2, Stop: recursion.StopCancelled})
+	cancel()
+	if _, err := run.Finish(ctx, recursion.Result{}, context.Canceled); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := svc.Archive().Load(t.Context(), "alice", run.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Status != tracing.StatusCancelled || tr.StopReason != recursion.StopCancelled {
+		t.Errorf("status %q stop %q", tr.Status, tr.StopReason)
+	}
+}
+
+// startRedis starts a private redis-server on a free loopback port. It skips
+// the test when redis-server is missing, unless CI=true.
+func startRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("redis-server is required under CI: %v", err)
+		}
+		t.Skip("redis-server not installed")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
+	cmd.Stdout, cmd.Stderr = nil, nil
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
+	t.Cleanup(func() { c.Close() })
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Ping(t.Context()).Err() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("redis-server did not come up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return c
+}
+
+// TestFeedConsumerGroup publishes finished runs to a real Redis Stream and
+// consumes them with a consumer group, as a remote trainer would.
+func TestFeedConsumerGroup(t *testing.T) {
+	c := startRedis(t)
+	ctx := t.Context()
+	feed := tracing.NewFeed(c, "test:traj", 100)
+	if err := c.XGroupCreateMkStream(ctx, feed.Stream(), "trainers", "$").Err(); err != nil {
+		t.Fatal(err)
+	}
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound, Feed: feed})
+	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		saveRun(t, svc, "alice", "tr_f"+strconv.Itoa(i), t0, recursion.StopFinal, "m")
+	}
+	// Two consumers of one group share the entries, each exactly once.
+	seen := map[string]string{}
+	for _, consumer := range []string{"w1", "w2", "w1"} {
+		res, err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "trainers", Consumer: consumer, Streams: []string{feed.Stream(), ">"}, Count: 1, Block: time.Second}).Result()
+		if err != nil {
+			t.Fatalf("%s: %v", consumer, err)
+		}
+		for _, m := range res[0].Messages {
+			var tr tracing.Trajectory
+			if err := json.Unmarshal([]byte(m.Values["trajectory"].(string)), &tr); err != nil {
+				t.Fatal(err)
+			}
+			if tr.ID != m.Values["id"] || tr.Owner != "alice" || len(tr.Nodes) == 0 || m.Values["status"] != "completed" {
+				t.Errorf("entry %s: %v / %+v", m.ID, m.Values["id"], tr.Summary())
+			}
+			if prev, dup := seen[tr.ID]; dup {
+				t.Errorf("%s delivered to %s and %s", tr.ID, prev, consumer)
+			}
+			seen[tr.ID] = consumer
+			if err := c.XAck(ctx, feed.Stream(), "trainers", m.ID).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(seen) != 3 {
+		t.Errorf("consumed %d entries, want 3", len(seen))
+	}
+	pending, err := c.XPending(ctx, feed.Stream(), "trainers").Result()
+	if err != nil || pending.Count != 0 {
+		t.Errorf("pending = %+v, %v", pending, err)
+	}
+	// OpenFeed reaches the same server by URL; a bad URL is refused.
+	of, closeFeed, err := tracing.OpenFeed(ctx, "redis://"+c.Options().Addr+"/0", "test:traj", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := of.Publish(ctx, &tracing.Trajectory{ID: "tr_url", Owner: "o"}); err != nil {
+		t.Fatal(err)
+	}
+	closeFeed()
+	if _, _, err := tracing.OpenFeed(ctx, "http://nope", "", 0); err == nil {
+		t.Error("OpenFeed accepted an http URL")
+	}
+	// MAXLEN ~ keeps the stream bounded.
+	small := tracing.NewFeed(c, "test:small", 10)
+	tr := &tracing.Trajectory{ID: "x", Owner: "o"}
+	for range 500 {
+		if _, err := small.Publish(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := c.XLen(ctx, "test:small").Val(); n > 200 {
+		t.Errorf("stream not trimmed: %d entries", n)
+	}
+}
+
+// TestFeedDownStillSaves checks that a feed failure is reported but the run
+// is still stored.
+func TestFeedDownStillSaves(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	defer c.Close()
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound, Feed: tracing.NewFeed(c, "", 0)})
+	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Finish(t.Context(), recursion.Result{StopReason: recursion.StopFinal}, nil); err == nil {
+		t.Error("feed failure not reported")
+	}
+	if _, err := svc.Archive().Load(t.Context(), "alice", run.ID()); err != nil {
+		t.Errorf("run not saved: %v", err)
+	}
+}

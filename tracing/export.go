@@ -1,0 +1,176 @@
+package tracing
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/rlm-project/rlm/recursion"
+)
+
+// Export formats (docs/tracing.md describes them; the SFT shape is the one
+// docs/tokenizer.md defines for the trainer).
+const (
+	// FormatSFT is one sample per root turn: the messages exactly as sent
+	// for that turn, earlier assistant turns marked "train": false, then the
+	// turn's response as the trained target (the RLM paper's recipe).
+	FormatSFT = "sft"
+	// FormatSFTTranscript is one sample per run: the whole root transcript
+	// with every assistant turn trained.
+	FormatSFTTranscript = "sft-transcript"
+	// FormatChat is one plain {"messages": [...]} line per run, the chat
+	// format TRL, verifiers/prime-rl and OpenPipe ART read.
+	FormatChat = "chat"
+)
+
+// Formats lists the export formats.
+var Formats = []string{FormatSFT, FormatSFTTranscript, FormatChat}
+
+// SFTMessage is one message of an exported sample. Train is set to false
+// on assistant messages that are context only.
+type SFTMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	Train   *bool  `json:"train,omitempty"`
+}
+
+// SFTSample is one line of an SFT export.
+type SFTSample struct {
+	ID         string       `json:"id"`
+	TraceID    string       `json:"trace_id"`
+	Reward     *float64     `json:"reward"`
+	StopReason string       `json:"stop_reason"`
+	Messages   []SFTMessage `json:"messages"`
+}
+
+// ChatSample is one line of a chat export.
+type ChatSample struct {
+	Messages []SFTMessage `json:"messages"`
+}
+
+// ErrFormat is returned for an unknown export format.
+var ErrFormat = errors.New("unknown export format")
+
+// Samples turns one trajectory into export lines of the given format. Turns
+// whose model call failed yield nothing; a run without a successful root
+// turn yields no samples.
+func Samples(t *Trajectory, format string) ([]any, error) {
+	root := t.Node("0")
+	if root == nil && len(t.Nodes) > 0 {
+		root = t.Nodes[0]
+	}
+	var reward *float64
+	if t.Reward != nil {
+		reward = &t.Reward.Score
+	}
+	sample := func(id string, msgs []SFTMessage) SFTSample {
+		return SFTSample{ID: id, TraceID: t.ID, Reward: reward, StopReason: string(t.StopReason), Messages: msgs}
+	}
+	var out []any
+	if root == nil {
+		switch format {
+		case FormatSFT, FormatSFTTranscript, FormatChat:
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%w %q (want one of %v)", ErrFormat, format, Formats)
+	}
+	// The root's successful calls, in order.
+	var calls []*ModelCall
+	var turns []int
+	for _, tu := range root.Turns {
+		for _, c := range tu.Calls {
+			if c.Error == "" {
+				calls = append(calls, c)
+				turns = append(turns, tu.N)
+			}
+		}
+	}
+	switch format {
+	case FormatSFT:
+		no := false
+		for i, c := range calls {
+			msgs := toSFT(root.Messages(c), &no)
+			msgs = append(msgs, SFTMessage{Role: "assistant", Content: c.Response})
+			out = append(out, sample(t.ID+"/turn-"+strconv.Itoa(turns[i]), msgs))
+		}
+	case FormatSFTTranscript, FormatChat:
+		if len(calls) == 0 {
+			return nil, nil
+		}
+		last := calls[len(calls)-1]
+		msgs := toSFT(root.Messages(last), nil)
+		msgs = append(msgs, SFTMessage{Role: "assistant", Content: last.Response})
+		if format == FormatChat {
+			out = append(out, ChatSample{Messages: msgs})
+		} else {
+			out = append(out, sample(t.ID+"/transcript", msgs))
+		}
+	default:
+		return nil, fmt.Errorf("%w %q (want one of %v)", ErrFormat, format, Formats)
+	}
+	return out, nil
+}
+
+func toSFT(ms []recursion.Message, train *bool) []SFTMessage {
+	out := make([]SFTMessage, len(ms))
+	for i, m := range ms {
+		out[i] = SFTMessage{Role: m.Role, Content: m.Content}
+		if m.Role == "assistant" {
+			out[i].Train = train
+		}
+	}
+	return out
+}
+
+// ExportStats counts what an export wrote.
+type ExportStats struct {
+	Runs    int `json:"runs"`
+	Samples int `json:"samples"`
+}
+
+// Export writes the samples of owner's stored runs that match f (newest
+// first; f's paging is ignored) to w as JSONL.
+func (s *Service) Export(ctx context.Context, owner string, f Filter, format string, w io.Writer) (ExportStats, error) {
+	var st ExportStats
+	if _, err := Samples(&Trajectory{}, format); err != nil {
+		return st, err
+	}
+	if s.archive == nil {
+		return st, nil
+	}
+	sums, err := s.archive.Summaries(ctx, owner, f)
+	if err != nil {
+		return st, err
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for _, sum := range sums {
+		t, err := s.archive.Load(ctx, owner, sum.ID)
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted while exporting
+		}
+		if err != nil {
+			return st, err
+		}
+		samples, err := Samples(t, format)
+		if err != nil {
+			return st, err
+		}
+		st.Runs++
+		for _, x := range samples {
+			if err := enc.Encode(x); err != nil {
+				return st, fmt.Errorf("write sample: %w", err)
+			}
+			st.Samples++
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return st, fmt.Errorf("write samples: %w", err)
+	}
+	return st, nil
+}

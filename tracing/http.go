@@ -1,0 +1,375 @@
+package tracing
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v5"
+)
+
+// APIConfig configures the HTTP endpoints. Zero fields take the defaults.
+type APIConfig struct {
+	// KeepAlive is the interval of SSE comment lines on an idle event
+	// stream; default 15s.
+	KeepAlive time.Duration
+	// EventBuffer is how many live notices a slow SSE client may lag
+	// behind before it misses some; default 256.
+	EventBuffer int
+	// MaxLabel bounds a feedback label, in bytes; default 256.
+	MaxLabel int
+}
+
+func (c *APIConfig) setDefaults() {
+	if c.KeepAlive <= 0 {
+		c.KeepAlive = 15 * time.Second
+	}
+	if c.EventBuffer <= 0 {
+		c.EventBuffer = 256
+	}
+	if c.MaxLabel <= 0 {
+		c.MaxLabel = 256
+	}
+}
+
+// API serves the trace endpoints:
+//
+//	GET  /v1/traces                 list (filters: since, until, model, stop_reason, status, min_reward; limit, cursor)
+//	GET  /v1/traces/export          JSONL samples (format=sft|sft-transcript|chat, same filters)
+//	GET  /v1/traces/{id}            the trajectory as JSON, live or stored
+//	GET  /v1/traces/{id}/events     server-sent events while the run is live
+//	POST /v1/traces/{id}/feedback   {"score": 0.8, "label": "correct"}
+//
+// Every request acts for one owner, named by the gateway's authentication;
+// an owner never sees another's runs (404, as for a missing run).
+type API struct {
+	svc *Service
+	cfg APIConfig
+}
+
+// NewAPI returns the endpoints over svc.
+func NewAPI(svc *Service, cfg APIConfig) *API {
+	cfg.setDefaults()
+	return &API{svc: svc, cfg: cfg}
+}
+
+// route is one endpoint; path is relative to /v1, in ServeMux syntax.
+type route struct {
+	method, path string
+	h            func(w http.ResponseWriter, r *http.Request, owner, id string)
+}
+
+func (a *API) routes() []route {
+	return []route{
+		{http.MethodGet, "/traces", a.list},
+		{http.MethodGet, "/traces/export", a.export},
+		{http.MethodGet, "/traces/{id}", a.get},
+		{http.MethodGet, "/traces/{id}/events", a.events},
+		{http.MethodPost, "/traces/{id}/feedback", a.feedback},
+	}
+}
+
+// Handler returns the endpoints as a plain http.Handler serving /v1/traces...
+// owner names the caller of a request, or fails (the handler answers 401
+// with the error's text).
+func (a *API) Handler(owner func(*http.Request) (string, error)) http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range a.routes() {
+		mux.HandleFunc(rt.method+" /v1"+rt.path, func(w http.ResponseWriter, r *http.Request) {
+			o, err := owner(r)
+			if err != nil {
+				writeError(w, http.StatusUnauthorized, "invalid_api_key", err.Error())
+				return
+			}
+			rt.h(w, r, o, r.PathValue("id"))
+		})
+	}
+	return mux
+}
+
+// Register adds the endpoints to an echo group mounted at /v1 whose
+// middleware has already authenticated the caller; owner reads the caller's
+// owner from the echo context.
+func (a *API) Register(g *echo.Group, owner func(*echo.Context) string) {
+	for _, rt := range a.routes() {
+		path := strings.ReplaceAll(rt.path, "{id}", ":id")
+		g.Add(rt.method, path, func(c *echo.Context) error {
+			rt.h(c.Response(), c.Request(), owner(c), c.Param("id"))
+			return nil
+		})
+	}
+}
+
+// errorBody is the OpenAI error shape the rest of the gateway uses.
+type errorBody struct {
+	Error struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+		Code    string `json:"code,omitempty"`
+		Param   string `json:"param,omitempty"`
+	} `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	var b errorBody
+	b.Error.Message, b.Error.Code = msg, code
+	b.Error.Type = "invalid_request_error"
+	if status >= 500 {
+		b.Error.Type = "server_error"
+	}
+	writeJSON(w, status, b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// fail answers err with the status it calls for.
+func fail(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		writeError(w, http.StatusNotFound, "trace_not_found", err.Error())
+	case errors.Is(err, ErrInvalid), errors.Is(err, ErrFormat):
+		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
+	default:
+		writeError(w, http.StatusInternalServerError, "internal_error", err.Error())
+	}
+}
+
+// ParseFilter reads a Filter from query parameters: since and until
+// (RFC 3339 or Unix seconds), model, stop_reason, status, min_reward, limit,
+// cursor.
+func ParseFilter(q map[string][]string) (Filter, error) {
+	get := func(k string) string {
+		if v := q[k]; len(v) > 0 {
+			return strings.TrimSpace(v[0])
+		}
+		return ""
+	}
+	var f Filter
+	var err error
+	if f.Since, err = parseTime(get("since")); err != nil {
+		return f, fmt.Errorf("since: %w", err)
+	}
+	if f.Until, err = parseTime(get("until")); err != nil {
+		return f, fmt.Errorf("until: %w", err)
+	}
+	f.Model, f.StopReason, f.Status, f.Cursor = get("model"), get("stop_reason"), get("status"), get("cursor")
+	if v := get("min_reward"); v != "" {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(x) {
+			return f, fmt.Errorf("min_reward %q: %w", v, ErrInvalid)
+		}
+		f.MinReward = &x
+	}
+	if v := get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxPageSize {
+			return f, fmt.Errorf("limit %q: want 1 to %d: %w", v, MaxPageSize, ErrInvalid)
+		}
+		f.Limit = n
+	}
+	return f, nil
+}
+
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Unix(n, 0), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not RFC 3339, a date or Unix seconds: %w", s, ErrInvalid)
+}
+
+func (a *API) list(w http.ResponseWriter, r *http.Request, owner, _ string) {
+	f, err := ParseFilter(r.URL.Query())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	p, err := a.svc.List(r.Context(), owner, f)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+func (a *API) get(w http.ResponseWriter, r *http.Request, owner, id string) {
+	b, err := a.svc.Raw(r.Context(), owner, id)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b)
+}
+
+func (a *API) feedback(w http.ResponseWriter, r *http.Request, owner, id string) {
+	var body struct {
+		Score *float64 `json:"score"`
+		Label string   `json:"label"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "feedback body: "+err.Error())
+		return
+	}
+	switch {
+	case body.Score == nil:
+		writeError(w, http.StatusBadRequest, "invalid_request", `feedback needs a numeric "score"`)
+		return
+	case math.IsNaN(*body.Score) || math.IsInf(*body.Score, 0):
+		writeError(w, http.StatusBadRequest, "invalid_request", "score must be finite")
+		return
+	case len(body.Label) > a.cfg.MaxLabel:
+		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("label is longer than %d bytes", a.cfg.MaxLabel))
+		return
+	}
+	if a.svc.Live(owner, id) != nil {
+		writeError(w, http.StatusConflict, "trace_running", "the run is still going; send feedback when it has finished")
+		return
+	}
+	t, err := a.svc.Feedback(r.Context(), owner, id, Reward{Score: *body.Score, Label: body.Label})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": t.ID, "object": "trace.feedback", "reward": t.Reward})
+}
+
+func (a *API) export(w http.ResponseWriter, r *http.Request, owner, _ string) {
+	q := r.URL.Query()
+	f, err := ParseFilter(q)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	format := q.Get("format")
+	if format == "" {
+		format = FormatSFT
+	}
+	if _, err := Samples(&Trajectory{}, format); err != nil {
+		fail(w, err)
+		return
+	}
+	// Errors after the first line can only cut the stream short; the
+	// trailer says whether it is complete.
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Content-Disposition", `attachment; filename="traces-`+format+`.jsonl"`)
+	w.Header().Set("Trailer", "X-Export-Samples, X-Export-Error")
+	cw := &countWriter{w: w}
+	st, err := a.svc.Export(r.Context(), owner, f, format, cw)
+	if err != nil && cw.n == 0 {
+		// Nothing sent yet: a plain error response is still possible.
+		h := w.Header()
+		h.Del("Trailer")
+		h.Del("Content-Disposition")
+		fail(w, err)
+		return
+	}
+	w.Header().Set("X-Export-Samples", strconv.Itoa(st.Samples))
+	if err != nil {
+		w.Header().Set("X-Export-Error", firstLine(err.Error()))
+	}
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// events streams a live run's progress as server-sent events: one event per
+// engine event (event: node_start, model_call, ...; data: a LiveEvent), then
+// "end" when the run finishes. For a finished run it sends "end" at once.
+func (a *API) events(w http.ResponseWriter, r *http.Request, owner, id string) {
+	run := a.svc.Live(owner, id)
+	var ch <-chan LiveEvent
+	cancel := func() {}
+	if run != nil {
+		ch, cancel = run.Recorder().Subscribe(a.cfg.EventBuffer)
+	}
+	defer cancel()
+	if ch == nil {
+		// Finished (or never existed): answer from the store.
+		b, err := a.svc.Raw(r.Context(), owner, id)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		var t struct {
+			Status Status `json:"status"`
+		}
+		json.Unmarshal(b, &t)
+		startSSE(w)
+		writeEvent(w, LiveEvent{Kind: "end", Time: time.Now(), Status: t.Status})
+		return
+	}
+	startSSE(w)
+	rc := http.NewResponseController(w)
+	io.WriteString(w, ": live\n\n")
+	rc.Flush()
+	tick := time.NewTicker(a.cfg.KeepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			rc.Flush()
+		case ev, ok := <-ch:
+			if !ok {
+				return
+			}
+			if err := writeEvent(w, ev); err != nil {
+				return
+			}
+			rc.Flush()
+			if ev.Kind == "end" {
+				return
+			}
+		}
+	}
+}
+
+func startSSE(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+}
+
+func writeEvent(w io.Writer, ev LiveEvent) error {
+	b, _ := json.Marshal(ev)
+	_, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Kind, b)
+	return err
+}

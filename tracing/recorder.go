@@ -1,0 +1,578 @@
+package tracing
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rlm-project/rlm/recursion"
+)
+
+// RunInfo is what the caller knows about a run before it starts: the parts of
+// the trajectory that no event carries.
+type RunInfo struct {
+	TraceID  string
+	Owner    string
+	Model    string
+	Sampling recursion.Sampling
+	Limits   recursion.Limits
+	// Messages and Documents are the run's input. They are recorded by
+	// reference (role or path, size, SHA-256), never copied: what the model
+	// saw of them is in the root node's transcript.
+	Messages  []recursion.Message
+	Documents []recursion.Document
+	Started   time.Time // zero means now
+}
+
+// Recorder is a recursion.Observer that builds a Trajectory from a run's
+// events. It is safe for concurrent use. Live subscribers (the SSE endpoint)
+// get a short notice of every event.
+type Recorder struct {
+	mu       sync.Mutex
+	t        *Trajectory
+	nodes    map[string]*Node
+	subcalls map[string]*SubCall
+	// Pending links between a child node and the sub-call that started it,
+	// for whichever of the two events arrives second.
+	childOf  map[string]*SubCall // child node ID -> sub-call seen before the node
+	orphans  map[string]*Node    // child node ID -> node seen before its sub-call
+	models   map[string]bool
+	done     bool
+	subs     map[chan LiveEvent]struct{}
+	finished chan struct{}
+}
+
+// LiveEvent is the notice sent to live subscribers: enough to draw progress,
+// small enough to send for every event. Viewers fetch the trajectory for
+// details.
+type LiveEvent struct {
+	Kind      string    `json:"kind"` // a recursion.EventKind, or "end" when the run is finished
+	Time      time.Time `json:"time"`
+	NodeID    string    `json:"node_id,omitempty"`
+	Depth     int       `json:"depth"`
+	Turn      int       `json:"turn,omitempty"`
+	Cell      int       `json:"cell,omitempty"`
+	SubCallID string    `json:"sub_call_id,omitempty"`
+	Status    Status    `json:"status,omitempty"`
+}
+
+// NewRecorder starts the trajectory of one run.
+func NewRecorder(info RunInfo) *Recorder {
+	start := info.Started
+	if start.IsZero() {
+		start = time.Now()
+	}
+	t := &Trajectory{
+		Version:  SchemaVersion,
+		ID:       info.TraceID,
+		Owner:    info.Owner,
+		Status:   StatusRunning,
+		Model:    info.Model,
+		SubModel: info.Limits.SubModel,
+		Sampling: Sampling{
+			Temperature: info.Sampling.Temperature, TopP: info.Sampling.TopP,
+			MaxTokens: info.Sampling.MaxTokens, Stop: slices.Clone(info.Sampling.Stop), Seed: info.Sampling.Seed,
+		},
+		Limits: Limits{
+			MaxDepth: info.Limits.MaxDepth, MaxIterations: info.Limits.MaxIterations,
+			MaxLLMCalls: info.Limits.MaxLLMCalls, MaxTotalTokens: info.Limits.MaxTotalTokens,
+			TimeoutMS: ms(info.Limits.Timeout), OffloadThreshold: info.Limits.OffloadThreshold,
+			Concurrency: info.Limits.Concurrency,
+		},
+		Started: start,
+		Nodes:   []*Node{},
+	}
+	for i, m := range info.Messages {
+		sum := sha256.Sum256([]byte(m.Content))
+		t.Context = append(t.Context, ContextRef{
+			Kind: "message", Role: m.Role, Index: i, Bytes: int64(len(m.Content)), SHA256: hex.EncodeToString(sum[:]),
+		})
+	}
+	for i, d := range info.Documents {
+		// Documents are hashed when the run finishes, off the request's
+		// critical path (see Finish).
+		t.Context = append(t.Context, ContextRef{Kind: "document", Name: d.Name, Path: d.Path, Index: i})
+	}
+	return &Recorder{
+		t:        t,
+		nodes:    map[string]*Node{},
+		subcalls: map[string]*SubCall{},
+		childOf:  map[string]*SubCall{},
+		orphans:  map[string]*Node{},
+		models:   map[string]bool{},
+		subs:     map[chan LiveEvent]struct{}{},
+		finished: make(chan struct{}),
+	}
+}
+
+// ID returns the run's trace ID.
+func (r *Recorder) ID() string { return r.t.ID }
+
+// Owner returns the owner the run is recorded for.
+func (r *Recorder) Owner() string { return r.t.Owner }
+
+// Observe records one event. Events after Finish are ignored.
+func (r *Recorder) Observe(ev recursion.Event) {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	live := LiveEvent{Kind: string(ev.Kind), Time: ev.Time, NodeID: ev.NodeID, Depth: ev.Depth, Turn: ev.Turn, Cell: ev.Cell}
+	switch ev.Kind {
+	case recursion.EventNodeStart:
+		r.nodeStart(ev)
+	case recursion.EventTurnStart:
+		n := r.node(ev)
+		n.Turns = append(n.Turns, &Turn{N: ev.Turn, Started: ev.Time})
+	case recursion.EventModelCall:
+		if ev.Model != nil {
+			r.modelCall(ev)
+		}
+	case recursion.EventCellStart:
+		t := r.turn(ev)
+		c := &Cell{N: ev.Cell, Status: StatusRunning, Started: ev.Time}
+		if ev.CellRun != nil {
+			c.Code = ev.CellRun.Code
+		}
+		t.Cells = append(t.Cells, c)
+		r.t.Used.Cells++
+	case recursion.EventCellEnd:
+		r.cellEnd(ev)
+	case recursion.EventSubCallStart:
+		if ev.SubCall != nil {
+			r.subCallStart(ev)
+			live.SubCallID = ev.SubCall.ID
+		}
+	case recursion.EventSubCallEnd:
+		if ev.SubCall != nil {
+			r.subCallEnd(ev)
+			live.SubCallID = ev.SubCall.ID
+		}
+	case recursion.EventNodeEnd:
+		n := r.node(ev)
+		n.Ended = ev.Time
+		n.DurationMS = ms(ev.Time.Sub(n.Started))
+		if ev.End != nil {
+			n.Answer = ev.End.Answer
+			n.StopReason = ev.End.StopReason
+			n.Error = ev.End.Error
+			n.Usage = ev.End.Usage
+			n.TreeUsage = ev.End.TreeUsage
+			n.Iterations = ev.End.Iterations
+			n.Status = statusFor(ev.End.StopReason, ev.End.Error)
+		} else {
+			n.Status = StatusCompleted
+		}
+		live.Status = n.Status
+	}
+	r.publish(live)
+}
+
+func (r *Recorder) nodeStart(ev recursion.Event) {
+	n := r.nodes[ev.NodeID]
+	if n == nil {
+		n = r.newNode(ev.NodeID, ev.Time)
+	}
+	n.ParentID, n.Depth, n.Started = ev.ParentID, ev.Depth, ev.Time
+	if sc := r.childOf[ev.NodeID]; sc != nil {
+		delete(r.childOf, ev.NodeID)
+		n.SubCallID, n.Prompt = sc.ID, sc.Prompt
+	} else if ev.ParentID != "" {
+		r.orphans[ev.NodeID] = n
+	}
+	if ev.Depth > r.t.Used.MaxDepth {
+		r.t.Used.MaxDepth = ev.Depth
+	}
+}
+
+// node returns the node an event belongs to, creating it if its start event
+// was never seen (an engine bug must not lose the rest of the record).
+func (r *Recorder) node(ev recursion.Event) *Node {
+	if n := r.nodes[ev.NodeID]; n != nil {
+		return n
+	}
+	n := r.newNode(ev.NodeID, ev.Time)
+	n.ParentID, n.Depth = ev.ParentID, ev.Depth
+	return n
+}
+
+func (r *Recorder) newNode(id string, at time.Time) *Node {
+	n := &Node{ID: id, Status: StatusRunning, Started: at, Transcript: []recursion.Message{}, Turns: []*Turn{}}
+	r.nodes[id] = n
+	r.t.Nodes = append(r.t.Nodes, n)
+	r.t.Used.Nodes++
+	return n
+}
+
+func (r *Recorder) turn(ev recursion.Event) *Turn {
+	n := r.node(ev)
+	for i := len(n.Turns) - 1; i >= 0; i-- {
+		if n.Turns[i].N == ev.Turn {
+			return n.Turns[i]
+		}
+	}
+	t := &Turn{N: ev.Turn, Started: ev.Time}
+	n.Turns = append(n.Turns, t)
+	return t
+}
+
+func (r *Recorder) cell(ev recursion.Event) *Cell {
+	t := r.turn(ev)
+	for i := len(t.Cells) - 1; i >= 0; i-- {
+		if t.Cells[i].N == ev.Cell {
+			return t.Cells[i]
+		}
+	}
+	c := &Cell{N: ev.Cell, Status: StatusRunning, Started: ev.Time}
+	t.Cells = append(t.Cells, c)
+	r.t.Used.Cells++
+	return c
+}
+
+func (r *Recorder) modelCall(ev recursion.Event) {
+	m := ev.Model
+	r.countCall(m)
+	n := r.node(ev)
+	t := r.turn(ev)
+	call := &ModelCall{
+		Model: m.Model, Response: m.Response, FinishReason: m.FinishReason, Usage: m.Usage,
+		LatencyMS: ms(m.Latency), Logprobs: m.Logprobs, Error: m.Err,
+		Started: ev.Time.Add(-m.Latency), Ended: ev.Time,
+	}
+	// The transcript is append-only in the engine: find how much of it was
+	// resent and append only the new messages.
+	p := 0
+	for p < len(n.Transcript) && p < len(m.Messages) && n.Transcript[p] == m.Messages[p] {
+		p++
+	}
+	if p == len(n.Transcript) {
+		n.Transcript = append(n.Transcript, m.Messages[p:]...)
+		call.Prefix = len(m.Messages)
+	} else {
+		call.Prefix = p
+		call.Extra = slices.Clone(m.Messages[p:])
+	}
+	t.Calls = append(t.Calls, call)
+	if n.ID == "0" || n.ParentID == "" {
+		r.t.Used.Iterations = max(r.t.Used.Iterations, ev.Turn)
+	}
+}
+
+func (r *Recorder) cellEnd(ev recursion.Event) {
+	c := r.cell(ev)
+	c.Ended = ev.Time
+	c.Status = StatusCompleted
+	if ce := ev.CellRun; ce != nil {
+		if ce.Code != "" {
+			c.Code = ce.Code
+		}
+		c.Output, c.OutputBytes, c.Truncated = ce.Output, ce.OutputBytes, ce.Truncated
+		c.Error, c.Final, c.Restarted = ce.Error, ce.Final, ce.Restarted
+		c.DurationMS = ms(ce.Duration)
+		if ce.Error != "" {
+			c.Status = StatusFailed
+		}
+	}
+	if c.DurationMS == 0 {
+		c.DurationMS = ms(c.Ended.Sub(c.Started))
+	}
+}
+
+func (r *Recorder) subCallStart(ev recursion.Event) {
+	e := ev.SubCall
+	sc := r.subcalls[e.ID]
+	if sc == nil {
+		sc = &SubCall{ID: e.ID, Status: StatusRunning}
+		r.subcalls[e.ID] = sc
+		c := r.cell(ev)
+		c.SubCalls = append(c.SubCalls, sc)
+		r.t.Used.SubCalls++
+	}
+	sc.Kind, sc.Prompt, sc.Turn, sc.Cell, sc.Started = e.Kind, e.Prompt, ev.Turn, ev.Cell, ev.Time
+	sc.Depth = ev.Depth + 1
+	r.linkChild(sc, e.ChildID)
+}
+
+func (r *Recorder) linkChild(sc *SubCall, child string) {
+	if child == "" || sc.ChildID != "" {
+		return
+	}
+	sc.ChildID = child
+	if n := r.orphans[child]; n != nil {
+		delete(r.orphans, child)
+		n.SubCallID, n.Prompt = sc.ID, sc.Prompt
+	} else if n := r.nodes[child]; n == nil {
+		r.childOf[child] = sc
+	}
+}
+
+func (r *Recorder) subCallEnd(ev recursion.Event) {
+	e := ev.SubCall
+	sc := r.subcalls[e.ID]
+	if sc == nil {
+		r.subCallStart(ev)
+		sc = r.subcalls[e.ID]
+		sc.Started = ev.Time.Add(-e.Duration)
+	}
+	if sc.Prompt == "" {
+		sc.Prompt = e.Prompt
+	}
+	r.linkChild(sc, e.ChildID)
+	sc.Response, sc.Usage, sc.Error, sc.Ended = e.Response, e.Usage, e.Err, ev.Time
+	sc.DurationMS = ms(e.Duration)
+	if sc.DurationMS == 0 {
+		sc.DurationMS = ms(ev.Time.Sub(sc.Started))
+	}
+	sc.Fallback = e.Fallback
+	if m := ev.Model; m != nil {
+		// The engine reports an llm_query's model call on its end event.
+		sc.Model, sc.Logprobs, sc.FinishReason = m.Model, m.Logprobs, m.FinishReason
+		r.countCall(m)
+	}
+	sc.Status = StatusCompleted
+	if e.Err != "" {
+		sc.Status = StatusFailed
+	}
+}
+
+func (r *Recorder) countCall(m *recursion.ModelCallEvent) {
+	r.t.Used.LLMCalls++
+	r.t.Used.Usage = r.t.Used.Usage.Add(m.Usage)
+	if m.Model != "" && !r.models[m.Model] {
+		r.models[m.Model] = true
+		r.t.Models = append(r.t.Models, m.Model)
+	}
+}
+
+// statusFor maps how something ended to a Status.
+func statusFor(stop recursion.StopReason, errText string) Status {
+	switch stop {
+	case recursion.StopFinal:
+		return StatusCompleted
+	case recursion.StopCancelled:
+		return StatusCancelled
+	case recursion.StopUpstreamError:
+		return StatusFailed
+	case recursion.StopMaxIterations, recursion.StopBudgetCalls, recursion.StopBudgetTokens, recursion.StopTimeout:
+		return StatusIncomplete
+	}
+	if errText != "" {
+		return StatusFailed
+	}
+	return StatusCompleted
+}
+
+// Finish closes the record with the run's result and returns it. runErr is
+// the error the engine returned, if any; a cancelled ctx error marks the run
+// cancelled. Anything still open (nodes, cells, sub-calls of a run that was
+// cut short) is closed with the run's status, so the record is complete.
+// Finish may be called once; later calls return the same trajectory.
+func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
+	end := time.Now()
+	r.mu.Lock()
+	if r.done {
+		t := r.t
+		r.mu.Unlock()
+		return t
+	}
+	t := r.t
+	if res.TraceID != "" && t.ID == "" {
+		t.ID = res.TraceID
+	}
+	t.Ended = end
+	t.DurationMS = ms(end.Sub(t.Started))
+	if res.Duration > 0 {
+		t.DurationMS = ms(res.Duration)
+		t.Ended = t.Started.Add(res.Duration)
+	}
+	t.Answer = res.Answer
+	t.StopReason = res.StopReason
+	t.Error = res.Error
+	if runErr != nil {
+		if t.Error == "" {
+			t.Error = runErr.Error()
+		} else if !strings.Contains(t.Error, runErr.Error()) {
+			t.Error += ": " + runErr.Error()
+		}
+		if t.StopReason == "" && (errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded)) {
+			t.StopReason = recursion.StopCancelled
+			if errors.Is(runErr, context.DeadlineExceeded) {
+				t.StopReason = recursion.StopTimeout
+			}
+		}
+	}
+	t.Status = statusFor(t.StopReason, t.Error)
+	if runErr != nil && t.Status == StatusCompleted {
+		t.Status = StatusFailed
+	}
+	if res.Usage != (recursion.Usage{}) {
+		t.Used.Usage = res.Usage
+	}
+	if res.LLMCalls > 0 {
+		t.Used.LLMCalls = res.LLMCalls
+	}
+	if res.Iterations > 0 {
+		t.Used.Iterations = res.Iterations
+	}
+	t.Used.MaxDepth = max(t.Used.MaxDepth, res.MaxDepth)
+	open := t.Status
+	if open == StatusCompleted || open == StatusIncomplete {
+		// The run ended normally but this part never reported its end.
+		open = StatusCancelled
+	}
+	for _, n := range t.Nodes {
+		for _, tu := range n.Turns {
+			for _, c := range tu.Cells {
+				for _, sc := range c.SubCalls {
+					if sc.Status == StatusRunning {
+						sc.Status, sc.Ended = open, t.Ended
+						sc.DurationMS = ms(t.Ended.Sub(sc.Started))
+					}
+				}
+				if c.Status == StatusRunning {
+					c.Status, c.Ended = open, t.Ended
+					c.DurationMS = ms(t.Ended.Sub(c.Started))
+				}
+			}
+		}
+		if n.Status == StatusRunning {
+			n.Status, n.Ended = open, t.Ended
+			n.DurationMS = ms(t.Ended.Sub(n.Started))
+			if n.StopReason == "" {
+				n.StopReason = t.StopReason
+			}
+		}
+	}
+	if root := t.Node("0"); root != nil {
+		if t.Model == "" {
+			// The caller left the model to the engine's default.
+			for _, tu := range root.Turns {
+				for _, c := range tu.Calls {
+					if t.Model == "" {
+						t.Model = c.Model
+					}
+				}
+			}
+		}
+		if t.Answer == "" {
+			t.Answer = root.Answer
+		}
+		if t.StopReason == "" {
+			t.StopReason = root.StopReason
+			t.Status = statusFor(t.StopReason, t.Error)
+		}
+	}
+	r.done = true
+	r.publish(LiveEvent{Kind: "end", Time: end, Status: t.Status})
+	for ch := range r.subs {
+		close(ch)
+		delete(r.subs, ch)
+	}
+	close(r.finished)
+	r.mu.Unlock()
+	return t
+}
+
+// hashDocuments fills in the size and SHA-256 of the run's documents,
+// streaming each file; files larger than limit (or all, when limit < 0) get
+// their size only. A file that cannot be read is noted, not fatal.
+func hashDocuments(ctx context.Context, t *Trajectory, limit int64) {
+	for i := range t.Context {
+		ref := &t.Context[i]
+		if ref.Kind != "document" || ref.SHA256 != "" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			ref.Error = err.Error()
+			continue
+		}
+		f, err := os.Open(ref.Path)
+		if err != nil {
+			ref.Error = err.Error()
+			continue
+		}
+		if fi, err := f.Stat(); err == nil && (limit < 0 || fi.Size() > limit) {
+			ref.Bytes = fi.Size()
+			f.Close()
+			continue
+		}
+		h := sha256.New()
+		n, err := io.Copy(h, f)
+		f.Close()
+		ref.Bytes = n
+		if err != nil {
+			ref.Error = fmt.Sprintf("read %s: %v", ref.Path, err)
+			continue
+		}
+		ref.SHA256 = hex.EncodeToString(h.Sum(nil))
+	}
+}
+
+// Snapshot encodes the trajectory as it stands, live or finished.
+func (r *Recorder) Snapshot() ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, err := json.Marshal(r.t)
+	if err != nil {
+		return nil, fmt.Errorf("encode trajectory %s: %w", r.t.ID, err)
+	}
+	return b, nil
+}
+
+// Done is closed when Finish has been called.
+func (r *Recorder) Done() <-chan struct{} { return r.finished }
+
+// Subscribe returns a channel of live notices, closed when the run finishes
+// or cancel is called. A subscriber that does not keep up misses notices
+// rather than slowing the run; the final "end" notice is always delivered
+// when there is room. The channel is nil if the run is already finished.
+func (r *Recorder) Subscribe(buffer int) (<-chan LiveEvent, func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return nil, func() {}
+	}
+	ch := make(chan LiveEvent, max(buffer, 1))
+	r.subs[ch] = struct{}{}
+	return ch, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if _, ok := r.subs[ch]; ok {
+			delete(r.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+func (r *Recorder) publish(ev LiveEvent) {
+	for ch := range r.subs {
+		select {
+		case ch <- ev:
+		default:
+			if ev.Kind == "end" {
+				// Make room: the end matters more than any progress notice.
+				select {
+				case <-ch:
+				default:
+				}
+				select {
+				case ch <- ev:
+				default:
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package tracing
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/rlm-project/rlm/recursion"
+)
+
+// Runner runs one RLM request; *recursion.Engine implements it (and so does
+// the gateway's server.Runner).
+type Runner interface {
+	Run(ctx context.Context, req recursion.Request) (recursion.Result, error)
+}
+
+type ownerKey struct{}
+type headerKey struct{}
+
+// WithOwner returns ctx naming the owner a wrapped Runner records runs for.
+func WithOwner(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, ownerKey{}, owner)
+}
+
+// WithHeaders returns ctx carrying the incoming request's headers, whose
+// W3C traceparent a wrapped Runner continues. Use it when the run's context
+// does not descend from the request's (a run that outlives its client).
+func WithHeaders(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, headerKey{}, h.Clone())
+}
+
+// DefaultOwner is the owner of runs whose context names none: the
+// gateway's owner when it runs without API keys.
+const DefaultOwner = "open"
+
+// Wrap returns a Runner that records every run of r: it starts a Run with
+// the request's parameters and the owner from WithOwner, fans the run's
+// observer out with the request's own, and finishes the record when r
+// returns, whatever happened. The request's TraceID is kept (generated when
+// empty). A run that cannot be recorded (bad owner or ID, or one already
+// running) still runs, unrecorded.
+func (s *Service) Wrap(r Runner) Runner { return &wrapped{svc: s, next: r} }
+
+type wrapped struct {
+	svc  *Service
+	next Runner
+}
+
+func (w *wrapped) Run(ctx context.Context, req recursion.Request) (recursion.Result, error) {
+	owner, _ := ctx.Value(ownerKey{}).(string)
+	if owner == "" {
+		owner = DefaultOwner
+	}
+	parent := ctx
+	if h, ok := ctx.Value(headerKey{}).(http.Header); ok {
+		parent = Extract(ctx, h)
+	}
+	lim := req.Limits
+	if l, ok := w.next.(interface {
+		Limits(recursion.Limits) recursion.Limits
+	}); ok {
+		lim = l.Limits(lim) // the limits the run really gets, defaults filled in
+	}
+	run, err := w.svc.StartRun(parent, RunInfo{
+		TraceID: req.TraceID, Owner: owner, Model: req.Model, Sampling: req.Sampling, Limits: lim,
+		Messages: req.Messages, Documents: req.Documents,
+	})
+	if err != nil {
+		w.svc.cfg.Logger.Warn("trace not recorded", "trace", req.TraceID, "err", err)
+		return w.next.Run(ctx, req)
+	}
+	req.TraceID = run.ID()
+	req.Observer = Fanout(req.Observer, run.Observer())
+	res, err := w.next.Run(parent, req)
+	if res.TraceID == "" {
+		res.TraceID = run.ID()
+	}
+	if _, ferr := run.Finish(ctx, res, err); ferr != nil {
+		w.svc.cfg.Logger.Warn("trace not saved", "trace", run.ID(), "err", ferr)
+	}
+	return res, err
+}

@@ -1,0 +1,268 @@
+package tracing
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/rlm-project/rlm/recursion"
+)
+
+// Config wires a Service. Every field is optional.
+type Config struct {
+	// Store keeps finished trajectories; nil keeps them only while live.
+	Store Store
+	// IsNotFound recognizes Store's missing-key error
+	// (errors.Is(err, store.ErrNotFound) for the project's stores).
+	IsNotFound func(error) bool
+	// Feed receives every finished trajectory; nil disables the stream.
+	Feed *Feed
+	// Spans builds OpenTelemetry spans for every run; nil disables them.
+	Spans *SpanConfig
+	// HashLimit is the largest attached document whose SHA-256 is computed
+	// for the record (streamed when the run finishes); larger ones are
+	// recorded by path and size only. 0 means DefaultHashLimit; negative
+	// means never hash.
+	HashLimit int64
+	// SaveTimeout bounds saving and publishing a finished run, which runs
+	// even when the request's context is cancelled. 0 means 30s.
+	SaveTimeout time.Duration
+	// Logger reports failures that cannot be returned to a caller (a feed
+	// that is down); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultHashLimit is Config.HashLimit's default: 256 MiB.
+const DefaultHashLimit = 256 << 20
+
+// Service records runs: it starts a Recorder (and spans) per run, keeps live
+// runs visible to the HTTP handlers, and saves and publishes finished ones.
+type Service struct {
+	cfg     Config
+	archive *Archive
+	mu      sync.Mutex
+	live    map[string]*Run // owner + "/" + id
+}
+
+// NewService returns a Service.
+func NewService(cfg Config) *Service {
+	if cfg.SaveTimeout <= 0 {
+		cfg.SaveTimeout = 30 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.HashLimit == 0 {
+		cfg.HashLimit = DefaultHashLimit
+	}
+	s := &Service{cfg: cfg, live: map[string]*Run{}}
+	if cfg.Store != nil {
+		s.archive = NewArchive(cfg.Store, cfg.IsNotFound)
+	}
+	return s
+}
+
+// Archive returns the store of finished runs, or nil when none is configured.
+func (s *Service) Archive() *Archive { return s.archive }
+
+// Run is one recorded run. Pass Observer() to the engine (in
+// recursion.Request.Observer, fanned out with any other observer) and call
+// Finish when the engine returns.
+type Run struct {
+	svc      *Service
+	rec      *Recorder
+	spans    *spanObserver
+	observer recursion.Observer
+	key      string
+	once     sync.Once
+	traj     *Trajectory
+	err      error
+}
+
+// NewTraceID returns a random trace ID.
+func NewTraceID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "tr_" + hex.EncodeToString(b[:])
+}
+
+// StartRun starts recording a run. info.TraceID is generated when empty (use
+// Run.ID for recursion.Request.TraceID); info.Owner must be a ValidName. ctx
+// carries the parent span, if any (see Extract): the run's spans continue it.
+func (s *Service) StartRun(ctx context.Context, info RunInfo) (*Run, error) {
+	if info.TraceID == "" {
+		info.TraceID = NewTraceID()
+	}
+	if !ValidName(info.Owner) {
+		return nil, fmt.Errorf("start trace: owner %q: %w", info.Owner, ErrInvalid)
+	}
+	if !ValidName(info.TraceID) {
+		return nil, fmt.Errorf("start trace: id %q: %w", info.TraceID, ErrInvalid)
+	}
+	if info.Started.IsZero() {
+		info.Started = time.Now()
+	}
+	r := &Run{svc: s, rec: NewRecorder(info), key: info.Owner + "/" + info.TraceID}
+	r.observer = r.rec
+	if s.cfg.Spans != nil {
+		r.spans = newSpanObserver(ctx, *s.cfg.Spans, info)
+		r.observer = Fanout(r.rec, r.spans)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.live[r.key]; dup {
+		return nil, fmt.Errorf("start trace %s: already running", info.TraceID)
+	}
+	s.live[r.key] = r
+	return r, nil
+}
+
+// ID returns the run's trace ID.
+func (r *Run) ID() string { return r.rec.ID() }
+
+// Observer returns the observer to give the engine.
+func (r *Run) Observer() recursion.Observer { return r.observer }
+
+// Recorder returns the run's recorder.
+func (r *Run) Recorder() *Recorder { return r.rec }
+
+// Finish completes the record with the engine's result (and error, if it
+// returned one), saves it, publishes it to the feed and ends the spans. It
+// works even when ctx is already cancelled, so a cancelled run still leaves a
+// record. Calling it again returns the first call's outcome.
+func (r *Run) Finish(ctx context.Context, res recursion.Result, runErr error) (*Trajectory, error) {
+	r.once.Do(func() { r.traj, r.err = r.finish(ctx, res, runErr) })
+	return r.traj, r.err
+}
+
+func (r *Run) finish(ctx context.Context, res recursion.Result, runErr error) (*Trajectory, error) {
+	s := r.svc
+	t := r.rec.Finish(res, runErr)
+	if r.spans != nil {
+		r.spans.finish(t)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SaveTimeout)
+	defer cancel()
+	hashDocuments(ctx, t, s.cfg.HashLimit)
+	var errs []error
+	if s.archive != nil {
+		if _, err := s.archive.Save(ctx, t); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// The record stays live until it is saved, so that readers never see a
+	// gap between the live run and the stored one.
+	s.mu.Lock()
+	delete(s.live, r.key)
+	s.mu.Unlock()
+	if s.cfg.Feed != nil {
+		if _, err := s.cfg.Feed.Publish(ctx, t); err != nil {
+			s.cfg.Logger.Warn("trajectory feed", "trace", t.ID, "err", err)
+			errs = append(errs, err)
+		}
+	}
+	return t, errors.Join(errs...)
+}
+
+// Live returns owner's running run id, or nil.
+func (s *Service) Live(owner, id string) *Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[owner+"/"+id]
+}
+
+func (s *Service) liveSummaries(owner string) []Summary {
+	s.mu.Lock()
+	runs := make([]*Run, 0, len(s.live))
+	for _, r := range s.live {
+		if r.rec.Owner() == owner {
+			runs = append(runs, r)
+		}
+	}
+	s.mu.Unlock()
+	out := make([]Summary, 0, len(runs))
+	for _, r := range runs {
+		r.rec.mu.Lock()
+		out = append(out, r.rec.t.Summary())
+		r.rec.mu.Unlock()
+	}
+	return out
+}
+
+// List returns a page of owner's runs, live and stored, newest first.
+func (s *Service) List(ctx context.Context, owner string, f Filter) (Page, error) {
+	if !ValidName(owner) {
+		return Page{}, fmt.Errorf("owner %q: %w", owner, ErrInvalid)
+	}
+	var all []Summary
+	if s.archive != nil {
+		var err error
+		if all, err = s.archive.Summaries(ctx, owner, f); err != nil {
+			return Page{}, err
+		}
+	}
+	seen := make(map[string]bool, len(all))
+	for _, x := range all {
+		seen[x.ID] = true
+	}
+	for _, x := range s.liveSummaries(owner) {
+		if !seen[x.ID] && f.Match(x) {
+			all = append(all, x)
+		}
+	}
+	sortSummaries(all)
+	return paginate(all, f)
+}
+
+// Raw returns the JSON of owner's run id, live or stored.
+func (s *Service) Raw(ctx context.Context, owner, id string) ([]byte, error) {
+	if _, _, err := keys(owner, id); err != nil {
+		return nil, err
+	}
+	if r := s.Live(owner, id); r != nil {
+		return r.rec.Snapshot()
+	}
+	if s.archive == nil {
+		return nil, fmt.Errorf("trace %s: %w", id, ErrNotFound)
+	}
+	return s.archive.Raw(ctx, owner, id)
+}
+
+// Feedback attaches a reward to owner's stored run id.
+func (s *Service) Feedback(ctx context.Context, owner, id string, r Reward) (*Trajectory, error) {
+	if _, _, err := keys(owner, id); err != nil {
+		return nil, err
+	}
+	if s.archive == nil {
+		return nil, fmt.Errorf("trace %s: %w", id, ErrNotFound)
+	}
+	return s.archive.SetReward(ctx, owner, id, r)
+}
+
+// Fanout returns an Observer that passes every event to each of obs in
+// turn; nil observers are skipped.
+func Fanout(obs ...recursion.Observer) recursion.Observer {
+	var list fanout
+	for _, o := range obs {
+		if o != nil {
+			list = append(list, o)
+		}
+	}
+	if len(list) == 1 {
+		return list[0]
+	}
+	return list
+}
+
+type fanout []recursion.Observer
+
+func (f fanout) Observe(ev recursion.Event) {
+	for _, o := range f {
+		o.Observe(ev)
+	}
+}

@@ -1,0 +1,258 @@
+package tracing
+
+import (
+	"time"
+
+	"github.com/rlm-project/rlm/recursion"
+)
+
+// SchemaVersion is the version of the trajectory JSON written by this
+// package. It changes when a field changes meaning; new fields do not bump it.
+const SchemaVersion = 1
+
+// Status says whether a run is still going and, if not, how it ended.
+type Status string
+
+const (
+	StatusRunning    Status = "running"    // the run has not finished yet
+	StatusCompleted  Status = "completed"  // the model gave a FINAL answer
+	StatusIncomplete Status = "incomplete" // a limit stopped it (iterations, budget, timeout)
+	StatusFailed     Status = "failed"     // an error ended it (upstream model, engine)
+	StatusCancelled  Status = "cancelled"  // the caller went away
+)
+
+// Trajectory is the full record of one run: the recursion tree and, for every
+// node, what its model saw and did. Messages are stored once per node (see
+// Node.Transcript) and the run's context is stored by reference only.
+type Trajectory struct {
+	Version    int                  `json:"version"`
+	ID         string               `json:"id"`
+	Owner      string               `json:"owner,omitempty"`
+	Status     Status               `json:"status"`
+	StopReason recursion.StopReason `json:"stop_reason,omitempty"`
+	Error      string               `json:"error,omitempty"`
+	Answer     string               `json:"answer,omitempty"`
+	Model      string               `json:"model,omitempty"`     // root model
+	SubModel   string               `json:"sub_model,omitempty"` // llm_query / child model
+	Models     []string             `json:"models,omitempty"`    // every model name that answered a call
+	Sampling   Sampling             `json:"sampling"`
+	Limits     Limits               `json:"limits"`
+	Used       Budgets              `json:"used"`
+	Context    []ContextRef         `json:"context,omitempty"`
+	Started    time.Time            `json:"started"`
+	Ended      time.Time            `json:"ended,omitzero"`
+	DurationMS float64              `json:"duration_ms"`
+	Reward     *Reward              `json:"reward,omitempty"`
+	// Nodes are in the order they started; Nodes[0] is the root "0".
+	Nodes []*Node `json:"nodes"`
+}
+
+// Sampling holds the root model's sampling parameters; nil means "not set".
+type Sampling struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	MaxTokens   *int     `json:"max_tokens,omitempty"`
+	Stop        []string `json:"stop,omitempty"`
+	Seed        *int     `json:"seed,omitempty"`
+}
+
+// Limits are the budgets the run was given.
+type Limits struct {
+	MaxDepth         int     `json:"max_depth,omitempty"`
+	MaxIterations    int     `json:"max_iterations,omitempty"`
+	MaxLLMCalls      int     `json:"max_llm_calls,omitempty"`
+	MaxTotalTokens   int     `json:"max_total_tokens,omitempty"`
+	TimeoutMS        float64 `json:"timeout_ms,omitempty"`
+	OffloadThreshold int     `json:"offload_threshold,omitempty"`
+	Concurrency      int     `json:"concurrency,omitempty"`
+}
+
+// Budgets are what the run used of its limits.
+type Budgets struct {
+	Usage      recursion.Usage `json:"usage"`
+	LLMCalls   int             `json:"llm_calls"`
+	Iterations int             `json:"iterations"` // root turns of the root node
+	MaxDepth   int             `json:"max_depth"`
+	Nodes      int             `json:"nodes"`
+	SubCalls   int             `json:"sub_calls"`
+	Cells      int             `json:"cells"`
+}
+
+// ContextRef identifies a piece of the run's input without copying it: an
+// attached document by path, or a request message by role and hash.
+type ContextRef struct {
+	Kind   string `json:"kind"` // "document" or "message"
+	Name   string `json:"name,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Role   string `json:"role,omitempty"`
+	Index  int    `json:"index"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256,omitempty"`
+	Error  string `json:"error,omitempty"` // why the document could not be hashed
+}
+
+// Reward is training signal attached to a stored trajectory after the fact.
+type Reward struct {
+	Score float64   `json:"score"`
+	Label string    `json:"label,omitempty"`
+	Time  time.Time `json:"time"`
+}
+
+// Node is one RLM in the tree: the root "0" or a child started by rlm_query.
+type Node struct {
+	ID         string               `json:"id"`
+	ParentID   string               `json:"parent_id,omitempty"`
+	SubCallID  string               `json:"sub_call_id,omitempty"` // the rlm_query call that started it
+	Depth      int                  `json:"depth"`
+	Prompt     string               `json:"prompt,omitempty"` // a child's prompt, as its parent wrote it
+	Status     Status               `json:"status"`
+	StopReason recursion.StopReason `json:"stop_reason,omitempty"`
+	Answer     string               `json:"answer,omitempty"`
+	Error      string               `json:"error,omitempty"`
+	Usage      recursion.Usage      `json:"usage"`      // the node's own calls
+	TreeUsage  recursion.Usage      `json:"tree_usage"` // the node and its descendants
+	Iterations int                  `json:"iterations"`
+	Started    time.Time            `json:"started"`
+	Ended      time.Time            `json:"ended,omitzero"`
+	DurationMS float64              `json:"duration_ms"`
+	// Transcript holds every distinct message this node's model was sent,
+	// once, in order. Model calls refer to a prefix of it by length, so a run
+	// of n turns stores O(n) messages, not O(n²).
+	Transcript []recursion.Message `json:"transcript"`
+	Turns      []*Turn             `json:"turns"`
+}
+
+// InputView is what the node's model saw first: the messages of its first
+// call (system prompt, placeholders for offloaded context, the question).
+func (n *Node) InputView() []recursion.Message {
+	for _, t := range n.Turns {
+		for _, c := range t.Calls {
+			return n.Messages(c)
+		}
+	}
+	return nil
+}
+
+// Messages rebuilds the messages exactly as they were sent in call c.
+func (n *Node) Messages(c *ModelCall) []recursion.Message {
+	p := min(c.Prefix, len(n.Transcript))
+	out := make([]recursion.Message, 0, p+len(c.Extra))
+	out = append(out, n.Transcript[:p]...)
+	return append(out, c.Extra...)
+}
+
+// Turn is one root-model turn of a node: the model call, then the cells run
+// from its response.
+type Turn struct {
+	N       int          `json:"n"`
+	Started time.Time    `json:"started"`
+	Calls   []*ModelCall `json:"calls"` // normally one; more when the engine retried
+	Cells   []*Cell      `json:"cells"`
+}
+
+// ModelCall is one finished call to an upstream model.
+type ModelCall struct {
+	Model string `json:"model"`
+	// The messages sent were Transcript[:Prefix] followed by Extra. Extra is
+	// empty unless the engine rewrote earlier messages.
+	Prefix       int                      `json:"prefix"`
+	Extra        []recursion.Message      `json:"extra,omitempty"`
+	Response     string                   `json:"response"`
+	FinishReason string                   `json:"finish_reason,omitempty"`
+	Usage        recursion.Usage          `json:"usage"`
+	LatencyMS    float64                  `json:"latency_ms"`
+	Logprobs     []recursion.TokenLogprob `json:"logprobs,omitempty"`
+	Error        string                   `json:"error,omitempty"`
+	Started      time.Time                `json:"started"`
+	Ended        time.Time                `json:"ended"`
+}
+
+// Cell is one code cell run from a turn's response.
+type Cell struct {
+	N           int        `json:"n"`
+	Code        string     `json:"code"`
+	Output      string     `json:"output"`
+	OutputBytes int        `json:"output_bytes"`
+	Truncated   bool       `json:"truncated,omitempty"`
+	Error       string     `json:"error,omitempty"`
+	Final       *string    `json:"final,omitempty"`
+	Restarted   bool       `json:"restarted,omitempty"`
+	Status      Status     `json:"status"`
+	Started     time.Time  `json:"started"`
+	Ended       time.Time  `json:"ended,omitzero"`
+	DurationMS  float64    `json:"duration_ms"`
+	SubCalls    []*SubCall `json:"sub_calls,omitempty"`
+}
+
+// SubCall is an llm_query or rlm_query call made from a cell.
+type SubCall struct {
+	ID           string          `json:"id"`
+	Kind         string          `json:"kind"`               // "llm" or "rlm"
+	Fallback     bool            `json:"fallback,omitempty"` // an rlm_query at max depth answered as llm_query
+	ChildID      string          `json:"child_id,omitempty"`
+	Depth        int             `json:"depth"` // depth of the callee
+	Turn         int             `json:"turn"`
+	Cell         int             `json:"cell"`
+	Model        string          `json:"model,omitempty"`
+	FinishReason string          `json:"finish_reason,omitempty"`
+	Prompt       string          `json:"prompt"`
+	Response     string          `json:"response"`
+	Usage        recursion.Usage `json:"usage"`
+	Error        string          `json:"error,omitempty"`
+	Status       Status          `json:"status"`
+	Started      time.Time       `json:"started"`
+	Ended        time.Time       `json:"ended,omitzero"`
+	DurationMS   float64         `json:"duration_ms"`
+	// Logprobs of an llm_query's answer, when the upstream gave them.
+	Logprobs []recursion.TokenLogprob `json:"logprobs,omitempty"`
+}
+
+// Summary is the small part of a trajectory that listings show and filter on.
+type Summary struct {
+	ID         string               `json:"id"`
+	Status     Status               `json:"status"`
+	StopReason recursion.StopReason `json:"stop_reason,omitempty"`
+	Model      string               `json:"model,omitempty"`
+	Started    time.Time            `json:"started"`
+	DurationMS float64              `json:"duration_ms"`
+	Usage      recursion.Usage      `json:"usage"`
+	Nodes      int                  `json:"nodes"`
+	SubCalls   int                  `json:"sub_calls"`
+	Reward     *Reward              `json:"reward,omitempty"`
+	Answer     string               `json:"answer,omitempty"` // first 200 characters
+}
+
+// Summary returns t's listing entry.
+func (t *Trajectory) Summary() Summary {
+	a := t.Answer
+	if len(a) > 200 {
+		a = truncateUTF8(a, 200) + "…"
+	}
+	return Summary{
+		ID: t.ID, Status: t.Status, StopReason: t.StopReason, Model: t.Model,
+		Started: t.Started, DurationMS: t.DurationMS, Usage: t.Used.Usage,
+		Nodes: len(t.Nodes), SubCalls: t.Used.SubCalls, Reward: t.Reward, Answer: a,
+	}
+}
+
+// Node returns the node with the given ID, or nil.
+func (t *Trajectory) Node(id string) *Node {
+	for _, n := range t.Nodes {
+		if n.ID == id {
+			return n
+		}
+	}
+	return nil
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
