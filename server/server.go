@@ -58,6 +58,13 @@ type Config struct {
 	NotConfigured string
 	// Logger gets the server's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Extend, when set, adds routes: e for unauthenticated ones (the trace
+	// viewer's assets), v1 for ones behind the API-key check; owner gives a
+	// request's owner id. rlm serve mounts the trace API and viewer with it.
+	Extend func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string)
+	// RunContext, when set, decorates each run's context with its owner and
+	// the request's headers (trace recording reads them from there).
+	RunContext func(ctx context.Context, owner string, h http.Header) context.Context
 }
 
 // Defaults of Config, used for zero fields.
@@ -161,6 +168,9 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	v1.GET("/files/:id/content", s.fileContent)
 	v1.POST("/chat/completions", s.chatCompletions)
 	v1.GET("/chat/completions/:id", s.getCompletion)
+	if cfg.Extend != nil {
+		cfg.Extend(e, v1, owner)
+	}
 	s.e = e
 	return s, nil
 }

@@ -121,7 +121,7 @@ func upstreamArgs(url string) []string {
 func TestServeGoOpenAI(t *testing.T) {
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1,k2")...)
 	cfg := openai.DefaultConfig("k1")
 	cfg.BaseURL = s.URL + "/v1"
 	client := openai.NewClientWithConfig(cfg)
@@ -137,8 +137,28 @@ func TestServeGoOpenAI(t *testing.T) {
 	if got := resp.Choices[0].Message.Content; got != "42 failures" || resp.Choices[0].FinishReason != "stop" || resp.Usage.TotalTokens == 0 {
 		t.Errorf("answer %q finish %q usage %+v", got, resp.Choices[0].FinishReason, resp.Usage)
 	}
-	if tid := resp.Header().Get("X-RLM-Trace-Id"); tid == "" {
+	tid := resp.Header().Get("X-RLM-Trace-Id")
+	if tid == "" {
 		t.Error("no X-RLM-Trace-Id")
+	}
+	// The run was recorded as a trace that only its key can read.
+	for key, want := range map[string]int{"k1": 200, "k2": 404} {
+		req, _ := http.NewRequest("GET", s.URL+"/v1/traces/"+tid, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != want || (want == 200 && !strings.Contains(string(b), "42 failures")) {
+			t.Errorf("GET trace with %s: %d %.200s", key, r.StatusCode, b)
+		}
+	}
+	if r, err := http.Get(s.URL + "/ui/"); err != nil || r.StatusCode != 200 {
+		t.Errorf("viewer: %v %v", r, err)
+	} else {
+		r.Body.Close()
 	}
 
 	stream, err := client.CreateChatCompletionStream(ctx, openai.ChatCompletionRequest{
