@@ -72,6 +72,25 @@ func workGoroutines() int {
 	return n
 }
 
+// childrenRSS sums the resident memory (kB) of this process's children.
+func childrenRSS() int64 {
+	var total int64
+	tasks, _ := os.ReadDir("/proc/self/task")
+	for _, t := range tasks {
+		b, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		for _, pid := range strings.Fields(string(b)) {
+			st, _ := os.ReadFile("/proc/" + pid + "/status")
+			for _, line := range strings.Split(string(st), "\n") {
+				if strings.HasPrefix(line, "VmRSS:") {
+					n, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
+					total += n
+				}
+			}
+		}
+	}
+	return total
+}
+
 // childProcesses counts this process's children (REPL workers).
 func childProcesses() int {
 	n := 0
@@ -134,6 +153,25 @@ func BenchmarkServeLoad(b *testing.B) {
 	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // reset the peak RSS
 	rssBefore := procStatus("VmRSS")
 
+	// Sample the REPL workers' memory and count while the load runs.
+	var peakWorkersRSS int64
+	var peakWorkers int
+	stopSampling := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopSampling:
+				return
+			case <-tick.C:
+				peakWorkersRSS = max(peakWorkersRSS, childrenRSS())
+				peakWorkers = max(peakWorkers, childProcesses())
+			}
+		}
+	}()
 	var lats []time.Duration
 	var mu sync.Mutex
 	var total time.Duration
@@ -159,6 +197,8 @@ func BenchmarkServeLoad(b *testing.B) {
 		total += time.Since(start)
 	}
 	b.StopTimer()
+	close(stopSampling)
+	<-sampled
 	peak := procStatus("VmHWM")
 	sort.Slice(lats, func(i, j int) bool { return lats[i] < lats[j] })
 	if len(lats) == 0 {
@@ -180,6 +220,8 @@ func BenchmarkServeLoad(b *testing.B) {
 	b.ReportMetric(float64(p99)/float64(baseline), "p99/alone")
 	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
 	b.ReportMetric(float64(rssBefore)/1024, "rss-before-MB")
+	b.ReportMetric(float64(peakWorkersRSS)/1024, "workers-peak-rss-MB")
+	b.ReportMetric(float64(peakWorkers), "workers-peak")
 	b.ReportMetric(float64(goBefore), "goroutines-before")
 	b.ReportMetric(float64(goAfter), "goroutines-after")
 	b.ReportMetric(float64(allBefore), "all-goroutines-before")
