@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/store/storetest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's logger and the test.
@@ -378,5 +380,64 @@ fmt.Println(llm_query("x"))`)}
 			t.Fatalf("stored completion status %q", c.Status)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServeRedisStore runs the gateway on the Redis store (a real
+// redis-server): a file uploaded through one replica is answered from by
+// another, which maps it from its own local cache.
+func TestServeRedisStore(t *testing.T) {
+	url := storetest.StartRedis(t)
+	up := fakellm.New(countingUpstream)
+	defer up.Close()
+	args := append(upstreamArgs(up.URL), "--store", "redis", "--redis-url", url, "--api-keys", "k")
+	a := startServe(t, append(args, "--redis-cache-dir", t.TempDir())...)
+	b := startServe(t, append(args, "--redis-cache-dir", t.TempDir())...)
+
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "app.log")
+	fw.Write([]byte(logText))
+	mw.Close()
+	req, _ := http.NewRequest("POST", a.URL+"/v1/files", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&f)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || f.ID == "" {
+		t.Fatalf("upload: %d", resp.StatusCode)
+	}
+	chat := fmt.Sprintf(`{"model":"rlm","store":true,"messages":[{"role":"user","content":[{"type":"text","text":"count"},{"type":"file","file":{"file_id":%q}}]}]}`, f.ID)
+	req, _ = http.NewRequest("POST", b.URL+"/v1/chat/completions", strings.NewReader(chat))
+	req.Header.Set("Authorization", "Bearer k")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		ID      string
+		Choices []struct{ Message struct{ Content string } }
+	}
+	json.NewDecoder(resp.Body).Decode(&c)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(c.Choices) != 1 || c.Choices[0].Message.Content != "42 failures" {
+		t.Fatalf("chat on the other replica: %d %+v", resp.StatusCode, c)
+	}
+	// The stored completion is visible from the first replica too.
+	req, _ = http.NewRequest("GET", a.URL+"/v1/chat/completions/"+c.ID, nil)
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("stored completion from the other replica: %d", resp.StatusCode)
 	}
 }
