@@ -272,8 +272,11 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		if code, ok := c.Get(ctxStatus).(int); ok {
 			status = code // what happened to a run whose client went away
 		}
+		d := time.Since(start)
 		s.m.requests.WithLabelValues(c.Request().Method, route, strconv.Itoa(status)).Inc()
-		s.m.latency.WithLabelValues(c.Request().Method, route).Observe(time.Since(start).Seconds())
+		s.m.latency.WithLabelValues(c.Request().Method, route).Observe(d.Seconds())
+		s.log.Info("request", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
+			"duration", d.Round(time.Millisecond), "trace_id", c.Response().Header().Get("X-RLM-Trace-Id"))
 		return err
 	}
 }
@@ -313,8 +316,8 @@ func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		h := c.Request().Header.Get("Authorization")
-		key, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok {
+		scheme, key, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
 			return &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Kind: "auth",
 				Message: "missing API key: send it as \"Authorization: Bearer <key>\""}
 		}
