@@ -115,7 +115,9 @@ func toAPIError(err error) *apiError {
 func errorHandler(log *slog.Logger, m *metrics) echo.HTTPErrorHandler {
 	return func(c *echo.Context, err error) {
 		ae := toAPIError(err)
-		if ae.Status >= 500 {
+		// 503 (not configured, shutting down) is expected and already
+		// announced in the startup or shutdown log.
+		if ae.Status >= 500 && ae.Status != http.StatusServiceUnavailable {
 			log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 		}
 		m.errors.WithLabelValues(ae.Kind).Inc()
