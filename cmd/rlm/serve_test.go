@@ -441,3 +441,42 @@ func TestServeRedisStore(t *testing.T) {
 		t.Errorf("stored completion from the other replica: %d", resp.StatusCode)
 	}
 }
+
+// TestServeGracefulShutdown: a signal (the context's cancellation) lets the
+// request in flight finish within --shutdown-grace before serve returns.
+func TestServeGracefulShutdown(t *testing.T) {
+	up := fakellm.New(countingUpstream, fakellm.WithLatency(200*time.Millisecond))
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--shutdown-grace", "20s")...)
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json",
+			strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"How many failures?\n`+strings.ReplaceAll(logText, "\n", `\n`)+`"}]}`))
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		var c struct {
+			Choices []struct{ Message struct{ Content string } }
+		}
+		json.NewDecoder(resp.Body).Decode(&c)
+		if len(c.Choices) == 0 {
+			got <- fmt.Sprintf("status %d", resp.StatusCode)
+			return
+		}
+		got <- c.Choices[0].Message.Content
+	}()
+	for len(up.Requests()) == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if answer := <-got; answer != "42 failures" {
+		t.Errorf("request in flight at shutdown got %q", answer)
+	}
+	if !strings.Contains(s.Stderr.String(), "shutting down") {
+		t.Errorf("no shutdown log:\n%s", s.Stderr.String())
+	}
+}
