@@ -383,6 +383,7 @@ type countingReader struct {
 	r     io.Reader
 	n     int64
 	limit int64
+	err   error // the last read error other than io.EOF: the client's fault
 }
 
 var errTooLarge = errors.New("file too large")
@@ -391,7 +392,11 @@ func (cr *countingReader) Read(p []byte) (int, error) {
 	n, err := cr.r.Read(p)
 	cr.n += int64(n)
 	if cr.n > cr.limit {
+		cr.err = errTooLarge
 		return n, errTooLarge
+	}
+	if err != nil && err != io.EOF {
+		cr.err = err
 	}
 	return n, err
 }
