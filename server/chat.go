@@ -203,7 +203,7 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 		return recursion.Document{}, nil, notFound(f.param+".file_id", "no such file: %q", f.id)
 	}
 	if err != nil {
-		return recursion.Document{}, nil, serverError("%v", err)
+		return recursion.Document{}, nil, serverError("preparing the file for the run: %v", err)
 	}
 	name := meta.Filename
 	if f.filename != "" {
