@@ -91,7 +91,11 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	}
 	hreq := c.Request()
 	hreq.Body = http.MaxBytesReader(c.Response(), hreq.Body, s.cfg.MaxRequestBytes)
-	cr, err := decodeChatRequest(hreq.Body)
+	length := hreq.ContentLength
+	if length > s.cfg.MaxRequestBytes {
+		return tooLarge(s.cfg.MaxRequestBytes, "the request body")
+	}
+	cr, err := decodeChatRequestSized(hreq.Body, length)
 	if err != nil {
 		return err
 	}
@@ -148,7 +152,7 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	c.Response().Header().Set("X-RLM-Trace-Id", r.req.TraceID)
 	cleanup := r.cleanup
 	r.cleanup = nil // owned by the run from here on
-	s.start(hreq.Context(), r, cleanup)
+	s.start(hreq.Context(), hreq.Header, r, cleanup)
 	if cr.Stream {
 		includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
 		return s.stream(c, r, includeUsage)
@@ -199,7 +203,7 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 		return recursion.Document{}, nil, notFound(f.param+".file_id", "no such file: %q", f.id)
 	}
 	if err != nil {
-		return recursion.Document{}, nil, serverError("%v", err)
+		return recursion.Document{}, nil, serverError("preparing the file for the run: %v", err)
 	}
 	name := meta.Filename
 	if f.filename != "" {
@@ -211,7 +215,7 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 // start runs r in its own goroutine. Its context descends from the server's
 // base context (cancelled at the end of shutdown) and, unless the run is
 // stored, from the request's (cancelled when the client goes away).
-func (s *Server) start(reqCtx context.Context, r *run, cleanup []func()) {
+func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []func()) {
 	// Not derived from s.base: the cause must say why the run stopped.
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stopWatch := func() bool { return false }
@@ -219,6 +223,10 @@ func (s *Server) start(reqCtx context.Context, r *run, cleanup []func()) {
 		stopWatch = context.AfterFunc(reqCtx, func() { cancel(errClientGone) })
 	}
 	stopBase := context.AfterFunc(s.base, func() { cancel(errShutdown) })
+	runCtx := ctx
+	if s.cfg.RunContext != nil {
+		runCtx = s.cfg.RunContext(ctx, r.owner, h)
+	}
 	r.req.Observer = &observer{s: s, events: r.events}
 	s.runs.Add(1)
 	s.m.runsInFlight.Inc()
@@ -234,7 +242,7 @@ func (s *Server) start(reqCtx context.Context, r *run, cleanup []func()) {
 				f()
 			}
 		}()
-		res, err := s.runner.Run(ctx, r.req)
+		res, err := s.runner.Run(runCtx, r.req)
 		out := s.outcome(ctx, res, err)
 		s.m.runs.WithLabelValues(string(res.StopReason)).Inc()
 		s.m.iterations.Observe(float64(res.Iterations))

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v5"
 )
@@ -20,6 +21,7 @@ type apiError struct {
 	Code       string
 	RetryAfter int // seconds, for 429 and 503
 	Kind       string
+	detail     string // logged, never sent
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -47,9 +49,14 @@ func tooLarge(limit int64, what string) *apiError {
 		Message: fmt.Sprintf("%s is larger than the server's limit of %d bytes", what, limit)}
 }
 
+// serverError is a failure of the server itself. The client gets what was
+// being done (the text before the first ':'); the whole text, with paths
+// and store keys, goes only to the log.
 func serverError(format string, args ...any) *apiError {
+	detail := fmt.Sprintf(format, args...)
+	what, _, _ := strings.Cut(detail, ":")
 	return &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "internal_error",
-		Message: fmt.Sprintf(format, args...), Kind: "internal"}
+		Message: what + " (internal error; details are in the server log)", Kind: "internal", detail: detail}
 }
 
 type errorBody struct {
@@ -115,8 +122,14 @@ func toAPIError(err error) *apiError {
 func errorHandler(log *slog.Logger, m *metrics) echo.HTTPErrorHandler {
 	return func(c *echo.Context, err error) {
 		ae := toAPIError(err)
-		if ae.Status >= 500 {
-			log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		// 503 (not configured, shutting down) is expected and already
+		// announced in the startup or shutdown log.
+		if ae.Status >= 500 && ae.Status != http.StatusServiceUnavailable {
+			detail := err.Error()
+			if ae.detail != "" {
+				detail = ae.detail
+			}
+			log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", detail)
 		}
 		m.errors.WithLabelValues(ae.Kind).Inc()
 		if resp, uerr := echo.UnwrapResponse(c.Response()); uerr == nil && resp.Committed {

@@ -101,7 +101,10 @@ func (s *Server) uploadFile(c *echo.Context) error {
 				if ctx.Err() != nil {
 					return &apiError{Status: statusClientClosed, Type: "invalid_request_error", Kind: "cancelled", Message: "upload cancelled"}
 				}
-				return badRequest("file", "storing the upload failed: %v", err)
+				if cr.err != nil {
+					return badRequest("file", "reading the upload failed: %v", cr.err)
+				}
+				return serverError("storing the upload failed: %v", err)
 			}
 			obj.Bytes = n
 			stored = true

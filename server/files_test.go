@@ -174,3 +174,32 @@ func testIsolation(t *testing.T, st store.Store) {
 		t.Errorf("key-a chat with own file: %d %s", got.Status, got.Body)
 	}
 }
+
+// failingStore is a store test double whose writes fail, as a full disk
+// or an unreachable Redis would.
+type failingStore struct{ store.Store }
+
+func (failingStore) Put(ctx context.Context, coll, key string, r io.Reader) (int64, error) {
+	io.Copy(io.Discard, r)
+	return 0, fmt.Errorf("put %s/%s: no space left on device", coll, key)
+}
+
+func TestStoreFailure(t *testing.T) {
+	d, err := store.OpenDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, Config{}, failingStore{d}, nil)
+	resp := upload(t, ts.URL, "", "a.txt", strings.NewReader("hello"))
+	if resp.Status != 500 {
+		t.Fatalf("upload to a failing store: %d %s", resp.Status, resp.Body)
+	}
+	checkErrorBody(t, resp, "server_error", "", "storing the upload failed")
+	if strings.Contains(string(resp.Body), "no space") || strings.Contains(string(resp.Body), "files/") {
+		t.Errorf("internal detail sent to the client: %s", resp.Body)
+	}
+	resp = do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody(`"store":true`))
+	if resp.Status != 500 {
+		t.Errorf("stored completion on a failing store: %d %s", resp.Status, resp.Body)
+	}
+}

@@ -29,6 +29,10 @@ func FuzzChatRequest(f *testing.F) {
 	cfg := Config{Models: []string{"rlm"}, MaxLimits: recursion.Limits{MaxDepth: 2, MaxIterations: 10, Timeout: 60e9}}
 	f.Fuzz(func(t *testing.T, body string) {
 		cr, err := decodeChatRequest(strings.NewReader(body))
+		// The sized path (bodies with a Content-Length) must agree.
+		if _, serr := decodeChatRequestSized(strings.NewReader(body), int64(len(body))); len(body) > 0 && (serr == nil) != (err == nil) {
+			t.Fatalf("streamed decode: %v, sized decode: %v", err, serr)
+		}
 		if err == nil {
 			var req recursion.Request
 			req, _, err = toRunRequest(cr, &cfg)

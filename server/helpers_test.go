@@ -105,7 +105,7 @@ type testServer struct {
 
 // startServer runs a Server on a loopback port with a disk store in a temp
 // dir (unless st is given) and shuts it down when the test ends.
-func startServer(t *testing.T, cfg Config, st store.Store, r Runner) *testServer {
+func startServer(t testing.TB, cfg Config, st store.Store, r Runner) *testServer {
 	t.Helper()
 	if st == nil {
 		d, err := store.OpenDisk(t.TempDir())

@@ -42,9 +42,36 @@ type chatRequest struct {
 }
 
 type chatMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-	Name    string          `json:"name"`
+	Role    string         `json:"role"`
+	Content messageContent `json:"content"`
+	Name    string         `json:"name"`
+}
+
+// messageContent decodes a message's content, a string or an array of
+// parts, straight from the decoder's buffer: a 40 MB message is copied once
+// (into its string), not kept as raw JSON too. A malformed content is kept
+// as err, so that the error can name the message it belongs to.
+type messageContent struct {
+	text  string
+	parts []contentPart
+	err   error
+}
+
+func (m *messageContent) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+	case b[0] == '"':
+		m.err = json.Unmarshal(b, &m.text)
+	case b[0] == '[':
+		m.err = json.Unmarshal(b, &m.parts)
+		if m.err != nil {
+			m.err = errors.New("content parts must be objects with a type")
+		}
+	default:
+		m.err = errors.New("content must be a string or an array of content parts")
+	}
+	return nil
 }
 
 type contentPart struct {
@@ -72,13 +99,34 @@ type rlmOptions struct {
 // decodeChatRequest parses a request body. Errors are *apiError with the
 // offending parameter named where the decoder knows it.
 func decodeChatRequest(r io.Reader) (*chatRequest, error) {
+	return decodeChatRequestSized(r, -1)
+}
+
+// decodeChatRequestSized is decodeChatRequest for a body of known length:
+// read into one exactly sized buffer, it is held once (plus the strings
+// decoded from it) instead of in the decoder's doubling buffer.
+func decodeChatRequestSized(r io.Reader, length int64) (*chatRequest, error) {
 	var cr chatRequest
+	if length > 0 {
+		buf := make([]byte, length)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, jsonError(err)
+		}
+		// Anything after the declared length is a malformed request.
+		if n, _ := r.Read(make([]byte, 1)); n > 0 {
+			return nil, badRequest("", "the request body is longer than its Content-Length")
+		}
+		if err := json.Unmarshal(buf, &cr); err != nil {
+			return nil, jsonError(err)
+		}
+		return &cr, nil
+	}
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&cr); err != nil {
 		return nil, jsonError(err)
 	}
-	if dec.More() {
-		return nil, badRequest("", "the request body must be one JSON object")
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, badRequest("", "the request body must be one JSON object and nothing after it")
 	}
 	return &cr, nil
 }
@@ -148,7 +196,7 @@ func toRunRequest(cr *chatRequest, cfg *Config) (recursion.Request, []fileRef, e
 		default:
 			return req, nil, badRequest(p+".role", "unsupported role %q: use system, developer, user or assistant", m.Role)
 		}
-		text, refs, err := messageContent(p, m.Content)
+		text, refs, err := contentOf(p, m.Content)
 		if err != nil {
 			return req, nil, err
 		}
@@ -186,22 +234,14 @@ func toRunRequest(cr *chatRequest, cfg *Config) (recursion.Request, []fileRef, e
 	return req, files, nil
 }
 
-func messageContent(p string, raw json.RawMessage) (string, []fileRef, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil, nil
+func contentOf(p string, mc messageContent) (string, []fileRef, error) {
+	if mc.err != nil {
+		return "", nil, badRequest(p+".content", "%s.content: %v", p, mc.err)
 	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", nil, badRequest(p+".content", "invalid string content: %v", err)
-		}
-		return s, nil, nil
+	if mc.parts == nil {
+		return mc.text, nil, nil
 	}
-	var parts []contentPart
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", nil, badRequest(p+".content", "content must be a string or an array of content parts")
-	}
+	parts := mc.parts
 	var texts []string
 	var refs []fileRef
 	for j, part := range parts {

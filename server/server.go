@@ -58,6 +58,13 @@ type Config struct {
 	NotConfigured string
 	// Logger gets the server's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Extend, when set, adds routes: e for unauthenticated ones (the trace
+	// viewer's assets), v1 for ones behind the API-key check; owner gives a
+	// request's owner id. rlm serve mounts the trace API and viewer with it.
+	Extend func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string)
+	// RunContext, when set, decorates each run's context with its owner and
+	// the request's headers (trace recording reads them from there).
+	RunContext func(ctx context.Context, owner string, h http.Header) context.Context
 }
 
 // Defaults of Config, used for zero fields.
@@ -161,6 +168,9 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	v1.GET("/files/:id/content", s.fileContent)
 	v1.POST("/chat/completions", s.chatCompletions)
 	v1.GET("/chat/completions/:id", s.getCompletion)
+	if cfg.Extend != nil {
+		cfg.Extend(e, v1, owner)
+	}
 	s.e = e
 	return s, nil
 }
@@ -262,8 +272,11 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		if code, ok := c.Get(ctxStatus).(int); ok {
 			status = code // what happened to a run whose client went away
 		}
+		d := time.Since(start)
 		s.m.requests.WithLabelValues(c.Request().Method, route, strconv.Itoa(status)).Inc()
-		s.m.latency.WithLabelValues(c.Request().Method, route).Observe(time.Since(start).Seconds())
+		s.m.latency.WithLabelValues(c.Request().Method, route).Observe(d.Seconds())
+		s.log.Info("request", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
+			"duration", d.Round(time.Millisecond), "trace_id", c.Response().Header().Get("X-RLM-Trace-Id"))
 		return err
 	}
 }
@@ -303,8 +316,8 @@ func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		h := c.Request().Header.Get("Authorization")
-		key, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok {
+		scheme, key, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
 			return &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Kind: "auth",
 				Message: "missing API key: send it as \"Authorization: Bearer <key>\""}
 		}
@@ -370,6 +383,7 @@ type countingReader struct {
 	r     io.Reader
 	n     int64
 	limit int64
+	err   error // the last read error other than io.EOF: the client's fault
 }
 
 var errTooLarge = errors.New("file too large")
@@ -378,7 +392,11 @@ func (cr *countingReader) Read(p []byte) (int, error) {
 	n, err := cr.r.Read(p)
 	cr.n += int64(n)
 	if cr.n > cr.limit {
+		cr.err = errTooLarge
 		return n, errTooLarge
+	}
+	if err != nil && err != io.EOF {
+		cr.err = err
 	}
 	return n, err
 }

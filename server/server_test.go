@@ -306,3 +306,25 @@ func TestConcurrencyLimit(t *testing.T) {
 		t.Errorf("queued: %d %s", r.Status, r.Body)
 	}
 }
+
+func TestAuthSchemes(t *testing.T) {
+	ts := startServer(t, Config{Keys: []string{"k1"}}, nil, nil)
+	tests := []struct {
+		header string
+		status int
+	}{
+		{"Bearer k1", 200},
+		{"bearer k1", 200},
+		{"Bearer  k1 ", 200},
+		{"Basic k1", 401},
+		{"k1", 401},
+		{"Bearer k2", 401},
+		{"", 401},
+	}
+	for _, tt := range tests {
+		resp := do(t, "GET", ts.URL+"/v1/models", "", nil, "Authorization", tt.header)
+		if resp.Status != tt.status {
+			t.Errorf("Authorization %q: %d, want %d", tt.header, resp.Status, tt.status)
+		}
+	}
+}

@@ -8,18 +8,21 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/labstack/echo/v5"
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
+	"github.com/rlm-project/rlm/tracing"
 )
 
 // serveConfig is everything `rlm serve` can be told. Each field is one row
@@ -55,6 +58,7 @@ type serveConfig struct {
 	REPLWorkers     int
 	CellTimeout     time.Duration
 	LogLevel        string
+	TraceContent    bool
 }
 
 // option is one configuration setting. Precedence: flag, then environment
@@ -169,6 +173,14 @@ var serveOptions = []option{
 	{"repl-workers", "RLM_REPL_WORKERS", "repl_workers", "2", "idle REPL worker processes kept ready", num(func(c *serveConfig) *int { return &c.REPLWorkers })},
 	{"cell-timeout", "RLM_CELL_TIMEOUT", "cell_timeout", "0s", "wall time per REPL cell; 0: the REPL's default", dur(func(c *serveConfig) *time.Duration { return &c.CellTimeout })},
 	{"log-level", "RLM_LOG_LEVEL", "log_level", "info", "debug, info, warn or error", str(func(c *serveConfig) *string { return &c.LogLevel })},
+	{"trace-content", "RLM_TRACE_CONTENT", "trace_content", "false", "put prompt and completion text on OpenTelemetry spans (traces in the store always keep them)", func(c *serveConfig, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("not true or false: %q", v)
+		}
+		c.TraceContent = b
+		return nil
+	}},
 }
 
 // loadServeConfig applies defaults, then the YAML file, then the
@@ -312,6 +324,29 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			MaxTotalTokens: cfg.MaxTotalTokens, Timeout: cfg.MaxTimeout},
 		Logger: log,
 	}
+	// Every run is recorded as a trace under its caller's owner, in the same
+	// store; OpenTelemetry export is configured by the standard OTEL_* env.
+	tp, shutdownOTel, err := tracing.SetupFromEnv(ctx, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("serve: OpenTelemetry: %w", err)
+	}
+	defer shutdownOTel(context.Background())
+	var spans *tracing.SpanConfig
+	if tp != nil {
+		spans = &tracing.SpanConfig{TracerProvider: tp, CaptureContent: cfg.TraceContent}
+	}
+	traces := tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: log,
+		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	traceAPI := tracing.NewAPI(traces, tracing.APIConfig{})
+	scfg.Extend = func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
+		traceAPI.Register(v1, owner)
+		ui := echo.WrapHandler(tracing.UIHandler())
+		e.GET("/ui", ui)
+		e.GET("/ui/*", ui)
+	}
+	scfg.RunContext = func(ctx context.Context, owner string, h http.Header) context.Context {
+		return tracing.WithHeaders(tracing.WithOwner(ctx, owner), h)
+	}
 	var missing []string
 	if cfg.Upstream == "" {
 		missing = append(missing, "no upstream configured: set --upstream or RLM_UPSTREAM (e.g. https://api.openai.com/v1)")
@@ -362,7 +397,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		runner = eng
+		runner = traces.Wrap(eng)
 	}
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("NO API KEYS: the server is open to anyone who can reach " + cfg.Listen + "; set --api-keys or RLM_API_KEYS")

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/store/storetest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's logger and the test.
@@ -121,7 +123,7 @@ func upstreamArgs(url string) []string {
 func TestServeGoOpenAI(t *testing.T) {
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1,k2")...)
 	cfg := openai.DefaultConfig("k1")
 	cfg.BaseURL = s.URL + "/v1"
 	client := openai.NewClientWithConfig(cfg)
@@ -137,8 +139,28 @@ func TestServeGoOpenAI(t *testing.T) {
 	if got := resp.Choices[0].Message.Content; got != "42 failures" || resp.Choices[0].FinishReason != "stop" || resp.Usage.TotalTokens == 0 {
 		t.Errorf("answer %q finish %q usage %+v", got, resp.Choices[0].FinishReason, resp.Usage)
 	}
-	if tid := resp.Header().Get("X-RLM-Trace-Id"); tid == "" {
+	tid := resp.Header().Get("X-RLM-Trace-Id")
+	if tid == "" {
 		t.Error("no X-RLM-Trace-Id")
+	}
+	// The run was recorded as a trace that only its key can read.
+	for key, want := range map[string]int{"k1": 200, "k2": 404} {
+		req, _ := http.NewRequest("GET", s.URL+"/v1/traces/"+tid, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != want || (want == 200 && !strings.Contains(string(b), "42 failures")) {
+			t.Errorf("GET trace with %s: %d %.200s", key, r.StatusCode, b)
+		}
+	}
+	if r, err := http.Get(s.URL + "/ui/"); err != nil || r.StatusCode != 200 {
+		t.Errorf("viewer: %v %v", r, err)
+	} else {
+		r.Body.Close()
 	}
 
 	stream, err := client.CreateChatCompletionStream(ctx, openai.ChatCompletionRequest{
@@ -358,5 +380,103 @@ fmt.Println(llm_query("x"))`)}
 			t.Fatalf("stored completion status %q", c.Status)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServeRedisStore runs the gateway on the Redis store (a real
+// redis-server): a file uploaded through one replica is answered from by
+// another, which maps it from its own local cache.
+func TestServeRedisStore(t *testing.T) {
+	url := storetest.StartRedis(t)
+	up := fakellm.New(countingUpstream)
+	defer up.Close()
+	args := append(upstreamArgs(up.URL), "--store", "redis", "--redis-url", url, "--api-keys", "k")
+	a := startServe(t, append(args, "--redis-cache-dir", t.TempDir())...)
+	b := startServe(t, append(args, "--redis-cache-dir", t.TempDir())...)
+
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "app.log")
+	fw.Write([]byte(logText))
+	mw.Close()
+	req, _ := http.NewRequest("POST", a.URL+"/v1/files", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&f)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || f.ID == "" {
+		t.Fatalf("upload: %d", resp.StatusCode)
+	}
+	chat := fmt.Sprintf(`{"model":"rlm","store":true,"messages":[{"role":"user","content":[{"type":"text","text":"count"},{"type":"file","file":{"file_id":%q}}]}]}`, f.ID)
+	req, _ = http.NewRequest("POST", b.URL+"/v1/chat/completions", strings.NewReader(chat))
+	req.Header.Set("Authorization", "Bearer k")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		ID      string
+		Choices []struct{ Message struct{ Content string } }
+	}
+	json.NewDecoder(resp.Body).Decode(&c)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(c.Choices) != 1 || c.Choices[0].Message.Content != "42 failures" {
+		t.Fatalf("chat on the other replica: %d %+v", resp.StatusCode, c)
+	}
+	// The stored completion is visible from the first replica too.
+	req, _ = http.NewRequest("GET", a.URL+"/v1/chat/completions/"+c.ID, nil)
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("stored completion from the other replica: %d", resp.StatusCode)
+	}
+}
+
+// TestServeGracefulShutdown: a signal (the context's cancellation) lets the
+// request in flight finish within --shutdown-grace before serve returns.
+func TestServeGracefulShutdown(t *testing.T) {
+	up := fakellm.New(countingUpstream, fakellm.WithLatency(200*time.Millisecond))
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--shutdown-grace", "20s")...)
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json",
+			strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"How many failures?\n`+strings.ReplaceAll(logText, "\n", `\n`)+`"}]}`))
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		var c struct {
+			Choices []struct{ Message struct{ Content string } }
+		}
+		json.NewDecoder(resp.Body).Decode(&c)
+		if len(c.Choices) == 0 {
+			got <- fmt.Sprintf("status %d", resp.StatusCode)
+			return
+		}
+		got <- c.Choices[0].Message.Content
+	}()
+	for len(up.Requests()) == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if answer := <-got; answer != "42 failures" {
+		t.Errorf("request in flight at shutdown got %q", answer)
+	}
+	if !strings.Contains(s.Stderr.String(), "shutting down") {
+		t.Errorf("no shutdown log:\n%s", s.Stderr.String())
 	}
 }
