@@ -60,6 +60,11 @@ for i := 0; i < 3; i++ { fs = append(fs, func() int { return i }) }
 for _, v := range []int{10, 20} { fs = append(fs, func() int { return v }) }
 for _, f := range fs { fmt.Print(f(), " ") }`}, "0 1 2 10 20 ", ""},
 		{"compile error line", []string{"a := 1\n\nfmt.Println(a, undefinedName)"}, "", "line 3: undefined: undefinedName"},
+		{"whole program", []string{"package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"main ran\", len(contexts))\n}", "x := 1", "fmt.Print(x)"}, "1", ""},
+		{"whole program runs once", []string{"package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"main ran\", len(contexts))\n}"}, "main ran 2\n", ""},
+		{"compile error in a function", []string{"x := 1\nfunc f() int {\n\treturn undefinedY\n}"}, "", "line 3: undefined: undefinedY"},
+		{"compile error in a loop", []string{"for i := 0; i < 2; i++ {\n\tfmt.Println(i)\n\tfmt.Println(nope)\n}"}, "", "line 3: undefined: nope"},
+		{"type error", []string{"a := 1\nvar s string = a"}, "", "line 2:"},
 		{"panic line", []string{"xs := []int{1}\ni := 5\n\nfmt.Println(xs[i])"}, "", "line 4: panic"},
 		{"syntax error line", []string{"a := 1\nb := (\n"}, "", "line 3"},
 		{"FINAL", []string{`FINAL(fmt.Sprint("the answer is ", 42))`}, "", ""},
