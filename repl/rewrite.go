@@ -528,21 +528,22 @@ func (r *rewriter) rewriteRange(n *ast.RangeStmt, types *typeInfo, off func(toke
 	}
 	switch types.kind(n.X) {
 	case "string":
-		if n.Key == nil || !simpleExpr(n.X) {
+		if n.Key == nil {
 			break
 		}
-		// yaegi mis-scopes multi-value := inside loops, so decode with two
-		// single-value calls; both are constant time.
-		o := name("O")
+		// The string is evaluated once into a hidden variable; yaegi
+		// mis-scopes multi-value := inside loops, so each rune is decoded
+		// with two single-value calls, both constant time.
+		str, o := name("S"), name("O")
 		var body strings.Builder
 		if !isBlank(n.Key) {
 			fmt.Fprintf(&body, " %s%s%s;", text(n.Key), assign, o)
 		}
 		if !isBlank(n.Value) {
-			fmt.Fprintf(&body, " %s%s__rlmRuneAt(%s, %s);", text(n.Value), assign, "("+text(n.X)+")", o)
+			fmt.Fprintf(&body, " %s%s__rlmRuneAt(%s, %s);", text(n.Value), assign, str, o)
 		}
-		add(off(n.For), off(n.X.Pos()), fmt.Sprintf("for %s := 0; %s < len(", o, o))
-		add(off(n.X.End()), lbrace, fmt.Sprintf("); %s += __rlmRuneLen(%s, %s) {%s", o, "("+text(n.X)+")", o, body.String()))
+		add(off(n.For), off(n.X.Pos()), fmt.Sprintf("for %s, %s := ", str, o))
+		add(off(n.X.End()), lbrace, fmt.Sprintf(", 0; %s < len(%s); %s += __rlmRuneLen(%s, %s) {%s", o, str, o, str, o, body.String()))
 		r.perIteration(n, types, off, add, name)
 		return
 	case "int":
@@ -623,22 +624,6 @@ func copyLoopVars(vars []ast.Expr, body *ast.BlockStmt, off func(token.Pos) int,
 			add(off(id.Pos()), off(id.End()), c)
 		}
 	}
-}
-
-// simpleExpr reports whether e can be evaluated again cheaply and without
-// side effects: a name, a field or an index with a constant or name.
-func simpleExpr(e ast.Expr) bool {
-	switch e := e.(type) {
-	case *ast.Ident, *ast.BasicLit:
-		return true
-	case *ast.SelectorExpr:
-		return simpleExpr(e.X)
-	case *ast.IndexExpr:
-		return simpleExpr(e.X) && simpleExpr(e.Index)
-	case *ast.ParenExpr:
-		return simpleExpr(e.X)
-	}
-	return false
 }
 
 // capturesVars reports whether body holds a closure or go statement, the

@@ -55,6 +55,9 @@ for f := range strings.SplitSeq("x,y", ",") { fmt.Print(f) }
 fmt.Println(n)`}, "xy5\n", ""},
 		{"rune loop", []string{`s := "héllo"
 for i, r := range s { fmt.Print(i, string(r), " ") }`}, "0h 1é 3l 4l 5o ", ""},
+		{"rune loop over an expression", []string{`n := 0
+for i, r := range strings.ToUpper("aé" + "b") { if r == 'É' { n = i } }
+fmt.Println(n)`}, "1\n", ""},
 		{"per-iteration loop variables", []string{`var fs []func() int
 for i := 0; i < 3; i++ { fs = append(fs, func() int { return i }) }
 for _, v := range []int{10, 20} { fs = append(fs, func() int { return v }) }
