@@ -363,7 +363,13 @@ func (p *proc) send(msg *message) error { return p.out.send(msg) }
 // init sends the session's context and limits and waits for the worker.
 func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits, timeout time.Duration) error {
 	if err := p.send(&message{Kind: kindInit, Context: cf, Limits: &l}); err != nil {
-		return fmt.Errorf("repl: init worker: %w", err)
+		// Most likely the worker is gone already; say why when we can.
+		select {
+		case <-p.dead:
+			return fmt.Errorf("repl: worker exited during start: %s", p.deathReason(l))
+		case <-time.After(time.Second):
+			return fmt.Errorf("repl: init worker: %w", err)
+		}
 	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
