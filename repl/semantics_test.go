@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -143,6 +144,38 @@ func TestTrajectory(t *testing.T) {
 		}
 		if i == len(cells)-1 && (r.Final == nil || *r.Final != "alpha") {
 			t.Fatalf("Final = %v, want alpha", r.Final)
+		}
+	}
+}
+
+// TestErrorsKeepSession interleaves failing cells (compile errors of many
+// kinds, which can leave yaegi's scope ahead of its frame) with cells that
+// define and use new globals: the failing ones report errors, the others
+// work, and the worker is never lost.
+func TestErrorsKeepSession(t *testing.T) {
+	p := newTestPool(t, 1)
+	s := newTestSession(t, p, "a\nb")
+	bad := []string{
+		"for o := 0; o < 3; { r, w := __rlmDecodeRune(\"abc\", o); fmt.Print(r, w); o += w }",
+		"x := ",
+		"func g( { }",
+		"y := undefinedZ + 1",
+		"var q int = \"s\"",
+		"type T struct { A int }\nt := T{B: 1}",
+		"k := []int{1}\nfmt.Println(k[\"a\"])",
+		"func h() int { return \"s\" }",
+	}
+	for i := 0; i < 3*len(bad); i++ {
+		if i%3 == 1 {
+			r := run(t, s, bad[i/3])
+			if r.Error == "" || r.Restarted {
+				t.Fatalf("bad cell %q: %+v", bad[i/3], r)
+			}
+			continue
+		}
+		r := run(t, s, fmt.Sprintf("v%d := %d\nfor _, v := range []int{1, 2} { v%d += v }\nfmt.Print(v%d, len(SHOW_VARS()) > 0)", i, i, i, i))
+		if want := fmt.Sprint(i+3, true); r.Output != want || r.Error != "" || r.Restarted {
+			t.Fatalf("cell %d: %+v, want output %q", i, r, want)
 		}
 	}
 }

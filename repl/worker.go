@@ -213,7 +213,7 @@ func (w *worker) newInterpreter() error {
 		return fmt.Errorf("compile shims: %w", err)
 	}
 	w.in = in
-	w.rw = rewriter{globals: in.Globals, predeclared: w.predeclared()}
+	w.rw = rewriter{globals: w.globals, predeclared: w.predeclared()}
 	return nil
 }
 
@@ -341,10 +341,36 @@ func (w *worker) goPanic(r any) {
 	}
 }
 
+// globals returns the interpreter's global variables. A failed compile can
+// leave a symbol in yaegi's scope whose slot in the global frame does not
+// exist yet, and Globals then panics; running any program resizes the
+// frame, so after a panic the frame is resized and Globals tried again.
+func (w *worker) globals() (g map[string]reflect.Value) {
+	for attempt := 0; attempt < 2; attempt++ {
+		ok := func() (ok bool) {
+			defer func() {
+				if recover() != nil {
+					ok = false
+				}
+			}()
+			g = w.in.Globals()
+			return true
+		}()
+		if ok {
+			return g
+		}
+		func() {
+			defer func() { _ = recover() }()
+			_, _ = w.in.Eval("0")
+		}()
+	}
+	return map[string]reflect.Value{}
+}
+
 // showVars lists the names the model defined, with their types.
 func (w *worker) showVars() string {
 	var rows []string
-	for name, v := range w.in.Globals() {
+	for name, v := range w.globals() {
 		if strings.HasPrefix(name, "__rlm") || name == "_" || !v.IsValid() {
 			continue
 		}
