@@ -396,7 +396,7 @@ func (w *worker) runCell(id uint64, code string) {
 	w.output.reset()
 	start := time.Now()
 
-	errText := w.eval(ctx, code)
+	errText := w.safeEval(ctx, code)
 
 	res := &CellResult{Duration: time.Since(start)}
 	clean := true
@@ -433,6 +433,17 @@ func waitGoroutines(n int, d time.Duration) bool {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return true
+}
+
+// safeEval is eval with a net: a panic in the worker's own code (or in a
+// yaegi call outside an Eval) becomes the cell's error, not a dead worker.
+func (w *worker) safeEval(ctx context.Context, code string) (errText string) {
+	defer func() {
+		if r := recover(); r != nil {
+			errText = fmt.Sprintf("internal error in the REPL: %v", r)
+		}
+	}()
+	return w.eval(ctx, code)
 }
 
 // eval rewrites the cell and evaluates its chunks in order. It returns the
