@@ -48,8 +48,10 @@ m0 := ms[0]
 counts := map[string]int{"b": 2, "a": 1}
 ks := slices.Sorted(maps.Keys(counts))
 k0 := ks[0]
+var words = strings.Fields(context)
+w0 := words[0]
 before, after, found := strings.Cut(context, "\n")
-fmt.Println(first, n, m0, k0, len(before), len(after), found)`}, "one 7 two a 3 7 true\n", ""},
+fmt.Println(first, n, m0, k0, w0, len(before), len(after), found)`}, "one 7 two a one 3 7 true\n", ""},
 		{"range over func", []string{`n := 0
 for l := range strings.Lines("a\nb\nc") { n += len(l) }
 for f := range strings.SplitSeq("x,y", ",") { fmt.Print(f) }

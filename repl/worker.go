@@ -458,7 +458,12 @@ func (w *worker) eval(ctx context.Context, code string) string {
 			return "cancelled"
 		}
 		srcs := []string{ch.src}
-		if !ch.decl && ch.imports == nil {
+		switch {
+		case ch.decl:
+			if src, ok := w.rw.typedVars(ch.src); ok {
+				srcs = []string{src}
+			}
+		case ch.imports == nil:
 			if decl, stmt, ok := w.rw.typedDefine(ch.src); ok {
 				srcs = []string{decl, stmt}
 			}
