@@ -29,7 +29,6 @@ type proc struct {
 	cellID  uint64
 	cellCtx context.Context
 	fatal   string
-	killed  bool
 	waitErr error
 	once    sync.Once
 }
@@ -83,10 +82,18 @@ func (p *proc) read() {
 			break
 		}
 		switch msg.Kind {
+		// Never block here: a session that gave up on a cell (and is about
+		// to kill this worker) may not read its late result.
 		case kindReady:
-			p.ready <- msg
+			select {
+			case p.ready <- msg:
+			default:
+			}
 		case kindResult:
-			p.results <- msg
+			select {
+			case p.results <- msg:
+			default:
+			}
 		case kindFatal:
 			p.mu.Lock()
 			p.fatal = msg.Error
@@ -195,9 +202,6 @@ func (p *proc) alive() bool {
 // kill ends the worker and waits until it is reaped.
 func (p *proc) kill() {
 	p.once.Do(func() {
-		p.mu.Lock()
-		p.killed = true
-		p.mu.Unlock()
 		p.end()
 		if p.cmd.Process != nil {
 			_ = p.cmd.Process.Kill()

@@ -190,10 +190,8 @@ func (s *Session) replace(ctx context.Context, why string) (CellResult, error) {
 	}
 	r := CellResult{Error: why + "\n" + lostState, Restarted: true}
 	// A fresh worker does not depend on the caller's ctx being alive: the
-	// caller may have cancelled exactly this cell.
-	startCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := s.startWorker(startCtx); errors.Is(err, ErrClosed) {
+	// caller may have cancelled exactly this cell. StartTimeout bounds it.
+	if err := s.startWorker(context.WithoutCancel(ctx)); errors.Is(err, ErrClosed) {
 		return CellResult{}, ErrClosed
 	}
 	// On other errors s.w stays nil and the next Run tries again.
