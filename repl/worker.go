@@ -345,7 +345,11 @@ func (w *worker) goPanic(r any) {
 // leave a symbol in yaegi's scope whose slot in the global frame does not
 // exist yet, and Globals then panics; running any program resizes the
 // frame, so after a panic the frame is resized and Globals tried again.
-func (w *worker) globals() (g map[string]reflect.Value) {
+func (w *worker) globals() map[string]reflect.Value { return w.globalsRepair(true) }
+
+// globalsRepair is globals; repair false is for calls from inside a running
+// Eval (SHOW_VARS), where evaluating again is not safe.
+func (w *worker) globalsRepair(repair bool) (g map[string]reflect.Value) {
 	for attempt := 0; attempt < 2; attempt++ {
 		ok := func() (ok bool) {
 			defer func() {
@@ -359,6 +363,9 @@ func (w *worker) globals() (g map[string]reflect.Value) {
 		if ok {
 			return g
 		}
+		if !repair {
+			break
+		}
 		func() {
 			defer func() { _ = recover() }()
 			_, _ = w.in.Eval("0")
@@ -370,7 +377,7 @@ func (w *worker) globals() (g map[string]reflect.Value) {
 // showVars lists the names the model defined, with their types.
 func (w *worker) showVars() string {
 	var rows []string
-	for name, v := range w.globals() {
+	for name, v := range w.globalsRepair(false) {
 		if strings.HasPrefix(name, "__rlm") || name == "_" || !v.IsValid() {
 			continue
 		}
