@@ -401,6 +401,9 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 	var edits []edit
 	add := func(start, end int, t string) { edits = append(edits, edit{start, end, t}) }
 	name := func(base string) string { r.seq++; return fmt.Sprintf("__rlm%s%d", base, r.seq) }
+	if err := topLevelOnly(stmtsOf(f, isDecl), func(p token.Pos) int { return line + fset.Position(p).Line - 1 }); err != nil {
+		return "", "", err
+	}
 	if body := stmtsOf(f, isDecl); len(body) == 1 && wrapInFunc(body[0]) {
 		// These edits come first so that they stay outside the edits the
 		// rewrites below make at the same offsets.
@@ -982,4 +985,31 @@ func wrapInFunc(st ast.Stmt) bool {
 		return wrapInFunc(st.Stmt)
 	}
 	return false
+}
+
+// topLevelOnly refuses what has no meaning outside a function: yaegi runs a
+// top-level defer at once and again after every later evaluation, and a
+// return in a wrapped statement would end only that statement, not the cell.
+func topLevelOnly(stmts []ast.Stmt, lineOf func(token.Pos) int) error {
+	var err error
+	for _, st := range stmts {
+		if d, ok := st.(*ast.DeferStmt); ok {
+			return cellError(lineOf(d.Pos()), "defer outside a function: the top level of a cell is not a function body; call it at the end of the cell, or put the code in a func")
+		}
+		ast.Inspect(st, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false // a return there is the closure's
+			case *ast.ReturnStmt:
+				if err == nil {
+					err = cellError(lineOf(n.Pos()), "return outside a function: the top level of a cell is not a function body; use if/else or break, or put the code in a func")
+				}
+			}
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -140,6 +140,8 @@ fmt.Println(cnt)`}, "4\n", ""},
 		{"loop assigns globals for later cells", []string{"total := 0", `for _, a := range []string{"1", "2"} { n, err := strconv.Atoi(a); if err == nil { total += n } }`, "fmt.Println(total)"}, "3\n", ""},
 		{"FINAL in a loop", []string{`for i := 0; i < 3; i++ { if i == 1 { FINAL(i) } }`}, "", ""},
 		{"defer in a top-level block runs when it ends, once", []string{"n := 0", "if true {\n\tdefer func() { n += 10 }()\n\tn++\n}\nfmt.Println(n)", "fmt.Println(n)", "fmt.Println(n)"}, "11\n", ""},
+		{"return in a closure at top level", []string{`f := func(n int) int { if n > 1 { return n }; return 0 }
+for i := 0; i < 3; i++ { g := func() int { return i * 2 }; fmt.Print(f(g())) }`}, "024", ""},
 		{"closures with defer in a loop run once", []string{"n := 0", `for i := 0; i < 2; i++ { func() { defer func() { n++ }(); fmt.Print(i) }() }`, `fmt.Println("after", n)`}, "after 2\n", ""},
 		{"panic in goroutine", []string{`done := make(chan bool)
 go func() { defer close(done); var m map[string]int; m["x"] = 1 }()
@@ -263,6 +265,8 @@ func TestWrappedStatementErrorLines(t *testing.T) {
 		{"syntax error", "x := 0\nif x == 0 {\n\tx = (\n}", "line 4: expected operand, found '}'"},
 		{"panic in the statement", "xs := []int{1}\nfor i := 0; i < 3; i++ {\n\tfmt.Println(xs[i])\n}", "line 2: panic: runtime error: index out of range"},
 		{"panic in a called function", "func parse(s string) int { var m map[string]int; m[s] = 1; return 0 }\n\nif true {\n\tparse(\"x\")\n}", "line 4: panic: assignment to entry in nil map (in parse)"},
+		{"return at top level", "for i := 0; i < 3; i++ {\n\tif i == 1 {\n\t\treturn\n\t}\n}", "line 3: return outside a function: the top level of a cell is not a function body; use if/else or break, or put the code in a func"},
+		{"defer at top level", "x := 1\ndefer fmt.Println(x)", "line 2: defer outside a function: the top level of a cell is not a function body; call it at the end of the cell, or put the code in a func"},
 		{"panic in a closure", "for i := 0; i < 3; i++ {\n\tfunc() {\n\t\tvar m map[string]int\n\t\tm[\"a\"] = i\n\t}()\n}", "line 1: panic: assignment to entry in nil map (in func)"},
 	}
 	for _, tt := range tests {
