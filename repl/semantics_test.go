@@ -96,6 +96,7 @@ fmt.Println(total)`}, "1\n", ""},
 if y, err := strconv.Atoi("2"); err != nil { fmt.Println(err) } else if z, err := strconv.Atoi("3"); err == nil { x = y + z }
 fmt.Println(x)`}, "5\n", ""},
 		{"if header with a composite literal", []string{`if v, ok := map[string]int{"a": 1}["a"]; ok { fmt.Println(v) }`}, "1\n", ""},
+		{"if header with a func literal", []string{"if f := func() bool {\n\treturn true\n}; f() {\n\tfmt.Println(\"y\")\n}; fmt.Println(\"z\")"}, "y\nz\n", ""},
 		{"switch with init", []string{`f := func() int { return 2 }
 switch x := f(); x { case 2: fmt.Println("two"); default: fmt.Println("other") }`}, "two\n", ""},
 		{"type switch with assignment", []string{`var x any = 3.5
