@@ -271,3 +271,42 @@ func vmHWM(b *testing.B, pid int) int64 {
 	b.Fatal("no VmHWM")
 	return 0
 }
+
+// BenchmarkTopLevelLoop measures a loop written at the top level of a cell,
+// which runs as the body of a declared function (wrapInFunc), against the
+// same loop written by the model inside a func of its own, the form the
+// system prompt used to ask for ("x-func" is their ratio, 1 when the
+// wrapping costs nothing).
+func BenchmarkTopLevelLoop(b *testing.B) {
+	p := newTestPool(b, 1)
+	s, err := p.NewSession(context.Background(), SessionConfig{Limits: Limits{CellTimeout: time.Minute}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	const loop = "for _, w := range words { k, v, ok := strings.Cut(w, \"=\"); if ok { n += len(k) + len(v) } }"
+	setup := "words := strings.Split(strings.Repeat(\"key=value \", 100000), \" \")\nn := 0\nfunc count() int { n := 0; " + loop + "; return n }"
+	if r := run(b, s, setup); r.Error != "" {
+		b.Fatal(r.Error)
+	}
+	timeCell := func(code string) time.Duration {
+		best := time.Duration(1 << 62)
+		for range 3 {
+			start := time.Now()
+			if r := run(b, s, code); r.Error != "" {
+				b.Fatal(r.Error)
+			}
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	b.ResetTimer()
+	var top, fn time.Duration
+	for range b.N {
+		top += timeCell("n = 0\n" + loop)
+		fn += timeCell("n = count()")
+	}
+	b.ReportMetric(float64(top)/float64(fn), "x-func")
+	b.ReportMetric(float64(top)/float64(b.N)/1e6, "top-ms")
+	b.ReportMetric(float64(fn)/float64(b.N)/1e6, "func-ms")
+}

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -228,6 +229,51 @@ func TestBrokenWorkerCommand(t *testing.T) {
 			_, err = p.NewSession(context.Background(), SessionConfig{})
 			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 				t.Fatalf("NewSession: %v, want %q", err, tt.errHas)
+			}
+		})
+	}
+}
+
+// TestInitWriteFails starts a process that closes its end of the init pipe
+// and only then sends the init message, so that the write fails before or
+// after the exit is seen: the error must say the worker exited, in both
+// orders, and a process that closed the pipe but stays is killed.
+func TestInitWriteFails(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc to see when the process closed the pipe:", err)
+	}
+	tests := []struct {
+		name    string
+		script  string
+		timeout time.Duration
+		errHas  string
+	}{
+		{"exits after the write failed", "exec 3<&-; sleep 1.5; exit 3", 20 * time.Second, "worker exited during start: worker crashed: exit status 3"},
+		{"exited before the write", "exec 3<&-; exit 3", 20 * time.Second, "worker exited during start: worker crashed: exit status 3"},
+		{"closes the pipe and stays", "exec 3<&-; exec sleep 30", 300 * time.Millisecond, "the worker closed its pipe and did not exit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := startProc(exec.Command("/bin/sh", "-c", tt.script), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.kill()
+			fd := fmt.Sprintf("/proc/%d/fd/3", p.cmd.Process.Pid)
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				if _, err := os.Stat(fd); os.IsNotExist(err) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the process did not close fd 3")
+				}
+			}
+			err = p.init(context.Background(), nil, DefaultLimits(), tt.timeout)
+			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+				t.Fatalf("init: %v, want %q", err, tt.errHas)
+			}
+			if p.alive() {
+				t.Fatal("the process is still running")
 			}
 		})
 	}

@@ -159,17 +159,11 @@ func (p *proc) send(msg *message) error { return p.out.send(msg) }
 
 // init sends the session's context and limits and waits for the worker.
 func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits, timeout time.Duration) error {
-	if err := p.send(&message{Kind: kindInit, Context: cf, Limits: &l}); err != nil {
-		// Most likely the worker is gone already; say why when we can.
-		select {
-		case <-p.dead:
-			return fmt.Errorf("repl: worker exited during start: %s", p.deathReason(l))
-		case <-time.After(time.Second):
-			return fmt.Errorf("repl: init worker: %w", err)
-		}
-	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
+	if err := p.send(&message{Kind: kindInit, Context: cf, Limits: &l}); err != nil {
+		return p.initWriteFailed(ctx, err, l, t.C)
+	}
 	select {
 	case <-t.C:
 		return fmt.Errorf("repl: worker not ready after %s (is MaybeRunWorker called first in main or TestMain?)", timeout)
@@ -183,6 +177,29 @@ func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits, timeout time
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// initWriteFailed explains a failed write of the init message. The write
+// fails when the worker's end of the pipe is closed, which a worker does
+// only by exiting, but the exit may not have been seen yet (the process
+// reaped, its pipes drained): that order must not change the error. So the
+// exit is waited for, until the start timeout; a process still running by
+// then closed the pipe without exiting and is killed. Either way the exit
+// status says which it was: only a process killed here ends by our signal.
+func (p *proc) initWriteFailed(ctx context.Context, err error, l Limits, timeout <-chan time.Time) error {
+	select {
+	case <-p.dead:
+	case <-timeout:
+	case <-ctx.Done():
+		p.kill()
+		return ctx.Err()
+	}
+	killed := p.alive()
+	p.kill() // waits until it is reaped; a process that exited is not touched
+	if killed && p.cmd.ProcessState != nil && p.cmd.ProcessState.ExitCode() == -1 {
+		return fmt.Errorf("repl: init worker: %w (the worker closed its pipe and did not exit)", err)
+	}
+	return fmt.Errorf("repl: worker exited during start: %s", p.deathReason(l))
 }
 
 // initError is a session setup the worker refused (a bad context file).

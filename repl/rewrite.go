@@ -120,7 +120,17 @@ func split(code string) ([]item, error) {
 	var items []item
 	depth := 0
 	begin := -1
-	forHeader := false // inside "for ...;...; ... {": its semicolons do not end the item
+	// In a statement that starts or holds a for, if or switch at depth 0, a
+	// semicolon on the line may be part of its header ("if v, ok := m[k];
+	// ok {", "for i := 0; i < n; i++ {") or end it ("if ok { ... }; n++").
+	// Braces do not tell the header's end ("if xs := []int{1}; ..."), the
+	// parser does: the semicolon ends the item when what comes before it is
+	// a whole statement.
+	header := false
+	wholeStmt := func(src string) bool {
+		f, err := parser.ParseFile(token.NewFileSet(), "", "package p; func _() {"+src+"\n}", parser.SkipObjectResolution)
+		return err == nil && len(stmtsOf(f, false)) == 1
+	}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if begin < 0 {
@@ -130,14 +140,11 @@ func split(code string) ([]item, error) {
 			begin = i
 		}
 		switch t.t {
-		case token.FOR:
+		case token.FOR, token.IF, token.SWITCH:
 			if depth == 0 {
-				forHeader = true
+				header = true
 			}
 		case token.LBRACE:
-			if depth == 0 {
-				forHeader = false
-			}
 			depth++
 		case token.LPAREN, token.LBRACK:
 			depth++
@@ -145,7 +152,11 @@ func split(code string) ([]item, error) {
 			depth--
 		}
 		last := i == len(toks)-1
-		if (t.t == token.SEMICOLON && depth <= 0 && !forHeader) || last {
+		ends := t.t == token.SEMICOLON && depth <= 0
+		if ends && header && t.end != t.off && i > begin {
+			ends = wholeStmt(code[toks[begin].off:toks[i-1].end])
+		}
+		if ends || last {
 			endTok := i
 			if t.t == token.SEMICOLON && i > begin {
 				endTok = i - 1
@@ -154,7 +165,7 @@ func split(code string) ([]item, error) {
 			switch toks[begin].t {
 			case token.PACKAGE:
 				// A model writing a whole program: the clause means nothing here.
-				begin, depth, forHeader = -1, 0, false
+				begin, depth, header = -1, 0, false
 				continue
 			case token.IMPORT:
 				it.kind = itemImport
@@ -185,7 +196,7 @@ func split(code string) ([]item, error) {
 			items = append(items, it)
 			begin = -1
 			depth = 0
-			forHeader = false
+			header = false
 		}
 	}
 	return items, nil
@@ -249,12 +260,21 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 	used := map[string]int{}
 	types := r.newTypeInfo()
 	r.sawMain = false
-	for k := range chunks {
-		src, err := r.rewriteChunk(chunks[k].src, chunks[k].line, chunks[k].decl, used, types)
+	for k := 0; k < len(chunks); k++ {
+		src, wrapper, err := r.rewriteChunk(chunks[k].src, chunks[k].line, chunks[k].decl, used, types)
 		if err != nil {
 			return nil, err
 		}
 		chunks[k].src = src
+		if wrapper != "" {
+			// The declaration, then its call. The call chunk has the
+			// declaration's line: a panic is located by the frame of the
+			// declared function, whose lines are the declaration's.
+			chunks[k].decl = true
+			call := chunk{src: wrapper + "()", line: chunks[k].line}
+			chunks = append(chunks[:k+1], append([]chunk{call}, chunks[k+1:]...)...)
+			k++
+		}
 	}
 	// Imports the model forgot: allowlisted packages used by name and not
 	// defined in the session.
@@ -357,7 +377,9 @@ type edit struct {
 }
 
 // rewriteChunk parses a chunk and applies the modern-Go rewrites.
-func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[string]int, types *typeInfo) (string, error) {
+// A statement wrapped in a function is returned as the declaration of that
+// function, and wrapper is its name.
+func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[string]int, types *typeInfo) (out, wrapper string, err error) {
 	prefix := "package p;"
 	suffix := ""
 	if !isDecl {
@@ -368,9 +390,9 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 	f, err := parser.ParseFile(fset, "cell", prefix+src+suffix, parser.SkipObjectResolution)
 	if err != nil {
 		if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
-			return "", cellError(line+list[0].Pos.Line-1, list[0].Msg)
+			return "", "", cellError(line+list[0].Pos.Line-1, list[0].Msg)
 		}
-		return "", cellError(line, err.Error())
+		return "", "", cellError(line, err.Error())
 	}
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
@@ -379,6 +401,16 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 	var edits []edit
 	add := func(start, end int, t string) { edits = append(edits, edit{start, end, t}) }
 	name := func(base string) string { r.seq++; return fmt.Sprintf("__rlm%s%d", base, r.seq) }
+	if err := topLevelOnly(stmtsOf(f, isDecl), func(p token.Pos) int { return line + fset.Position(p).Line - 1 }); err != nil {
+		return "", "", err
+	}
+	if body := stmtsOf(f, isDecl); len(body) == 1 && wrapInFunc(body[0]) {
+		// These edits come first so that they stay outside the edits the
+		// rewrites below make at the same offsets.
+		wrapper = name("Stmt")
+		add(off(body[0].Pos()), off(body[0].Pos()), "func "+wrapper+"() { ")
+		add(off(body[0].End()), off(body[0].End()), " }")
+	}
 
 	var forbidden error
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -430,10 +462,10 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 		return true
 	})
 	if forbidden != nil {
-		return "", forbidden
+		return "", "", forbidden
 	}
 	if len(edits) == 0 {
-		return src, nil
+		return src, wrapper, nil
 	}
 	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
 	var b strings.Builder
@@ -447,7 +479,7 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 		pos = e.end
 	}
 	b.WriteString(src[pos:])
-	return b.String(), nil
+	return b.String(), wrapper, nil
 }
 
 // seqFuncs are iterator functions and the slice-returning function written
@@ -870,11 +902,15 @@ func (c chunk) explain(err error, trace []string) string {
 				continue
 			}
 			fn := m[3]
-			if fn == "main" {
-				n, _ := strconv.Atoi(m[1])
-				where = fmt.Sprintf("line %d", c.line+n-1)
+			if fn == "main" || stmtFrameRE.MatchString(fn) {
+				// The innermost of the cell's frames: the call of a
+				// wrapped statement is outside it.
+				if where == "" {
+					n, _ := strconv.Atoi(m[1])
+					where = fmt.Sprintf("line %d", c.line+n-1)
+				}
 			} else {
-				inner = append(inner, strings.TrimPrefix(fn, "main."))
+				inner = append(inner, stmtPrefixRE.ReplaceAllString(strings.TrimPrefix(fn, "main."), ""))
 			}
 		}
 		if where != "" {
@@ -908,5 +944,72 @@ var forbiddenPkgs = map[string]bool{"os": true, "exec": true, "net": true, "http
 // forbiddenRE matches the error for a forbidden package used without import.
 var forbiddenRE = regexp.MustCompile(`undefined: (os|exec|net|http|syscall|unsafe|reflect|runtime|ioutil|fs|filepath|user|signal|debug|plugin)\b`)
 
+// stmtFrameRE matches the frame of a statement wrapped by wrapInFunc.
+var stmtFrameRE = regexp.MustCompile(`^main\.__rlmStmt\d+$`)
+
+// stmtPrefixRE matches the name of a wrapped statement's function in the
+// names of closures it holds (__rlmStmt4.func).
+var stmtPrefixRE = regexp.MustCompile(`^__rlmStmt\d+\.`)
+
 // panicFrameRE matches yaegi's per-frame panic lines: "3:5: panic: main.f(...)".
 var panicFrameRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): panic: (.*)\(\.\.\.\)$`)
+
+// stmtsOf returns the statements of a parsed statement chunk.
+func stmtsOf(f *ast.File, isDecl bool) []ast.Stmt {
+	if isDecl || len(f.Decls) != 1 {
+		return nil
+	}
+	fn, ok := f.Decls[0].(*ast.FuncDecl)
+	if !ok {
+		return nil
+	}
+	return fn.Body.List
+}
+
+// wrapInFunc reports whether a top-level statement is run as the body of a
+// function declared on the same lines (func __rlmStmtN() { stmt }) and then
+// called. yaegi v0.16.1 compiles the blocks of a top-level statement in the
+// global scope, where a multi-value "k, v := f()" in a loop body and the
+// init statement of an if or switch lose their variables ("undefined: k");
+// a function body compiles them right and still reads and assigns the
+// globals. Everything such a statement declares is scoped to it, so the
+// function changes nothing visible, except that a defer directly in it runs
+// when the statement ends. A declared function, not a closure: yaegi runs a
+// top-level closure call whose closure ran a defer again after every later
+// evaluation.
+func wrapInFunc(st ast.Stmt) bool {
+	switch st := st.(type) {
+	case *ast.ForStmt, *ast.RangeStmt, *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.BlockStmt:
+		return true
+	case *ast.LabeledStmt:
+		return wrapInFunc(st.Stmt)
+	}
+	return false
+}
+
+// topLevelOnly refuses what has no meaning outside a function: yaegi runs a
+// top-level defer at once and again after every later evaluation, and a
+// return in a wrapped statement would end only that statement, not the cell.
+func topLevelOnly(stmts []ast.Stmt, lineOf func(token.Pos) int) error {
+	var err error
+	for _, st := range stmts {
+		if d, ok := st.(*ast.DeferStmt); ok {
+			return cellError(lineOf(d.Pos()), "defer outside a function: the top level of a cell is not a function body; call it at the end of the cell, or put the code in a func")
+		}
+		ast.Inspect(st, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false // a return there is the closure's
+			case *ast.ReturnStmt:
+				if err == nil {
+					err = cellError(lineOf(n.Pos()), "return outside a function: the top level of a cell is not a function body; use if/else or break, or put the code in a func")
+				}
+			}
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -17,15 +17,20 @@ func TestRewrite(t *testing.T) {
 	}{
 		{"mixed cell", "import \"strings\"\nx := 1\nfunc f() int { return x }\ntype T int\ny := f()",
 			[]string{`import "strings"`, "x := 1", "func f() int { return x }\ntype T int", "y := f()"}, ""},
-		{"for header stays whole", "for i := 0; i < 3; i++ {\n}\nz := 2", []string{"i < 3", "z := 2"}, ""},
+		{"for header stays whole", "for i := 0; i < 3; i++ {\n}\nz := 2", []string{"func __rlmStmt1() { for i := 0; i < 3; i++ {\n} }", "__rlmStmt1()", "z := 2"}, ""},
 		{"func literal call is a statement", "func() { fmt.Print(1) }()", []string{`import "fmt"`, "func() { fmt.Print(1) }()"}, ""},
 		{"method declaration", "type T int\nfunc (T) M() {}", []string{"type T int\nfunc (T) M() {}"}, ""},
-		{"range over int", "for i := range 10 {\n}", []string{"for __rlmI1, __rlmN2 := 0, 10; __rlmI1 < __rlmN2; __rlmI1++ { i := __rlmI1;"}, ""},
-		{"rune loop", "s := \"abc\"\nfor i, r := range s { _ = i; _ = r }", []string{`s := "abc"`, "for __rlmS1, __rlmO2 := s, 0; __rlmO2 < len(__rlmS1); __rlmO2 += __rlmRuneLen(__rlmS1, __rlmO2) { i := __rlmO2; r := __rlmRuneAt(__rlmS1, __rlmO2);"}, ""},
+		{"range over int", "for i := range 10 {\n}", []string{"func __rlmStmt1() { for __rlmI2, __rlmN3 := 0, 10; __rlmI2 < __rlmN3; __rlmI2++ { i := __rlmI2;", "__rlmStmt1()"}, ""},
+		{"rune loop", "s := \"abc\"\nfor i, r := range s { _ = i; _ = r }", []string{`s := "abc"`, "func __rlmStmt1() { for __rlmS2, __rlmO3 := s, 0; __rlmO3 < len(__rlmS2); __rlmO3 += __rlmRuneLen(__rlmS2, __rlmO3) { i := __rlmO3; r := __rlmRuneAt(__rlmS2, __rlmO3);", "__rlmStmt1()"}, ""},
 		{"min and max", "a := min(1, 2.5)", []string{"__rlmMin(1, float64(2.5))"}, ""},
 		{"user-defined min is kept", "func min(a, b int) int { return a }\nm := min(1, 2)", []string{"func min", "m := min(1, 2)"}, ""},
 		{"go statement recovers", "go work(1)", []string{"go func() { defer func() { if r := recover(); r != nil { __rlmGoPanic(r) } }(); work(1) }()"}, ""},
-		{"lines iterator", "for l := range strings.Lines(s) {\n}", []string{`import "strings"`, "for _, l := range __rlmLines(s)"}, ""},
+		{"lines iterator", "for l := range strings.Lines(s) {\n}", []string{`import "strings"`, "func __rlmStmt1() { for _, l := range __rlmLines(s)", "__rlmStmt1()"}, ""},
+		{"if header with a composite literal", "if xs := []int{1}; len(xs) > 0 {\n}; n := 1",
+			[]string{"func __rlmStmt1() { if xs := []int{1}; len(xs) > 0 {\n} }", "__rlmStmt1()", "n := 1"}, ""},
+		{"switch header", "switch x := f(); x { case 1: }", []string{"func __rlmStmt1() { switch x := f(); x { case 1: } }", "__rlmStmt1()"}, ""},
+		{"labeled loop", "outer:\nfor i := 0; i < 2; i++ { continue outer }", []string{"func __rlmStmt1() { outer:\nfor i := 0; i < 2; i++ { continue outer } }", "__rlmStmt1()"}, ""},
+		{"simple statements are not wrapped", "x := 1; x++; fmt.Println(x)", []string{`import "fmt"`, "x := 1", "x++", "fmt.Println(x)"}, ""},
 		{"forbidden import", "x := 1\nimport \"os\"", nil, `line 2: import "os" is not allowed`},
 		{"syntax error", "x := 1\ny := )", nil, "line 2:"},
 		{"dot import", `import . "strings"`, nil, "dot and blank imports are not supported"},
@@ -53,6 +58,9 @@ func TestRewrite(t *testing.T) {
 			}
 			// Rewrites never add lines: errors keep the cell's line numbers.
 			last := chunks[len(chunks)-1]
+			if stmtFrameRE.MatchString("main." + strings.TrimSuffix(last.src, "()")) {
+				last = chunks[len(chunks)-2] // the call of a wrapped statement
+			}
 			if got, want := last.line+strings.Count(last.src, "\n"), strings.Count(tt.cell, "\n")+1; got != want && !strings.HasPrefix(last.src, "import") {
 				t.Errorf("last chunk ends on line %d, the cell on line %d", got, want)
 			}

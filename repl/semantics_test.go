@@ -84,6 +84,66 @@ for i := range 20 {
 }
 wg.Wait()
 fmt.Println(res[0], res[19], len(res))`}, "llm:0 llm:19 20\n", ""},
+		// Top-level compound statements run as the body of a declared
+		// function (wrapInFunc); these are the forms models write.
+		{"multi-value := in a loop", []string{`xs := []string{"a=1", "b=2"}
+for _, s := range xs { k, v, ok := strings.Cut(s, "="); fmt.Println(k, v, ok) }`}, "a 1 true\nb 2 true\n", ""},
+		{"error check in a loop", []string{`total := 0
+for _, a := range []string{"1", "x"} { n, err := strconv.Atoi(a); if err != nil { continue }; total += n }
+fmt.Println(total)`}, "1\n", ""},
+		{"if with init", []string{`if n, err := strconv.Atoi("5"); err == nil { fmt.Println(n) }`}, "5\n", ""},
+		{"else if with init", []string{`x := 1
+if y, err := strconv.Atoi("2"); err != nil { fmt.Println(err) } else if z, err := strconv.Atoi("3"); err == nil { x = y + z }
+fmt.Println(x)`}, "5\n", ""},
+		{"if header with a composite literal", []string{`if v, ok := map[string]int{"a": 1}["a"]; ok { fmt.Println(v) }`}, "1\n", ""},
+		{"if header with a func literal", []string{"if f := func() bool {\n\treturn true\n}; f() {\n\tfmt.Println(\"y\")\n}; fmt.Println(\"z\")"}, "y\nz\n", ""},
+		{"switch with init", []string{`f := func() int { return 2 }
+switch x := f(); x { case 2: fmt.Println("two"); default: fmt.Println("other") }`}, "two\n", ""},
+		{"type switch with assignment", []string{`var x any = 3.5
+switch v := x.(type) { case int: fmt.Println("int", v); case float64: fmt.Println("float", v*2) }`}, "float 7\n", ""},
+		{"three-clause for with multi-value :=", []string{`n := 3
+for i := 0; i < n; i++ { a, b := i, i*i; fmt.Print(a, b, " ") }`}, "0 0 1 1 2 4 ", ""},
+		{"nested loops with multi-value :=", []string{`grid := [][]string{{"a:1", "b:2"}, {"c:3"}}
+for _, row := range grid {
+	for j, cell := range row {
+		k, v, _ := strings.Cut(cell, ":")
+		fmt.Print(j, k, v, " ")
+	}
+}`}, "0a1 1b2 0c3 ", ""},
+		{"select in a loop", []string{`ch := make(chan int, 3)
+done := make(chan bool)
+go func() { for i := 0; i < 3; i++ { ch <- i }; close(done) }()
+got := 0
+for got < 3 {
+	select {
+	case v, ok := <-ch:
+		if ok { got++; fmt.Print(v) }
+	case <-done:
+	}
+}`}, "012", ""},
+		{"comma-ok map lookups in a loop", []string{`m := map[string]int{"a": 1}
+hits := 0
+for _, k := range []string{"a", "b", "a"} { if v, ok := m[k]; ok { hits += v }; v, ok := m[k]; if ok { hits += v * 10 } }
+fmt.Println(hits)`}, "22\n", ""},
+		{"closures capture loop variables and locals", []string{`var fs []func() int
+for i := 0; i < 3; i++ { a, b := i, 10; fs = append(fs, func() int { return i + a + b }) }
+for _, f := range fs { fmt.Print(f(), " ") }`}, "10 12 14 ", ""},
+		{"labels", []string{`outer:
+for i := 0; i < 3; i++ { for j := 0; j < 3; j++ { if j == 1 { continue outer }; if i == 2 { break outer }; fmt.Print(i, j, " ") } }`}, "0 0 1 0 ", ""},
+		{"block", []string{"{\n\ta, b := 1, 2\n\tfmt.Println(a + b)\n}"}, "3\n", ""},
+		{"rune loop with multi-value :=", []string{`s := "héllo"
+for i, r := range s { k, ok := i, r > 'z'; fmt.Print(k, ok, " ") }`}, "0 false 1 true 3 false 4 false 5 false ", ""},
+		{"range over func with multi-value :=", []string{`cnt := 0
+for l := range strings.Lines("a\nb\n") { a, b, _ := strings.Cut(l, "x"); cnt += len(a) + len(b) }
+fmt.Println(cnt)`}, "4\n", ""},
+		{"range over int with multi-value :=", []string{`for i := range 3 { q, r := i/2, i%2; fmt.Print(q, r, ";") }`}, "0 0;0 1;1 0;", ""},
+		{"statement after a loop on the same line", []string{`n := 0; for i := 0; i < 3; i++ { a, b := i, 1; n += a * b }; fmt.Println(n)`}, "3\n", ""},
+		{"loop assigns globals for later cells", []string{"total := 0", `for _, a := range []string{"1", "2"} { n, err := strconv.Atoi(a); if err == nil { total += n } }`, "fmt.Println(total)"}, "3\n", ""},
+		{"FINAL in a loop", []string{`for i := 0; i < 3; i++ { if i == 1 { FINAL(i) } }`}, "", ""},
+		{"defer in a top-level block runs when it ends, once", []string{"n := 0", "if true {\n\tdefer func() { n += 10 }()\n\tn++\n}\nfmt.Println(n)", "fmt.Println(n)", "fmt.Println(n)"}, "11\n", ""},
+		{"return in a closure at top level", []string{`f := func(n int) int { if n > 1 { return n }; return 0 }
+for i := 0; i < 3; i++ { g := func() int { return i * 2 }; fmt.Print(f(g())) }`}, "024", ""},
+		{"closures with defer in a loop run once", []string{"n := 0", `for i := 0; i < 2; i++ { func() { defer func() { n++ }(); fmt.Print(i) }() }`, `fmt.Println("after", n)`}, "after 2\n", ""},
 		{"panic in goroutine", []string{`done := make(chan bool)
 go func() { defer close(done); var m map[string]int; m["x"] = 1 }()
 <-done
@@ -114,8 +174,9 @@ time.Sleep(10 * time.Millisecond)`}, "", "panic in a goroutine: assignment to en
 			if r.Output != tt.output {
 				t.Fatalf("output %q, want %q", r.Output, tt.output)
 			}
-			if tt.name == "FINAL" && (r.Final == nil || *r.Final != "the answer is 42") {
-				t.Fatalf("Final = %v", r.Final)
+			finals := map[string]string{"FINAL": "the answer is 42", "FINAL in a loop": "1"}
+			if want, ok := finals[tt.name]; ok && (r.Final == nil || *r.Final != want) {
+				t.Fatalf("Final = %v, want %q", r.Final, want)
 			}
 		})
 	}
@@ -158,7 +219,8 @@ func TestErrorsKeepSession(t *testing.T) {
 	p := newTestPool(t, 1)
 	s := newTestSession(t, p, "a\nb")
 	bad := []string{
-		"for o := 0; o < 3; { r, w := __rlmDecodeRune(\"abc\", o); fmt.Print(r, w); o += w }",
+		"for o := 0; o < 3; { r, w := __rlmDecodeRune(\"abc\", o); fmt.Print(r, w); o += undefinedW }",
+		"for _, s := range []string{\"a\"} {\n\tk, v, ok := strings.Cut(s, 1)\n}",
 		"x := ",
 		"func g( { }",
 		"y := undefinedZ + 1",
@@ -179,5 +241,41 @@ func TestErrorsKeepSession(t *testing.T) {
 		if want := fmt.Sprint(i+3, true); r.Output != want || r.Error != "" || r.Restarted {
 			t.Fatalf("cell %d: %+v, want output %q", i, r, want)
 		}
+	}
+}
+
+// TestWrappedStatementErrorLines checks that errors in top-level compound
+// statements, which run as the body of a declared function, carry the
+// cell's own line numbers: compile errors their exact line, panics the line
+// of the call that panicked or, in the statement itself, its first line.
+func TestWrappedStatementErrorLines(t *testing.T) {
+	p := newTestPool(t, 1)
+	tests := []struct{ name, cell, err string }{
+		{"for", "x := 1\nfor i := 0; i < 2; i++ {\n\ta, b := i, nope\n}", "line 3: undefined: nope"},
+		{"range", "xs := []string{\"a\"}\nfor _, s := range xs {\n\tk, v, ok := strings.Cut(s, \"=\")\n\tfmt.Println(k, v, ok, nope)\n}", "line 4: undefined: nope"},
+		{"if with init", `if n, err := strconv.Atoi("5"); err == nil { fmt.Println(n, nope) }`, "line 1: undefined: nope"},
+		{"else branch", "if v, ok := map[string]int{\"a\": 1}[\"a\"]; ok {\n\tfmt.Println(v)\n} else {\n\tfmt.Println(nope)\n}", "line 4: undefined: nope"},
+		{"switch with init", "\nswitch x := 2; x {\ncase 1:\n\tfmt.Println(nope)\n}", "line 4: undefined: nope"},
+		{"type switch", "var a any = 1\nswitch v := a.(type) {\ncase int:\n\tfmt.Println(v + nope)\n}", "line 4: undefined: nope"},
+		{"select", "select {\ndefault:\n\tfmt.Println(nope)\n}", "line 3: undefined: nope"},
+		{"block", "{\n\ta, b := 1, 2\n\tfmt.Println(a, b, nope)\n}", "line 3: undefined: nope"},
+		{"label", "outer:\nfor i := 0; i < 2; i++ {\n\tcontinue nope\n}", "line 3: label nope undefined"},
+		{"rune loop", "s := \"héllo\"\nfor i, r := range s {\n\tfmt.Println(i, r, nope)\n}", "line 3: undefined: nope"},
+		{"range over int", "for i := range 3 {\n\tq, r := i/2, nope\n}", "line 2: undefined: nope"},
+		{"range over func", "for l := range strings.Lines(\"a\\nb\") {\n\ta, b, _ := strings.Cut(l, nope)\n}", "line 2: undefined: nope"},
+		{"syntax error", "x := 0\nif x == 0 {\n\tx = (\n}", "line 4: expected operand, found '}'"},
+		{"panic in the statement", "xs := []int{1}\nfor i := 0; i < 3; i++ {\n\tfmt.Println(xs[i])\n}", "line 2: panic: runtime error: index out of range"},
+		{"panic in a called function", "func parse(s string) int { var m map[string]int; m[s] = 1; return 0 }\n\nif true {\n\tparse(\"x\")\n}", "line 4: panic: assignment to entry in nil map (in parse)"},
+		{"return at top level", "for i := 0; i < 3; i++ {\n\tif i == 1 {\n\t\treturn\n\t}\n}", "line 3: return outside a function: the top level of a cell is not a function body; use if/else or break, or put the code in a func"},
+		{"defer at top level", "x := 1\ndefer fmt.Println(x)", "line 2: defer outside a function: the top level of a cell is not a function body; call it at the end of the cell, or put the code in a func"},
+		{"panic in a closure", "for i := 0; i < 3; i++ {\n\tfunc() {\n\t\tvar m map[string]int\n\t\tm[\"a\"] = i\n\t}()\n}", "line 1: panic: assignment to entry in nil map (in func)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestSession(t, p)
+			if r := run(t, s, tt.cell); r.Error != tt.err {
+				t.Fatalf("error %q, want %q", r.Error, tt.err)
+			}
+		})
 	}
 }
