@@ -19,7 +19,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlm-project/rlm/recursion"
-	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
@@ -28,16 +27,12 @@ import (
 // serveConfig is everything `rlm serve` can be told. Each field is one row
 // of serveOptions, settable by flag, environment variable or YAML key.
 type serveConfig struct {
+	// engineConfig's Limits are the server's maxima, which are also the
+	// defaults of requests that set none.
+	engineConfig
 	Listen          string
 	APIKeys         []string
-	Upstream        string
-	UpstreamKey     string
-	RootModel       string
-	SubModel        string
 	Models          []string // alias=upstream-model
-	UpstreamTimeout time.Duration
-	UpstreamRetries int
-	UpstreamConc    int
 	Store           string
 	DataDir         string
 	RedisURL        string
@@ -50,13 +45,6 @@ type serveConfig struct {
 	RetryAfter      time.Duration
 	KeepAlive       time.Duration
 	ShutdownGrace   time.Duration
-	MaxDepth        int
-	MaxIterations   int
-	MaxLLMCalls     int
-	MaxTotalTokens  int
-	MaxTimeout      time.Duration
-	REPLWorkers     int
-	CellTimeout     time.Duration
 	LogLevel        string
 	TraceContent    bool
 }
@@ -165,11 +153,11 @@ var serveOptions = []option{
 	{"retry-after", "RLM_RETRY_AFTER", "retry_after", "2s", "Retry-After sent with 429", dur(func(c *serveConfig) *time.Duration { return &c.RetryAfter })},
 	{"keepalive", "RLM_KEEPALIVE", "keepalive", "15s", "interval of SSE keep-alive comments on idle streams", dur(func(c *serveConfig) *time.Duration { return &c.KeepAlive })},
 	{"shutdown-grace", "RLM_SHUTDOWN_GRACE", "shutdown_grace", "30s", "how long shutdown lets running requests finish before cancelling them", dur(func(c *serveConfig) *time.Duration { return &c.ShutdownGrace })},
-	{"max-depth", "RLM_MAX_DEPTH", "max_depth", "1", "server maximum (and default) of rlm.max_depth", num(func(c *serveConfig) *int { return &c.MaxDepth })},
-	{"max-iterations", "RLM_MAX_ITERATIONS", "max_iterations", "30", "server maximum (and default) of rlm.max_iterations", num(func(c *serveConfig) *int { return &c.MaxIterations })},
-	{"max-llm-calls", "RLM_MAX_LLM_CALLS", "max_llm_calls", "200", "server maximum (and default) of rlm.max_llm_calls", num(func(c *serveConfig) *int { return &c.MaxLLMCalls })},
-	{"max-total-tokens", "RLM_MAX_TOTAL_TOKENS", "max_total_tokens", "5000000", "server maximum (and default) of rlm.max_total_tokens", num(func(c *serveConfig) *int { return &c.MaxTotalTokens })},
-	{"max-timeout", "RLM_MAX_TIMEOUT", "max_timeout", "10m", "server maximum (and default) of rlm.timeout", dur(func(c *serveConfig) *time.Duration { return &c.MaxTimeout })},
+	{"max-depth", "RLM_MAX_DEPTH", "max_depth", "1", "server maximum (and default) of rlm.max_depth", num(func(c *serveConfig) *int { return &c.Limits.MaxDepth })},
+	{"max-iterations", "RLM_MAX_ITERATIONS", "max_iterations", "30", "server maximum (and default) of rlm.max_iterations", num(func(c *serveConfig) *int { return &c.Limits.MaxIterations })},
+	{"max-llm-calls", "RLM_MAX_LLM_CALLS", "max_llm_calls", "200", "server maximum (and default) of rlm.max_llm_calls", num(func(c *serveConfig) *int { return &c.Limits.MaxLLMCalls })},
+	{"max-total-tokens", "RLM_MAX_TOTAL_TOKENS", "max_total_tokens", "5000000", "server maximum (and default) of rlm.max_total_tokens", num(func(c *serveConfig) *int { return &c.Limits.MaxTotalTokens })},
+	{"max-timeout", "RLM_MAX_TIMEOUT", "max_timeout", "10m", "server maximum (and default) of rlm.timeout", dur(func(c *serveConfig) *time.Duration { return &c.Limits.Timeout })},
 	{"repl-workers", "RLM_REPL_WORKERS", "repl_workers", "2", "idle REPL worker processes kept ready", num(func(c *serveConfig) *int { return &c.REPLWorkers })},
 	{"cell-timeout", "RLM_CELL_TIMEOUT", "cell_timeout", "0s", "wall time per REPL cell; 0: the REPL's default", dur(func(c *serveConfig) *time.Duration { return &c.CellTimeout })},
 	{"log-level", "RLM_LOG_LEVEL", "log_level", "info", "debug, info, warn or error", str(func(c *serveConfig) *string { return &c.LogLevel })},
@@ -317,12 +305,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		aliases[alias] = upstream
 		names = append(names, alias)
 	}
+	if len(names) == 0 {
+		return errors.New("serve: models: no model alias: set --models or RLM_MODELS (e.g. rlm)")
+	}
 	scfg := server.Config{
 		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
 		MaxConcurrent: cfg.MaxConcurrent, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
-		MaxLimits: recursion.Limits{MaxDepth: cfg.MaxDepth, MaxIterations: cfg.MaxIterations, MaxLLMCalls: cfg.MaxLLMCalls,
-			MaxTotalTokens: cfg.MaxTotalTokens, Timeout: cfg.MaxTimeout},
-		Logger: log,
+		MaxLimits: cfg.Limits,
+		Logger:    log,
 	}
 	// Every run is recorded as a trace under its caller's owner, in the same
 	// store; OpenTelemetry export is configured by the standard OTEL_* env.
@@ -366,38 +356,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			log.Warn("NOT CONFIGURED: chat completions will fail with 503 until this is fixed: " + m)
 		}
 	} else {
-		retries := cfg.UpstreamRetries
-		if retries <= 0 {
-			retries = -1 // UpstreamConfig reads 0 as "default"
-		}
-		client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: cfg.Upstream, APIKey: cfg.UpstreamKey,
-			Timeout: cfg.UpstreamTimeout, MaxRetries: retries})
-		if err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-		size := cfg.REPLWorkers
-		if size == 0 {
-			size = -1
-		}
-		pool, err := repl.NewPool(repl.PoolConfig{Size: size})
-		if err != nil {
-			return fmt.Errorf("serve: start REPL pool: %w", err)
-		}
-		defer pool.Close()
 		root := cfg.RootModel
 		if root == "" {
 			root = aliases[names[0]]
 		}
-		lim := scfg.MaxLimits
-		eng, err := recursion.New(recursion.Config{
-			Root: client, RootModel: root, SubModel: cfg.SubModel, Models: aliases,
-			Defaults: lim, Max: lim, UpstreamConcurrency: cfg.UpstreamConc,
-			Sandbox: recursion.PoolSandbox(pool), REPLLimits: repl.Limits{CellTimeout: cfg.CellTimeout},
-		})
+		eng, err := cfg.newEngine(recursion.Config{RootModel: root, Models: aliases, Defaults: cfg.Limits, Max: cfg.Limits})
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		runner = traces.Wrap(eng)
+		defer eng.Close()
+		runner = traces.Wrap(eng.Engine)
 	}
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("NO API KEYS: the server is open to anyone who can reach " + cfg.Listen + "; set --api-keys or RLM_API_KEYS")
