@@ -38,6 +38,8 @@ type serveConfig struct {
 	RedisURL        string
 	RedisPrefix     string
 	RedisCacheDir   string
+	TraceStream     string
+	TraceStreamMax  int
 	MaxRequestBytes int64
 	MaxUploadBytes  int64
 	MaxConcurrent   int
@@ -146,6 +148,8 @@ var serveOptions = []option{
 	{"redis-url", "RLM_REDIS_URL", "redis_url", "redis://127.0.0.1:6379/0", "Redis URL for --store redis", str(func(c *serveConfig) *string { return &c.RedisURL })},
 	{"redis-prefix", "RLM_REDIS_PREFIX", "redis_prefix", "rlm", "prefix of every Redis key the server writes", str(func(c *serveConfig) *string { return &c.RedisPrefix })},
 	{"redis-cache-dir", "RLM_REDIS_CACHE_DIR", "redis_cache_dir", "", "local copies of uploaded files for the REPL with --store redis; empty: a directory under the system temp dir", str(func(c *serveConfig) *string { return &c.RedisCacheDir })},
+	{"trace-stream", "RLM_TRACE_STREAM", "trace_stream", tracing.DefaultStream, "Redis Stream every finished trajectory is appended to with --store redis, for trainers' consumer groups; empty: none", str(func(c *serveConfig) *string { return &c.TraceStream })},
+	{"trace-stream-maxlen", "RLM_TRACE_STREAM_MAXLEN", "trace_stream_maxlen", strconv.Itoa(tracing.DefaultStreamMaxLen), "entries the trajectory stream is trimmed to (approximately, MAXLEN ~); 0 or negative: never trimmed", num(func(c *serveConfig) *int { return &c.TraceStreamMax })},
 	{"max-request-bytes", "RLM_MAX_REQUEST_BYTES", "max_request_bytes", "64MiB", "largest chat request body", size(func(c *serveConfig) *int64 { return &c.MaxRequestBytes })},
 	{"max-upload-bytes", "RLM_MAX_UPLOAD_BYTES", "max_upload_bytes", "512MiB", "largest uploaded file", size(func(c *serveConfig) *int64 { return &c.MaxUploadBytes })},
 	{"max-concurrent", "RLM_MAX_CONCURRENT", "max_concurrent", "16", "runs executing at once", num(func(c *serveConfig) *int { return &c.MaxConcurrent })},
@@ -325,7 +329,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if tp != nil {
 		spans = &tracing.SpanConfig{TracerProvider: tp, CaptureContent: cfg.TraceContent}
 	}
-	traces := tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: log,
+	feed, closeFeed, err := openFeed(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeFeed()
+	traces := tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: log, Feed: feed,
 		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
 	traceAPI := tracing.NewAPI(traces, tracing.APIConfig{})
 	scfg.Extend = func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
@@ -378,7 +387,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	log.Info("rlm serve listening", "addr", "http://"+ln.Addr().String(), "store", cfg.Store, "models", strings.Join(names, ","))
+	attrs := []any{"addr", "http://" + ln.Addr().String(), "store", cfg.Store, "models", strings.Join(names, ",")}
+	if feed != nil {
+		attrs = append(attrs, "trace_stream", feed.Stream())
+	}
+	log.Info("rlm serve listening", attrs...)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -412,4 +425,22 @@ func openStore(ctx context.Context, cfg *serveConfig) (store.Store, func(), erro
 		return r, func() { r.Close() }, nil
 	}
 	return nil, nil, fmt.Errorf("serve: unknown store %q: use disk or redis", cfg.Store)
+}
+
+// openFeed opens the Redis Stream of finished trajectories: with the Redis
+// store, on the same server, unless --trace-stream is empty. Without it the
+// feed is nil, which tracing reads as "no stream".
+func openFeed(ctx context.Context, cfg *serveConfig) (*tracing.Feed, func(), error) {
+	if cfg.Store != "redis" || cfg.TraceStream == "" {
+		return nil, func() {}, nil
+	}
+	maxLen := int64(cfg.TraceStreamMax)
+	if maxLen == 0 {
+		maxLen = -1 // NewFeed reads 0 as its default; here 0 means no trimming, as documented
+	}
+	feed, closeFeed, err := tracing.OpenFeed(ctx, cfg.RedisURL, cfg.TraceStream, maxLen)
+	if err != nil {
+		return nil, nil, fmt.Errorf("serve: --trace-stream %s: %w", cfg.TraceStream, err)
+	}
+	return feed, func() { closeFeed() }, nil
 }
