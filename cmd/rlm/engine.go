@@ -87,7 +87,7 @@ func (c *engineConfig) sampling() (recursion.Sampling, error) {
 	if c.Temperature != "" {
 		t, err := strconv.ParseFloat(c.Temperature, 64)
 		if err != nil {
-			return s, fmt.Errorf("--temperature %q: %w", c.Temperature, err)
+			return s, badFlag("--temperature %q: not a number", c.Temperature)
 		}
 		s.Temperature = &t
 	}

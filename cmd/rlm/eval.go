@@ -44,7 +44,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	uuid := fs.Bool("uuid", false, "sniah: needle values are UUIDs instead of 7-digit numbers")
 	depth := fs.Float64("depth", -1, "sniah: needle depth in [0,1]; negative picks a random depth per instance")
 	traces := fs.String("traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
-	traceOwner := fs.String("trace-owner", "open", "owner the trajectories are saved under (\"open\" is the owner of an `rlm serve` without API keys)")
+	traceOwner := fs.String("trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -56,18 +56,18 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errUsage
 	}
 	if *baseline != "" && *baseline != "direct" {
-		return fmt.Errorf("eval: --baseline %q: the only baseline is direct", *baseline)
+		return badFlag("eval: --baseline %q: the only baseline is direct", *baseline)
 	}
 	if ec.RootModel == "" {
 		return errors.New("eval: no root model: set --root-model or RLM_ROOT_MODEL")
 	}
 	ls, err := eval.ParseLengths(*lengths)
 	if err != nil {
-		return fmt.Errorf("eval: --lengths: %w", err)
+		return badFlag("eval: --lengths: %w", err)
 	}
 	win, err := eval.ParseLength(*window)
 	if err != nil {
-		return fmt.Errorf("eval: --context-window: %w", err)
+		return badFlag("eval: --context-window: %w", err)
 	}
 	samp, err := ec.sampling()
 	if err != nil {
@@ -113,7 +113,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("eval: --traces: %w", err)
 		}
 		if !tracing.ValidName(*traceOwner) {
-			return fmt.Errorf("eval: --trace-owner %q: use letters, digits, '-', '_' and '.'", *traceOwner)
+			return badFlag("eval: --trace-owner %q: use letters, digits, '-', '_' and '.'", *traceOwner)
 		}
 		cfg.Tracer = evalTracer{svc: tracing.NewService(tracing.Config{Store: st,
 			IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }}), owner: *traceOwner}

@@ -187,10 +187,24 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 		vals[o.flag] = v
 		fs.StringVar(v, o.flag, o.def, fmt.Sprintf("%s (env %s, YAML %s)", o.help, o.env, o.yaml))
 	}
+	// The settings are listed in the table's order, which groups them as
+	// docs/server.md does, rather than the flag package's alphabetical one.
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: rlm serve [flags]\n\nRuns the OpenAI-compatible RLM gateway. Every flag also has an environment")
-		fmt.Fprintln(stderr, "variable and a YAML key (see docs/server.md). Flags:")
-		fs.PrintDefaults()
+		fmt.Fprint(stderr, `Usage: rlm serve [flags]
+
+Runs the OpenAI-compatible RLM gateway. Every setting is a flag, an environment
+variable and a key of the YAML file given by --config; a flag wins over the
+environment, which wins over the file. See docs/server.md. Settings:
+  --config file
+    	optional YAML file of settings (env RLM_CONFIG)
+`)
+		for _, o := range serveOptions {
+			def := ""
+			if o.def != "" {
+				def = "; default " + o.def
+			}
+			fmt.Fprintf(stderr, "  --%s %s\n    \t%s (env %s, YAML %s%s)\n", o.flag, placeholder(o.def), o.help, o.env, o.yaml, def)
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -241,10 +255,31 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 			continue
 		}
 		if err := o.set(c, v); err != nil {
+			if setByFlag[o.flag] {
+				return nil, badFlag("serve: %s: %w", from, err)
+			}
 			return nil, fmt.Errorf("serve: %s: %w", from, err)
 		}
 	}
 	return c, nil
+}
+
+// placeholder names the kind of value a setting takes in its help, judged
+// by its default.
+func placeholder(def string) string {
+	if _, err := strconv.Atoi(def); err == nil {
+		return "int"
+	}
+	if _, err := strconv.ParseBool(def); err == nil {
+		return "bool"
+	}
+	if _, err := time.ParseDuration(def); err == nil {
+		return "duration"
+	}
+	if _, err := parseSize(def); err == nil {
+		return "size"
+	}
+	return "string"
 }
 
 // yamlString renders a YAML value the way the flag would be written: lists
