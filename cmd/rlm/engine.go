@@ -55,7 +55,7 @@ func (c *engineConfig) register(fs *flag.FlagSet, n engineFlagNames) {
 	fs.DurationVar(&c.Limits.Timeout, "timeout", d.Timeout, n.timeout)
 	fs.IntVar(&c.Limits.OffloadThreshold, "offload-threshold", d.OffloadThreshold, "messages longer than this many characters are offloaded into the REPL")
 	fs.IntVar(&c.Limits.Concurrency, n.concurrency, d.Concurrency, "model calls in flight at once "+n.scope)
-	fs.StringVar(&c.Temperature, "temperature", "", "sampling temperature for the root model (unset: the upstream's default; 0 is sent as 0)")
+	fs.StringVar(&c.Temperature, "temperature", "", "sampling temperature of root turns and sub-calls (unset: the upstream's default; 0 is sent as 0)")
 	fs.DurationVar(&c.UpstreamTimeout, "call-timeout", 120*time.Second, "timeout of one upstream call attempt")
 	fs.IntVar(&c.UpstreamRetries, "retries", 4, "retries of an upstream call after 429, 5xx or connection errors")
 	fs.DurationVar(&c.CellTimeout, "cell-timeout", 0, "wall time per REPL cell (0: the REPL's default)")
@@ -117,8 +117,8 @@ func (e *engine) Close() error { return e.pool.Close() }
 
 // newEngine starts the REPL pool and the engine. base carries what only
 // one command sets (Models, Defaults, Max, TempDir, and RootModel when it
-// is not c's); the upstream, models,
-// concurrency and REPL come from c.
+// is not c's); the upstream client, sub-model, upstream concurrency and
+// REPL come from c. Close the engine to stop the pool.
 func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	client, err := c.client()
 	if err != nil {
