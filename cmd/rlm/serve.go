@@ -264,6 +264,29 @@ environment, which wins over the file. See docs/server.md. Settings:
 	return c, nil
 }
 
+// checkMaxima refuses maxima the server cannot enforce. A zero max-* means
+// "no maximum" to the server and the engine, which an operator writing
+// --max-depth 0 does not mean: they want no recursion, and would get
+// unlimited depth.
+func (c *serveConfig) checkMaxima() error {
+	l := c.Limits
+	for _, m := range []struct {
+		name string
+		v    any
+		neg  bool
+	}{{"max-depth", l.MaxDepth, l.MaxDepth < 0}, {"max-iterations", l.MaxIterations, l.MaxIterations < 0},
+		{"max-llm-calls", l.MaxLLMCalls, l.MaxLLMCalls < 0}, {"max-total-tokens", l.MaxTotalTokens, l.MaxTotalTokens < 0},
+		{"max-timeout", l.Timeout, l.Timeout < 0}} {
+		if m.neg {
+			return fmt.Errorf("%s %v: must not be negative (0: no maximum)", m.name, m.v)
+		}
+	}
+	if l.MaxDepth == 0 {
+		return errors.New("max-depth 0: the engine cannot enforce a maximum of the root alone, and 0 would mean no maximum; use 1 or more")
+	}
+	return nil
+}
+
 // placeholder names the kind of value a setting takes in its help, judged
 // by its default.
 func placeholder(def string) string {
@@ -346,6 +369,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if len(names) == 0 {
 		return errors.New("serve: models: no model alias: set --models or RLM_MODELS (e.g. rlm)")
+	}
+	if err := cfg.checkMaxima(); err != nil {
+		return fmt.Errorf("serve: %w", err)
 	}
 	scfg := server.Config{
 		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
