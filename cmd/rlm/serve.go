@@ -348,12 +348,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	st, closeStore, err := openStore(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
-
 	aliases := map[string]string{}
 	var names []string
 	for _, m := range cfg.Models {
@@ -373,6 +367,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.checkMaxima(); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	st, closeStore, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	scfg := server.Config{
 		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
 		MaxConcurrent: cfg.MaxConcurrent, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
