@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the 10M-token measurements of bench/eval.md: S-NIAH at 128K, 1M
+# Reproduces the 10M-token measurements of BENCHMARKS.md: S-NIAH at 128K, 1M
 # and 10M tokens and the OOLONG-style task at 128K and 1M, each document
 # uploaded through /v1/files and asked about in a chat completion, against a
 # fake upstream (eval/fakemodel: a test double for the model, not a model).

@@ -82,7 +82,11 @@ func WriteChart(w io.Writer, sums []Summary) error {
 				}
 				any = true
 				if s.Runs == 0 {
-					skipped = append(skipped, s.Tokens)
+					// A size whose runs all failed has no score to draw,
+					// but it was run: only skips get the cross.
+					if s.Skipped > 0 {
+						skipped = append(skipped, s.Tokens)
+					}
 					continue
 				}
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", X(s.Tokens), Y(s.Score)))

@@ -46,3 +46,21 @@ func TestChartLogScale(t *testing.T) {
 		t.Error("NaN or Inf in the chart")
 	}
 }
+
+// TestChartMarksOnlySkips: a size where every run failed is not drawn as
+// "not run: beyond context window".
+func TestChartMarksOnlySkips(t *testing.T) {
+	sums := []Summary{
+		{Task: "sniah", Tokens: 1 << 13, Mode: ModeRLM, Runs: 1, Score: 1},
+		{Task: "sniah", Tokens: 1 << 20, Mode: ModeRLM, Failed: 2},
+		{Task: "sniah", Tokens: 1 << 13, Mode: ModeDirect, Failed: 1},
+		{Task: "sniah", Tokens: 1 << 20, Mode: ModeDirect, Skipped: 1},
+	}
+	var b strings.Builder
+	if err := WriteChart(&b, sums); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "<path d="); n != 1 {
+		t.Errorf("%d skipped marks, want 1 (failed sizes are not skips):\n%s", n, b.String())
+	}
+}

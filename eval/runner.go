@@ -162,7 +162,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			p := planItem{task: t, tokens: it.tokens, index: it.index}
 			for _, m := range modes {
 				k := Result{Task: t.Name(), Tokens: it.tokens, Index: it.index, Seed: cfg.Seed, Mode: m}.Key()
-				if r, ok := done[k]; ok {
+				if r, ok := done[k]; ok && !(r.Skipped != "" && fitsWindow(cfg, it.tokens)) {
 					kept = append(kept, r)
 				} else {
 					p.modes = append(p.modes, m)
@@ -241,13 +241,20 @@ feed:
 	return results, nil
 }
 
+// fitsWindow reports whether the direct baseline runs an input of tokens
+// tokens. A result skipped under a smaller --context-window is run again
+// when the window grows, rather than resumed as skipped.
+func fitsWindow(cfg Config, tokens int) bool {
+	return cfg.ContextWindow <= 0 || tokens <= cfg.ContextWindow
+}
+
 // runItem generates one instance and runs it in each of its modes. Runs cut
 // short by ctx are not recorded, so that resuming runs them again.
 func runItem(ctx context.Context, cfg Config, workDir string, p planItem, record func(Result)) {
 	base := Result{Task: p.task.Name(), Tokens: p.tokens, Index: p.index, Seed: cfg.Seed}
 	needCtx := false
 	for _, m := range p.modes {
-		if m == ModeRLM || cfg.ContextWindow <= 0 || p.tokens <= cfg.ContextWindow {
+		if m == ModeRLM || fitsWindow(cfg, p.tokens) {
 			needCtx = true
 		}
 	}
@@ -275,7 +282,7 @@ func runItem(ctx context.Context, cfg Config, workDir string, p planItem, record
 		r.Mode = m
 		start := time.Now()
 		switch {
-		case m == ModeDirect && cfg.ContextWindow > 0 && p.tokens > cfg.ContextWindow:
+		case m == ModeDirect && !fitsWindow(cfg, p.tokens):
 			r.Skipped = fmt.Sprintf("input of %d tokens exceeds the context window of %d", p.tokens, cfg.ContextWindow)
 		case m == ModeDirect:
 			runDirect(ctx, cfg, path, inst, &r)

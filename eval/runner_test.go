@@ -261,6 +261,40 @@ func TestRunFailuresAreRetriedOnResume(t *testing.T) {
 	}
 }
 
+// TestRunReRunsSkippedBaselineWhenWindowGrows: a baseline skipped under a
+// small context window is not resumed as skipped once the window is large
+// enough; the RLM runs and the baselines that ran stay resumed.
+func TestRunReRunsSkippedBaselineWhenWindowGrows(t *testing.T) {
+	out := t.TempDir()
+	eng, model := &fakeEngine{failIndex: -1}, &fakeModel{}
+	cfg := sniahConfig(t, eng, out)
+	cfg.Baseline, cfg.ContextWindow = model, 2000
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if eng.calls.Load() != 6 || model.calls.Load() != 3 {
+		t.Fatalf("first run: %d engine, %d direct calls; want 6, 3", eng.calls.Load(), model.calls.Load())
+	}
+
+	eng2, model2 := &fakeEngine{failIndex: -1}, &fakeModel{}
+	cfg.Engine, cfg.Baseline, cfg.ContextWindow = eng2, model2, 8000
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eng2.calls.Load() != 0 || model2.calls.Load() != 3 {
+		t.Errorf("wider window: %d engine, %d direct calls; want 0, 3 (only the skipped baselines)", eng2.calls.Load(), model2.calls.Load())
+	}
+	if len(res) != 12 {
+		t.Fatalf("%d results, want 12", len(res))
+	}
+	for _, r := range res {
+		if r.Skipped != "" || r.Score != 1 {
+			t.Errorf("%s: skipped %q score %v", r.Key(), r.Skipped, r.Score)
+		}
+	}
+}
+
 func TestRunRejectsBadConfig(t *testing.T) {
 	for _, cfg := range []Config{
 		{N: 1, Concurrency: 1},

@@ -80,10 +80,20 @@ func normalizeLabel(s string) string {
 	return strings.Trim(s, " \t\n.,;!'\"`*[]()")
 }
 
-var pairRE = regexp.MustCompile(`\(?\s*(\d+)\s*,\s*(\d+)\s*\)?`)
+// pairRE needs the parentheses: without them "Jan 05, 2023" or a list
+// "3, 4, 5" in the answer's prose would count as pairs.
+var pairRE = regexp.MustCompile(`\(\s*(\d+)\s*,\s*(\d+)\s*\)`)
 
-// ParsePairs extracts unordered pairs of IDs such as "(12, 34)" from text.
+var answerRE = regexp.MustCompile(`(?i)answer\s*:`)
+
+// ParsePairs extracts unordered pairs of IDs such as "(12, 34)" from text,
+// after its last "Answer:" when it has one (the question asks for the list
+// there), so that pairs the answer considered and rejected before it do
+// not count.
 func ParsePairs(text string) map[[2]string]bool {
+	if locs := answerRE.FindAllStringIndex(text, -1); len(locs) > 0 {
+		text = text[locs[len(locs)-1][1]:]
+	}
 	out := map[[2]string]bool{}
 	for _, m := range pairRE.FindAllStringSubmatch(text, -1) {
 		a, b := m[1], m[2]

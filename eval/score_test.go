@@ -62,6 +62,11 @@ func TestScorePairs(t *testing.T) {
 		{gold, "(1, 2)\n(1, 3)\n(5, 6)\n(7, 8)", 0.5},             // P=0.5, R=0.5
 		{gold, "(1, 2)\n(1, 3)\n(2, 3)\n(3, 4)\n(4, 5)", 8.0 / 9}, // P=0.8, R=1
 		{gold, "Answer: none", 0},
+		// Dates and bare number lists in prose are not pairs.
+		{gold, "Answer:\n(1, 2)\n(1, 3)\n(2, 3)\n(3, 4)\nfrom Jan 05, 2023 to Feb 10, 2023; users 5, 6", 1},
+		// Only the list after the last "Answer:" counts, not pairs weighed before it.
+		{gold, "(5, 6) and (7, 8) fall short.\nANSWER:\n(1, 2)\n(1, 3)\n(2, 3)\n(3, 4)", 1},
+		{gold, "Answer: (1, 2)\nWait, correcting.\nAnswer: none", 0},
 		{"", "Answer: none", 1},
 		{"", "(1, 2)", 0},
 	} {

@@ -69,6 +69,7 @@ type rewriter struct {
 	predeclared map[string]reflect.Value
 	imported    map[string]bool // "name path" of every import done
 	seq         int             // numbers generated names
+	sawMain     bool            // the cell being rewritten declares func main
 }
 
 type itemKind int
@@ -151,6 +152,10 @@ func split(code string) ([]item, error) {
 			}
 			it := item{start: toks[begin].off, end: toks[endTok].end, kind: itemStmt}
 			switch toks[begin].t {
+			case token.PACKAGE:
+				// A model writing a whole program: the clause means nothing here.
+				begin, depth, forHeader = -1, 0, false
+				continue
 			case token.IMPORT:
 				it.kind = itemImport
 			case token.TYPE, token.VAR, token.CONST:
@@ -243,6 +248,7 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 	// Rewrite declarations and statements; collect package names they use.
 	used := map[string]int{}
 	types := r.newTypeInfo()
+	r.sawMain = false
 	for k := range chunks {
 		src, err := r.rewriteChunk(chunks[k].src, chunks[k].line, chunks[k].decl, used, types)
 		if err != nil {
@@ -288,6 +294,11 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 	}
 	if len(lines) > 0 {
 		chunks = append([]chunk{{src: strings.Join(lines, "\n"), line: 1, imports: keys}}, chunks...)
+	}
+	// yaegi runs a declared main after every later Eval; a cell written as
+	// a program gets its main renamed and run once, as `go run` would.
+	if r.sawMain {
+		chunks = append(chunks, chunk{src: "__rlmMain()", line: strings.Count(code, "\n") + 1})
 	}
 	return chunks, nil
 }
@@ -380,6 +391,11 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 				if _, ok := used[id.Name]; !ok {
 					used[id.Name] = line + fset.Position(id.Pos()).Line - 1
 				}
+			}
+		case *ast.FuncDecl:
+			if isDecl && n.Recv == nil && n.Name.Name == "main" {
+				add(off(n.Name.Pos()), off(n.Name.End()), "__rlmMain")
+				r.sawMain = true
 			}
 		case *ast.AssignStmt:
 			// yaegi v0.16.1 mis-types "_ = x" in a top-level loop body
@@ -512,21 +528,22 @@ func (r *rewriter) rewriteRange(n *ast.RangeStmt, types *typeInfo, off func(toke
 	}
 	switch types.kind(n.X) {
 	case "string":
-		if n.Key == nil || !simpleExpr(n.X) {
+		if n.Key == nil {
 			break
 		}
-		// yaegi mis-scopes multi-value := inside loops, so decode with two
-		// single-value calls; both are constant time.
-		o := name("O")
+		// The string is evaluated once into a hidden variable; yaegi
+		// mis-scopes multi-value := inside loops, so each rune is decoded
+		// with two single-value calls, both constant time.
+		str, o := name("S"), name("O")
 		var body strings.Builder
 		if !isBlank(n.Key) {
 			fmt.Fprintf(&body, " %s%s%s;", text(n.Key), assign, o)
 		}
 		if !isBlank(n.Value) {
-			fmt.Fprintf(&body, " %s%s__rlmRuneAt(%s, %s);", text(n.Value), assign, "("+text(n.X)+")", o)
+			fmt.Fprintf(&body, " %s%s__rlmRuneAt(%s, %s);", text(n.Value), assign, str, o)
 		}
-		add(off(n.For), off(n.X.Pos()), fmt.Sprintf("for %s := 0; %s < len(", o, o))
-		add(off(n.X.End()), lbrace, fmt.Sprintf("); %s += __rlmRuneLen(%s, %s) {%s", o, "("+text(n.X)+")", o, body.String()))
+		add(off(n.For), off(n.X.Pos()), fmt.Sprintf("for %s, %s := ", str, o))
+		add(off(n.X.End()), lbrace, fmt.Sprintf(", 0; %s < len(%s); %s += __rlmRuneLen(%s, %s) {%s", o, str, o, str, o, body.String()))
 		r.perIteration(n, types, off, add, name)
 		return
 	case "int":
@@ -607,22 +624,6 @@ func copyLoopVars(vars []ast.Expr, body *ast.BlockStmt, off func(token.Pos) int,
 			add(off(id.Pos()), off(id.End()), c)
 		}
 	}
-}
-
-// simpleExpr reports whether e can be evaluated again cheaply and without
-// side effects: a name, a field or an index with a constant or name.
-func simpleExpr(e ast.Expr) bool {
-	switch e := e.(type) {
-	case *ast.Ident, *ast.BasicLit:
-		return true
-	case *ast.SelectorExpr:
-		return simpleExpr(e.X)
-	case *ast.IndexExpr:
-		return simpleExpr(e.X) && simpleExpr(e.Index)
-	case *ast.ParenExpr:
-		return simpleExpr(e.X)
-	}
-	return false
 }
 
 // capturesVars reports whether body holds a closure or go statement, the

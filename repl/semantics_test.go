@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -47,19 +48,29 @@ m0 := ms[0]
 counts := map[string]int{"b": 2, "a": 1}
 ks := slices.Sorted(maps.Keys(counts))
 k0 := ks[0]
+var words = strings.Fields(context)
+w0 := words[0]
 before, after, found := strings.Cut(context, "\n")
-fmt.Println(first, n, m0, k0, len(before), len(after), found)`}, "one 7 two a 3 7 true\n", ""},
+fmt.Println(first, n, m0, k0, w0, len(before), len(after), found)`}, "one 7 two a one 3 7 true\n", ""},
 		{"range over func", []string{`n := 0
 for l := range strings.Lines("a\nb\nc") { n += len(l) }
 for f := range strings.SplitSeq("x,y", ",") { fmt.Print(f) }
 fmt.Println(n)`}, "xy5\n", ""},
 		{"rune loop", []string{`s := "héllo"
 for i, r := range s { fmt.Print(i, string(r), " ") }`}, "0h 1é 3l 4l 5o ", ""},
+		{"rune loop over an expression", []string{`n := 0
+for i, r := range strings.ToUpper("aé" + "b") { if r == 'É' { n = i } }
+fmt.Println(n)`}, "1\n", ""},
 		{"per-iteration loop variables", []string{`var fs []func() int
 for i := 0; i < 3; i++ { fs = append(fs, func() int { return i }) }
 for _, v := range []int{10, 20} { fs = append(fs, func() int { return v }) }
 for _, f := range fs { fmt.Print(f(), " ") }`}, "0 1 2 10 20 ", ""},
 		{"compile error line", []string{"a := 1\n\nfmt.Println(a, undefinedName)"}, "", "line 3: undefined: undefinedName"},
+		{"whole program", []string{"package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"main ran\", len(contexts))\n}", "x := 1", "fmt.Print(x)"}, "1", ""},
+		{"whole program runs once", []string{"package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"main ran\", len(contexts))\n}"}, "main ran 2\n", ""},
+		{"compile error in a function", []string{"x := 1\nfunc f() int {\n\treturn undefinedY\n}"}, "", "line 3: undefined: undefinedY"},
+		{"compile error in a loop", []string{"for i := 0; i < 2; i++ {\n\tfmt.Println(i)\n\tfmt.Println(nope)\n}"}, "", "line 3: undefined: nope"},
+		{"type error", []string{"a := 1\nvar s string = a"}, "", "line 2:"},
 		{"panic line", []string{"xs := []int{1}\ni := 5\n\nfmt.Println(xs[i])"}, "", "line 4: panic"},
 		{"syntax error line", []string{"a := 1\nb := (\n"}, "", "line 3"},
 		{"FINAL", []string{`FINAL(fmt.Sprint("the answer is ", 42))`}, "", ""},
@@ -135,6 +146,38 @@ func TestTrajectory(t *testing.T) {
 		}
 		if i == len(cells)-1 && (r.Final == nil || *r.Final != "alpha") {
 			t.Fatalf("Final = %v, want alpha", r.Final)
+		}
+	}
+}
+
+// TestErrorsKeepSession interleaves failing cells (compile errors of many
+// kinds, which can leave yaegi's scope ahead of its frame) with cells that
+// define and use new globals: the failing ones report errors, the others
+// work, and the worker is never lost.
+func TestErrorsKeepSession(t *testing.T) {
+	p := newTestPool(t, 1)
+	s := newTestSession(t, p, "a\nb")
+	bad := []string{
+		"for o := 0; o < 3; { r, w := __rlmDecodeRune(\"abc\", o); fmt.Print(r, w); o += w }",
+		"x := ",
+		"func g( { }",
+		"y := undefinedZ + 1",
+		"var q int = \"s\"",
+		"type T struct { A int }\nt := T{B: 1}",
+		"k := []int{1}\nfmt.Println(k[\"a\"])",
+		"func h() int { return \"s\" }",
+	}
+	for i := 0; i < 3*len(bad); i++ {
+		if i%3 == 1 {
+			r := run(t, s, bad[i/3])
+			if r.Error == "" || r.Restarted {
+				t.Fatalf("bad cell %q: %+v", bad[i/3], r)
+			}
+			continue
+		}
+		r := run(t, s, fmt.Sprintf("v%d := %d\nfor _, v := range []int{1, 2} { v%d += v }\nfmt.Print(v%d, len(SHOW_VARS()) > 0)", i, i, i, i))
+		if want := fmt.Sprint(i+3, true); r.Output != want || r.Error != "" || r.Restarted {
+			t.Fatalf("cell %d: %+v, want output %q", i, r, want)
 		}
 	}
 }

@@ -89,6 +89,67 @@ func (r *rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
 	return strings.Join(decls, "; "), src[:at] + "= " + src[at+2:], true
 }
 
+// typedVars gives "var x = E" declarations the type of E when it comes from
+// a native function, for the same reason as typedDefine.
+func (r *rewriter) typedVars(src string) (string, bool) {
+	const prefix = "package p;"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "cell", prefix+src, parser.SkipObjectResolution)
+	if err != nil {
+		return "", false
+	}
+	tc := typeCtx{r: r}
+	if r.globals != nil {
+		tc.globals = r.globals()
+	}
+	type insert struct {
+		at   int
+		text string
+	}
+	var ins []insert
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if vs.Type != nil || len(vs.Values) != len(vs.Names) {
+				continue
+			}
+			var ts string
+			for i, v := range vs.Values {
+				t := tc.exprType(v)
+				if t == nil {
+					ts = ""
+					break
+				}
+				s, ok := tc.typeString(t)
+				if !ok || (i > 0 && s != ts) {
+					ts = ""
+					break
+				}
+				ts = s
+			}
+			if ts != "" {
+				ins = append(ins, insert{fset.Position(vs.Names[len(vs.Names)-1].End()).Offset - len(prefix), " " + ts})
+			}
+		}
+	}
+	if len(ins) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	pos := 0
+	for _, in := range ins {
+		b.WriteString(src[pos:in.at])
+		b.WriteString(in.text)
+		pos = in.at
+	}
+	b.WriteString(src[pos:])
+	return b.String(), true
+}
+
 type typeCtx struct {
 	r       *rewriter
 	globals map[string]reflect.Value

@@ -213,7 +213,7 @@ func (w *worker) newInterpreter() error {
 		return fmt.Errorf("compile shims: %w", err)
 	}
 	w.in = in
-	w.rw = rewriter{globals: in.Globals, predeclared: w.predeclared()}
+	w.rw = rewriter{globals: w.globals, predeclared: w.predeclared()}
 	return nil
 }
 
@@ -341,10 +341,43 @@ func (w *worker) goPanic(r any) {
 	}
 }
 
+// globals returns the interpreter's global variables. A failed compile can
+// leave a symbol in yaegi's scope whose slot in the global frame does not
+// exist yet, and Globals then panics; running any program resizes the
+// frame, so after a panic the frame is resized and Globals tried again.
+func (w *worker) globals() map[string]reflect.Value { return w.globalsRepair(true) }
+
+// globalsRepair is globals; repair false is for calls from inside a running
+// Eval (SHOW_VARS), where evaluating again is not safe.
+func (w *worker) globalsRepair(repair bool) (g map[string]reflect.Value) {
+	for attempt := 0; attempt < 2; attempt++ {
+		ok := func() (ok bool) {
+			defer func() {
+				if recover() != nil {
+					ok = false
+				}
+			}()
+			g = w.in.Globals()
+			return true
+		}()
+		if ok {
+			return g
+		}
+		if !repair {
+			break
+		}
+		func() {
+			defer func() { _ = recover() }()
+			_, _ = w.in.Eval("0")
+		}()
+	}
+	return map[string]reflect.Value{}
+}
+
 // showVars lists the names the model defined, with their types.
 func (w *worker) showVars() string {
 	var rows []string
-	for name, v := range w.in.Globals() {
+	for name, v := range w.globalsRepair(false) {
 		if strings.HasPrefix(name, "__rlm") || name == "_" || !v.IsValid() {
 			continue
 		}
@@ -370,7 +403,7 @@ func (w *worker) runCell(id uint64, code string) {
 	w.output.reset()
 	start := time.Now()
 
-	errText := w.eval(ctx, code)
+	errText := w.safeEval(ctx, code)
 
 	res := &CellResult{Duration: time.Since(start)}
 	clean := true
@@ -409,6 +442,17 @@ func waitGoroutines(n int, d time.Duration) bool {
 	return true
 }
 
+// safeEval is eval with a net: a panic in the worker's own code (or in a
+// yaegi call outside an Eval) becomes the cell's error, not a dead worker.
+func (w *worker) safeEval(ctx context.Context, code string) (errText string) {
+	defer func() {
+		if r := recover(); r != nil {
+			errText = fmt.Sprintf("internal error in the REPL: %v", r)
+		}
+	}()
+	return w.eval(ctx, code)
+}
+
 // eval rewrites the cell and evaluates its chunks in order. It returns the
 // error for the model, with the cell's own line numbers, or "".
 func (w *worker) eval(ctx context.Context, code string) string {
@@ -421,7 +465,12 @@ func (w *worker) eval(ctx context.Context, code string) string {
 			return "cancelled"
 		}
 		srcs := []string{ch.src}
-		if !ch.decl && ch.imports == nil {
+		switch {
+		case ch.decl:
+			if src, ok := w.rw.typedVars(ch.src); ok {
+				srcs = []string{src}
+			}
+		case ch.imports == nil:
 			if decl, stmt, ok := w.rw.typedDefine(ch.src); ok {
 				srcs = []string{decl, stmt}
 			}

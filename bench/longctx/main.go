@@ -7,7 +7,7 @@
 // root-model call, REPL time of the root's code, total wall time, and the
 // peak memory of the server and of its REPL workers. With -mode engine it
 // measures the same path through the engine in-process instead of the
-// gateway. See bench/eval.md.
+// gateway. See BENCHMARKS.md.
 package main
 
 import (

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -52,5 +53,36 @@ func TestSmall(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestServeMode runs the measured path itself: the real `rlm serve` binary
+// over HTTP, the document uploaded with /v1/files. Skipped with -short (it
+// links the binary).
+func TestServeMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("links cmd/rlm")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "rlm")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/rlm")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/rlm: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "m.json")
+	if err := run(context.Background(), []string{"-mode", "serve", "-rlm", bin, "-cases", "sniah:8k,oolong:8k",
+		"-repeat", "1", "-workdir", t.TempDir(), "-json", out}); err != nil {
+		t.Fatal(err)
+	}
+	var ms []measurement
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &ms); err != nil || len(ms) != 2 {
+		t.Fatalf("%d measurements, %v", len(ms), err)
+	}
+	for _, m := range ms {
+		if m.Score != 1 || m.UploadSec <= 0 || m.TotalSec <= 0 || m.FirstRootSec <= 0 || m.FirstRootSec > m.TotalSec ||
+			m.ServerPeakMB <= 0 || m.WorkerPeakMB <= 0 || m.LLMCalls < 1 {
+			t.Errorf("%+v", m)
+		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 // BenchmarkGEMM compares the backend's MatMul with gonum's Sgemm called
 // directly (the baseline) on the shapes a linear layer's forward (x·Wᵀ) and
 // weight gradient (dyᵀ·x) have. Compare the GFLOP/s metric of ours/ with
-// gonum/ for the same shape; bench/training.md has a recorded run.
+// gonum/ for the same shape; BENCHMARKS.md has a recorded run.
 func BenchmarkGEMM(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	fill := func(n int) []float32 {

@@ -44,6 +44,9 @@ func ParseConfig(data []byte) (Config, error) {
 	if err := json.Unmarshal(data, &c.raw); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
+	if err := c.checkUnsupported(); err != nil {
+		return Config{}, err
+	}
 	if c.NumKeyValueHeads == 0 {
 		c.NumKeyValueHeads = c.NumAttentionHeads
 	}
@@ -54,6 +57,28 @@ func ParseConfig(data []byte) (Config, error) {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// checkUnsupported refuses configs that ask for something the model does
+// not compute (biases, another activation, scaled RoPE, sliding-window
+// attention): loading them would run a different network without a word.
+// The values Qwen3's own configs carry (false, "silu", null) pass.
+func (c Config) checkUnsupported() error {
+	if v, ok := c.raw["attention_bias"]; ok && v != false && v != nil {
+		return fmt.Errorf("config: attention_bias %v is not supported (Qwen3 has no biases)", v)
+	}
+	if v, ok := c.raw["hidden_act"]; ok && v != "silu" && v != nil {
+		return fmt.Errorf("config: hidden_act %v is not supported (only silu)", v)
+	}
+	if v, ok := c.raw["rope_scaling"]; ok && v != nil {
+		if m, isMap := v.(map[string]any); !isMap || len(m) > 0 {
+			return fmt.Errorf("config: rope_scaling %v is not supported (only plain RoPE)", v)
+		}
+	}
+	if v, ok := c.raw["use_sliding_window"]; ok && v != false && v != nil {
+		return fmt.Errorf("config: use_sliding_window %v is not supported", v)
+	}
+	return nil
 }
 
 // LoadConfig reads dir/config.json.

@@ -198,6 +198,17 @@ func TestBadInput(t *testing.T) {
 	if _, err := ParseConfig([]byte(`{"hidden_size":8,"intermediate_size":8,"num_hidden_layers":1,"num_attention_heads":3,"num_key_value_heads":2,"vocab_size":5}`)); err == nil {
 		t.Error("heads not a multiple of kv heads accepted")
 	}
+	const dims = `"hidden_size":8,"intermediate_size":8,"num_hidden_layers":1,"num_attention_heads":2,"vocab_size":5`
+	for _, extra := range []string{`"attention_bias":true`, `"hidden_act":"gelu"`,
+		`"rope_scaling":{"rope_type":"yarn","factor":4.0}`, `"use_sliding_window":true`} {
+		if _, err := ParseConfig([]byte(`{` + dims + `,` + extra + `}`)); err == nil || !strings.Contains(err.Error(), "not supported") {
+			t.Errorf("config with %s: err = %v, want not supported", extra, err)
+		}
+	}
+	// What Qwen3's own config.json files say passes.
+	if _, err := ParseConfig([]byte(`{` + dims + `,"attention_bias":false,"hidden_act":"silu","rope_scaling":null,"use_sliding_window":false,"sliding_window":null}`)); err != nil {
+		t.Errorf("Qwen3-style config refused: %v", err)
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	if err := m.Forward(cctx, &Batch{B: 1, T: 1, IDs: []int32{1}, Pos: []int32{0}, Seg: []int32{0}}); err == nil {

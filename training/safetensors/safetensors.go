@@ -132,11 +132,20 @@ func parse(path string, data []byte) (*File, error) {
 		if es == 0 {
 			return nil, fmt.Errorf("safetensors: %s: tensor %q: unknown dtype %q", path, name, ti.DType)
 		}
+		// Negative dimensions could multiply out to a plausible size
+		// ([-2,-3] is 6 elements), and a product that overflows could too.
+		elems := int64(1)
+		for _, d := range ti.Shape {
+			if d < 0 || (d > 0 && elems > math.MaxInt64/int64(es)/int64(d)) {
+				return nil, fmt.Errorf("safetensors: %s: tensor %q: bad shape %v", path, name, ti.Shape)
+			}
+			elems *= int64(d)
+		}
 		lo, hi := ti.DataOffsets[0], ti.DataOffsets[1]
 		if lo < 0 || hi < lo || hi > int64(len(f.body)) {
 			return nil, fmt.Errorf("safetensors: %s: tensor %q: offsets [%d,%d) outside data of %d bytes", path, name, lo, hi, len(f.body))
 		}
-		if hi-lo != int64(ti.NumElements()*es) {
+		if hi-lo != elems*int64(es) {
 			return nil, fmt.Errorf("safetensors: %s: tensor %q: %d bytes for shape %v of %s", path, name, hi-lo, ti.Shape, ti.DType)
 		}
 		f.Tensors[name] = ti

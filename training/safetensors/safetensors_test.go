@@ -113,6 +113,8 @@ func TestBadFiles(t *testing.T) {
 		{"bad json", "header", header("{nope")},
 		{"offsets", "outside data", header(`{"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`)},
 		{"size mismatch", "bytes for shape", append(header(`{"x":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}`), make([]byte, 8)...)},
+		{"negative dims", "bad shape", append(header(`{"x":{"dtype":"F32","shape":[-2,-3],"data_offsets":[0,24]}}`), make([]byte, 24)...)},
+		{"overflowing shape", "bad shape", append(header(`{"x":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}}`), make([]byte, 8)...)},
 		{"dtype", "unknown dtype", append(header(`{"x":{"dtype":"Q4","shape":[1],"data_offsets":[0,1]}}`), 0)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,269 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// proc is the parent's handle on one worker process.
+type proc struct {
+	cmd     *exec.Cmd
+	toW     *os.File
+	fromW   *os.File
+	out     *msgWriter
+	results chan *message // results of cells, in order
+	ready   chan *message
+	dead    chan struct{} // closed when the process exited and the pipe drained
+	stderr  *tailWriter
+	host    Host
+	life    context.Context // cancelled when the worker is killed
+	end     context.CancelFunc
+
+	mu      sync.Mutex
+	cellID  uint64
+	cellCtx context.Context
+	fatal   string
+	waitErr error
+	once    sync.Once
+}
+
+// startProc starts a worker with its protocol pipes on fds 3 and 4.
+func startProc(cmd *exec.Cmd, stderr io.Writer) (*proc, error) {
+	toR, toW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("repl: pipe: %w", err)
+	}
+	fromR, fromW, err := os.Pipe()
+	if err != nil {
+		toR.Close()
+		toW.Close()
+		return nil, fmt.Errorf("repl: pipe: %w", err)
+	}
+	p := &proc{
+		cmd:     cmd,
+		toW:     toW,
+		fromW:   fromR,
+		out:     &msgWriter{w: toW},
+		results: make(chan *message, 1),
+		ready:   make(chan *message, 1),
+		dead:    make(chan struct{}),
+		stderr:  &tailWriter{max: 4096, also: stderr},
+	}
+	p.life, p.end = context.WithCancel(context.Background())
+	cmd.ExtraFiles = []*os.File{toR, fromW}
+	cmd.Stdout = io.Discard
+	cmd.Stderr = p.stderr
+	err = cmd.Start()
+	toR.Close()
+	fromW.Close()
+	if err != nil {
+		toW.Close()
+		fromR.Close()
+		return nil, fmt.Errorf("repl: start worker: %w", err)
+	}
+	go p.read()
+	return p, nil
+}
+
+// read dispatches the worker's messages until the pipe closes, then reaps
+// the process.
+func (p *proc) read() {
+	r := newMsgReader(p.fromW)
+	var calls sync.WaitGroup
+	for {
+		msg, err := r.recv()
+		if err != nil {
+			break
+		}
+		switch msg.Kind {
+		// Never block here: a session that gave up on a cell (and is about
+		// to kill this worker) may not read its late result.
+		case kindReady:
+			select {
+			case p.ready <- msg:
+			default:
+			}
+		case kindResult:
+			select {
+			case p.results <- msg:
+			default:
+			}
+		case kindFatal:
+			p.mu.Lock()
+			p.fatal = msg.Error
+			p.mu.Unlock()
+		case kindLLM, kindRLM:
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
+				p.answer(msg)
+			}()
+		}
+	}
+	p.fromW.Close()
+	p.waitErr = p.cmd.Wait()
+	p.end() // the worker is gone: nobody reads answers any more
+	calls.Wait()
+	close(p.dead)
+}
+
+// answer runs one host call on the parent's Host and replies.
+func (p *proc) answer(msg *message) {
+	p.mu.Lock()
+	ctx, host := p.cellCtx, p.host
+	current := p.cellID == msg.Cell
+	p.mu.Unlock()
+	var res []string
+	switch {
+	case !current || ctx == nil:
+		res = errorStrings(len(msg.Prompts), "the cell that made this call has ended")
+	case host == nil:
+		res = errorStrings(len(msg.Prompts), "no model is connected to this session")
+	default:
+		// The call ends with the cell or with the worker, whichever is
+		// first: Close must not wait for a slow model.
+		ctx, cancel := context.WithCancel(ctx)
+		stop := context.AfterFunc(p.life, cancel)
+		if msg.Kind == kindLLM {
+			res = host.LLMQuery(ctx, msg.Prompts)
+		} else {
+			res = host.RLMQuery(ctx, msg.Prompts)
+		}
+		stop()
+		cancel()
+	}
+	_ = p.send(&message{Kind: kindReply, ID: msg.ID, Results: res})
+}
+
+func errorStrings(n int, why string) []string {
+	r := make([]string, n)
+	for i := range r {
+		r[i] = "error: " + why
+	}
+	return r
+}
+
+func (p *proc) setCell(id uint64, ctx context.Context) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cellID, p.cellCtx = id, ctx
+}
+
+func (p *proc) send(msg *message) error { return p.out.send(msg) }
+
+// init sends the session's context and limits and waits for the worker.
+func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits, timeout time.Duration) error {
+	if err := p.send(&message{Kind: kindInit, Context: cf, Limits: &l}); err != nil {
+		// Most likely the worker is gone already; say why when we can.
+		select {
+		case <-p.dead:
+			return fmt.Errorf("repl: worker exited during start: %s", p.deathReason(l))
+		case <-time.After(time.Second):
+			return fmt.Errorf("repl: init worker: %w", err)
+		}
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return fmt.Errorf("repl: worker not ready after %s (is MaybeRunWorker called first in main or TestMain?)", timeout)
+	case msg := <-p.ready:
+		if msg.Error != "" {
+			return &initError{msg.Error}
+		}
+		return nil
+	case <-p.dead:
+		return fmt.Errorf("repl: worker exited during start: %s", p.deathReason(l))
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// initError is a session setup the worker refused (a bad context file).
+type initError struct{ msg string }
+
+func (e *initError) Error() string { return "repl: start session: " + e.msg }
+
+func (p *proc) alive() bool {
+	select {
+	case <-p.dead:
+		return false
+	default:
+		return true
+	}
+}
+
+// kill ends the worker and waits until it is reaped.
+func (p *proc) kill() {
+	p.once.Do(func() {
+		p.end()
+		if p.cmd.Process != nil {
+			_ = p.cmd.Process.Kill()
+		}
+		p.toW.Close()
+	})
+	<-p.dead
+}
+
+// deathReason says, for the model, why the worker exited.
+func (p *proc) deathReason(l Limits) string {
+	<-p.dead
+	p.mu.Lock()
+	fatal := p.fatal
+	p.mu.Unlock()
+	if fatal != "" {
+		return fatal
+	}
+	tail := p.stderr.String()
+	switch {
+	case strings.Contains(tail, "goroutine stack exceeds"), strings.Contains(tail, "stack overflow"):
+		return fmt.Sprintf("worker crashed: stack overflow (a goroutine's stack passed %s; probably unbounded recursion)", formatBytes(l.StackBytes))
+	case strings.Contains(tail, "out of memory"), strings.Contains(tail, "cannot allocate memory"),
+		strings.Contains(tail, "address space collisions"): // the race detector's runtime under RLIMIT_AS
+		return fmt.Sprintf("worker out of memory (limit %s of address space for model data)", formatBytes(l.MemoryBytes))
+	}
+	if i := strings.Index(tail, "panic: "); i >= 0 {
+		return "worker crashed: " + firstLine(tail[i:])
+	}
+	if i := strings.Index(tail, "fatal error: "); i >= 0 {
+		return "worker crashed: " + firstLine(tail[i:])
+	}
+	if p.waitErr != nil {
+		return "worker crashed: " + p.waitErr.Error()
+	}
+	return "worker exited unexpectedly"
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	mu   sync.Mutex
+	buf  []byte
+	max  int
+	also io.Writer
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.also != nil {
+		_, _ = t.also.Write(p)
+	}
+	// Keep the head too: a Go crash report starts with the reason.
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:t.max:t.max], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
