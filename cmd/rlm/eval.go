@@ -8,82 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/recursion"
-	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
 )
-
-// evalEngineFlags are the upstream, budget and REPL flags of `rlm eval`,
-// named as `rlm query` names them.
-type evalEngineFlags struct {
-	baseURL, apiKey, rootModel, subModel string
-	maxDepth, maxIter, maxCalls, maxTok  int
-	timeout, callTimeout, cellTimeout    time.Duration
-	offload, subConc, retries, maxOutput int
-	temperature                          string
-}
-
-func (f *evalEngineFlags) register(fs *flag.FlagSet) {
-	env := func(name, def string) string {
-		if v := os.Getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
-	d := recursion.DefaultLimits
-	fs.StringVar(&f.baseURL, "base-url", env("OPENAI_BASE_URL", "https://api.openai.com/v1"), "OpenAI-compatible upstream `URL` (env OPENAI_BASE_URL)")
-	fs.StringVar(&f.apiKey, "api-key", os.Getenv("OPENAI_API_KEY"), "upstream API `key` (env OPENAI_API_KEY)")
-	fs.StringVar(&f.rootModel, "root-model", os.Getenv("RLM_ROOT_MODEL"), "root `model` (env RLM_ROOT_MODEL; required)")
-	fs.StringVar(&f.subModel, "sub-model", os.Getenv("RLM_SUB_MODEL"), "`model` for llm_query and child RLMs (env RLM_SUB_MODEL; default: the root model)")
-	fs.IntVar(&f.maxDepth, "max-depth", d.MaxDepth, "deepest rlm_query level; 0 makes rlm_query a plain llm_query")
-	fs.IntVar(&f.maxIter, "max-iterations", d.MaxIterations, "root-model turns per RLM node")
-	fs.IntVar(&f.maxCalls, "max-calls", d.MaxLLMCalls, "LLM calls per instance, root turns included")
-	fs.IntVar(&f.maxTok, "max-tokens", d.MaxTotalTokens, "prompt plus completion tokens per instance")
-	fs.DurationVar(&f.timeout, "timeout", d.Timeout, "wall time per instance")
-	fs.IntVar(&f.offload, "offload-threshold", d.OffloadThreshold, "messages longer than this many characters are offloaded into the REPL")
-	fs.IntVar(&f.subConc, "sub-concurrency", d.Concurrency, "sub-calls in flight at once within one instance")
-	fs.StringVar(&f.temperature, "temperature", "", "sampling temperature (unset: the upstream's default; 0 is sent as 0)")
-	fs.DurationVar(&f.callTimeout, "call-timeout", 120*time.Second, "timeout of one upstream call attempt")
-	fs.IntVar(&f.retries, "retries", 4, "retries of an upstream call after 429, 5xx or connection errors")
-	fs.DurationVar(&f.cellTimeout, "cell-timeout", 0, "wall time per REPL cell (0: the REPL's default)")
-	fs.IntVar(&f.maxOutput, "max-output", 0, "characters of cell output shown to the model (0: the REPL's default)")
-}
-
-func (f *evalEngineFlags) sampling() (recursion.Sampling, error) {
-	var s recursion.Sampling
-	if f.temperature != "" {
-		t, err := strconv.ParseFloat(f.temperature, 64)
-		if err != nil {
-			return s, fmt.Errorf("--temperature %q: %w", f.temperature, err)
-		}
-		s.Temperature = &t
-	}
-	return s, nil
-}
-
-func (f *evalEngineFlags) limits() recursion.Limits {
-	depth := f.maxDepth
-	if depth == 0 {
-		depth = -1 // Limits reads 0 as "default"; -1 is "the root alone"
-	}
-	return recursion.Limits{MaxDepth: depth, MaxIterations: f.maxIter, MaxLLMCalls: f.maxCalls,
-		MaxTotalTokens: f.maxTok, Timeout: f.timeout, OffloadThreshold: f.offload, Concurrency: f.subConc}
-}
-
-func (f *evalEngineFlags) client() (*recursion.OpenAIClient, error) {
-	retries := f.retries
-	if retries == 0 {
-		retries = -1 // UpstreamConfig reads 0 as "default"
-	}
-	return recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: f.baseURL, APIKey: f.apiKey,
-		Timeout: f.callTimeout, MaxRetries: retries})
-}
 
 // runEval is `rlm eval`: long-context tasks through the RLM engine, and
 // optionally through the model directly, with scores, costs and a chart.
@@ -97,8 +28,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "An interrupted run resumes from OUT/results.jsonl. See docs/eval.md. Flags:")
 		fs.PrintDefaults()
 	}
-	var ef evalEngineFlags
-	ef.register(fs)
+	var ec engineConfig
+	ec.register(fs, engineFlagNames{scope: "per instance", timeout: "wall time per instance", concurrency: "sub-concurrency"})
 	tasks := fs.String("task", "sniah", "comma-separated `tasks`: "+strings.Join(eval.TaskNames(), ", ")+", or custom:FILE.jsonl")
 	lengths := fs.String("lengths", "8k,32k,128k", "comma-separated input `lengths` in tokens (k=1024, m=1024*1024; 4 characters per token)")
 	n := fs.Int("n", 20, "instances per task and length")
@@ -113,7 +44,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	uuid := fs.Bool("uuid", false, "sniah: needle values are UUIDs instead of 7-digit numbers")
 	depth := fs.Float64("depth", -1, "sniah: needle depth in [0,1]; negative picks a random depth per instance")
 	traces := fs.String("traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
-	traceOwner := fs.String("trace-owner", "open", "owner the trajectories are saved under (\"open\" is the owner of an `rlm serve` without API keys)")
+	traceOwner := fs.String("trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -125,20 +56,20 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errUsage
 	}
 	if *baseline != "" && *baseline != "direct" {
-		return fmt.Errorf("eval: --baseline %q: the only baseline is direct", *baseline)
+		return badFlag("eval: --baseline %q: the only baseline is direct", *baseline)
 	}
-	if ef.rootModel == "" {
+	if ec.RootModel == "" {
 		return errors.New("eval: no root model: set --root-model or RLM_ROOT_MODEL")
 	}
 	ls, err := eval.ParseLengths(*lengths)
 	if err != nil {
-		return fmt.Errorf("eval: --lengths: %w", err)
+		return badFlag("eval: --lengths: %w", err)
 	}
 	win, err := eval.ParseLength(*window)
 	if err != nil {
-		return fmt.Errorf("eval: --context-window: %w", err)
+		return badFlag("eval: --context-window: %w", err)
 	}
-	samp, err := ef.sampling()
+	samp, err := ec.sampling()
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -157,35 +88,20 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		ts = append(ts, t)
 	}
 
-	client, err := ef.client()
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
 	tmp, err := os.MkdirTemp("", "rlm-eval-engine-*")
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	pool, err := repl.NewPool(repl.PoolConfig{})
-	if err != nil {
-		return fmt.Errorf("eval: start REPL pool: %w", err)
-	}
-	defer pool.Close()
-	eng, err := recursion.New(recursion.Config{
-		Root:       client,
-		RootModel:  ef.rootModel,
-		SubModel:   ef.subModel,
-		Sandbox:    recursion.PoolSandbox(pool),
-		REPLLimits: repl.Limits{CellTimeout: ef.cellTimeout, MaxOutput: ef.maxOutput},
-		TempDir:    tmp,
-	})
+	eng, err := ec.newEngine(recursion.Config{TempDir: tmp})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
+	defer eng.Close()
 	cfg := eval.Config{
 		Tasks: ts, Lengths: ls, N: *n, Seed: *seed, Concurrency: *conc,
-		OutDir: *out, WorkDir: *workDir, Engine: eng,
-		Model: ef.rootModel, Limits: ef.limits(), Sampling: samp, Progress: stderr,
+		OutDir: *out, WorkDir: *workDir, Engine: eng.Engine,
+		Model: ec.RootModel, Limits: ec.runLimits(), Sampling: samp, Progress: stderr,
 	}
 	if *traces != "none" {
 		dir := *traces
@@ -197,15 +113,15 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("eval: --traces: %w", err)
 		}
 		if !tracing.ValidName(*traceOwner) {
-			return fmt.Errorf("eval: --trace-owner %q: use letters, digits, '-', '_' and '.'", *traceOwner)
+			return badFlag("eval: --trace-owner %q: use letters, digits, '-', '_' and '.'", *traceOwner)
 		}
 		cfg.Tracer = evalTracer{svc: tracing.NewService(tracing.Config{Store: st,
 			IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }}), owner: *traceOwner}
 	}
 	if *baseline == "direct" {
-		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = client, *baselineModel, win
+		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = eng.client, *baselineModel, win
 		if cfg.BaselineModel == "" {
-			cfg.BaselineModel = ef.rootModel
+			cfg.BaselineModel = ec.RootModel
 		}
 	}
 	results, runErr := eval.Run(ctx, cfg)

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,7 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := cmds[args[1]]; ok {
-				return exitStatus(c.run(ctx, []string{"-h"}, stdout, stderr), stderr)
+				// Asked-for help is the output, so it goes to stdout (rlm help serve | less).
+				return exitStatus(c.run(ctx, []string{"-h"}, stdout, stdout), stderr)
 			}
 		}
 		usage(stdout, cmds)
@@ -70,12 +72,29 @@ func exitStatus(err error, stderr io.Writer) int {
 		return 2
 	}
 	fmt.Fprintf(stderr, "rlm: %v\n", err)
+	var bad *flagError
+	if errors.As(err, &bad) {
+		return 2
+	}
 	return 1
 }
 
 // errUsage is returned by a subcommand whose flags were wrong; the flag
 // package has already printed why.
-var errUsage = fmt.Errorf("usage")
+var errUsage = errors.New("usage")
+
+// flagError is a flag value that parsed but is not usable (a temperature
+// that is not a number, an unknown baseline). rlm prints it and exits 2, as
+// for the flag package's own errors.
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+// badFlag returns a flagError formatted like fmt.Errorf.
+func badFlag(format string, args ...any) error {
+	return &flagError{fmt.Errorf(format, args...)}
+}
 
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "rlm: a Recursive Language Model inference server.")

@@ -7,27 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rlm-project/rlm/recursion"
-	"github.com/rlm-project/rlm/repl"
 )
-
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
 
 // runQuery is `rlm query`: one RLM run from the terminal.
 func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -41,23 +26,8 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var contexts multiFlag
 	fs.Var(&contexts, "context", "context `file` offloaded into the REPL; repeatable; - reads stdin")
-	baseURL := fs.String("base-url", envOr("OPENAI_BASE_URL", "https://api.openai.com/v1"), "OpenAI-compatible upstream `URL` (env OPENAI_BASE_URL)")
-	apiKey := fs.String("api-key", os.Getenv("OPENAI_API_KEY"), "upstream API `key` (env OPENAI_API_KEY)")
-	rootModel := fs.String("root-model", os.Getenv("RLM_ROOT_MODEL"), "root `model` (env RLM_ROOT_MODEL; required)")
-	subModel := fs.String("sub-model", os.Getenv("RLM_SUB_MODEL"), "`model` for llm_query and child RLMs (env RLM_SUB_MODEL; default: the root model)")
-	d := recursion.DefaultLimits
-	maxDepth := fs.Int("max-depth", d.MaxDepth, "deepest rlm_query level; 0 makes rlm_query a plain llm_query")
-	maxIter := fs.Int("max-iterations", d.MaxIterations, "root-model turns per RLM node")
-	maxCalls := fs.Int("max-calls", d.MaxLLMCalls, "LLM calls in the whole tree, root turns included")
-	maxTokens := fs.Int("max-tokens", d.MaxTotalTokens, "prompt plus completion tokens in the whole tree")
-	timeout := fs.Duration("timeout", d.Timeout, "wall time of the whole run")
-	offload := fs.Int("offload-threshold", d.OffloadThreshold, "messages longer than this many characters are offloaded into the REPL")
-	concurrency := fs.Int("concurrency", d.Concurrency, "model calls in flight at once")
-	temperature := fs.String("temperature", "", "sampling temperature for the root model (unset: the upstream's default; 0 is sent as 0)")
-	callTimeout := fs.Duration("call-timeout", 120*time.Second, "timeout of one upstream call attempt")
-	retries := fs.Int("retries", 4, "retries of an upstream call after 429, 5xx or connection errors")
-	cellTimeout := fs.Duration("cell-timeout", 0, "wall time per REPL cell (0: the REPL's default)")
-	maxOutput := fs.Int("max-output", 0, "characters of cell output shown to the model (0: the REPL's default)")
+	var ec engineConfig
+	ec.register(fs, engineFlagNames{scope: "in the whole tree", timeout: "wall time of the whole run", concurrency: "concurrency"})
 	verbose := fs.Bool("verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
 	quiet := fs.Bool("quiet", false, "print no progress lines (one per root turn) to stderr")
 	// Flags may come after the question too: parse, take one positional
@@ -82,16 +52,12 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	if *rootModel == "" {
+	if ec.RootModel == "" {
 		return fmt.Errorf("query: no root model: set --root-model or RLM_ROOT_MODEL")
 	}
-	var samp recursion.Sampling
-	if *temperature != "" {
-		t, err := strconv.ParseFloat(*temperature, 64)
-		if err != nil {
-			return fmt.Errorf("query: --temperature %q: %w", *temperature, err)
-		}
-		samp.Temperature = &t
+	samp, err := ec.sampling()
+	if err != nil {
+		return fmt.Errorf("query: %w", err)
 	}
 
 	tmp, err := os.MkdirTemp("", "rlm-query-*")
@@ -115,40 +81,16 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		docs = append(docs, recursion.Document{Name: filepath.Base(c), Path: c})
 	}
 
-	mr := *retries
-	if mr <= 0 {
-		mr = -1 // UpstreamConfig reads 0 as "default"
-	}
-	client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: *baseURL, APIKey: *apiKey, Timeout: *callTimeout, MaxRetries: mr})
+	eng, err := ec.newEngine(recursion.Config{TempDir: tmp})
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	pool, err := repl.NewPool(repl.PoolConfig{})
-	if err != nil {
-		return fmt.Errorf("query: start REPL pool: %w", err)
-	}
-	defer pool.Close()
-	eng, err := recursion.New(recursion.Config{
-		Root:       client,
-		RootModel:  *rootModel,
-		SubModel:   *subModel,
-		Sandbox:    recursion.PoolSandbox(pool),
-		REPLLimits: repl.Limits{CellTimeout: *cellTimeout, MaxOutput: *maxOutput},
-		TempDir:    tmp,
-	})
-	if err != nil {
-		return fmt.Errorf("query: %w", err)
-	}
-	maxDepthReq := *maxDepth
-	if maxDepthReq == 0 {
-		maxDepthReq = -1 // Limits reads 0 as "default"; -1 is "the root alone"
-	}
+	defer eng.Close()
 	req := recursion.Request{
 		Messages:  []recursion.Message{{Role: "user", Content: question}},
 		Documents: docs,
 		Sampling:  samp,
-		Limits: recursion.Limits{MaxDepth: maxDepthReq, MaxIterations: *maxIter, MaxLLMCalls: *maxCalls,
-			MaxTotalTokens: *maxTokens, Timeout: *timeout, OffloadThreshold: *offload, Concurrency: *concurrency},
+		Limits:    ec.runLimits(),
 	}
 	switch {
 	case *verbose:

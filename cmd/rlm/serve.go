@@ -19,7 +19,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlm-project/rlm/recursion"
-	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
@@ -28,21 +27,19 @@ import (
 // serveConfig is everything `rlm serve` can be told. Each field is one row
 // of serveOptions, settable by flag, environment variable or YAML key.
 type serveConfig struct {
+	// engineConfig's Limits are the server's maxima, which are also the
+	// defaults of requests that set none.
+	engineConfig
 	Listen          string
 	APIKeys         []string
-	Upstream        string
-	UpstreamKey     string
-	RootModel       string
-	SubModel        string
 	Models          []string // alias=upstream-model
-	UpstreamTimeout time.Duration
-	UpstreamRetries int
-	UpstreamConc    int
 	Store           string
 	DataDir         string
 	RedisURL        string
 	RedisPrefix     string
 	RedisCacheDir   string
+	TraceStream     string
+	TraceStreamMax  int
 	MaxRequestBytes int64
 	MaxUploadBytes  int64
 	MaxConcurrent   int
@@ -50,13 +47,6 @@ type serveConfig struct {
 	RetryAfter      time.Duration
 	KeepAlive       time.Duration
 	ShutdownGrace   time.Duration
-	MaxDepth        int
-	MaxIterations   int
-	MaxLLMCalls     int
-	MaxTotalTokens  int
-	MaxTimeout      time.Duration
-	REPLWorkers     int
-	CellTimeout     time.Duration
 	LogLevel        string
 	TraceContent    bool
 }
@@ -158,6 +148,8 @@ var serveOptions = []option{
 	{"redis-url", "RLM_REDIS_URL", "redis_url", "redis://127.0.0.1:6379/0", "Redis URL for --store redis", str(func(c *serveConfig) *string { return &c.RedisURL })},
 	{"redis-prefix", "RLM_REDIS_PREFIX", "redis_prefix", "rlm", "prefix of every Redis key the server writes", str(func(c *serveConfig) *string { return &c.RedisPrefix })},
 	{"redis-cache-dir", "RLM_REDIS_CACHE_DIR", "redis_cache_dir", "", "local copies of uploaded files for the REPL with --store redis; empty: a directory under the system temp dir", str(func(c *serveConfig) *string { return &c.RedisCacheDir })},
+	{"trace-stream", "RLM_TRACE_STREAM", "trace_stream", tracing.DefaultStream, "Redis Stream every finished trajectory is appended to with --store redis, for trainers' consumer groups; empty: none", str(func(c *serveConfig) *string { return &c.TraceStream })},
+	{"trace-stream-maxlen", "RLM_TRACE_STREAM_MAXLEN", "trace_stream_maxlen", strconv.Itoa(tracing.DefaultStreamMaxLen), "entries the trajectory stream is trimmed to (approximately, MAXLEN ~); 0 or negative: never trimmed", num(func(c *serveConfig) *int { return &c.TraceStreamMax })},
 	{"max-request-bytes", "RLM_MAX_REQUEST_BYTES", "max_request_bytes", "64MiB", "largest chat request body", size(func(c *serveConfig) *int64 { return &c.MaxRequestBytes })},
 	{"max-upload-bytes", "RLM_MAX_UPLOAD_BYTES", "max_upload_bytes", "512MiB", "largest uploaded file", size(func(c *serveConfig) *int64 { return &c.MaxUploadBytes })},
 	{"max-concurrent", "RLM_MAX_CONCURRENT", "max_concurrent", "16", "runs executing at once", num(func(c *serveConfig) *int { return &c.MaxConcurrent })},
@@ -165,11 +157,11 @@ var serveOptions = []option{
 	{"retry-after", "RLM_RETRY_AFTER", "retry_after", "2s", "Retry-After sent with 429", dur(func(c *serveConfig) *time.Duration { return &c.RetryAfter })},
 	{"keepalive", "RLM_KEEPALIVE", "keepalive", "15s", "interval of SSE keep-alive comments on idle streams", dur(func(c *serveConfig) *time.Duration { return &c.KeepAlive })},
 	{"shutdown-grace", "RLM_SHUTDOWN_GRACE", "shutdown_grace", "30s", "how long shutdown lets running requests finish before cancelling them", dur(func(c *serveConfig) *time.Duration { return &c.ShutdownGrace })},
-	{"max-depth", "RLM_MAX_DEPTH", "max_depth", "1", "server maximum (and default) of rlm.max_depth", num(func(c *serveConfig) *int { return &c.MaxDepth })},
-	{"max-iterations", "RLM_MAX_ITERATIONS", "max_iterations", "30", "server maximum (and default) of rlm.max_iterations", num(func(c *serveConfig) *int { return &c.MaxIterations })},
-	{"max-llm-calls", "RLM_MAX_LLM_CALLS", "max_llm_calls", "200", "server maximum (and default) of rlm.max_llm_calls", num(func(c *serveConfig) *int { return &c.MaxLLMCalls })},
-	{"max-total-tokens", "RLM_MAX_TOTAL_TOKENS", "max_total_tokens", "5000000", "server maximum (and default) of rlm.max_total_tokens", num(func(c *serveConfig) *int { return &c.MaxTotalTokens })},
-	{"max-timeout", "RLM_MAX_TIMEOUT", "max_timeout", "10m", "server maximum (and default) of rlm.timeout", dur(func(c *serveConfig) *time.Duration { return &c.MaxTimeout })},
+	{"max-depth", "RLM_MAX_DEPTH", "max_depth", "1", "server maximum (and default) of rlm.max_depth", num(func(c *serveConfig) *int { return &c.Limits.MaxDepth })},
+	{"max-iterations", "RLM_MAX_ITERATIONS", "max_iterations", "30", "server maximum (and default) of rlm.max_iterations", num(func(c *serveConfig) *int { return &c.Limits.MaxIterations })},
+	{"max-llm-calls", "RLM_MAX_LLM_CALLS", "max_llm_calls", "200", "server maximum (and default) of rlm.max_llm_calls", num(func(c *serveConfig) *int { return &c.Limits.MaxLLMCalls })},
+	{"max-total-tokens", "RLM_MAX_TOTAL_TOKENS", "max_total_tokens", "5000000", "server maximum (and default) of rlm.max_total_tokens", num(func(c *serveConfig) *int { return &c.Limits.MaxTotalTokens })},
+	{"max-timeout", "RLM_MAX_TIMEOUT", "max_timeout", "10m", "server maximum (and default) of rlm.timeout", dur(func(c *serveConfig) *time.Duration { return &c.Limits.Timeout })},
 	{"repl-workers", "RLM_REPL_WORKERS", "repl_workers", "2", "idle REPL worker processes kept ready", num(func(c *serveConfig) *int { return &c.REPLWorkers })},
 	{"cell-timeout", "RLM_CELL_TIMEOUT", "cell_timeout", "0s", "wall time per REPL cell; 0: the REPL's default", dur(func(c *serveConfig) *time.Duration { return &c.CellTimeout })},
 	{"log-level", "RLM_LOG_LEVEL", "log_level", "info", "debug, info, warn or error", str(func(c *serveConfig) *string { return &c.LogLevel })},
@@ -195,10 +187,24 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 		vals[o.flag] = v
 		fs.StringVar(v, o.flag, o.def, fmt.Sprintf("%s (env %s, YAML %s)", o.help, o.env, o.yaml))
 	}
+	// The settings are listed in the table's order, which groups them as
+	// docs/server.md does, rather than the flag package's alphabetical one.
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: rlm serve [flags]\n\nRuns the OpenAI-compatible RLM gateway. Every flag also has an environment")
-		fmt.Fprintln(stderr, "variable and a YAML key (see docs/server.md). Flags:")
-		fs.PrintDefaults()
+		fmt.Fprint(stderr, `Usage: rlm serve [flags]
+
+Runs the OpenAI-compatible RLM gateway. Every setting is a flag, an environment
+variable and a key of the YAML file given by --config; a flag wins over the
+environment, which wins over the file. See docs/server.md. Settings:
+  --config file
+    	optional YAML file of settings (env RLM_CONFIG)
+`)
+		for _, o := range serveOptions {
+			def := ""
+			if o.def != "" {
+				def = "; default " + o.def
+			}
+			fmt.Fprintf(stderr, "  --%s %s\n    \t%s (env %s, YAML %s%s)\n", o.flag, placeholder(o.def), o.help, o.env, o.yaml, def)
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -249,10 +255,54 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 			continue
 		}
 		if err := o.set(c, v); err != nil {
+			if setByFlag[o.flag] {
+				return nil, badFlag("serve: %s: %w", from, err)
+			}
 			return nil, fmt.Errorf("serve: %s: %w", from, err)
 		}
 	}
 	return c, nil
+}
+
+// checkMaxima refuses maxima the server cannot enforce. A zero max-* means
+// "no maximum" to the server and the engine, which an operator writing
+// --max-depth 0 does not mean: they want no recursion, and would get
+// unlimited depth.
+func (c *serveConfig) checkMaxima() error {
+	l := c.Limits
+	for _, m := range []struct {
+		name string
+		v    any
+		neg  bool
+	}{{"max-depth", l.MaxDepth, l.MaxDepth < 0}, {"max-iterations", l.MaxIterations, l.MaxIterations < 0},
+		{"max-llm-calls", l.MaxLLMCalls, l.MaxLLMCalls < 0}, {"max-total-tokens", l.MaxTotalTokens, l.MaxTotalTokens < 0},
+		{"max-timeout", l.Timeout, l.Timeout < 0}} {
+		if m.neg {
+			return fmt.Errorf("%s %v: must not be negative (0: no maximum)", m.name, m.v)
+		}
+	}
+	if l.MaxDepth == 0 {
+		return errors.New("max-depth 0: the engine cannot enforce a maximum of the root alone, and 0 would mean no maximum; use 1 or more")
+	}
+	return nil
+}
+
+// placeholder names the kind of value a setting takes in its help, judged
+// by its default.
+func placeholder(def string) string {
+	if _, err := strconv.Atoi(def); err == nil {
+		return "int"
+	}
+	if _, err := strconv.ParseBool(def); err == nil {
+		return "bool"
+	}
+	if _, err := time.ParseDuration(def); err == nil {
+		return "duration"
+	}
+	if _, err := parseSize(def); err == nil {
+		return "size"
+	}
+	return "string"
 }
 
 // yamlString renders a YAML value the way the flag would be written: lists
@@ -298,12 +348,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	st, closeStore, err := openStore(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
-
 	aliases := map[string]string{}
 	var names []string
 	for _, m := range cfg.Models {
@@ -317,12 +361,22 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		aliases[alias] = upstream
 		names = append(names, alias)
 	}
+	if len(names) == 0 {
+		return errors.New("serve: models: no model alias: set --models or RLM_MODELS (e.g. rlm)")
+	}
+	if err := cfg.checkMaxima(); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	st, closeStore, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	scfg := server.Config{
 		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
 		MaxConcurrent: cfg.MaxConcurrent, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
-		MaxLimits: recursion.Limits{MaxDepth: cfg.MaxDepth, MaxIterations: cfg.MaxIterations, MaxLLMCalls: cfg.MaxLLMCalls,
-			MaxTotalTokens: cfg.MaxTotalTokens, Timeout: cfg.MaxTimeout},
-		Logger: log,
+		MaxLimits: cfg.Limits,
+		Logger:    log,
 	}
 	// Every run is recorded as a trace under its caller's owner, in the same
 	// store; OpenTelemetry export is configured by the standard OTEL_* env.
@@ -335,7 +389,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if tp != nil {
 		spans = &tracing.SpanConfig{TracerProvider: tp, CaptureContent: cfg.TraceContent}
 	}
-	traces := tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: log,
+	feed, closeFeed, err := openFeed(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeFeed()
+	traces := tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: log, Feed: feed,
 		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
 	traceAPI := tracing.NewAPI(traces, tracing.APIConfig{})
 	scfg.Extend = func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
@@ -366,38 +425,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			log.Warn("NOT CONFIGURED: chat completions will fail with 503 until this is fixed: " + m)
 		}
 	} else {
-		retries := cfg.UpstreamRetries
-		if retries <= 0 {
-			retries = -1 // UpstreamConfig reads 0 as "default"
-		}
-		client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: cfg.Upstream, APIKey: cfg.UpstreamKey,
-			Timeout: cfg.UpstreamTimeout, MaxRetries: retries})
-		if err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-		size := cfg.REPLWorkers
-		if size == 0 {
-			size = -1
-		}
-		pool, err := repl.NewPool(repl.PoolConfig{Size: size})
-		if err != nil {
-			return fmt.Errorf("serve: start REPL pool: %w", err)
-		}
-		defer pool.Close()
 		root := cfg.RootModel
 		if root == "" {
 			root = aliases[names[0]]
 		}
-		lim := scfg.MaxLimits
-		eng, err := recursion.New(recursion.Config{
-			Root: client, RootModel: root, SubModel: cfg.SubModel, Models: aliases,
-			Defaults: lim, Max: lim, UpstreamConcurrency: cfg.UpstreamConc,
-			Sandbox: recursion.PoolSandbox(pool), REPLLimits: repl.Limits{CellTimeout: cfg.CellTimeout},
-		})
+		eng, err := cfg.newEngine(recursion.Config{RootModel: root, Models: aliases, Defaults: cfg.Limits, Max: cfg.Limits})
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		runner = traces.Wrap(eng)
+		defer eng.Close()
+		runner = traces.Wrap(eng.Engine)
 	}
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("NO API KEYS: the server is open to anyone who can reach " + cfg.Listen + "; set --api-keys or RLM_API_KEYS")
@@ -410,7 +447,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	log.Info("rlm serve listening", "addr", "http://"+ln.Addr().String(), "store", cfg.Store, "models", strings.Join(names, ","))
+	attrs := []any{"addr", "http://" + ln.Addr().String(), "store", cfg.Store, "models", strings.Join(names, ",")}
+	if feed != nil {
+		attrs = append(attrs, "trace_stream", feed.Stream())
+	}
+	log.Info("rlm serve listening", attrs...)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -444,4 +485,22 @@ func openStore(ctx context.Context, cfg *serveConfig) (store.Store, func(), erro
 		return r, func() { r.Close() }, nil
 	}
 	return nil, nil, fmt.Errorf("serve: unknown store %q: use disk or redis", cfg.Store)
+}
+
+// openFeed opens the Redis Stream of finished trajectories: with the Redis
+// store, on the same server, unless --trace-stream is empty. Without it the
+// feed is nil, which tracing reads as "no stream".
+func openFeed(ctx context.Context, cfg *serveConfig) (*tracing.Feed, func(), error) {
+	if cfg.Store != "redis" || cfg.TraceStream == "" {
+		return nil, func() {}, nil
+	}
+	maxLen := int64(cfg.TraceStreamMax)
+	if maxLen == 0 {
+		maxLen = -1 // NewFeed reads 0 as its default; here 0 means no trimming, as documented
+	}
+	feed, closeFeed, err := tracing.OpenFeed(ctx, cfg.RedisURL, cfg.TraceStream, maxLen)
+	if err != nil {
+		return nil, nil, fmt.Errorf("serve: --trace-stream %s: %w", cfg.TraceStream, err)
+	}
+	return feed, func() { closeFeed() }, nil
 }

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
@@ -479,4 +480,76 @@ func TestServeGracefulShutdown(t *testing.T) {
 	if !strings.Contains(s.Stderr.String(), "shutting down") {
 		t.Errorf("no shutdown log:\n%s", s.Stderr.String())
 	}
+}
+
+// TestServeTraceStream: with the Redis store (a real redis-server), a
+// finished chat completion against fakellm (a scripted fake upstream, not a
+// model) is appended to the trajectory stream, where a trainer's consumer
+// group reads it.
+func TestServeTraceStream(t *testing.T) {
+	url := storetest.StartRedis(t)
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	ctx := t.Context()
+	const stream = "test:trajectories"
+	// The group exists before the run, reading only what comes after ($).
+	if err := rdb.XGroupCreateMkStream(ctx, stream, "trainers", "$").Err(); err != nil {
+		t.Fatal(err)
+	}
+	up := fakellm.New(countingUpstream)
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--store", "redis", "--redis-url", url,
+		"--redis-cache-dir", t.TempDir(), "--trace-stream", stream, "--trace-stream-maxlen", "50")...)
+	if !strings.Contains(s.Stderr.String(), "trace_stream="+stream) {
+		t.Errorf("startup log does not name the stream:\n%s", s.Stderr.String())
+	}
+
+	resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json",
+		strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":`+jsonString("How many failures?\n"+logText)+`}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	traceID := resp.Header.Get("X-RLM-Trace-Id")
+	if resp.StatusCode != 200 || traceID == "" {
+		t.Fatalf("chat: %d, trace id %q", resp.StatusCode, traceID)
+	}
+
+	// The run is published when it has been saved, which may be just after
+	// the response; the read blocks until then.
+	res, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "trainers", Consumer: "worker-1",
+		Streams: []string{stream, ">"}, Count: 10, Block: 10 * time.Second}).Result()
+	if err != nil {
+		t.Fatalf("XREADGROUP: %v", err)
+	}
+	if len(res) != 1 || len(res[0].Messages) != 1 {
+		t.Fatalf("read %+v, want one entry", res)
+	}
+	m := res[0].Messages[0]
+	var traj struct {
+		ID, Owner, Status, Answer string
+	}
+	if err := json.Unmarshal([]byte(fmt.Sprint(m.Values["trajectory"])), &traj); err != nil {
+		t.Fatalf("trajectory field: %v: %v", err, m.Values)
+	}
+	if m.Values["id"] != traceID || m.Values["status"] != "completed" || m.Values["stop_reason"] != "final" ||
+		traj.ID != traceID || traj.Answer != "42 failures" {
+		t.Errorf("entry %v, trajectory %+v; want trace %s completed with 42 failures", m.Values, traj, traceID)
+	}
+	if err := rdb.XAck(ctx, stream, "trainers", m.ID).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := rdb.XPending(ctx, stream, "trainers").Result(); err != nil || p.Count != 0 {
+		t.Errorf("pending after XACK: %+v, %v", p, err)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

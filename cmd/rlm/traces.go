@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -152,7 +153,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	v := q.values()
 	v.Set("format", format)
 	if out == "-" {
-		n, err := src.export(ctx, v, stdout)
+		n, err := src.export(ctx, v, newExportProgress(stdout, stderr))
 		if err == nil {
 			fmt.Fprintf(stderr, "%d samples\n", n)
 		}
@@ -165,7 +166,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("export: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	n, err := src.export(ctx, v, tmp)
+	n, err := src.export(ctx, v, newExportProgress(tmp, stderr))
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("export: write %s: %w", tmp.Name(), cerr)
 	}
@@ -495,4 +496,32 @@ func clip(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// exportProgress passes an export through and, on a long one, says every
+// few seconds on stderr how many samples are written so far, so that the
+// command shows it is alive. It prints from Write: no goroutine to stop.
+type exportProgress struct {
+	w, log  io.Writer
+	n       int
+	start   time.Time
+	printed time.Time
+}
+
+// exportProgressEvery is how often a running export reports.
+const exportProgressEvery = 2 * time.Second
+
+func newExportProgress(w, log io.Writer) *exportProgress {
+	now := time.Now()
+	return &exportProgress{w: w, log: log, start: now, printed: now}
+}
+
+func (p *exportProgress) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	p.n += bytes.Count(b[:n], []byte("\n"))
+	if now := time.Now(); now.Sub(p.printed) >= exportProgressEvery {
+		p.printed = now
+		fmt.Fprintf(p.log, "rlm: exported %d samples (%s)\n", p.n, now.Sub(p.start).Round(time.Second))
+	}
+	return n, err
 }

@@ -58,10 +58,20 @@ func parseDType(s string) (safetensors.DType, error) {
 func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("rlm train sft", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: rlm train sft --model DIR --data FILE --out DIR [flags]
+
+Fine-tunes a Qwen3 checkpoint on SFT samples (rlm traces export) and writes
+checkpoints, the final model and loss.svg to --out, with a progress line every
+--log-every steps. An interrupted run resumes from its newest checkpoint.
+See docs/training.md. Flags:
+`)
+		fs.PrintDefaults()
+	}
 	def := sft.DefaultConfig()
-	modelDir := fs.String("model", "", "Hugging Face Qwen3 checkpoint directory to start from (config.json, *.safetensors, tokenizer.json); required")
-	dataPath := fs.String("data", "", "SFT JSONL file (docs/tokenizer.md, \"SFT data format\"); required")
-	out := fs.String("out", "", "output directory: checkpoints, final model, trainer_state.json, loss.svg; required")
+	modelDir := fs.String("model", "", "Hugging Face Qwen3 checkpoint `directory` to start from (config.json, *.safetensors, tokenizer.json); required")
+	dataPath := fs.String("data", "", "SFT JSONL `file` (docs/tokenizer.md, \"SFT data format\"); required")
+	out := fs.String("out", "", "output `directory`: checkpoints, final model, trainer_state.json, loss.svg; required")
 	seqLen := fs.Int("seq-len", 2048, "tokens per packed sequence")
 	overflow := fs.String("overflow", "truncate", "samples longer than -seq-len: truncate (keep the end) or drop")
 	minReward := fs.Float64("min-reward", 0, "drop samples whose reward is lower or missing (only when set)")
@@ -82,7 +92,7 @@ func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.IntVar(&def.CheckpointEvery, "checkpoint-every", 100, "steps between checkpoints (0: only at the end)")
 	fs.IntVar(&def.KeepCheckpoints, "keep-checkpoints", def.KeepCheckpoints, "checkpoint directories to keep")
 	fs.IntVar(&def.LogEvery, "log-every", def.LogEvery, "steps between progress lines")
-	dtype := fs.String("dtype", "bf16", "dtype of the final model: bf16 or f32 (checkpoints are always f32)")
+	dtype := fs.String("dtype", "bf16", "`dtype` of the final model: bf16 or f32 (checkpoints are always f32)")
 	resume := fs.Bool("resume", true, "continue from the newest checkpoint in -out when there is one")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -97,7 +107,7 @@ func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var err error
 	if def.SaveDType, err = parseDType(*dtype); err != nil {
-		return fmt.Errorf("train sft: %w", err)
+		return badFlag("train sft: %w", err)
 	}
 	def.OutDir, def.Resume, def.TokenizerFrom = *out, *resume, *modelDir
 
@@ -116,7 +126,7 @@ func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case "drop":
 		dc.Pack.Overflow = data.Drop
 	default:
-		return fmt.Errorf("train sft: -overflow %q: want truncate or drop", *overflow)
+		return badFlag("train sft: -overflow %q: want truncate or drop", *overflow)
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "min-reward" {
@@ -160,12 +170,20 @@ func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) e
 func runTrainInit(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("rlm train init", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfgPath := fs.String("config", "", "Qwen3 config.json giving the model's dimensions; required")
-	out := fs.String("out", "", "directory to write the model to; required")
-	tokFrom := fs.String("tokenizer", "", "directory whose tokenizer files (tokenizer.json, tokenizer_config.json, ...) are copied into -out")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: rlm train init --config config.json --out DIR [flags]
+
+Writes a randomly initialized Qwen3 model with config.json's dimensions to
+--out (for tests and smoke runs of rlm train sft). Flags:
+`)
+		fs.PrintDefaults()
+	}
+	cfgPath := fs.String("config", "", "Qwen3 config.json `file` giving the model's dimensions; required")
+	out := fs.String("out", "", "`directory` to write the model to; required")
+	tokFrom := fs.String("tokenizer", "", "`directory` whose tokenizer files (tokenizer.json, tokenizer_config.json, ...) are copied into -out")
 	seed := fs.Uint64("seed", 1, "seed of the random weights")
 	std := fs.Float64("std", 0.02, "standard deviation of the weight matrices (norms start at 1)")
-	dtype := fs.String("dtype", "f32", "dtype of the weights: bf16 or f32")
+	dtype := fs.String("dtype", "f32", "`dtype` of the weights: bf16 or f32")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -179,7 +197,7 @@ func runTrainInit(args []string, stdout, stderr io.Writer) error {
 	}
 	dt, err := parseDType(*dtype)
 	if err != nil {
-		return fmt.Errorf("train init: %w", err)
+		return badFlag("train init: %w", err)
 	}
 	cfg, err := model.LoadConfig(*cfgPath)
 	if err != nil {

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/repl"
+)
+
+// engineConfig is what `rlm query`, `rlm eval` and `rlm serve` need to run
+// the engine: the upstream, its models, the budgets and the REPL. query and
+// eval fill it from flags (engineConfig.register), serve from its settings
+// table (serveOptions), where Limits are the server's maxima and defaults.
+type engineConfig struct {
+	Upstream        string // base URL of the OpenAI-compatible upstream
+	UpstreamKey     string
+	RootModel       string
+	SubModel        string // empty: the root model
+	UpstreamTimeout time.Duration
+	UpstreamRetries int // 0 or negative: none
+	UpstreamConc    int // 0: the engine's default
+	Limits          recursion.Limits
+	Temperature     string // empty: the upstream's default
+	REPLWorkers     int    // idle workers kept ready; 0: none
+	CellTimeout     time.Duration
+	MaxOutput       int
+}
+
+// engineFlagNames are what the flags of one command call its run: the
+// budgets are per run for query and per instance for eval, whose own
+// --concurrency counts instances.
+type engineFlagNames struct {
+	scope       string // "in the whole tree", "per instance"
+	timeout     string // help of --timeout
+	concurrency string // name of the sub-call concurrency flag
+}
+
+// register defines the upstream, budget and REPL flags of `rlm query` and
+// `rlm eval` on fs. The upstream and models default to the environment.
+func (c *engineConfig) register(fs *flag.FlagSet, n engineFlagNames) {
+	d := recursion.DefaultLimits
+	fs.StringVar(&c.Upstream, "base-url", envOr("OPENAI_BASE_URL", "https://api.openai.com/v1"), "OpenAI-compatible upstream `URL` (env OPENAI_BASE_URL)")
+	fs.StringVar(&c.UpstreamKey, "api-key", os.Getenv("OPENAI_API_KEY"), "upstream API `key` (env OPENAI_API_KEY)")
+	fs.StringVar(&c.RootModel, "root-model", os.Getenv("RLM_ROOT_MODEL"), "root `model` (env RLM_ROOT_MODEL; required)")
+	fs.StringVar(&c.SubModel, "sub-model", os.Getenv("RLM_SUB_MODEL"), "`model` for llm_query and child RLMs (env RLM_SUB_MODEL; default: the root model)")
+	fs.IntVar(&c.Limits.MaxDepth, "max-depth", d.MaxDepth, "deepest rlm_query level; 0 makes rlm_query a plain llm_query")
+	fs.IntVar(&c.Limits.MaxIterations, "max-iterations", d.MaxIterations, "root-model turns per RLM node")
+	fs.IntVar(&c.Limits.MaxLLMCalls, "max-calls", d.MaxLLMCalls, "LLM calls "+n.scope+", root turns included")
+	fs.IntVar(&c.Limits.MaxTotalTokens, "max-tokens", d.MaxTotalTokens, "prompt plus completion tokens "+n.scope)
+	fs.DurationVar(&c.Limits.Timeout, "timeout", d.Timeout, n.timeout)
+	fs.IntVar(&c.Limits.OffloadThreshold, "offload-threshold", d.OffloadThreshold, "messages longer than this many characters are offloaded into the REPL")
+	fs.IntVar(&c.Limits.Concurrency, n.concurrency, d.Concurrency, "model calls in flight at once "+n.scope)
+	fs.StringVar(&c.Temperature, "temperature", "", "sampling temperature of root turns and sub-calls (unset: the upstream's default; 0 is sent as 0)")
+	fs.DurationVar(&c.UpstreamTimeout, "call-timeout", 120*time.Second, "timeout of one upstream call attempt")
+	fs.IntVar(&c.UpstreamRetries, "retries", 4, "retries of an upstream call after 429, 5xx or connection errors")
+	fs.DurationVar(&c.CellTimeout, "cell-timeout", 0, "wall time per REPL cell (0: the REPL's default)")
+	fs.IntVar(&c.MaxOutput, "max-output", 0, "characters of cell output shown to the model (0: the REPL's default)")
+	// A one-off run keeps the pool's usual two workers ready: the root's
+	// REPL and a child's then start without waiting for a process.
+	c.REPLWorkers = 2
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// runLimits are the Limits of one run as the flags mean them: --max-depth 0
+// is the root alone, which recursion.Limits writes as -1 (0 is its default).
+func (c *engineConfig) runLimits() recursion.Limits {
+	l := c.Limits
+	if l.MaxDepth == 0 {
+		l.MaxDepth = -1
+	}
+	return l
+}
+
+func (c *engineConfig) sampling() (recursion.Sampling, error) {
+	var s recursion.Sampling
+	if c.Temperature != "" {
+		t, err := strconv.ParseFloat(c.Temperature, 64)
+		if err != nil {
+			return s, badFlag("--temperature %q: not a number", c.Temperature)
+		}
+		s.Temperature = &t
+	}
+	return s, nil
+}
+
+// client returns the upstream client.
+func (c *engineConfig) client() (*recursion.OpenAIClient, error) {
+	retries := c.UpstreamRetries
+	if retries <= 0 {
+		retries = -1 // UpstreamConfig reads 0 as "default"
+	}
+	return recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: c.Upstream, APIKey: c.UpstreamKey,
+		Timeout: c.UpstreamTimeout, MaxRetries: retries})
+}
+
+// engine is an Engine with its upstream client and the REPL pool its
+// sessions run in.
+type engine struct {
+	*recursion.Engine
+	client *recursion.OpenAIClient
+	pool   *repl.Pool
+}
+
+// Close stops the REPL workers.
+func (e *engine) Close() error { return e.pool.Close() }
+
+// newEngine starts the REPL pool and the engine. base carries what only
+// one command sets (Models, Defaults, Max, TempDir, and RootModel when it
+// is not c's); the upstream client, sub-model, upstream concurrency and
+// REPL come from c. Close the engine to stop the pool.
+func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
+	client, err := c.client()
+	if err != nil {
+		return nil, err
+	}
+	size := c.REPLWorkers
+	if size <= 0 {
+		size = -1 // PoolConfig reads 0 as "default"
+	}
+	pool, err := repl.NewPool(repl.PoolConfig{Size: size})
+	if err != nil {
+		return nil, fmt.Errorf("start REPL pool: %w", err)
+	}
+	base.Root, base.SubModel = client, c.SubModel
+	if base.RootModel == "" {
+		base.RootModel = c.RootModel
+	}
+	base.UpstreamConcurrency = c.UpstreamConc
+	base.Sandbox = recursion.PoolSandbox(pool)
+	base.REPLLimits = repl.Limits{CellTimeout: c.CellTimeout, MaxOutput: c.MaxOutput}
+	eng, err := recursion.New(base)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &engine{Engine: eng, client: client, pool: pool}, nil
+}
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

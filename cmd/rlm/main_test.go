@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHelp checks that every subcommand answers `rlm help NAME` and
+// `rlm NAME -h` with its usage and exit status 0, and that asked-for help
+// goes to stdout.
+func TestHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if status := run(t.Context(), []string{"help"}, &stdout, &stderr); status != 0 || !strings.Contains(stdout.String(), "Commands:") {
+		t.Fatalf("rlm help: status %d, stdout:\n%s", status, stdout.String())
+	}
+	for name := range commands() {
+		if !strings.Contains(stdout.String(), "\n  "+name+" ") {
+			t.Errorf("rlm help does not list %s:\n%s", name, stdout.String())
+		}
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if status := run(t.Context(), []string{"help", name}, &stdout, &stderr); status != 0 ||
+				!strings.Contains(stdout.String(), "rlm "+name) || stderr.Len() != 0 {
+				t.Errorf("rlm help %s: status %d, stdout:\n%s\nstderr:\n%s", name, status, stdout.String(), stderr.String())
+			}
+			stdout.Reset()
+			stderr.Reset()
+			if status := run(t.Context(), []string{name, "-h"}, &stdout, &stderr); status != 0 ||
+				!strings.Contains(stdout.String()+stderr.String(), "rlm "+name) {
+				t.Errorf("rlm %s -h: status %d, output:\n%s%s", name, status, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
+
+// TestBadFlags checks that a wrong flag, or a flag value that parses but
+// cannot be used, exits 2 with a message that names it, before any work.
+func TestBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args   []string
+		status int
+		want   string
+	}{
+		{[]string{"nope"}, 2, `unknown command "nope"`},
+		{[]string{"query", "--nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"query", "--max-depth", "x", "q"}, 2, `invalid value "x" for flag -max-depth`},
+		{[]string{"query", "--root-model", "m", "--temperature", "hot", "q"}, 2, `--temperature "hot": not a number`},
+		{[]string{"eval", "--nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"eval", "--root-model", "m", "--baseline", "rag"}, 2, "the only baseline is direct"},
+		{[]string{"eval", "--root-model", "m", "--lengths", "12q"}, 2, "--lengths"},
+		{[]string{"serve", "--nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"serve", "--max-depth", "x"}, 2, `flag --max-depth: not an integer: "x"`},
+		{[]string{"serve", "stray"}, 2, `unexpected argument "stray"`},
+		// Not a flag error (it may come from the environment or the file),
+		// but a clear one instead of a crash.
+		{[]string{"serve", "--data-dir", dir, "--upstream", "http://127.0.0.1:1", "--models", ""}, 1, "no model alias"},
+		{[]string{"serve", "--data-dir", dir, "--max-depth", "0"}, 1, "max-depth 0: the engine cannot enforce"},
+		{[]string{"serve", "--data-dir", dir, "--max-iterations", "-1"}, 1, "max-iterations -1: must not be negative"},
+		{[]string{"traces", "list", "--nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"train", "sft", "--nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"train", "sft", "--model", dir, "--data", dir, "--out", dir, "--dtype", "f8"}, 2, "want bf16 or f32"},
+		{[]string{"train", "init", "--config", dir, "--out", dir, "--dtype", "f8"}, 2, "want bf16 or f32"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			status := run(t.Context(), tt.args, &stdout, &stderr)
+			if status != tt.status || !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("status %d (want %d), stderr lacks %q:\n%s", status, tt.status, tt.want, stderr.String())
+			}
+		})
+	}
+}
+
+// TestExportProgress checks that a long export reports how far it is, and
+// passes every byte through.
+func TestExportProgress(t *testing.T) {
+	var out, log bytes.Buffer
+	p := newExportProgress(&out, &log)
+	p.Write([]byte("{}\n{}\n"))
+	if log.Len() != 0 {
+		t.Errorf("reported before %s: %q", exportProgressEvery, log.String())
+	}
+	p.printed = time.Now().Add(-exportProgressEvery) // as if the interval had passed
+	p.Write([]byte("{}\n"))
+	if out.String() != "{}\n{}\n{}\n" || !strings.Contains(log.String(), "exported 3 samples") {
+		t.Errorf("out %q, progress %q", out.String(), log.String())
+	}
+}
