@@ -27,8 +27,9 @@ type engineConfig struct {
 	Limits          recursion.Limits
 	Temperature     string // empty: the upstream's default
 	REPLWorkers     int    // idle workers kept ready; 0: none
-	CellTimeout     time.Duration
-	MaxOutput       int
+	// REPL bounds every REPL session of a run; checkREPL refuses values
+	// the REPL would silently replace with its defaults.
+	REPL repl.Limits
 }
 
 // engineFlagNames are what the flags of one command call its run: the
@@ -58,11 +59,74 @@ func (c *engineConfig) register(fs *flag.FlagSet, n engineFlagNames) {
 	fs.StringVar(&c.Temperature, "temperature", "", "sampling temperature of root turns and sub-calls (unset: the upstream's default; 0 is sent as 0)")
 	fs.DurationVar(&c.UpstreamTimeout, "call-timeout", 120*time.Second, "timeout of one upstream call attempt")
 	fs.IntVar(&c.UpstreamRetries, "retries", 4, "retries of an upstream call after 429, 5xx or connection errors")
-	fs.DurationVar(&c.CellTimeout, "cell-timeout", 0, "wall time per REPL cell (0: the REPL's default)")
-	fs.IntVar(&c.MaxOutput, "max-output", 0, "characters of cell output shown to the model (0: the REPL's default)")
+	r := repl.DefaultLimits()
+	fs.DurationVar(&c.REPL.CellTimeout, "cell-timeout", r.CellTimeout, "wall time per REPL cell")
+	fs.DurationVar(&c.REPL.KillGrace, "kill-grace", r.KillGrace, "how long a cancelled cell may take to stop before its REPL worker is killed and replaced")
+	c.REPL.MemoryBytes, c.REPL.HeapBytes, c.REPL.StackBytes = r.MemoryBytes, r.HeapBytes, r.StackBytes
+	fs.Var(sizeFlag{&c.REPL.MemoryBytes}, "repl-memory-bytes", "address space for model data in a REPL worker (RLIMIT_AS), a `size` like 4GiB")
+	fs.Var(sizeFlag{&c.REPL.HeapBytes}, "repl-heap-bytes", "live heap `size` above which a REPL worker is stopped")
+	fs.Var(sizeFlag{&c.REPL.StackBytes}, "repl-stack-bytes", "largest stack `size` of one goroutine in the REPL (deeper recursion crashes the worker)")
+	fs.IntVar(&c.REPL.MaxOutput, "max-output", r.MaxOutput, "characters of cell output shown to the model")
+	fs.IntVar(&c.REPL.MaxGoroutines, "max-goroutines", r.MaxGoroutines, "goroutines model code may have alive at once in one REPL")
 	// A one-off run keeps the pool's usual two workers ready: the root's
 	// REPL and a child's then start without waiting for a process.
-	c.REPLWorkers = 2
+	fs.IntVar(&c.REPLWorkers, "repl-workers", 2, "idle REPL worker processes kept ready; 0: none")
+}
+
+// sizeFlag is a flag of a byte count written with an optional unit (see parseSize).
+type sizeFlag struct{ p *int64 }
+
+func (f sizeFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return formatSize(*f.p)
+}
+
+func (f sizeFlag) Set(v string) error {
+	n, err := parseSize(v)
+	if err != nil {
+		return err
+	}
+	*f.p = n
+	return nil
+}
+
+// formatSize writes n the way parseSize reads it, in the largest binary
+// unit that divides it.
+func formatSize(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.mult && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// checkREPL refuses REPL settings that are not positive: the REPL reads a
+// zero limit as its default and a negative one as nothing, and an operator
+// who writes --max-output 0 means neither.
+func (c *engineConfig) checkREPL() error {
+	l := c.REPL
+	for _, s := range []struct {
+		name string
+		v    any
+		bad  bool
+	}{{"cell-timeout", l.CellTimeout, l.CellTimeout <= 0}, {"kill-grace", l.KillGrace, l.KillGrace <= 0},
+		{"repl-memory-bytes", l.MemoryBytes, l.MemoryBytes <= 0}, {"repl-heap-bytes", l.HeapBytes, l.HeapBytes <= 0},
+		{"repl-stack-bytes", l.StackBytes, l.StackBytes <= 0}, {"max-output", l.MaxOutput, l.MaxOutput <= 0},
+		{"max-goroutines", l.MaxGoroutines, l.MaxGoroutines <= 0}} {
+		if s.bad {
+			return fmt.Errorf("%s %v: must be positive", s.name, s.v)
+		}
+	}
+	if c.REPLWorkers < 0 {
+		return fmt.Errorf("repl-workers %d: must not be negative (0: none)", c.REPLWorkers)
+	}
+	return nil
 }
 
 func envOr(name, def string) string {
@@ -120,6 +184,9 @@ func (e *engine) Close() error { return e.pool.Close() }
 // is not c's); the upstream client, sub-model, upstream concurrency and
 // REPL come from c. Close the engine to stop the pool.
 func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
+	if err := c.checkREPL(); err != nil {
+		return nil, err
+	}
 	client, err := c.client()
 	if err != nil {
 		return nil, err
@@ -128,7 +195,7 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	if size <= 0 {
 		size = -1 // PoolConfig reads 0 as "default"
 	}
-	pool, err := repl.NewPool(repl.PoolConfig{Size: size})
+	pool, err := repl.NewPool(repl.PoolConfig{Size: size, Limits: c.REPL})
 	if err != nil {
 		return nil, fmt.Errorf("start REPL pool: %w", err)
 	}
@@ -138,7 +205,7 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	}
 	base.UpstreamConcurrency = c.UpstreamConc
 	base.Sandbox = recursion.PoolSandbox(pool)
-	base.REPLLimits = repl.Limits{CellTimeout: c.CellTimeout, MaxOutput: c.MaxOutput}
+	base.REPLLimits = c.REPL
 	eng, err := recursion.New(base)
 	if err != nil {
 		pool.Close()

@@ -58,6 +58,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *baseline != "" && *baseline != "direct" {
 		return badFlag("eval: --baseline %q: the only baseline is direct", *baseline)
 	}
+	if err := ec.checkREPL(); err != nil {
+		return badFlag("eval: --%w", err)
+	}
 	if ec.RootModel == "" {
 		return errors.New("eval: no root model: set --root-model or RLM_ROOT_MODEL")
 	}

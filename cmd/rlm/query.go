@@ -52,6 +52,9 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
+	if err := ec.checkREPL(); err != nil {
+		return badFlag("query: --%w", err)
+	}
 	if ec.RootModel == "" {
 		return fmt.Errorf("query: no root model: set --root-model or RLM_ROOT_MODEL")
 	}

@@ -91,3 +91,63 @@ func TestQuery(t *testing.T) {
 		})
 	}
 }
+
+// TestQueryREPLLimits checks that the REPL flags of `rlm query` reach the
+// sessions the run starts: fakellm, a scripted fake upstream (not a model),
+// runs a cell that a small limit visibly cuts short, and answers with what
+// it was shown. The default rows show the same cells pass without the flag.
+func TestQueryREPLLimits(t *testing.T) {
+	cells := map[string]string{
+		"output":     "import \"strings\"\nprintln(strings.Repeat(\"x\", 1000))",
+		"goroutines": "import \"time\"\nch := make(chan int)\nfor i := 0; i < 100; i++ {\n\tgo func() { <-ch }()\n}\ntime.Sleep(300 * time.Millisecond)\nclose(ch)\nprintln(\"all started\")",
+	}
+	srv := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if req.Turn() == 1 {
+			q := req.LastUser()
+			for name, code := range cells {
+				if strings.Contains(q, "cell "+name) {
+					return fakellm.Reply{Content: fakellm.Code(code)}
+				}
+			}
+			return fakellm.Reply{Content: "FINAL(unknown cell)"}
+		}
+		seen := req.LastUser()
+		switch {
+		case strings.Contains(seen, "[output truncated: showed the first 40 of"):
+			return fakellm.Reply{Content: "FINAL(truncated)"}
+		case strings.Contains(seen, "goroutine limit: more than 20 goroutines"):
+			return fakellm.Reply{Content: "FINAL(goroutine limit)"}
+		case strings.Contains(seen, "all started") || strings.Contains(seen, strings.Repeat("x", 1000)):
+			return fakellm.Reply{Content: "FINAL(unlimited)"}
+		}
+		return fakellm.Reply{Content: "FINAL(unexpected)"}
+	})
+	defer srv.Close()
+	t.Setenv("RLM_ROOT_MODEL", "root-model")
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	tests := []struct {
+		cell  string
+		flags []string
+		want  string
+	}{
+		{"output", []string{"--max-output", "40"}, "truncated"},
+		{"output", nil, "unlimited"},
+		{"goroutines", []string{"--max-goroutines", "20", "--repl-workers", "0"}, "goroutine limit"},
+		{"goroutines", []string{"--repl-workers", "0"}, "unlimited"},
+	}
+	for _, tt := range tests {
+		name := tt.cell + " " + strings.Join(tt.flags, " ")
+		if len(tt.flags) == 0 {
+			name = tt.cell + " default"
+		}
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"query", "--base-url", srv.URL, "--quiet"}, tt.flags...)
+			args = append(args, "run cell "+tt.cell)
+			var stdout, stderr bytes.Buffer
+			status := run(t.Context(), args, &stdout, &stderr)
+			if got := strings.TrimSpace(stdout.String()); status != 0 || got != tt.want {
+				t.Fatalf("status %d, answer %q, want %q; stderr:\n%s", status, got, tt.want, stderr.String())
+			}
+		})
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
@@ -162,8 +163,14 @@ var serveOptions = []option{
 	{"max-llm-calls", "RLM_MAX_LLM_CALLS", "max_llm_calls", "200", "server maximum (and default) of rlm.max_llm_calls", num(func(c *serveConfig) *int { return &c.Limits.MaxLLMCalls })},
 	{"max-total-tokens", "RLM_MAX_TOTAL_TOKENS", "max_total_tokens", "5000000", "server maximum (and default) of rlm.max_total_tokens", num(func(c *serveConfig) *int { return &c.Limits.MaxTotalTokens })},
 	{"max-timeout", "RLM_MAX_TIMEOUT", "max_timeout", "10m", "server maximum (and default) of rlm.timeout", dur(func(c *serveConfig) *time.Duration { return &c.Limits.Timeout })},
-	{"repl-workers", "RLM_REPL_WORKERS", "repl_workers", "2", "idle REPL worker processes kept ready", num(func(c *serveConfig) *int { return &c.REPLWorkers })},
-	{"cell-timeout", "RLM_CELL_TIMEOUT", "cell_timeout", "0s", "wall time per REPL cell; 0: the REPL's default", dur(func(c *serveConfig) *time.Duration { return &c.CellTimeout })},
+	{"repl-workers", "RLM_REPL_WORKERS", "repl_workers", "2", "idle REPL worker processes kept ready; 0: none", num(func(c *serveConfig) *int { return &c.REPLWorkers })},
+	{"cell-timeout", "RLM_CELL_TIMEOUT", "cell_timeout", repl.DefaultLimits().CellTimeout.String(), "wall time per REPL cell", dur(func(c *serveConfig) *time.Duration { return &c.REPL.CellTimeout })},
+	{"kill-grace", "RLM_KILL_GRACE", "kill_grace", repl.DefaultLimits().KillGrace.String(), "how long a cancelled cell may take to stop before its REPL worker is killed and replaced", dur(func(c *serveConfig) *time.Duration { return &c.REPL.KillGrace })},
+	{"repl-memory-bytes", "RLM_REPL_MEMORY_BYTES", "repl_memory_bytes", formatSize(repl.DefaultLimits().MemoryBytes), "address space for model data in a REPL worker (RLIMIT_AS, on top of what it mapped at start)", size(func(c *serveConfig) *int64 { return &c.REPL.MemoryBytes })},
+	{"repl-heap-bytes", "RLM_REPL_HEAP_BYTES", "repl_heap_bytes", formatSize(repl.DefaultLimits().HeapBytes), "live heap above which a REPL worker is stopped", size(func(c *serveConfig) *int64 { return &c.REPL.HeapBytes })},
+	{"repl-stack-bytes", "RLM_REPL_STACK_BYTES", "repl_stack_bytes", formatSize(repl.DefaultLimits().StackBytes), "largest stack of one goroutine in the REPL (deeper recursion crashes the worker)", size(func(c *serveConfig) *int64 { return &c.REPL.StackBytes })},
+	{"max-output", "RLM_MAX_OUTPUT", "max_output", strconv.Itoa(repl.DefaultLimits().MaxOutput), "characters of cell output shown to the model", num(func(c *serveConfig) *int { return &c.REPL.MaxOutput })},
+	{"max-goroutines", "RLM_MAX_GOROUTINES", "max_goroutines", strconv.Itoa(repl.DefaultLimits().MaxGoroutines), "goroutines model code may have alive at once in one REPL", num(func(c *serveConfig) *int { return &c.REPL.MaxGoroutines })},
 	{"log-level", "RLM_LOG_LEVEL", "log_level", "info", "debug, info, warn or error", str(func(c *serveConfig) *string { return &c.LogLevel })},
 	{"trace-content", "RLM_TRACE_CONTENT", "trace_content", "false", "put prompt and completion text on OpenTelemetry spans (traces in the store always keep them)", func(c *serveConfig, v string) error {
 		b, err := strconv.ParseBool(v)
@@ -365,6 +372,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return errors.New("serve: models: no model alias: set --models or RLM_MODELS (e.g. rlm)")
 	}
 	if err := cfg.checkMaxima(); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if err := cfg.checkREPL(); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	st, closeStore, err := openStore(ctx, cfg)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlm-project/rlm/repl"
 )
 
 func TestServeConfigPrecedence(t *testing.T) {
@@ -19,6 +21,7 @@ queue_wait: 5s
 api_keys: [a, b]
 models: {rlm: gpt-x, small: gpt-mini}
 max_upload_bytes: 1GiB
+repl_stack_bytes: 8MiB
 `), 0o600)
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("listne: x\n"), 0o600)
@@ -48,6 +51,14 @@ max_upload_bytes: 1GiB
 		{"sizes", []string{"--max-request-bytes", "10MB", "--max-upload-bytes", "2048"}, nil, func(c *serveConfig) bool {
 			return c.MaxRequestBytes == 10e6 && c.MaxUploadBytes == 2048
 		}, ""},
+		{"repl defaults", nil, nil, func(c *serveConfig) bool { return c.REPL == repl.DefaultLimits() && c.REPLWorkers == 2 }, ""},
+		{"repl limits", []string{"--config", file, "--repl-memory-bytes", "1GiB", "--max-goroutines", "50", "--repl-workers", "0"},
+			map[string]string{"RLM_KILL_GRACE": "5s", "RLM_MAX_OUTPUT": "300"}, func(c *serveConfig) bool {
+				want := repl.DefaultLimits()
+				want.MemoryBytes, want.MaxGoroutines, want.KillGrace, want.MaxOutput, want.StackBytes = 1<<30, 50, 5*time.Second, 300, 8<<20
+				return c.REPL == want && c.REPLWorkers == 0
+			}, ""},
+		{"bad repl size", []string{"--repl-heap-bytes", "0"}, nil, nil, "flag --repl-heap-bytes: not a positive size"},
 		{"bad env", nil, map[string]string{"RLM_QUEUE_WAIT": "soon"}, nil, "environment variable RLM_QUEUE_WAIT"},
 		{"bad size", []string{"--max-upload-bytes", "lots"}, nil, nil, "flag --max-upload-bytes"},
 		{"unknown key", []string{"--config", bad}, nil, nil, `unknown key "listne"`},
