@@ -32,6 +32,8 @@ type Model interface {
 type Tracer interface {
 	// StartTrace begins the trace of req for inst. The engine gets the
 	// returned trace ID and observer; finish is called with the outcome.
+	// A direct baseline call comes as a request without documents whose
+	// one message holds the whole input, and reports its events itself.
 	StartTrace(ctx context.Context, inst Instance, req recursion.Request) (traceID string, obs recursion.Observer, finish func(recursion.Result, error) error, err error)
 }
 
@@ -65,7 +67,8 @@ type Config struct {
 	Model    string // root model alias passed to the engine
 	Limits   recursion.Limits
 	Sampling recursion.Sampling
-	// Tracer, when set, records every RLM run as a trajectory.
+	// Tracer, when set, records every run as a trajectory: RLM runs, and
+	// direct baseline calls as runs of one node with one model call.
 	Tracer Tracer
 	// Progress receives a live progress bar; nil means none.
 	Progress io.Writer
@@ -348,6 +351,10 @@ func runRLM(ctx context.Context, cfg Config, path string, inst Instance, r *Resu
 	r.Usage, r.LLMCalls, r.Depth, r.Iterations = res.Usage, res.LLMCalls, res.MaxDepth, res.Iterations
 }
 
+// runDirect asks the baseline model once with the whole input. With a
+// Tracer the call is recorded like an RLM run, as a trajectory of one node
+// with one turn, one model call and no cells, so that direct results link
+// to what the model was sent and answered just as RLM results do.
 func runDirect(ctx context.Context, cfg Config, path string, inst Instance, r *Result) {
 	doc, err := os.ReadFile(path)
 	if err != nil {
@@ -356,14 +363,56 @@ func runDirect(ctx context.Context, cfg Config, path string, inst Instance, r *R
 	}
 	msgs := []recursion.Message{{Role: "user", Content: "Read the following text and answer the question after it.\n\n" +
 		string(doc) + "\n\n" + inst.Question}}
+	var (
+		obs    recursion.Observer
+		finish func(recursion.Result, error) error
+	)
+	if cfg.Tracer != nil {
+		req := recursion.Request{Messages: msgs, Model: cfg.BaselineModel, Sampling: cfg.Sampling}
+		id, o, fin, err := cfg.Tracer.StartTrace(ctx, inst, req)
+		if err != nil {
+			r.Error = fmt.Sprintf("start trace: %v", err)
+			return
+		}
+		r.TraceID, obs, finish = id, o, fin
+	}
+	emit := func(ev recursion.Event) {
+		if obs != nil {
+			ev.Time, ev.NodeID = time.Now(), "0"
+			obs.Observe(ev)
+		}
+	}
+	start := time.Now()
+	emit(recursion.Event{Kind: recursion.EventNodeStart})
+	emit(recursion.Event{Kind: recursion.EventTurnStart, Turn: 1})
 	c, err := cfg.Baseline.Complete(ctx, recursion.CompletionRequest{Model: cfg.BaselineModel, Messages: msgs, Sampling: cfg.Sampling})
+	call := &recursion.ModelCallEvent{Model: cfg.BaselineModel, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
+		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs}
 	if err != nil {
+		call.Err = err.Error()
 		r.Error = fmt.Sprintf("direct: %v", err)
+	} else {
+		r.Answer, r.Usage, r.LLMCalls, r.StopReason = c.Content, c.Usage, 1, "direct"
+		if c.FinishReason != "" && c.FinishReason != "stop" {
+			r.StopReason = "direct_" + c.FinishReason
+		}
+	}
+	emit(recursion.Event{Kind: recursion.EventModelCall, Turn: 1, Model: call})
+	if finish == nil {
 		return
 	}
-	r.Answer, r.Usage, r.LLMCalls, r.StopReason = c.Content, c.Usage, 1, "direct"
-	if c.FinishReason != "" && c.FinishReason != "stop" {
-		r.StopReason = "direct_" + c.FinishReason
+	res := recursion.Result{TraceID: r.TraceID, Answer: r.Answer, StopReason: recursion.StopReason(r.StopReason),
+		Usage: c.Usage, Iterations: 1, LLMCalls: 1, Duration: time.Since(start)}
+	if err != nil {
+		res.StopReason, res.Error = recursion.StopUpstreamError, call.Err
+		if ctx.Err() != nil {
+			res.StopReason = recursion.StopCancelled
+		}
+	}
+	emit(recursion.Event{Kind: recursion.EventNodeEnd, End: &recursion.NodeEndEvent{Answer: res.Answer, StopReason: res.StopReason,
+		Error: res.Error, Usage: c.Usage, TreeUsage: c.Usage, Iterations: 1}})
+	if ferr := finish(res, err); ferr != nil {
+		r.TraceError = ferr.Error()
 	}
 }
 

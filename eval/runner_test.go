@@ -368,3 +368,97 @@ func TestRunTraces(t *testing.T) {
 		}
 	}
 }
+
+// failingModel is a direct-baseline test double whose upstream is down.
+type failingModel struct{}
+
+func (failingModel) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
+	return recursion.Completion{}, errors.New("upstream down")
+}
+
+// eventTracer is a Tracer test double that keeps every event and outcome of
+// the direct baseline's traces (requests without documents).
+type eventTracer struct {
+	mu     sync.Mutex
+	n      int
+	events map[string][]recursion.Event
+	ended  map[string]recursion.Result
+}
+
+func (f *eventTracer) StartTrace(ctx context.Context, inst Instance, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	id := fmt.Sprintf("tr_%d", f.n)
+	if len(req.Documents) > 0 {
+		return id, nil, func(recursion.Result, error) error { return nil }, nil
+	}
+	obs := observerFunc(func(ev recursion.Event) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.events[id] = append(f.events[id], ev)
+	})
+	return id, obs, func(res recursion.Result, err error) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.ended[id] = res
+		return nil
+	}, nil
+}
+
+type observerFunc func(recursion.Event)
+
+func (f observerFunc) Observe(ev recursion.Event) { f(ev) }
+
+// TestRunTracesDirect checks that each direct baseline call is reported to
+// the Tracer as a run of one node with one model call and no cells, and
+// that its trace ID lands in the result, whether the call works or fails.
+func TestRunTracesDirect(t *testing.T) {
+	tests := []struct {
+		name      string
+		model     Model
+		wantStop  recursion.StopReason
+		wantError bool
+	}{
+		{"answered", &fakeModel{}, "direct", false},
+		{"upstream down", failingModel{}, recursion.StopUpstreamError, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := &eventTracer{events: map[string][]recursion.Event{}, ended: map[string]recursion.Result{}}
+			cfg := sniahConfig(t, &traceEngine{fakeEngine{failIndex: -1}}, t.TempDir())
+			cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow, cfg.Tracer = tt.model, "base", 2000, tr
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			direct := 0
+			for _, r := range res {
+				if r.Mode != ModeDirect || r.Skipped != "" {
+					continue
+				}
+				direct++
+				evs, end := tr.events[r.TraceID], tr.ended[r.TraceID]
+				var kinds []string
+				for _, ev := range evs {
+					kinds = append(kinds, string(ev.Kind))
+				}
+				if got := strings.Join(kinds, " "); got != "node_start turn_start model_call node_end" {
+					t.Fatalf("%s: trace %q events %q", r.Key(), r.TraceID, got)
+				}
+				call := evs[2].Model
+				if call.Model != "base" || len(call.Messages) != 1 || !strings.Contains(call.Messages[0].Content, r.Question) ||
+					call.Response != r.Answer || (call.Err != "") != tt.wantError {
+					t.Errorf("%s: model call %+v", r.Key(), call)
+				}
+				if end.StopReason != tt.wantStop || evs[3].End.StopReason != tt.wantStop || end.LLMCalls != 1 ||
+					end.Answer != r.Answer || (r.Error != "") != tt.wantError {
+					t.Errorf("%s: ended %+v, result error %q", r.Key(), end, r.Error)
+				}
+			}
+			if direct != 3 {
+				t.Errorf("%d direct runs within the window, want 3", direct)
+			}
+		})
+	}
+}

@@ -143,8 +143,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return runErr
 }
 
-// evalTracer saves each RLM run of an evaluation as a trajectory, like the
-// gateway does for its requests.
+// evalTracer saves each run of an evaluation as a trajectory, like the
+// gateway does for its requests: RLM runs, and the direct baseline's calls
+// (which eval.Run reports as one-node runs).
 type evalTracer struct {
 	svc   *tracing.Service
 	owner string

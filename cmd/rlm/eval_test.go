@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,22 +92,56 @@ func TestEvalEndToEnd(t *testing.T) {
 		t.Errorf("no progress bar on stderr:\n%s", stderr.String())
 	}
 
-	// Every RLM run left its trajectory in OUT/traces under its trace ID.
+	// Every run, RLM or direct, left its trajectory in OUT/traces under its
+	// trace ID; a direct one is one node with one model call and no cells.
 	st, err := store.OpenDisk(filepath.Join(out, "traces"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	traced := 0
 	for _, r := range res {
-		if r.Mode != eval.ModeRLM {
+		if r.Skipped != "" {
+			if r.TraceID != "" {
+				t.Errorf("%s: skipped but traced as %s", r.Key(), r.TraceID)
+			}
 			continue
 		}
-		if r.TraceError != "" {
-			t.Errorf("%s: trace not saved: %s", r.Key(), r.TraceError)
+		traced++
+		if r.TraceID == "" || r.TraceError != "" {
+			t.Errorf("%s: trace %q not saved: %s", r.Key(), r.TraceID, r.TraceError)
+			continue
 		}
 		keys, err := st.List(context.Background(), tracing.Collection, "open/t/"+r.TraceID)
 		if err != nil || len(keys) != 1 {
 			t.Errorf("%s: trajectory %s: %v %v", r.Key(), r.TraceID, keys, err)
 		}
+		if r.Mode != eval.ModeDirect {
+			continue
+		}
+		raw, err := svc.Raw(context.Background(), "open", r.TraceID)
+		if err != nil {
+			t.Errorf("%s: trajectory %s: %v", r.Key(), r.TraceID, err)
+			continue
+		}
+		var tr tracing.Trajectory
+		if err := json.Unmarshal(raw, &tr); err != nil {
+			t.Fatalf("%s: trajectory %s: %v", r.Key(), r.TraceID, err)
+		}
+		ok := tr.ID == r.TraceID && tr.Status == tracing.StatusCompleted && string(tr.StopReason) == r.StopReason &&
+			tr.Answer == r.Answer && tr.Model == "sub" && tr.Used.LLMCalls == 1 && tr.Used.Cells == 0 &&
+			tr.Used.Usage == r.Usage && len(tr.Nodes) == 1 && len(tr.Nodes[0].Turns) == 1
+		if ok {
+			turn := tr.Nodes[0].Turns[0]
+			ok = len(turn.Calls) == 1 && len(turn.Cells) == 0 && turn.Calls[0].Response == r.Answer &&
+				len(tr.Nodes[0].Transcript) == 1 && strings.Contains(tr.Nodes[0].Transcript[0].Content, r.Question)
+		}
+		if !ok {
+			t.Errorf("%s: direct trajectory is not one node with one call answering %q:\n%s", r.Key(), r.Answer, raw)
+		}
+	}
+	if traced != 54 {
+		t.Errorf("%d runs traced, want 36 RLM and 18 direct ones within the window", traced)
 	}
 
 	// `rlm traces` reads them where rlm eval put them.
@@ -115,7 +150,7 @@ func TestEvalEndToEnd(t *testing.T) {
 		t.Fatalf("rlm traces list: %v", err)
 	}
 	for _, r := range res {
-		if r.Mode == eval.ModeRLM && !strings.Contains(list.String(), r.TraceID) {
+		if r.TraceID != "" && !strings.Contains(list.String(), r.TraceID) {
 			t.Errorf("rlm traces list lacks %s", r.TraceID)
 		}
 	}
