@@ -316,11 +316,24 @@ func (n *node) RLMQuery(ctx context.Context, prompts []string) []string {
 	return n.fanOut(ctx, prompts, n.childCall)
 }
 
+// fanOut runs call for every prompt with as many workers as the request
+// may have calls in flight: more could only wait on the request's
+// semaphore, and a goroutine per prompt would let model code that batches
+// a million prompts hold a million goroutines.
 func (n *node) fanOut(ctx context.Context, prompts []string, call func(context.Context, string) string) []string {
 	out := make([]string, len(prompts))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, p := range prompts {
-		wg.Go(func() { out[i] = call(ctx, p) })
+	for range min(len(prompts), max(n.r.lim.Concurrency, 1)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(prompts) {
+					return
+				}
+				out[i] = call(ctx, prompts[i])
+			}
+		})
 	}
 	wg.Wait()
 	return out
