@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -232,16 +233,20 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 	s.m.runsInFlight.Inc()
 	go func() {
 		defer s.runs.Done()
-		defer s.m.runsInFlight.Dec()
-		defer func() { <-s.slots }()
-		defer cancel(nil)
-		defer stopWatch()
-		defer stopBase()
-		defer func() {
+		// Everything the run holds is given back before its answer goes
+		// out, so that a client that has its answer finds its temporary
+		// files gone and its run slot free for the next request.
+		release := sync.OnceFunc(func() {
+			stopBase()
+			stopWatch()
+			cancel(nil)
 			for _, f := range cleanup {
 				f()
 			}
-		}()
+			<-s.slots
+			s.m.runsInFlight.Dec()
+		})
+		defer release()
 		res, err := s.runner.Run(runCtx, r.req)
 		out := s.outcome(ctx, res, err)
 		s.m.runs.WithLabelValues(string(res.StopReason)).Inc()
@@ -265,6 +270,7 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 				s.log.Error("storing a finished completion", "id", r.id, "err", err)
 			}
 		}
+		release()
 		r.done <- out
 	}()
 }
