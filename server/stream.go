@@ -18,10 +18,10 @@ type chunk struct {
 	Created int64         `json:"created"`
 	Model   string        `json:"model"`
 	Choices []chunkChoice `json:"choices"`
+	RLM     any           `json:"rlm,omitempty"`
 	// Usage is absent unless the client asked for include_usage; then, as
 	// in OpenAI's streams, it is null on every chunk but the last.
 	Usage any `json:"usage,omitempty"`
-	RLM   any `json:"rlm,omitempty"`
 }
 
 type chunkChoice struct {
