@@ -90,6 +90,12 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "shutting_down",
 			Kind: "shutting_down", Message: "server is shutting down; retry on another replica", RetryAfter: 1}
 	}
+	select {
+	case s.admitted <- struct{}{}:
+		defer func() { <-s.admitted }()
+	default:
+		return s.busy()
+	}
 	hreq := c.Request()
 	hreq.Body = http.MaxBytesReader(c.Response(), hreq.Body, s.cfg.MaxRequestBytes)
 	length := hreq.ContentLength
@@ -134,9 +140,7 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	select {
 	case s.slots <- struct{}{}:
 	case <-wait.C:
-		return &apiError{Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded", Kind: "rate_limit",
-			Message:    fmt.Sprintf("all %d run slots are busy; retry later", s.cfg.MaxConcurrent),
-			RetryAfter: max(1, int(s.cfg.RetryAfter.Round(time.Second)/time.Second))}
+		return s.busy()
 	case <-hreq.Context().Done():
 		c.Set(ctxStatus, statusClientClosed)
 		return nil
@@ -172,6 +176,13 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		s.m.errors.WithLabelValues("cancelled").Inc()
 		return nil
 	}
+}
+
+// busy is the answer to a request that finds every run slot taken.
+func (s *Server) busy() *apiError {
+	return &apiError{Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded", Kind: "rate_limit",
+		Message:    fmt.Sprintf("all %d run slots are busy; retry later", s.cfg.MaxConcurrent),
+		RetryAfter: max(1, int(s.cfg.RetryAfter.Round(time.Second)/time.Second))}
 }
 
 // resolveFile turns a file part into a document on local disk.
