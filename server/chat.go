@@ -90,12 +90,6 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "shutting_down",
 			Kind: "shutting_down", Message: "server is shutting down; retry on another replica", RetryAfter: 1}
 	}
-	select {
-	case s.admitted <- struct{}{}:
-		defer func() { <-s.admitted }()
-	default:
-		return s.busy()
-	}
 	hreq := c.Request()
 	hreq.Body = http.MaxBytesReader(c.Response(), hreq.Body, s.cfg.MaxRequestBytes)
 	length := hreq.ContentLength
@@ -134,16 +128,14 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	}
 	r.req.TraceID = newID("trace-")
 
-	// Wait briefly for a run slot, then turn the client away.
-	wait := time.NewTimer(s.cfg.QueueWait)
-	defer wait.Stop()
-	select {
-	case s.slots <- struct{}{}:
-	case <-wait.C:
-		return s.busy()
-	case <-hreq.Context().Done():
-		c.Set(ctxStatus, statusClientClosed)
-		return nil
+	// Wait briefly for a run slot, then turn the client away; when the
+	// queue is full, at once.
+	if err := s.acquireSlot(hreq.Context()); err != nil {
+		if errors.Is(err, errClientGone) {
+			c.Set(ctxStatus, statusClientClosed)
+			return nil
+		}
+		return err
 	}
 	if r.stored {
 		if err := s.saveCompletion(context.WithoutCancel(hreq.Context()), r, &completion{Status: "in_progress"}); err != nil {
@@ -175,6 +167,33 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		c.Set(ctxStatus, statusClientClosed)
 		s.m.errors.WithLabelValues("cancelled").Inc()
 		return nil
+	}
+}
+
+// acquireSlot takes a run slot, waiting up to QueueWait behind at most
+// MaxQueued other requests: waiting requests hold their decoded bodies, so
+// their number must be bounded. It fails with busy() or errClientGone.
+func (s *Server) acquireSlot(ctx context.Context) error {
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case s.queued <- struct{}{}:
+		defer func() { <-s.queued }()
+	default:
+		return s.busy()
+	}
+	wait := time.NewTimer(s.cfg.QueueWait)
+	defer wait.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	case <-wait.C:
+		return s.busy()
+	case <-ctx.Done():
+		return errClientGone
 	}
 }
 

@@ -47,8 +47,8 @@ type Config struct {
 	// QueueWait is how long a request waits for a free run slot before 429.
 	QueueWait time.Duration
 	// MaxQueued is how many chat requests may wait for a run slot at once;
-	// more get 429 at once, before their bodies are read, so that a flood
-	// of large requests cannot hold unbounded memory while it waits.
+	// one more gets 429 at once, so that a flood of large requests cannot
+	// hold unbounded memory while it waits.
 	MaxQueued int
 	// RetryAfter is the Retry-After sent with 429.
 	RetryAfter time.Duration
@@ -119,9 +119,7 @@ type Server struct {
 	e      *echo.Echo
 	owners map[[32]byte]string // sha256 of an API key -> owner id
 	slots  chan struct{}
-	// admitted bounds the chat handlers in flight (running or waiting for
-	// a slot) to MaxConcurrent+MaxQueued.
-	admitted chan struct{}
+	queued chan struct{} // requests waiting for a slot, at most MaxQueued
 
 	// base is the parent of every run's context; cancelling it (at the end
 	// of the shutdown grace period) stops the runs still going.
@@ -145,7 +143,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: st, runner: runner, log: cfg.Logger, m: newMetrics(),
 		owners: map[[32]byte]string{}, slots: make(chan struct{}, cfg.MaxConcurrent),
-		admitted: make(chan struct{}, cfg.MaxConcurrent+cfg.MaxQueued)}
+		queued: make(chan struct{}, cfg.MaxQueued)}
 	for _, k := range cfg.Keys {
 		if k == "" {
 			return nil, errors.New("new server: empty API key")

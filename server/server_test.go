@@ -309,6 +309,8 @@ func TestConcurrencyLimit(t *testing.T) {
 
 // TestQueueBounded fills the run slot and the queue: the next request is
 // turned away at once instead of waiting out QueueWait with its body held.
+// (Queueing after the body is read means slow clients still sending theirs
+// cannot fill the queue.)
 func TestQueueBounded(t *testing.T) {
 	fr := &fakeRunner{result: finalResult("x"), block: make(chan struct{}), started: make(chan struct{}, 4)}
 	ts := startServer(t, Config{MaxConcurrent: 1, MaxQueued: 1, QueueWait: 10 * time.Second, RetryAfter: 3 * time.Second}, nil, fr)
@@ -318,7 +320,7 @@ func TestQueueBounded(t *testing.T) {
 	queued := make(chan response, 1)
 	go func() { queued <- do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody("")) }()
 	// Wait until the second request holds the queue's place.
-	for deadline := time.Now().Add(5 * time.Second); len(ts.admitted) < 2; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); len(ts.queued) < 1; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the second request never queued")
 		}
