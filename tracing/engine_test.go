@@ -143,8 +143,8 @@ func TestEngineRunRecorded(t *testing.T) {
 		if n.Status != tracing.StatusCompleted || n.StopReason != recursion.StopFinal {
 			t.Errorf("node %s: %s/%s", n.ID, n.Status, n.StopReason)
 		}
-		if n.ParentID != "" && (n.SubCallID == "" || !strings.Contains(n.Prompt, "task")) {
-			t.Errorf("node %s not linked to its sub-call: %q %q", n.ID, n.SubCallID, n.Prompt)
+		if n.ParentID != "" && (n.SubCallID == "" || !strings.Contains(tr.Prompt(n), "task")) {
+			t.Errorf("node %s not linked to its sub-call: %q %q", n.ID, n.SubCallID, tr.Prompt(n))
 		}
 		for _, tu := range n.Turns {
 			for _, c := range tu.Cells {
