@@ -192,3 +192,19 @@ func TestExtractCellsAndFinalLines(t *testing.T) {
 		}
 	}
 }
+
+func TestResponseModelKept(t *testing.T) {
+	tests := []struct{ reported, want string }{
+		{"m-2026-11-01", "m-2026-11-01"}, // a dated snapshot of the requested model
+		{"", "m"},                        // the fake echoes the requested model
+	}
+	for _, tt := range tests {
+		srv := fakellm.New(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "ok", Model: tt.reported} })
+		c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+		got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+		srv.Close()
+		if err != nil || got.Model != tt.want {
+			t.Errorf("reported %q: model %q, %v; want %q", tt.reported, got.Model, err, tt.want)
+		}
+	}
+}

@@ -223,7 +223,7 @@ func (n *node) complete(ctx context.Context, transcript []Message, turn int) (st
 	if errors.As(err, &be) {
 		return "", err // refused before the call: nothing to report
 	}
-	ev := &ModelCallEvent{Model: n.model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
+	ev := &ModelCallEvent{Model: n.model, ResponseModel: c.Model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
 		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs}
 	if err != nil {
 		ev.Err = err.Error()
@@ -372,7 +372,7 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 	ev.Kind = EventSubCallEnd
 	ev.SubCall = sc
 	if be == nil {
-		ev.Model = &ModelCallEvent{Model: r.subModel, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
+		ev.Model = &ModelCallEvent{Model: r.subModel, ResponseModel: c.Model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
 			Usage: c.Usage, Latency: sc.Duration, Logprobs: c.Logprobs, Err: sc.Err}
 	}
 	r.emit(ev)

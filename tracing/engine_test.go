@@ -170,6 +170,10 @@ func TestEngineRunRecorded(t *testing.T) {
 	if len(root.Turns[0].Calls[0].Logprobs) == 0 {
 		t.Error("root turn lost its logprobs")
 	}
+	// The fake upstream reports the model it was asked for.
+	if c := root.Turns[0].Calls[0]; c.ResponseModel == "" || c.ResponseModel != c.Model {
+		t.Errorf("root call: model %q, response model %q", c.Model, c.ResponseModel)
+	}
 	if tr.Used.LLMCalls != res.LLMCalls || tr.Used.Usage != res.Usage {
 		t.Errorf("used %+v, engine says %d calls %+v", tr.Used, res.LLMCalls, res.Usage)
 	}

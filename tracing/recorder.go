@@ -248,7 +248,7 @@ func (r *Recorder) modelCall(ev recursion.Event) {
 	n := r.node(ev)
 	t := r.turn(ev)
 	call := &ModelCall{
-		Model: m.Model, Response: m.Response, FinishReason: m.FinishReason, Usage: m.Usage,
+		Model: m.Model, ResponseModel: m.ResponseModel, Response: m.Response, FinishReason: m.FinishReason, Usage: m.Usage,
 		LatencyMS: ms(m.Latency), Logprobs: m.Logprobs, Error: m.Err,
 		Started: ev.Time.Add(-m.Latency), Ended: ev.Time,
 	}

@@ -153,7 +153,8 @@ type Turn struct {
 
 // ModelCall is one finished call to an upstream model.
 type ModelCall struct {
-	Model string `json:"model"`
+	Model         string `json:"model"`
+	ResponseModel string `json:"response_model,omitempty"` // as the upstream reported it
 	// The messages sent were Transcript[:Prefix] followed by Extra. Extra is
 	// empty unless the engine rewrote earlier messages.
 	Prefix       int                      `json:"prefix"`
