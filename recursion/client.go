@@ -35,6 +35,7 @@ type CompletionRequest struct {
 
 // Completion is what the upstream answered.
 type Completion struct {
+	Model        string // the model the upstream reports, if any
 	Content      string
 	FinishReason string
 	Usage        Usage
@@ -283,6 +284,7 @@ func retryable(err error, status int) bool {
 func toCompletion(resp openai.ChatCompletionResponse) Completion {
 	ch := resp.Choices[0]
 	out := Completion{
+		Model:        resp.Model,
 		Content:      ch.Message.Content,
 		FinishReason: string(ch.FinishReason),
 		Usage: Usage{

@@ -175,6 +175,12 @@ func TestExtractCellsAndFinalLines(t *testing.T) {
 		{"FINAL(42)", finalLine{Answer: "42"}, true},
 		{"Done.\nFINAL(\"a (b) c\")", finalLine{Answer: "a (b) c"}, true},
 		{"FINAL(two\nlines)", finalLine{Answer: "two\nlines"}, true},
+		{"FINAL(42)\nHope this helps (a lot).", finalLine{Answer: "42"}, true},
+		{"FINAL(f(x) = 3) is my answer (final)", finalLine{Answer: "f(x) = 3"}, true},
+		{"FINAL(\"x)\") (quoted)", finalLine{Answer: "x)"}, true},
+		{"FINAL(`a)b`)", finalLine{Answer: "a)b"}, true},
+		{"FINAL(it's 3 (approx)", finalLine{Answer: "it's 3 (approx"}, true},
+		{"FINAL(He said \"hi) to me", finalLine{Answer: "He said \"hi"}, true},
 		{"FINAL_VAR(result)", finalLine{Var: "result"}, true},
 		{"I will call FINAL(x) later", finalLine{}, false},
 		{"no answer", finalLine{}, false},
@@ -183,6 +189,22 @@ func TestExtractCellsAndFinalLines(t *testing.T) {
 		got, ok := parseFinalLine(tt.in)
 		if ok != tt.ok || got != tt.want {
 			t.Errorf("parseFinalLine(%q) = %+v %v", tt.in, got, ok)
+		}
+	}
+}
+
+func TestResponseModelKept(t *testing.T) {
+	tests := []struct{ reported, want string }{
+		{"m-2026-11-01", "m-2026-11-01"}, // a dated snapshot of the requested model
+		{"", "m"},                        // the fake echoes the requested model
+	}
+	for _, tt := range tests {
+		srv := fakellm.New(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "ok", Model: tt.reported} })
+		c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+		got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+		srv.Close()
+		if err != nil || got.Model != tt.want {
+			t.Errorf("reported %q: model %q, %v; want %q", tt.reported, got.Model, err, tt.want)
 		}
 	}
 }

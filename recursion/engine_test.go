@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -607,5 +608,66 @@ func TestChildrenBoundedAndBudgeted(t *testing.T) {
 	// per concurrent slot.
 	if ok != 6 || refused != 4 || sb.sessions > 1+6+1 {
 		t.Errorf("%d answered, %d refused, %d sessions started; want 6, 4, at most 8", ok, refused, sb.sessions)
+	}
+}
+
+// stubClient is a test double for an upstream, called in-process: tests
+// that count goroutines must not share the process with an HTTP server.
+type stubClient func(ctx context.Context, req CompletionRequest) (Completion, error)
+
+func (f stubClient) Complete(ctx context.Context, req CompletionRequest) (Completion, error) {
+	return f(ctx, req)
+}
+
+// TestFanOutGoroutinesBounded batches far more prompts than the request may
+// have in flight: the goroutines the fan-out holds stay near the limit
+// instead of one per prompt.
+func TestFanOutGoroutinesBounded(t *testing.T) {
+	const prompts, concurrency = 3000, 4
+	var answered int
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"fan": func(env *cellEnv) repl.CellResult {
+			for _, a := range env.host.LLMQuery(env.ctx, make([]string, prompts)) {
+				if a == "ok" {
+					answered++
+				}
+			}
+			return repl.CellResult{Output: "fanned out\n"}
+		},
+	}}
+	var mu sync.Mutex
+	peak, calls := 0, 0
+	client := stubClient(func(ctx context.Context, req CompletionRequest) (Completion, error) {
+		if req.Model == "sub-model" {
+			mu.Lock()
+			calls++
+			// Sample while the other workers are mid-call too.
+			if calls%100 == 0 {
+				peak = max(peak, runtime.NumGoroutine())
+			}
+			mu.Unlock()
+			time.Sleep(50 * time.Microsecond)
+			return Completion{Content: "ok"}, nil
+		}
+		if len(req.Messages) <= 2 {
+			return Completion{Content: code("fan")}, nil
+		}
+		return Completion{Content: "FINAL(done)"}, nil
+	})
+	e, err := New(Config{Root: client, RootModel: "root-model", SubModel: "sub-model", Sandbox: sb, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("q"),
+		Limits: Limits{Concurrency: concurrency, MaxLLMCalls: prompts + 10, MaxTotalTokens: 1 << 30}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != StopFinal || answered != prompts {
+		t.Fatalf("stop %s, %d of %d prompts answered", res.StopReason, answered, prompts)
+	}
+	if extra := peak - before; extra > 50 {
+		t.Errorf("fan-out of %d prompts at concurrency %d held %d extra goroutines", prompts, concurrency, extra)
 	}
 }

@@ -35,14 +35,17 @@ type Event struct {
 
 // ModelCallEvent describes one finished call to an upstream model.
 type ModelCallEvent struct {
-	Model        string
-	Messages     []Message // exactly as sent
-	Response     string
-	FinishReason string
-	Usage        Usage
-	Latency      time.Duration
-	Logprobs     []TokenLogprob // when the upstream returned them
-	Err          string
+	Model string // as requested
+	// ResponseModel is the model the upstream says answered (often a dated
+	// snapshot of Model); empty when it did not say.
+	ResponseModel string
+	Messages      []Message // exactly as sent
+	Response      string
+	FinishReason  string
+	Usage         Usage
+	Latency       time.Duration
+	Logprobs      []TokenLogprob // when the upstream returned them
+	Err           string
 }
 
 // CellEvent describes a code cell.

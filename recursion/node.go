@@ -223,7 +223,7 @@ func (n *node) complete(ctx context.Context, transcript []Message, turn int) (st
 	if errors.As(err, &be) {
 		return "", err // refused before the call: nothing to report
 	}
-	ev := &ModelCallEvent{Model: n.model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
+	ev := &ModelCallEvent{Model: n.model, ResponseModel: c.Model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
 		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs}
 	if err != nil {
 		ev.Err = err.Error()
@@ -316,11 +316,24 @@ func (n *node) RLMQuery(ctx context.Context, prompts []string) []string {
 	return n.fanOut(ctx, prompts, n.childCall)
 }
 
+// fanOut runs call for every prompt with as many workers as the request
+// may have calls in flight: more could only wait on the request's
+// semaphore, and a goroutine per prompt would let model code that batches
+// a million prompts hold a million goroutines.
 func (n *node) fanOut(ctx context.Context, prompts []string, call func(context.Context, string) string) []string {
 	out := make([]string, len(prompts))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, p := range prompts {
-		wg.Go(func() { out[i] = call(ctx, p) })
+	for range min(len(prompts), max(n.r.lim.Concurrency, 1)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(prompts) {
+					return
+				}
+				out[i] = call(ctx, prompts[i])
+			}
+		})
 	}
 	wg.Wait()
 	return out
@@ -359,7 +372,7 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 	ev.Kind = EventSubCallEnd
 	ev.SubCall = sc
 	if be == nil {
-		ev.Model = &ModelCallEvent{Model: r.subModel, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
+		ev.Model = &ModelCallEvent{Model: r.subModel, ResponseModel: c.Model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
 			Usage: c.Usage, Latency: sc.Duration, Logprobs: c.Logprobs, Err: sc.Err}
 	}
 	r.emit(ev)

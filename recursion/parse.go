@@ -59,7 +59,11 @@ func parseFinalLine(resp string) (finalLine, bool) {
 		case strings.HasPrefix(t, "FINAL("):
 			rest := strings.TrimSpace(strings.Join(append([]string{t}, lines[i+1:]...), "\n"))
 			rest = rest[len("FINAL("):]
-			end := strings.LastIndex(rest, ")")
+			end := closingParen(rest)
+			if end < 0 {
+				// Unbalanced: take everything up to the last ')'.
+				end = strings.LastIndex(rest, ")")
+			}
 			if end < 0 {
 				end = len(rest)
 			}
@@ -71,6 +75,47 @@ func parseFinalLine(resp string) (finalLine, bool) {
 		}
 	}
 	return finalLine{}, false
+}
+
+// closingParen returns the index of the ')' that closes an argument list
+// whose '(' came just before s, skipping parentheses inside Go string
+// literals, or -1 when there is none. Prose after the answer ("FINAL(42)
+// Hope this helps (a lot).") is then not part of the answer.
+func closingParen(s string) int {
+	depth := 1
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '`':
+			if j := literalEnd(s, i); j > 0 {
+				i = j
+			}
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// literalEnd returns the index of the quote closing the string literal that
+// starts at s[i], or -1 when it is not closed (a stray quote in prose).
+func literalEnd(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\' && q == '"':
+			j++
+		case s[j] == q:
+			return j
+		case s[j] == '\n' && q == '"':
+			return -1
+		}
+	}
+	return -1
 }
 
 // isIdent reports whether s is a plain Go identifier, so FINAL_VAR(s) can be

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -127,18 +128,14 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	}
 	r.req.TraceID = newID("trace-")
 
-	// Wait briefly for a run slot, then turn the client away.
-	wait := time.NewTimer(s.cfg.QueueWait)
-	defer wait.Stop()
-	select {
-	case s.slots <- struct{}{}:
-	case <-wait.C:
-		return &apiError{Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded", Kind: "rate_limit",
-			Message:    fmt.Sprintf("all %d run slots are busy; retry later", s.cfg.MaxConcurrent),
-			RetryAfter: max(1, int(s.cfg.RetryAfter.Round(time.Second)/time.Second))}
-	case <-hreq.Context().Done():
-		c.Set(ctxStatus, statusClientClosed)
-		return nil
+	// Wait briefly for a run slot, then turn the client away; when the
+	// queue is full, at once.
+	if err := s.acquireSlot(hreq.Context()); err != nil {
+		if errors.Is(err, errClientGone) {
+			c.Set(ctxStatus, statusClientClosed)
+			return nil
+		}
+		return err
 	}
 	if r.stored {
 		if err := s.saveCompletion(context.WithoutCancel(hreq.Context()), r, &completion{Status: "in_progress"}); err != nil {
@@ -171,6 +168,40 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		s.m.errors.WithLabelValues("cancelled").Inc()
 		return nil
 	}
+}
+
+// acquireSlot takes a run slot, waiting up to QueueWait behind at most
+// MaxQueued other requests: waiting requests hold their decoded bodies, so
+// their number must be bounded. It fails with busy() or errClientGone.
+func (s *Server) acquireSlot(ctx context.Context) error {
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case s.queued <- struct{}{}:
+		defer func() { <-s.queued }()
+	default:
+		return s.busy()
+	}
+	wait := time.NewTimer(s.cfg.QueueWait)
+	defer wait.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	case <-wait.C:
+		return s.busy()
+	case <-ctx.Done():
+		return errClientGone
+	}
+}
+
+// busy is the answer to a request that finds every run slot taken.
+func (s *Server) busy() *apiError {
+	return &apiError{Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded", Kind: "rate_limit",
+		Message:    fmt.Sprintf("all %d run slots are busy; retry later", s.cfg.MaxConcurrent),
+		RetryAfter: max(1, int(s.cfg.RetryAfter.Round(time.Second)/time.Second))}
 }
 
 // resolveFile turns a file part into a document on local disk.
@@ -232,16 +263,20 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 	s.m.runsInFlight.Inc()
 	go func() {
 		defer s.runs.Done()
-		defer s.m.runsInFlight.Dec()
-		defer func() { <-s.slots }()
-		defer cancel(nil)
-		defer stopWatch()
-		defer stopBase()
-		defer func() {
+		// Everything the run holds is given back before its answer goes
+		// out, so that a client that has its answer finds its temporary
+		// files gone and its run slot free for the next request.
+		release := sync.OnceFunc(func() {
+			stopBase()
+			stopWatch()
+			cancel(nil)
 			for _, f := range cleanup {
 				f()
 			}
-		}()
+			<-s.slots
+			s.m.runsInFlight.Dec()
+		})
+		defer release()
 		res, err := s.runner.Run(runCtx, r.req)
 		out := s.outcome(ctx, res, err)
 		s.m.runs.WithLabelValues(string(res.StopReason)).Inc()
@@ -265,6 +300,7 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 				s.log.Error("storing a finished completion", "id", r.id, "err", err)
 			}
 		}
+		release()
 		r.done <- out
 	}()
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -325,11 +326,11 @@ func limits(o *rlmOptions, cfg *Config) (recursion.Limits, error) {
 		var secs float64
 		var str string
 		if err := json.Unmarshal(o.Timeout, &secs); err == nil {
-			d = time.Duration(secs * float64(time.Second))
+			d = seconds(secs)
 		} else if err := json.Unmarshal(o.Timeout, &str); err == nil {
 			if d, err = time.ParseDuration(str); err != nil {
 				if f, ferr := strconv.ParseFloat(str, 64); ferr == nil {
-					d = time.Duration(f * float64(time.Second))
+					d = seconds(f)
 				} else {
 					return l, badRequest("rlm.timeout", "rlm.timeout must be seconds or a duration like \"90s\"")
 				}
@@ -352,6 +353,22 @@ func limits(o *rlmOptions, cfg *Config) (recursion.Limits, error) {
 		l.SubModel = o.SubModel
 	}
 	return l, nil
+}
+
+// seconds converts a client's number of seconds to a Duration. Values too
+// large for a Duration saturate (and are then clamped to the server's
+// maximum) instead of wrapping around to a negative duration.
+func seconds(f float64) time.Duration {
+	switch d := f * float64(time.Second); {
+	case math.IsNaN(d):
+		return 0
+	case d >= math.MaxInt64:
+		return math.MaxInt64
+	case d <= math.MinInt64:
+		return math.MinInt64
+	default:
+		return time.Duration(d)
+	}
 }
 
 func contains(list []string, s string) bool {

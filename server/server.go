@@ -46,6 +46,10 @@ type Config struct {
 	MaxConcurrent int
 	// QueueWait is how long a request waits for a free run slot before 429.
 	QueueWait time.Duration
+	// MaxQueued is how many chat requests may wait for a run slot at once;
+	// one more gets 429 at once, so that a flood of large requests cannot
+	// hold unbounded memory while it waits.
+	MaxQueued int
 	// RetryAfter is the Retry-After sent with 429.
 	RetryAfter time.Duration
 	// KeepAlive is the interval of SSE comment lines on idle streams.
@@ -73,6 +77,7 @@ const (
 	DefaultMaxUploadBytes  = 512 << 20
 	DefaultMaxConcurrent   = 16
 	DefaultQueueWait       = 2 * time.Second
+	DefaultMaxQueued       = 64
 	DefaultRetryAfter      = 2 * time.Second
 	DefaultKeepAlive       = 15 * time.Second
 )
@@ -89,6 +94,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.QueueWait <= 0 {
 		c.QueueWait = DefaultQueueWait
+	}
+	if c.MaxQueued <= 0 {
+		c.MaxQueued = DefaultMaxQueued
 	}
 	if c.RetryAfter <= 0 {
 		c.RetryAfter = DefaultRetryAfter
@@ -111,6 +119,7 @@ type Server struct {
 	e      *echo.Echo
 	owners map[[32]byte]string // sha256 of an API key -> owner id
 	slots  chan struct{}
+	queued chan struct{} // requests waiting for a slot, at most MaxQueued
 
 	// base is the parent of every run's context; cancelling it (at the end
 	// of the shutdown grace period) stops the runs still going.
@@ -133,7 +142,8 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 		return nil, errors.New("new server: no runner and no explanation of what is missing")
 	}
 	s := &Server{cfg: cfg, store: st, runner: runner, log: cfg.Logger, m: newMetrics(),
-		owners: map[[32]byte]string{}, slots: make(chan struct{}, cfg.MaxConcurrent)}
+		owners: map[[32]byte]string{}, slots: make(chan struct{}, cfg.MaxConcurrent),
+		queued: make(chan struct{}, cfg.MaxQueued)}
 	for _, k := range cfg.Keys {
 		if k == "" {
 			return nil, errors.New("new server: empty API key")

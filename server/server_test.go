@@ -307,6 +307,42 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 }
 
+// TestQueueBounded fills the run slot and the queue: the next request is
+// turned away at once instead of waiting out QueueWait with its body held.
+// (Queueing after the body is read means slow clients still sending theirs
+// cannot fill the queue.)
+func TestQueueBounded(t *testing.T) {
+	fr := &fakeRunner{result: finalResult("x"), block: make(chan struct{}), started: make(chan struct{}, 4)}
+	ts := startServer(t, Config{MaxConcurrent: 1, MaxQueued: 1, QueueWait: 10 * time.Second, RetryAfter: 3 * time.Second}, nil, fr)
+	running := make(chan response, 1)
+	go func() { running <- do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody("")) }()
+	<-fr.started
+	queued := make(chan response, 1)
+	go func() { queued <- do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody("")) }()
+	// Wait until the second request holds the queue's place.
+	for deadline := time.Now().Add(5 * time.Second); len(ts.queued) < 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the second request never queued")
+		}
+	}
+	start := time.Now()
+	resp := do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody(""))
+	if resp.Status != 429 || resp.Header.Get("Retry-After") != "3" {
+		t.Errorf("third request: %d, Retry-After %q; want 429, 3", resp.Status, resp.Header.Get("Retry-After"))
+	}
+	if waited := time.Since(start); waited > 2*time.Second {
+		t.Errorf("third request waited %v for a full queue; want an answer at once", waited)
+	}
+	checkErrorBody(t, resp, "rate_limit_error", "", "busy")
+	close(fr.block)
+	if r := <-running; r.Status != 200 {
+		t.Errorf("running: %d", r.Status)
+	}
+	if r := <-queued; r.Status != 200 {
+		t.Errorf("queued: %d %s", r.Status, r.Body)
+	}
+}
+
 func TestAuthSchemes(t *testing.T) {
 	ts := startServer(t, Config{Keys: []string{"k1"}}, nil, nil)
 	tests := []struct {

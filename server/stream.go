@@ -18,8 +18,10 @@ type chunk struct {
 	Created int64         `json:"created"`
 	Model   string        `json:"model"`
 	Choices []chunkChoice `json:"choices"`
-	Usage   *usage        `json:"usage,omitempty"`
 	RLM     any           `json:"rlm,omitempty"`
+	// Usage is absent unless the client asked for include_usage; then, as
+	// in OpenAI's streams, it is null on every chunk but the last.
+	Usage any `json:"usage,omitempty"`
 }
 
 type chunkChoice struct {
@@ -67,7 +69,11 @@ func (s *Server) stream(c *echo.Context, r *run, includeUsage bool) error {
 		}
 	}
 	base := func() chunk {
-		return chunk{ID: r.id, Object: "chat.completion.chunk", Created: r.created, Model: r.model, Choices: []chunkChoice{}}
+		ch := chunk{ID: r.id, Object: "chat.completion.chunk", Created: r.created, Model: r.model, Choices: []chunkChoice{}}
+		if includeUsage {
+			ch.Usage = (*usage)(nil) // a typed nil: marshals as null, not omitted
+		}
+		return ch
 	}
 	withChoice := func(d delta, finish *string) chunk {
 		ch := base()

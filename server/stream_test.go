@@ -110,6 +110,30 @@ func TestStreaming(t *testing.T) {
 			if !sawRole {
 				t.Error("no role delta")
 			}
+			// OpenAI's shape: without include_usage no chunk has a usage
+			// key; with it every chunk has one, null on all but the last
+			// chunk before [DONE], which has empty choices.
+			if tt.wantErrorMsg == "" {
+				chunks := data[:len(data)-1]
+				for i, d := range chunks {
+					var raw map[string]json.RawMessage
+					if err := json.Unmarshal([]byte(d), &raw); err != nil {
+						t.Fatalf("chunk %d: %v", i, err)
+					}
+					u, has := raw["usage"]
+					last := i == len(chunks)-1
+					switch {
+					case !tt.wantUsage && has:
+						t.Errorf("chunk %d has a usage key without include_usage: %s", i, d)
+					case tt.wantUsage && !has:
+						t.Errorf("chunk %d has no usage key with include_usage: %s", i, d)
+					case tt.wantUsage && !last && string(u) != "null":
+						t.Errorf("chunk %d: usage %s before the last chunk, want null", i, u)
+					case tt.wantUsage && last && (string(u) == "null" || string(raw["choices"]) != "[]"):
+						t.Errorf("last chunk is not the usage chunk: %s", d)
+					}
+				}
+			}
 			if want := "node_start,turn_start,cell_start,subcall_start,subcall_end,cell_end,node_end"; strings.Join(events, ",") != want {
 				t.Errorf("progress events %q, want %q", strings.Join(events, ","), want)
 			}

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -49,6 +51,13 @@ type Redis struct {
 	cfg    RedisConfig
 	commit *redis.Script
 	del    *redis.Script
+
+	lastPrune atomic.Int64 // unix nanos of the last cache sweep
+	// cached are the versions whose copies this store handed out: the
+	// cache directory may be shared with other stores (the default one is),
+	// whose files PruneCache must leave alone.
+	mu     sync.Mutex
+	cached map[string]struct{}
 }
 
 // pendingTTL bounds how long the chunks of an unfinished Put survive.
@@ -85,8 +94,9 @@ func OpenRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
 		grace = 1
 	}
 	return &Redis{
-		rdb: rdb,
-		cfg: cfg,
+		rdb:    rdb,
+		cfg:    cfg,
+		cached: map[string]struct{}{},
 		// KEYS: ptr, newdata, idx. ARGV: version, member, grace seconds, data prefix.
 		commit: redis.NewScript(`
 local old = redis.call('GET', KEYS[1])
@@ -180,13 +190,22 @@ func (r *Redis) Get(ctx context.Context, coll, key string) (io.ReadCloser, error
 	if err != nil {
 		return nil, fmt.Errorf("get %s/%s: %w", coll, key, err)
 	}
-	data := r.dataPrefix() + ver
-	nchunks, err := r.rdb.LLen(ctx, data).Result()
+	rc, err := r.open(ctx, ver)
 	if err != nil {
 		return nil, fmt.Errorf("get %s/%s: %w", coll, key, err)
 	}
+	return rc, nil
+}
+
+// open reads one version of a value.
+func (r *Redis) open(ctx context.Context, ver string) (io.ReadCloser, error) {
+	data := r.dataPrefix() + ver
+	nchunks, err := r.rdb.LLen(ctx, data).Result()
+	if err != nil {
+		return nil, err
+	}
 	if nchunks == 0 {
-		return nil, fmt.Errorf("get %s/%s: %w", coll, key, ErrNotFound)
+		return nil, ErrNotFound
 	}
 	return &redisReader{ctx: ctx, rdb: r.rdb, key: data, n: nchunks}, nil
 }
@@ -227,6 +246,10 @@ func (r *Redis) Delete(ctx context.Context, coll, key string) error {
 	if err := CheckKey(coll, key); err != nil {
 		return err
 	}
+	// The version is read first only to drop this replica's cached copy:
+	// a deleted document must not stay on local disk. Other replicas drop
+	// theirs in PruneCache once the grace period is over.
+	ver, _ := r.rdb.Get(ctx, r.ptrKey(coll, key)).Result()
 	grace := int(r.cfg.ReplacedGrace / time.Second)
 	ok, err := r.del.Run(ctx, r.rdb, []string{r.ptrKey(coll, key), r.idxKey(coll)},
 		key, max(grace, 1), r.dataPrefix()).Int()
@@ -236,7 +259,59 @@ func (r *Redis) Delete(ctx context.Context, coll, key string) error {
 	if ok == 0 {
 		return fmt.Errorf("delete %s/%s: %w", coll, key, ErrNotFound)
 	}
+	if ver != "" {
+		if err := r.dropCached(ver); err != nil {
+			return fmt.Errorf("delete %s/%s: cached copy: %w", coll, key, err)
+		}
+	}
 	return nil
+}
+
+// PruneCache removes the cached copies (see LocalPath) of values that were
+// replaced or deleted, on any replica, and whose grace period is over, and
+// returns how many it removed. LocalPath calls it at most once per grace
+// period, so the cache holds current values only, plus recent ones.
+func (r *Redis) PruneCache(ctx context.Context) (int, error) {
+	r.lastPrune.Store(time.Now().UnixNano())
+	r.mu.Lock()
+	vers := make([]string, 0, len(r.cached))
+	for v := range r.cached {
+		vers = append(vers, v)
+	}
+	r.mu.Unlock()
+	removed := 0
+	for _, ver := range vers {
+		// A version's data outlives every pointer to it by the grace
+		// period, then expires: gone data means an unreachable version.
+		n, err := r.rdb.Exists(ctx, r.dataPrefix()+ver).Result()
+		if err != nil {
+			return removed, fmt.Errorf("prune cache: %w", err)
+		}
+		if n > 0 {
+			continue
+		}
+		if err := r.dropCached(ver); err != nil {
+			return removed, fmt.Errorf("prune cache: %w", err)
+		}
+		removed++
+	}
+	return removed, nil
+}
+
+func (r *Redis) dropCached(ver string) error {
+	r.mu.Lock()
+	delete(r.cached, ver)
+	r.mu.Unlock()
+	if err := os.Remove(filepath.Join(r.cfg.CacheDir, ver+blobSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (r *Redis) noteCached(ver string) {
+	r.mu.Lock()
+	r.cached[ver] = struct{}{}
+	r.mu.Unlock()
 }
 
 // List implements Store.
@@ -260,22 +335,30 @@ func (r *Redis) List(ctx context.Context, coll, prefix string) ([]string, error)
 // LocalPath returns a local file holding the current value of coll/key,
 // downloading it into the cache directory the first time. Cached files are
 // named by version, which never changes content, so a replaced value simply
-// gets a new file. The cache is not evicted by the store; clear CacheDir
-// when the server is stopped if disk space matters.
+// gets a new file. Copies of replaced and deleted values are removed by
+// PruneCache, which LocalPath runs at most once per ReplacedGrace.
 func (r *Redis) LocalPath(ctx context.Context, coll, key string) (string, error) {
+	if last := r.lastPrune.Load(); time.Since(time.Unix(0, last)) >= r.cfg.ReplacedGrace {
+		if _, err := r.PruneCache(ctx); err != nil {
+			return "", fmt.Errorf("local path %s/%s: %w", coll, key, err)
+		}
+	}
 	ver, err := r.version(ctx, coll, key)
 	if err != nil {
 		return "", fmt.Errorf("local path %s/%s: %w", coll, key, err)
 	}
 	p := filepath.Join(r.cfg.CacheDir, ver+blobSuffix)
 	if _, err := os.Stat(p); err == nil {
+		r.noteCached(ver)
 		return p, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("local path %s/%s: %w", coll, key, err)
 	}
-	rc, err := r.Get(ctx, coll, key)
+	// Read the version named above, not whatever is current by now: the
+	// file's name promises that version's content.
+	rc, err := r.open(ctx, ver)
 	if err != nil {
-		return "", fmt.Errorf("local path: %w", err)
+		return "", fmt.Errorf("local path %s/%s: %w", coll, key, err)
 	}
 	defer rc.Close()
 	f, err := os.CreateTemp(r.cfg.CacheDir, ".dl-*")
@@ -293,5 +376,6 @@ func (r *Redis) LocalPath(ctx context.Context, coll, key string) (string, error)
 		os.Remove(f.Name())
 		return "", fmt.Errorf("local path %s/%s: %w", coll, key, err)
 	}
+	r.noteCached(ver)
 	return p, nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/store/storetest"
@@ -77,5 +78,72 @@ func TestDiskCrashLeftovers(t *testing.T) {
 	}
 	if keys, _ := d.List(context.Background(), "c", ""); len(keys) != 0 {
 		t.Errorf("List = %q", keys)
+	}
+}
+
+// TestRedisCacheHoldsOnlyLiveValues checks that the local copies LocalPath
+// makes do not outlive their values: a deleted document leaves the deleting
+// replica's disk at once and every other replica's after the grace period,
+// a replaced one after the grace period, and files in a shared cache
+// directory that the store did not make are left alone.
+func TestRedisCacheHoldsOnlyLiveValues(t *testing.T) {
+	url := storetest.StartRedis(t)
+	ctx := context.Background()
+	open := func(cache string) *store.Redis {
+		r, err := store.OpenRedis(ctx, store.RedisConfig{URL: url, Prefix: "cache", CacheDir: cache, ReplacedGrace: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	a, b := open(t.TempDir()), open(t.TempDir())
+	put := func(key, v string) {
+		if _, err := a.Put(ctx, "files", key, strings.NewReader(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local := func(s *store.Redis, key string) string {
+		p, err := s.LocalPath(ctx, "files", key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+
+	put("o/doc", "secret")
+	put("o/keep", "v1")
+	aDoc, bDoc, bKeep1 := local(a, "o/doc"), local(b, "o/doc"), local(b, "o/keep")
+	foreign := filepath.Join(filepath.Dir(bDoc), "0123456789abcdef0123456789abcdef.blob")
+	if err := os.WriteFile(foreign, []byte("another store's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Delete(ctx, "files", "o/doc"); err != nil {
+		t.Fatal(err)
+	}
+	if exists(aDoc) {
+		t.Errorf("the deleting replica kept its copy %s", aDoc)
+	}
+	put("o/keep", "v2")
+	bKeep2 := local(b, "o/keep")
+	if !exists(bDoc) || !exists(bKeep1) {
+		t.Errorf("copies removed before the grace period: doc %v, old keep %v", exists(bDoc), exists(bKeep1))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for exists(bDoc) || exists(bKeep1) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the grace period the other replica still holds doc %v, old keep %v", exists(bDoc), exists(bKeep1))
+		}
+		time.Sleep(100 * time.Millisecond)
+		if _, err := b.PruneCache(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(bKeep2); err != nil || string(b) != "v2" {
+		t.Errorf("current copy %s: %q, %v", bKeep2, b, err)
+	}
+	if !exists(foreign) {
+		t.Error("PruneCache removed a file another store made")
 	}
 }

@@ -341,3 +341,41 @@ func TestFeedDownStillSaves(t *testing.T) {
 		t.Errorf("run not saved: %v", err)
 	}
 }
+
+// TestFeedbackRepublished checks that a reward given after the run reaches
+// the stream: the rewarded trajectory is appended again under the same id.
+func TestFeedbackRepublished(t *testing.T) {
+	c := startRedis(t)
+	ctx := t.Context()
+	feed := tracing.NewFeed(c, "test:rewards", 100)
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound, Feed: feed})
+	saveRun(t, svc, "alice", "tr_r", time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
+	if _, err := svc.Feedback(ctx, "alice", "tr_r", tracing.Reward{Score: 0.75, Label: "correct"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := c.XRange(ctx, feed.Stream(), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Fatalf("%d stream entries, want the run and its reward", len(entries))
+	}
+	first, last := entries[0].Values, entries[1].Values
+	if first["id"] != "tr_r" || first["reward"] != "" || last["id"] != "tr_r" || last["reward"] != "0.75" {
+		t.Errorf("entries %v / %v", first["reward"], last["reward"])
+	}
+	var tr tracing.Trajectory
+	if err := json.Unmarshal([]byte(last["trajectory"].(string)), &tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Reward == nil || tr.Reward.Score != 0.75 || tr.Reward.Label != "correct" || len(tr.Nodes) == 0 {
+		t.Errorf("republished trajectory: reward %+v, %d nodes", tr.Reward, len(tr.Nodes))
+	}
+	// Feedback on an unknown run publishes nothing.
+	if _, err := svc.Feedback(ctx, "alice", "tr_none", tracing.Reward{Score: 1}); !errors.Is(err, tracing.ErrNotFound) {
+		t.Errorf("feedback on a missing run: %v", err)
+	}
+	if n := c.XLen(ctx, feed.Stream()).Val(); n != 2 {
+		t.Errorf("%d entries after a refused feedback, want 2", n)
+	}
+}

@@ -143,8 +143,8 @@ func TestEngineRunRecorded(t *testing.T) {
 		if n.Status != tracing.StatusCompleted || n.StopReason != recursion.StopFinal {
 			t.Errorf("node %s: %s/%s", n.ID, n.Status, n.StopReason)
 		}
-		if n.ParentID != "" && (n.SubCallID == "" || !strings.Contains(n.Prompt, "task")) {
-			t.Errorf("node %s not linked to its sub-call: %q %q", n.ID, n.SubCallID, n.Prompt)
+		if n.ParentID != "" && (n.SubCallID == "" || !strings.Contains(tr.Prompt(n), "task")) {
+			t.Errorf("node %s not linked to its sub-call: %q %q", n.ID, n.SubCallID, tr.Prompt(n))
 		}
 		for _, tu := range n.Turns {
 			for _, c := range tu.Cells {
@@ -169,6 +169,10 @@ func TestEngineRunRecorded(t *testing.T) {
 	}
 	if len(root.Turns[0].Calls[0].Logprobs) == 0 {
 		t.Error("root turn lost its logprobs")
+	}
+	// The fake upstream reports the model it was asked for.
+	if c := root.Turns[0].Calls[0]; c.ResponseModel == "" || c.ResponseModel != c.Model {
+		t.Errorf("root call: model %q, response model %q", c.Model, c.ResponseModel)
 	}
 	if tr.Used.LLMCalls != res.LLMCalls || tr.Used.Usage != res.Usage {
 		t.Errorf("used %+v, engine says %d calls %+v", tr.Used, res.LLMCalls, res.Usage)

@@ -357,7 +357,6 @@ func (o *spanObserver) chatSpan(parent context.Context, ev recursion.Event) {
 		attribute.String(attrOperation, "chat"),
 		attribute.String(attrProvider, "openai"),
 		attribute.String(attrRequestModel, m.Model),
-		attribute.String(attrResponseModel, m.Model),
 		attribute.Int(attrInputTokens, m.Usage.PromptTokens),
 		attribute.Int(attrOutputTokens, m.Usage.CompletionTokens),
 		attribute.String(attrNodeID, ev.NodeID),
@@ -366,6 +365,9 @@ func (o *spanObserver) chatSpan(parent context.Context, ev recursion.Event) {
 	}
 	if m.FinishReason != "" {
 		attrs = append(attrs, attribute.StringSlice(attrFinishReasons, []string{m.FinishReason}))
+	}
+	if m.ResponseModel != "" {
+		attrs = append(attrs, attribute.String(attrResponseModel, m.ResponseModel))
 	}
 	if o.content {
 		attrs = append(attrs, attribute.String(attrInputMessages, inputMessages(m.Messages)),

@@ -167,6 +167,7 @@ func TestModelCallAttributes(t *testing.T) {
 		wants := map[string]string{
 			"gen_ai.operation.name":      "chat",
 			"gen_ai.request.model":       "fake-root",
+			"gen_ai.response.model":      "fake-root-2026-11-01",
 			"gen_ai.usage.input_tokens":  "100",
 			"gen_ai.usage.output_tokens": "20",
 		}

@@ -189,7 +189,7 @@ func (r *Recorder) nodeStart(ev recursion.Event) {
 	n.ParentID, n.Depth, n.Started = ev.ParentID, ev.Depth, ev.Time
 	if sc := r.childOf[ev.NodeID]; sc != nil {
 		delete(r.childOf, ev.NodeID)
-		n.SubCallID, n.Prompt = sc.ID, sc.Prompt
+		n.SubCallID = sc.ID
 	} else if ev.ParentID != "" {
 		r.orphans[ev.NodeID] = n
 	}
@@ -248,7 +248,7 @@ func (r *Recorder) modelCall(ev recursion.Event) {
 	n := r.node(ev)
 	t := r.turn(ev)
 	call := &ModelCall{
-		Model: m.Model, Response: m.Response, FinishReason: m.FinishReason, Usage: m.Usage,
+		Model: m.Model, ResponseModel: m.ResponseModel, Response: m.Response, FinishReason: m.FinishReason, Usage: m.Usage,
 		LatencyMS: ms(m.Latency), Logprobs: m.Logprobs, Error: m.Err,
 		Started: ev.Time.Add(-m.Latency), Ended: ev.Time,
 	}
@@ -313,7 +313,7 @@ func (r *Recorder) linkChild(sc *SubCall, child string) {
 	sc.ChildID = child
 	if n := r.orphans[child]; n != nil {
 		delete(r.orphans, child)
-		n.SubCallID, n.Prompt = sc.ID, sc.Prompt
+		n.SubCallID = sc.ID
 	} else if n := r.nodes[child]; n == nil {
 		r.childOf[child] = sc
 	}

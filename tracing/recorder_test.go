@@ -103,8 +103,8 @@ func TestRecorderCompleteness(t *testing.T) {
 				}
 				if n.ParentID != "" {
 					p := tr.Node(n.ParentID)
-					if p == nil || n.SubCallID == "" || n.Prompt == "" || n.Depth != p.Depth+1 {
-						t.Errorf("child %s not linked: parent %v, sub-call %q, prompt %q, depth %d", n.ID, p != nil, n.SubCallID, n.Prompt, n.Depth)
+					if p == nil || n.SubCallID == "" || tr.Prompt(n) == "" || n.Depth != p.Depth+1 {
+						t.Errorf("child %s not linked: parent %v, sub-call %q, prompt %q, depth %d", n.ID, p != nil, n.SubCallID, tr.Prompt(n), n.Depth)
 					}
 				}
 				for _, tu := range n.Turns {
@@ -265,3 +265,39 @@ func TestContextByReference(t *testing.T) {
 type observerFunc func(recursion.Event)
 
 func (f observerFunc) Observe(ev recursion.Event) { f(ev) }
+
+// TestChildPromptStoredOnce checks that a long rlm_query prompt appears once
+// in the record, on the sub-call, while the child node still leads to it.
+func TestChildPromptStoredOnce(t *testing.T) {
+	const marker = "UNIQUE-MARKER-IN-THE-MIDDLE"
+	long := strings.Repeat("a", 10000) + marker + strings.Repeat("b", 10000)
+	rec := tracing.NewRecorder(tracing.RunInfo{TraceID: "tr_x", Owner: "o"})
+	at := func(ev recursion.Event) recursion.Event { ev.Time = time.Now(); return ev }
+	for _, ev := range []recursion.Event{
+		{Kind: recursion.EventNodeStart, NodeID: "0"},
+		{Kind: recursion.EventTurnStart, NodeID: "0", Turn: 1},
+		{Kind: recursion.EventCellStart, NodeID: "0", Turn: 1, Cell: 1, CellRun: &recursion.CellEvent{Code: "rlm_query(part)"}},
+		{Kind: recursion.EventSubCallStart, NodeID: "0", Turn: 1, Cell: 1, SubCall: &recursion.SubCallEvent{ID: "s1", Kind: "rlm", ChildID: "0.1", Prompt: long}},
+		{Kind: recursion.EventNodeStart, NodeID: "0.1", ParentID: "0", Depth: 1},
+		{Kind: recursion.EventNodeEnd, NodeID: "0.1", ParentID: "0", Depth: 1, End: &recursion.NodeEndEvent{Answer: "x", StopReason: recursion.StopFinal}},
+		{Kind: recursion.EventSubCallEnd, NodeID: "0", Turn: 1, Cell: 1, SubCall: &recursion.SubCallEvent{ID: "s1", Kind: "rlm", ChildID: "0.1", Prompt: long, Response: "x"}},
+		{Kind: recursion.EventCellEnd, NodeID: "0", Turn: 1, Cell: 1, CellRun: &recursion.CellEvent{Output: "x"}},
+		{Kind: recursion.EventNodeEnd, NodeID: "0", End: &recursion.NodeEndEvent{Answer: "x", StopReason: recursion.StopFinal}},
+	} {
+		rec.Observe(at(ev))
+	}
+	tr := rec.Finish(recursion.Result{Answer: "x", StopReason: recursion.StopFinal}, nil)
+	b, err := json.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), marker); n != 1 {
+		t.Errorf("the child's prompt is stored %d times, want once", n)
+	}
+	if child := tr.Node("0.1"); child == nil || tr.Prompt(child) != long {
+		t.Errorf("the child node does not lead to its prompt")
+	}
+	if tr.Prompt(tr.Node("0")) != "" {
+		t.Errorf("the root has a prompt from a parent")
+	}
+}

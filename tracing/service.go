@@ -233,7 +233,11 @@ func (s *Service) Raw(ctx context.Context, owner, id string) ([]byte, error) {
 	return s.archive.Raw(ctx, owner, id)
 }
 
-// Feedback attaches a reward to owner's stored run id.
+// Feedback attaches a reward to owner's stored run id. With a feed, the
+// rewarded trajectory is appended to the stream again, so that trainers
+// reading the stream see rewards that come after the run (the entry's id
+// says which earlier entry it supersedes). The reward is kept even when the
+// feed is down; that is only logged.
 func (s *Service) Feedback(ctx context.Context, owner, id string, r Reward) (*Trajectory, error) {
 	if _, _, err := keys(owner, id); err != nil {
 		return nil, err
@@ -241,7 +245,18 @@ func (s *Service) Feedback(ctx context.Context, owner, id string, r Reward) (*Tr
 	if s.archive == nil {
 		return nil, fmt.Errorf("trace %s: %w", id, ErrNotFound)
 	}
-	return s.archive.SetReward(ctx, owner, id, r)
+	t, err := s.archive.SetReward(ctx, owner, id, r)
+	if err != nil {
+		return nil, err
+	}
+	if s.cfg.Feed != nil {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SaveTimeout)
+		defer cancel()
+		if _, err := s.cfg.Feed.Publish(pctx, t); err != nil {
+			s.cfg.Logger.Warn("trajectory feed", "trace", t.ID, "err", err)
+		}
+	}
+	return t, nil
 }
 
 // Fanout returns an Observer that passes every event to each of obs in

@@ -7,8 +7,10 @@ import (
 )
 
 // SchemaVersion is the version of the trajectory JSON written by this
-// package. It changes when a field changes meaning; new fields do not bump it.
-const SchemaVersion = 1
+// package. It changes when a field changes meaning or goes away; new fields
+// do not bump it. Version 2 dropped nodes[].prompt, which repeated the
+// prompt of the sub-call that started the node (see Trajectory.Prompt).
+const SchemaVersion = 2
 
 // Status says whether a run is still going and, if not, how it ended.
 type Status string
@@ -104,7 +106,6 @@ type Node struct {
 	ParentID   string               `json:"parent_id,omitempty"`
 	SubCallID  string               `json:"sub_call_id,omitempty"` // the rlm_query call that started it
 	Depth      int                  `json:"depth"`
-	Prompt     string               `json:"prompt,omitempty"` // a child's prompt, as its parent wrote it
 	Status     Status               `json:"status"`
 	StopReason recursion.StopReason `json:"stop_reason,omitempty"`
 	Answer     string               `json:"answer,omitempty"`
@@ -152,7 +153,8 @@ type Turn struct {
 
 // ModelCall is one finished call to an upstream model.
 type ModelCall struct {
-	Model string `json:"model"`
+	Model         string `json:"model"`
+	ResponseModel string `json:"response_model,omitempty"` // as the upstream reported it
 	// The messages sent were Transcript[:Prefix] followed by Extra. Extra is
 	// empty unless the engine rewrote earlier messages.
 	Prefix       int                      `json:"prefix"`
@@ -233,6 +235,27 @@ func (t *Trajectory) Summary() Summary {
 		Started: t.Started, DurationMS: t.DurationMS, Usage: t.Used.Usage,
 		Nodes: len(t.Nodes), SubCalls: t.Used.SubCalls, Reward: t.Reward, Answer: a,
 	}
+}
+
+// Prompt returns the prompt a child node was started with, as its parent
+// wrote it: it is stored once, on the rlm_query sub-call that SubCallID
+// names. It is empty for the root.
+func (t *Trajectory) Prompt(n *Node) string {
+	if n.SubCallID == "" {
+		return ""
+	}
+	for _, p := range t.Nodes {
+		for _, tu := range p.Turns {
+			for _, c := range tu.Cells {
+				for _, sc := range c.SubCalls {
+					if sc.ID == n.SubCallID {
+						return sc.Prompt
+					}
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // Node returns the node with the given ID, or nil.

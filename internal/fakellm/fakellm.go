@@ -80,6 +80,8 @@ type Reply struct {
 	RetryAfter string // Retry-After header value for error replies
 	// Delay is added to the server's latency for this reply.
 	Delay time.Duration
+	// Model is the model the reply says answered; empty echoes the request's.
+	Model string
 }
 
 // Logprob is one token's log probability.
@@ -252,12 +254,16 @@ func writeReply(w http.ResponseWriter, req Request, rep Reply) {
 		}
 		choice["logprobs"] = map[string]any{"content": content}
 	}
+	model := rep.Model
+	if model == "" {
+		model = req.Model
+	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
 		"id":      "fakellm-1",
 		"object":  "chat.completion",
 		"created": time.Now().Unix(),
-		"model":   req.Model,
+		"model":   model,
 		"choices": []any{choice},
 		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
 	})

@@ -154,7 +154,7 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 		ev = base
 		ev.Kind, ev.Time, ev.Turn = recursion.EventModelCall, t, turn
 		ev.Model = &recursion.ModelCallEvent{
-			Model: model, Messages: append([]recursion.Message(nil), msgs...), Response: resp, FinishReason: "stop",
+			Model: model, ResponseModel: model + "-2026-11-01", Messages: append([]recursion.Message(nil), msgs...), Response: resp, FinishReason: "stop",
 			Usage: usage, Latency: latency,
 			Logprobs: []recursion.TokenLogprob{{Token: "Let", Logprob: -0.1}, {Token: " me", Logprob: -0.2}},
 		}

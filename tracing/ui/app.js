@@ -302,7 +302,11 @@ function showDetails(sel) {
     el("p", {}, `${n.turns.length} turn(s) · ${fmtTok(total(n.usage))} tokens own, ${fmtTok(total(n.tree_usage))} with children · ${fmtMS(n.duration_ms)}` +
       (n.stop_reason ? ` · stopped: ${n.stop_reason}` : "")),
   ];
-  if (n.prompt) parts.push(el("h3", {}, "Prompt from parent"), pre(n.prompt));
+  // The prompt is stored once, on the sub-call that started the node
+  // (version 1 records also kept a copy on the node).
+  const from = n.sub_call_id && findSubCall(t, n.sub_call_id);
+  const prompt = n.prompt || (from && from.sc.prompt);
+  if (prompt) parts.push(el("h3", {}, "Prompt from parent"), pre(prompt));
   if (n.answer) parts.push(el("h3", {}, "Answer"), pre(n.answer));
   if (n.error) parts.push(pre(n.error, "error"));
   let shown = 0; // transcript messages already shown in earlier turns
