@@ -45,6 +45,7 @@ type serveConfig struct {
 	MaxUploadBytes  int64
 	MaxConcurrent   int
 	QueueWait       time.Duration
+	MaxQueued       int
 	RetryAfter      time.Duration
 	KeepAlive       time.Duration
 	ShutdownGrace   time.Duration
@@ -155,6 +156,7 @@ var serveOptions = []option{
 	{"max-upload-bytes", "RLM_MAX_UPLOAD_BYTES", "max_upload_bytes", "512MiB", "largest uploaded file", size(func(c *serveConfig) *int64 { return &c.MaxUploadBytes })},
 	{"max-concurrent", "RLM_MAX_CONCURRENT", "max_concurrent", "16", "runs executing at once", num(func(c *serveConfig) *int { return &c.MaxConcurrent })},
 	{"queue-wait", "RLM_QUEUE_WAIT", "queue_wait", "2s", "how long a request waits for a run slot before 429", dur(func(c *serveConfig) *time.Duration { return &c.QueueWait })},
+	{"max-queued", "RLM_MAX_QUEUED", "max_queued", strconv.Itoa(server.DefaultMaxQueued), "chat requests that may wait for a run slot at once; one more gets 429 at once", num(func(c *serveConfig) *int { return &c.MaxQueued })},
 	{"retry-after", "RLM_RETRY_AFTER", "retry_after", "2s", "Retry-After sent with 429", dur(func(c *serveConfig) *time.Duration { return &c.RetryAfter })},
 	{"keepalive", "RLM_KEEPALIVE", "keepalive", "15s", "interval of SSE keep-alive comments on idle streams", dur(func(c *serveConfig) *time.Duration { return &c.KeepAlive })},
 	{"shutdown-grace", "RLM_SHUTDOWN_GRACE", "shutdown_grace", "30s", "how long shutdown lets running requests finish before cancelling them", dur(func(c *serveConfig) *time.Duration { return &c.ShutdownGrace })},
@@ -288,6 +290,11 @@ func (c *serveConfig) checkMaxima() error {
 			return fmt.Errorf("%s %v: must not be negative (0: no maximum)", m.name, m.v)
 		}
 	}
+	// The server reads a non-positive queue bound as its default, which is
+	// not what an operator writing 0 means.
+	if c.MaxQueued <= 0 {
+		return fmt.Errorf("max-queued %d: must be positive", c.MaxQueued)
+	}
 	if l.MaxDepth == 0 {
 		return errors.New("max-depth 0: the engine cannot enforce a maximum of the root alone, and 0 would mean no maximum; use 1 or more")
 	}
@@ -384,7 +391,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeStore()
 	scfg := server.Config{
 		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
-		MaxConcurrent: cfg.MaxConcurrent, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
+		MaxConcurrent: cfg.MaxConcurrent, MaxQueued: cfg.MaxQueued, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
 		MaxLimits: cfg.Limits,
 		Logger:    log,
 	}
