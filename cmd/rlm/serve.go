@@ -452,6 +452,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer eng.Close()
 		runner = traces.Wrap(eng.Engine)
+		scfg.Workers = eng.pool
 	}
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("NO API KEYS: the server is open to anyone who can reach " + cfg.Listen + "; set --api-keys or RLM_API_KEYS")

@@ -207,6 +207,18 @@ func TestServeGoOpenAI(t *testing.T) {
 	if err != nil || len(models.Models) != 2 || models.Models[0].ID != "rlm" {
 		t.Errorf("models %+v, %v", models, err)
 	}
+	// The runs are over: their REPL workers are gone from the pool's count.
+	req, _ := http.NewRequest("GET", s.URL+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer k1")
+	if r, err := http.DefaultClient.Do(req); err != nil {
+		t.Error(err)
+	} else {
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if !strings.Contains(string(b), `rlm_repl_workers{state="busy"} 0`+"\n") || !strings.Contains(string(b), `rlm_repl_workers{state="idle"} `) {
+			t.Errorf("metrics lack rlm_repl_workers:\n%s", b)
+		}
+	}
 }
 
 // TestNodeSDK runs tests/node/server_sdk.mjs, the official npm openai
