@@ -375,8 +375,9 @@ func limits(o *rlmOptions, cfg *Config) (recursion.Limits, error) {
 		}
 	}
 	// The API's max_depth 0 means the root alone; the engine's Limits read 0
-	// as "default" and a negative depth as the root alone.
-	if o.MaxDepth != nil && *o.MaxDepth == 0 {
+	// as "default" and a negative depth as the root alone. A negative
+	// server maximum is the root alone too, whatever the request asks.
+	if o.MaxDepth != nil && (*o.MaxDepth == 0 || max.MaxDepth < 0) {
 		l.MaxDepth = -1
 	}
 	if len(o.Timeout) > 0 && string(o.Timeout) != "null" {

@@ -50,6 +50,37 @@ func TestTimeoutLimit(t *testing.T) {
 	}
 }
 
+// TestMaxDepthLimit checks how rlm.max_depth meets the server maximum: 0
+// asks for the root alone (the engine's -1), and a negative maximum allows
+// the root alone only.
+func TestMaxDepthLimit(t *testing.T) {
+	ptr := func(n int) *int { return &n }
+	tests := []struct {
+		name string
+		req  *int // nil: not set
+		max  int
+		want int // recursion.Limits.MaxDepth; 0: the engine's default
+	}{
+		{"unset", nil, 2, 0},
+		{"root alone", ptr(0), 2, -1},
+		{"within maximum", ptr(1), 2, 1},
+		{"clamped", ptr(5), 2, 2},
+		{"no maximum", ptr(5), 0, 5},
+		{"maximum root alone clamps", ptr(3), -1, -1},
+		{"maximum root alone, request root alone", ptr(0), -1, -1},
+		{"maximum root alone, unset", nil, -1, 0}, // the engine's Max applies
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{MaxLimits: recursion.Limits{MaxDepth: tt.max}}
+			l, err := limits(&rlmOptions{MaxDepth: tt.req}, &cfg)
+			if err != nil || l.MaxDepth != tt.want {
+				t.Fatalf("MaxDepth %d, %v; want %d", l.MaxDepth, err, tt.want)
+			}
+		})
+	}
+}
+
 // TestDecodeTypeErrors checks that a field of the wrong JSON type is
 // named in param and described in JSON's terms, never with Go type names.
 func TestDecodeTypeErrors(t *testing.T) {

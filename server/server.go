@@ -55,7 +55,8 @@ type Config struct {
 	// KeepAlive is the interval of SSE comment lines on idle streams.
 	KeepAlive time.Duration
 	// MaxLimits are the server's maxima for per-request `rlm` limits;
-	// zero fields mean no maximum beyond the engine's own.
+	// zero fields mean no maximum beyond the engine's own. A negative
+	// MaxDepth is a maximum of the root alone, as in recursion.Config.Max.
 	MaxLimits recursion.Limits
 	// NotConfigured, when set, explains what is missing (no upstream): chat
 	// requests fail with 503 and this text. The runner may then be nil.
