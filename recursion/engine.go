@@ -74,7 +74,8 @@ type Config struct {
 	Models map[string]string
 	// Defaults fill the zero fields of a request's Limits (then
 	// DefaultLimits fills what is still zero). Max clamps them; a zero field
-	// of Max means no maximum.
+	// of Max means no maximum. A negative MaxDepth, in a request, Defaults
+	// or Max, means the root alone (rlm_query acts as llm_query).
 	Defaults Limits
 	Max      Limits
 	// UpstreamConcurrency bounds model calls in flight across all requests
@@ -159,8 +160,10 @@ func (e *Engine) Limits(l Limits) Limits {
 		Concurrency:      pick(l.Concurrency, d.Concurrency, DefaultLimits.Concurrency, m.Concurrency),
 		SubModel:         l.SubModel,
 	}
-	// A negative depth asks for the root alone; zero already meant "default".
-	if out.MaxDepth < 0 {
+	// A negative depth asks for the root alone; zero already meant
+	// "default" in a request and "no maximum" in Max. A negative Max depth
+	// is likewise a maximum of the root alone.
+	if m.MaxDepth < 0 || out.MaxDepth < 0 {
 		out.MaxDepth = 0
 	}
 	return out

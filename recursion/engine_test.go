@@ -206,6 +206,37 @@ func TestLimitsClampedToMaxima(t *testing.T) {
 	}
 }
 
+// TestMaxDepthRootAlone checks that a negative Max.MaxDepth is a maximum
+// of the root alone, whatever depth the request or the defaults ask for,
+// while a zero Max.MaxDepth still means no maximum.
+func TestMaxDepthRootAlone(t *testing.T) {
+	tests := []struct {
+		name               string
+		defaults, max, req int
+		want               int
+	}{
+		{"max root alone, request deeper", 0, -1, 3, 0},
+		{"max root alone, request default", 0, -1, 0, 0},
+		{"max root alone, defaults deeper", 2, -1, 0, 0},
+		{"max root alone, request root alone", 0, -1, -1, 0},
+		{"no maximum", 0, 0, 5, 5},
+		{"max 2 clamps", 0, 2, 5, 2},
+		{"defaults root alone", -1, 3, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := New(Config{Root: &OpenAIClient{}, RootModel: "m", Sandbox: &funcSandbox{},
+				Defaults: Limits{MaxDepth: tt.defaults}, Max: Limits{MaxDepth: tt.max}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.Limits(Limits{MaxDepth: tt.req}).MaxDepth; got != tt.want {
+				t.Errorf("MaxDepth %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestStopReasons(t *testing.T) {
 	looping := code("spin // context") // never finishes
 	long := strings.Repeat("needle hay ", 2000)

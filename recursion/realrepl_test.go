@@ -275,19 +275,33 @@ func TestRLMQueryFallsBackAtMaxDepth(t *testing.T) {
 		}
 		return fakellm.Reply{Content: "4"}
 	}
-	e, _, _ := realEngine(t, script, Config{})
-	rec := &recorder{}
-	res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Observer: rec, Limits: Limits{MaxDepth: -1}})
-	if err != nil {
-		t.Fatal(err)
+	// The root alone, asked for by the request, or imposed by Config.Max
+	// on a request that asks for more.
+	tests := []struct {
+		name string
+		cfg  Config
+		lim  Limits
+	}{
+		{"request", Config{}, Limits{MaxDepth: -1}},
+		{"maximum", Config{Max: Limits{MaxDepth: -1}}, Limits{MaxDepth: 3}},
 	}
-	if res.Answer != "4" || res.MaxDepth != 0 || rec.count(EventNodeStart) != 1 {
-		t.Fatalf("got %q depth %d, %d nodes", res.Answer, res.MaxDepth, rec.count(EventNodeStart))
-	}
-	for _, ev := range rec.all() {
-		if ev.Kind == EventSubCallEnd && !ev.SubCall.Fallback {
-			t.Error("sub-call not marked as a fallback")
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, _, _ := realEngine(t, script, tt.cfg)
+			rec := &recorder{}
+			res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Observer: rec, Limits: tt.lim})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Answer != "4" || res.MaxDepth != 0 || rec.count(EventNodeStart) != 1 {
+				t.Fatalf("got %q depth %d, %d nodes", res.Answer, res.MaxDepth, rec.count(EventNodeStart))
+			}
+			for _, ev := range rec.all() {
+				if ev.Kind == EventSubCallEnd && !ev.SubCall.Fallback {
+					t.Error("sub-call not marked as a fallback")
+				}
+			}
+		})
 	}
 }
 

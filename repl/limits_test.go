@@ -254,7 +254,7 @@ func TestInitWriteFails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := startProc(exec.Command("/bin/sh", "-c", tt.script), nil)
+			p, err := startProc(exec.Command("/bin/sh", "-c", tt.script), nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

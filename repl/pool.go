@@ -41,8 +41,20 @@ type Pool struct {
 	stop   chan struct{}
 	done   chan struct{}
 
+	count workerCount
+
 	mu     sync.Mutex
 	closed bool
+}
+
+// Workers reports the pool's live worker processes: idle ones, started and
+// not yet given to a session (the pool keeps Size of them ready, and may
+// hold one more it is about to queue), and busy ones, serving a session.
+// A session's worker stops counting once Close (or a replacement) killed it.
+func (p *Pool) Workers() (idle, busy int) {
+	p.count.mu.Lock()
+	defer p.count.mu.Unlock()
+	return p.count.live - p.count.busy, p.count.busy
 }
 
 // ErrClosed is returned by a closed Pool or Session.
@@ -129,11 +141,17 @@ func (p *Pool) take() (*proc, error) {
 		select {
 		case w := <-p.idle:
 			if w.alive() {
+				p.count.lease(w)
 				return w, nil
 			}
 			w.kill()
 		default:
-			return p.start()
+			w, err := p.start()
+			if err != nil {
+				return nil, err
+			}
+			p.count.lease(w)
+			return w, nil
 		}
 	}
 }
@@ -145,7 +163,7 @@ func (p *Pool) start() (*proc, error) {
 	// Own process group: a signal to the parent's group (Ctrl-C) must not
 	// reach workers before the parent has decided what to do.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	return startProc(cmd, p.cfg.Stderr)
+	return startProc(cmd, p.cfg.Stderr, &p.count)
 }
 
 // workerEnviron gives the worker only what it needs: the marker variable

@@ -31,10 +31,45 @@ type proc struct {
 	fatal   string
 	waitErr error
 	once    sync.Once
+
+	// count, when set, is the pool's tally of live workers; leased and gone
+	// are guarded by count.mu.
+	count  *workerCount
+	leased bool
+	gone   bool
 }
 
-// startProc starts a worker with its protocol pipes on fds 3 and 4.
-func startProc(cmd *exec.Cmd, stderr io.Writer) (*proc, error) {
+// workerCount tallies a pool's live worker processes, for Pool.Workers.
+type workerCount struct {
+	mu         sync.Mutex
+	live, busy int
+}
+
+// lease marks w as serving a session. A worker that already exited is not
+// counted: its exit was tallied.
+func (c *workerCount) lease(w *proc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !w.gone && !w.leased {
+		w.leased = true
+		c.busy++
+	}
+}
+
+// exited removes w from the tally once its process is reaped.
+func (c *workerCount) exited(w *proc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w.gone = true
+	c.live--
+	if w.leased {
+		c.busy--
+	}
+}
+
+// startProc starts a worker with its protocol pipes on fds 3 and 4; count,
+// when not nil, tallies it until it is reaped.
+func startProc(cmd *exec.Cmd, stderr io.Writer, count *workerCount) (*proc, error) {
 	toR, toW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("repl: pipe: %w", err)
@@ -54,6 +89,7 @@ func startProc(cmd *exec.Cmd, stderr io.Writer) (*proc, error) {
 		ready:   make(chan *message, 1),
 		dead:    make(chan struct{}),
 		stderr:  &tailWriter{max: 4096, also: stderr},
+		count:   count,
 	}
 	p.life, p.end = context.WithCancel(context.Background())
 	cmd.ExtraFiles = []*os.File{toR, fromW}
@@ -66,6 +102,11 @@ func startProc(cmd *exec.Cmd, stderr io.Writer) (*proc, error) {
 		toW.Close()
 		fromR.Close()
 		return nil, fmt.Errorf("repl: start worker: %w", err)
+	}
+	if count != nil {
+		count.mu.Lock()
+		count.live++
+		count.mu.Unlock()
 	}
 	go p.read()
 	return p, nil
@@ -110,6 +151,10 @@ func (p *proc) read() {
 	p.waitErr = p.cmd.Wait()
 	p.end() // the worker is gone: nobody reads answers any more
 	calls.Wait()
+	// Before dead closes, so that the tally is current once kill returns.
+	if p.count != nil {
+		p.count.exited(p)
+	}
 	close(p.dead)
 }
 

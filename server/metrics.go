@@ -22,7 +22,9 @@ type metrics struct {
 	dropped      prometheus.Counter
 }
 
-func newMetrics() *metrics {
+// newMetrics builds the series; workers, when not nil, is read at each
+// scrape for rlm_repl_workers.
+func newMetrics(workers WorkerCounter) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -63,5 +65,21 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(m.requests, m.latency, m.errors, m.runs, m.runsInFlight, m.iterations, m.llmCalls,
 		m.subCalls, m.tokens, m.replSessions, m.dropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if workers != nil {
+		// Read at scrape time: the pool is the one place that knows how
+		// many processes are alive, including idle ones no run holds.
+		for _, st := range []struct {
+			state string
+			get   func() int
+		}{
+			{"idle", func() int { idle, _ := workers.Workers(); return idle }},
+			{"busy", func() int { _, busy := workers.Workers(); return busy }},
+		} {
+			m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "rlm_repl_workers", Help: "REPL worker processes alive now, by state (idle: ready for a session; busy: serving one).",
+				ConstLabels: prometheus.Labels{"state": st.state},
+			}, func() float64 { return float64(st.get()) }))
+		}
+	}
 	return m
 }

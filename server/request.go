@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -139,7 +140,7 @@ func jsonError(err error) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return badRequest(te.Field, "invalid type for %q: expected %s, got JSON %s", te.Field, te.Type, te.Value)
+		return badRequest(te.Field, "invalid type for %q: expected %s, got %s", te.Field, jsonKind(te.Type), jsonValue(te.Value))
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -149,6 +150,63 @@ func jsonError(err error) error {
 		return badRequest("", "the request body is empty or truncated JSON")
 	}
 	return badRequest("", "invalid request body: %v", err)
+}
+
+// jsonKind describes, in JSON's terms, what a field of Go type t accepts:
+// clients know JSON, not the server's type names.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t {
+	case reflect.TypeFor[chatMessage]():
+		return "a message object"
+	case reflect.TypeFor[contentPart]():
+		return "a content part object"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		// "a message object" -> "an array of message objects"
+		elem := jsonKind(t.Elem())
+		if _, rest, ok := strings.Cut(elem, " "); ok && (strings.HasPrefix(elem, "a ") || strings.HasPrefix(elem, "an ")) {
+			return "an array of " + rest + "s"
+		}
+		return "an array"
+	}
+	return "a JSON value"
+}
+
+// jsonValue describes the JSON value encoding/json found ("string",
+// "number 1.5", ...).
+func jsonValue(v string) string {
+	switch v {
+	case "string":
+		return "a string"
+	case "number":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "an array"
+	case "object":
+		return "an object"
+	}
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		return n
+	}
+	return v
 }
 
 // fileRef is a `file` content part to resolve to a local document.
@@ -317,8 +375,9 @@ func limits(o *rlmOptions, cfg *Config) (recursion.Limits, error) {
 		}
 	}
 	// The API's max_depth 0 means the root alone; the engine's Limits read 0
-	// as "default" and a negative depth as the root alone.
-	if o.MaxDepth != nil && *o.MaxDepth == 0 {
+	// as "default" and a negative depth as the root alone. A negative
+	// server maximum is the root alone too, whatever the request asks.
+	if o.MaxDepth != nil && (*o.MaxDepth == 0 || max.MaxDepth < 0) {
 		l.MaxDepth = -1
 	}
 	if len(o.Timeout) > 0 && string(o.Timeout) != "null" {

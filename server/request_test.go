@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,6 +45,69 @@ func TestTimeoutLimit(t *testing.T) {
 			}
 			if err != nil || l.Timeout != tt.want {
 				t.Fatalf("timeout %s: %v, %v; want %v", tt.timeout, l.Timeout, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestMaxDepthLimit checks how rlm.max_depth meets the server maximum: 0
+// asks for the root alone (the engine's -1), and a negative maximum allows
+// the root alone only.
+func TestMaxDepthLimit(t *testing.T) {
+	ptr := func(n int) *int { return &n }
+	tests := []struct {
+		name string
+		req  *int // nil: not set
+		max  int
+		want int // recursion.Limits.MaxDepth; 0: the engine's default
+	}{
+		{"unset", nil, 2, 0},
+		{"root alone", ptr(0), 2, -1},
+		{"within maximum", ptr(1), 2, 1},
+		{"clamped", ptr(5), 2, 2},
+		{"no maximum", ptr(5), 0, 5},
+		{"maximum root alone clamps", ptr(3), -1, -1},
+		{"maximum root alone, request root alone", ptr(0), -1, -1},
+		{"maximum root alone, unset", nil, -1, 0}, // the engine's Max applies
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{MaxLimits: recursion.Limits{MaxDepth: tt.max}}
+			l, err := limits(&rlmOptions{MaxDepth: tt.req}, &cfg)
+			if err != nil || l.MaxDepth != tt.want {
+				t.Fatalf("MaxDepth %d, %v; want %d", l.MaxDepth, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestDecodeTypeErrors checks that a field of the wrong JSON type is
+// named in param and described in JSON's terms, never with Go type names.
+func TestDecodeTypeErrors(t *testing.T) {
+	tests := []struct {
+		body, param, msg string
+	}{
+		{`{"messages":"bad"}`, "messages", `invalid type for "messages": expected an array of message objects, got a string`},
+		{`{"messages":[1]}`, "messages", `invalid type for "messages": expected a message object, got a number`},
+		{`{"messages":[{"role":5}]}`, "messages.role", `invalid type for "messages.role": expected a string, got a number`},
+		{`{"model":["rlm"]}`, "model", `invalid type for "model": expected a string, got an array`},
+		{`{"temperature":"hot"}`, "temperature", `invalid type for "temperature": expected a number, got a string`},
+		{`{"n":1.5}`, "n", `invalid type for "n": expected an integer, got 1.5`},
+		{`{"stream":"yes"}`, "stream", `invalid type for "stream": expected true or false, got a string`},
+		{`{"metadata":3}`, "metadata", `invalid type for "metadata": expected an object, got a number`},
+		{`{"rlm":[]}`, "rlm", `invalid type for "rlm": expected an object, got an array`},
+		{`{"rlm":{"max_depth":true}}`, "rlm.max_depth", `invalid type for "rlm.max_depth": expected an integer, got true or false`},
+		{`{"stream_options":{"include_usage":1}}`, "stream_options.include_usage", `invalid type for "stream_options.include_usage": expected true or false, got a number`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.body, func(t *testing.T) {
+			_, err := decodeChatRequest(strings.NewReader(tt.body))
+			var ae *apiError
+			if !errors.As(err, &ae) {
+				t.Fatalf("err %v, want an *apiError", err)
+			}
+			if ae.Status != 400 || ae.Param != tt.param || ae.Message != tt.msg {
+				t.Errorf("got %d param %q message %q\nwant 400 param %q message %q", ae.Status, ae.Param, ae.Message, tt.param, tt.msg)
 			}
 		})
 	}

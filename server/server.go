@@ -55,7 +55,8 @@ type Config struct {
 	// KeepAlive is the interval of SSE comment lines on idle streams.
 	KeepAlive time.Duration
 	// MaxLimits are the server's maxima for per-request `rlm` limits;
-	// zero fields mean no maximum beyond the engine's own.
+	// zero fields mean no maximum beyond the engine's own. A negative
+	// MaxDepth is a maximum of the root alone, as in recursion.Config.Max.
 	MaxLimits recursion.Limits
 	// NotConfigured, when set, explains what is missing (no upstream): chat
 	// requests fail with 503 and this text. The runner may then be nil.
@@ -66,9 +67,18 @@ type Config struct {
 	// viewer's assets), v1 for ones behind the API-key check; owner gives a
 	// request's owner id. rlm serve mounts the trace API and viewer with it.
 	Extend func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string)
+	// Workers, when set, reports the REPL worker processes behind the runs
+	// (a *repl.Pool), exported as rlm_repl_workers.
+	Workers WorkerCounter
 	// RunContext, when set, decorates each run's context with its owner and
 	// the request's headers (trace recording reads them from there).
 	RunContext func(ctx context.Context, owner string, h http.Header) context.Context
+}
+
+// WorkerCounter reports live REPL worker processes: idle ones kept ready
+// and busy ones serving a session. *repl.Pool is one.
+type WorkerCounter interface {
+	Workers() (idle, busy int)
 }
 
 // Defaults of Config, used for zero fields.
@@ -141,7 +151,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	if runner == nil && cfg.NotConfigured == "" {
 		return nil, errors.New("new server: no runner and no explanation of what is missing")
 	}
-	s := &Server{cfg: cfg, store: st, runner: runner, log: cfg.Logger, m: newMetrics(),
+	s := &Server{cfg: cfg, store: st, runner: runner, log: cfg.Logger, m: newMetrics(cfg.Workers),
 		owners: map[[32]byte]string{}, slots: make(chan struct{}, cfg.MaxConcurrent),
 		queued: make(chan struct{}, cfg.MaxQueued)}
 	for _, k := range cfg.Keys {

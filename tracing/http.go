@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -24,6 +25,9 @@ type APIConfig struct {
 	EventBuffer int
 	// MaxLabel bounds a feedback label, in bytes; default 256.
 	MaxLabel int
+	// Logger gets the details of failures (a store that is down), which
+	// clients are not shown; default the Service's logger.
+	Logger *slog.Logger
 }
 
 func (c *APIConfig) setDefaults() {
@@ -56,6 +60,9 @@ type API struct {
 // NewAPI returns the endpoints over svc.
 func NewAPI(svc *Service, cfg APIConfig) *API {
 	cfg.setDefaults()
+	if cfg.Logger == nil {
+		cfg.Logger = svc.cfg.Logger
+	}
 	return &API{svc: svc, cfg: cfg}
 }
 
@@ -134,16 +141,31 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
-// fail answers err with the status it calls for.
-func fail(w http.ResponseWriter, err error) {
+// internalMessage is all a client learns of a failure of the server
+// itself: the error's text can hold store paths and addresses.
+const internalMessage = "internal error; details are in the server log"
+
+// fail answers err with the status it calls for. Errors that are not the
+// client's are logged, with the trace id when the request names one, and
+// answered with internalMessage, as the rest of the gateway does.
+func (a *API) fail(w http.ResponseWriter, r *http.Request, id string, err error) {
 	switch {
 	case errors.Is(err, ErrNotFound):
 		writeError(w, http.StatusNotFound, "trace_not_found", err.Error())
 	case errors.Is(err, ErrInvalid), errors.Is(err, ErrFormat):
 		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 	default:
-		writeError(w, http.StatusInternalServerError, "internal_error", err.Error())
+		a.logFailure(r, id, err)
+		writeError(w, http.StatusInternalServerError, "internal_error", internalMessage)
 	}
+}
+
+func (a *API) logFailure(r *http.Request, id string, err error) {
+	attrs := []any{"method", r.Method, "path", r.URL.Path, "err", err}
+	if id != "" {
+		attrs = append(attrs, "trace", id)
+	}
+	a.cfg.Logger.ErrorContext(r.Context(), "trace API request failed", attrs...)
 }
 
 // ParseFilter reads a Filter from query parameters: since and until
@@ -198,15 +220,15 @@ func parseTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not RFC 3339, a date or Unix seconds: %w", s, ErrInvalid)
 }
 
-func (a *API) list(w http.ResponseWriter, r *http.Request, owner, _ string) {
+func (a *API) list(w http.ResponseWriter, r *http.Request, owner, id string) {
 	f, err := ParseFilter(r.URL.Query())
 	if err != nil {
-		fail(w, err)
+		a.fail(w, r, id, err)
 		return
 	}
 	p, err := a.svc.List(r.Context(), owner, f)
 	if err != nil {
-		fail(w, err)
+		a.fail(w, r, id, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, p)
@@ -215,7 +237,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request, owner, _ string) {
 func (a *API) get(w http.ResponseWriter, r *http.Request, owner, id string) {
 	b, err := a.svc.Raw(r.Context(), owner, id)
 	if err != nil {
-		fail(w, err)
+		a.fail(w, r, id, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -251,17 +273,17 @@ func (a *API) feedback(w http.ResponseWriter, r *http.Request, owner, id string)
 	}
 	t, err := a.svc.Feedback(r.Context(), owner, id, Reward{Score: *body.Score, Label: body.Label})
 	if err != nil {
-		fail(w, err)
+		a.fail(w, r, id, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"id": t.ID, "object": "trace.feedback", "reward": t.Reward})
 }
 
-func (a *API) export(w http.ResponseWriter, r *http.Request, owner, _ string) {
+func (a *API) export(w http.ResponseWriter, r *http.Request, owner, id string) {
 	q := r.URL.Query()
 	f, err := ParseFilter(q)
 	if err != nil {
-		fail(w, err)
+		a.fail(w, r, id, err)
 		return
 	}
 	format := q.Get("format")
@@ -269,7 +291,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, owner, _ string) {
 		format = FormatSFT
 	}
 	if _, err := Samples(&Trajectory{}, format); err != nil {
-		fail(w, err)
+		a.fail(w, r, id, err)
 		return
 	}
 	// Errors after the first line can only cut the stream short; the
@@ -284,12 +306,13 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, owner, _ string) {
 		h := w.Header()
 		h.Del("Trailer")
 		h.Del("Content-Disposition")
-		fail(w, err)
+		a.fail(w, r, id, err)
 		return
 	}
 	w.Header().Set("X-Export-Samples", strconv.Itoa(st.Samples))
 	if err != nil {
-		w.Header().Set("X-Export-Error", firstLine(err.Error()))
+		a.logFailure(r, id, err)
+		w.Header().Set("X-Export-Error", internalMessage)
 	}
 }
 
@@ -319,7 +342,7 @@ func (a *API) events(w http.ResponseWriter, r *http.Request, owner, id string) {
 		// Finished (or never existed): answer from the store.
 		b, err := a.svc.Raw(r.Context(), owner, id)
 		if err != nil {
-			fail(w, err)
+			a.fail(w, r, id, err)
 			return
 		}
 		var t struct {

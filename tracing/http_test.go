@@ -2,10 +2,13 @@ package tracing_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -206,30 +209,76 @@ func TestAPIEcho(t *testing.T) {
 	}
 }
 
-// brokenStore fails every listing, as a store that lost its connection does.
+// storeDetail is what a store's error may say that a client must never
+// see: where the store lives.
+const storeDetail = "dial tcp 10.0.0.5:6379: connect: connection refused"
+
+// brokenStore fails every listing and read, as a store that lost its
+// connection does.
 type brokenStore struct{ *tracingtest.MemStore }
 
 func (brokenStore) List(context.Context, string, string) ([]string, error) {
-	return nil, errors.New("connection refused")
+	return nil, errors.New(storeDetail)
 }
 
-// TestAPIStoreDown checks that a failing store gives clear errors, not
-// empty answers.
+func (brokenStore) Get(_ context.Context, coll, key string) (io.ReadCloser, error) {
+	return nil, fmt.Errorf("get /var/lib/rlm/%s/%s: %s", coll, key, storeDetail)
+}
+
+// TestAPIStoreDown checks that a failing store gives a 500 in the OpenAI
+// error shape, with a generic message: the store's error, which names
+// paths and addresses, goes to the log (with the trace id) and never to
+// the client.
 func TestAPIStoreDown(t *testing.T) {
+	var logs bytes.Buffer
 	svc := tracing.NewService(tracing.Config{Store: brokenStore{tracingtest.NewMemStore()}, IsNotFound: tracingtest.IsNotFound})
-	srv := httptest.NewServer(tracing.NewAPI(svc, tracing.APIConfig{}).Handler(ownerOf))
+	api := tracing.NewAPI(svc, tracing.APIConfig{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	srv := httptest.NewServer(api.Handler(ownerOf))
 	defer srv.Close()
-	for _, path := range []string{"/v1/traces", "/v1/traces/export?format=sft"} {
-		req, _ := http.NewRequest("GET", srv.URL+path, nil)
-		req.Header.Set("Authorization", "Bearer k-alice")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 500 || !strings.Contains(string(b), "connection refused") || resp.Header.Get("Content-Type") != "application/json" {
-			t.Errorf("%s: %d %s %s", path, resp.StatusCode, resp.Header.Get("Content-Type"), b)
-		}
+	tests := []struct {
+		name, method, path, body string
+		logged                   []string // besides storeDetail
+	}{
+		{"list", "GET", "/v1/traces", "", []string{"path=/v1/traces"}},
+		{"export", "GET", "/v1/traces/export?format=sft", "", []string{"path=/v1/traces/export"}},
+		{"get", "GET", "/v1/traces/tr-42", "", []string{"trace=tr-42", "/var/lib/rlm/"}},
+		{"events", "GET", "/v1/traces/tr-43/events", "", []string{"trace=tr-43"}},
+		{"feedback", "POST", "/v1/traces/tr-44/feedback", `{"score":1}`, []string{"trace=tr-44"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logs.Reset()
+			req, _ := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(tt.body))
+			req.Header.Set("Authorization", "Bearer k-alice")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 500 || resp.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("%d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+			}
+			var e struct {
+				Error struct{ Message, Type, Code string }
+			}
+			if err := json.Unmarshal(b, &e); err != nil {
+				t.Fatalf("not error JSON: %v: %s", err, b)
+			}
+			want := "internal error; details are in the server log"
+			if e.Error.Message != want || e.Error.Type != "server_error" || e.Error.Code != "internal_error" {
+				t.Errorf("error %+v, want message %q, type server_error, code internal_error", e.Error, want)
+			}
+			for _, leak := range []string{"10.0.0.5", "connection refused", "/var/lib"} {
+				if strings.Contains(string(b), leak) {
+					t.Errorf("response leaks %q: %s", leak, b)
+				}
+			}
+			for _, w := range append(tt.logged, "trace API request failed", storeDetail) {
+				if !strings.Contains(logs.String(), w) {
+					t.Errorf("log lacks %q:\n%s", w, logs.String())
+				}
+			}
+		})
 	}
 }

@@ -61,7 +61,8 @@ func TestBadFlags(t *testing.T) {
 		// Not a flag error (it may come from the environment or the file),
 		// but a clear one instead of a crash.
 		{[]string{"serve", "--data-dir", dir, "--upstream", "http://127.0.0.1:1", "--models", ""}, 1, "no model alias"},
-		{[]string{"serve", "--data-dir", dir, "--max-depth", "0"}, 1, "max-depth 0: the engine cannot enforce"},
+		{[]string{"serve", "--data-dir", dir, "--max-depth", "-1"}, 1, "max-depth -1: must not be negative (0: the root alone)"},
+		{[]string{"serve", "--data-dir", dir, "--max-queued", "0"}, 1, "max-queued 0: must be positive"},
 		{[]string{"serve", "--data-dir", dir, "--max-iterations", "-1"}, 1, "max-iterations -1: must not be negative"},
 		{[]string{"traces", "list", "--nope"}, 2, "flag provided but not defined: -nope"},
 		{[]string{"train", "sft", "--nope"}, 2, "flag provided but not defined: -nope"},

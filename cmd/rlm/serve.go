@@ -45,6 +45,7 @@ type serveConfig struct {
 	MaxUploadBytes  int64
 	MaxConcurrent   int
 	QueueWait       time.Duration
+	MaxQueued       int
 	RetryAfter      time.Duration
 	KeepAlive       time.Duration
 	ShutdownGrace   time.Duration
@@ -155,10 +156,11 @@ var serveOptions = []option{
 	{"max-upload-bytes", "RLM_MAX_UPLOAD_BYTES", "max_upload_bytes", "512MiB", "largest uploaded file", size(func(c *serveConfig) *int64 { return &c.MaxUploadBytes })},
 	{"max-concurrent", "RLM_MAX_CONCURRENT", "max_concurrent", "16", "runs executing at once", num(func(c *serveConfig) *int { return &c.MaxConcurrent })},
 	{"queue-wait", "RLM_QUEUE_WAIT", "queue_wait", "2s", "how long a request waits for a run slot before 429", dur(func(c *serveConfig) *time.Duration { return &c.QueueWait })},
+	{"max-queued", "RLM_MAX_QUEUED", "max_queued", strconv.Itoa(server.DefaultMaxQueued), "chat requests that may wait for a run slot at once; one more gets 429 at once", num(func(c *serveConfig) *int { return &c.MaxQueued })},
 	{"retry-after", "RLM_RETRY_AFTER", "retry_after", "2s", "Retry-After sent with 429", dur(func(c *serveConfig) *time.Duration { return &c.RetryAfter })},
 	{"keepalive", "RLM_KEEPALIVE", "keepalive", "15s", "interval of SSE keep-alive comments on idle streams", dur(func(c *serveConfig) *time.Duration { return &c.KeepAlive })},
 	{"shutdown-grace", "RLM_SHUTDOWN_GRACE", "shutdown_grace", "30s", "how long shutdown lets running requests finish before cancelling them", dur(func(c *serveConfig) *time.Duration { return &c.ShutdownGrace })},
-	{"max-depth", "RLM_MAX_DEPTH", "max_depth", "1", "server maximum (and default) of rlm.max_depth", num(func(c *serveConfig) *int { return &c.Limits.MaxDepth })},
+	{"max-depth", "RLM_MAX_DEPTH", "max_depth", "1", "server maximum (and default) of rlm.max_depth; 0: the root alone (rlm_query acts as llm_query)", num(func(c *serveConfig) *int { return &c.Limits.MaxDepth })},
 	{"max-iterations", "RLM_MAX_ITERATIONS", "max_iterations", "30", "server maximum (and default) of rlm.max_iterations", num(func(c *serveConfig) *int { return &c.Limits.MaxIterations })},
 	{"max-llm-calls", "RLM_MAX_LLM_CALLS", "max_llm_calls", "200", "server maximum (and default) of rlm.max_llm_calls", num(func(c *serveConfig) *int { return &c.Limits.MaxLLMCalls })},
 	{"max-total-tokens", "RLM_MAX_TOTAL_TOKENS", "max_total_tokens", "5000000", "server maximum (and default) of rlm.max_total_tokens", num(func(c *serveConfig) *int { return &c.Limits.MaxTotalTokens })},
@@ -272,24 +274,26 @@ environment, which wins over the file. See docs/server.md. Settings:
 }
 
 // checkMaxima refuses maxima the server cannot enforce. A zero max-* means
-// "no maximum" to the server and the engine, which an operator writing
-// --max-depth 0 does not mean: they want no recursion, and would get
-// unlimited depth.
+// "no maximum", except --max-depth 0, which is the root alone (runLimits
+// turns it into the -1 the server and the engine read so).
 func (c *serveConfig) checkMaxima() error {
 	l := c.Limits
 	for _, m := range []struct {
 		name string
 		v    any
 		neg  bool
-	}{{"max-depth", l.MaxDepth, l.MaxDepth < 0}, {"max-iterations", l.MaxIterations, l.MaxIterations < 0},
-		{"max-llm-calls", l.MaxLLMCalls, l.MaxLLMCalls < 0}, {"max-total-tokens", l.MaxTotalTokens, l.MaxTotalTokens < 0},
-		{"max-timeout", l.Timeout, l.Timeout < 0}} {
+		zero string
+	}{{"max-depth", l.MaxDepth, l.MaxDepth < 0, "the root alone"}, {"max-iterations", l.MaxIterations, l.MaxIterations < 0, "no maximum"},
+		{"max-llm-calls", l.MaxLLMCalls, l.MaxLLMCalls < 0, "no maximum"}, {"max-total-tokens", l.MaxTotalTokens, l.MaxTotalTokens < 0, "no maximum"},
+		{"max-timeout", l.Timeout, l.Timeout < 0, "no maximum"}} {
 		if m.neg {
-			return fmt.Errorf("%s %v: must not be negative (0: no maximum)", m.name, m.v)
+			return fmt.Errorf("%s %v: must not be negative (0: %s)", m.name, m.v, m.zero)
 		}
 	}
-	if l.MaxDepth == 0 {
-		return errors.New("max-depth 0: the engine cannot enforce a maximum of the root alone, and 0 would mean no maximum; use 1 or more")
+	// The server reads a non-positive queue bound as its default, which is
+	// not what an operator writing 0 means.
+	if c.MaxQueued <= 0 {
+		return fmt.Errorf("max-queued %d: must be positive", c.MaxQueued)
 	}
 	return nil
 }
@@ -384,8 +388,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeStore()
 	scfg := server.Config{
 		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
-		MaxConcurrent: cfg.MaxConcurrent, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
-		MaxLimits: cfg.Limits,
+		MaxConcurrent: cfg.MaxConcurrent, MaxQueued: cfg.MaxQueued, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
+		MaxLimits: cfg.runLimits(),
 		Logger:    log,
 	}
 	// Every run is recorded as a trace under its caller's owner, in the same
@@ -439,12 +443,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if root == "" {
 			root = aliases[names[0]]
 		}
-		eng, err := cfg.newEngine(recursion.Config{RootModel: root, Models: aliases, Defaults: cfg.Limits, Max: cfg.Limits})
+		eng, err := cfg.newEngine(recursion.Config{RootModel: root, Models: aliases, Defaults: cfg.runLimits(), Max: cfg.runLimits()})
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
 		defer eng.Close()
 		runner = traces.Wrap(eng.Engine)
+		scfg.Workers = eng.pool
 	}
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("NO API KEYS: the server is open to anyone who can reach " + cfg.Listen + "; set --api-keys or RLM_API_KEYS")

@@ -207,6 +207,18 @@ func TestServeGoOpenAI(t *testing.T) {
 	if err != nil || len(models.Models) != 2 || models.Models[0].ID != "rlm" {
 		t.Errorf("models %+v, %v", models, err)
 	}
+	// The runs are over: their REPL workers are gone from the pool's count.
+	req, _ := http.NewRequest("GET", s.URL+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer k1")
+	if r, err := http.DefaultClient.Do(req); err != nil {
+		t.Error(err)
+	} else {
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if !strings.Contains(string(b), `rlm_repl_workers{state="busy"} 0`+"\n") || !strings.Contains(string(b), `rlm_repl_workers{state="idle"} `) {
+			t.Errorf("metrics lack rlm_repl_workers:\n%s", b)
+		}
+	}
 }
 
 // TestNodeSDK runs tests/node/server_sdk.mjs, the official npm openai
@@ -552,4 +564,52 @@ func TestServeTraceStream(t *testing.T) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestServeMaxDepth checks that --max-depth 0 allows the root alone: a
+// request asking for depth 3 gets no child RLM, its rlm_query answered as
+// an llm_query; with --max-depth 1 the same request starts a child.
+func TestServeMaxDepth(t *testing.T) {
+	// The fake upstream: the root asks one rlm_query; a child RLM (which
+	// has the system prompt) answers "child", a plain call "plain".
+	script := func(req fakellm.Request) fakellm.Reply {
+		switch {
+		case req.System() == "":
+			return fakellm.Reply{Content: "plain"}
+		case strings.Contains(req.LastUser(), "What is 2+2?"):
+			return fakellm.Reply{Content: "FINAL(child)"}
+		}
+		return fakellm.Reply{Content: fakellm.Code(`FINAL(rlm_query("What is 2+2?"))`)}
+	}
+	tests := []struct {
+		maxDepth, want string
+	}{
+		{"0", "plain"},
+		{"1", "child"},
+	}
+	for _, tt := range tests {
+		t.Run("max-depth "+tt.maxDepth, func(t *testing.T) {
+			up := fakellm.New(script)
+			defer up.Close()
+			s := startServe(t, append(upstreamArgs(up.URL), "--max-depth", tt.maxDepth)...)
+			resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json",
+				strings.NewReader(`{"model":"rlm","rlm":{"max_depth":3},"messages":[{"role":"user","content":"q"}]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body struct {
+				Choices []struct {
+					Message struct{ Content string }
+				}
+			}
+			b, _ := io.ReadAll(resp.Body)
+			if err := json.Unmarshal(b, &body); err != nil || resp.StatusCode != 200 || len(body.Choices) != 1 {
+				t.Fatalf("%d %v: %s", resp.StatusCode, err, b)
+			}
+			if got := body.Choices[0].Message.Content; got != tt.want {
+				t.Errorf("answer %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

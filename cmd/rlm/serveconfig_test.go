@@ -18,6 +18,7 @@ func TestServeConfigPrecedence(t *testing.T) {
 listen: 0.0.0.0:9000
 max_concurrent: 3
 queue_wait: 5s
+max_queued: 3
 api_keys: [a, b]
 models: {rlm: gpt-x, small: gpt-mini}
 max_upload_bytes: 1GiB
@@ -34,12 +35,12 @@ repl_stack_bytes: 8MiB
 	}{
 		{"defaults", nil, nil, func(c *serveConfig) bool {
 			return c.Listen == "127.0.0.1:8080" && c.Store == "disk" && c.DataDir == "./data" && c.MaxUploadBytes == 512<<20 &&
-				c.MaxRequestBytes == 64<<20 && c.MaxConcurrent == 16 && c.QueueWait == 2*time.Second && len(c.APIKeys) == 0 &&
+				c.MaxRequestBytes == 64<<20 && c.MaxConcurrent == 16 && c.QueueWait == 2*time.Second && c.MaxQueued == 64 && len(c.APIKeys) == 0 &&
 				strings.Join(c.Models, ",") == "rlm" && c.ShutdownGrace == 30*time.Second
 		}, ""},
 		{"file", []string{"--config", file}, nil, func(c *serveConfig) bool {
 			return c.Listen == "0.0.0.0:9000" && c.MaxConcurrent == 3 && c.QueueWait == 5*time.Second &&
-				strings.Join(c.APIKeys, ",") == "a,b" && strings.Join(c.Models, ",") == "rlm=gpt-x,small=gpt-mini" && c.MaxUploadBytes == 1<<30
+				c.MaxQueued == 3 && strings.Join(c.APIKeys, ",") == "a,b" && strings.Join(c.Models, ",") == "rlm=gpt-x,small=gpt-mini" && c.MaxUploadBytes == 1<<30
 		}, ""},
 		{"env over file", []string{"--config", file}, map[string]string{"RLM_MAX_CONCURRENT": "7", "RLM_LISTEN": "127.0.0.1:1"}, func(c *serveConfig) bool {
 			return c.MaxConcurrent == 7 && c.Listen == "127.0.0.1:1" && c.QueueWait == 5*time.Second
@@ -47,6 +48,7 @@ repl_stack_bytes: 8MiB
 		{"flag over env", []string{"--config", file, "--max-concurrent", "9"}, map[string]string{"RLM_MAX_CONCURRENT": "7"}, func(c *serveConfig) bool {
 			return c.MaxConcurrent == 9
 		}, ""},
+		{"max queued", []string{"--config", file}, map[string]string{"RLM_MAX_QUEUED": "5"}, func(c *serveConfig) bool { return c.MaxQueued == 5 }, ""},
 		{"config from env", nil, map[string]string{"RLM_CONFIG": file}, func(c *serveConfig) bool { return c.MaxConcurrent == 3 }, ""},
 		{"sizes", []string{"--max-request-bytes", "10MB", "--max-upload-bytes", "2048"}, nil, func(c *serveConfig) bool {
 			return c.MaxRequestBytes == 10e6 && c.MaxUploadBytes == 2048

@@ -1,0 +1,66 @@
+package repl
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// waitWorkers polls Pool.Workers until it reports want, since the pool
+// starts its idle workers in the background.
+func waitWorkers(t *testing.T, p *Pool, wantIdle, wantBusy int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		idle, busy := p.Workers()
+		if idle == wantIdle && busy == wantBusy {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Workers() = %d idle, %d busy; want %d, %d", idle, busy, wantIdle, wantBusy)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestPoolWorkers checks that Workers counts live worker processes: busy
+// while a session holds one (also across a crash that replaces it), back to
+// the idle count once the session is closed, and none once the pool is
+// closed.
+func TestPoolWorkers(t *testing.T) {
+	tests := []struct {
+		name string
+		size int
+		idle int // at rest: Size ready, plus the one the filler holds
+	}{
+		{"no idle workers", -1, 0},
+		{"one idle worker", 1, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newTestPool(t, tt.size)
+			waitWorkers(t, p, tt.idle, 0)
+			s := newTestSession(t, p)
+			if _, busy := p.Workers(); busy != 1 {
+				t.Fatalf("session open: %d busy, want 1", busy)
+			}
+			// A crash replaces the worker: still one busy, the dead one
+			// no longer counted.
+			if r, err := s.Run(context.Background(), "func f(n int) int { return f(n+1) + 1 }\nf(0)"); err != nil || !r.Restarted {
+				t.Fatalf("crashing cell: %+v, %v", r, err)
+			}
+			if _, busy := p.Workers(); busy != 1 {
+				t.Fatalf("after a crash: %d busy, want 1", busy)
+			}
+			s.Close()
+			if _, busy := p.Workers(); busy != 0 {
+				t.Fatalf("session closed: %d busy, want 0 at once", busy)
+			}
+			waitWorkers(t, p, tt.idle, 0)
+			p.Close()
+			if idle, busy := p.Workers(); idle != 0 || busy != 0 {
+				t.Fatalf("pool closed: %d idle, %d busy, want none", idle, busy)
+			}
+		})
+	}
+}
