@@ -45,9 +45,11 @@ type Session interface {
 	Close() error
 }
 
-// DefaultLimits are the limits used for fields that neither the request
-// nor Config.Defaults set.
-var DefaultLimits = Limits{
+// DefaultLimits returns the limits used for fields that neither the
+// request nor Config.Defaults set.
+func DefaultLimits() Limits { return defaultLimits }
+
+var defaultLimits = Limits{
 	MaxDepth:         1,
 	MaxIterations:    30,
 	MaxLLMCalls:      200,
@@ -151,13 +153,13 @@ func (e *Engine) Limits(l Limits) Limits {
 	}
 	d, m := e.cfg.Defaults, e.cfg.Max
 	out := Limits{
-		MaxDepth:         pick(l.MaxDepth, d.MaxDepth, DefaultLimits.MaxDepth, m.MaxDepth),
-		MaxIterations:    pick(l.MaxIterations, d.MaxIterations, DefaultLimits.MaxIterations, m.MaxIterations),
-		MaxLLMCalls:      pick(l.MaxLLMCalls, d.MaxLLMCalls, DefaultLimits.MaxLLMCalls, m.MaxLLMCalls),
-		MaxTotalTokens:   pick(l.MaxTotalTokens, d.MaxTotalTokens, DefaultLimits.MaxTotalTokens, m.MaxTotalTokens),
-		Timeout:          time.Duration(pick(int(l.Timeout), int(d.Timeout), int(DefaultLimits.Timeout), int(m.Timeout))),
-		OffloadThreshold: pick(l.OffloadThreshold, d.OffloadThreshold, DefaultLimits.OffloadThreshold, m.OffloadThreshold),
-		Concurrency:      pick(l.Concurrency, d.Concurrency, DefaultLimits.Concurrency, m.Concurrency),
+		MaxDepth:         pick(l.MaxDepth, d.MaxDepth, defaultLimits.MaxDepth, m.MaxDepth),
+		MaxIterations:    pick(l.MaxIterations, d.MaxIterations, defaultLimits.MaxIterations, m.MaxIterations),
+		MaxLLMCalls:      pick(l.MaxLLMCalls, d.MaxLLMCalls, defaultLimits.MaxLLMCalls, m.MaxLLMCalls),
+		MaxTotalTokens:   pick(l.MaxTotalTokens, d.MaxTotalTokens, defaultLimits.MaxTotalTokens, m.MaxTotalTokens),
+		Timeout:          time.Duration(pick(int(l.Timeout), int(d.Timeout), int(defaultLimits.Timeout), int(m.Timeout))),
+		OffloadThreshold: pick(l.OffloadThreshold, d.OffloadThreshold, defaultLimits.OffloadThreshold, m.OffloadThreshold),
+		Concurrency:      pick(l.Concurrency, d.Concurrency, defaultLimits.Concurrency, m.Concurrency),
 		SubModel:         l.SubModel,
 	}
 	// A negative depth asks for the root alone; zero already meant

@@ -44,7 +44,7 @@ type engineFlagNames struct {
 // register defines the upstream, budget and REPL flags of `rlm query` and
 // `rlm eval` on fs. The upstream and models default to the environment.
 func (c *engineConfig) register(fs *flag.FlagSet, n engineFlagNames) {
-	d := recursion.DefaultLimits
+	d := recursion.DefaultLimits()
 	fs.StringVar(&c.Upstream, "base-url", envOr("OPENAI_BASE_URL", "https://api.openai.com/v1"), "OpenAI-compatible upstream `URL` (env OPENAI_BASE_URL)")
 	fs.StringVar(&c.UpstreamKey, "api-key", os.Getenv("OPENAI_API_KEY"), "upstream API `key` (env OPENAI_API_KEY)")
 	fs.StringVar(&c.RootModel, "root-model", os.Getenv("RLM_ROOT_MODEL"), "root `model` (env RLM_ROOT_MODEL; required)")
