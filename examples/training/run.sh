@@ -37,9 +37,12 @@ fi
 # Start the fake upstream (a test double, see above) on a loopback port; it
 # prints its base URL. It exits by itself after 5 minutes in case this script
 # is killed before the trap runs.
+rm -f "$OUT/upstream.url"   # so that a rerun waits for the new URL
 "$OUT/bin/fakeupstream" -timeout 5m >"$OUT/upstream.url" &
 FAKE_PID=$!
-trap 'kill "$FAKE_PID" 2>/dev/null || true' EXIT INT TERM
+stop_fake() { kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null; FAKE_PID=; }
+trap 'stop_fake || true' EXIT
+trap 'exit 130' INT TERM   # exit runs the EXIT trap
 i=0
 while [ ! -s "$OUT/upstream.url" ]; do
 	i=$((i + 1))
@@ -53,8 +56,8 @@ echo "== 1. collecting trajectories with rlm eval against $URL (a TEST DOUBLE, n
 # 2k tokens each. Every run is saved as a trajectory under OUT/eval/traces.
 "$RLM" eval --task sniah,oolong --lengths 2k --n 3 --concurrency 2 \
 	--base-url "$URL" --api-key unused --root-model root --sub-model sub \
-	--out "$OUT/eval" 2>"$OUT/eval.log"
-kill "$FAKE_PID" 2>/dev/null || true
+	--out "$OUT/eval" 2>"$OUT/eval.log" || { cat "$OUT/eval.log" >&2; exit 1; }
+stop_fake || true
 "$RLM" traces list --dir "$OUT/eval/traces"
 
 # --- 2. Export SFT samples --------------------------------------------------
