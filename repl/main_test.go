@@ -11,7 +11,11 @@ import (
 
 func TestMain(m *testing.M) {
 	MaybeRunWorker()
-	os.Exit(m.Run())
+	code := m.Run()
+	if dir, err := benchDir(); err == nil {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
 }
 
 // echoHost is a test double for the RLM engine: it answers every prompt

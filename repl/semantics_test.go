@@ -52,6 +52,14 @@ var words = strings.Fields(context)
 w0 := words[0]
 before, after, found := strings.Cut(context, "\n")
 fmt.Println(first, n, m0, k0, w0, len(before), len(after), found)`}, "one 7 two a one 3 7 true\n", ""},
+		// Redefining a global of the same type reuses its variable (yaegi's
+		// new slot kept every previous value alive), so a func declared
+		// earlier sees the new value and the old one can be freed.
+		{"redefined global keeps its variable", []string{`xs := strings.Split("a b", " ")
+func count() int { return len(xs) }`, `xs := strings.Split("a b c", " ")`, `xs := xs[1:]`, `xs, ys := strings.Fields("p q r s"), strings.Fields("z")
+fmt.Println(count(), len(xs), ys)`}, "4 4 [z]\n", ""},
+		{"redefined global of another type", []string{`xs := strings.Split("a b", " ")`, `xs := strings.Count("a b", " ")
+fmt.Println(xs + 1)`}, "2\n", ""},
 		{"range over func", []string{`n := 0
 for l := range strings.Lines("a\nb\nc") { n += len(l) }
 for f := range strings.SplitSeq("x,y", ",") { fmt.Print(f) }

@@ -68,6 +68,7 @@ func (r *rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
 		return "", "", false
 	}
 	var decls []string
+	reused := false
 	for i, l := range as.Lhs {
 		id, isIdent := l.(*ast.Ident)
 		if !isIdent {
@@ -80,13 +81,35 @@ func (r *rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
 		if !expressible {
 			return "", "", false
 		}
+		if tc.reusable(id.Name, types[i]) {
+			reused = true
+			continue
+		}
 		decls = append(decls, fmt.Sprintf("var %s %s", id.Name, ts))
 	}
-	if len(decls) == 0 {
+	if len(decls) == 0 && !reused {
 		return "", "", false
 	}
 	at := fset.Position(as.TokPos).Offset - len(prefix)
 	return strings.Join(decls, "; "), src[:at] + "= " + src[at+2:], true
+}
+
+// reusable reports whether a top-level "name := E" can assign to the global
+// name already has instead of declaring it again. yaegi gives a redeclared
+// global a new slot in its global frame and never frees the old one, so
+// every rerun of "lines := strings.Split(context, "\n")" kept the previous
+// result alive for the session: the heap grew by one result per run and
+// every garbage collection scanned all of them. Assigning to the slot frees
+// the old value, and functions declared earlier see the new one (with a
+// new slot they kept reading the old). Only a variable of the identical
+// type qualifies, so the statement means what it did; predeclared names
+// are never assigned through, they are the worker's own state.
+func (tc *typeCtx) reusable(name string, t reflect.Type) bool {
+	if _, ok := tc.r.predeclared[name]; ok {
+		return false
+	}
+	v, ok := tc.globals[name]
+	return ok && v.IsValid() && v.CanSet() && v.Type() == t
 }
 
 // typedVars gives "var x = E" declarations the type of E when it comes from

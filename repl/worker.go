@@ -473,6 +473,9 @@ func (w *worker) eval(ctx context.Context, code string) string {
 		case ch.imports == nil:
 			if decl, stmt, ok := w.rw.typedDefine(ch.src); ok {
 				srcs = []string{decl, stmt}
+				if decl == "" { // every name reuses its variable
+					srcs = srcs[1:]
+				}
 			}
 		}
 		if err := w.evalSrcs(ctx, ch, srcs); err != "" {
