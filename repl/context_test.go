@@ -44,7 +44,9 @@ func TestContextShared(t *testing.T) {
 		}
 		anon := statusKB(t, pid, "RssAnon:") << 10
 		t.Logf("worker %d: %d KiB anonymous, %d KiB file-backed", pid, anon>>10, statusKB(t, pid, "RssFile:"))
-		if anon > size/2 {
+		// The race detector's shadow memory is anonymous and grows with what
+		// the worker reads, so the count proves nothing under -race.
+		if anon > size/2 && !raceEnabled {
 			t.Fatalf("worker %d has %d bytes of anonymous memory for a %d byte context: it copied it", pid, anon, size)
 		}
 	}

@@ -287,7 +287,8 @@ func (p *proc) deathReason(l Limits) string {
 	case strings.Contains(tail, "goroutine stack exceeds"), strings.Contains(tail, "stack overflow"):
 		return fmt.Sprintf("worker crashed: stack overflow (a goroutine's stack passed %s; probably unbounded recursion)", formatBytes(l.StackBytes))
 	case strings.Contains(tail, "out of memory"), strings.Contains(tail, "cannot allocate memory"),
-		strings.Contains(tail, "address space collisions"): // the race detector's runtime under RLIMIT_AS
+		// The race detector's runtime under RLIMIT_AS says it in its own words.
+		strings.Contains(tail, "address space collisions"), strings.Contains(tail, "ThreadSanitizer failed to allocate"):
 		return fmt.Sprintf("worker out of memory (limit %s of address space for model data)", formatBytes(l.MemoryBytes))
 	}
 	if i := strings.Index(tail, "panic: "); i >= 0 {
