@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/rlm-project/rlm/training/backend"
 	"github.com/rlm-project/rlm/training/safetensors"
@@ -36,7 +37,7 @@ func Load(be backend.Backend, dir string) (*Model, error) {
 		if !ok {
 			return nil, fmt.Errorf("load %s: missing tensor %s", dir, p.Name)
 		}
-		if !sameShape(ti.Shape, p.Shape) {
+		if !slices.Equal(ti.Shape, p.Shape) {
 			return nil, fmt.Errorf("load %s: tensor %s has shape %v, config wants %v", dir, p.Name, ti.Shape, p.Shape)
 		}
 		if cap(host) < p.Size() {
@@ -49,18 +50,6 @@ func Load(be backend.Backend, dir string) (*Model, error) {
 		be.Upload(be.Slice(m.Params, p.Offset, p.Size()), host)
 	}
 	return m, nil
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TokenizerFiles are copied from the source checkpoint into a saved one so

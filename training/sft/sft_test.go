@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,7 +186,7 @@ func TestOverfitReproducesTrainedTurns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !equal(got, want) {
+		if !slices.Equal(got, want) {
 			t.Errorf("chat %d: greedy output %q, want %q", i, decode(tok, got), decode(tok, want))
 		}
 	}
@@ -194,18 +195,6 @@ func TestOverfitReproducesTrainedTurns(t *testing.T) {
 			t.Errorf("output lacks %s", name)
 		}
 	}
-}
-
-func equal(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func decode(tok *tokenizer.Tokenizer, ids []int32) string {
@@ -411,7 +400,7 @@ func TestFromPacked(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := got[0]
-	if !equal(s.IDs, []int32{5, 6, 7, 0}) || s.Train[0] || !s.Train[1] || s.Targets[1] != 7 || s.Seg[3] != 0 || s.Pos[2] != 2 {
+	if !slices.Equal(s.IDs, []int32{5, 6, 7, 0}) || s.Train[0] || !s.Train[1] || s.Targets[1] != 7 || s.Seg[3] != 0 || s.Pos[2] != 2 {
 		t.Fatalf("converted %+v", s)
 	}
 	if _, err := FromPacked(packed, 7); err == nil {
