@@ -3,6 +3,7 @@ package recursion
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -106,13 +107,29 @@ func BenchmarkRootTurnOverhead(b *testing.B) {
 	defer srv.Close()
 	client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
 	e, _ := New(Config{Root: client, RootModel: "root-model", Sandbox: sb, TempDir: b.TempDir()})
+	measureTurns(b, e, turns, nil)
+}
+
+// observerFunc adapts a function to Observer for single-goroutine use.
+type observerFunc func(Event)
+
+func (f observerFunc) Observe(ev Event) { f(ev) }
+
+// measureTurns runs b.N requests of the given number of root turns, each
+// with a 100,000-character offloaded input, and reports the engine's own
+// time per turn: wall time minus the upstream latency measured around each
+// model call. observe, when set, sees every event too.
+func measureTurns(b *testing.B, e *Engine, turns int, observe func(Event)) {
 	var upstream time.Duration
 	obs := observerFunc(func(ev Event) {
 		if ev.Kind == EventModelCall {
 			upstream += ev.Model.Latency
 		}
+		if observe != nil {
+			observe(ev)
+		}
 	})
-	input := []Message{{Role: "user", Content: string(make([]byte, 100_000))}, {Role: "user", Content: "q"}}
+	input := []Message{{Role: "user", Content: strings.Repeat("x", 100_000)}, {Role: "user", Content: "q"}}
 	b.ResetTimer()
 	start := time.Now()
 	for range b.N {
@@ -125,8 +142,3 @@ func BenchmarkRootTurnOverhead(b *testing.B) {
 	b.ReportMetric(float64((total-upstream).Microseconds())/float64(b.N*turns), "overhead-us/turn")
 	b.ReportMetric(float64(upstream.Microseconds())/float64(b.N*turns), "upstream-us/turn")
 }
-
-// observerFunc adapts a function to Observer for single-goroutine use.
-type observerFunc func(Event)
-
-func (f observerFunc) Observe(ev Event) { f(ev) }

@@ -399,26 +399,11 @@ func BenchmarkRootTurnOverheadREPL(b *testing.B) {
 	defer pool.Close()
 	client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
 	e, _ := New(Config{Root: client, RootModel: "root-model", Sandbox: PoolSandbox(pool), TempDir: b.TempDir()})
-	var upstream, cells time.Duration
-	obs := observerFunc(func(ev Event) {
-		switch ev.Kind {
-		case EventModelCall:
-			upstream += ev.Model.Latency
-		case EventCellEnd:
+	var cells time.Duration
+	measureTurns(b, e, turns, func(ev Event) {
+		if ev.Kind == EventCellEnd {
 			cells += ev.CellRun.Duration
 		}
 	})
-	input := []Message{{Role: "user", Content: strings.Repeat("x", 100_000)}, {Role: "user", Content: "q"}}
-	b.ResetTimer()
-	start := time.Now()
-	for range b.N {
-		res, err := e.Run(b.Context(), Request{Messages: input, Observer: obs})
-		if err != nil || res.Iterations != turns {
-			b.Fatalf("%v %+v", err, res)
-		}
-	}
-	total := time.Since(start)
-	b.ReportMetric(float64((total-upstream).Microseconds())/float64(b.N*turns), "overhead-us/turn")
 	b.ReportMetric(float64(cells.Microseconds())/float64(b.N*turns), "cell-us/turn")
-	b.ReportMetric(float64(upstream.Microseconds())/float64(b.N*turns), "upstream-us/turn")
 }
