@@ -1,0 +1,101 @@
+//go:build linux && (amd64 || arm64)
+
+package cuda
+
+import (
+	"math"
+
+	"github.com/rlm-project/rlm/training/backend"
+)
+
+// segBoundsCache keeps the first/last position of every position's segment
+// for the segment ids last seen: the model calls attention once per layer
+// (and once more per layer backwards) with the same ids.
+type segBoundsCache struct {
+	ptr       uint64
+	n         int
+	version   uint64
+	alloc     *allocation // keeps the ids' block from being reused while cached
+	first     uint64
+	last      uint64
+	scratch   *allocation
+	populated bool
+}
+
+// segBounds returns device arrays first and last (B·T ints each); the caller
+// holds be.mu.
+func (be *Backend) segBounds(seg *ints, B, T int) (first, last uint64) {
+	c := &be.segCache
+	if c.populated && c.ptr == seg.ptr() && c.n == seg.n && c.alloc == seg.a && c.version == seg.a.version {
+		return c.first, c.last
+	}
+	N := B * T
+	if c.scratch == nil || c.scratch.bytes < uint64(8*N) {
+		c.scratch = be.alloc(uint64(8 * N))
+	}
+	c.first, c.last = c.scratch.ptr, c.scratch.ptr+uint64(4*N)
+	be.elementwise(be.k.segBounds, N, ptrArg(c.first), ptrArg(c.last), ptrArg(seg.ptr()), i32Arg(B), i32Arg(T))
+	c.ptr, c.n, c.alloc, c.version, c.populated = seg.ptr(), seg.n, seg.a, seg.a.version, true
+	return c.first, c.last
+}
+
+// tensorCoreAttention reports whether attention runs the bf16 tensor-core
+// kernels (head sizes 64 and 128, any precision but FP32).
+func (be *Backend) tensorCoreAttention(D int) bool {
+	return be.opts.Precision != FP32 && (D == 64 || D == 128)
+}
+
+func (be *Backend) Attention(out, lse, q, k, v backend.Buffer, seg backend.Ints, sh backend.AttnShape) {
+	defer be.enter()()
+	first, _ := be.segBounds(ib(seg), sh.B, sh.T)
+	scale := float32(1 / math.Sqrt(float64(sh.D)))
+	o, l, qp, kp, vp, sp := fb(out).ptr(), fb(lse).ptr(), fb(q).ptr(), fb(k).ptr(), fb(v).ptr(), ib(seg).ptr()
+	if be.tensorCoreAttention(sh.D) {
+		fwd, _, _ := be.attnKernels(sh.D)
+		be.launch(fwd, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.H), 1}, dim3{128, 1, 1}, attnFwdSmem(sh.D),
+			ptrArg(o), ptrArg(l), ptrArg(qp), ptrArg(kp), ptrArg(vp), ptrArg(sp), ptrArg(first),
+			i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), f32Arg(scale))
+		return
+	}
+	be.checkF32Attention(sh.D)
+	grid, block := rowsLaunch(sh.B * sh.H * sh.T)
+	be.launch(be.k.attnFwdF32, grid, block, 0, ptrArg(o), ptrArg(l), ptrArg(qp), ptrArg(kp), ptrArg(vp),
+		ptrArg(sp), ptrArg(first), i32Arg(sh.B), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), i32Arg(sh.D), f32Arg(scale))
+}
+
+func (be *Backend) checkF32Attention(D int) {
+	if D > 256 {
+		panic(&Error{Op: "attention", Name: "head size over 256 is not supported"})
+	}
+}
+
+func (be *Backend) AttentionBackward(dq, dk, dv, dout, out, lse, q, k, v backend.Buffer, seg backend.Ints, sh backend.AttnShape) {
+	defer be.enter()()
+	first, last := be.segBounds(ib(seg), sh.B, sh.T)
+	scale := float32(1 / math.Sqrt(float64(sh.D)))
+	rows := sh.B * sh.H * sh.T
+	di := be.scratchBuf("attn.di", uint64(4*rows))
+	grid, block := rowsLaunch(rows)
+	be.launch(be.k.attnBwdDi, grid, block, 0, ptrArg(di), ptrArg(fb(dout).ptr()), ptrArg(fb(out).ptr()),
+		i32Arg(sh.B), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.D))
+	dqp, dkp, dvp, dop, lp := fb(dq).ptr(), fb(dk).ptr(), fb(dv).ptr(), fb(dout).ptr(), fb(lse).ptr()
+	qp, kp, vp, sp := fb(q).ptr(), fb(k).ptr(), fb(v).ptr(), ib(seg).ptr()
+	if be.tensorCoreAttention(sh.D) {
+		_, kdq, kdkdv := be.attnKernels(sh.D)
+		be.launch(kdq, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.H), 1}, dim3{128, 1, 1}, attnDqSmem(sh.D),
+			ptrArg(dqp), ptrArg(di), ptrArg(dop), ptrArg(lp), ptrArg(qp), ptrArg(kp), ptrArg(vp), ptrArg(sp),
+			ptrArg(first), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), f32Arg(scale))
+		be.launch(kdkdv, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.KV), 1}, dim3{128, 1, 1}, attnDkdvSmem(sh.D),
+			ptrArg(dkp), ptrArg(dvp), ptrArg(di), ptrArg(dop), ptrArg(lp), ptrArg(qp), ptrArg(kp), ptrArg(vp),
+			ptrArg(sp), ptrArg(last), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), f32Arg(scale))
+		return
+	}
+	be.checkF32Attention(sh.D)
+	be.launch(be.k.attnBwdDqF32, grid, block, 0, ptrArg(dqp), ptrArg(di), ptrArg(dop), ptrArg(lp), ptrArg(qp),
+		ptrArg(kp), ptrArg(vp), ptrArg(sp), ptrArg(first), i32Arg(sh.B), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV),
+		i32Arg(sh.D), f32Arg(scale))
+	kgrid, kblock := rowsLaunch(sh.B * sh.KV * sh.T)
+	be.launch(be.k.attnBwdDkdvF32, kgrid, kblock, 0, ptrArg(dkp), ptrArg(dvp), ptrArg(di), ptrArg(dop), ptrArg(lp),
+		ptrArg(qp), ptrArg(kp), ptrArg(vp), ptrArg(sp), ptrArg(last), i32Arg(sh.B), i32Arg(sh.T), i32Arg(sh.H),
+		i32Arg(sh.KV), i32Arg(sh.D), f32Arg(scale))
+}

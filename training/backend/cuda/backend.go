@@ -1,0 +1,515 @@
+//go:build linux && (amd64 || arm64)
+
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/rlm-project/rlm/training/backend"
+)
+
+// Backend runs the model's operations on one NVIDIA GPU. Buffers live in
+// device memory; every operation is queued on the device's default stream
+// in call order, and Download, SumSquares and CrossEntropy wait for the
+// queue (they hand values back to the host). A Backend is safe for use by
+// several goroutines, which it serialises.
+type Backend struct {
+	mu   sync.Mutex
+	opts Options
+	drv  *driver
+	blas *blasLib
+	ctx  uintptr
+	dev  int32
+
+	name             string
+	ccMajor, ccMinor int
+	sms, smemOptin   int
+	totalMem         uint64
+	k                kernels
+	plans            map[gemmKey]*gemmPlan
+	pool             map[uint64][]uint64 // freed device blocks by size, for reuse
+	pooled           uint64              // bytes held in pool
+	argVals          [32]uint64          // kernel arguments; fixed in memory, see launch
+	argPtrs          [32]uintptr
+	scalars          [2]uint32 // alpha, beta of cublasLtMatmul
+	scratch          map[string]*allocation
+	invFreq          map[ropeKey]*allocation
+	segCache         segBoundsCache
+	host8            [1]float64
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// Open initialises the driver, creates a context on the device and loads
+// the kernels. It fails with a clear error where there is no NVIDIA driver,
+// no GPU, or a GPU older than compute capability 8.0 (the kernels use bf16
+// tensor-core instructions).
+func Open(opts Options) (*Backend, error) {
+	drv, err := loadDriver()
+	if err != nil {
+		return nil, err
+	}
+	if err := drv.checkErr(drv.cuInit(0), "cuInit"); err != nil {
+		return nil, err
+	}
+	var count int32
+	if err := drv.checkErr(drv.cuDeviceGetCount(&count), "cuDeviceGetCount"); err != nil {
+		return nil, err
+	}
+	if opts.Device < 0 || int(opts.Device) >= int(count) {
+		return nil, fmt.Errorf("cuda: device %d requested, %d present", opts.Device, count)
+	}
+	be := &Backend{opts: opts, drv: drv, plans: map[gemmKey]*gemmPlan{}, pool: map[uint64][]uint64{},
+		scratch: map[string]*allocation{}, invFreq: map[ropeKey]*allocation{}}
+	if err := drv.checkErr(drv.cuDeviceGet(&be.dev, int32(opts.Device)), "cuDeviceGet"); err != nil {
+		return nil, err
+	}
+	attr := func(a int32) int {
+		var v int32
+		drv.cuDeviceGetAttribute(&v, a, be.dev)
+		return int(v)
+	}
+	be.ccMajor, be.ccMinor = attr(attrComputeMajor), attr(attrComputeMinor)
+	be.sms, be.smemOptin = attr(attrMultiprocessorCount), attr(attrMaxSharedOptin)
+	var nameBuf [256]byte
+	drv.cuDeviceGetName(&nameBuf[0], int32(len(nameBuf)), be.dev)
+	be.name = cString(&nameBuf[0])
+	drv.cuDeviceTotalMem(&be.totalMem, be.dev)
+	if be.ccMajor < 8 {
+		return nil, fmt.Errorf("cuda: %s has compute capability %d.%d; the CUDA backend needs 8.0 or newer (Ampere, Hopper)",
+			be.name, be.ccMajor, be.ccMinor)
+	}
+	if err := drv.checkErr(drv.cuDevicePrimaryCtxRetain(&be.ctx, be.dev), "cuDevicePrimaryCtxRetain"); err != nil {
+		return nil, err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := drv.checkErr(drv.cuCtxSetCurrent(be.ctx), "cuCtxSetCurrent"); err != nil {
+		return nil, err
+	}
+	if be.blas, err = loadBlas(); err != nil {
+		return nil, err
+	}
+	be.blas.workspaceSize = 32 << 20
+	if err := drv.checkErr(drv.cuMemAlloc(&be.blas.workspace, be.blas.workspaceSize), "allocate the cuBLASLt workspace"); err != nil {
+		return nil, err
+	}
+	if err := be.loadKernels(); err != nil {
+		return nil, err
+	}
+	return be, nil
+}
+
+// Name reports "cuda".
+func (be *Backend) Name() string { return "cuda" }
+
+// Device describes the GPU, e.g. "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)".
+func (be *Backend) Device() string {
+	return fmt.Sprintf("%s (sm_%d%d, %d SMs, %.1f GiB)", be.name, be.ccMajor, be.ccMinor, be.sms,
+		float64(be.totalMem)/(1<<30))
+}
+
+// Precision reports the precision the backend runs its products in.
+func (be *Backend) Precision() Precision { return be.opts.Precision }
+
+// enter makes the context current on this OS thread and holds the backend
+// for one operation: the driver keeps the current context per thread, and
+// a goroutine may move between threads between two operations.
+func (be *Backend) enter() func() {
+	be.mu.Lock()
+	runtime.LockOSThread()
+	be.drv.check(be.drv.cuCtxSetCurrent(be.ctx), "cuCtxSetCurrent")
+	return func() {
+		runtime.UnlockOSThread()
+		be.mu.Unlock()
+	}
+}
+
+// Synchronize waits until every queued operation has finished (for timing).
+func (be *Backend) Synchronize() {
+	defer be.enter()()
+	be.drv.check(be.drv.cuCtxSynchronize(), "cuCtxSynchronize")
+}
+
+// MemoryInfo reports free and total device memory in bytes.
+func (be *Backend) MemoryInfo() (free, total uint64) {
+	defer be.enter()()
+	be.drv.check(be.drv.cuMemGetInfo(&free, &total), "cuMemGetInfo")
+	return free, total
+}
+
+// ------------------------------------------------------------------ memory
+
+// allocation is one block of device memory. Views (buffers) keep it alive;
+// when the last view is unreachable the block goes back to the backend's
+// pool, to be reused by a later Alloc of the same size class.
+type allocation struct {
+	ptr, bytes uint64
+	version    uint64 // bumped by each upload into it (see segBoundsCache)
+}
+
+// buffer is a float32 view into an allocation.
+type buffer struct {
+	a      *allocation
+	off, n int
+}
+
+func (b *buffer) Len() int        { return b.n }
+func (b *buffer) ptr() uint64     { return b.a.ptr + 4*uint64(b.off) }
+func (b *ints) Len() int          { return b.n }
+func (b *ints) ptr() uint64       { return b.a.ptr + 4*uint64(b.off) }
+func fb(x backend.Buffer) *buffer { return x.(*buffer) }
+func ib(x backend.Ints) *ints     { return x.(*ints) }
+
+// ints is an int32 view into an allocation.
+type ints struct {
+	a      *allocation
+	off, n int
+}
+
+// sizeClass rounds a request up so that freed blocks can be reused: powers
+// of two up to 1 MiB, then whole 2 MiB units.
+func sizeClass(bytes uint64) uint64 {
+	if bytes <= 1<<20 {
+		c := uint64(512)
+		for c < bytes {
+			c <<= 1
+		}
+		return c
+	}
+	return (bytes + (2<<20 - 1)) &^ (2<<20 - 1)
+}
+
+// alloc returns a block of at least bytes; the caller holds be.mu.
+func (be *Backend) alloc(bytes uint64) *allocation {
+	c := sizeClass(max(bytes, 4))
+	var ptr uint64
+	if free := be.pool[c]; len(free) > 0 {
+		ptr = free[len(free)-1]
+		be.pool[c] = free[:len(free)-1]
+		be.pooled -= c
+	} else if r := be.drv.cuMemAlloc(&ptr, c); r != 0 {
+		// Out of memory: give the pooled blocks back to the driver and
+		// try once more before failing.
+		be.releasePool()
+		if r = be.drv.cuMemAlloc(&ptr, c); r != 0 {
+			var free, total uint64
+			be.drv.cuMemGetInfo(&free, &total)
+			be.drv.check(r, "cuMemAlloc %.1f MiB (%.1f of %.1f GiB free)", float64(c)/(1<<20),
+				float64(free)/(1<<30), float64(total)/(1<<30))
+		}
+	}
+	a := &allocation{ptr: ptr, bytes: c}
+	runtime.AddCleanup(a, be.release, [2]uint64{ptr, c})
+	return a
+}
+
+// release returns a block to the pool once nothing references it. Work
+// already queued on the stream that reads the block runs before any later
+// use of it, since everything runs on one stream in order.
+func (be *Backend) release(b [2]uint64) {
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	be.pool[b[1]] = append(be.pool[b[1]], b[0])
+	be.pooled += b[1]
+}
+
+func (be *Backend) releasePool() {
+	be.drv.cuCtxSynchronize()
+	for c, ptrs := range be.pool {
+		for _, p := range ptrs {
+			be.drv.cuMemFree(p)
+		}
+		delete(be.pool, c)
+	}
+	be.pooled = 0
+}
+
+// Alloc returns n zeroed float32s in device memory.
+func (be *Backend) Alloc(n int) backend.Buffer {
+	defer be.enter()()
+	a := be.alloc(uint64(n) * 4)
+	be.drv.check(be.drv.cuMemsetD32Async(a.ptr, 0, uint64(n), 0), "zero %d floats", n)
+	return &buffer{a: a, n: n}
+}
+
+// AllocInts returns n zeroed int32s in device memory.
+func (be *Backend) AllocInts(n int) backend.Ints {
+	defer be.enter()()
+	a := be.alloc(uint64(n) * 4)
+	be.drv.check(be.drv.cuMemsetD32Async(a.ptr, 0, uint64(n), 0), "zero %d ints", n)
+	return &ints{a: a, n: n}
+}
+
+func (be *Backend) Slice(b backend.Buffer, off, n int) backend.Buffer {
+	x := fb(b)
+	if off < 0 || n < 0 || off+n > x.n {
+		panic(fmt.Sprintf("cuda: slice [%d:%d] of a buffer of %d", off, off+n, x.n))
+	}
+	return &buffer{a: x.a, off: x.off + off, n: n}
+}
+
+func (be *Backend) SliceInts(b backend.Ints, off, n int) backend.Ints {
+	x := ib(b)
+	if off < 0 || n < 0 || off+n > x.n {
+		panic(fmt.Sprintf("cuda: slice [%d:%d] of ints of %d", off, off+n, x.n))
+	}
+	return &ints{a: x.a, off: x.off + off, n: n}
+}
+
+func (be *Backend) Upload(dst backend.Buffer, src []float32) {
+	d := fb(dst)
+	if len(src) != d.n {
+		panic(fmt.Sprintf("cuda: upload %d floats into %d", len(src), d.n))
+	}
+	if d.n == 0 {
+		return
+	}
+	defer be.enter()()
+	be.drv.check(be.drv.cuMemcpyHtoD(d.ptr(), unsafe.Pointer(&src[0]), uint64(4*d.n)), "upload %d floats", d.n)
+}
+
+func (be *Backend) UploadInts(dst backend.Ints, src []int32) {
+	d := ib(dst)
+	if len(src) != d.n {
+		panic(fmt.Sprintf("cuda: upload %d ints into %d", len(src), d.n))
+	}
+	if d.n == 0 {
+		return
+	}
+	defer be.enter()()
+	d.a.version++
+	be.drv.check(be.drv.cuMemcpyHtoD(d.ptr(), unsafe.Pointer(&src[0]), uint64(4*d.n)), "upload %d ints", d.n)
+}
+
+func (be *Backend) Download(dst []float32, src backend.Buffer) {
+	s := fb(src)
+	if len(dst) < s.n {
+		panic(fmt.Sprintf("cuda: download %d floats into %d", s.n, len(dst)))
+	}
+	if s.n == 0 {
+		return
+	}
+	defer be.enter()()
+	be.drv.check(be.drv.cuMemcpyDtoH(unsafe.Pointer(&dst[0]), s.ptr(), uint64(4*s.n)), "download %d floats", s.n)
+}
+
+func (be *Backend) Copy(dst, src backend.Buffer) {
+	d, s := fb(dst), fb(src)
+	if d.n != s.n {
+		panic(fmt.Sprintf("cuda: copy %d floats into %d", s.n, d.n))
+	}
+	if d.n == 0 {
+		return
+	}
+	defer be.enter()()
+	be.drv.check(be.drv.cuMemcpyDtoDAsync(d.ptr(), s.ptr(), uint64(4*d.n), 0), "copy %d floats", d.n)
+}
+
+func (be *Backend) Zero(b backend.Buffer) {
+	x := fb(b)
+	if x.n == 0 {
+		return
+	}
+	defer be.enter()()
+	be.drv.check(be.drv.cuMemsetD32Async(x.ptr(), 0, uint64(x.n), 0), "zero %d floats", x.n)
+}
+
+// scratchBuf returns a backend-owned device block of at least bytes, kept
+// for reuse under name; the caller holds be.mu. Reuse is safe because the
+// stream runs in order.
+func (be *Backend) scratchBuf(name string, bytes uint64) uint64 {
+	if a := be.scratch[name]; a != nil && a.bytes >= bytes {
+		return a.ptr
+	}
+	a := be.alloc(bytes)
+	be.scratch[name] = a
+	return a.ptr
+}
+
+// -------------------------------------------------------------- operations
+
+// maxGrid bounds grid-stride launches: enough blocks to fill every SM.
+func (be *Backend) maxGrid() int { return be.sms * 32 }
+
+func (be *Backend) elementwise(k kernel, n int, args ...uint64) {
+	grid, block := launch1D(n, 256, be.maxGrid())
+	be.launch(k, grid, block, 0, args...)
+}
+
+// MatMul computes c = a·b + beta·c, row-major (see ops.go). cuBLASLt is
+// column-major, where a row-major m×n matrix is an n×m one, so the product
+// is run as cᵀ = op(b)ᵀ·op(a)ᵀ with the operands' roles swapped.
+func (be *Backend) MatMul(c, a, b backend.Buffer, m, n, k int, transA, transB bool, beta float32) {
+	if m == 0 || n == 0 {
+		return
+	}
+	defer be.enter()()
+	ap, bp, cp := fb(a).ptr(), fb(b).ptr(), fb(c).ptr()
+	if k == 0 {
+		panic("cuda: MatMul with k=0")
+	}
+	lda, ldb := k, n
+	if transA {
+		lda = m
+	}
+	if transB {
+		ldb = k
+	}
+	// Column-major operands: X = op(b)ᵀ (n×k), Y = op(a)ᵀ (k×m).
+	opX, opY := int32(opN), int32(opN)
+	if transB {
+		opX = opT
+	}
+	if transA {
+		opY = opT
+	}
+	abType, compute := int32(dataR32F), int32(compute32F)
+	switch be.opts.Precision {
+	case TF32:
+		compute = compute32FTF32
+	case BF16:
+		abType = dataR16BF
+		ap = be.bf16Copy("gemm.a", ap, m*k)
+		bp = be.bf16Copy("gemm.b", bp, k*n)
+	}
+	be.gemm(n, m, k, opX, opY, bp, ldb, ap, lda, cp, n, beta, abType, compute)
+}
+
+// bf16Copy converts n float32s at src into a scratch bf16 array.
+func (be *Backend) bf16Copy(name string, src uint64, n int) uint64 {
+	dst := be.scratchBuf(name, uint64(2*n))
+	be.elementwise(be.k.toBF16, n, ptrArg(dst), ptrArg(src), i64Arg(n))
+	return dst
+}
+
+func (be *Backend) Embedding(out, table backend.Buffer, ids backend.Ints, C int) {
+	defer be.enter()()
+	N := ib(ids).n
+	be.elementwise(be.k.embFwd, N*C, ptrArg(fb(out).ptr()), ptrArg(fb(table).ptr()), ptrArg(ib(ids).ptr()), i64Arg(N), i32Arg(C))
+}
+
+func (be *Backend) EmbeddingBackward(dtable, dout backend.Buffer, ids backend.Ints, C int) {
+	defer be.enter()()
+	N := ib(ids).n
+	be.elementwise(be.k.embBwd, N*C, ptrArg(fb(dtable).ptr()), ptrArg(fb(dout).ptr()), ptrArg(ib(ids).ptr()), i64Arg(N), i32Arg(C))
+}
+
+// rowsLaunch is one warp per row, eight rows per block.
+func rowsLaunch(rows int) (dim3, dim3) {
+	return dim3{uint32((rows + 7) / 8), 1, 1}, dim3{256, 1, 1}
+}
+
+func (be *Backend) RMSNorm(out, rstd, in, w backend.Buffer, rows, C int, eps float64) {
+	defer be.enter()()
+	grid, block := rowsLaunch(rows)
+	be.launch(be.k.rmsFwd, grid, block, 0, ptrArg(fb(out).ptr()), ptrArg(fb(rstd).ptr()), ptrArg(fb(in).ptr()),
+		ptrArg(fb(w).ptr()), i64Arg(rows), i32Arg(C), f64Arg(eps))
+}
+
+func (be *Backend) RMSNormBackward(din, dw, dout, in, w, rstd backend.Buffer, rows, C int) {
+	defer be.enter()()
+	grid, block := rowsLaunch(rows)
+	be.launch(be.k.rmsBwdDx, grid, block, 0, ptrArg(fb(din).ptr()), ptrArg(fb(dout).ptr()), ptrArg(fb(in).ptr()),
+		ptrArg(fb(w).ptr()), ptrArg(fb(rstd).ptr()), i64Arg(rows), i32Arg(C))
+	// Partial column sums over chunks of rows, then their ordered sum.
+	chunks := min(1024, max(1, (rows+63)/64))
+	perChunk := (rows + chunks - 1) / chunks
+	chunks = (rows + perChunk - 1) / perChunk
+	partial := be.scratchBuf("rms.partial", uint64(4*chunks*C))
+	bx := min(256, (C+31)/32*32)
+	be.launch(be.k.rmsBwdDwPartial, dim3{uint32((C + bx - 1) / bx), uint32(chunks), 1}, dim3{uint32(bx), 1, 1}, 0,
+		ptrArg(partial), ptrArg(fb(dout).ptr()), ptrArg(fb(in).ptr()), ptrArg(fb(rstd).ptr()), i64Arg(rows), i32Arg(C), i64Arg(perChunk))
+	be.elementwise(be.k.sumRowsAdd, C, ptrArg(fb(dw).ptr()), ptrArg(partial), i32Arg(chunks), i32Arg(C))
+}
+
+type ropeKey struct {
+	D     int
+	theta float64
+}
+
+func (be *Backend) RoPE(x backend.Buffer, pos backend.Ints, H, D int, theta float64, inverse bool) {
+	defer be.enter()()
+	key := ropeKey{D, theta}
+	inv := be.invFreq[key]
+	if inv == nil {
+		host := make([]float64, D/2)
+		for i := range host {
+			host[i] = 1 / math.Pow(theta, float64(2*i)/float64(D))
+		}
+		inv = be.alloc(uint64(8 * len(host)))
+		be.drv.check(be.drv.cuMemcpyHtoD(inv.ptr, unsafe.Pointer(&host[0]), uint64(8*len(host))), "upload RoPE frequencies")
+		be.invFreq[key] = inv
+	}
+	N := ib(pos).n
+	be.elementwise(be.k.rope, N*H*(D/2), ptrArg(fb(x).ptr()), ptrArg(ib(pos).ptr()), ptrArg(inv.ptr), i64Arg(N),
+		i32Arg(H), i32Arg(D), boolArg(inverse))
+}
+
+func (be *Backend) SwiGLU(out, gate, up backend.Buffer) {
+	defer be.enter()()
+	n := fb(out).n
+	be.elementwise(be.k.swigluFwd, n, ptrArg(fb(out).ptr()), ptrArg(fb(gate).ptr()), ptrArg(fb(up).ptr()), i64Arg(n))
+}
+
+func (be *Backend) SwiGLUBackward(dgate, dup, dout, gate, up backend.Buffer) {
+	defer be.enter()()
+	n := fb(dout).n
+	be.elementwise(be.k.swigluBwd, n, ptrArg(fb(dgate).ptr()), ptrArg(fb(dup).ptr()), ptrArg(fb(dout).ptr()),
+		ptrArg(fb(gate).ptr()), ptrArg(fb(up).ptr()), i64Arg(n))
+}
+
+func (be *Backend) Add(dst, src backend.Buffer) {
+	defer be.enter()()
+	n := fb(dst).n
+	be.elementwise(be.k.addF32, n, ptrArg(fb(dst).ptr()), ptrArg(fb(src).ptr()), i64Arg(n))
+}
+
+// CrossEntropy runs one block per row, then sums w·loss on the device and
+// downloads the total (which waits for the queue).
+func (be *Backend) CrossEntropy(losses, logits backend.Buffer, targets backend.Ints, weights backend.Buffer, V int) float64 {
+	defer be.enter()()
+	N := ib(targets).n
+	if N == 0 {
+		return 0
+	}
+	be.launch(be.k.crossEntropy, dim3{uint32(N), 1, 1}, dim3{1024, 1, 1}, 0, ptrArg(fb(losses).ptr()),
+		ptrArg(fb(logits).ptr()), ptrArg(ib(targets).ptr()), ptrArg(fb(weights).ptr()), i32Arg(V))
+	out := be.scratchBuf("ce.total", 8)
+	be.launch(be.k.weightedSum, dim3{1, 1, 1}, dim3{1024, 1, 1}, 0, ptrArg(out), ptrArg(fb(losses).ptr()),
+		ptrArg(fb(weights).ptr()), i64Arg(N))
+	return be.downloadF64(out)
+}
+
+func (be *Backend) downloadF64(p uint64) float64 {
+	be.drv.check(be.drv.cuMemcpyDtoH(unsafe.Pointer(&be.host8[0]), p, 8), "download a result")
+	return be.host8[0]
+}
+
+// sumsqBlocks is fixed so that the partial sums, and so the result, do not
+// depend on the GPU.
+const sumsqBlocks = 1024
+
+func (be *Backend) SumSquares(x backend.Buffer) float64 {
+	defer be.enter()()
+	n := fb(x).n
+	partial := be.scratchBuf("sumsq.partial", 8*sumsqBlocks)
+	be.launch(be.k.sumsqPartial, dim3{sumsqBlocks, 1, 1}, dim3{256, 1, 1}, 0, ptrArg(partial), ptrArg(fb(x).ptr()), i64Arg(n))
+	out := be.scratchBuf("sumsq.total", 8)
+	be.launch(be.k.sumPartials, dim3{1, 1, 1}, dim3{1024, 1, 1}, 0, ptrArg(out), ptrArg(partial), i32Arg(sumsqBlocks))
+	return be.downloadF64(out)
+}
+
+func (be *Backend) AdamW(params, grads, m, v backend.Buffer, p backend.AdamWParams) {
+	defer be.enter()()
+	n := fb(params).n
+	bc1 := 1 - math.Pow(p.Beta1, float64(p.Step))
+	bc2 := 1 - math.Pow(p.Beta2, float64(p.Step))
+	be.elementwise(be.k.adamw, n, ptrArg(fb(params).ptr()), ptrArg(fb(grads).ptr()), ptrArg(fb(m).ptr()),
+		ptrArg(fb(v).ptr()), i64Arg(n), f64Arg(p.LR), f64Arg(p.Beta1), f64Arg(p.Beta2), f64Arg(p.Eps),
+		f64Arg(p.WeightDecay), f64Arg(bc1), f64Arg(bc2), f64Arg(p.GradScale))
+}
