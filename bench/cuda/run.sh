@@ -18,7 +18,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 [ -n "${NOBENCH:-}" ] && exit 0
 (cd training/backend/cuda && ../../../bin/cuda.test -test.run '^$' -test.bench "${BENCH:-.}" -test.benchtime "${BENCHTIME:-5x}" -test.timeout 20m) 2>&1 | tee "$out/bench_go.txt"
 python3 bench/cuda/torch_step.py --peak | tee "$out/bench_torch.jsonl"
-for mode in ${TORCH_MODES:-bf16 amp bf16-compile}; do
+for mode in ${TORCH_MODES-bf16 amp bf16-compile}; do
   for b in 1 4; do
     PYTHONUNBUFFERED=1 python3 bench/cuda/torch_step.py --mode "$mode" --batch "$b" 2>"$out/torch_${mode}_${b}.err" | tee -a "$out/bench_torch.jsonl"
   done

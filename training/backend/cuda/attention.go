@@ -31,6 +31,9 @@ func (be *Backend) segBounds(seg *ints, B, T int) (first, last uint64) {
 	}
 	N := B * T
 	if c.scratch == nil || c.scratch.bytes < uint64(8*N) {
+		if c.scratch != nil {
+			be.free(c.scratch)
+		}
 		c.scratch = be.alloc(uint64(8 * N))
 	}
 	c.first, c.last = c.scratch.ptr, c.scratch.ptr+uint64(4*N)
@@ -47,13 +50,15 @@ func (be *Backend) tensorCoreAttention(D int) bool {
 
 func (be *Backend) Attention(out, lse, q, k, v backend.Buffer, seg backend.Ints, sh backend.AttnShape) {
 	defer be.enter()()
+	defer be.wrote(fb(out), fb(lse))
 	first, _ := be.segBounds(ib(seg), sh.B, sh.T)
 	scale := float32(1 / math.Sqrt(float64(sh.D)))
 	o, l, qp, kp, vp, sp := fb(out).ptr(), fb(lse).ptr(), fb(q).ptr(), fb(k).ptr(), fb(v).ptr(), ib(seg).ptr()
 	if be.tensorCoreAttention(sh.D) {
+		qb, kb, vb := be.bf16Of(fb(q)), be.bf16Of(fb(k)), be.bf16Of(fb(v))
 		fwd, _, _ := be.attnKernels(sh.D)
-		be.launch(fwd, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.H), 1}, dim3{128, 1, 1}, attnFwdSmem(sh.D),
-			ptrArg(o), ptrArg(l), ptrArg(qp), ptrArg(kp), ptrArg(vp), ptrArg(sp), ptrArg(first),
+		be.launch(fwd, dim3{uint32((sh.T + 127) / 128), uint32(sh.B * sh.H), 1}, dim3{256, 1, 1}, attnFwdSmem(sh.D),
+			ptrArg(o), ptrArg(l), ptrArg(qb), ptrArg(kb), ptrArg(vb), ptrArg(sp), ptrArg(first),
 			i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), f32Arg(scale))
 		return
 	}
@@ -71,6 +76,7 @@ func (be *Backend) checkF32Attention(D int) {
 
 func (be *Backend) AttentionBackward(dq, dk, dv, dout, out, lse, q, k, v backend.Buffer, seg backend.Ints, sh backend.AttnShape) {
 	defer be.enter()()
+	defer be.wrote(fb(dq), fb(dk), fb(dv))
 	first, last := be.segBounds(ib(seg), sh.B, sh.T)
 	scale := float32(1 / math.Sqrt(float64(sh.D)))
 	rows := sh.B * sh.H * sh.T
@@ -81,12 +87,13 @@ func (be *Backend) AttentionBackward(dq, dk, dv, dout, out, lse, q, k, v backend
 	dqp, dkp, dvp, dop, lp := fb(dq).ptr(), fb(dk).ptr(), fb(dv).ptr(), fb(dout).ptr(), fb(lse).ptr()
 	qp, kp, vp, sp := fb(q).ptr(), fb(k).ptr(), fb(v).ptr(), ib(seg).ptr()
 	if be.tensorCoreAttention(sh.D) {
+		qb, kb, vb, dob := be.bf16Of(fb(q)), be.bf16Of(fb(k)), be.bf16Of(fb(v)), be.bf16Of(fb(dout))
 		_, kdq, kdkdv := be.attnKernels(sh.D)
 		be.launch(kdq, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.H), 1}, dim3{128, 1, 1}, attnDqSmem(sh.D),
-			ptrArg(dqp), ptrArg(di), ptrArg(dop), ptrArg(lp), ptrArg(qp), ptrArg(kp), ptrArg(vp), ptrArg(sp),
+			ptrArg(dqp), ptrArg(di), ptrArg(dob), ptrArg(lp), ptrArg(qb), ptrArg(kb), ptrArg(vb), ptrArg(sp),
 			ptrArg(first), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), f32Arg(scale))
 		be.launch(kdkdv, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.KV), 1}, dim3{128, 1, 1}, attnDkdvSmem(sh.D),
-			ptrArg(dkp), ptrArg(dvp), ptrArg(di), ptrArg(dop), ptrArg(lp), ptrArg(qp), ptrArg(kp), ptrArg(vp),
+			ptrArg(dkp), ptrArg(dvp), ptrArg(di), ptrArg(dob), ptrArg(lp), ptrArg(qb), ptrArg(kb), ptrArg(vb),
 			ptrArg(sp), ptrArg(last), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), f32Arg(scale))
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/rlm-project/rlm/training/backend"
@@ -40,6 +41,8 @@ type Backend struct {
 	invFreq          map[ropeKey]*allocation
 	segCache         segBoundsCache
 	host8            [1]float64
+	prof             profiler
+	conv             convCache
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -94,6 +97,7 @@ func Open(opts Options) (*Backend, error) {
 	if be.blas, err = loadBlas(); err != nil {
 		return nil, err
 	}
+	be.conv.limit = be.totalMem / 6
 	be.blas.workspaceSize = 32 << 20
 	if err := drv.checkErr(drv.cuMemAlloc(&be.blas.workspace, be.blas.workspaceSize), "allocate the cuBLASLt workspace"); err != nil {
 		return nil, err
@@ -193,19 +197,45 @@ func (be *Backend) alloc(bytes uint64) *allocation {
 		be.pool[c] = free[:len(free)-1]
 		be.pooled -= c
 	} else if r := be.drv.cuMemAlloc(&ptr, c); r != 0 {
-		// Out of memory: give the pooled blocks back to the driver and
-		// try once more before failing.
+		// Out of memory: give the cached and pooled blocks back to the
+		// driver, then let the garbage collector find buffers nobody
+		// references (it knows nothing of device memory, so it may not
+		// have looked), and try again before failing.
+		be.dropConversions()
 		be.releasePool()
-		if r = be.drv.cuMemAlloc(&ptr, c); r != 0 {
+		for try := 0; r != 0 && try < 3; try++ {
+			be.mu.Unlock() // the cleanups that return blocks take the lock
+			runtime.GC()
+			time.Sleep(time.Duration(10<<try) * time.Millisecond)
+			be.mu.Lock()
+			be.releasePool()
+			r = be.drv.cuMemAlloc(&ptr, c)
+		}
+		if r != 0 {
 			var free, total uint64
 			be.drv.cuMemGetInfo(&free, &total)
 			be.drv.check(r, "cuMemAlloc %.1f MiB (%.1f of %.1f GiB free)", float64(c)/(1<<20),
 				float64(free)/(1<<30), float64(total)/(1<<30))
 		}
 	}
-	a := &allocation{ptr: ptr, bytes: c}
-	runtime.AddCleanup(a, be.release, [2]uint64{ptr, c})
+	return &allocation{ptr: ptr, bytes: c}
+}
+
+// allocUser is alloc for memory handed out as a Buffer or Ints: the block
+// returns to the pool when the last view of it is unreachable. The
+// backend's own blocks (scratch, bf16 copies) are returned explicitly with
+// free instead, at once: waiting for the garbage collector, which knows
+// nothing of device memory, would let them pile up.
+func (be *Backend) allocUser(bytes uint64) *allocation {
+	a := be.alloc(bytes)
+	runtime.AddCleanup(a, be.release, [2]uint64{a.ptr, a.bytes})
 	return a
+}
+
+// free returns a backend-owned block to the pool; the caller holds be.mu.
+func (be *Backend) free(a *allocation) {
+	be.pool[a.bytes] = append(be.pool[a.bytes], a.ptr)
+	be.pooled += a.bytes
 }
 
 // release returns a block to the pool once nothing references it. Work
@@ -232,7 +262,7 @@ func (be *Backend) releasePool() {
 // Alloc returns n zeroed float32s in device memory.
 func (be *Backend) Alloc(n int) backend.Buffer {
 	defer be.enter()()
-	a := be.alloc(uint64(n) * 4)
+	a := be.allocUser(uint64(n) * 4)
 	be.drv.check(be.drv.cuMemsetD32Async(a.ptr, 0, uint64(n), 0), "zero %d floats", n)
 	return &buffer{a: a, n: n}
 }
@@ -240,7 +270,7 @@ func (be *Backend) Alloc(n int) backend.Buffer {
 // AllocInts returns n zeroed int32s in device memory.
 func (be *Backend) AllocInts(n int) backend.Ints {
 	defer be.enter()()
-	a := be.alloc(uint64(n) * 4)
+	a := be.allocUser(uint64(n) * 4)
 	be.drv.check(be.drv.cuMemsetD32Async(a.ptr, 0, uint64(n), 0), "zero %d ints", n)
 	return &ints{a: a, n: n}
 }
@@ -270,6 +300,7 @@ func (be *Backend) Upload(dst backend.Buffer, src []float32) {
 		return
 	}
 	defer be.enter()()
+	defer be.wrote(fb(dst))
 	be.drv.check(be.drv.cuMemcpyHtoD(d.ptr(), unsafe.Pointer(&src[0]), uint64(4*d.n)), "upload %d floats", d.n)
 }
 
@@ -307,6 +338,7 @@ func (be *Backend) Copy(dst, src backend.Buffer) {
 		return
 	}
 	defer be.enter()()
+	defer be.wrote(fb(dst))
 	be.drv.check(be.drv.cuMemcpyDtoDAsync(d.ptr(), s.ptr(), uint64(4*d.n), 0), "copy %d floats", d.n)
 }
 
@@ -316,6 +348,7 @@ func (be *Backend) Zero(b backend.Buffer) {
 		return
 	}
 	defer be.enter()()
+	defer be.wrote(fb(b))
 	be.drv.check(be.drv.cuMemsetD32Async(x.ptr(), 0, uint64(x.n), 0), "zero %d floats", x.n)
 }
 
@@ -325,6 +358,9 @@ func (be *Backend) Zero(b backend.Buffer) {
 func (be *Backend) scratchBuf(name string, bytes uint64) uint64 {
 	if a := be.scratch[name]; a != nil && a.bytes >= bytes {
 		return a.ptr
+	}
+	if old := be.scratch[name]; old != nil {
+		be.free(old)
 	}
 	a := be.alloc(bytes)
 	be.scratch[name] = a
@@ -349,6 +385,7 @@ func (be *Backend) MatMul(c, a, b backend.Buffer, m, n, k int, transA, transB bo
 		return
 	}
 	defer be.enter()()
+	defer be.wrote(fb(c))
 	ap, bp, cp := fb(a).ptr(), fb(b).ptr(), fb(c).ptr()
 	if k == 0 {
 		panic("cuda: MatMul with k=0")
@@ -374,27 +411,21 @@ func (be *Backend) MatMul(c, a, b backend.Buffer, m, n, k int, transA, transB bo
 		compute = compute32FTF32
 	case BF16:
 		abType = dataR16BF
-		ap = be.bf16Copy("gemm.a", ap, m*k)
-		bp = be.bf16Copy("gemm.b", bp, k*n)
+		ap, bp = be.bf16Of(fb(a)), be.bf16Of(fb(b))
 	}
 	be.gemm(n, m, k, opX, opY, bp, ldb, ap, lda, cp, n, beta, abType, compute)
 }
 
-// bf16Copy converts n float32s at src into a scratch bf16 array.
-func (be *Backend) bf16Copy(name string, src uint64, n int) uint64 {
-	dst := be.scratchBuf(name, uint64(2*n))
-	be.elementwise(be.k.toBF16, n, ptrArg(dst), ptrArg(src), i64Arg(n))
-	return dst
-}
-
 func (be *Backend) Embedding(out, table backend.Buffer, ids backend.Ints, C int) {
 	defer be.enter()()
+	defer be.wrote(fb(out))
 	N := ib(ids).n
 	be.elementwise(be.k.embFwd, N*C, ptrArg(fb(out).ptr()), ptrArg(fb(table).ptr()), ptrArg(ib(ids).ptr()), i64Arg(N), i32Arg(C))
 }
 
 func (be *Backend) EmbeddingBackward(dtable, dout backend.Buffer, ids backend.Ints, C int) {
 	defer be.enter()()
+	defer be.wrote(fb(dtable))
 	N := ib(ids).n
 	be.elementwise(be.k.embBwd, N*C, ptrArg(fb(dtable).ptr()), ptrArg(fb(dout).ptr()), ptrArg(ib(ids).ptr()), i64Arg(N), i32Arg(C))
 }
@@ -406,6 +437,7 @@ func rowsLaunch(rows int) (dim3, dim3) {
 
 func (be *Backend) RMSNorm(out, rstd, in, w backend.Buffer, rows, C int, eps float64) {
 	defer be.enter()()
+	defer be.wrote(fb(out), fb(rstd))
 	grid, block := rowsLaunch(rows)
 	be.launch(be.k.rmsFwd, grid, block, 0, ptrArg(fb(out).ptr()), ptrArg(fb(rstd).ptr()), ptrArg(fb(in).ptr()),
 		ptrArg(fb(w).ptr()), i64Arg(rows), i32Arg(C), f64Arg(eps))
@@ -413,6 +445,7 @@ func (be *Backend) RMSNorm(out, rstd, in, w backend.Buffer, rows, C int, eps flo
 
 func (be *Backend) RMSNormBackward(din, dw, dout, in, w, rstd backend.Buffer, rows, C int) {
 	defer be.enter()()
+	defer be.wrote(fb(din), fb(dw))
 	grid, block := rowsLaunch(rows)
 	be.launch(be.k.rmsBwdDx, grid, block, 0, ptrArg(fb(din).ptr()), ptrArg(fb(dout).ptr()), ptrArg(fb(in).ptr()),
 		ptrArg(fb(w).ptr()), ptrArg(fb(rstd).ptr()), i64Arg(rows), i32Arg(C))
@@ -434,6 +467,7 @@ type ropeKey struct {
 
 func (be *Backend) RoPE(x backend.Buffer, pos backend.Ints, H, D int, theta float64, inverse bool) {
 	defer be.enter()()
+	defer be.wrote(fb(x))
 	key := ropeKey{D, theta}
 	inv := be.invFreq[key]
 	if inv == nil {
@@ -452,12 +486,14 @@ func (be *Backend) RoPE(x backend.Buffer, pos backend.Ints, H, D int, theta floa
 
 func (be *Backend) SwiGLU(out, gate, up backend.Buffer) {
 	defer be.enter()()
+	defer be.wrote(fb(out))
 	n := fb(out).n
 	be.elementwise(be.k.swigluFwd, n, ptrArg(fb(out).ptr()), ptrArg(fb(gate).ptr()), ptrArg(fb(up).ptr()), i64Arg(n))
 }
 
 func (be *Backend) SwiGLUBackward(dgate, dup, dout, gate, up backend.Buffer) {
 	defer be.enter()()
+	defer be.wrote(fb(dgate), fb(dup))
 	n := fb(dout).n
 	be.elementwise(be.k.swigluBwd, n, ptrArg(fb(dgate).ptr()), ptrArg(fb(dup).ptr()), ptrArg(fb(dout).ptr()),
 		ptrArg(fb(gate).ptr()), ptrArg(fb(up).ptr()), i64Arg(n))
@@ -465,6 +501,7 @@ func (be *Backend) SwiGLUBackward(dgate, dup, dout, gate, up backend.Buffer) {
 
 func (be *Backend) Add(dst, src backend.Buffer) {
 	defer be.enter()()
+	defer be.wrote(fb(dst))
 	n := fb(dst).n
 	be.elementwise(be.k.addF32, n, ptrArg(fb(dst).ptr()), ptrArg(fb(src).ptr()), i64Arg(n))
 }
@@ -473,6 +510,7 @@ func (be *Backend) Add(dst, src backend.Buffer) {
 // downloads the total (which waits for the queue).
 func (be *Backend) CrossEntropy(losses, logits backend.Buffer, targets backend.Ints, weights backend.Buffer, V int) float64 {
 	defer be.enter()()
+	defer be.wrote(fb(losses), fb(logits))
 	N := ib(targets).n
 	if N == 0 {
 		return 0
@@ -506,6 +544,7 @@ func (be *Backend) SumSquares(x backend.Buffer) float64 {
 
 func (be *Backend) AdamW(params, grads, m, v backend.Buffer, p backend.AdamWParams) {
 	defer be.enter()()
+	defer be.wrote(fb(params), fb(m), fb(v))
 	n := fb(params).n
 	bc1 := 1 - math.Pow(p.Beta1, float64(p.Step))
 	bc2 := 1 - math.Pow(p.Beta2, float64(p.Step))

@@ -214,6 +214,9 @@ func (be *Backend) gemm(m, n, k int, opA, opB int32, a uint64, lda int, b uint64
 	key := gemmKey{m: m, n: n, k: k, opA: opA, opB: opB, lda: lda, ldb: ldb, ldc: ldc, abType: abType,
 		compute: compute, alignA: alignment(a), alignB: alignment(b), alignC: alignment(c)}
 	p := be.plan(key)
+	if be.prof.on {
+		defer be.timed(fmt.Sprintf("gemm %dx%dx%d", m, n, k))()
+	}
 	alpha := float32(1)
 	bl := be.blas
 	be.scalars[0], be.scalars[1] = math.Float32bits(alpha), math.Float32bits(beta)

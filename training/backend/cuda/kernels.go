@@ -28,7 +28,7 @@ type kernel struct {
 
 // kernels holds every function of the module.
 type kernels struct {
-	addF32, toBF16, swigluFwd, swigluBwd, embFwd, embBwd            kernel
+	addF32, toBF16, toBF16x4, swigluFwd, swigluBwd, embFwd, embBwd  kernel
 	rmsFwd, rmsBwdDx, rmsBwdDwPartial, sumRowsAdd, rope             kernel
 	crossEntropy, weightedSum, sumsqPartial, sumPartials, adamw     kernel
 	segBounds, attnFwdF32, attnBwdDi, attnBwdDqF32, attnBwdDkdvF32  kernel
@@ -55,7 +55,7 @@ func (be *Backend) loadKernels() error {
 		k    *kernel
 		name string
 	}{
-		{&k.addF32, "add_f32"}, {&k.toBF16, "to_bf16_n"}, {&k.swigluFwd, "swiglu_fwd"},
+		{&k.addF32, "add_f32"}, {&k.toBF16, "to_bf16_n"}, {&k.toBF16x4, "to_bf16_x4"}, {&k.swigluFwd, "swiglu_fwd"},
 		{&k.swigluBwd, "swiglu_bwd"}, {&k.embFwd, "embedding_fwd"}, {&k.embBwd, "embedding_bwd"},
 		{&k.rmsFwd, "rmsnorm_fwd"}, {&k.rmsBwdDx, "rmsnorm_bwd_dx"},
 		{&k.rmsBwdDwPartial, "rmsnorm_bwd_dw_partial"}, {&k.sumRowsAdd, "sum_rows_add"}, {&k.rope, "rope"},
@@ -94,9 +94,9 @@ func (be *Backend) loadKernels() error {
 
 // Shared-memory sizes of the tensor-core attention kernels; the formulas
 // mirror the layouts at the top of each kernel in attention.cuh.
-func attnFwdSmem(D int) int  { return (64*(D+8)+D*(64+8))*2 + 64*4 }
-func attnDqSmem(D int) int   { return (4*64*(D+8)+D*(64+8))*2 + 64*4 }
-func attnDkdvSmem(D int) int { return (2*64*(D+8)+2*32*(D+8)+2*D*(32+8))*2 + 3*32*4 }
+func attnFwdSmem(D int) int  { return (128+4*64)*(D+8)*2 + 2*64*4 }
+func attnDqSmem(D int) int   { return (2*64+4*64)*(D+8)*2 + 2*64*4 }
+func attnDkdvSmem(D int) int { return (2*64+4*32)*(D+8)*2 + 2*3*32*4 }
 
 func (be *Backend) attnKernels(D int) (fwd, dq, dkdv kernel) {
 	if D == 64 {
@@ -136,6 +136,7 @@ func (be *Backend) launch(k kernel, grid, block dim3, smem int, args ...uint64) 
 		be.argVals[i] = a
 		be.argPtrs[i] = uintptr(unsafe.Pointer(&be.argVals[i]))
 	}
+	defer be.timed(k.name)()
 	r, _, _ := purego.SyscallN(be.drv.cuLaunchKernel, k.fn,
 		uintptr(grid.x), uintptr(grid.y), uintptr(grid.z), uintptr(block.x), uintptr(block.y), uintptr(block.z),
 		uintptr(smem), 0, uintptr(unsafe.Pointer(&be.argPtrs[0])), 0)

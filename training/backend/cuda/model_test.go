@@ -187,3 +187,49 @@ func TestStepMatchesTransformers(t *testing.T) {
 			tied, loss, ref.Loss, ref.Device, lossErr, worst)
 	}
 }
+
+// TestTrainingStepsMatchCPU runs several optimizer steps with a large
+// learning rate, so every step changes every weight a lot: a stale cached
+// bf16 copy of a weight or activation would show in the next step's loss.
+func TestTrainingStepsMatchCPU(t *testing.T) {
+	run := func(be backend.Backend, cfg model.Config, b *model.Batch) []float64 {
+		m, err := model.New(be, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.InitRandom(3, 0.1)
+		am, av := be.Alloc(m.NumParams()), be.Alloc(m.NumParams())
+		ctx := context.Background()
+		var losses []float64
+		for step := 1; step <= 4; step++ {
+			if err := m.Forward(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			loss, err := m.Loss()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Backward(ctx); err != nil {
+				t.Fatal(err)
+			}
+			losses = append(losses, loss)
+			be.AdamW(m.Params, m.Grads, am, av, backend.AdamWParams{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
+				WeightDecay: 0.1, Step: step, GradScale: 1})
+			m.ZeroGrads()
+		}
+		return losses
+	}
+	for _, p := range []cuda.Precision{cuda.FP32, cuda.BF16} {
+		g := gpu(t, p)
+		cfg := smallConfig(t, true)
+		b := trainBatch(cfg, 2, 150, true)
+		want, got := run(backend.CPU{}, cfg, b), run(g, cfg, b)
+		tol := map[cuda.Precision]float64{cuda.FP32: 1e-5, cuda.BF16: 1e-2}[p]
+		for i := range want {
+			if e := math.Abs(got[i]-want[i]) / want[i]; e > tol {
+				t.Errorf("%s step %d: loss %.6f, CPU %.6f (relative error %.2g)", p, i+1, got[i], want[i], e)
+			}
+		}
+		t.Logf("%s losses %.5f, CPU %.5f", p, got, want)
+	}
+}

@@ -1,64 +1,73 @@
 // Tensor-core attention (FlashAttention-2 style): causal, segment-masked,
-// grouped-query, for head dimensions 64 and 128. Q, K and V stay float32 in
-// global memory; tiles are rounded to bf16 in shared memory and multiplied
-// with mma.sync m16n8k16 into float32 accumulators. No T×T matrix exists:
-// the forward keeps a running max and sum per row and writes the row's
-// log-sum-exp, from which the backward recomputes the probabilities.
+// grouped-query, for head dimensions 64 and 128. The Go side first rounds
+// Q, K, V (and dO) to bf16 copies; tiles move from global to shared memory
+// with cp.async, two stages deep, and into mma.sync m16n8k16 fragments with
+// ldmatrix (ldmatrix.trans where the product needs the transposed tile), so
+// nothing is transposed by hand. Accumulation is float32. No T×T matrix
+// exists: the forward keeps a running max and sum per row and writes the
+// row's log-sum-exp, from which the backward recomputes the probabilities.
 //
-// Blocks are 128 threads (4 warps). Each warp owns 16 rows of its block's
-// tile: query rows in the forward and dq kernels, key rows in the dk/dv
-// kernel. Shared-memory rows are padded by 8 bf16 so the fragment loads of a
-// warp hit 32 different banks.
+// Each warp owns 16 rows of its block's tile: query rows in the forward and
+// dq kernels, key rows in the dk/dv kernel. Shared-memory rows are padded by
+// 8 bf16 (16 bytes) so that the eight row addresses of each ldmatrix phase
+// fall in different banks.
 
-#define ATT_THREADS 128
-#define BR 64  // query rows per block (forward, dq)
 #define BC 64  // key rows per tile (forward, dq) and per block (dk/dv)
-#define BQ 32  // query rows per tile in the dk/dv kernel
+#define BQ 32  // query rows per tile in the dk/dv kernel (32 keeps its accumulators in registers)
 
-// Loads rows [r0, r0+rows) of one head of a [B·T][heads][D] float32 tensor
-// as bf16 into dst (rows × stride) and/or, transposed, into dstT
-// (D × strideT); either may be null. Rows past T read as zero.
-template <int D>
-DEV void load_tile(u16* dst, int stride, u16* dstT, int strideT, const float* src, i64 rowBase, int r0,
-                   int rows, int T, int heads, int head) {
-  for (int idx = threadIdx.x; idx < rows * (D / 2); idx += ATT_THREADS) {
-    int r = idx / (D / 2), c = (idx % (D / 2)) * 2;
-    float x0 = 0, x1 = 0;
-    if (r0 + r < T) {
-      const float* p = src + ((rowBase + r0 + r) * heads + head) * D + c;
-      x0 = p[0];
-      x1 = p[1];
-    }
-    if (dst) *(u32*)&dst[r * stride + c] = pack2(x0, x1);
-    if (dstT) {
-      dstT[c * strideT + r] = to_bf16(x0);
-      dstT[(c + 1) * strideT + r] = to_bf16(x1);
-    }
-  }
+DEV u32 smem_addr(const void* p) {
+  u32 a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  return a;
 }
 
-// A fragments of rows [row, row+16) and columns [16j, 16j+16) of a bf16 tile.
-DEV void load_a(u32* a, const u16* tile, int stride, int row, int j) {
-  int g = (threadIdx.x & 31) >> 2, c = threadIdx.x & 3;
-  const u16* p0 = tile + (row + g) * stride + 16 * j + 2 * c;
-  const u16* p1 = p0 + 8 * stride;
-  a[0] = lds32(p0);
-  a[1] = lds32(p1);
-  a[2] = lds32(p0 + 8);
-  a[3] = lds32(p1 + 8);
+// 16 bytes global → shared without passing through registers; bytes 0
+// fills the destination with zeros (rows past the end).
+DEV void cp_async16(void* dst, const void* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src), "r"(bytes));
+}
+DEV void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
+template <int N>
+DEV void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N));
 }
 
-// B fragments for B[k][n] = tile[n][k] (tile row-major over n): n in
-// [n0, n0+8), k in [16j, 16j+16).
-DEV void load_b(u32* b, const u16* tile, int stride, int n0, int j) {
-  int g = (threadIdx.x & 31) >> 2, c = threadIdx.x & 3;
-  const u16* p = tile + (n0 + g) * stride + 16 * j + 2 * c;
-  b[0] = lds32(p);
-  b[1] = lds32(p + 8);
+DEV void ldsm_x4(u32* r, const u16* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+DEV void ldsm_x4_t(u32* r, const u16* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
 }
 
-// The accumulators of two adjacent n-tiles (16×16) as the A fragments of the
-// next product: the FlashAttention register reuse.
+// A fragments (16×16) of rows [row, row+16), columns [col, col+16) of a
+// row-major bf16 tile: lane i addresses row (i%8) + 8·((i/8)%2) at column
+// 8·(i/16), so the four 8×8 matrices come back as a[0..3].
+DEV void frag_a(u32* a, const u16* tile, int stride, int row, int col) {
+  int l = threadIdx.x & 31;
+  ldsm_x4(a, tile + (row + (l & 7) + ((l >> 3) & 1) * 8) * stride + col + (l >> 4) * 8);
+}
+
+// B fragments of two adjacent n-tiles for B[k][n] = tile[n][k] (the tile is
+// row-major over n, k contiguous): n in [n0, n0+16), k in [k0, k0+16).
+// b[0..1] serve n-tile n0, b[2..3] n-tile n0+8.
+DEV void frag_b(u32* b, const u16* tile, int stride, int n0, int k0) {
+  int l = threadIdx.x & 31;
+  ldsm_x4(b, tile + (n0 + (l & 7) + (l >> 4) * 8) * stride + k0 + ((l >> 3) & 1) * 8);
+}
+
+// B fragments of two adjacent n-tiles for B[k][n] = tile[k][n] (row-major
+// over k): k in [k0, k0+16), n in [n0, n0+16), through ldmatrix.trans.
+DEV void frag_bt(u32* b, const u16* tile, int stride, int k0, int n0) {
+  int l = threadIdx.x & 31;
+  ldsm_x4_t(b, tile + (k0 + (l & 7) + ((l >> 3) & 1) * 8) * stride + n0 + (l >> 4) * 8);
+}
+
+// The accumulators of two adjacent n-tiles (16×16) as the A fragments of
+// the next product: the FlashAttention register reuse.
 DEV void acc_to_a(u32* a, const float* lo, const float* hi) {
   a[0] = pack2(lo[0], lo[1]);
   a[1] = pack2(lo[2], lo[3]);
@@ -66,106 +75,132 @@ DEV void acc_to_a(u32* a, const float* lo, const float* hi) {
   a[3] = pack2(hi[2], hi[3]);
 }
 
-// Minimum of first[] over rows [r0, r0+n) (clipped to T), block-wide.
+// Copies rows [r0, r0+rows) of one head of a [B·T][heads][D] bf16 tensor
+// into a shared tile with row stride D+8; rows past T become zeros.
+template <int D, int NT>
+DEV void copy_tile(u16* dst, const u16* src, i64 rowBase, int r0, int rows, int T, int heads, int head) {
+  constexpr int CH = D / 8;  // 16-byte chunks per row
+  for (int idx = threadIdx.x; idx < rows * CH; idx += NT) {
+    int r = idx / CH, ch = idx % CH;
+    bool in = r0 + r < T;
+    const u16* p = in ? src + ((rowBase + r0 + r) * heads + head) * D + ch * 8 : src;
+    cp_async16(dst + r * (D + 8) + ch * 8, p, in ? 16 : 0);
+  }
+}
+
+// Minimum of first[] (maximum of last[]) over rows [r0, r0+n), block-wide.
+template <int NW>
 DEV int block_min_first(const int* first, i64 rowBase, int r0, int n, int T, int* sh) {
   int v = 0x7fffffff;
-  for (int i = threadIdx.x; i < n; i += ATT_THREADS)
+  for (int i = threadIdx.x; i < n; i += NW * 32)
     if (r0 + i < T) v = __builtin_elementwise_min(v, first[rowBase + r0 + i]);
   v = warp_min_i(v);
-  syncthreads();
   if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
   syncthreads();
   int r = sh[0];
-  for (int i = 1; i < ATT_THREADS / 32; i++) r = __builtin_elementwise_min(r, sh[i]);
+#pragma unroll
+  for (int i = 1; i < NW; i++) r = __builtin_elementwise_min(r, sh[i]);
   syncthreads();
   return r;
 }
 
+template <int NW>
 DEV int block_max_last(const int* last, i64 rowBase, int r0, int n, int T, int* sh) {
   int v = -1;
-  for (int i = threadIdx.x; i < n; i += ATT_THREADS)
+  for (int i = threadIdx.x; i < n; i += NW * 32)
     if (r0 + i < T) v = __builtin_elementwise_max(v, last[rowBase + r0 + i]);
   v = warp_max_i(v);
-  syncthreads();
   if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
   syncthreads();
   int r = sh[0];
-  for (int i = 1; i < ATT_THREADS / 32; i++) r = __builtin_elementwise_max(r, sh[i]);
+#pragma unroll
+  for (int i = 1; i < NW; i++) r = __builtin_elementwise_max(r, sh[i]);
   syncthreads();
   return r;
 }
 
 // ------------------------------------------------------------------ forward
-// grid (ceil(T/BR), B·H); dynamic shared memory:
-// (BC·(D+8) + D·(BC+8))·2 bytes + BC ints.
+// 8 warps, 128 query rows per block; grid (ceil(T/128), B·H), the longest
+// (latest) tiles first. Dynamic shared memory: (128 + 4·BC)·(D+8)·2 bytes
+// + 2·BC ints.
+#define FWD_WARPS 8
 template <int D>
-DEV void attn_fwd_mma(float* out, float* lse, const float* q, const float* k, const float* v,
-                      const int* seg, const int* first, int T, int H, int KV, float scale) {
-  constexpr int KS = D + 8, VS = BC + 8;
-  u16* Ks = (u16*)dyn_smem;
-  u16* Vt = Ks + BC * KS;
-  int* segK = (int*)(Vt + D * VS);
-  __shared__ int red[ATT_THREADS / 32];
+DEV void attn_fwd_mma(float* out, float* lse, const u16* q, const u16* k, const u16* v, const int* seg,
+                      const int* first, int T, int H, int KV, float scale) {
+  constexpr int S = D + 8, NT = FWD_WARPS * 32, BR = FWD_WARPS * 16;
+  u16* Qs = (u16*)dyn_smem;
+  u16* Kst = Qs + BR * S;
+  u16* Vst = Kst + 2 * BC * S;
+  int* segK = (int*)(Vst + 2 * BC * S);
+  __shared__ int red[FWD_WARPS];
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
   const int bh = blockIdx.y, b = bh / H, h = bh % H, kh = h / (H / KV);
-  const int t0 = blockIdx.x * BR;
+  const int t0 = (gridDim.x - 1 - blockIdx.x) * BR;
   const i64 rowBase = (i64)b * T;
   const int r0 = t0 + warp * 16 + g, r1 = r0 + 8;
 
-  u32 qa[D / 16][4];
-  #pragma unroll
-  for (int j = 0; j < D / 16; j++) {
-    int cols[4] = {16 * j + 2 * c, 16 * j + 2 * c, 16 * j + 8 + 2 * c, 16 * j + 8 + 2 * c};
-    int rows[4] = {r0, r1, r0, r1};
-    #pragma unroll
-    for (int x = 0; x < 4; x++) {
-      float a0 = 0, a1 = 0;
-      if (rows[x] < T) {
-        const float* p = q + ((rowBase + rows[x]) * H + h) * D + cols[x];
-        a0 = p[0];
-        a1 = p[1];
-      }
-      qa[j][x] = pack2(a0, a1);
-    }
-  }
+  copy_tile<D, NT>(Qs, q, rowBase, t0, BR, T, H, h);
+  cp_async_commit();
+  const int kStart = block_min_first<FWD_WARPS>(first, rowBase, t0, BR, T, red);
+  const int kEnd = t0 + BR < T ? t0 + BR : T;
+  const int ntiles = (kEnd - kStart + BC - 1) / BC;
+  auto load_kv = [&](int stage, int s0) {
+    copy_tile<D, NT>(Kst + stage * BC * S, k, rowBase, s0, BC, T, KV, kh);
+    copy_tile<D, NT>(Vst + stage * BC * S, v, rowBase, s0, BC, T, KV, kh);
+    for (int i = threadIdx.x; i < BC; i += NT) segK[stage * BC + i] = s0 + i < T ? seg[rowBase + s0 + i] : -2;
+  };
+  load_kv(0, kStart);
+  cp_async_commit();
+
   const int seg0 = r0 < T ? seg[rowBase + r0] : -1, seg1 = r1 < T ? seg[rowBase + r1] : -1;
+  cp_async_wait<1>();
+  syncthreads();
+  u32 qa[D / 16][4];
+#pragma unroll
+  for (int j = 0; j < D / 16; j++) frag_a(qa[j], Qs, S, warp * 16, 16 * j);
 
   float o[D / 8][4];
-  #pragma unroll
+#pragma unroll
   for (int i = 0; i < D / 8; i++) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0;
   float m0 = -finf(), m1 = -finf(), l0 = 0, l1 = 0;
   const float sl2 = scale * LOG2E;
 
-  const int kStart = block_min_first(first, rowBase, t0, BR, T, red);
-  const int kEnd = t0 + BR < T ? t0 + BR : T;
-  for (int s0 = kStart; s0 < kEnd; s0 += BC) {
+  for (int it = 0; it < ntiles; it++) {
+    const int s0 = kStart + it * BC, st = it & 1;
+    if (it + 1 < ntiles) {
+      load_kv(st ^ 1, s0 + BC);
+      cp_async_commit();
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
     syncthreads();
-    load_tile<D>(Ks, KS, nullptr, 0, k, rowBase, s0, BC, T, KV, kh);
-    load_tile<D>(nullptr, 0, Vt, VS, v, rowBase, s0, BC, T, KV, kh);
-    for (int i = threadIdx.x; i < BC; i += ATT_THREADS) segK[i] = s0 + i < T ? seg[rowBase + s0 + i] : -2;
-    syncthreads();
+    const u16* Ks = Kst + st * BC * S;
+    const u16* Vs = Vst + st * BC * S;
+    const int* sk = segK + st * BC;
 
     float sc[BC / 8][4];
-    #pragma unroll
+#pragma unroll
     for (int i = 0; i < BC / 8; i++) sc[i][0] = sc[i][1] = sc[i][2] = sc[i][3] = 0;
-    #pragma unroll
+#pragma unroll
     for (int j = 0; j < D / 16; j++)
-      #pragma unroll
-      for (int nt = 0; nt < BC / 8; nt++) {
-        u32 bb[2];
-        load_b(bb, Ks, KS, nt * 8, j);
-        mma_bf16(sc[nt], qa[j], bb[0], bb[1]);
+#pragma unroll
+      for (int np = 0; np < BC / 16; np++) {
+        u32 bb[4];
+        frag_b(bb, Ks, S, np * 16, 16 * j);
+        mma_bf16(sc[2 * np], qa[j], bb[0], bb[1]);
+        mma_bf16(sc[2 * np + 1], qa[j], bb[2], bb[3]);
       }
 
     float mx0 = -finf(), mx1 = -finf();
-    #pragma unroll
+#pragma unroll
     for (int nt = 0; nt < BC / 8; nt++)
-      #pragma unroll
+#pragma unroll
       for (int e = 0; e < 2; e++) {
         int kc = nt * 8 + 2 * c + e, s = s0 + kc;
-        sc[nt][e] = (s <= r0 && segK[kc] == seg0) ? sc[nt][e] * sl2 : -finf();
-        sc[nt][2 + e] = (s <= r1 && segK[kc] == seg1) ? sc[nt][2 + e] * sl2 : -finf();
+        sc[nt][e] = (s <= r0 && sk[kc] == seg0) ? sc[nt][e] * sl2 : -finf();
+        sc[nt][2 + e] = (s <= r1 && sk[kc] == seg1) ? sc[nt][2 + e] * sl2 : -finf();
         mx0 = __builtin_fmaxf(mx0, sc[nt][e]);
         mx1 = __builtin_fmaxf(mx1, sc[nt][2 + e]);
       }
@@ -178,14 +213,14 @@ DEV void attn_fwd_mma(float* out, float* lse, const float* q, const float* k, co
     float a0 = fexp2(m0 - mu0), a1 = fexp2(m1 - mu1);
     l0 *= a0;
     l1 *= a1;
-    #pragma unroll
+#pragma unroll
     for (int i = 0; i < D / 8; i++) {
       o[i][0] *= a0;
       o[i][1] *= a0;
       o[i][2] *= a1;
       o[i][3] *= a1;
     }
-    #pragma unroll
+#pragma unroll
     for (int nt = 0; nt < BC / 8; nt++) {
       sc[nt][0] = fexp2(sc[nt][0] - mu0);
       sc[nt][1] = fexp2(sc[nt][1] - mu0);
@@ -197,22 +232,24 @@ DEV void attn_fwd_mma(float* out, float* lse, const float* q, const float* k, co
     m0 = mn0;
     m1 = mn1;
 
-    #pragma unroll
+#pragma unroll
     for (int jj = 0; jj < BC / 16; jj++) {
       u32 pa[4];
       acc_to_a(pa, sc[2 * jj], sc[2 * jj + 1]);
-      #pragma unroll
-      for (int dn = 0; dn < D / 8; dn++) {
-        u32 bb[2];
-        load_b(bb, Vt, VS, dn * 8, jj);
-        mma_bf16(o[dn], pa, bb[0], bb[1]);
+#pragma unroll
+      for (int dp = 0; dp < D / 16; dp++) {
+        u32 bb[4];
+        frag_bt(bb, Vs, S, 16 * jj, 16 * dp);
+        mma_bf16(o[2 * dp], pa, bb[0], bb[1]);
+        mma_bf16(o[2 * dp + 1], pa, bb[2], bb[3]);
       }
     }
+    syncthreads();  // the next iteration's prefetch overwrites this stage
   }
 
   l0 = quad_sum(l0);
   l1 = quad_sum(l1);
-  #pragma unroll
+#pragma unroll
   for (int dn = 0; dn < D / 8; dn++) {
     int col = dn * 8 + 2 * c;
     if (r0 < T) {
@@ -233,29 +270,42 @@ DEV void attn_fwd_mma(float* out, float* lse, const float* q, const float* k, co
 }
 
 // ---------------------------------------------------------------------- dq
-// grid (ceil(T/BR), B·H); dynamic shared memory:
-// (4·BR·(D+8) + D·(BC+8))·2 bytes + BC ints. Di comes from attn_bwd_di.
+// 4 warps, 64 query rows per block; grid (ceil(T/64), B·H). Dynamic shared
+// memory: (2·64 + 4·BC)·(D+8)·2 bytes + 2·BC ints. Di comes from
+// attn_bwd_di.
+#define BWD_WARPS 4
 template <int D>
-DEV void attn_bwd_dq_mma(float* dq, const float* Di, const float* dout, const float* lse, const float* q,
-                         const float* k, const float* v, const int* seg, const int* first, int T, int H,
-                         int KV, float scale) {
-  constexpr int KS = D + 8, VS = BC + 8;
+DEV void attn_bwd_dq_mma(float* dq, const float* Di, const u16* dout, const float* lse, const u16* q,
+                         const u16* k, const u16* v, const int* seg, const int* first, int T, int H, int KV,
+                         float scale) {
+  constexpr int S = D + 8, NT = BWD_WARPS * 32, BR = BWD_WARPS * 16;
   u16* Qs = (u16*)dyn_smem;
-  u16* dOs = Qs + BR * KS;
-  u16* Ks = dOs + BR * KS;
-  u16* Vs = Ks + BC * KS;
-  u16* Kt = Vs + BC * KS;
-  int* segK = (int*)(Kt + D * VS);
-  __shared__ int red[ATT_THREADS / 32];
+  u16* dOs = Qs + BR * S;
+  u16* Kst = dOs + BR * S;
+  u16* Vst = Kst + 2 * BC * S;
+  int* segK = (int*)(Vst + 2 * BC * S);
+  __shared__ int red[BWD_WARPS];
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
   const int bh = blockIdx.y, b = bh / H, h = bh % H, kh = h / (H / KV);
-  const int t0 = blockIdx.x * BR;
+  const int t0 = (gridDim.x - 1 - blockIdx.x) * BR;
   const i64 rowBase = (i64)b * T;
   const int r0 = t0 + warp * 16 + g, r1 = r0 + 8;
 
-  load_tile<D>(Qs, KS, nullptr, 0, q, rowBase, t0, BR, T, H, h);
-  load_tile<D>(dOs, KS, nullptr, 0, dout, rowBase, t0, BR, T, H, h);
+  copy_tile<D, NT>(Qs, q, rowBase, t0, BR, T, H, h);
+  copy_tile<D, NT>(dOs, dout, rowBase, t0, BR, T, H, h);
+  cp_async_commit();
+  const int kStart = block_min_first<BWD_WARPS>(first, rowBase, t0, BR, T, red);
+  const int kEnd = t0 + BR < T ? t0 + BR : T;
+  const int ntiles = (kEnd - kStart + BC - 1) / BC;
+  auto load_kv = [&](int stage, int s0) {
+    copy_tile<D, NT>(Kst + stage * BC * S, k, rowBase, s0, BC, T, KV, kh);
+    copy_tile<D, NT>(Vst + stage * BC * S, v, rowBase, s0, BC, T, KV, kh);
+    for (int i = threadIdx.x; i < BC; i += NT) segK[stage * BC + i] = s0 + i < T ? seg[rowBase + s0 + i] : -2;
+  };
+  load_kv(0, kStart);
+  cp_async_commit();
+
   const int seg0 = r0 < T ? seg[rowBase + r0] : -1, seg1 = r1 < T ? seg[rowBase + r1] : -1;
   const float L0 = r0 < T ? lse[(i64)bh * T + r0] * LOG2E : 0.f;
   const float L1 = r1 < T ? lse[(i64)bh * T + r1] * LOG2E : 0.f;
@@ -264,61 +314,71 @@ DEV void attn_bwd_dq_mma(float* dq, const float* Di, const float* dout, const fl
   const float sl2 = scale * LOG2E;
 
   float acc[D / 8][4];
-  #pragma unroll
+#pragma unroll
   for (int i = 0; i < D / 8; i++) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0;
 
-  const int kStart = block_min_first(first, rowBase, t0, BR, T, red);
-  const int kEnd = t0 + BR < T ? t0 + BR : T;
-  for (int s0 = kStart; s0 < kEnd; s0 += BC) {
+  for (int it = 0; it < ntiles; it++) {
+    const int s0 = kStart + it * BC, st = it & 1;
+    if (it + 1 < ntiles) {
+      load_kv(st ^ 1, s0 + BC);
+      cp_async_commit();
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
     syncthreads();
-    load_tile<D>(Ks, KS, Kt, VS, k, rowBase, s0, BC, T, KV, kh);
-    load_tile<D>(Vs, KS, nullptr, 0, v, rowBase, s0, BC, T, KV, kh);
-    for (int i = threadIdx.x; i < BC; i += ATT_THREADS) segK[i] = s0 + i < T ? seg[rowBase + s0 + i] : -2;
-    syncthreads();
+    const u16* Ks = Kst + st * BC * S;
+    const u16* Vs = Vst + st * BC * S;
+    const int* sk = segK + st * BC;
 
     float sc[BC / 8][4], dp[BC / 8][4];
-    #pragma unroll
+#pragma unroll
     for (int i = 0; i < BC / 8; i++)
-      #pragma unroll
+#pragma unroll
       for (int e = 0; e < 4; e++) sc[i][e] = dp[i][e] = 0;
-    #pragma unroll
+#pragma unroll
     for (int j = 0; j < D / 16; j++) {
       u32 qa[4], da[4];
-      load_a(qa, Qs, KS, warp * 16, j);
-      load_a(da, dOs, KS, warp * 16, j);
-      #pragma unroll
-      for (int nt = 0; nt < BC / 8; nt++) {
-        u32 bb[2];
-        load_b(bb, Ks, KS, nt * 8, j);
-        mma_bf16(sc[nt], qa, bb[0], bb[1]);
-        load_b(bb, Vs, KS, nt * 8, j);
-        mma_bf16(dp[nt], da, bb[0], bb[1]);
+      frag_a(qa, Qs, S, warp * 16, 16 * j);
+      frag_a(da, dOs, S, warp * 16, 16 * j);
+#pragma unroll
+      for (int np = 0; np < BC / 16; np++) {
+        u32 bb[4];
+        frag_b(bb, Ks, S, np * 16, 16 * j);
+        mma_bf16(sc[2 * np], qa, bb[0], bb[1]);
+        mma_bf16(sc[2 * np + 1], qa, bb[2], bb[3]);
+        frag_b(bb, Vs, S, np * 16, 16 * j);
+        mma_bf16(dp[2 * np], da, bb[0], bb[1]);
+        mma_bf16(dp[2 * np + 1], da, bb[2], bb[3]);
       }
     }
     // sc becomes dS = P·(dP − Di)·scale.
-    #pragma unroll
+#pragma unroll
     for (int nt = 0; nt < BC / 8; nt++)
-      #pragma unroll
+#pragma unroll
       for (int e = 0; e < 2; e++) {
         int kc = nt * 8 + 2 * c + e, s = s0 + kc;
-        float p0 = (s <= r0 && segK[kc] == seg0) ? fexp2(sc[nt][e] * sl2 - L0) : 0.f;
-        float p1 = (s <= r1 && segK[kc] == seg1) ? fexp2(sc[nt][2 + e] * sl2 - L1) : 0.f;
+        float p0 = (s <= r0 && sk[kc] == seg0) ? fexp2(sc[nt][e] * sl2 - L0) : 0.f;
+        float p1 = (s <= r1 && sk[kc] == seg1) ? fexp2(sc[nt][2 + e] * sl2 - L1) : 0.f;
         sc[nt][e] = p0 * (dp[nt][e] - D0) * scale;
         sc[nt][2 + e] = p1 * (dp[nt][2 + e] - D1) * scale;
       }
-    #pragma unroll
+    // dQ += dS·K, K read transposed.
+#pragma unroll
     for (int jj = 0; jj < BC / 16; jj++) {
       u32 sa[4];
       acc_to_a(sa, sc[2 * jj], sc[2 * jj + 1]);
-      #pragma unroll
-      for (int dn = 0; dn < D / 8; dn++) {
-        u32 bb[2];
-        load_b(bb, Kt, VS, dn * 8, jj);
-        mma_bf16(acc[dn], sa, bb[0], bb[1]);
+#pragma unroll
+      for (int dn = 0; dn < D / 16; dn++) {
+        u32 bb[4];
+        frag_bt(bb, Ks, S, 16 * jj, 16 * dn);
+        mma_bf16(acc[2 * dn], sa, bb[0], bb[1]);
+        mma_bf16(acc[2 * dn + 1], sa, bb[2], bb[3]);
       }
     }
+    syncthreads();
   }
-  #pragma unroll
+#pragma unroll
   for (int dn = 0; dn < D / 8; dn++) {
     int col = dn * 8 + 2 * c;
     if (r0 < T) {
@@ -335,25 +395,23 @@ DEV void attn_bwd_dq_mma(float* dq, const float* Di, const float* dout, const fl
 }
 
 // ------------------------------------------------------------------- dk, dv
-// grid (ceil(T/BC), B·KV); dynamic shared memory:
-// (2·BC·(D+8) + 2·BQ·(D+8) + 2·D·(BQ+8))·2 bytes + 3·BQ words. The block
-// owns BC key rows of one KV head and loops over the query heads that share
-// it and the query tiles that can reach its keys.
+// 4 warps, BC key rows of one KV head per block; grid (ceil(T/BC), B·KV),
+// the longest (earliest) tiles first. The block loops over the query heads
+// that share its KV head and the query tiles that reach its keys. Dynamic
+// shared memory: (2·BC + 4·BQ)·(D+8)·2 bytes + 2·3·BQ words.
 template <int D>
-DEV void attn_bwd_dkdv_mma(float* dk, float* dv, const float* Di, const float* dout, const float* lse,
-                           const float* q, const float* k, const float* v, const int* seg, const int* last,
-                           int T, int H, int KV, float scale) {
-  constexpr int KS = D + 8, QS = BQ + 8;
+DEV void attn_bwd_dkdv_mma(float* dk, float* dv, const float* Di, const u16* dout, const float* lse,
+                           const u16* q, const u16* k, const u16* v, const int* seg, const int* last, int T,
+                           int H, int KV, float scale) {
+  constexpr int S = D + 8, NT = BWD_WARPS * 32;
   u16* Ks = (u16*)dyn_smem;
-  u16* Vs = Ks + BC * KS;
-  u16* Qs = Vs + BC * KS;
-  u16* dOs = Qs + BQ * KS;
-  u16* Qt = dOs + BQ * KS;
-  u16* dOt = Qt + D * QS;
-  float* lseQ = (float*)(dOt + D * QS);
-  float* DiQ = lseQ + BQ;
-  int* segQ = (int*)(DiQ + BQ);
-  __shared__ int red[ATT_THREADS / 32];
+  u16* Vs = Ks + BC * S;
+  u16* Qst = Vs + BC * S;
+  u16* dOst = Qst + 2 * BQ * S;
+  float* lseQ = (float*)(dOst + 2 * BQ * S);
+  float* DiQ = lseQ + 2 * BQ;
+  int* segQ = (int*)(DiQ + 2 * BQ);
+  __shared__ int red[BWD_WARPS];
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
   const int bk = blockIdx.y, b = bk / KV, kh = bk % KV, group = H / KV;
@@ -361,84 +419,107 @@ DEV void attn_bwd_dkdv_mma(float* dk, float* dv, const float* Di, const float* d
   const i64 rowBase = (i64)b * T;
   const int k0 = s0 + warp * 16 + g, k1 = k0 + 8;  // this lane's key rows
 
-  load_tile<D>(Ks, KS, nullptr, 0, k, rowBase, s0, BC, T, KV, kh);
-  load_tile<D>(Vs, KS, nullptr, 0, v, rowBase, s0, BC, T, KV, kh);
+  copy_tile<D, NT>(Ks, k, rowBase, s0, BC, T, KV, kh);
+  copy_tile<D, NT>(Vs, v, rowBase, s0, BC, T, KV, kh);
+  cp_async_commit();
   const int segA = k0 < T ? seg[rowBase + k0] : -3, segB = k1 < T ? seg[rowBase + k1] : -3;
   const float sl2 = scale * LOG2E;
-  const int qEnd = block_max_last(last, rowBase, s0, BC, T, red) + 1;
+  const int qEnd = block_max_last<BWD_WARPS>(last, rowBase, s0, BC, T, red) + 1;
+  const int qtiles = (qEnd - s0 + BQ - 1) / BQ;
+  const int ntiles = group * qtiles;  // (head, query tile) pairs
+  auto load_q = [&](int stage, int tile) {
+    int h = kh * group + tile / qtiles, q0 = s0 + (tile % qtiles) * BQ;
+    i64 bh = (i64)b * H + h;
+    copy_tile<D, NT>(Qst + stage * BQ * S, q, rowBase, q0, BQ, T, H, h);
+    copy_tile<D, NT>(dOst + stage * BQ * S, dout, rowBase, q0, BQ, T, H, h);
+    for (int i = threadIdx.x; i < BQ; i += NT) {
+      int t = q0 + i;
+      bool in = t < T;
+      lseQ[stage * BQ + i] = in ? lse[bh * T + t] * LOG2E : 0.f;
+      DiQ[stage * BQ + i] = in ? Di[bh * T + t] : 0.f;
+      segQ[stage * BQ + i] = in ? seg[rowBase + t] : -4;
+    }
+  };
+  load_q(0, 0);
+  cp_async_commit();
 
   float dka[D / 8][4], dva[D / 8][4];
-  #pragma unroll
+#pragma unroll
   for (int i = 0; i < D / 8; i++)
-    #pragma unroll
+#pragma unroll
     for (int e = 0; e < 4; e++) dka[i][e] = dva[i][e] = 0;
 
-  for (int hh = 0; hh < group; hh++) {
-    const int h = kh * group + hh;
-    const i64 bh = (i64)b * H + h;
-    for (int q0 = s0; q0 < qEnd; q0 += BQ) {
-      syncthreads();
-      load_tile<D>(Qs, KS, Qt, QS, q, rowBase, q0, BQ, T, H, h);
-      load_tile<D>(dOs, KS, dOt, QS, dout, rowBase, q0, BQ, T, H, h);
-      for (int i = threadIdx.x; i < BQ; i += ATT_THREADS) {
-        int t = q0 + i;
-        bool in = t < T;
-        lseQ[i] = in ? lse[bh * T + t] * LOG2E : 0.f;
-        DiQ[i] = in ? Di[bh * T + t] : 0.f;
-        segQ[i] = in ? seg[rowBase + t] : -4;
-      }
-      syncthreads();
+  for (int it = 0; it < ntiles; it++) {
+    const int st = it & 1, q0 = s0 + (it % qtiles) * BQ;
+    if (it + 1 < ntiles) {
+      load_q(st ^ 1, it + 1);
+      cp_async_commit();
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    syncthreads();
+    const u16* Qs = Qst + st * BQ * S;
+    const u16* dOs = dOst + st * BQ * S;
+    const float* lq = lseQ + st * BQ;
+    const float* dq = DiQ + st * BQ;
+    const int* sq = segQ + st * BQ;
 
-      // Transposed scores: st[key][query] = K·Qᵀ, dpt = V·dOᵀ.
-      float st[BQ / 8][4], dpt[BQ / 8][4];
-      #pragma unroll
-      for (int i = 0; i < BQ / 8; i++)
-        #pragma unroll
-        for (int e = 0; e < 4; e++) st[i][e] = dpt[i][e] = 0;
-      #pragma unroll
-      for (int j = 0; j < D / 16; j++) {
-        u32 ka[4], va[4];
-        load_a(ka, Ks, KS, warp * 16, j);
-        load_a(va, Vs, KS, warp * 16, j);
-        #pragma unroll
-        for (int nt = 0; nt < BQ / 8; nt++) {
-          u32 bb[2];
-          load_b(bb, Qs, KS, nt * 8, j);
-          mma_bf16(st[nt], ka, bb[0], bb[1]);
-          load_b(bb, dOs, KS, nt * 8, j);
-          mma_bf16(dpt[nt], va, bb[0], bb[1]);
-        }
-      }
-      // st becomes Pᵀ, dpt becomes dSᵀ.
-      #pragma unroll
-      for (int nt = 0; nt < BQ / 8; nt++)
-        #pragma unroll
-        for (int e = 0; e < 2; e++) {
-          int qc = nt * 8 + 2 * c + e, t = q0 + qc;
-          float pA = (t >= k0 && segQ[qc] == segA) ? fexp2(st[nt][e] * sl2 - lseQ[qc]) : 0.f;
-          float pB = (t >= k1 && segQ[qc] == segB) ? fexp2(st[nt][2 + e] * sl2 - lseQ[qc]) : 0.f;
-          st[nt][e] = pA;
-          st[nt][2 + e] = pB;
-          dpt[nt][e] = pA * (dpt[nt][e] - DiQ[qc]) * scale;
-          dpt[nt][2 + e] = pB * (dpt[nt][2 + e] - DiQ[qc]) * scale;
-        }
-      #pragma unroll
-      for (int jj = 0; jj < BQ / 16; jj++) {
-        u32 pa[4], sa[4];
-        acc_to_a(pa, st[2 * jj], st[2 * jj + 1]);
-        acc_to_a(sa, dpt[2 * jj], dpt[2 * jj + 1]);
-        #pragma unroll
-        for (int dn = 0; dn < D / 8; dn++) {
-          u32 bb[2];
-          load_b(bb, dOt, QS, dn * 8, jj);
-          mma_bf16(dva[dn], pa, bb[0], bb[1]);
-          load_b(bb, Qt, QS, dn * 8, jj);
-          mma_bf16(dka[dn], sa, bb[0], bb[1]);
-        }
+    // Transposed scores: st[key][query] = K·Qᵀ, dpt = V·dOᵀ.
+    float sct[BQ / 8][4], dpt[BQ / 8][4];
+#pragma unroll
+    for (int i = 0; i < BQ / 8; i++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) sct[i][e] = dpt[i][e] = 0;
+#pragma unroll
+    for (int j = 0; j < D / 16; j++) {
+      u32 ka[4], va[4];
+      frag_a(ka, Ks, S, warp * 16, 16 * j);
+      frag_a(va, Vs, S, warp * 16, 16 * j);
+#pragma unroll
+      for (int np = 0; np < BQ / 16; np++) {
+        u32 bb[4];
+        frag_b(bb, Qs, S, np * 16, 16 * j);
+        mma_bf16(sct[2 * np], ka, bb[0], bb[1]);
+        mma_bf16(sct[2 * np + 1], ka, bb[2], bb[3]);
+        frag_b(bb, dOs, S, np * 16, 16 * j);
+        mma_bf16(dpt[2 * np], va, bb[0], bb[1]);
+        mma_bf16(dpt[2 * np + 1], va, bb[2], bb[3]);
       }
     }
+    // sct becomes Pᵀ, dpt becomes dSᵀ.
+#pragma unroll
+    for (int nt = 0; nt < BQ / 8; nt++)
+#pragma unroll
+      for (int e = 0; e < 2; e++) {
+        int qc = nt * 8 + 2 * c + e, t = q0 + qc;
+        float pA = (t >= k0 && sq[qc] == segA) ? fexp2(sct[nt][e] * sl2 - lq[qc]) : 0.f;
+        float pB = (t >= k1 && sq[qc] == segB) ? fexp2(sct[nt][2 + e] * sl2 - lq[qc]) : 0.f;
+        sct[nt][e] = pA;
+        sct[nt][2 + e] = pB;
+        dpt[nt][e] = pA * (dpt[nt][e] - dq[qc]) * scale;
+        dpt[nt][2 + e] = pB * (dpt[nt][2 + e] - dq[qc]) * scale;
+      }
+    // dV += Pᵀ·dO and dK += dSᵀ·Q, dO and Q read transposed.
+#pragma unroll
+    for (int jj = 0; jj < BQ / 16; jj++) {
+      u32 pa[4], sa[4];
+      acc_to_a(pa, sct[2 * jj], sct[2 * jj + 1]);
+      acc_to_a(sa, dpt[2 * jj], dpt[2 * jj + 1]);
+#pragma unroll
+      for (int dn = 0; dn < D / 16; dn++) {
+        u32 bb[4];
+        frag_bt(bb, dOs, S, 16 * jj, 16 * dn);
+        mma_bf16(dva[2 * dn], pa, bb[0], bb[1]);
+        mma_bf16(dva[2 * dn + 1], pa, bb[2], bb[3]);
+        frag_bt(bb, Qs, S, 16 * jj, 16 * dn);
+        mma_bf16(dka[2 * dn], sa, bb[0], bb[1]);
+        mma_bf16(dka[2 * dn + 1], sa, bb[2], bb[3]);
+      }
+    }
+    syncthreads();
   }
-  #pragma unroll
+#pragma unroll
   for (int dn = 0; dn < D / 8; dn++) {
     int col = dn * 8 + 2 * c;
     if (k0 < T) {
@@ -458,23 +539,23 @@ DEV void attn_bwd_dkdv_mma(float* dk, float* dv, const float* Di, const float* d
   }
 }
 
-#define ATT_KERNELS(D)                                                                                      \
-  extern "C" __global__ void attn_fwd_mma_d##D(float* out, float* lse, const float* q, const float* k,     \
-                                               const float* v, const int* seg, const int* first, int T,     \
-                                               int H, int KV, float scale) {                                \
-    attn_fwd_mma<D>(out, lse, q, k, v, seg, first, T, H, KV, scale);                                        \
-  }                                                                                                         \
-  extern "C" __global__ void attn_bwd_dq_mma_d##D(float* dq, const float* Di, const float* dout,            \
-                                                  const float* lse, const float* q, const float* k,         \
-                                                  const float* v, const int* seg, const int* first, int T,  \
-                                                  int H, int KV, float scale) {                             \
-    attn_bwd_dq_mma<D>(dq, Di, dout, lse, q, k, v, seg, first, T, H, KV, scale);                            \
-  }                                                                                                         \
-  extern "C" __global__ void attn_bwd_dkdv_mma_d##D(float* dk, float* dv, const float* Di, const float* dout, \
-                                                    const float* lse, const float* q, const float* k,       \
-                                                    const float* v, const int* seg, const int* last, int T, \
-                                                    int H, int KV, float scale) {                           \
-    attn_bwd_dkdv_mma<D>(dk, dv, Di, dout, lse, q, k, v, seg, last, T, H, KV, scale);                       \
+#define ATT_KERNELS(D)                                                                                       \
+  extern "C" __global__ void attn_fwd_mma_d##D(float* out, float* lse, const u16* q, const u16* k,          \
+                                               const u16* v, const int* seg, const int* first, int T, int H, \
+                                               int KV, float scale) {                                        \
+    attn_fwd_mma<D>(out, lse, q, k, v, seg, first, T, H, KV, scale);                                         \
+  }                                                                                                          \
+  extern "C" __global__ void attn_bwd_dq_mma_d##D(float* dq, const float* Di, const u16* dout,               \
+                                                  const float* lse, const u16* q, const u16* k, const u16* v, \
+                                                  const int* seg, const int* first, int T, int H, int KV,    \
+                                                  float scale) {                                             \
+    attn_bwd_dq_mma<D>(dq, Di, dout, lse, q, k, v, seg, first, T, H, KV, scale);                             \
+  }                                                                                                          \
+  extern "C" __global__ void attn_bwd_dkdv_mma_d##D(float* dk, float* dv, const float* Di, const u16* dout,  \
+                                                    const float* lse, const u16* q, const u16* k,            \
+                                                    const u16* v, const int* seg, const int* last, int T,    \
+                                                    int H, int KV, float scale) {                            \
+    attn_bwd_dkdv_mma<D>(dk, dv, Di, dout, lse, q, k, v, seg, last, T, H, KV, scale);                        \
   }
 
 ATT_KERNELS(64)
