@@ -68,6 +68,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"train", "sft", "--nope"}, 2, "flag provided but not defined: -nope"},
 		{[]string{"train", "sft", "--model", dir, "--data", dir, "--out", dir, "--dtype", "f8"}, 2, "want bf16 or f32"},
 		{[]string{"train", "init", "--config", dir, "--out", dir, "--dtype", "f8"}, 2, "want bf16 or f32"},
+		{[]string{"train", "sft", "--model", dir, "--data", dir, "--out", dir, "--device", "tpu"}, 2, "want auto, cpu, cuda or cuda:N"},
+		{[]string{"train", "sft", "--model", dir, "--data", dir, "--out", dir, "--device", "cuda:x"}, 2, "want cuda:N"},
+		{[]string{"train", "sft", "--model", dir, "--data", dir, "--out", dir, "--precision", "fp8"}, 2, "want bf16, tf32 or fp32"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

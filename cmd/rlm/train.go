@@ -94,6 +94,8 @@ See docs/training.md. Flags:
 	fs.IntVar(&def.LogEvery, "log-every", def.LogEvery, "steps between progress lines")
 	dtype := fs.String("dtype", "bf16", "`dtype` of the final model: bf16 or f32 (checkpoints are always f32)")
 	resume := fs.Bool("resume", true, "continue from the newest checkpoint in -out when there is one")
+	device := fs.String("device", "auto", "where to train: auto (a GPU when there is one), cpu, cuda or cuda:N")
+	precision := fs.String("precision", "bf16", "CUDA arithmetic of matrix products and attention: bf16, tf32 or fp32 (weights and optimizer stay float32)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -136,7 +138,15 @@ See docs/training.md. Flags:
 	if *stopReasons != "" {
 		dc.Filter.StopReasons = strings.Split(*stopReasons, ",")
 	}
-	m, err := model.Load(backend.CPU{}, *modelDir)
+	dev, err := parseDevice(*device, *precision)
+	if err != nil {
+		return badFlag("train sft: %w", err)
+	}
+	be, err := dev.open(stdout)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	m, err := model.Load(be, *modelDir)
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}

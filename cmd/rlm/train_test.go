@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/training/backend/cuda"
 	"github.com/rlm-project/rlm/training/model"
 	"github.com/rlm-project/rlm/training/tokenizer"
 )
@@ -164,5 +166,26 @@ func TestTrainSFTRealTokenizer(t *testing.T) {
 	}
 	if _, err := model.Load(backend.CPU{}, out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTrainSFTDevice: asking for a GPU where there is none is a clear error,
+// and auto falls back to the CPU and says why.
+func TestTrainSFTDevice(t *testing.T) {
+	if _, err := cuda.Open(cuda.Options{}); err == nil {
+		t.Skip("a CUDA device is present")
+	}
+	dev, err := parseDevice("cuda", "bf16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dev.open(io.Discard); err == nil || !strings.Contains(err.Error(), "device cuda:0") {
+		t.Fatalf("cuda without a GPU: %v", err)
+	}
+	var log strings.Builder
+	dev, _ = parseDevice("auto", "bf16")
+	be, err := dev.open(&log)
+	if err != nil || be.Name() != "cpu" || !strings.Contains(log.String(), "device: cpu (no CUDA device:") {
+		t.Fatalf("auto without a GPU: %v, %q", err, log.String())
 	}
 }
