@@ -112,6 +112,10 @@ See docs/training.md. Flags:
 		return badFlag("train sft: %w", err)
 	}
 	def.OutDir, def.Resume, def.TokenizerFrom = *out, *resume, *modelDir
+	dev, err := parseDevice(*device, *precision)
+	if err != nil {
+		return badFlag("train sft: %w", err)
+	}
 
 	tok, err := tokenizer.Load(*modelDir)
 	if err != nil {
@@ -137,10 +141,6 @@ See docs/training.md. Flags:
 	})
 	if *stopReasons != "" {
 		dc.Filter.StopReasons = strings.Split(*stopReasons, ",")
-	}
-	dev, err := parseDevice(*device, *precision)
-	if err != nil {
-		return badFlag("train sft: %w", err)
 	}
 	be, err := dev.open(stdout)
 	if err != nil {
