@@ -163,3 +163,12 @@ func (t evalTracer) StartTrace(ctx context.Context, inst eval.Instance, req recu
 	}
 	return run.ID(), run.Observer(), finish, nil
 }
+
+// Reward attaches the run's score to its trajectory as the reward that
+// training exports carry (rlm traces export, rlm train sft --min-reward).
+// The label names the evaluation item: "eval sniah 8K #3 rlm".
+func (t evalTracer) Reward(ctx context.Context, r eval.Result) error {
+	label := fmt.Sprintf("eval %s %s #%d %s", r.Task, eval.FormatLength(r.Tokens), r.Index, r.Mode)
+	_, err := t.svc.Feedback(ctx, t.owner, r.TraceID, tracing.Reward{Score: r.Score, Label: label})
+	return err
+}
