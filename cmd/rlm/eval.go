@@ -25,7 +25,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "Usage: rlm eval [flags]")
 		fmt.Fprintln(stderr, "\nRuns long-context tasks through the RLM engine (and with --baseline direct, through the")
 		fmt.Fprintln(stderr, "model directly) and writes a table, results.jsonl, summary.json, CSV files and chart.svg.")
-		fmt.Fprintln(stderr, "An interrupted run resumes from OUT/results.jsonl. See docs/eval.md. Flags:")
+		fmt.Fprintln(stderr, "An interrupted run resumes from OUT/results.jsonl. Runs that failed (upstream or harness")
+		fmt.Fprintln(stderr, "errors, not wrong answers) are counted apart, retried by the next run, and make rlm eval")
+		fmt.Fprintln(stderr, "exit 1 while any remain. See docs/eval.md. Flags:")
 		fs.PrintDefaults()
 	}
 	var ec engineConfig
