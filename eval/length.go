@@ -68,3 +68,16 @@ func FormatLength(n int) string {
 	}
 	return strconv.Itoa(n)
 }
+
+// LengthBucket returns the length a custom instance of n estimated tokens
+// is reported under: the smallest power of two times 1K that holds it (1K,
+// 2K, 4K, ...), so "8K" holds the instances of more than 4K and at most 8K
+// tokens. Reported at their exact lengths, instances of a custom file would
+// each get a row and a chart position of their own.
+func LengthBucket(n int) int {
+	b := 1 << 10
+	for b < n {
+		b <<= 1
+	}
+	return b
+}

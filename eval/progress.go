@@ -9,20 +9,38 @@ import (
 )
 
 // progress draws a one-line progress bar, redrawn on every finished run and
-// once a second so that elapsed time moves during long runs.
+// once a second so that elapsed time moves during long runs. The bar and the
+// scores cover the whole evaluation, runs resumed from an earlier invocation
+// included; the time estimate comes from this invocation's runs alone.
 type progress struct {
-	w                     io.Writer
-	total, resumed        int
-	mu                    sync.Mutex
-	done, failed, skipped int
-	scoreSum              float64
-	start                 time.Time
-	stop                  chan struct{}
-	stopped               sync.WaitGroup
+	w       io.Writer
+	modes   []string
+	todo    int // runs this invocation has to do
+	resumed int // runs already done by an earlier invocation
+	mu      sync.Mutex
+	done    int                   // runs this invocation finished
+	failed  int                   // this invocation's failures (resumed runs never failed: failures are retried)
+	skipped int                   // resumed ones included
+	scores  map[string]*modeScore // by mode, resumed runs included
+	start   time.Time
+	stop    chan struct{}
+	stopped sync.WaitGroup
 }
 
-func newProgress(w io.Writer, total, resumed int) *progress {
-	p := &progress{w: w, total: total, resumed: resumed, start: time.Now(), stop: make(chan struct{})}
+type modeScore struct {
+	sum float64
+	n   int
+}
+
+func newProgress(w io.Writer, modes []string, todo int, resumed []Result) *progress {
+	p := &progress{w: w, modes: modes, todo: todo, resumed: len(resumed), scores: map[string]*modeScore{},
+		start: time.Now(), stop: make(chan struct{})}
+	for _, r := range resumed {
+		if r.Skipped != "" {
+			p.skipped++
+		}
+		p.score(r)
+	}
 	if w == nil {
 		return p
 	}
@@ -44,6 +62,21 @@ func newProgress(w io.Writer, total, resumed int) *progress {
 	return p
 }
 
+// score adds r to its mode's running score; p.mu must be held (or p not
+// yet shared).
+func (p *progress) score(r Result) {
+	if r.Error != "" || r.Skipped != "" {
+		return
+	}
+	s := p.scores[r.Mode]
+	if s == nil {
+		s = &modeScore{}
+		p.scores[r.Mode] = s
+	}
+	s.sum += r.Score
+	s.n++
+}
+
 func (p *progress) add(r Result) {
 	p.mu.Lock()
 	p.done++
@@ -52,9 +85,8 @@ func (p *progress) add(r Result) {
 		p.failed++
 	case r.Skipped != "":
 		p.skipped++
-	default:
-		p.scoreSum += r.Score
 	}
+	p.score(r)
 	p.mu.Unlock()
 	p.draw()
 }
@@ -65,31 +97,47 @@ func (p *progress) count() int {
 	return p.done
 }
 
+// line is the bar's text, for example
+//
+//	[##########....................] 34/96 runs (24 resumed)  rlm 0.83 (n=20)  direct 0.50 (n=10)  failed 2  skipped 4  elapsed 1m2s  eta 2m54s
+func (p *progress) line() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	const width = 30
+	total, done := p.resumed+p.todo, p.resumed+p.done
+	fill := width
+	if total > 0 {
+		fill = width * done / total
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s%s] %d/%d runs", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total)
+	if p.resumed > 0 {
+		fmt.Fprintf(&b, " (%d resumed)", p.resumed)
+	}
+	for _, mode := range p.modes {
+		if s := p.scores[mode]; s != nil {
+			fmt.Fprintf(&b, "  %s %.2f (n=%d)", mode, s.sum/float64(s.n), s.n)
+		} else {
+			fmt.Fprintf(&b, "  %s -", mode)
+		}
+	}
+	el := time.Since(p.start).Round(time.Second)
+	eta := "?"
+	switch {
+	case p.done == p.todo:
+		eta = "0s"
+	case p.done > 0:
+		eta = (el * time.Duration(p.todo-p.done) / time.Duration(p.done)).Round(time.Second).String()
+	}
+	fmt.Fprintf(&b, "  failed %d  skipped %d  elapsed %s  eta %s ", p.failed, p.skipped, el, eta)
+	return b.String()
+}
+
 func (p *progress) draw() {
 	if p.w == nil {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	const width = 30
-	fill := width
-	if p.total > 0 {
-		fill = width * p.done / p.total
-	}
-	el := time.Since(p.start).Round(time.Second)
-	eta := "?"
-	if p.done > 0 && p.done < p.total {
-		eta = (el * time.Duration(p.total-p.done) / time.Duration(p.done)).Round(time.Second).String()
-	} else if p.done == p.total {
-		eta = "0s"
-	}
-	mean := 0.0
-	if n := p.done - p.failed - p.skipped; n > 0 {
-		mean = p.scoreSum / float64(n)
-	}
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs  score %.2f  failed %d  skipped %d  resumed %d  elapsed %s  eta %s ",
-		strings.Repeat("#", fill), strings.Repeat(".", width-fill), p.done, p.total, mean,
-		p.failed, p.skipped, p.resumed, el, eta)
+	fmt.Fprint(p.w, "\r"+p.line())
 }
 
 func (p *progress) finish() {

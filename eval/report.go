@@ -22,8 +22,8 @@ type Summary struct {
 	Mode        string         `json:"mode"`
 	Runs        int            `json:"runs"`    // scored runs
 	Skipped     int            `json:"skipped"` // not run: input beyond the context window
-	Failed      int            `json:"failed"`
-	Score       float64        `json:"score"` // mean over scored runs
+	Failed      int            `json:"failed"`  // not scored: an upstream or harness failure; retried on resume
+	Score       float64        `json:"score"`   // mean over scored runs
 	TokensMean  float64        `json:"tokens_mean"`
 	TokensP50   int            `json:"tokens_p50"`
 	TokensP90   int            `json:"tokens_p90"`
@@ -32,7 +32,7 @@ type Summary struct {
 	DepthMax    int            `json:"depth_max"`
 	WallMean    float64        `json:"wall_s_mean"`
 	WallP90     float64        `json:"wall_s_p90"`
-	StopReasons map[string]int `json:"stop_reasons"`
+	StopReasons map[string]int `json:"stop_reasons"` // of the scored runs
 }
 
 // Summarize groups results by task, length and mode, sorted in that order.
@@ -59,7 +59,6 @@ func Summarize(results []Result) []Summary {
 				continue
 			case r.Error != "":
 				s.Failed++
-				s.StopReasons["error"]++
 				continue
 			}
 			s.Runs++
@@ -114,18 +113,23 @@ func stopString(m map[string]int) string {
 	return strings.Join(parts, " ")
 }
 
-// WriteTable writes the summaries as an aligned table.
+// WriteTable writes the summaries as an aligned table. Failed runs (an
+// upstream or harness failure, not a wrong answer) have a column of their
+// own and are not in the score; a row with no scored run shows no score.
 func WriteTable(w io.Writer, sums []Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "task\tlength\tmode\truns\tscore\ttokens mean\tp50\tp90\tcalls\tdepth\twall s\tstop reasons\t")
+	fmt.Fprintln(tw, "task\tlength\tmode\truns\tfailed\tscore\ttokens mean\tp50\tp90\tcalls\tdepth\twall s\tstop reasons\t")
 	for _, s := range sums {
-		if s.Runs == 0 && s.Failed == 0 {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t0\tskipped\t-\t-\t-\t-\t-\t-\t(%d beyond context window)\t\n", s.Task, s.Length, s.Mode, s.Skipped)
-			continue
+		switch {
+		case s.Runs == 0 && s.Failed == 0:
+			fmt.Fprintf(tw, "%s\t%s\t%s\t0\t0\tskipped\t-\t-\t-\t-\t-\t-\t(%d beyond context window)\t\n", s.Task, s.Length, s.Mode, s.Skipped)
+		case s.Runs == 0:
+			fmt.Fprintf(tw, "%s\t%s\t%s\t0\t%d\t-\t-\t-\t-\t-\t-\t-\t-\t\n", s.Task, s.Length, s.Mode, s.Failed)
+		default:
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.3f\t%.0f\t%d\t%d\t%.1f\t%d\t%.2f\t%s\t\n",
+				s.Task, s.Length, s.Mode, s.Runs, s.Failed, s.Score, s.TokensMean, s.TokensP50, s.TokensP90,
+				s.CallsMean, s.DepthMax, s.WallMean, stopString(s.StopReasons))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.0f\t%d\t%d\t%.1f\t%d\t%.2f\t%s\t\n",
-			s.Task, s.Length, s.Mode, s.Runs, s.Score, s.TokensMean, s.TokensP50, s.TokensP90,
-			s.CallsMean, s.DepthMax, s.WallMean, stopString(s.StopReasons))
 	}
 	return tw.Flush()
 }

@@ -35,6 +35,10 @@ type Tracer interface {
 	// A direct baseline call comes as a request without documents whose
 	// one message holds the whole input, and reports its events itself.
 	StartTrace(ctx context.Context, inst Instance, req recursion.Request) (traceID string, obs recursion.Observer, finish func(recursion.Result, error) error, err error)
+	// Reward attaches a scored run's score to its finished trajectory
+	// r.TraceID as the run's reward, so that training exports of the
+	// trajectories carry it (rlm train sft --min-reward keeps runs by it).
+	Reward(ctx context.Context, r Result) error
 }
 
 // Modes of a Result.
@@ -108,9 +112,16 @@ func (r Result) Key() string {
 // ResultsFile is the name of the results file in Config.OutDir.
 const ResultsFile = "results.jsonl"
 
+// ErrRunsFailed is wrapped by Run's error when runs ended with an upstream
+// or harness failure rather than an answer. A failure is not a wrong answer:
+// it is counted apart (Summary.Failed), never scored, and run again when Run
+// is called again with the same output directory.
+var ErrRunsFailed = errors.New("runs failed")
+
 type planItem struct {
 	task   Task
-	tokens int
+	tokens int // the length the instance is reported under
+	exact  int // its estimated length; differs from tokens for custom tasks, whose lengths are bucketed
 	index  int
 	modes  []string // modes still to run
 }
@@ -146,26 +157,34 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if cfg.Baseline != nil {
 		modes = append(modes, ModeDirect)
 	}
-	total := 0
+	todo := 0
 	for _, t := range cfg.Tasks {
-		type tl struct{ tokens, index int }
-		var items []tl
+		var items []planItem
 		if ft, ok := t.(FixedTask); ok {
 			for i := 0; i < min(cfg.N, ft.Len()); i++ {
-				items = append(items, tl{ft.Tokens(i), i})
+				n := ft.Tokens(i)
+				items = append(items, planItem{task: t, tokens: LengthBucket(n), exact: n, index: i})
 			}
 		} else {
 			for _, l := range cfg.Lengths {
 				for i := 0; i < cfg.N; i++ {
-					items = append(items, tl{l, i})
+					items = append(items, planItem{task: t, tokens: l, exact: l, index: i})
 				}
 			}
 		}
-		for _, it := range items {
-			p := planItem{task: t, tokens: it.tokens, index: it.index}
+		for _, p := range items {
 			for _, m := range modes {
-				k := Result{Task: t.Name(), Tokens: it.tokens, Index: it.index, Seed: cfg.Seed, Mode: m}.Key()
-				if r, ok := done[k]; ok && !(r.Skipped != "" && fitsWindow(cfg, it.tokens)) {
+				key := func(tokens int) string {
+					return Result{Task: t.Name(), Tokens: tokens, Index: p.index, Seed: cfg.Seed, Mode: m}.Key()
+				}
+				r, ok := done[key(p.tokens)]
+				if !ok && p.exact != p.tokens {
+					// A results file written when custom lengths were not
+					// yet bucketed keys the run by its exact length.
+					r, ok = done[key(p.exact)]
+					r.Tokens = p.tokens
+				}
+				if ok && !(r.Skipped != "" && fitsWindow(cfg, p.exact)) {
 					kept = append(kept, r)
 				} else {
 					p.modes = append(p.modes, m)
@@ -173,7 +192,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			}
 			if len(p.modes) > 0 {
 				plan = append(plan, p)
-				total += len(p.modes)
+				todo += len(p.modes)
 			}
 		}
 	}
@@ -196,8 +215,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	defer out.Close()
 
-	bar := newProgress(cfg.Progress, total, len(kept))
-	defer bar.finish()
+	bar := newProgress(cfg.Progress, modes, todo, kept)
 	var (
 		mu      sync.Mutex
 		results = kept
@@ -235,13 +253,35 @@ feed:
 	}
 	close(work)
 	wg.Wait()
+	bar.finish()
 	if werr != nil {
 		return results, werr
 	}
 	if err := ctx.Err(); err != nil {
-		return results, fmt.Errorf("eval: interrupted (%d of %d runs left; run again to resume): %w", total-bar.count(), total, err)
+		return results, fmt.Errorf("eval: interrupted (%d of %d runs left; run again to resume): %w", todo-bar.count(), len(kept)+todo, err)
+	}
+	var failed []Result
+	for _, r := range results {
+		if r.Error != "" {
+			failed = append(failed, r)
+		}
+	}
+	if len(failed) > 0 {
+		return results, fmt.Errorf("eval: %w: %d of %d ended with an upstream or harness error, not an answer "+
+			"(first: %s: %s); run the same command again to retry them",
+			ErrRunsFailed, len(failed), len(results), failed[0].Key(), clipText(failed[0].Error, 300))
 	}
 	return results, nil
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // fitsWindow reports whether the direct baseline runs an input of tokens
@@ -257,7 +297,7 @@ func runItem(ctx context.Context, cfg Config, workDir string, p planItem, record
 	base := Result{Task: p.task.Name(), Tokens: p.tokens, Index: p.index, Seed: cfg.Seed}
 	needCtx := false
 	for _, m := range p.modes {
-		if m == ModeRLM || fitsWindow(cfg, p.tokens) {
+		if m == ModeRLM || fitsWindow(cfg, p.exact) {
 			needCtx = true
 		}
 	}
@@ -285,8 +325,8 @@ func runItem(ctx context.Context, cfg Config, workDir string, p planItem, record
 		r.Mode = m
 		start := time.Now()
 		switch {
-		case m == ModeDirect && !fitsWindow(cfg, p.tokens):
-			r.Skipped = fmt.Sprintf("input of %d tokens exceeds the context window of %d", p.tokens, cfg.ContextWindow)
+		case m == ModeDirect && !fitsWindow(cfg, p.exact):
+			r.Skipped = fmt.Sprintf("input of %d tokens exceeds the context window of %d", p.exact, cfg.ContextWindow)
 		case m == ModeDirect:
 			runDirect(ctx, cfg, path, inst, &r)
 		default:
@@ -299,9 +339,14 @@ func runItem(ctx context.Context, cfg Config, workDir string, p planItem, record
 		if r.Error == "" && r.Skipped == "" {
 			s, err := Score(inst, r.Answer)
 			if err != nil {
-				r.Error = err.Error()
+				r.Error = fmt.Sprintf("score: %v", err)
 			}
 			r.Score = s
+		}
+		if cfg.Tracer != nil && r.TraceID != "" && r.Error == "" && r.Skipped == "" && r.TraceError == "" {
+			if err := cfg.Tracer.Reward(ctx, r); err != nil {
+				r.TraceError = fmt.Sprintf("attach reward: %v", err)
+			}
 		}
 		record(r)
 	}
@@ -349,6 +394,13 @@ func runRLM(ctx context.Context, cfg Config, path string, inst Instance, r *Resu
 	}
 	r.Answer, r.StopReason, r.TraceID = res.Answer, string(res.StopReason), res.TraceID
 	r.Usage, r.LLMCalls, r.Depth, r.Iterations = res.Usage, res.LLMCalls, res.MaxDepth, res.Iterations
+	switch res.StopReason {
+	case recursion.StopUpstreamError, recursion.StopCancelled:
+		// The model was cut off by something other than its own work
+		// or its budget: scoring its partial answer would count an
+		// outage as a wrong answer.
+		r.Error = fmt.Sprintf("%s: %s", res.StopReason, res.Error)
+	}
 }
 
 // runDirect asks the baseline model once with the whole input. With a

@@ -154,7 +154,7 @@ func TestRunScoresReportsAndResumes(t *testing.T) {
 	}
 	svg, _ := os.ReadFile(filepath.Join(out, ChartSVG))
 	if !strings.HasPrefix(string(svg), "<svg") || strings.Count(string(svg), "<polyline") != 1 ||
-		!strings.Contains(string(svg), "sniah (direct)") || !strings.Contains(string(svg), "<path d=") {
+		!strings.Contains(string(svg), `class="point" data-mode="direct"`) || !strings.Contains(string(svg), `class="skipped"`) {
 		t.Errorf("chart lacks the RLM line, the baseline or its skipped mark:\n%s", svg)
 	}
 
@@ -244,8 +244,8 @@ func TestRunFailuresAreRetriedOnResume(t *testing.T) {
 	eng := &fakeEngine{failIndex: 0}
 	cfg := Config{Tasks: []Task{task}, N: 5, Concurrency: 1, OutDir: out, Engine: eng}
 	res, err := Run(context.Background(), cfg)
-	if err != nil || len(res) != 2 {
-		t.Fatalf("%d results, %v", len(res), err)
+	if !errors.Is(err, ErrRunsFailed) || !strings.Contains(err.Error(), "1 of 2 ended") || len(res) != 2 {
+		t.Fatalf("%d results, %v; want an ErrRunsFailed for 1 of 2", len(res), err)
 	}
 	sums := Summarize(res)
 	if len(sums) != 1 || sums[0].Failed != 1 || sums[0].Runs != 1 || sums[0].Score != 1 {
@@ -318,7 +318,18 @@ type fakeTracer struct {
 	mu       sync.Mutex
 	started  map[string]string // trace ID -> question
 	finished map[string]recursion.StopReason
+	rewards  map[string]float64
 	failSave bool
+}
+
+func (f *fakeTracer) Reward(ctx context.Context, r Result) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rewards == nil {
+		f.rewards = map[string]float64{}
+	}
+	f.rewards[r.TraceID] = r.Score
+	return nil
 }
 
 func (f *fakeTracer) StartTrace(ctx context.Context, inst Instance, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
@@ -359,6 +370,11 @@ func TestRunTraces(t *testing.T) {
 			if tr.started[r.TraceID] != r.Question || tr.finished[r.TraceID] != recursion.StopFinal {
 				t.Errorf("%s: trace %q not started with its question or not finished", r.Key(), r.TraceID)
 			}
+			// The score becomes the trajectory's reward, unless the
+			// trajectory was not saved.
+			if score, ok := tr.rewards[r.TraceID]; ok == failSave || ok && score != r.Score {
+				t.Errorf("%s: reward %v (attached %v), score %v", r.Key(), score, ok, r.Score)
+			}
 			if r.Score != 1 || r.Error != "" || (r.TraceError != "") != failSave {
 				t.Errorf("%s: score %v error %q trace error %q", r.Key(), r.Score, r.Error, r.TraceError)
 			}
@@ -384,6 +400,8 @@ type eventTracer struct {
 	events map[string][]recursion.Event
 	ended  map[string]recursion.Result
 }
+
+func (f *eventTracer) Reward(ctx context.Context, r Result) error { return nil }
 
 func (f *eventTracer) StartTrace(ctx context.Context, inst Instance, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
 	f.mu.Lock()
@@ -429,8 +447,8 @@ func TestRunTracesDirect(t *testing.T) {
 			cfg := sniahConfig(t, &traceEngine{fakeEngine{failIndex: -1}}, t.TempDir())
 			cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow, cfg.Tracer = tt.model, "base", 2000, tr
 			res, err := Run(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
+			if (err != nil) != tt.wantError || err != nil && !errors.Is(err, ErrRunsFailed) {
+				t.Fatalf("run: %v; want ErrRunsFailed only when the upstream is down", err)
 			}
 			direct := 0
 			for _, r := range res {
@@ -460,5 +478,160 @@ func TestRunTracesDirect(t *testing.T) {
 				t.Errorf("%d direct runs within the window, want 3", direct)
 			}
 		})
+	}
+}
+
+// downEngine is an engine test double whose upstream is down: every run
+// ends as the real engine ends it then, with a result (not an error) whose
+// stop reason is upstream_error and whose answer is whatever was left.
+type downEngine struct{ calls atomic.Int32 }
+
+func (e *downEngine) Run(ctx context.Context, req recursion.Request) (recursion.Result, error) {
+	e.calls.Add(1)
+	return recursion.Result{StopReason: recursion.StopUpstreamError, Error: "POST /chat/completions: connection refused",
+		Answer: "Stopped (upstream_error) before an answer.", Iterations: 1}, nil
+}
+
+// TestRunUpstreamDownIsAFailure: runs the upstream cut short are failures,
+// not zeros. They are counted as failed, never scored, carry no reward,
+// make Run return ErrRunsFailed, and are run again on the next Run.
+func TestRunUpstreamDownIsAFailure(t *testing.T) {
+	out := t.TempDir()
+	eng := &downEngine{}
+	cfg := sniahConfig(t, eng, out)
+	tr := &fakeTracer{started: map[string]string{}, finished: map[string]recursion.StopReason{}}
+	cfg.Tracer = tr
+	var bar strings.Builder
+	cfg.Progress = &bar
+	res, err := Run(context.Background(), cfg)
+	if !errors.Is(err, ErrRunsFailed) || !strings.Contains(err.Error(), "6 of 6 ended") || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("run against a down upstream: %v; want ErrRunsFailed naming 6 of 6 and the cause", err)
+	}
+	for _, r := range res {
+		if r.Error == "" || r.StopReason != "upstream_error" || r.Score != 0 {
+			t.Errorf("%s: error %q stop %q score %v; want a failure", r.Key(), r.Error, r.StopReason, r.Score)
+		}
+	}
+	if len(tr.rewards) != 0 {
+		t.Errorf("failed runs got rewards: %v", tr.rewards)
+	}
+	for _, s := range Summarize(res) {
+		if s.Failed != 3 || s.Runs != 0 {
+			t.Errorf("%s %d: %d failed, %d scored; want 3 failed, none scored", s.Task, s.Tokens, s.Failed, s.Runs)
+		}
+	}
+	if !strings.Contains(bar.String(), "failed 6") || !strings.Contains(bar.String(), "rlm -") {
+		t.Errorf("progress does not show 6 failures and no score: %q", bar.String())
+	}
+
+	// The upstream is back: every failure is retried, nothing else.
+	good := &fakeEngine{failIndex: -1}
+	cfg.Engine, cfg.Progress = good, nil
+	res, err = Run(context.Background(), cfg)
+	if err != nil || good.calls.Load() != 6 || len(res) != 6 {
+		t.Fatalf("retry: %v, %d runs, %d results; want all 6 retried", err, good.calls.Load(), len(res))
+	}
+	for _, s := range Summarize(res) {
+		if s.Failed != 0 || s.Runs != 3 || s.Score != 1 {
+			t.Errorf("after the retry %s %d: %+v", s.Task, s.Tokens, s)
+		}
+	}
+}
+
+// TestProgressShowsEachModeAndTrueProgress: after a resume the bar counts
+// the resumed runs as done, out of all the evaluation's runs, and scores
+// RLM and the baseline apart.
+func TestProgressShowsEachModeAndTrueProgress(t *testing.T) {
+	var resumed []Result
+	for i := range 24 {
+		r := Result{Mode: ModeRLM, Score: 1}
+		if i%2 == 1 {
+			r.Mode, r.Score = ModeDirect, 0
+		}
+		resumed = append(resumed, r)
+	}
+	p := newProgress(nil, []string{ModeRLM, ModeDirect}, 8, resumed)
+	line := p.line()
+	for _, want := range []string{"24/32 runs (24 resumed)", "rlm 1.00 (n=12)", "direct 0.00 (n=12)", "eta ?"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("bar %q lacks %q", line, want)
+		}
+	}
+	p.add(Result{Mode: ModeDirect, Score: 1})
+	p.add(Result{Mode: ModeRLM, Error: "upstream_error: down"})
+	p.add(Result{Mode: ModeDirect, Skipped: "too long"})
+	line = p.line()
+	for _, want := range []string{"27/32 runs", "rlm 1.00 (n=12)", "direct 0.08 (n=13)", "failed 1", "skipped 1"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("bar %q lacks %q", line, want)
+		}
+	}
+	// Everything resumed: the bar is full, not 0/0.
+	if line := newProgress(nil, []string{ModeRLM}, 0, resumed[:4]).line(); !strings.Contains(line, "4/4 runs (4 resumed)") ||
+		!strings.Contains(line, "[##############################]") {
+		t.Errorf("all resumed: %q", line)
+	}
+}
+
+// TestRunBucketsCustomLengths: instances of a custom file are reported
+// under power-of-two length buckets, not one row per exact length, and a
+// results file keyed by exact lengths (before buckets) still resumes.
+func TestRunBucketsCustomLengths(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i, n := range []int{300, 1500, 1900, 2100, 5000, 9000} { // tokens
+		ctx := strings.Repeat("filler text ", n*CharsPerToken/12)
+		ctx += fmt.Sprintf(" One of the special magic numbers for k-%d is: %07d.", i, 1000000+i)
+		b, _ := json.Marshal(map[string]any{"context": ctx, "question": fmt.Sprintf("k-%d?", i), "answer": fmt.Sprintf("%07d", 1000000+i)})
+		lines = append(lines, string(b))
+	}
+	file := filepath.Join(dir, "mine.jsonl")
+	os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	task, err := LoadCustom(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	eng := &fakeEngine{failIndex: -1}
+	cfg := Config{Tasks: []Task{task}, N: 10, Concurrency: 2, OutDir: out, Engine: eng}
+	res, err := Run(context.Background(), cfg)
+	if err != nil || len(res) != 6 {
+		t.Fatalf("%d results, %v", len(res), err)
+	}
+	var rows []string
+	for _, s := range Summarize(res) {
+		rows = append(rows, fmt.Sprintf("%s:%d", s.Length, s.Runs))
+	}
+	if got := strings.Join(rows, " "); got != "1K:1 2K:2 4K:1 8K:1 16K:1" {
+		t.Errorf("rows %q, want 1K:1 2K:2 4K:1 8K:1 16K:1", got)
+	}
+
+	// An old results file with exact lengths resumes without running.
+	old := filepath.Join(out, ResultsFile)
+	var b strings.Builder
+	for _, r := range res {
+		r.Tokens = task.Tokens(r.Index)
+		j, _ := json.Marshal(r)
+		b.Write(append(j, '\n'))
+	}
+	os.WriteFile(old, []byte(b.String()), 0o644)
+	eng2 := &fakeEngine{failIndex: -1}
+	cfg.Engine = eng2
+	res, err = Run(context.Background(), cfg)
+	if err != nil || eng2.calls.Load() != 0 || len(res) != 6 {
+		t.Fatalf("resume of exact lengths: %v, %d runs, %d results", err, eng2.calls.Load(), len(res))
+	}
+	for _, r := range res {
+		if r.Tokens != LengthBucket(task.Tokens(r.Index)) {
+			t.Errorf("%s: resumed under %d tokens, want its bucket", r.Key(), r.Tokens)
+		}
+	}
+}
+
+func TestLengthBucket(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{{1, 1024}, {1024, 1024}, {1025, 2048}, {5000, 8192}, {1 << 20, 1 << 20}, {1<<20 + 1, 1 << 21}} {
+		if got := LengthBucket(tc.n); got != tc.want {
+			t.Errorf("LengthBucket(%d) = %d, want %d", tc.n, got, tc.want)
+		}
 	}
 }

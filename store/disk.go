@@ -17,7 +17,8 @@ import (
 // to a temporary file under <dir>/.tmp, are synced, and are renamed into
 // place, so a crash leaves the old value or the new one, never a part.
 type Disk struct {
-	dir string
+	dir      string
+	readOnly bool
 }
 
 // OpenDisk opens (creating it if needed) the disk store rooted at dir.
@@ -37,6 +38,29 @@ func OpenDisk(dir string) (*Disk, error) {
 	return &Disk{dir: abs}, nil
 }
 
+// ErrReadOnly is returned by Put and Delete of a store opened read-only.
+var ErrReadOnly = errors.New("store opened read-only")
+
+// OpenDiskReadOnly opens the existing disk store at dir for reading. Unlike
+// OpenDisk it changes nothing on disk: it creates no directory (a mistyped
+// dir is an error, not a new empty store) and leaves alone the temporary
+// files of a writer that may be running on the same directory, such as a
+// gateway. Put and Delete fail with ErrReadOnly.
+func OpenDiskReadOnly(dir string) (*Disk, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open disk store %s: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open disk store: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("open disk store %s: not a directory", dir)
+	}
+	return &Disk{dir: abs, readOnly: true}, nil
+}
+
 // Dir returns the store's root directory.
 func (d *Disk) Dir() string { return d.dir }
 
@@ -54,6 +78,9 @@ func (d *Disk) path(coll, key string) (string, error) {
 
 // Put implements Store.
 func (d *Disk) Put(ctx context.Context, coll, key string, value io.Reader) (int64, error) {
+	if d.readOnly {
+		return 0, fmt.Errorf("put %s/%s: %w", coll, key, ErrReadOnly)
+	}
 	p, err := d.path(coll, key)
 	if err != nil {
 		return 0, err
@@ -122,6 +149,9 @@ func (d *Disk) LocalPath(ctx context.Context, coll, key string) (string, error) 
 
 // Delete implements Store.
 func (d *Disk) Delete(ctx context.Context, coll, key string) error {
+	if d.readOnly {
+		return fmt.Errorf("delete %s/%s: %w", coll, key, ErrReadOnly)
+	}
 	p, err := d.path(coll, key)
 	if err != nil {
 		return err

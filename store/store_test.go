@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,6 +80,65 @@ func TestDiskCrashLeftovers(t *testing.T) {
 	if keys, _ := d.List(context.Background(), "c", ""); len(keys) != 0 {
 		t.Errorf("List = %q", keys)
 	}
+}
+
+// TestDiskReadOnly checks that a read-only open reads what a writer wrote
+// and changes nothing: no directory for a missing path, no removal of a
+// live writer's temporary files, no Put or Delete.
+func TestDiskReadOnly(t *testing.T) {
+	ctx := context.Background()
+	missing := filepath.Join(t.TempDir(), "typo")
+	if _, err := store.OpenDiskReadOnly(missing); err == nil {
+		t.Error("opened a directory that does not exist")
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("the read-only open created %s", missing)
+	}
+	root := t.TempDir()
+	w, err := store.OpenDisk(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Put(ctx, "c", "a/b", strings.NewReader("value"))
+	inflight := filepath.Join(root, ".tmp", "put-live")
+	os.WriteFile(inflight, []byte("half"), 0o600)
+	before := snapshot(t, root)
+
+	r, err := store.OpenDiskReadOnly(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys, err := r.List(ctx, "c", ""); err != nil || len(keys) != 1 || keys[0] != "a/b" {
+		t.Errorf("List = %q, %v", keys, err)
+	}
+	rc, err := r.Get(ctx, "c", "a/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.Close()
+	if _, err := r.Put(ctx, "c", "x", strings.NewReader("y")); !errors.Is(err, store.ErrReadOnly) {
+		t.Errorf("Put: %v, want ErrReadOnly", err)
+	}
+	if err := r.Delete(ctx, "c", "a/b"); !errors.Is(err, store.ErrReadOnly) {
+		t.Errorf("Delete: %v, want ErrReadOnly", err)
+	}
+	if after := snapshot(t, root); after != before {
+		t.Errorf("the read-only store changed the directory:\nbefore %s\nafter  %s", before, after)
+	}
+	file := filepath.Join(root, "c", "a", "b.blob")
+	if _, err := store.OpenDiskReadOnly(file); err == nil {
+		t.Error("opened a file as a store")
+	}
+}
+
+// snapshot lists every path under root.
+func snapshot(t *testing.T, root string) string {
+	var paths []string
+	filepath.WalkDir(root, func(p string, _ os.DirEntry, err error) error {
+		paths = append(paths, p)
+		return err
+	})
+	return strings.Join(paths, " ")
 }
 
 // TestRedisCacheHoldsOnlyLiveValues checks that the local copies LocalPath

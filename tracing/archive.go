@@ -203,7 +203,9 @@ func (f *Filter) Match(s Summary) bool {
 		return false
 	case !f.Until.IsZero() && !s.Started.Before(f.Until):
 		return false
-	case f.Model != "" && s.Model != f.Model:
+	case f.Model != "" && s.Model != f.Model && !slices.Contains(s.Models, f.Model):
+		// A model is found by the name the caller used (a gateway alias)
+		// or by an upstream name that answered.
 		return false
 	case f.StopReason != "" && string(s.StopReason) != f.StopReason:
 		return false
@@ -301,4 +303,21 @@ func paginate(all []Summary, f Filter) (Page, error) {
 		p.NextCursor = last.Started.Format(time.RFC3339Nano) + "|" + last.ID
 	}
 	return p, nil
+}
+
+// Owners returns the number of stored runs of every owner that has any.
+// Owners are hashes of API keys on a gateway with keys, so that a data
+// directory's reader cannot guess them; this is how it finds them.
+func (a *Archive) Owners(ctx context.Context) (map[string]int, error) {
+	ks, err := a.store.List(ctx, Collection, "")
+	if err != nil {
+		return nil, fmt.Errorf("list owners: %w", err)
+	}
+	out := map[string]int{}
+	for _, k := range ks {
+		if owner, rest, ok := strings.Cut(k, "/"); ok && strings.HasPrefix(rest, "s/") {
+			out[owner]++
+		}
+	}
+	return out, nil
 }

@@ -379,3 +379,45 @@ func TestFeedbackRepublished(t *testing.T) {
 		t.Errorf("%d entries after a refused feedback, want 2", n)
 	}
 }
+
+// TestOwnersAndModelNames: Owners counts every owner's stored runs, and
+// the model filter finds a run by the name its caller used (a gateway
+// alias) or by an upstream model that answered.
+func TestOwnersAndModelNames(t *testing.T) {
+	for _, sc := range stores {
+		t.Run(sc.name, func(t *testing.T) {
+			svc := tracing.NewService(tracing.Config{Store: sc.open(t), IsNotFound: sc.isNotFound})
+			if owners, err := svc.Archive().Owners(t.Context()); err != nil || len(owners) != 0 {
+				t.Fatalf("empty store: owners %v, %v", owners, err)
+			}
+			t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+			// An alias run: the caller named "rlm", upstream "gpt-x" answered.
+			run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_alias", Owner: "alice", Model: "rlm", Started: t0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := run.Finish(t.Context(), tracingtest.Emit(run.Observer(), tracingtest.Shape{Start: t0, Model: "gpt-x", Turns: 1}), nil); err != nil {
+				t.Fatal(err)
+			}
+			saveRun(t, svc, "alice", "tr_plain", t0.Add(time.Second), recursion.StopFinal, "gpt-y")
+			saveRun(t, svc, "bob", "tr_bob", t0, recursion.StopFinal, "gpt-x")
+			owners, err := svc.Archive().Owners(t.Context())
+			if err != nil || len(owners) != 2 || owners["alice"] != 2 || owners["bob"] != 1 {
+				t.Errorf("owners %v, %v; want alice 2, bob 1", owners, err)
+			}
+			for model, want := range map[string]string{"rlm": "[tr_alias]", "gpt-x": "[tr_alias]", "gpt-y": "[tr_plain]", "nope": "[]"} {
+				page, err := svc.List(t.Context(), "alice", tracing.Filter{Model: model})
+				var got []string
+				for _, s := range page.Data {
+					got = append(got, s.ID)
+				}
+				if err != nil || fmt.Sprint(got) != want {
+					t.Errorf("model %q: %v %v, want %s", model, got, err, want)
+				}
+			}
+			if id := tracing.NewTraceID(); len(id) != len("trace-")+24 || id[:6] != "trace-" {
+				t.Errorf("NewTraceID() = %q, want trace- and 24 hex digits, like the gateway's", id)
+			}
+		})
+	}
+}

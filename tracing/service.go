@@ -84,11 +84,13 @@ type Run struct {
 	err      error
 }
 
-// NewTraceID returns a random trace ID.
+// NewTraceID returns a random trace ID: "trace-" and 24 hex digits, the
+// form the gateway gives its runs, so that IDs look the same whichever
+// command recorded the run.
 func NewTraceID() string {
 	var b [12]byte
 	rand.Read(b[:])
-	return "tr_" + hex.EncodeToString(b[:])
+	return "trace-" + hex.EncodeToString(b[:])
 }
 
 // StartRun starts recording a run. info.TraceID is generated when empty (use

@@ -34,9 +34,9 @@ type Trajectory struct {
 	StopReason recursion.StopReason `json:"stop_reason,omitempty"`
 	Error      string               `json:"error,omitempty"`
 	Answer     string               `json:"answer,omitempty"`
-	Model      string               `json:"model,omitempty"`     // root model
-	SubModel   string               `json:"sub_model,omitempty"` // llm_query / child model
-	Models     []string             `json:"models,omitempty"`    // every model name that answered a call
+	Model      string               `json:"model,omitempty"`     // root model as the caller named it (see docs/tracing.md)
+	SubModel   string               `json:"sub_model,omitempty"` // llm_query / child model, named the same way
+	Models     []string             `json:"models,omitempty"`    // every upstream model name that answered a call
 	Sampling   Sampling             `json:"sampling"`
 	Limits     Limits               `json:"limits"`
 	Used       Budgets              `json:"used"`
@@ -215,6 +215,7 @@ type Summary struct {
 	Status     Status               `json:"status"`
 	StopReason recursion.StopReason `json:"stop_reason,omitempty"`
 	Model      string               `json:"model,omitempty"`
+	Models     []string             `json:"models,omitempty"` // upstream models that answered
 	Started    time.Time            `json:"started"`
 	DurationMS float64              `json:"duration_ms"`
 	Usage      recursion.Usage      `json:"usage"`
@@ -231,7 +232,7 @@ func (t *Trajectory) Summary() Summary {
 		a = truncateUTF8(a, 200) + "…"
 	}
 	return Summary{
-		ID: t.ID, Status: t.Status, StopReason: t.StopReason, Model: t.Model,
+		ID: t.ID, Status: t.Status, StopReason: t.StopReason, Model: t.Model, Models: t.Models,
 		Started: t.Started, DurationMS: t.DurationMS, Usage: t.Used.Usage,
 		Nodes: len(t.Nodes), SubCalls: t.Used.SubCalls, Reward: t.Reward, Answer: a,
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/rlm-project/rlm/internal/browsertest"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/tracing"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
@@ -22,52 +22,11 @@ import (
 
 // artifactDir is where screenshots go: $RLM_ARTIFACTS (kept by CI) or a
 // temporary directory.
-func artifactDir(t *testing.T) string {
-	if d := os.Getenv("RLM_ARTIFACTS"); d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	return t.TempDir()
-}
+func artifactDir(t *testing.T) string { return browsertest.ArtifactDir(t) }
 
 // browser starts headless Debian chromium with a fresh profile. It skips the
 // test when chromium is missing, unless CI=true.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	bin := "/usr/bin/chromium"
-	if _, err := os.Stat(bin); err != nil {
-		if p, err := exec.LookPath("chromium"); err == nil {
-			bin = p
-		} else if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is required under CI: %v", err)
-		} else {
-			t.Skip("chromium not installed")
-		}
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(bin),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 1000),
-	)
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	t.Cleanup(func() {
-		cancelCtx()
-		cancelAlloc()
-	})
-	// The first Run starts the browser; it must not carry a timeout.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
-}
+func browser(t *testing.T) context.Context { return browsertest.Start(t, 1280, 1000) }
 
 // viewerServer serves the viewer and the API the way `rlm serve` does.
 func viewerServer(t *testing.T, svc *tracing.Service) *httptest.Server {

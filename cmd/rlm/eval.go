@@ -25,7 +25,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "Usage: rlm eval [flags]")
 		fmt.Fprintln(stderr, "\nRuns long-context tasks through the RLM engine (and with --baseline direct, through the")
 		fmt.Fprintln(stderr, "model directly) and writes a table, results.jsonl, summary.json, CSV files and chart.svg.")
-		fmt.Fprintln(stderr, "An interrupted run resumes from OUT/results.jsonl. See docs/eval.md. Flags:")
+		fmt.Fprintln(stderr, "An interrupted run resumes from OUT/results.jsonl. Runs that failed (upstream or harness")
+		fmt.Fprintln(stderr, "errors, not wrong answers) are counted apart, retried by the next run, and make rlm eval")
+		fmt.Fprintln(stderr, "exit 1 while any remain. See docs/eval.md. Flags:")
 		fs.PrintDefaults()
 	}
 	var ec engineConfig
@@ -162,4 +164,13 @@ func (t evalTracer) StartTrace(ctx context.Context, inst eval.Instance, req recu
 		return err
 	}
 	return run.ID(), run.Observer(), finish, nil
+}
+
+// Reward attaches the run's score to its trajectory as the reward that
+// training exports carry (rlm traces export, rlm train sft --min-reward).
+// The label names the evaluation item: "eval sniah 8K #3 rlm".
+func (t evalTracer) Reward(ctx context.Context, r eval.Result) error {
+	label := fmt.Sprintf("eval %s %s #%d %s", r.Task, eval.FormatLength(r.Tokens), r.Index, r.Mode)
+	_, err := t.svc.Feedback(ctx, t.owner, r.TraceID, tracing.Reward{Score: r.Score, Label: label})
+	return err
 }

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/training/data"
 )
 
 // TestEvalEndToEnd runs `rlm eval` over every built-in task at small sizes
@@ -144,6 +148,57 @@ func TestEvalEndToEnd(t *testing.T) {
 		t.Errorf("%d runs traced, want 36 RLM and 18 direct ones within the window", traced)
 	}
 
+	// Every scored run's trajectory carries its score as its reward, and
+	// its ID and model follow the gateway's conventions.
+	idRE := regexp.MustCompile(`^trace-[0-9a-f]{24}$`)
+	scoreOf := map[string]float64{}
+	for _, r := range res {
+		if r.TraceID == "" {
+			continue
+		}
+		scoreOf[r.TraceID] = r.Score
+		tr, err := svc.Archive().Load(context.Background(), "open", r.TraceID)
+		if err != nil {
+			t.Errorf("%s: %v", r.Key(), err)
+			continue
+		}
+		if !idRE.MatchString(tr.ID) {
+			t.Errorf("%s: trace id %q is not trace- and 24 hex digits, as the gateway's", r.Key(), tr.ID)
+		}
+		if tr.Reward == nil || tr.Reward.Score != r.Score || !strings.HasPrefix(tr.Reward.Label, "eval "+r.Task+" ") {
+			t.Errorf("%s: reward %+v, want score %v labelled with the task", r.Key(), tr.Reward, r.Score)
+		}
+		if want := map[string]string{eval.ModeRLM: "root", eval.ModeDirect: "sub"}[r.Mode]; tr.Model != want || !slices.Contains(tr.Models, want) {
+			t.Errorf("%s: model %q, upstream models %q; want %q for both", r.Key(), tr.Model, tr.Models, want)
+		}
+	}
+
+	// The rewards reach training data: an SFT export carries them, and the
+	// trainer's reader keeps by --min-reward exactly the runs that scored.
+	sft := filepath.Join(t.TempDir(), "sft.jsonl")
+	if _, stderr, err := runTraces(context.Background(), "export", "--dir", filepath.Join(out, "traces"), "--format", "sft", "--out", sft); err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	all, _, err := data.ReadFile(context.Background(), sft, data.Filter{})
+	if err != nil || len(all) == 0 {
+		t.Fatalf("export: %d samples, %v", len(all), err)
+	}
+	wantKept := 0
+	for _, smp := range all {
+		score, ok := scoreOf[smp.TraceID]
+		if !ok || smp.Reward == nil || *smp.Reward != score {
+			t.Fatalf("sample %s: reward %v, want the score of its run %v", smp.ID, smp.Reward, score)
+		}
+		if score >= 1 {
+			wantKept++
+		}
+	}
+	one := 1.0
+	kept, stats, err := data.ReadFile(context.Background(), sft, data.Filter{MinReward: &one})
+	if err != nil || len(kept) != wantKept || wantKept == 0 || stats.LowReward != len(all)-wantKept {
+		t.Errorf("--min-reward 1 kept %d of %d samples (%+v), want %d: %v", len(kept), len(all), stats, wantKept, err)
+	}
+
 	// `rlm traces` reads them where rlm eval put them.
 	var list bytes.Buffer
 	if err := tracesCmd(context.Background(), []string{"list", "--dir", filepath.Join(out, "traces"), "--limit", "1000"}, &list, &bytes.Buffer{}); err != nil {
@@ -165,7 +220,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	if n := len(fake.Requests()); n != calls {
 		t.Errorf("resumed run made %d upstream calls", n-calls)
 	}
-	if !strings.Contains(stderr.String(), "resumed 72") {
+	if !strings.Contains(stderr.String(), "72/72 runs (72 resumed)") || !strings.Contains(stderr.String(), "skipped 18") {
 		t.Errorf("second run did not resume: %s", stderr.String())
 	}
 }
@@ -202,6 +257,98 @@ func TestEvalBadInput(t *testing.T) {
 	if err := runEval(context.Background(), []string{"--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "root model") {
 		t.Errorf("no root model: %v", err)
 	}
+}
+
+// closedPort returns the URL of a port nothing listens on: an upstream
+// that is down.
+func closedPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr + "/v1"
+}
+
+// TestEvalUpstreamDown runs rlm eval with the upstream down (a closed
+// port): every run is a failure, not a zero. The table and summary count
+// them as failed with no score, nothing gets a reward, and rlm exits 1.
+// With the upstream back, the same command retries every failure, and only
+// those, and exits 0.
+func TestEvalUpstreamDown(t *testing.T) {
+	out := t.TempDir()
+	args := func(url string) []string {
+		return []string{"eval", "--task", "sniah", "--lengths", "1k", "--n", "2", "--out", out, "--baseline", "direct",
+			"--base-url", url, "--api-key", "test", "--root-model", "root", "--sub-model", "sub", "--retries", "0"}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args(closedPort(t)), &stdout, &stderr); code != 1 {
+		t.Fatalf("exit status %d with the upstream down, want 1\nstderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "runs failed: 4 of 4 ended") || !strings.Contains(stderr.String(), "run the same command again") {
+		t.Errorf("stderr does not say that the runs failed and how to retry:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "failed 4") {
+		t.Errorf("progress does not count the failures:\n%s", stderr.String())
+	}
+	res, err := eval.ReadResults(filepath.Join(out, eval.ResultsFile))
+	if err != nil || len(res) != 4 {
+		t.Fatalf("%d results, %v", len(res), err)
+	}
+	for _, r := range res {
+		if r.Error == "" {
+			t.Errorf("%s: scored %v (stop %q) with the upstream down; want a failure", r.Key(), r.Score, r.StopReason)
+		}
+	}
+	var sum struct{ Summaries []eval.Summary }
+	if err := json.Unmarshal(mustRead(t, filepath.Join(out, eval.SummaryJSON)), &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sum.Summaries {
+		if s.Failed != 2 || s.Runs != 0 {
+			t.Errorf("summary %s %s: %d failed, %d scored; want 2 failed", s.Length, s.Mode, s.Failed, s.Runs)
+		}
+	}
+	if !regexp.MustCompile(`sniah +1K +rlm +0 +2 +-`).MatchString(stdout.String()) {
+		t.Errorf("table does not show 2 failed and no score:\n%s", stdout.String())
+	}
+	svc := tracing.NewService(tracing.Config{Store: mustOpenDisk(t, filepath.Join(out, "traces")),
+		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	page, err := svc.List(context.Background(), "open", tracing.Filter{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range page.Data {
+		if s.Reward != nil {
+			t.Errorf("failed run %s got reward %v", s.ID, s.Reward.Score)
+		}
+	}
+
+	fake := fakellm.New(fakemodel.Script("root"))
+	defer fake.Close()
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), args(fake.URL), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit status %d with the upstream back, want 0\nstderr:\n%s", code, stderr.String())
+	}
+	if n := len(fake.Requests()); n < 4 {
+		t.Errorf("%d upstream calls on the retry, want every failed run run again", n)
+	}
+	if !strings.Contains(stderr.String(), "4/4 runs") || strings.Contains(stderr.String(), "resumed") {
+		t.Errorf("retry progress:\n%s", stderr.String())
+	}
+	if !regexp.MustCompile(`sniah +1K +rlm +2 +0 +1\.000`).MatchString(stdout.String()) {
+		t.Errorf("table after the retry:\n%s", stdout.String())
+	}
+}
+
+func mustOpenDisk(t *testing.T, dir string) *store.Disk {
+	d, err := store.OpenDisk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func mustRead(t *testing.T, path string) []byte {

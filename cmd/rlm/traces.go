@@ -3,15 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,12 +30,14 @@ import (
 const tracesUsage = `Usage:
   rlm traces list   [flags]                list recorded runs, newest first
   rlm traces show   [flags] ID             the recursion tree in the terminal
-  rlm traces open   [flags] ID             print the web viewer's URL for a run
+  rlm traces open   [flags] ID             open a run in the web viewer (prints its URL)
   rlm traces export [flags] --out FILE     training samples as JSONL
   rlm traces feedback [flags] --score X ID attach a reward to a run
+  rlm traces owners --dir DIR [--api-key K] whose runs a data directory holds
 
 Runs are read from a running gateway (--url, --api-key) or, with --dir, from
-a gateway's data directory on this machine. See docs/tracing.md.
+a gateway's data directory (or rlm eval's traces directory) on this machine.
+See docs/tracing.md.
 `
 
 // tracesCmd implements `rlm traces`.
@@ -51,9 +58,9 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.PrintDefaults()
 	}
 	base := fs.String("url", tracesEnv("RLM_URL", "http://127.0.0.1:8080"), "gateway base `URL` (env RLM_URL)")
-	key := fs.String("api-key", os.Getenv("RLM_API_KEY"), "gateway API `key` (env RLM_API_KEY)")
+	key := fs.String("api-key", os.Getenv("RLM_API_KEY"), "gateway API `key` (env RLM_API_KEY); with --dir, selects the runs of the owner the gateway derives from it")
 	dir := fs.String("dir", "", "read the gateway's data `directory` (its disk store) instead of asking the gateway")
-	owner := fs.String("owner", "open", "with --dir: whose runs (the owner id the gateway derives from an API key; \"open\" without keys)")
+	owner := fs.String("owner", "", "with --dir: whose runs, as the owner id (default: derived from --api-key, else \""+tracing.DefaultOwner+"\", the owner of a gateway without keys and of rlm eval)")
 	var q filterFlags
 	var out, format string
 	var score float64
@@ -65,7 +72,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.BoolVar(&asJSON, "json", false, "print the page as JSON")
 	case "show":
 		fs.BoolVar(&asJSON, "json", false, "print the whole trajectory as JSON")
-	case "open":
+	case "open", "owners":
 	case "export":
 		q.register(fs)
 		fs.StringVar(&format, "format", tracing.FormatSFT, "`format`: "+strings.Join(tracing.Formats, ", "))
@@ -93,30 +100,49 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errUsage
 	}
 	id := fs.Arg(0)
-	if sub == "export" && out == "" {
+	switch {
+	case sub == "export" && out == "":
 		fmt.Fprintln(stderr, "rlm traces export: --out is required")
 		return errUsage
-	}
-	if sub == "feedback" && !flagSet(fs, "score") {
+	case sub == "feedback" && !flagSet(fs, "score"):
 		fmt.Fprintln(stderr, "rlm traces feedback: --score is required")
 		return errUsage
+	case sub == "feedback" && (math.IsNaN(score) || math.IsInf(score, 0)):
+		return badFlag("traces feedback: --score %v: want a finite number", score)
+	case sub == "owners" && *dir == "":
+		return badFlag("traces owners: --dir is required (a gateway only shows an API key its own runs)")
+	case *dir == "" && flagSet(fs, "owner"):
+		return badFlag("traces %s: --owner needs --dir (a gateway decides the owner from --api-key)", sub)
 	}
+	viewer := ""
 	if sub == "open" {
 		u, err := url.Parse(*base)
 		if err != nil || u.Scheme == "" || u.Host == "" {
 			return fmt.Errorf("--url %q: not an absolute URL", *base)
 		}
-		fmt.Fprintf(stdout, "%s/ui/#/runs/%s\n", strings.TrimRight(*base, "/"), url.PathEscape(id))
-		return nil
+		viewer = fmt.Sprintf("%s/ui/#/runs/%s", strings.TrimRight(*base, "/"), url.PathEscape(id))
 	}
+
 	var src traceSource
 	if *dir != "" {
-		d, err := store.OpenDisk(*dir)
+		ls, err := openLocal(ctx, *dir, ownerChoice{owner: *owner, ownerSet: flagSet(fs, "owner"),
+			key: *key, keySet: flagSet(fs, "api-key")})
 		if err != nil {
-			return fmt.Errorf("open %s: %w", *dir, err)
+			return err
 		}
-		svc := tracing.NewService(tracing.Config{Store: d, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
-		src = &localSource{svc: svc, owner: *owner}
+		if err := ls.check(sub == "owners"); err != nil {
+			return err
+		}
+		switch sub {
+		case "owners":
+			ls.printOwners(stdout)
+			return nil
+		case "feedback":
+			if err := ls.writable(); err != nil {
+				return err
+			}
+		}
+		src = ls
 	} else {
 		src = &httpSource{base: strings.TrimRight(*base, "/"), key: *key, client: http.DefaultClient}
 	}
@@ -130,6 +156,12 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return writeIndentJSON(stdout, page)
 		}
 		printList(stdout, page)
+		if len(page.Data) == 0 {
+			fmt.Fprintln(stderr, "rlm traces: no runs match")
+		}
+		if ls, ok := src.(*localSource); ok {
+			ls.hintOthers(stderr)
+		}
 		return nil
 	case "show":
 		b, err := src.get(ctx, id)
@@ -146,8 +178,28 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		printTree(stdout, &t)
 		return nil
+	case "open":
+		// Never send anyone to a page that would say "not found".
+		if _, err := src.get(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, viewer)
+		if how, err := openBrowser(ctx, viewer); err != nil {
+			fmt.Fprintf(stderr, "rlm traces open: could not open a browser (%v); open the URL above\n", err)
+		} else if how != "" {
+			fmt.Fprintf(stderr, "rlm traces open: opened in your browser (%s)\n", how)
+		}
+		return nil
 	case "feedback":
-		return src.feedback(ctx, id, score, label)
+		if err := src.feedback(ctx, id, score, label); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "recorded reward %s", strconv.FormatFloat(score, 'g', -1, 64))
+		if label != "" {
+			fmt.Fprintf(stdout, " (label %q)", label)
+		}
+		fmt.Fprintf(stdout, " for run %s\n", id)
+		return nil
 	}
 	// export
 	v := q.values()
@@ -240,8 +292,130 @@ type traceSource interface {
 }
 
 type localSource struct {
-	svc   *tracing.Service
-	owner string
+	svc    *tracing.Service
+	dir    string
+	owner  string
+	why    string         // where owner came from, for messages
+	owners map[string]int // runs by owner in the directory
+}
+
+// ownerChoice is what the command line says about whose runs to read.
+type ownerChoice struct {
+	owner, key       string
+	ownerSet, keySet bool // given as flags, not defaults from the environment
+}
+
+// ownerOfKey is the owner id a gateway with API keys records a key's runs
+// under (server.New does the same): the first 8 bytes of the key's SHA-256,
+// in hex. Being a hash, it can be computed from the key but not guessed
+// from the directory.
+func ownerOfKey(key string) string {
+	h := sha256.Sum256([]byte(strings.TrimSpace(key)))
+	return hex.EncodeToString(h[:8])
+}
+
+// openLocal opens a data directory's trajectories read-only: reading
+// commands never create the directory (a mistyped --dir is an error, not an
+// empty listing) and never touch a running gateway's files.
+func openLocal(ctx context.Context, dir string, oc ownerChoice) (*localSource, error) {
+	d, err := store.OpenDiskReadOnly(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--dir: %w", err)
+	}
+	svc := newLocalService(d)
+	owners, err := svc.Archive().Owners(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("--dir %s: %w", dir, err)
+	}
+	s := &localSource{svc: svc, dir: dir, owners: owners, owner: tracing.DefaultOwner,
+		why: "the default: the owner of a gateway without API keys and of rlm eval"}
+	switch {
+	case oc.ownerSet && oc.keySet && oc.owner != ownerOfKey(oc.key):
+		return nil, badFlag("--owner %s and --api-key disagree: that key's owner is %s", oc.owner, ownerOfKey(oc.key))
+	case oc.ownerSet:
+		s.owner, s.why = oc.owner, "--owner"
+	case oc.key != "":
+		s.owner, s.why = ownerOfKey(oc.key), "derived from the API key"
+		if !oc.keySet {
+			s.why += " in RLM_API_KEY"
+		}
+	}
+	if !tracing.ValidName(s.owner) {
+		return nil, badFlag("--owner %q: not an owner id", s.owner)
+	}
+	return s, nil
+}
+
+func newLocalService(st tracing.Store) *tracing.Service {
+	return tracing.NewService(tracing.Config{Store: st, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+}
+
+// writable reopens the store for writing, for feedback, once check has
+// found runs there.
+func (s *localSource) writable() error {
+	d, err := store.OpenDisk(s.dir)
+	if err != nil {
+		return fmt.Errorf("--dir: %w", err)
+	}
+	s.svc = newLocalService(d)
+	return nil
+}
+
+// check fails when the directory holds no runs, or (unless anyOwner) none
+// of the owner's, naming the owners it does hold.
+func (s *localSource) check(anyOwner bool) error {
+	if len(s.owners) == 0 {
+		return fmt.Errorf("%s holds no recorded runs: give the --data-dir of an rlm serve that used the disk store, or the traces directory of an rlm eval (OUT/traces)", s.dir)
+	}
+	if !anyOwner && s.owners[s.owner] == 0 {
+		return fmt.Errorf("%s holds no runs of owner %s (%s); it holds the runs of %s: choose one with --owner, or give the gateway API key whose runs you want with --api-key",
+			s.dir, s.owner, s.why, ownerList(s.owners, ""))
+	}
+	return nil
+}
+
+// hintOthers says on w which other owners have runs in the directory, so
+// that a listing of one owner never hides that there are others.
+func (s *localSource) hintOthers(w io.Writer) {
+	if len(s.owners) > 1 {
+		fmt.Fprintf(w, "rlm traces: listed owner %s (%s); %s also holds the runs of %s (--owner)\n",
+			s.owner, s.why, s.dir, ownerList(s.owners, s.owner))
+	}
+}
+
+func (s *localSource) printOwners(w io.Writer) {
+	names := make([]string, 0, len(s.owners))
+	width := len("OWNER")
+	for o := range s.owners {
+		names = append(names, o)
+		width = max(width, len(o))
+	}
+	sort.Strings(names)
+	fmt.Fprintf(w, "%-*s  %6s\n", width, "OWNER", "RUNS")
+	for _, o := range names {
+		line := fmt.Sprintf("%-*s  %6d", width, o, s.owners[o])
+		if o == s.owner {
+			line += "  <- " + s.why
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// ownerList writes the owners other than skip as "a (3 runs), b (1 run)".
+func ownerList(owners map[string]int, skip string) string {
+	var parts []string
+	for o, n := range owners {
+		if o == skip {
+			continue
+		}
+		runs := "runs"
+		if n == 1 {
+			runs = "run"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d %s)", o, n, runs))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 func (s *localSource) list(ctx context.Context, q url.Values) (tracing.Page, error) {
@@ -381,12 +555,28 @@ func printList(w io.Writer, p tracing.Page) {
 			reward = strconv.FormatFloat(s.Reward.Score, 'g', 4, 64)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04:05"),
-			orDash(s.Model), s.Status, orDash(string(s.StopReason)), s.Nodes, s.SubCalls, s.Usage.TotalTokens, fmtMS(s.DurationMS), reward)
+			modelName(s.Model, s.Models), s.Status, orDash(string(s.StopReason)), s.Nodes, s.SubCalls, s.Usage.TotalTokens, fmtMS(s.DurationMS), reward)
 	}
 	tw.Flush()
 	if p.HasMore {
 		fmt.Fprintf(w, "more: --cursor %s\n", p.NextCursor)
 	}
+}
+
+// modelName shows a run's model as the caller named it, followed by the
+// upstream models that answered when those are other names (a gateway
+// alias): "rlm (gpt-5-mini)".
+func modelName(model string, upstream []string) string {
+	var other []string
+	for _, m := range upstream {
+		if m != model {
+			other = append(other, m)
+		}
+	}
+	if len(other) == 0 {
+		return orDash(model)
+	}
+	return orDash(model) + " (" + strings.Join(other, ", ") + ")"
 }
 
 func orDash(s string) string {
@@ -409,7 +599,7 @@ func printTree(w io.Writer, t *tracing.Trajectory) {
 		fmt.Fprintf(w, " (%s)", t.StopReason)
 	}
 	fmt.Fprintf(w, "  model %s  %d nodes  %d sub-calls  %d llm calls  %d tokens  %s\n",
-		orDash(t.Model), len(t.Nodes), t.Used.SubCalls, t.Used.LLMCalls, t.Used.Usage.TotalTokens, fmtMS(t.DurationMS))
+		modelName(t.Model, t.Models), len(t.Nodes), t.Used.SubCalls, t.Used.LLMCalls, t.Used.Usage.TotalTokens, fmtMS(t.DurationMS))
 	if t.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", t.Error)
 	}
@@ -524,4 +714,42 @@ func (p *exportProgress) Write(b []byte) (int, error) {
 		fmt.Fprintf(p.log, "rlm: exported %d samples (%s)\n", p.n, now.Sub(p.start).Round(time.Second))
 	}
 	return n, err
+}
+
+// browserWait is how long openBrowser waits for the opener to report
+// failure; an opener still running then has started the browser.
+const browserWait = 5 * time.Second
+
+// openBrowser opens u in the user's browser where there is one: with
+// macOS's open, or with xdg-open in a desktop session (DISPLAY or
+// WAYLAND_DISPLAY set). Over SSH or in a container there is none and it
+// does nothing: the printed URL is the way there. It returns the program it
+// used, or "" when there was none to use.
+func openBrowser(ctx context.Context, u string) (string, error) {
+	name := "xdg-open"
+	switch {
+	case runtime.GOOS == "darwin":
+		name = "open"
+	case os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "":
+		return "", nil
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", nil
+	}
+	cmd := exec.Command(path, u)
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+	case <-time.After(browserWait):
+	case <-ctx.Done():
+	}
+	return name, nil
 }
