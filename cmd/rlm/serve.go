@@ -143,6 +143,7 @@ var serveOptions = []option{
 	{"sub-model", "RLM_SUB_MODEL", "sub_model", "", "upstream model for llm_query and child RLMs; empty: the root model", str(func(c *serveConfig) *string { return &c.SubModel })},
 	{"models", "RLM_MODELS", "models", "rlm", "comma-separated model aliases clients may name, each alias or alias=upstream-model; an alias without = runs the root model", list(func(c *serveConfig) *[]string { return &c.Models })},
 	{"upstream-timeout", "RLM_UPSTREAM_TIMEOUT", "upstream_timeout", "120s", "timeout of one upstream call attempt", dur(func(c *serveConfig) *time.Duration { return &c.UpstreamTimeout })},
+	{"upstream-idle-timeout", "RLM_UPSTREAM_IDLE_TIMEOUT", "upstream_idle_timeout", recursion.DefaultIdleTimeout.String(), "longest silence while an upstream response body is read, once its headers arrived; the attempt then fails and is retried", dur(func(c *serveConfig) *time.Duration { return &c.UpstreamIdle })},
 	{"upstream-retries", "RLM_UPSTREAM_RETRIES", "upstream_retries", "4", "retries of an upstream call after 429, 5xx or connection errors", num(func(c *serveConfig) *int { return &c.UpstreamRetries })},
 	{"upstream-concurrency", "RLM_UPSTREAM_CONCURRENCY", "upstream_concurrency", "64", "upstream calls in flight across all requests", num(func(c *serveConfig) *int { return &c.UpstreamConc })},
 	{"store", "RLM_STORE", "store", "disk", "where files and stored completions live: disk or redis", str(func(c *serveConfig) *string { return &c.Store })},
