@@ -20,6 +20,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/net/netutil"
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
@@ -54,6 +55,22 @@ type Config struct {
 	RetryAfter time.Duration
 	// KeepAlive is the interval of SSE comment lines on idle streams.
 	KeepAlive time.Duration
+	// IdleTimeout closes a kept-alive connection that has sent no new
+	// request for this long.
+	IdleTimeout time.Duration
+	// ReadHeaderTimeout bounds reading a request's line and headers.
+	ReadHeaderTimeout time.Duration
+	// MinBodyRate is the slowest average rate, in bytes per second, at
+	// which a request body may arrive once BodyRateGrace has passed: by t
+	// after the request began, MinBodyRate*(t-BodyRateGrace) bytes must
+	// have come. A slower body is cut with 408 and its connection closed;
+	// a steady upload of any size at this rate or faster goes through.
+	MinBodyRate int64
+	// BodyRateGrace is the time a body may take before MinBodyRate applies.
+	BodyRateGrace time.Duration
+	// MaxConns bounds open client connections; further ones wait in the
+	// listen backlog until one closes.
+	MaxConns int
 	// MaxLimits are the server's maxima for per-request `rlm` limits;
 	// zero fields mean no maximum beyond the engine's own. A negative
 	// MaxDepth is a maximum of the root alone, as in recursion.Config.Max.
@@ -90,6 +107,13 @@ const (
 	DefaultMaxQueued       = 64
 	DefaultRetryAfter      = 2 * time.Second
 	DefaultKeepAlive       = 15 * time.Second
+	// A keep-alive a little longer than common proxies' (60s), so that
+	// they, not the server, close idle pooled connections.
+	DefaultIdleTimeout       = 90 * time.Second
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultMinBodyRate       = 8 << 10 // 8 KiB/s: a 512 MiB upload may take 18 hours
+	DefaultBodyRateGrace     = 10 * time.Second
+	DefaultMaxConns          = 1024
 )
 
 func (c *Config) setDefaults() {
@@ -113,6 +137,21 @@ func (c *Config) setDefaults() {
 	}
 	if c.KeepAlive <= 0 {
 		c.KeepAlive = DefaultKeepAlive
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.ReadHeaderTimeout <= 0 {
+		c.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if c.MinBodyRate <= 0 {
+		c.MinBodyRate = DefaultMinBodyRate
+	}
+	if c.BodyRateGrace <= 0 {
+		c.BodyRateGrace = DefaultBodyRateGrace
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = DefaultMaxConns
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -174,7 +213,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 		}),
 	})
 	e.HTTPErrorHandler = errorHandler(s.log, s.m)
-	e.Use(s.observe, s.recover)
+	e.Use(s.observe, s.recover, s.limitBodyRate)
 	e.GET("/healthz", func(c *echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{})))
@@ -198,18 +237,21 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.e }
 
-// Serve answers requests on ln until Shutdown. It returns nil after a
-// graceful shutdown.
+// Serve answers requests on ln until Shutdown, with at most MaxConns
+// connections open. It returns nil after a graceful shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	// No ReadTimeout or WriteTimeout: bodies are bounded by rate
+	// (limitBodyRate), and answers may stream for as long as a run takes.
 	hs := &http.Server{
 		Handler:           s.e,
-		ReadHeaderTimeout: 30 * time.Second,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
 	}
 	s.mu.Lock()
 	s.http = hs
 	s.mu.Unlock()
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(netutil.LimitListener(ln, s.cfg.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 	}
 	return nil

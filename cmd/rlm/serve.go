@@ -48,6 +48,11 @@ type serveConfig struct {
 	MaxQueued       int
 	RetryAfter      time.Duration
 	KeepAlive       time.Duration
+	IdleTimeout     time.Duration
+	HeaderTimeout   time.Duration
+	MinBodyRate     int64
+	BodyRateGrace   time.Duration
+	MaxConns        int
 	ShutdownGrace   time.Duration
 	LogLevel        string
 	TraceContent    bool
@@ -160,6 +165,11 @@ var serveOptions = []option{
 	{"max-queued", "RLM_MAX_QUEUED", "max_queued", strconv.Itoa(server.DefaultMaxQueued), "chat requests that may wait for a run slot at once; one more gets 429 at once", num(func(c *serveConfig) *int { return &c.MaxQueued })},
 	{"retry-after", "RLM_RETRY_AFTER", "retry_after", "2s", "Retry-After sent with 429", dur(func(c *serveConfig) *time.Duration { return &c.RetryAfter })},
 	{"keepalive", "RLM_KEEPALIVE", "keepalive", "15s", "interval of SSE keep-alive comments on idle streams", dur(func(c *serveConfig) *time.Duration { return &c.KeepAlive })},
+	{"idle-timeout", "RLM_IDLE_TIMEOUT", "idle_timeout", server.DefaultIdleTimeout.String(), "how long a kept-alive client connection may sit idle between requests before it is closed", dur(func(c *serveConfig) *time.Duration { return &c.IdleTimeout })},
+	{"read-header-timeout", "RLM_READ_HEADER_TIMEOUT", "read_header_timeout", server.DefaultReadHeaderTimeout.String(), "how long a client may take to send a request's headers", dur(func(c *serveConfig) *time.Duration { return &c.HeaderTimeout })},
+	{"min-body-rate", "RLM_MIN_BODY_RATE", "min_body_rate", formatSize(server.DefaultMinBodyRate), "slowest average rate, per second, at which a request body may arrive after --body-rate-grace; a slower one is cut with 408", size(func(c *serveConfig) *int64 { return &c.MinBodyRate })},
+	{"body-rate-grace", "RLM_BODY_RATE_GRACE", "body_rate_grace", server.DefaultBodyRateGrace.String(), "time a request body may take before --min-body-rate applies", dur(func(c *serveConfig) *time.Duration { return &c.BodyRateGrace })},
+	{"max-conns", "RLM_MAX_CONNS", "max_conns", strconv.Itoa(server.DefaultMaxConns), "client connections open at once; more wait in the listen backlog", num(func(c *serveConfig) *int { return &c.MaxConns })},
 	{"shutdown-grace", "RLM_SHUTDOWN_GRACE", "shutdown_grace", "30s", "how long shutdown lets running requests finish before cancelling them", dur(func(c *serveConfig) *time.Duration { return &c.ShutdownGrace })},
 	{"max-depth", "RLM_MAX_DEPTH", "max_depth", "1", "server maximum (and default) of rlm.max_depth; 0: the root alone (rlm_query acts as llm_query)", num(func(c *serveConfig) *int { return &c.Limits.MaxDepth })},
 	{"max-iterations", "RLM_MAX_ITERATIONS", "max_iterations", "30", "server maximum (and default) of rlm.max_iterations", num(func(c *serveConfig) *int { return &c.Limits.MaxIterations })},
@@ -296,6 +306,9 @@ func (c *serveConfig) checkMaxima() error {
 	if c.MaxQueued <= 0 {
 		return fmt.Errorf("max-queued %d: must be positive", c.MaxQueued)
 	}
+	if c.MaxConns <= 0 {
+		return fmt.Errorf("max-conns %d: must be positive", c.MaxConns)
+	}
 	return nil
 }
 
@@ -390,6 +403,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	scfg := server.Config{
 		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
 		MaxConcurrent: cfg.MaxConcurrent, MaxQueued: cfg.MaxQueued, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
+		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.HeaderTimeout, MinBodyRate: cfg.MinBodyRate, BodyRateGrace: cfg.BodyRateGrace,
+		MaxConns:  cfg.MaxConns,
 		MaxLimits: cfg.runLimits(),
 		Logger:    log,
 	}
