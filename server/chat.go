@@ -240,6 +240,9 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 	if f.filename != "" {
 		name = f.filename
 	}
+	if name == "" {
+		name = f.id // the engine would show the model the path instead
+	}
 	return recursion.Document{Name: name, Path: p}, cleanup, nil
 }
 
@@ -334,10 +337,11 @@ func (s *Server) outcome(ctx context.Context, res recursion.Result, err error) r
 		}
 		// The engine's other errors are a broken setup (the REPL cannot
 		// start) or a request it refuses; the server validated the request
-		// already, so this is the server's fault.
+		// already, so this is the server's fault. Their text can name the
+		// server's files, so it goes only to the log.
 		s.log.Error("run failed", "trace_id", res.TraceID, "err", err)
 		return runOutcome{res, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "run_failed",
-			Kind: "internal", Message: "the run could not start: " + err.Error()}}
+			Kind: "internal", Message: "the run could not start (internal error; details are in the server log)"}}
 	}
 	switch res.StopReason {
 	case recursion.StopTimeout:

@@ -143,6 +143,7 @@ func TestRunOutcomes(t *testing.T) {
 		{"upstream", recursion.Result{StopReason: recursion.StopUpstreamError, Error: "HTTP 500 from upstream"}, nil, 502, "upstream_error", ""},
 		{"upstream error value", recursion.Result{}, &recursion.UpstreamError{Upstream: "u", Attempts: 5, Err: errors.New("dial tcp: connection refused")}, 502, "upstream_error", ""},
 		{"setup error", recursion.Result{}, errors.New("recursion: start REPL: no workers"), 500, "server_error", ""},
+		{"setup error naming a file", recursion.Result{}, errors.New(`open document "a.txt": open /srv/rlm-data/files/open/file-1.blob: no such file`), 500, "server_error", ""},
 		{"cancelled", recursion.Result{StopReason: recursion.StopCancelled}, nil, 499, "invalid_request_error", ""},
 	}
 	for _, tt := range tests {
@@ -155,6 +156,9 @@ func TestRunOutcomes(t *testing.T) {
 			}
 			if tt.status != 200 {
 				checkErrorBody(t, resp, tt.typ, "", "")
+				if strings.Contains(string(resp.Body), "/srv/rlm-data") {
+					t.Errorf("the answer shows the server's paths: %s", resp.Body)
+				}
 				return
 			}
 			var c completion
