@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -84,6 +86,14 @@ type Config struct {
 	// viewer's assets), v1 for ones behind the API-key check; owner gives a
 	// request's owner id. rlm serve mounts the trace API and viewer with it.
 	Extend func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string)
+	// MetricsKey, when set, is the bearer key /metrics requires, wherever
+	// it is served. Without it, /metrics on the API's listener is open
+	// only when the server has no Keys: with keys, it answers 401, since
+	// its series describe every client's traffic.
+	MetricsKey string
+	// MetricsSeparate takes /metrics off the API's handler: serve it with
+	// ServeMetrics on a listener of its own (a private address).
+	MetricsSeparate bool
 	// Workers, when set, reports the REPL worker processes behind the runs
 	// (a *repl.Pool), exported as rlm_repl_workers.
 	Workers WorkerCounter
@@ -177,8 +187,9 @@ type Server struct {
 	runs       sync.WaitGroup
 	draining   atomic.Bool
 
-	mu   sync.Mutex
-	http *http.Server
+	mu          sync.Mutex
+	http        *http.Server
+	metricsHTTP *http.Server
 }
 
 // New builds a server. runner may be nil only when cfg.NotConfigured says why.
@@ -216,7 +227,9 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	e.Use(s.observe, s.recover, s.limitBodyRate)
 	e.GET("/healthz", func(c *echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{})))
+	if !cfg.MetricsSeparate {
+		e.GET("/metrics", echo.WrapHandler(s.metricsHandler()))
+	}
 	v1 := e.Group("/v1", s.auth)
 	v1.GET("/models", s.listModels)
 	v1.GET("/models/:model", s.getModel)
@@ -257,14 +270,64 @@ func (s *Server) Serve(ln net.Listener) error {
 	return nil
 }
 
+// ServeMetrics answers GET /metrics, and nothing else, on ln until
+// Shutdown: for Config.MetricsSeparate, a listener apart from the API's.
+func (s *Server) ServeMetrics(ln net.Listener) error {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metricsHandler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, IdleTimeout: s.cfg.IdleTimeout,
+		ReadTimeout: s.cfg.ReadHeaderTimeout, WriteTimeout: time.Minute}
+	s.mu.Lock()
+	s.metricsHTTP = hs
+	s.mu.Unlock()
+	if err := hs.Serve(netutil.LimitListener(ln, s.cfg.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve metrics %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+// metricsHandler is the Prometheus endpoint behind its access rule (see
+// Config.MetricsKey).
+func (s *Server) metricsHandler() http.Handler {
+	prom := promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{})
+	want := sha256.Sum256([]byte(s.cfg.MetricsKey))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ae *apiError
+		switch {
+		case s.cfg.MetricsKey != "":
+			scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+			got := sha256.Sum256([]byte(strings.TrimSpace(key)))
+			if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+				ae = &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Kind: "auth",
+					Message: "/metrics needs the metrics key: send it as \"Authorization: Bearer <key>\""}
+			}
+		case len(s.owners) > 0 && !s.cfg.MetricsSeparate:
+			ae = &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "metrics_not_public", Kind: "auth",
+				Message: "/metrics is not public on a server with API keys; the operator can set --metrics-key or --metrics-addr"}
+		}
+		if ae != nil {
+			s.m.errors.WithLabelValues(ae.Kind).Inc()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(ae.Status)
+			json.NewEncoder(w).Encode(ae.body())
+			return
+		}
+		prom.ServeHTTP(w, r)
+	})
+}
+
 // Shutdown stops accepting requests and lets running ones finish until ctx
 // is done; then it cancels the runs still going (stored ones are recorded as
 // interrupted) and waits for them to wind down.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.draining.Store(true)
 	s.mu.Lock()
-	hs := s.http
+	hs, ms := s.http, s.metricsHTTP
 	s.mu.Unlock()
+	if ms != nil {
+		// Scrapes are short; the metrics listener closes at once.
+		defer ms.Close()
+	}
 	done := make(chan struct{})
 	go func() { s.runs.Wait(); close(done) }()
 	var err error

@@ -33,6 +33,8 @@ type serveConfig struct {
 	engineConfig
 	Listen          string
 	APIKeys         []string
+	MetricsAddr     string
+	MetricsKey      string
 	Models          []string // alias=upstream-model
 	Store           string
 	DataDir         string
@@ -142,6 +144,8 @@ func parseSize(v string) (int64, error) {
 var serveOptions = []option{
 	{"listen", "RLM_LISTEN", "listen", "127.0.0.1:8080", "address to listen on", str(func(c *serveConfig) *string { return &c.Listen })},
 	{"api-keys", "RLM_API_KEYS", "api_keys", "", "comma-separated API keys clients must send as Bearer tokens; empty: open server", list(func(c *serveConfig) *[]string { return &c.APIKeys })},
+	{"metrics-addr", "RLM_METRICS_ADDR", "metrics_addr", "", "address to serve /metrics on, apart from --listen (which then has none); empty: /metrics on --listen", str(func(c *serveConfig) *string { return &c.MetricsAddr })},
+	{"metrics-key", "RLM_METRICS_KEY", "metrics_key", "", "bearer key /metrics requires; empty: /metrics is open on a server without --api-keys and on --metrics-addr, and refused on --listen of a server with keys", str(func(c *serveConfig) *string { return &c.MetricsKey })},
 	{"upstream", "RLM_UPSTREAM", "upstream", "", "base URL of the OpenAI-compatible upstream, e.g. https://api.openai.com/v1", str(func(c *serveConfig) *string { return &c.Upstream })},
 	{"upstream-key", "RLM_UPSTREAM_KEY", "upstream_key", "", "API key for the upstream", str(func(c *serveConfig) *string { return &c.UpstreamKey })},
 	{"root-model", "RLM_ROOT_MODEL", "root_model", "", "upstream model for root turns when a request names an alias without mapping", str(func(c *serveConfig) *string { return &c.RootModel })},
@@ -404,7 +408,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
 		MaxConcurrent: cfg.MaxConcurrent, MaxQueued: cfg.MaxQueued, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
 		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.HeaderTimeout, MinBodyRate: cfg.MinBodyRate, BodyRateGrace: cfg.BodyRateGrace,
-		MaxConns:  cfg.MaxConns,
+		MaxConns: cfg.MaxConns, MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "",
 		MaxLimits: cfg.runLimits(),
 		Logger:    log,
 	}
@@ -479,13 +483,29 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("serve: %w", err)
 	}
 	attrs := []any{"addr", "http://" + ln.Addr().String(), "store", cfg.Store, "models", strings.Join(names, ",")}
+	var mln net.Listener
+	if cfg.MetricsAddr != "" {
+		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: --metrics-addr: %w", err)
+		}
+		attrs = append(attrs, "metrics", "http://"+mln.Addr().String()+"/metrics")
+	}
 	if feed != nil {
 		attrs = append(attrs, "trace_stream", feed.Stream())
 	}
 	log.Info("rlm serve listening", attrs...)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
-	done := make(chan error, 1)
+	done := make(chan error, 2)
 	go func() { done <- srv.Serve(ln) }()
+	if mln != nil {
+		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", mln.Addr())
+		go func() {
+			if err := srv.ServeMetrics(mln); err != nil {
+				done <- err
+			}
+		}()
+	}
 	select {
 	case err := <-done:
 		return err
