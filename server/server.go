@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/net/netutil"
 
@@ -94,6 +96,17 @@ type Config struct {
 	// MetricsSeparate takes /metrics off the API's handler: serve it with
 	// ServeMetrics on a listener of its own (a private address).
 	MetricsSeparate bool
+	// StoreTimeout bounds each write of a stored completion's record (see
+	// chatCompletions): a store that hangs fails the request instead of
+	// holding it.
+	StoreTimeout time.Duration
+	// Collectors are more Prometheus series for /metrics (the trace
+	// service's saves).
+	Collectors []prometheus.Collector
+	// ReadyChecks are more conditions of readiness, by name: /readyz
+	// answers 503 while one returns an error (whose text is shown, so it
+	// must not hold addresses or paths).
+	ReadyChecks map[string]func(context.Context) error
 	// Workers, when set, reports the REPL worker processes behind the runs
 	// (a *repl.Pool), exported as rlm_repl_workers.
 	Workers WorkerCounter
@@ -117,6 +130,7 @@ const (
 	DefaultMaxQueued       = 64
 	DefaultRetryAfter      = 2 * time.Second
 	DefaultKeepAlive       = 15 * time.Second
+	DefaultStoreTimeout    = 10 * time.Second
 	// A keep-alive a little longer than common proxies' (60s), so that
 	// they, not the server, close idle pooled connections.
 	DefaultIdleTimeout       = 90 * time.Second
@@ -147,6 +161,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.KeepAlive <= 0 {
 		c.KeepAlive = DefaultKeepAlive
+	}
+	if c.StoreTimeout <= 0 {
+		c.StoreTimeout = DefaultStoreTimeout
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = DefaultIdleTimeout
@@ -201,7 +218,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	if runner == nil && cfg.NotConfigured == "" {
 		return nil, errors.New("new server: no runner and no explanation of what is missing")
 	}
-	s := &Server{cfg: cfg, store: st, runner: runner, log: cfg.Logger, m: newMetrics(cfg.Workers),
+	s := &Server{cfg: cfg, store: st, runner: runner, log: cfg.Logger, m: newMetrics(cfg.Workers, cfg.Collectors...),
 		owners: map[[32]byte]string{}, slots: make(chan struct{}, cfg.MaxConcurrent),
 		queued: make(chan struct{}, cfg.MaxQueued)}
 	for _, k := range cfg.Keys {
@@ -375,6 +392,17 @@ func (s *Server) ready(c *echo.Context) error {
 		s.log.Error("readiness: store unavailable", "err", err)
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "store_unavailable",
 			Kind: "internal", Message: "store unavailable"}
+	}
+	names := make([]string, 0, len(s.cfg.ReadyChecks))
+	for name := range s.cfg.ReadyChecks {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := s.cfg.ReadyChecks[name](ctx); err != nil {
+			return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: name + "_unhealthy",
+				Kind: "internal", Message: name + ": " + err.Error()}
+		}
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }

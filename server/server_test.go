@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rlm-project/rlm/recursion"
 )
@@ -367,5 +370,31 @@ func TestAuthSchemes(t *testing.T) {
 		if resp.Status != tt.status {
 			t.Errorf("Authorization %q: %d, want %d", tt.header, resp.Status, tt.status)
 		}
+	}
+}
+
+// TestReadyChecks: /readyz answers 503 while a configured check fails,
+// naming it, and extra collectors show on /metrics.
+func TestReadyChecks(t *testing.T) {
+	var failing atomic.Bool
+	extra := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rlm_test_extra", Help: "test"}, func() float64 { return 7 })
+	ts := startServer(t, Config{Collectors: []prometheus.Collector{extra}, ReadyChecks: map[string]func(context.Context) error{
+		"trace_saving": func(context.Context) error {
+			if failing.Load() {
+				return errors.New("the last trace save failed 1s ago")
+			}
+			return nil
+		},
+	}}, nil, nil)
+	if r := do(t, "GET", ts.URL+"/readyz", "", nil); r.Status != 200 {
+		t.Fatalf("readyz: %d %s", r.Status, r.Body)
+	}
+	failing.Store(true)
+	r := do(t, "GET", ts.URL+"/readyz", "", nil)
+	if r.Status != 503 || !strings.Contains(string(r.Body), `"code":"trace_saving_unhealthy"`) || !strings.Contains(string(r.Body), "last trace save failed") {
+		t.Fatalf("readyz with a failing check: %d %s", r.Status, r.Body)
+	}
+	if m := do(t, "GET", ts.URL+"/metrics", "", nil); !strings.Contains(string(m.Body), "rlm_test_extra 7") {
+		t.Errorf("extra collector not on /metrics")
 	}
 }

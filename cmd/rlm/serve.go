@@ -43,6 +43,10 @@ type serveConfig struct {
 	RedisCacheDir   string
 	TraceStream     string
 	TraceStreamMax  int
+	StoreTimeout    time.Duration
+	TraceSaveQueue  int
+	TraceSaveTime   time.Duration
+	TraceDrain      time.Duration
 	MaxRequestBytes int64
 	MaxUploadBytes  int64
 	MaxConcurrent   int
@@ -162,6 +166,10 @@ var serveOptions = []option{
 	{"redis-cache-dir", "RLM_REDIS_CACHE_DIR", "redis_cache_dir", "", "local copies of uploaded files for the REPL with --store redis; empty: a directory under the system temp dir", str(func(c *serveConfig) *string { return &c.RedisCacheDir })},
 	{"trace-stream", "RLM_TRACE_STREAM", "trace_stream", tracing.DefaultStream, "Redis Stream every finished trajectory is appended to with --store redis, for trainers' consumer groups; empty: none", str(func(c *serveConfig) *string { return &c.TraceStream })},
 	{"trace-stream-maxlen", "RLM_TRACE_STREAM_MAXLEN", "trace_stream_maxlen", strconv.Itoa(tracing.DefaultStreamMaxLen), "entries the trajectory stream is trimmed to (approximately, MAXLEN ~); 0 or negative: never trimmed", num(func(c *serveConfig) *int { return &c.TraceStreamMax })},
+	{"store-timeout", "RLM_STORE_TIMEOUT", "store_timeout", server.DefaultStoreTimeout.String(), "bound of each write of a stored completion's record (store: true); past it the request fails", dur(func(c *serveConfig) *time.Duration { return &c.StoreTimeout })},
+	{"trace-save-queue", "RLM_TRACE_SAVE_QUEUE", "trace_save_queue", strconv.Itoa(tracing.DefaultSaveQueue), "finished runs' traces that may wait to be saved in the background; one more is dropped (counted in rlm_trace_saves_dropped_total)", num(func(c *serveConfig) *int { return &c.TraceSaveQueue })},
+	{"trace-save-timeout", "RLM_TRACE_SAVE_TIMEOUT", "trace_save_timeout", "30s", "bound of saving (and publishing) one trace", dur(func(c *serveConfig) *time.Duration { return &c.TraceSaveTime })},
+	{"trace-drain-timeout", "RLM_TRACE_DRAIN_TIMEOUT", "trace_drain_timeout", "10s", "how long shutdown keeps saving queued traces after the runs ended; what is left is dropped", dur(func(c *serveConfig) *time.Duration { return &c.TraceDrain })},
 	{"max-request-bytes", "RLM_MAX_REQUEST_BYTES", "max_request_bytes", "64MiB", "largest chat request body", size(func(c *serveConfig) *int64 { return &c.MaxRequestBytes })},
 	{"max-upload-bytes", "RLM_MAX_UPLOAD_BYTES", "max_upload_bytes", "512MiB", "largest uploaded file", size(func(c *serveConfig) *int64 { return &c.MaxUploadBytes })},
 	{"max-concurrent", "RLM_MAX_CONCURRENT", "max_concurrent", "16", "runs executing at once", num(func(c *serveConfig) *int { return &c.MaxConcurrent })},
@@ -313,6 +321,9 @@ func (c *serveConfig) checkMaxima() error {
 	if c.MaxConns <= 0 {
 		return fmt.Errorf("max-conns %d: must be positive", c.MaxConns)
 	}
+	if c.TraceSaveQueue <= 0 {
+		return fmt.Errorf("trace-save-queue %d: must be positive", c.TraceSaveQueue)
+	}
 	return nil
 }
 
@@ -408,7 +419,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
 		MaxConcurrent: cfg.MaxConcurrent, MaxQueued: cfg.MaxQueued, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
 		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.HeaderTimeout, MinBodyRate: cfg.MinBodyRate, BodyRateGrace: cfg.BodyRateGrace,
-		MaxConns: cfg.MaxConns, MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "",
+		MaxConns: cfg.MaxConns, MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "", StoreTimeout: cfg.StoreTimeout,
 		MaxLimits: cfg.runLimits(),
 		Logger:    log,
 	}
@@ -429,7 +440,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer closeFeed()
 	traces := tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: log, Feed: feed,
+		SaveQueue: cfg.TraceSaveQueue, SaveTimeout: cfg.TraceSaveTime,
 		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	defer func() {
+		// After the server's shutdown: the runs have ended, their traces
+		// are queued.
+		dctx, cancel := context.WithTimeout(context.Background(), cfg.TraceDrain)
+		defer cancel()
+		if err := traces.Close(dctx); err != nil {
+			log.Error("traces not saved at shutdown", "err", err)
+		}
+	}()
+	scfg.Collectors = traces.Collectors()
+	scfg.ReadyChecks = map[string]func(context.Context) error{
+		"trace_saving": func(context.Context) error { return traces.SaveHealth() },
+	}
 	traceAPI := tracing.NewAPI(traces, tracing.APIConfig{})
 	scfg.Extend = func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
 		traceAPI.Register(v1, owner)

@@ -45,7 +45,8 @@ func (s *syncBuffer) String() string {
 }
 
 type served struct {
-	URL    string // http://host:port
+	URL    string      // http://host:port
+	Stdout *syncBuffer // after the "listening on" line
 	Stderr *syncBuffer
 	stop   func() error
 }
@@ -64,16 +65,18 @@ func startServe(t *testing.T, args ...string) *served {
 		pw.CloseWithError(fmt.Errorf("serve ended: %v", err))
 		done <- err
 	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
 	if err != nil {
 		cancel()
 		t.Fatalf("rlm serve did not start: %v\n%s", err, stderr.String())
 	}
-	go io.Copy(io.Discard, pr)
+	stdout := &syncBuffer{}
+	go io.Copy(stdout, br)
 	url := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
 	var once sync.Once
 	var stopErr error
-	s := &served{URL: url, Stderr: stderr, stop: func() error {
+	s := &served{URL: url, Stdout: stdout, Stderr: stderr, stop: func() error {
 		once.Do(func() { cancel(); stopErr = <-done })
 		return stopErr
 	}}
