@@ -127,7 +127,7 @@ func upstreamArgs(url string) []string {
 func TestServeGoOpenAI(t *testing.T) {
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1,k2")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1,k2", "--metrics-key", "mk")...)
 	cfg := openai.DefaultConfig("k1")
 	cfg.BaseURL = s.URL + "/v1"
 	client := openai.NewClientWithConfig(cfg)
@@ -212,7 +212,7 @@ func TestServeGoOpenAI(t *testing.T) {
 	}
 	// The runs are over: their REPL workers are gone from the pool's count.
 	req, _ := http.NewRequest("GET", s.URL+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer k1")
+	req.Header.Set("Authorization", "Bearer mk")
 	if r, err := http.DefaultClient.Do(req); err != nil {
 		t.Error(err)
 	} else {
