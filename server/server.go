@@ -130,7 +130,7 @@ const (
 	DefaultMaxQueued       = 64
 	DefaultRetryAfter      = 2 * time.Second
 	DefaultKeepAlive       = 15 * time.Second
-	DefaultStoreTimeout    = 10 * time.Second
+	DefaultStoreTimeout    = 5 * time.Second
 	// A keep-alive a little longer than common proxies' (60s), so that
 	// they, not the server, close idle pooled connections.
 	DefaultIdleTimeout       = 90 * time.Second
