@@ -50,6 +50,13 @@ type UpstreamConfig struct {
 	APIKey  string
 	// Timeout bounds one attempt of one call (default 120s).
 	Timeout time.Duration
+	// IdleTimeout bounds the silence while a response body is read, once
+	// its headers have arrived (default 30s): an upstream that sends
+	// headers and then stalls fails the attempt, which is retried, instead
+	// of holding the call for the whole Timeout. It does not bound the wait
+	// for the headers themselves, which a non-streaming upstream sends only
+	// when the completion is done.
+	IdleTimeout time.Duration
 	// MaxRetries is how many times a call is retried after a 429, a 5xx, a
 	// timeout or a connection error (default 4; negative means none).
 	MaxRetries int
@@ -100,6 +107,9 @@ func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 120 * time.Second
 	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = 4
 	} else if cfg.MaxRetries < 0 {
@@ -120,14 +130,23 @@ func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &patchingDoer{client: hc}
+	oc.HTTPClient = &patchingDoer{client: hc, idle: cfg.IdleTimeout}
 	return &OpenAIClient{cfg: cfg, hc: hc, client: openai.NewClientWithConfig(oc)}, nil
 }
 
+// DefaultIdleTimeout is UpstreamConfig.IdleTimeout's default.
+const DefaultIdleTimeout = 30 * time.Second
+
+// errStalled is the cause of an attempt cancelled because its response body
+// went silent for longer than IdleTimeout.
+var errStalled = errors.New("response stalled")
+
 // callState travels in the request context from Complete to patchingDoer:
-// the body fields go-openai would drop, and the Retry-After it saw.
+// the body fields go-openai would drop, the attempt's cancel function (for
+// a stalled body), and the status and Retry-After it saw.
 type callState struct {
 	set        map[string]any
+	cancel     context.CancelCauseFunc
 	retryAfter time.Duration
 	status     int
 }
@@ -138,8 +157,11 @@ type callStateKey struct{}
 // temperature and top_p with omitempty, so a requested 0 would vanish and
 // the upstream would sample at its default; the doer writes such fields back
 // into the JSON body. It also records Retry-After, which go-openai's errors
-// do not carry.
-type patchingDoer struct{ client *http.Client }
+// do not carry, and cancels the attempt when the response body stalls.
+type patchingDoer struct {
+	client *http.Client
+	idle   time.Duration
+}
 
 func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
 	st, _ := req.Context().Value(callStateKey{}).(*callState)
@@ -172,8 +194,37 @@ func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
 	if st != nil && resp != nil {
 		st.status = resp.StatusCode
 		st.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if st.cancel != nil {
+			resp.Body = newIdleReader(resp.Body, d.idle, func() { st.cancel(errStalled) })
+		}
 	}
 	return resp, err
+}
+
+// idleReader calls stall when no byte has arrived for idle: a read blocked
+// on a silent connection has no deadline of its own, so the stall cancels
+// the attempt's context, which unblocks it.
+type idleReader struct {
+	rc    io.ReadCloser
+	idle  time.Duration
+	timer *time.Timer
+}
+
+func newIdleReader(rc io.ReadCloser, idle time.Duration, stall func()) *idleReader {
+	return &idleReader{rc: rc, idle: idle, timer: time.AfterFunc(idle, stall)}
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.rc.Read(p)
+	if n > 0 {
+		r.timer.Reset(r.idle)
+	}
+	return n, err
+}
+
+func (r *idleReader) Close() error {
+	r.timer.Stop()
+	return r.rc.Close()
 }
 
 // parseRetryAfter reads either form of the header: seconds or an HTTP date.
@@ -218,10 +269,16 @@ func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Com
 	attempts := 0
 	for attempt := 0; attempt <= c.cfg.MaxRetries; attempt++ {
 		attempts++
-		st := &callState{set: set}
-		actx, cancel := context.WithTimeout(context.WithValue(ctx, callStateKey{}, st), c.cfg.Timeout)
+		actx, cancelCause := context.WithCancelCause(ctx)
+		st := &callState{set: set, cancel: cancelCause}
+		actx, cancel := context.WithTimeout(context.WithValue(actx, callStateKey{}, st), c.cfg.Timeout)
 		resp, err := c.client.CreateChatCompletion(actx, oreq)
+		stalled := errors.Is(context.Cause(actx), errStalled)
 		cancel()
+		cancelCause(nil)
+		if stalled && err != nil {
+			err = fmt.Errorf("%w: no data for %v after the headers (status %d): %w", errStalled, c.cfg.IdleTimeout, st.status, err)
+		}
 		if err == nil {
 			if len(resp.Choices) == 0 {
 				return Completion{}, &UpstreamError{Upstream: c.cfg.Name, Attempts: attempts, Status: st.status, Err: errors.New("response has no choices")}
@@ -259,25 +316,34 @@ func (c *OpenAIClient) backoff(attempt int) time.Duration {
 	return time.Duration(rand.Int64N(int64(d) + 1))
 }
 
+// retryable reports whether a failed attempt is worth another. status is
+// the HTTP status the transport saw (0: no response came).
 func retryable(err error, status int) bool {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
+	if status == 0 {
+		// Only when the transport saw none: go-openai's errors carry a
+		// status too, but a body like {"error":"text"} gives a RequestError
+		// wrapping an APIError whose status is 0.
+		var reqErr *openai.RequestError
+		var apiErr *openai.APIError
+		switch {
+		case errors.As(err, &reqErr) && reqErr.HTTPStatusCode != 0:
+			status = reqErr.HTTPStatusCode
+		case errors.As(err, &apiErr):
+			status = apiErr.HTTPStatusCode
+		}
+	}
 	switch {
-	case errors.As(err, &apiErr):
-		status = apiErr.HTTPStatusCode
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-	}
-	if status == http.StatusTooManyRequests || status >= 500 {
+	case status == http.StatusTooManyRequests || status >= 500:
 		return true
-	}
-	if status != 0 {
+	case status >= 300:
 		return false
 	}
-	// No status: the request never got an answer (refused connection, reset,
-	// per-attempt timeout) or the answer was unreadable.
+	// No status, or a success whose body never arrived whole: the request
+	// never got an answer (refused connection, reset, per-attempt timeout,
+	// a stalled body) or the answer was cut off. An answer that arrived
+	// whole but does not parse is not retried.
 	var netErr net.Error
-	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	return errors.Is(err, errStalled) || errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "connection")
 }
 

@@ -138,9 +138,12 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		return err
 	}
 	if r.stored {
-		if err := s.saveCompletion(context.WithoutCancel(hreq.Context()), r, &completion{Status: "in_progress"}); err != nil {
+		c.Response().Header().Set("X-RLM-Completion-Id", r.id)
+		if err := s.saveCompletion(hreq.Context(), r, &completion{Status: "in_progress"}); err != nil {
 			<-s.slots
-			return serverError("storing the completion: %v", err)
+			s.log.Error("storing a new completion", "id", r.id, "err", err)
+			return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "store_unavailable", Kind: "store",
+				RetryAfter: 1, Message: "the completion could not be stored, so the run was not started; retry later (details are in the server log)"}
 		}
 	}
 	if cr.Stream {
@@ -240,6 +243,9 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 	if f.filename != "" {
 		name = f.filename
 	}
+	if name == "" {
+		name = f.id // the engine would show the model the path instead
+	}
 	return recursion.Document{Name: name, Path: p}, cleanup, nil
 }
 
@@ -296,8 +302,15 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 				b := ae.body().Error
 				comp.Error = &b
 			}
-			if err := s.saveCompletion(context.WithoutCancel(ctx), r, comp); err != nil {
+			if err := s.saveCompletion(ctx, r, comp); err != nil {
 				s.log.Error("storing a finished completion", "id", r.id, "err", err)
+				if out.err == nil {
+					// The client was promised a stored completion: an
+					// answer it cannot fetch again is not a success.
+					out.err = &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "completion_not_stored", Kind: "store",
+						Message: fmt.Sprintf("the run finished but its stored completion %s could not be saved, so its answer was not kept; "+
+							"retry the request (details are in the server log)", r.id)}
+				}
 			}
 		}
 		release()
@@ -334,10 +347,11 @@ func (s *Server) outcome(ctx context.Context, res recursion.Result, err error) r
 		}
 		// The engine's other errors are a broken setup (the REPL cannot
 		// start) or a request it refuses; the server validated the request
-		// already, so this is the server's fault.
+		// already, so this is the server's fault. Their text can name the
+		// server's files, so it goes only to the log.
 		s.log.Error("run failed", "trace_id", res.TraceID, "err", err)
 		return runOutcome{res, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "run_failed",
-			Kind: "internal", Message: "the run could not start: " + err.Error()}}
+			Kind: "internal", Message: "the run could not start (internal error; details are in the server log)"}}
 	}
 	switch res.StopReason {
 	case recursion.StopTimeout:
@@ -386,7 +400,11 @@ func infoOf(r *run, res recursion.Result) *rlmInfo {
 		LLMCalls: res.LLMCalls, MaxDepth: res.MaxDepth, DurationMS: res.Duration.Milliseconds()}
 }
 
+// saveCompletion writes r's stored record, within StoreTimeout and whether
+// or not ctx is cancelled: a record once begun is finished.
 func (s *Server) saveCompletion(ctx context.Context, r *run, comp *completion) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.StoreTimeout)
+	defer cancel()
 	if comp.ID == "" {
 		comp.ID, comp.Object, comp.Created, comp.Model = r.id, "chat.completion", r.created, r.model
 		comp.Choices = []choice{}

@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rlm-project/rlm/store"
@@ -199,7 +200,80 @@ func TestStoreFailure(t *testing.T) {
 		t.Errorf("internal detail sent to the client: %s", resp.Body)
 	}
 	resp = do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody(`"store":true`))
-	if resp.Status != 500 {
+	if resp.Status != 503 || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("stored completion on a failing store: %d %s", resp.Status, resp.Body)
+	}
+	checkErrorBody(t, resp, "server_error", "", "the run was not started")
+}
+
+// switchStore fails every Put once broken is set: a store that goes down
+// while a run is under way.
+type switchStore struct {
+	store.Store
+	broken atomic.Bool
+}
+
+func (s *switchStore) Put(ctx context.Context, coll, key string, r io.Reader) (int64, error) {
+	if s.broken.Load() {
+		io.Copy(io.Discard, r)
+		return 0, fmt.Errorf("put %s/%s: dial tcp 10.0.0.7:6379: connection refused", coll, key)
+	}
+	return s.Store.Put(ctx, coll, key, r)
+}
+
+// TestStoredCompletionNotSaved reproduces a stored completion answered 200
+// although its record could not be saved: when the store fails as the run
+// ends, the client gets a 500 completion_not_stored naming the id (in the
+// message and X-RLM-Completion-Id), as JSON or as the stream's error event.
+func TestStoredCompletionNotSaved(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			d, err := store.OpenDisk(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := &switchStore{Store: d}
+			fr := &fakeRunner{result: finalResult("lost"), block: make(chan struct{}), started: make(chan struct{}, 1)}
+			ts := startServer(t, Config{}, st, fr)
+			go func() {
+				<-fr.started
+				st.broken.Store(true) // the store goes down during the run
+				close(fr.block)
+			}()
+			extra := `"store":true`
+			if stream {
+				extra += `,"stream":true`
+			}
+			resp := do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody(extra))
+			id := resp.Header.Get("X-RLM-Completion-Id")
+			if !validID(id, "chatcmpl-") {
+				t.Fatalf("no completion id header: %v", resp.Header)
+			}
+			body := resp.Body
+			if stream {
+				data, _ := sseEvents(t, resp.Body)
+				if resp.Status != 200 || len(data) < 2 || data[len(data)-1] != "[DONE]" {
+					t.Fatalf("stream: %d %q", resp.Status, data)
+				}
+				body = []byte(data[len(data)-2])
+				if strings.Contains(string(resp.Body), `"content":"lost"`) {
+					t.Errorf("the stream sent the answer of a completion that was not stored")
+				}
+			} else if resp.Status != 500 {
+				t.Fatalf("status %d, want 500: %s", resp.Status, body)
+			}
+			var e errorBody
+			if err := json.Unmarshal(body, &e); err != nil || e.Error.Code == nil || *e.Error.Code != "completion_not_stored" ||
+				e.Error.Type != "server_error" || !strings.Contains(e.Error.Message, id) {
+				t.Fatalf("error %s; want completion_not_stored naming %s", body, id)
+			}
+			if strings.Contains(string(body), "10.0.0.7") {
+				t.Errorf("the store's address reached the client: %s", body)
+			}
+			metrics := string(do(t, "GET", ts.URL+"/metrics", "", nil).Body)
+			if !strings.Contains(metrics, `rlm_errors_total{kind="store"} 1`) {
+				t.Errorf("the failure is not counted as kind=store")
+			}
+		})
 	}
 }

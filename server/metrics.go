@@ -23,8 +23,8 @@ type metrics struct {
 }
 
 // newMetrics builds the series; workers, when not nil, is read at each
-// scrape for rlm_repl_workers.
-func newMetrics(workers WorkerCounter) *metrics {
+// scrape for rlm_repl_workers; extra are registered as they are.
+func newMetrics(workers WorkerCounter, extra ...prometheus.Collector) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -35,7 +35,7 @@ func newMetrics(workers WorkerCounter) *metrics {
 			Buckets: []float64{.005, .025, .1, .5, 1, 2.5, 5, 15, 30, 60, 120, 300, 900},
 		}, []string{"method", "route"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rlm_errors_total", Help: "Error responses by kind (invalid_request, auth, not_found, too_large, rate_limit, cancelled, timeout, upstream, not_configured, internal).",
+			Name: "rlm_errors_total", Help: "Error responses by kind (invalid_request, auth, not_found, too_large, rate_limit, cancelled, timeout, upstream, not_configured, store, internal).",
 		}, []string{"kind"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlm_runs_total", Help: "Finished RLM runs by stop reason.",
@@ -65,6 +65,7 @@ func newMetrics(workers WorkerCounter) *metrics {
 	m.reg.MustRegister(m.requests, m.latency, m.errors, m.runs, m.runsInFlight, m.iterations, m.llmCalls,
 		m.subCalls, m.tokens, m.replSessions, m.dropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg.MustRegister(extra...)
 	if workers != nil {
 		// Read at scrape time: the pool is the one place that knows how
 		// many processes are alive, including idle ones no run holds.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,7 +22,9 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/net/netutil"
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
@@ -54,6 +59,22 @@ type Config struct {
 	RetryAfter time.Duration
 	// KeepAlive is the interval of SSE comment lines on idle streams.
 	KeepAlive time.Duration
+	// IdleTimeout closes a kept-alive connection that has sent no new
+	// request for this long.
+	IdleTimeout time.Duration
+	// ReadHeaderTimeout bounds reading a request's line and headers.
+	ReadHeaderTimeout time.Duration
+	// MinBodyRate is the slowest average rate, in bytes per second, at
+	// which a request body may arrive once BodyRateGrace has passed: by t
+	// after the request began, MinBodyRate*(t-BodyRateGrace) bytes must
+	// have come. A slower body is cut with 408 and its connection closed;
+	// a steady upload of any size at this rate or faster goes through.
+	MinBodyRate int64
+	// BodyRateGrace is the time a body may take before MinBodyRate applies.
+	BodyRateGrace time.Duration
+	// MaxConns bounds open client connections; further ones wait in the
+	// listen backlog until one closes.
+	MaxConns int
 	// MaxLimits are the server's maxima for per-request `rlm` limits;
 	// zero fields mean no maximum beyond the engine's own. A negative
 	// MaxDepth is a maximum of the root alone, as in recursion.Config.Max.
@@ -67,6 +88,25 @@ type Config struct {
 	// viewer's assets), v1 for ones behind the API-key check; owner gives a
 	// request's owner id. rlm serve mounts the trace API and viewer with it.
 	Extend func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string)
+	// MetricsKey, when set, is the bearer key /metrics requires, wherever
+	// it is served. Without it, /metrics on the API's listener is open
+	// only when the server has no Keys: with keys, it answers 401, since
+	// its series describe every client's traffic.
+	MetricsKey string
+	// MetricsSeparate takes /metrics off the API's handler: serve it with
+	// ServeMetrics on a listener of its own (a private address).
+	MetricsSeparate bool
+	// StoreTimeout bounds each write of a stored completion's record (see
+	// chatCompletions): a store that hangs fails the request instead of
+	// holding it.
+	StoreTimeout time.Duration
+	// Collectors are more Prometheus series for /metrics (the trace
+	// service's saves).
+	Collectors []prometheus.Collector
+	// ReadyChecks are more conditions of readiness, by name: /readyz
+	// answers 503 while one returns an error (whose text is shown, so it
+	// must not hold addresses or paths).
+	ReadyChecks map[string]func(context.Context) error
 	// Workers, when set, reports the REPL worker processes behind the runs
 	// (a *repl.Pool), exported as rlm_repl_workers.
 	Workers WorkerCounter
@@ -90,6 +130,14 @@ const (
 	DefaultMaxQueued       = 64
 	DefaultRetryAfter      = 2 * time.Second
 	DefaultKeepAlive       = 15 * time.Second
+	DefaultStoreTimeout    = 5 * time.Second
+	// A keep-alive a little longer than common proxies' (60s), so that
+	// they, not the server, close idle pooled connections.
+	DefaultIdleTimeout       = 90 * time.Second
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultMinBodyRate       = 8 << 10 // 8 KiB/s: a 512 MiB upload may take 18 hours
+	DefaultBodyRateGrace     = 10 * time.Second
+	DefaultMaxConns          = 1024
 )
 
 func (c *Config) setDefaults() {
@@ -113,6 +161,24 @@ func (c *Config) setDefaults() {
 	}
 	if c.KeepAlive <= 0 {
 		c.KeepAlive = DefaultKeepAlive
+	}
+	if c.StoreTimeout <= 0 {
+		c.StoreTimeout = DefaultStoreTimeout
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.ReadHeaderTimeout <= 0 {
+		c.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if c.MinBodyRate <= 0 {
+		c.MinBodyRate = DefaultMinBodyRate
+	}
+	if c.BodyRateGrace <= 0 {
+		c.BodyRateGrace = DefaultBodyRateGrace
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = DefaultMaxConns
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -138,8 +204,9 @@ type Server struct {
 	runs       sync.WaitGroup
 	draining   atomic.Bool
 
-	mu   sync.Mutex
-	http *http.Server
+	mu          sync.Mutex
+	http        *http.Server
+	metricsHTTP *http.Server
 }
 
 // New builds a server. runner may be nil only when cfg.NotConfigured says why.
@@ -151,7 +218,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	if runner == nil && cfg.NotConfigured == "" {
 		return nil, errors.New("new server: no runner and no explanation of what is missing")
 	}
-	s := &Server{cfg: cfg, store: st, runner: runner, log: cfg.Logger, m: newMetrics(cfg.Workers),
+	s := &Server{cfg: cfg, store: st, runner: runner, log: cfg.Logger, m: newMetrics(cfg.Workers, cfg.Collectors...),
 		owners: map[[32]byte]string{}, slots: make(chan struct{}, cfg.MaxConcurrent),
 		queued: make(chan struct{}, cfg.MaxQueued)}
 	for _, k := range cfg.Keys {
@@ -174,10 +241,12 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 		}),
 	})
 	e.HTTPErrorHandler = errorHandler(s.log, s.m)
-	e.Use(s.observe, s.recover)
+	e.Use(s.observe, s.recover, s.limitBodyRate)
 	e.GET("/healthz", func(c *echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{})))
+	if !cfg.MetricsSeparate {
+		e.GET("/metrics", echo.WrapHandler(s.metricsHandler()))
+	}
 	v1 := e.Group("/v1", s.auth)
 	v1.GET("/models", s.listModels)
 	v1.GET("/models/:model", s.getModel)
@@ -198,21 +267,70 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.e }
 
-// Serve answers requests on ln until Shutdown. It returns nil after a
-// graceful shutdown.
+// Serve answers requests on ln until Shutdown, with at most MaxConns
+// connections open. It returns nil after a graceful shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	// No ReadTimeout or WriteTimeout: bodies are bounded by rate
+	// (limitBodyRate), and answers may stream for as long as a run takes.
 	hs := &http.Server{
 		Handler:           s.e,
-		ReadHeaderTimeout: 30 * time.Second,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
 	}
 	s.mu.Lock()
 	s.http = hs
 	s.mu.Unlock()
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(netutil.LimitListener(ln, s.cfg.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 	}
 	return nil
+}
+
+// ServeMetrics answers GET /metrics, and nothing else, on ln until
+// Shutdown: for Config.MetricsSeparate, a listener apart from the API's.
+func (s *Server) ServeMetrics(ln net.Listener) error {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metricsHandler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, IdleTimeout: s.cfg.IdleTimeout,
+		ReadTimeout: s.cfg.ReadHeaderTimeout, WriteTimeout: time.Minute}
+	s.mu.Lock()
+	s.metricsHTTP = hs
+	s.mu.Unlock()
+	if err := hs.Serve(netutil.LimitListener(ln, s.cfg.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve metrics %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+// metricsHandler is the Prometheus endpoint behind its access rule (see
+// Config.MetricsKey).
+func (s *Server) metricsHandler() http.Handler {
+	prom := promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{})
+	want := sha256.Sum256([]byte(s.cfg.MetricsKey))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ae *apiError
+		switch {
+		case s.cfg.MetricsKey != "":
+			scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+			got := sha256.Sum256([]byte(strings.TrimSpace(key)))
+			if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+				ae = &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Kind: "auth",
+					Message: "/metrics needs the metrics key: send it as \"Authorization: Bearer <key>\""}
+			}
+		case len(s.owners) > 0 && !s.cfg.MetricsSeparate:
+			ae = &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "metrics_not_public", Kind: "auth",
+				Message: "/metrics is not public on a server with API keys; the operator can set --metrics-key or --metrics-addr"}
+		}
+		if ae != nil {
+			s.m.errors.WithLabelValues(ae.Kind).Inc()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(ae.Status)
+			json.NewEncoder(w).Encode(ae.body())
+			return
+		}
+		prom.ServeHTTP(w, r)
+	})
 }
 
 // Shutdown stops accepting requests and lets running ones finish until ctx
@@ -221,8 +339,12 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.draining.Store(true)
 	s.mu.Lock()
-	hs := s.http
+	hs, ms := s.http, s.metricsHTTP
 	s.mu.Unlock()
+	if ms != nil {
+		// Scrapes are short; the metrics listener closes at once.
+		defer ms.Close()
+	}
 	done := make(chan struct{})
 	go func() { s.runs.Wait(); close(done) }()
 	var err error
@@ -270,6 +392,17 @@ func (s *Server) ready(c *echo.Context) error {
 		s.log.Error("readiness: store unavailable", "err", err)
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "store_unavailable",
 			Kind: "internal", Message: "store unavailable"}
+	}
+	names := make([]string, 0, len(s.cfg.ReadyChecks))
+	for name := range s.cfg.ReadyChecks {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := s.cfg.ReadyChecks[name](ctx); err != nil {
+			return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: name + "_unhealthy",
+				Kind: "internal", Message: name + ": " + err.Error()}
+		}
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rlm-project/rlm/recursion"
 )
@@ -143,6 +146,7 @@ func TestRunOutcomes(t *testing.T) {
 		{"upstream", recursion.Result{StopReason: recursion.StopUpstreamError, Error: "HTTP 500 from upstream"}, nil, 502, "upstream_error", ""},
 		{"upstream error value", recursion.Result{}, &recursion.UpstreamError{Upstream: "u", Attempts: 5, Err: errors.New("dial tcp: connection refused")}, 502, "upstream_error", ""},
 		{"setup error", recursion.Result{}, errors.New("recursion: start REPL: no workers"), 500, "server_error", ""},
+		{"setup error naming a file", recursion.Result{}, errors.New(`open document "a.txt": open /srv/rlm-data/files/open/file-1.blob: no such file`), 500, "server_error", ""},
 		{"cancelled", recursion.Result{StopReason: recursion.StopCancelled}, nil, 499, "invalid_request_error", ""},
 	}
 	for _, tt := range tests {
@@ -155,6 +159,9 @@ func TestRunOutcomes(t *testing.T) {
 			}
 			if tt.status != 200 {
 				checkErrorBody(t, resp, tt.typ, "", "")
+				if strings.Contains(string(resp.Body), "/srv/rlm-data") {
+					t.Errorf("the answer shows the server's paths: %s", resp.Body)
+				}
 				return
 			}
 			var c completion
@@ -363,5 +370,31 @@ func TestAuthSchemes(t *testing.T) {
 		if resp.Status != tt.status {
 			t.Errorf("Authorization %q: %d, want %d", tt.header, resp.Status, tt.status)
 		}
+	}
+}
+
+// TestReadyChecks: /readyz answers 503 while a configured check fails,
+// naming it, and extra collectors show on /metrics.
+func TestReadyChecks(t *testing.T) {
+	var failing atomic.Bool
+	extra := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rlm_test_extra", Help: "test"}, func() float64 { return 7 })
+	ts := startServer(t, Config{Collectors: []prometheus.Collector{extra}, ReadyChecks: map[string]func(context.Context) error{
+		"trace_saving": func(context.Context) error {
+			if failing.Load() {
+				return errors.New("the last trace save failed 1s ago")
+			}
+			return nil
+		},
+	}}, nil, nil)
+	if r := do(t, "GET", ts.URL+"/readyz", "", nil); r.Status != 200 {
+		t.Fatalf("readyz: %d %s", r.Status, r.Body)
+	}
+	failing.Store(true)
+	r := do(t, "GET", ts.URL+"/readyz", "", nil)
+	if r.Status != 503 || !strings.Contains(string(r.Body), `"code":"trace_saving_unhealthy"`) || !strings.Contains(string(r.Body), "last trace save failed") {
+		t.Fatalf("readyz with a failing check: %d %s", r.Status, r.Body)
+	}
+	if m := do(t, "GET", ts.URL+"/metrics", "", nil); !strings.Contains(string(m.Body), "rlm_test_extra 7") {
+		t.Errorf("extra collector not on /metrics")
 	}
 }

@@ -63,6 +63,9 @@ type Redis struct {
 // pendingTTL bounds how long the chunks of an unfinished Put survive.
 const pendingTTL = time.Hour
 
+// cleanupTimeout bounds removing the chunks of a failed Put.
+const cleanupTimeout = time.Second
+
 // OpenRedis connects to Redis and checks that it answers.
 func OpenRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
 	opt, err := redis.ParseURL(cfg.URL)
@@ -84,6 +87,9 @@ func OpenRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
 	if err := os.MkdirAll(cfg.CacheDir, 0o700); err != nil {
 		return nil, fmt.Errorf("open redis store: cache dir: %w", err)
 	}
+	// Without this, go-redis bounds socket reads by its own ReadTimeout
+	// only, retried: a hung Redis held a Put with a 3s deadline for 10s.
+	opt.ContextTimeoutEnabled = true
 	rdb := redis.NewClient(opt)
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		rdb.Close()
@@ -140,8 +146,11 @@ func (r *Redis) Put(ctx context.Context, coll, key string, value io.Reader) (int
 	var n int64
 	first := true
 	fail := func(err error) (int64, error) {
-		// Best effort: the expiry removes the chunks anyway.
-		r.rdb.Del(context.WithoutCancel(ctx), data)
+		// Best effort, and briefly: the expiry removes the chunks anyway,
+		// and a Redis that just failed the Put may be hung.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		defer cancel()
+		r.rdb.Del(dctx, data)
 		return n, fmt.Errorf("put %s/%s: %w", coll, key, err)
 	}
 	for {

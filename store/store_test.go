@@ -207,3 +207,44 @@ func TestRedisCacheHoldsOnlyLiveValues(t *testing.T) {
 		t.Error("PruneCache removed a file another store made")
 	}
 }
+
+// TestRedisHungHonorsDeadlines reproduces a hung Redis (paused: it accepts
+// connections and never answers) holding calls far past their context's
+// deadline, because go-redis bounded socket reads by its own ReadTimeout
+// (3s), retried. Each call now ends near its deadline; a failed Put adds
+// at most its one-second cleanup.
+func TestRedisHungHonorsDeadlines(t *testing.T) {
+	rs := storetest.StartRedisServer(t)
+	r, err := store.OpenRedis(context.Background(), store.RedisConfig{URL: rs.URL, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	rs.Pause()
+	defer rs.Resume()
+	const deadline = 300 * time.Millisecond
+	calls := []struct {
+		name  string
+		slack time.Duration
+		do    func(ctx context.Context) error
+	}{
+		{"Put", time.Second, func(ctx context.Context) error {
+			_, err := r.Put(ctx, "c", "k", strings.NewReader("v"))
+			return err
+		}},
+		{"Get", 0, func(ctx context.Context) error { _, err := r.Get(ctx, "c", "k"); return err }},
+		{"List", 0, func(ctx context.Context) error { _, err := r.List(ctx, "c", ""); return err }},
+		{"Delete", 0, func(ctx context.Context) error { return r.Delete(ctx, "c", "k") }},
+	}
+	for _, c := range calls {
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		start := time.Now()
+		err := c.do(ctx)
+		took := time.Since(start)
+		cancel()
+		// Generous: the point is the 3s-per-attempt read timeout, not ms.
+		if err == nil || took > deadline+c.slack+time.Second {
+			t.Errorf("%s on a hung Redis with a %v deadline: %v after %v", c.name, deadline, err, took)
+		}
+	}
+}

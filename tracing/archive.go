@@ -107,7 +107,23 @@ func (a *Archive) Raw(ctx context.Context, owner, id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.read(ctx, tk, id)
+	b, err := a.read(ctx, tk, id)
+	if err != nil {
+		return nil, err
+	}
+	// Records saved before ContextRef.Path was kept out of the JSON hold
+	// the server's document paths; decoding and encoding them again drops
+	// those (the field is never decoded nor encoded).
+	if bytes.Contains(b, []byte(`"path":`)) {
+		var t Trajectory
+		if err := json.Unmarshal(b, &t); err != nil {
+			return nil, fmt.Errorf("decode trace %s: %w", id, err)
+		}
+		if b, err = json.Marshal(&t); err != nil {
+			return nil, fmt.Errorf("encode trace %s: %w", id, err)
+		}
+	}
+	return b, nil
 }
 
 func (a *Archive) read(ctx context.Context, key, id string) ([]byte, error) {

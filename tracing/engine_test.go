@@ -388,6 +388,9 @@ func TestWrapRunner(t *testing.T) {
 	if err != nil || res.StopReason != recursion.StopFinal {
 		t.Fatal(err, res)
 	}
+	if err := svc.Flush(t.Context()); err != nil { // Wrap saves in the background
+		t.Fatal(err)
+	}
 	tr, err := svc.Archive().Load(t.Context(), "alice", "trace-wrapped")
 	if err != nil {
 		t.Fatal(err)
@@ -404,6 +407,7 @@ func TestWrapRunner(t *testing.T) {
 	if _, err := runner.Run(t.Context(), recursion.Request{Messages: []recursion.Message{{Role: "user", Content: "q"}}, TraceID: "trace-open"}); err != nil {
 		t.Fatal(err)
 	}
+	svc.Flush(t.Context())
 	if _, err := svc.Archive().Load(t.Context(), tracing.DefaultOwner, "trace-open"); err != nil {
 		t.Errorf("open run: %v", err)
 	}

@@ -76,6 +76,7 @@ func OpenFeed(ctx context.Context, url, stream string, maxLen int64) (*Feed, fun
 	if err != nil {
 		return nil, nil, fmt.Errorf("trajectory feed: %w", err)
 	}
+	opt.ContextTimeoutEnabled = true // deadlines bound a hung Redis's reads (see store.OpenRedis)
 	c := redis.NewClient(opt)
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()

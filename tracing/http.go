@@ -267,9 +267,20 @@ func (a *API) feedback(w http.ResponseWriter, r *http.Request, owner, id string)
 		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("label is longer than %d bytes", a.cfg.MaxLabel))
 		return
 	}
-	if a.svc.Live(owner, id) != nil {
-		writeError(w, http.StatusConflict, "trace_running", "the run is still going; send feedback when it has finished")
-		return
+	if run := a.svc.Live(owner, id); run != nil {
+		select {
+		case <-run.rec.Done():
+			// Finished, and being saved in the background: the reward
+			// goes on the saved record.
+			select {
+			case <-run.saved:
+			case <-r.Context().Done():
+				return
+			}
+		default:
+			writeError(w, http.StatusConflict, "trace_running", "the run is still going; send feedback when it has finished")
+			return
+		}
 	}
 	t, err := a.svc.Feedback(r.Context(), owner, id, Reward{Score: *body.Score, Label: body.Label})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -414,6 +415,10 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 			}
 		}
 	}
+	t.Error = hidePaths(t.Error, t.Context)
+	for _, n := range t.Nodes {
+		n.Error = hidePaths(n.Error, t.Context)
+	}
 	t.Status = statusFor(t.StopReason, t.Error)
 	if runErr != nil && t.Status == StatusCompleted {
 		t.Status = StatusFailed
@@ -486,6 +491,27 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 	return t
 }
 
+// hidePaths replaces the server paths of the run's documents in s (an
+// error text) by the documents' names: a trajectory is shown to API clients,
+// who must not learn where the server keeps files.
+func hidePaths(s string, refs []ContextRef) string {
+	for _, ref := range refs {
+		if ref.Kind == "document" && ref.Path != "" && strings.Contains(s, ref.Path) {
+			s = strings.ReplaceAll(s, ref.Path, fmt.Sprintf("<document %d %q>", ref.Index, ref.Name))
+		}
+	}
+	return s
+}
+
+// withoutPath is err's text without the file name an *fs.PathError adds.
+func withoutPath(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
 // hashDocuments fills in the size and SHA-256 of the run's documents,
 // streaming each file; files larger than limit (or all, when limit < 0) get
 // their size only. A file that cannot be read is noted, not fatal.
@@ -501,7 +527,7 @@ func hashDocuments(ctx context.Context, t *Trajectory, limit int64) {
 		}
 		f, err := os.Open(ref.Path)
 		if err != nil {
-			ref.Error = err.Error()
+			ref.Error = withoutPath(err)
 			continue
 		}
 		if fi, err := f.Stat(); err == nil && (limit < 0 || fi.Size() > limit) {
@@ -514,7 +540,7 @@ func hashDocuments(ctx context.Context, t *Trajectory, limit int64) {
 		f.Close()
 		ref.Bytes = n
 		if err != nil {
-			ref.Error = fmt.Sprintf("read %s: %v", ref.Path, err)
+			ref.Error = withoutPath(err)
 			continue
 		}
 		ref.SHA256 = hex.EncodeToString(h.Sum(nil))

@@ -1,6 +1,7 @@
 package tracing_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -239,6 +240,10 @@ func TestContextByReference(t *testing.T) {
 	if !json.Valid(raw) || strings.Contains(string(raw), secret) {
 		t.Errorf("the context was copied into the record")
 	}
+	// Nor where the server keeps it: the record reaches API clients.
+	if dir := filepath.Dir(doc); strings.Contains(string(raw), dir) || strings.Contains(string(raw), `"path"`) {
+		t.Errorf("the record shows the server's paths: %s", raw)
+	}
 	refs := tr.Context
 	if len(refs) != 3 || refs[0].Kind != "message" || refs[0].Bytes != int64(len(secret)+10) || len(refs[0].SHA256) != 64 {
 		t.Fatalf("message ref = %+v", refs)
@@ -246,8 +251,8 @@ func TestContextByReference(t *testing.T) {
 	if refs[1].Bytes != int64(len(secret)) || len(refs[1].SHA256) != 64 || refs[1].Path != doc {
 		t.Errorf("document ref = %+v", refs[1])
 	}
-	if refs[2].Error == "" {
-		t.Errorf("a missing document should be noted: %+v", refs[2])
+	if refs[2].Error == "" || strings.Contains(refs[2].Error, doc) {
+		t.Errorf("a missing document should be noted, without its path: %+v", refs[2])
 	}
 
 	// Above HashLimit a document is recorded by size only.
@@ -299,5 +304,44 @@ func TestChildPromptStoredOnce(t *testing.T) {
 	}
 	if tr.Prompt(tr.Node("0")) != "" {
 		t.Errorf("the root has a prompt from a parent")
+	}
+}
+
+// TestServerPathsHidden reproduces server paths shown to API clients: a
+// run's error naming a document's path shows the document's name instead,
+// and a record stored before paths were kept out of the JSON loses them
+// when it is read.
+func TestServerPathsHidden(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "secret-dir", "upload.blob")
+	st := tracingtest.NewMemStore()
+	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound})
+	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Documents: []recursion.Document{{Name: "report.txt", Path: doc}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runErr := fmt.Errorf("open document %q: open %s: no such file or directory", "report.txt", doc)
+	tr, _ := run.Finish(t.Context(), recursion.Result{}, runErr)
+	raw, err := svc.Raw(t.Context(), "alice", run.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "secret-dir") || !strings.Contains(tr.Error, `open <document 0 "report.txt">: no such file`) {
+		t.Errorf("the run's error shows the server's path: %q (record %s)", tr.Error, raw)
+	}
+
+	// A record as an older server saved it, with the path in its context.
+	var legacy map[string]any
+	json.Unmarshal(raw, &legacy)
+	legacy["context"] = []any{map[string]any{"kind": "document", "name": "report.txt", "path": doc, "index": 0, "bytes": 5}}
+	lb, _ := json.Marshal(legacy)
+	if _, err := st.Put(t.Context(), tracing.Collection, "alice/t/tr_legacy", bytes.NewReader(lb)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.Raw(t.Context(), "alice", "tr_legacy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got), "secret-dir") || strings.Contains(string(got), `"path"`) || !strings.Contains(string(got), `"name":"report.txt"`) {
+		t.Errorf("a legacy record is returned with its path: %s", got)
 	}
 }

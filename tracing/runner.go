@@ -36,8 +36,9 @@ const DefaultOwner = "open"
 // the request's parameters and the owner from WithOwner, fans the run's
 // observer out with the request's own, and finishes the record when r
 // returns, whatever happened. The request's TraceID is kept (generated when
-// empty). A run that cannot be recorded (bad owner or ID, or one already
-// running) still runs, unrecorded.
+// empty). The record is saved in the background (Run.FinishInBackground):
+// the run's answer never waits on the store. A run that cannot be recorded
+// (bad owner or ID, or one already running) still runs, unrecorded.
 func (s *Service) Wrap(r Runner) Runner { return &wrapped{svc: s, next: r} }
 
 type wrapped struct {
@@ -74,8 +75,6 @@ func (w *wrapped) Run(ctx context.Context, req recursion.Request) (recursion.Res
 	if res.TraceID == "" {
 		res.TraceID = run.ID()
 	}
-	if _, ferr := run.Finish(ctx, res, err); ferr != nil {
-		w.svc.cfg.Logger.Warn("trace not saved", "trace", run.ID(), "err", ferr)
-	}
+	run.FinishInBackground(ctx, res, err)
 	return res, err
 }

@@ -32,6 +32,12 @@ type Config struct {
 	// SaveTimeout bounds saving and publishing a finished run, which runs
 	// even when the request's context is cancelled. 0 means 30s.
 	SaveTimeout time.Duration
+	// SaveQueue is how many finished runs may wait to be saved in the
+	// background (see Run.FinishInBackground): a run finished while the
+	// queue is full is not saved, and counted as dropped. It bounds the
+	// memory a store that is down or slow can make the server hold. 0
+	// means DefaultSaveQueue.
+	SaveQueue int
 	// Logger reports failures that cannot be returned to a caller (a feed
 	// that is down); nil means slog.Default().
 	Logger *slog.Logger
@@ -41,12 +47,14 @@ type Config struct {
 const DefaultHashLimit = 256 << 20
 
 // Service records runs: it starts a Recorder (and spans) per run, keeps live
-// runs visible to the HTTP handlers, and saves and publishes finished ones.
+// runs visible to the HTTP handlers, and saves and publishes finished ones,
+// in the caller's goroutine (Finish) or in the background (Wrap).
 type Service struct {
 	cfg     Config
 	archive *Archive
 	mu      sync.Mutex
-	live    map[string]*Run // owner + "/" + id
+	live    map[string]*Run // owner + "/" + id, until saved
+	saver   saver
 }
 
 // NewService returns a Service.
@@ -60,10 +68,14 @@ func NewService(cfg Config) *Service {
 	if cfg.HashLimit == 0 {
 		cfg.HashLimit = DefaultHashLimit
 	}
+	if cfg.SaveQueue <= 0 {
+		cfg.SaveQueue = DefaultSaveQueue
+	}
 	s := &Service{cfg: cfg, live: map[string]*Run{}}
 	if cfg.Store != nil {
 		s.archive = NewArchive(cfg.Store, cfg.IsNotFound)
 	}
+	s.saver.start(s)
 	return s
 }
 
@@ -82,6 +94,11 @@ type Run struct {
 	once     sync.Once
 	traj     *Trajectory
 	err      error
+	// saved is closed once the run's record has been saved, or has failed
+	// to be, or was dropped; queued says it waits for that in the
+	// background. Both are guarded by the Service's mu.
+	saved  chan struct{}
+	queued bool
 }
 
 // NewTraceID returns a random trace ID: "trace-" and 24 hex digits, the
@@ -109,7 +126,7 @@ func (s *Service) StartRun(ctx context.Context, info RunInfo) (*Run, error) {
 	if info.Started.IsZero() {
 		info.Started = time.Now()
 	}
-	r := &Run{svc: s, rec: NewRecorder(info), key: info.Owner + "/" + info.TraceID}
+	r := &Run{svc: s, rec: NewRecorder(info), key: info.Owner + "/" + info.TraceID, saved: make(chan struct{})}
 	r.observer = r.rec
 	if s.cfg.Spans != nil {
 		r.spans = newSpanObserver(ctx, *s.cfg.Spans, info)
@@ -136,21 +153,54 @@ func (r *Run) Recorder() *Recorder { return r.rec }
 // Finish completes the record with the engine's result (and error, if it
 // returned one), saves it, publishes it to the feed and ends the spans. It
 // works even when ctx is already cancelled, so a cancelled run still leaves a
-// record. Calling it again returns the first call's outcome.
+// record. Calling it again, or after FinishInBackground, returns the first
+// call's outcome once the record is saved.
 func (r *Run) Finish(ctx context.Context, res recursion.Result, runErr error) (*Trajectory, error) {
-	r.once.Do(func() { r.traj, r.err = r.finish(ctx, res, runErr) })
+	r.once.Do(func() {
+		r.traj = r.complete(ctx, res, runErr)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.svc.cfg.SaveTimeout)
+		defer cancel()
+		r.save(sctx)
+	})
+	<-r.saved
 	return r.traj, r.err
 }
 
-func (r *Run) finish(ctx context.Context, res recursion.Result, runErr error) (*Trajectory, error) {
+// FinishInBackground completes the record as Finish does, and returns it at
+// once: saving and publishing happen in the background, so that a store
+// that is slow or down does not hold up the run's answer. The run stays
+// live (readable through the Service) until it is saved. When the save
+// queue is full (Config.SaveQueue) or the Service is closed, the record is
+// not saved; the loss is logged and counted (Stats). Calling Finish or
+// FinishInBackground again returns the same record.
+func (r *Run) FinishInBackground(ctx context.Context, res recursion.Result, runErr error) *Trajectory {
+	r.once.Do(func() {
+		r.traj = r.complete(ctx, res, runErr)
+		r.svc.saver.enqueue(r)
+	})
+	return r.traj
+}
+
+// complete closes the record and the spans. Documents are hashed here, not
+// in the background: they are the caller's files, which may be gone once
+// the run's answer is out.
+func (r *Run) complete(ctx context.Context, res recursion.Result, runErr error) *Trajectory {
 	s := r.svc
 	t := r.rec.Finish(res, runErr)
 	if r.spans != nil {
 		r.spans.finish(t)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SaveTimeout)
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SaveTimeout)
 	defer cancel()
-	hashDocuments(ctx, t, s.cfg.HashLimit)
+	hashDocuments(hctx, t, s.cfg.HashLimit)
+	return t
+}
+
+// save writes the record to the archive and the feed, takes the run off
+// the live list, and sets r.err and closes r.saved.
+func (r *Run) save(ctx context.Context) error {
+	s := r.svc
+	t := r.traj
 	var errs []error
 	if s.archive != nil {
 		if _, err := s.archive.Save(ctx, t); err != nil {
@@ -168,7 +218,10 @@ func (r *Run) finish(ctx context.Context, res recursion.Result, runErr error) (*
 			errs = append(errs, err)
 		}
 	}
-	return t, errors.Join(errs...)
+	r.err = errors.Join(errs...)
+	s.saver.note(r.err)
+	close(r.saved)
+	return r.err
 }
 
 // Live returns owner's running run id, or nil.

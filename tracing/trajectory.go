@@ -81,11 +81,16 @@ type Budgets struct {
 }
 
 // ContextRef identifies a piece of the run's input without copying it: an
-// attached document by path, or a request message by role and hash.
+// attached document by name, size and hash, or a request message by role
+// and hash.
 type ContextRef struct {
-	Kind   string `json:"kind"` // "document" or "message"
-	Name   string `json:"name,omitempty"`
-	Path   string `json:"path,omitempty"`
+	Kind string `json:"kind"` // "document" or "message"
+	Name string `json:"name,omitempty"`
+	// Path is where the server read the document, for hashing it when the
+	// run ends. It is never encoded: trajectories reach API clients, the
+	// viewer, exports and the trajectory stream, none of which may learn the
+	// server's paths (and a temporary file's path means nothing later).
+	Path   string `json:"-"`
 	Role   string `json:"role,omitempty"`
 	Index  int    `json:"index"`
 	Bytes  int64  `json:"bytes"`

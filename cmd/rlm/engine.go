@@ -22,8 +22,9 @@ type engineConfig struct {
 	RootModel       string
 	SubModel        string // empty: the root model
 	UpstreamTimeout time.Duration
-	UpstreamRetries int // 0 or negative: none
-	UpstreamConc    int // 0: the engine's default
+	UpstreamIdle    time.Duration // silence allowed while reading a response body
+	UpstreamRetries int           // 0 or negative: none
+	UpstreamConc    int           // 0: the engine's default
 	Limits          recursion.Limits
 	Temperature     string // empty: the upstream's default
 	REPLWorkers     int    // idle workers kept ready; 0: none
@@ -58,6 +59,7 @@ func (c *engineConfig) register(fs *flag.FlagSet, n engineFlagNames) {
 	fs.IntVar(&c.Limits.Concurrency, n.concurrency, d.Concurrency, "model calls in flight at once "+n.scope)
 	fs.StringVar(&c.Temperature, "temperature", "", "sampling temperature of root turns and sub-calls (unset: the upstream's default; 0 is sent as 0)")
 	fs.DurationVar(&c.UpstreamTimeout, "call-timeout", 120*time.Second, "timeout of one upstream call attempt")
+	fs.DurationVar(&c.UpstreamIdle, "call-idle-timeout", recursion.DefaultIdleTimeout, "longest silence while an upstream response body is read; the attempt then fails and is retried")
 	fs.IntVar(&c.UpstreamRetries, "retries", 4, "retries of an upstream call after 429, 5xx or connection errors")
 	r := repl.DefaultLimits()
 	fs.DurationVar(&c.REPL.CellTimeout, "cell-timeout", r.CellTimeout, "wall time per REPL cell")
@@ -165,7 +167,7 @@ func (c *engineConfig) client() (*recursion.OpenAIClient, error) {
 		retries = -1 // UpstreamConfig reads 0 as "default"
 	}
 	return recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: c.Upstream, APIKey: c.UpstreamKey,
-		Timeout: c.UpstreamTimeout, MaxRetries: retries})
+		Timeout: c.UpstreamTimeout, IdleTimeout: c.UpstreamIdle, MaxRetries: retries})
 }
 
 // engine is an Engine with its upstream client and the REPL pool its

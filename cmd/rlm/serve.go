@@ -33,6 +33,8 @@ type serveConfig struct {
 	engineConfig
 	Listen          string
 	APIKeys         []string
+	MetricsAddr     string
+	MetricsKey      string
 	Models          []string // alias=upstream-model
 	Store           string
 	DataDir         string
@@ -41,6 +43,10 @@ type serveConfig struct {
 	RedisCacheDir   string
 	TraceStream     string
 	TraceStreamMax  int
+	StoreTimeout    time.Duration
+	TraceSaveQueue  int
+	TraceSaveTime   time.Duration
+	TraceDrain      time.Duration
 	MaxRequestBytes int64
 	MaxUploadBytes  int64
 	MaxConcurrent   int
@@ -48,6 +54,11 @@ type serveConfig struct {
 	MaxQueued       int
 	RetryAfter      time.Duration
 	KeepAlive       time.Duration
+	IdleTimeout     time.Duration
+	HeaderTimeout   time.Duration
+	MinBodyRate     int64
+	BodyRateGrace   time.Duration
+	MaxConns        int
 	ShutdownGrace   time.Duration
 	LogLevel        string
 	TraceContent    bool
@@ -137,12 +148,15 @@ func parseSize(v string) (int64, error) {
 var serveOptions = []option{
 	{"listen", "RLM_LISTEN", "listen", "127.0.0.1:8080", "address to listen on", str(func(c *serveConfig) *string { return &c.Listen })},
 	{"api-keys", "RLM_API_KEYS", "api_keys", "", "comma-separated API keys clients must send as Bearer tokens; empty: open server", list(func(c *serveConfig) *[]string { return &c.APIKeys })},
+	{"metrics-addr", "RLM_METRICS_ADDR", "metrics_addr", "", "address to serve /metrics on, apart from --listen (which then has none); empty: /metrics on --listen", str(func(c *serveConfig) *string { return &c.MetricsAddr })},
+	{"metrics-key", "RLM_METRICS_KEY", "metrics_key", "", "bearer key /metrics requires; empty: /metrics is open on a server without --api-keys and on --metrics-addr, and refused on --listen of a server with keys", str(func(c *serveConfig) *string { return &c.MetricsKey })},
 	{"upstream", "RLM_UPSTREAM", "upstream", "", "base URL of the OpenAI-compatible upstream, e.g. https://api.openai.com/v1", str(func(c *serveConfig) *string { return &c.Upstream })},
 	{"upstream-key", "RLM_UPSTREAM_KEY", "upstream_key", "", "API key for the upstream", str(func(c *serveConfig) *string { return &c.UpstreamKey })},
 	{"root-model", "RLM_ROOT_MODEL", "root_model", "", "upstream model for root turns when a request names an alias without mapping", str(func(c *serveConfig) *string { return &c.RootModel })},
 	{"sub-model", "RLM_SUB_MODEL", "sub_model", "", "upstream model for llm_query and child RLMs; empty: the root model", str(func(c *serveConfig) *string { return &c.SubModel })},
 	{"models", "RLM_MODELS", "models", "rlm", "comma-separated model aliases clients may name, each alias or alias=upstream-model; an alias without = runs the root model", list(func(c *serveConfig) *[]string { return &c.Models })},
 	{"upstream-timeout", "RLM_UPSTREAM_TIMEOUT", "upstream_timeout", "120s", "timeout of one upstream call attempt", dur(func(c *serveConfig) *time.Duration { return &c.UpstreamTimeout })},
+	{"upstream-idle-timeout", "RLM_UPSTREAM_IDLE_TIMEOUT", "upstream_idle_timeout", recursion.DefaultIdleTimeout.String(), "longest silence while an upstream response body is read, once its headers arrived; the attempt then fails and is retried", dur(func(c *serveConfig) *time.Duration { return &c.UpstreamIdle })},
 	{"upstream-retries", "RLM_UPSTREAM_RETRIES", "upstream_retries", "4", "retries of an upstream call after 429, 5xx or connection errors", num(func(c *serveConfig) *int { return &c.UpstreamRetries })},
 	{"upstream-concurrency", "RLM_UPSTREAM_CONCURRENCY", "upstream_concurrency", "64", "upstream calls in flight across all requests", num(func(c *serveConfig) *int { return &c.UpstreamConc })},
 	{"store", "RLM_STORE", "store", "disk", "where files and stored completions live: disk or redis", str(func(c *serveConfig) *string { return &c.Store })},
@@ -152,6 +166,10 @@ var serveOptions = []option{
 	{"redis-cache-dir", "RLM_REDIS_CACHE_DIR", "redis_cache_dir", "", "local copies of uploaded files for the REPL with --store redis; empty: a directory under the system temp dir", str(func(c *serveConfig) *string { return &c.RedisCacheDir })},
 	{"trace-stream", "RLM_TRACE_STREAM", "trace_stream", tracing.DefaultStream, "Redis Stream every finished trajectory is appended to with --store redis, for trainers' consumer groups; empty: none", str(func(c *serveConfig) *string { return &c.TraceStream })},
 	{"trace-stream-maxlen", "RLM_TRACE_STREAM_MAXLEN", "trace_stream_maxlen", strconv.Itoa(tracing.DefaultStreamMaxLen), "entries the trajectory stream is trimmed to (approximately, MAXLEN ~); 0 or negative: never trimmed", num(func(c *serveConfig) *int { return &c.TraceStreamMax })},
+	{"store-timeout", "RLM_STORE_TIMEOUT", "store_timeout", server.DefaultStoreTimeout.String(), "bound of each write of a stored completion's record (store: true); past it the request fails", dur(func(c *serveConfig) *time.Duration { return &c.StoreTimeout })},
+	{"trace-save-queue", "RLM_TRACE_SAVE_QUEUE", "trace_save_queue", strconv.Itoa(tracing.DefaultSaveQueue), "finished runs' traces that may wait to be saved in the background; one more is dropped (counted in rlm_trace_saves_dropped_total)", num(func(c *serveConfig) *int { return &c.TraceSaveQueue })},
+	{"trace-save-timeout", "RLM_TRACE_SAVE_TIMEOUT", "trace_save_timeout", "30s", "bound of saving (and publishing) one trace", dur(func(c *serveConfig) *time.Duration { return &c.TraceSaveTime })},
+	{"trace-drain-timeout", "RLM_TRACE_DRAIN_TIMEOUT", "trace_drain_timeout", "10s", "how long shutdown keeps saving queued traces after the runs ended; what is left is dropped", dur(func(c *serveConfig) *time.Duration { return &c.TraceDrain })},
 	{"max-request-bytes", "RLM_MAX_REQUEST_BYTES", "max_request_bytes", "64MiB", "largest chat request body", size(func(c *serveConfig) *int64 { return &c.MaxRequestBytes })},
 	{"max-upload-bytes", "RLM_MAX_UPLOAD_BYTES", "max_upload_bytes", "512MiB", "largest uploaded file", size(func(c *serveConfig) *int64 { return &c.MaxUploadBytes })},
 	{"max-concurrent", "RLM_MAX_CONCURRENT", "max_concurrent", "16", "runs executing at once", num(func(c *serveConfig) *int { return &c.MaxConcurrent })},
@@ -159,6 +177,11 @@ var serveOptions = []option{
 	{"max-queued", "RLM_MAX_QUEUED", "max_queued", strconv.Itoa(server.DefaultMaxQueued), "chat requests that may wait for a run slot at once; one more gets 429 at once", num(func(c *serveConfig) *int { return &c.MaxQueued })},
 	{"retry-after", "RLM_RETRY_AFTER", "retry_after", "2s", "Retry-After sent with 429", dur(func(c *serveConfig) *time.Duration { return &c.RetryAfter })},
 	{"keepalive", "RLM_KEEPALIVE", "keepalive", "15s", "interval of SSE keep-alive comments on idle streams", dur(func(c *serveConfig) *time.Duration { return &c.KeepAlive })},
+	{"idle-timeout", "RLM_IDLE_TIMEOUT", "idle_timeout", server.DefaultIdleTimeout.String(), "how long a kept-alive client connection may sit idle between requests before it is closed", dur(func(c *serveConfig) *time.Duration { return &c.IdleTimeout })},
+	{"read-header-timeout", "RLM_READ_HEADER_TIMEOUT", "read_header_timeout", server.DefaultReadHeaderTimeout.String(), "how long a client may take to send a request's headers", dur(func(c *serveConfig) *time.Duration { return &c.HeaderTimeout })},
+	{"min-body-rate", "RLM_MIN_BODY_RATE", "min_body_rate", formatSize(server.DefaultMinBodyRate), "slowest average rate, per second, at which a request body may arrive after --body-rate-grace; a slower one is cut with 408", size(func(c *serveConfig) *int64 { return &c.MinBodyRate })},
+	{"body-rate-grace", "RLM_BODY_RATE_GRACE", "body_rate_grace", server.DefaultBodyRateGrace.String(), "time a request body may take before --min-body-rate applies", dur(func(c *serveConfig) *time.Duration { return &c.BodyRateGrace })},
+	{"max-conns", "RLM_MAX_CONNS", "max_conns", strconv.Itoa(server.DefaultMaxConns), "client connections open at once; more wait in the listen backlog", num(func(c *serveConfig) *int { return &c.MaxConns })},
 	{"shutdown-grace", "RLM_SHUTDOWN_GRACE", "shutdown_grace", "30s", "how long shutdown lets running requests finish before cancelling them", dur(func(c *serveConfig) *time.Duration { return &c.ShutdownGrace })},
 	{"max-depth", "RLM_MAX_DEPTH", "max_depth", "1", "server maximum (and default) of rlm.max_depth; 0: the root alone (rlm_query acts as llm_query)", num(func(c *serveConfig) *int { return &c.Limits.MaxDepth })},
 	{"max-iterations", "RLM_MAX_ITERATIONS", "max_iterations", "30", "server maximum (and default) of rlm.max_iterations", num(func(c *serveConfig) *int { return &c.Limits.MaxIterations })},
@@ -295,6 +318,12 @@ func (c *serveConfig) checkMaxima() error {
 	if c.MaxQueued <= 0 {
 		return fmt.Errorf("max-queued %d: must be positive", c.MaxQueued)
 	}
+	if c.MaxConns <= 0 {
+		return fmt.Errorf("max-conns %d: must be positive", c.MaxConns)
+	}
+	if c.TraceSaveQueue <= 0 {
+		return fmt.Errorf("trace-save-queue %d: must be positive", c.TraceSaveQueue)
+	}
 	return nil
 }
 
@@ -389,6 +418,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	scfg := server.Config{
 		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
 		MaxConcurrent: cfg.MaxConcurrent, MaxQueued: cfg.MaxQueued, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
+		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.HeaderTimeout, MinBodyRate: cfg.MinBodyRate, BodyRateGrace: cfg.BodyRateGrace,
+		MaxConns: cfg.MaxConns, MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "", StoreTimeout: cfg.StoreTimeout,
 		MaxLimits: cfg.runLimits(),
 		Logger:    log,
 	}
@@ -409,7 +440,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer closeFeed()
 	traces := tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: log, Feed: feed,
+		SaveQueue: cfg.TraceSaveQueue, SaveTimeout: cfg.TraceSaveTime,
 		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	defer func() {
+		// After the server's shutdown: the runs have ended, their traces
+		// are queued.
+		dctx, cancel := context.WithTimeout(context.Background(), cfg.TraceDrain)
+		defer cancel()
+		if err := traces.Close(dctx); err != nil {
+			log.Error("traces not saved at shutdown", "err", err)
+		}
+	}()
+	scfg.Collectors = traces.Collectors()
+	scfg.ReadyChecks = map[string]func(context.Context) error{
+		"trace_saving": func(context.Context) error { return traces.SaveHealth() },
+	}
 	traceAPI := tracing.NewAPI(traces, tracing.APIConfig{})
 	scfg.Extend = func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
 		traceAPI.Register(v1, owner)
@@ -463,13 +508,29 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("serve: %w", err)
 	}
 	attrs := []any{"addr", "http://" + ln.Addr().String(), "store", cfg.Store, "models", strings.Join(names, ",")}
+	var mln net.Listener
+	if cfg.MetricsAddr != "" {
+		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: --metrics-addr: %w", err)
+		}
+		attrs = append(attrs, "metrics", "http://"+mln.Addr().String()+"/metrics")
+	}
 	if feed != nil {
 		attrs = append(attrs, "trace_stream", feed.Stream())
 	}
 	log.Info("rlm serve listening", attrs...)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
-	done := make(chan error, 1)
+	done := make(chan error, 2)
 	go func() { done <- srv.Serve(ln) }()
+	if mln != nil {
+		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", mln.Addr())
+		go func() {
+			if err := srv.ServeMetrics(mln); err != nil {
+				done <- err
+			}
+		}()
+	}
 	select {
 	case err := <-done:
 		return err

@@ -45,7 +45,8 @@ func (s *syncBuffer) String() string {
 }
 
 type served struct {
-	URL    string // http://host:port
+	URL    string      // http://host:port
+	Stdout *syncBuffer // after the "listening on" line
 	Stderr *syncBuffer
 	stop   func() error
 }
@@ -64,16 +65,18 @@ func startServe(t *testing.T, args ...string) *served {
 		pw.CloseWithError(fmt.Errorf("serve ended: %v", err))
 		done <- err
 	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
 	if err != nil {
 		cancel()
 		t.Fatalf("rlm serve did not start: %v\n%s", err, stderr.String())
 	}
-	go io.Copy(io.Discard, pr)
+	stdout := &syncBuffer{}
+	go io.Copy(stdout, br)
 	url := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
 	var once sync.Once
 	var stopErr error
-	s := &served{URL: url, Stderr: stderr, stop: func() error {
+	s := &served{URL: url, Stdout: stdout, Stderr: stderr, stop: func() error {
 		once.Do(func() { cancel(); stopErr = <-done })
 		return stopErr
 	}}
@@ -124,7 +127,7 @@ func upstreamArgs(url string) []string {
 func TestServeGoOpenAI(t *testing.T) {
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1,k2")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1,k2", "--metrics-key", "mk")...)
 	cfg := openai.DefaultConfig("k1")
 	cfg.BaseURL = s.URL + "/v1"
 	client := openai.NewClientWithConfig(cfg)
@@ -209,7 +212,7 @@ func TestServeGoOpenAI(t *testing.T) {
 	}
 	// The runs are over: their REPL workers are gone from the pool's count.
 	req, _ := http.NewRequest("GET", s.URL+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer k1")
+	req.Header.Set("Authorization", "Bearer mk")
 	if r, err := http.DefaultClient.Do(req); err != nil {
 		t.Error(err)
 	} else {

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -254,6 +255,23 @@ func list(t *testing.T, s store.Store, coll, prefix string) []string {
 // Without redis-server the test is skipped, or fails when CI=true.
 func StartRedis(t testing.TB) string {
 	t.Helper()
+	return StartRedisServer(t).URL
+}
+
+// RedisServer is a redis-server a test started, which the test may stop or
+// pause to see how its clients cope with a store that is down or hung.
+type RedisServer struct {
+	URL string
+	t   testing.TB
+	bin string
+	dir string
+	mu  sync.Mutex
+	cmd *exec.Cmd
+}
+
+// StartRedisServer is StartRedis, returning the server.
+func StartRedisServer(t testing.TB) *RedisServer {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -261,23 +279,33 @@ func StartRedis(t testing.TB) string {
 		}
 		t.Skip("redis-server not installed")
 	}
-	dir := t.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1",
-		"--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no")
+	r := &RedisServer{URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), t: t, bin: bin, dir: t.TempDir()}
+	t.Cleanup(r.Stop)
+	r.start(port)
+	return r
+}
+
+func (r *RedisServer) start(port int) {
+	r.t.Helper()
+	cmd := exec.Command(r.bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1",
+		"--dir", r.dir, "--save", "", "--appendonly", "no", "--daemonize", "no")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
+		r.t.Fatalf("start redis-server: %v", err)
 	}
+	r.mu.Lock()
+	r.cmd = cmd
+	r.mu.Unlock()
 	ready := make(chan struct{})
 	var log bytes.Buffer
 	var mu sync.Mutex
@@ -293,16 +321,40 @@ func StartRedis(t testing.TB) string {
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
 	select {
 	case <-ready:
 	case <-time.After(10 * time.Second):
 		mu.Lock()
 		defer mu.Unlock()
-		t.Fatalf("redis-server did not start:\n%s", log.String())
+		r.t.Fatalf("redis-server did not start:\n%s", log.String())
 	}
-	return fmt.Sprintf("redis://127.0.0.1:%d/0", port)
+}
+
+// Stop kills the server: connections are refused from then on. Stopping a
+// stopped server does nothing.
+func (r *RedisServer) Stop() {
+	r.mu.Lock()
+	cmd := r.cmd
+	r.cmd = nil
+	r.mu.Unlock()
+	if cmd != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+}
+
+// Pause stops the server's process (SIGSTOP) without closing its socket:
+// connections are accepted by the kernel, and then nothing answers, as with
+// a hung server or a network partition. Resume undoes it.
+func (r *RedisServer) Pause() { r.signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server.
+func (r *RedisServer) Resume() { r.signal(syscall.SIGCONT) }
+
+func (r *RedisServer) signal(sig syscall.Signal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd != nil {
+		r.cmd.Process.Signal(sig)
+	}
 }
