@@ -20,6 +20,9 @@ import (
 
 // Config sizes an Engine. Zero fields take the defaults named.
 type Config struct {
+	// Name is the model name the engine reports (default: the checkpoint
+	// directory's name).
+	Name string
 	// KVCacheBytes is the memory of the KV cache pool, allocated once at
 	// start (default 1 GiB). KVCacheTokens, when positive, sizes it in
 	// tokens instead. Each token takes model.Config.KVBytesPerToken bytes.
@@ -210,7 +213,10 @@ func Load(be backend.Backend, dir string, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("load %s: %w", dir, err)
 	}
 	abs, _ := filepath.Abs(dir)
-	e, err := New(m, tok, filepath.Base(abs), cfg)
+	if cfg.Name == "" {
+		cfg.Name = filepath.Base(abs)
+	}
+	e, err := New(m, tok, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -243,10 +249,9 @@ func eosIDs(path string) []int32 {
 	return many
 }
 
-// New starts an engine for a loaded model and its tokenizer; name is the
-// model name it reports. The chat end tokens <|im_end|> and <|endoftext|>
+// New starts an engine for a loaded model and its tokenizer. The chat end tokens <|im_end|> and <|endoftext|>
 // end a completion when the tokenizer has them.
-func New(m *model.Model, tok *tokenizer.Tokenizer, name string, cfg Config) (*Engine, error) {
+func New(m *model.Model, tok *tokenizer.Tokenizer, cfg Config) (*Engine, error) {
 	cfg.defaults()
 	mc := m.Cfg
 	perToken := mc.KVBytesPerToken()
@@ -267,7 +272,7 @@ func New(m *model.Model, tok *tokenizer.Tokenizer, name string, cfg Config) (*En
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{m: m, tok: tok, name: name, cfg: cfg, kv: kv, eos: map[int32]bool{}, special: map[int32]bool{},
+	e := &Engine{m: m, tok: tok, name: cfg.Name, cfg: cfg, kv: kv, eos: map[int32]bool{}, special: map[int32]bool{},
 		pool: newBlockPool(numBlocks, cfg.BlockSize), wake: make(chan struct{}, 1), done: make(chan struct{})}
 	for _, a := range tok.AddedTokens() {
 		if a.Special {

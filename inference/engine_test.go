@@ -10,39 +10,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/inference/inferencetest"
 	"github.com/rlm-project/rlm/training/model"
 	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
-// The tests run a small random Qwen3 with the tiny Qwen-format tokenizer of
-// the trainer's test data (byte-level BPE, the chat special tokens).
-const tinyTokenizer = "../training/sft/testdata"
-
 func testModel(t testing.TB, seed uint64) (*model.Model, *tokenizer.Tokenizer) {
-	t.Helper()
-	tok, err := tokenizer.Load(tinyTokenizer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := model.ParseConfig([]byte(fmt.Sprintf(`{"hidden_size":32,"intermediate_size":48,"num_hidden_layers":2,
-		"num_attention_heads":4,"num_key_value_heads":2,"head_dim":8,"rope_theta":10000,
-		"max_position_embeddings":8192,"vocab_size":%d}`, tok.VocabSize())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(backend.CPU{}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.InitRandom(seed, 0.2)
-	return m, tok
+	return inferencetest.Model(t, seed)
 }
 
 func testEngine(t testing.TB, cfg Config) *Engine {
 	t.Helper()
 	m, tok := testModel(t, 1)
-	e, err := New(m, tok, "tiny", cfg)
+	cfg.Name = "tiny"
+	e, err := New(m, tok, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +234,7 @@ func TestPrefixReuse(t *testing.T) {
 func TestPreemption(t *testing.T) {
 	m, tok := testModel(t, 1)
 	// 12 blocks of 4 tokens: one sequence of up to 48 tokens fits alone.
-	small, err := New(m, tok, "tiny", Config{KVCacheTokens: 48, BlockSize: 4})
+	small, err := New(m, tok, Config{Name: "tiny", KVCacheTokens: 48, BlockSize: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 
 // Sampling controls how the next token is chosen from the logits.
 type Sampling struct {
-	// Temperature divides the logits; 0 is greedy decoding (argmax, the
-	// lowest id on ties).
+	// Temperature divides the logits; 0 (or anything below 1e-5, as in
+	// vLLM) is greedy decoding: argmax, the lowest id on ties.
 	Temperature float64
 	// TopK keeps the k most likely tokens; 0 keeps all.
 	TopK int
@@ -27,6 +27,10 @@ type Sampling struct {
 	Logprobs    bool
 	TopLogprobs int
 }
+
+// greedyBelow is the temperature under which sampling is argmax: dividing
+// by a tinier one overflows float32 logits.
+const greedyBelow = 1e-5
 
 // TokenLogprob is a token and its log probability.
 type TokenLogprob struct {
@@ -111,7 +115,7 @@ func topK(row []float32, k int) []cand {
 // sample picks the next token from a logits row. rng is the sequence's own
 // generator, so a seeded request does not depend on what else runs.
 func sample(row []float32, s *Sampling, rng *rand.Rand) int32 {
-	if s.Temperature <= 0 {
+	if s.Temperature < greedyBelow {
 		return argmax(row)
 	}
 	inv := float32(1 / s.Temperature)
