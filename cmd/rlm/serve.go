@@ -427,7 +427,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		defer local.Close()
+		defer func() {
+			st := local.Stats()
+			saved := 0.0
+			if st.PromptTokens > 0 {
+				saved = float64(st.CachedTokens) / float64(st.PromptTokens)
+			}
+			log.Info("local model stats", "requests", st.Requests, "prompt_tokens", st.PromptTokens,
+				"prefix_cached_tokens", st.CachedTokens, "prefill_saved", fmt.Sprintf("%.1f%%", 100*saved),
+				"computed_tokens", st.ComputedTokens, "generated_tokens", st.GeneratedTokens, "steps", st.Steps,
+				"preemptions", st.Preemptions, "evictions", st.Evictions)
+			local.Close()
+		}()
 		st := local.Stats()
 		log.Info("local model loaded", "model", local.Name(), "dir", cfg.LocalModel,
 			"kv_cache_tokens", st.KVBlocks*st.KVBlockSize, "max_model_len", local.MaxModelLen())
