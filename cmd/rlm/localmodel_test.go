@@ -113,8 +113,8 @@ func TestLocalModelReproducesTrajectory(t *testing.T) {
 	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
-	args := []string{"sft", "-model", base, "-data", data, "-out", out, "-seq-len", "3584", "-lr", "2e-2", "-warmup", "3",
-		"-steps", "50", "-batch-size", "1", "-grad-accum", "2", "-weight-decay", "0", "-log-every", "10", "-checkpoint-every", "0", "-dtype", "f32"}
+	args := []string{"sft", "-model", base, "-data", data, "-out", out, "-seq-len", "3584", "-lr", "3e-2", "-warmup", "5",
+		"-steps", "120", "-batch-size", "1", "-grad-accum", "2", "-weight-decay", "0", "-log-every", "10", "-checkpoint-every", "0", "-dtype", "f32"}
 	stdout.Reset()
 	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train sft: %v\n%s", err, stderr.String())
