@@ -166,8 +166,8 @@ func TestLocalModelPrefixReuse20Turns(t *testing.T) {
 	resp.Body.Close()
 	var out rlmChat
 	json.Unmarshal(raw, &out)
-	if out.RLM.Iterations != 20 {
-		t.Fatalf("status %d, %d iterations, want 20: %s", resp.StatusCode, out.RLM.Iterations, raw)
+	if out.RLM.Iterations < 20 || out.RLM.StopReason != "max_iterations" {
+		t.Fatalf("status %d, %d iterations, want the whole 20 turns: %s", resp.StatusCode, out.RLM.Iterations, raw)
 	}
 	if err := s.stop(); err != nil {
 		t.Fatal(err)
