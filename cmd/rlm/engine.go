@@ -31,6 +31,9 @@ type engineConfig struct {
 	// REPL bounds every REPL session of a run; checkREPL refuses values
 	// the REPL would silently replace with its defaults.
 	REPL repl.Limits
+	// Local, when set, answers every model call in-process instead of the
+	// upstream (rlm serve --local-model).
+	Local recursion.ModelClient
 }
 
 // engineFlagNames are what the flags of one command call its run: the
@@ -189,9 +192,12 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	if err := c.checkREPL(); err != nil {
 		return nil, err
 	}
-	client, err := c.client()
-	if err != nil {
-		return nil, err
+	var client *recursion.OpenAIClient
+	if c.Local == nil {
+		var err error
+		if client, err = c.client(); err != nil {
+			return nil, err
+		}
 	}
 	size := c.REPLWorkers
 	if size <= 0 {
@@ -201,7 +207,10 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start REPL pool: %w", err)
 	}
-	base.Root, base.SubModel = client, c.SubModel
+	base.Root, base.SubModel = c.Local, c.SubModel
+	if client != nil {
+		base.Root = client
+	}
 	if base.RootModel == "" {
 		base.RootModel = c.RootModel
 	}

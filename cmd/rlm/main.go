@@ -26,6 +26,7 @@ type command struct {
 // commands lists the subcommands. Each lives in its own file of this package.
 func commands() map[string]command {
 	return map[string]command{
+		"model":  modelCommand,
 		"eval":   {"run long-context benchmarks (S-NIAH, OOLONG-style) through the engine", runEval},
 		"query":  {"run one RLM over context files against an upstream model", runQuery},
 		"serve":  {"run the OpenAI-compatible RLM gateway", runServe},

@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v5"
 	"gopkg.in/yaml.v3"
 
+	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/server"
@@ -62,6 +63,12 @@ type serveConfig struct {
 	ShutdownGrace   time.Duration
 	LogLevel        string
 	TraceContent    bool
+	// The in-process model of --local-model.
+	LocalModel          string
+	LocalKVCache        string
+	LocalMaxSeqs        int
+	LocalMaxBatchTokens int
+	LocalMaxModelLen    int
 }
 
 // option is one configuration setting. Precedence: flag, then environment
@@ -152,6 +159,11 @@ var serveOptions = []option{
 	{"metrics-key", "RLM_METRICS_KEY", "metrics_key", "", "bearer key /metrics requires; empty: /metrics is open on a server without --api-keys and on --metrics-addr, and refused on --listen of a server with keys", str(func(c *serveConfig) *string { return &c.MetricsKey })},
 	{"upstream", "RLM_UPSTREAM", "upstream", "", "base URL of the OpenAI-compatible upstream, e.g. https://api.openai.com/v1", str(func(c *serveConfig) *string { return &c.Upstream })},
 	{"upstream-key", "RLM_UPSTREAM_KEY", "upstream_key", "", "API key for the upstream", str(func(c *serveConfig) *string { return &c.UpstreamKey })},
+	{"local-model", "RLM_LOCAL_MODEL", "local_model", "", "checkpoint directory of a Qwen3 model to run in-process as the upstream of root turns and sub-calls, instead of --upstream (see docs/inference.md)", str(func(c *serveConfig) *string { return &c.LocalModel })},
+	{"local-kv-cache", "RLM_LOCAL_KV_CACHE", "local_kv_cache", "1GiB", "KV cache pool of --local-model, allocated at start: a size like 4GiB, or tokens like 65536tokens", str(func(c *serveConfig) *string { return &c.LocalKVCache })},
+	{"local-max-seqs", "RLM_LOCAL_MAX_SEQS", "local_max_seqs", "64", "sequences --local-model decodes together in one step", num(func(c *serveConfig) *int { return &c.LocalMaxSeqs })},
+	{"local-max-batch-tokens", "RLM_LOCAL_MAX_BATCH_TOKENS", "local_max_batch_tokens", "512", "tokens in one forward step of --local-model; longer prompts are prefilled in chunks", num(func(c *serveConfig) *int { return &c.LocalMaxBatchTokens })},
+	{"local-max-model-len", "RLM_LOCAL_MAX_MODEL_LEN", "local_max_model_len", "0", "longest prompt plus completion of --local-model in tokens; 0: the model's max_position_embeddings, at most the KV cache", num(func(c *serveConfig) *int { return &c.LocalMaxModelLen })},
 	{"root-model", "RLM_ROOT_MODEL", "root_model", "", "upstream model for root turns when a request names an alias without mapping", str(func(c *serveConfig) *string { return &c.RootModel })},
 	{"sub-model", "RLM_SUB_MODEL", "sub_model", "", "upstream model for llm_query and child RLMs; empty: the root model", str(func(c *serveConfig) *string { return &c.SubModel })},
 	{"models", "RLM_MODELS", "models", "rlm", "comma-separated model aliases clients may name, each alias or alias=upstream-model; an alias without = runs the root model", list(func(c *serveConfig) *[]string { return &c.Models })},
@@ -373,6 +385,28 @@ func yamlString(v any) string {
 	}
 }
 
+// startLocalModel loads --local-model and makes it the upstream of root
+// turns and sub-calls; the root model defaults to its name.
+func (c *serveConfig) startLocalModel() (*inference.Engine, error) {
+	ic, err := parseKVCache(c.LocalKVCache)
+	if err != nil {
+		return nil, fmt.Errorf("local-kv-cache: %w", err)
+	}
+	if c.LocalMaxSeqs <= 0 || c.LocalMaxBatchTokens <= 0 || c.LocalMaxModelLen < 0 {
+		return nil, fmt.Errorf("local-max-seqs and local-max-batch-tokens must be positive, local-max-model-len not negative")
+	}
+	ic.MaxSeqs, ic.MaxBatchTokens, ic.MaxModelLen = c.LocalMaxSeqs, c.LocalMaxBatchTokens, c.LocalMaxModelLen
+	e, err := loadLocalModel(c.LocalModel, ic)
+	if err != nil {
+		return nil, err
+	}
+	if c.RootModel == "" {
+		c.RootModel = e.Name()
+	}
+	c.Local = localClient{e}
+	return e, nil
+}
+
 // runServe is `rlm serve`.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, err := loadServeConfig(args, os.Getenv, stderr)
@@ -388,6 +422,27 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
+	if cfg.LocalModel != "" {
+		local, err := cfg.startLocalModel()
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		defer func() {
+			st := local.Stats()
+			saved := 0.0
+			if st.PromptTokens > 0 {
+				saved = float64(st.CachedTokens) / float64(st.PromptTokens)
+			}
+			log.Info("local model stats", "requests", st.Requests, "prompt_tokens", st.PromptTokens,
+				"prefix_cached_tokens", st.CachedTokens, "prefill_saved", fmt.Sprintf("%.1f%%", 100*saved),
+				"computed_tokens", st.ComputedTokens, "generated_tokens", st.GeneratedTokens, "steps", st.Steps,
+				"preemptions", st.Preemptions, "evictions", st.Evictions)
+			local.Close()
+		}()
+		st := local.Stats()
+		log.Info("local model loaded", "model", local.Name(), "dir", cfg.LocalModel,
+			"kv_cache_tokens", st.KVBlocks*st.KVBlockSize, "max_model_len", local.MaxModelLen())
+	}
 	aliases := map[string]string{}
 	var names []string
 	for _, m := range cfg.Models {
@@ -466,7 +521,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return tracing.WithHeaders(tracing.WithOwner(ctx, owner), h)
 	}
 	var missing []string
-	if cfg.Upstream == "" {
+	if cfg.Upstream == "" && cfg.Local == nil {
 		missing = append(missing, "no upstream configured: set --upstream or RLM_UPSTREAM (e.g. https://api.openai.com/v1)")
 	}
 	if cfg.RootModel == "" {

@@ -10,7 +10,8 @@
 // device memory and kernels, and the model code does not change.
 //
 // The interface holds exactly what the Qwen3 forward, backward and AdamW step
-// need, nothing speculative.
+// need, plus the two operations of inference over a paged KV cache
+// (ScatterRows and PagedAttention), nothing speculative.
 package backend
 
 // Buffer is a float32 array in a backend's memory.
@@ -51,6 +52,11 @@ type Backend interface {
 	SwiGLU(out, gate, up Buffer)
 	SwiGLUBackward(dgate, dup, dout, gate, up Buffer)
 	Add(dst, src Buffer)
+	// Inference over a paged KV cache (see PagedShape): ScatterRows writes
+	// the new tokens' K and V rows into their cache slots, PagedAttention
+	// lets each new token attend to its sequence's cached rows.
+	ScatterRows(dst, src Buffer, idx Ints, C int)
+	PagedAttention(out, q, kCache, vCache Buffer, blockTable, seq, pos Ints, sh PagedShape)
 	// CrossEntropy returns Σ weights·loss and leaves the loss gradient in logits.
 	CrossEntropy(losses, logits Buffer, targets Ints, weights Buffer, V int) float64
 

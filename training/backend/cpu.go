@@ -88,3 +88,11 @@ func (CPU) CrossEntropy(losses, logits Buffer, targets Ints, weights Buffer, V i
 func (CPU) AdamW(params, grads, m, v Buffer, p AdamWParams) {
 	AdamW(f(params), f(grads), f(m), f(v), p)
 }
+
+func (CPU) ScatterRows(dst, src Buffer, idx Ints, C int) {
+	ScatterRows(f(dst), f(src), ints(idx), C)
+}
+
+func (CPU) PagedAttention(out, q, kCache, vCache Buffer, blockTable, seq, pos Ints, sh PagedShape) {
+	pagedAttentionF32(f(out), f(q), f(kCache), f(vCache), ints(blockTable), ints(seq), ints(pos), sh)
+}

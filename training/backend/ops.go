@@ -319,6 +319,92 @@ func AttentionBackward[F Float](dq, dk, dv, dout, out, lse, q, k, v []F, seg []i
 	})
 }
 
+// ScatterRows writes each row of src (N×C, N = len(idx)) into row idx[n]
+// of dst: dst[idx[n]] = src[n]. It is the inverse of Embedding's gather;
+// inference uses it to put the K and V rows of new tokens into their KV
+// cache slots. The indices must be distinct (rows are written in parallel)
+// and inside dst; src rows are not modified.
+func ScatterRows[F Float](dst, src []F, idx []int32, C int) {
+	parallelFor(len(idx), 64, func(lo, hi int) {
+		for n := lo; n < hi; n++ {
+			r := int(idx[n])
+			copy(dst[r*C:(r+1)*C], src[n*C:(n+1)*C])
+		}
+	})
+}
+
+// PagedShape describes attention over a paged KV cache.
+//
+// The cache of one layer is two buffers, kCache and vCache, each
+// NumBlocks·BlockSize rows of KV·D floats (row r holds the KV heads of one
+// token, head-major as in the k and v projections). A sequence's tokens live
+// in blocks of BlockSize consecutive rows that need not be adjacent:
+// row i of blockTable (S×MaxBlocks, S sequences) lists the blocks of
+// sequence i in order, so the token at position j of sequence i is cache row
+//
+//	blockTable[i·MaxBlocks + j/BlockSize]·BlockSize + j%BlockSize.
+//
+// Entries past a sequence's last block are never read.
+type PagedShape struct{ H, KV, D, BlockSize, MaxBlocks int }
+
+// CacheRow returns the cache row of position j of sequence i (see PagedShape).
+func (sh PagedShape) CacheRow(blockTable []int32, i, j int) int {
+	return int(blockTable[i*sh.MaxBlocks+j/sh.BlockSize])*sh.BlockSize + j%sh.BlockSize
+}
+
+// PagedAttention is causal softmax attention of N new query rows over the
+// KV cache, for prefill and decode alike. q and out are N×H×D (N =
+// len(pos)). Query row n belongs to sequence seq[n] (a row of blockTable)
+// and sits at position pos[n]; it attends to positions 0..pos[n] of its
+// sequence, all of which must already be in the cache (ScatterRows the new
+// rows' K and V first). Scores are scaled by 1/√D and query head h reads KV
+// head h/(H/KV). Rows of different sequences, of any lengths, may be mixed
+// in one call. There is no backward: it is for inference only.
+func PagedAttention[F Float](out, q, kCache, vCache []F, blockTable, seq, pos []int32, sh PagedShape) {
+	H, KV, D := sh.H, sh.KV, sh.D
+	group := H / KV
+	scale := 1 / math.Sqrt(float64(D))
+	parallelFor(len(pos)*H, 1, func(lo, hi int) {
+		var score []float64
+		for nh := lo; nh < hi; nh++ {
+			n, h := nh/H, nh%H
+			kh := h / group
+			ctx := int(pos[n]) + 1
+			score = append(score[:0], make([]float64, ctx)...)
+			qv := q[(n*H+h)*D : (n*H+h+1)*D]
+			maxv := math.Inf(-1)
+			for j := range ctx {
+				r := sh.CacheRow(blockTable, int(seq[n]), j)
+				kv := kCache[(r*KV+kh)*D : (r*KV+kh+1)*D]
+				var dot float64
+				for i := range D {
+					dot += float64(qv[i]) * float64(kv[i])
+				}
+				score[j] = dot * scale
+				maxv = max(maxv, score[j])
+			}
+			var sum float64
+			for j := range score {
+				score[j] = math.Exp(score[j] - maxv)
+				sum += score[j]
+			}
+			acc := make([]float64, D)
+			for j := range ctx {
+				r := sh.CacheRow(blockTable, int(seq[n]), j)
+				vv := vCache[(r*KV+kh)*D : (r*KV+kh+1)*D]
+				p := score[j] / sum
+				for i := range D {
+					acc[i] += p * float64(vv[i])
+				}
+			}
+			o := out[(n*H+h)*D : (n*H+h+1)*D]
+			for i := range D {
+				o[i] = F(acc[i])
+			}
+		}
+	})
+}
+
 // SwiGLU computes out = silu(gate) * up elementwise.
 func SwiGLU[F Float](out, gate, up []F) {
 	parallelFor(len(out), 4096, func(lo, hi int) {

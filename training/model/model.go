@@ -53,7 +53,8 @@ type Model struct {
 	Grads  backend.Buffer // same layout; accumulates until ZeroGrads
 	w, g   weights
 
-	acts *activations
+	acts     *activations
+	stepActs *stepActs // inference (step.go)
 }
 
 // New allocates a model with zero parameters; call InitRandom or Load.
@@ -297,7 +298,7 @@ func (m *Model) Forward(ctx context.Context, b *Batch) error {
 	a := m.ensureActs(b.B, b.T)
 	a.fwdRan, a.lossDone = false, false
 	N := b.B * b.T
-	C, F, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
+	C, H, KV, D := cfg.HiddenSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
 	be.UploadInts(a.ids, b.IDs)
 	be.UploadInts(a.pos, b.Pos)
 	be.UploadInts(a.seg, b.Seg)
@@ -307,7 +308,6 @@ func (m *Model) Forward(ctx context.Context, b *Batch) error {
 		be.Upload(a.weights, b.Weights)
 	}
 	sh := backend.AttnShape{B: b.B, T: b.T, H: H, KV: KV, D: D}
-	eps := cfg.RMSNormEps
 
 	be.Embedding(a.layers[0].x, m.w.embed, a.ids, C)
 	for l := range a.layers {
@@ -315,27 +315,51 @@ func (m *Model) Forward(ctx context.Context, b *Batch) error {
 			return fmt.Errorf("forward: %w", err)
 		}
 		la, w := &a.layers[l], &m.w.layers[l]
-		be.RMSNorm(la.ln1, la.rstd1, la.x, w.ln1, N, C, eps)
-		be.MatMul(la.qRaw, la.ln1, w.wq, N, H*D, C, false, true, 0)
-		be.MatMul(la.kRaw, la.ln1, w.wk, N, KV*D, C, false, true, 0)
-		be.MatMul(la.v, la.ln1, w.wv, N, KV*D, C, false, true, 0)
-		be.RMSNorm(la.q, la.qRstd, la.qRaw, w.qNorm, N*H, D, eps)
-		be.RMSNorm(la.k, la.kRstd, la.kRaw, w.kNorm, N*KV, D, eps)
-		be.RoPE(la.q, a.pos, H, D, cfg.RopeTheta, false)
-		be.RoPE(la.k, a.pos, KV, D, cfg.RopeTheta, false)
+		m.attentionInputs(w, la, a.pos, N)
 		be.Attention(la.atty, la.lse, la.q, la.k, la.v, a.seg, sh)
-		be.Copy(la.xMid, la.x)
-		be.MatMul(la.xMid, la.atty, w.wo, N, C, H*D, false, true, 1)
-		be.RMSNorm(la.ln2, la.rstd2, la.xMid, w.ln2, N, C, eps)
-		be.MatMul(la.gate, la.ln2, w.wGate, N, F, C, false, true, 0)
-		be.MatMul(la.up, la.ln2, w.wUp, N, F, C, false, true, 0)
-		be.SwiGLU(la.h, la.gate, la.up)
-		be.Copy(la.xOutNext, la.xMid)
-		be.MatMul(la.xOutNext, la.h, w.wDown, N, C, F, false, true, 1)
+		m.blockOutput(w, la, N)
 	}
-	be.RMSNorm(a.lnf, a.rstdf, a.xOut, m.w.norm, N, C, eps)
+	be.RMSNorm(a.lnf, a.rstdf, a.xOut, m.w.norm, N, C, cfg.RMSNormEps)
 	a.fwdRan = true
 	return nil
+}
+
+// The forward of one block is split around its attention, which is the one
+// step training (Attention within packed segments) and inference
+// (PagedAttention over the KV cache) do differently; both run the code
+// before and after it from here.
+
+// attentionInputs runs the first half of block w on its N input rows la.x:
+// the pre-attention norm, the q, k and v projections, the per-head q and k
+// norms and RoPE at positions pos. It leaves la.q, la.k and la.v ready for
+// attention.
+func (m *Model) attentionInputs(w *layer, la *layerActs, pos backend.Ints, N int) {
+	cfg, be := m.Cfg, m.be
+	C, H, KV, D, eps := cfg.HiddenSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim, cfg.RMSNormEps
+	be.RMSNorm(la.ln1, la.rstd1, la.x, w.ln1, N, C, eps)
+	be.MatMul(la.qRaw, la.ln1, w.wq, N, H*D, C, false, true, 0)
+	be.MatMul(la.kRaw, la.ln1, w.wk, N, KV*D, C, false, true, 0)
+	be.MatMul(la.v, la.ln1, w.wv, N, KV*D, C, false, true, 0)
+	be.RMSNorm(la.q, la.qRstd, la.qRaw, w.qNorm, N*H, D, eps)
+	be.RMSNorm(la.k, la.kRstd, la.kRaw, w.kNorm, N*KV, D, eps)
+	be.RoPE(la.q, pos, H, D, cfg.RopeTheta, false)
+	be.RoPE(la.k, pos, KV, D, cfg.RopeTheta, false)
+}
+
+// blockOutput runs the second half of block w from the attention output
+// la.atty: the output projection and its residual into la.xMid, then the
+// SwiGLU MLP and its residual into la.xOutNext.
+func (m *Model) blockOutput(w *layer, la *layerActs, N int) {
+	cfg, be := m.Cfg, m.be
+	C, F, HD := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads*cfg.HeadDim
+	be.Copy(la.xMid, la.x)
+	be.MatMul(la.xMid, la.atty, w.wo, N, C, HD, false, true, 1)
+	be.RMSNorm(la.ln2, la.rstd2, la.xMid, w.ln2, N, C, cfg.RMSNormEps)
+	be.MatMul(la.gate, la.ln2, w.wGate, N, F, C, false, true, 0)
+	be.MatMul(la.up, la.ln2, w.wUp, N, F, C, false, true, 0)
+	be.SwiGLU(la.h, la.gate, la.up)
+	be.Copy(la.xOutNext, la.xMid)
+	be.MatMul(la.xOutNext, la.h, w.wDown, N, C, F, false, true, 1)
 }
 
 // Logits computes the logits of position n of the last Forward into dst.

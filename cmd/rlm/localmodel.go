@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/training/tokenizer"
+)
+
+// parseKVCache reads the size of the KV cache pool: bytes with a unit
+// (4GiB, 512MiB) or tokens with the suffix "tokens" (65536tokens).
+func parseKVCache(v string) (inference.Config, error) {
+	var c inference.Config
+	if n, ok := strings.CutSuffix(strings.TrimSpace(v), "tokens"); ok {
+		t, err := strconv.Atoi(strings.TrimSpace(n))
+		if err != nil || t <= 0 {
+			return c, fmt.Errorf("not a positive token count like 65536tokens: %q", v)
+		}
+		c.KVCacheTokens = t
+		return c, nil
+	}
+	b, err := parseSize(v)
+	if err != nil {
+		return c, fmt.Errorf("not a size like 4GiB or a token count like 65536tokens: %q", v)
+	}
+	c.KVCacheBytes = b
+	return c, nil
+}
+
+// loadLocalModel loads a checkpoint directory into an inference engine on
+// the CPU.
+func loadLocalModel(dir string, cfg inference.Config) (*inference.Engine, error) {
+	e, err := inference.Load(backend.CPU{}, dir, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("local model: %w", err)
+	}
+	return e, nil
+}
+
+// localClient is the engine's upstream served in-process: recursion's
+// ModelClient over an inference engine, with no HTTP hop. It serves every
+// model name the engine asks for (root and sub-model are the same model).
+type localClient struct{ e *inference.Engine }
+
+var _ recursion.ModelClient = localClient{}
+
+// Complete renders the messages with the chat template, generates, and
+// reports usage and logprobs as an OpenAI upstream would. An unset
+// temperature is OpenAI's default, 1.
+func (c localClient) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
+	msgs := make([]tokenizer.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content}
+	}
+	tok := c.e.Tokenizer()
+	ids, err := tok.EncodePrompt(msgs)
+	if err != nil {
+		return recursion.Completion{}, c.fail(http.StatusBadRequest, err)
+	}
+	r := inference.Request{Prompt: make([]int32, len(ids)), Stop: req.Sampling.Stop}
+	for i, id := range ids {
+		r.Prompt[i] = int32(id)
+	}
+	s := req.Sampling
+	r.Temperature = 1
+	if s.Temperature != nil {
+		r.Temperature = *s.Temperature
+	}
+	if s.TopP != nil {
+		r.TopP = *s.TopP
+	}
+	if s.MaxTokens != nil {
+		r.MaxTokens = *s.MaxTokens
+	}
+	if s.Seed != nil {
+		seed := uint64(*s.Seed)
+		r.Seed = &seed
+	}
+	r.Logprobs = req.Logprobs
+	res, err := c.e.Generate(ctx, r, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return recursion.Completion{}, fmt.Errorf("local model %s: %w", c.e.Name(), context.Cause(ctx))
+		}
+		status := http.StatusInternalServerError
+		var re *inference.RequestError
+		switch {
+		case errors.As(err, &re):
+			status = http.StatusBadRequest
+		case errors.Is(err, inference.ErrQueueFull), errors.Is(err, inference.ErrQueueTimeout):
+			status = http.StatusTooManyRequests
+		case errors.Is(err, inference.ErrClosed):
+			status = http.StatusServiceUnavailable
+		}
+		return recursion.Completion{}, c.fail(status, err)
+	}
+	out := recursion.Completion{Model: c.e.Name(), Content: res.Text, FinishReason: res.FinishReason,
+		Usage: recursion.Usage{PromptTokens: len(res.PromptTokens), CompletionTokens: len(res.Tokens),
+			TotalTokens: len(res.PromptTokens) + len(res.Tokens)}}
+	if req.Logprobs {
+		for _, t := range res.Tokens {
+			b := tok.TokenBytes(int(t.ID))
+			out.Logprobs = append(out.Logprobs, recursion.TokenLogprob{Token: string(b), Logprob: t.Logprob, Bytes: b})
+		}
+	}
+	return out, nil
+}
+
+func (c localClient) fail(status int, err error) error {
+	return &recursion.UpstreamError{Upstream: "local model " + c.e.Name(), Attempts: 1, Status: status, Err: err}
+}

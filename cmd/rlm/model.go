@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/inference/api"
+)
+
+var modelCommand = command{"serve a local Qwen3 checkpoint as an OpenAI-compatible model server", runModel}
+
+// runModel is `rlm model`; its one subcommand is serve.
+func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(stderr, "Usage: rlm model serve [flags] CHECKPOINT_DIR\n\nRun `rlm model serve -h` for its flags; see docs/inference.md.")
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	if args[0] != "serve" {
+		fmt.Fprintf(stderr, "rlm model: unknown subcommand %q (want serve)\n", args[0])
+		return errUsage
+	}
+	return runModelServe(ctx, args[1:], stdout, stderr)
+}
+
+// engineFlags registers the settings of an inference engine on fs.
+func engineFlags(fs *flag.FlagSet) func() (inference.Config, error) {
+	kv := fs.String("kv-cache", "1GiB", "KV cache pool, allocated at start: a `size` like 4GiB, or tokens like 65536tokens")
+	blockSize := fs.Int("block-size", 16, "tokens per KV cache block (the unit of allocation and prefix reuse)")
+	maxSeqs := fs.Int("max-seqs", 64, "sequences decoded together in one step")
+	maxBatch := fs.Int("max-batch-tokens", 512, "tokens in one forward step; longer prompts are prefilled in chunks")
+	maxLen := fs.Int("max-model-len", 0, "longest prompt plus completion in tokens; 0: the model's max_position_embeddings, at most the pool")
+	maxQueued := fs.Int("max-queued", 256, "requests waiting to start; one more gets 429 at once")
+	queueWait := fs.Duration("queue-wait", 60*time.Second, "how long a request may wait for KV cache memory before 429")
+	noPrefix := fs.Bool("no-prefix-cache", false, "do not reuse cached KV blocks across requests")
+	return func() (inference.Config, error) {
+		c, err := parseKVCache(*kv)
+		if err != nil {
+			return c, badFlag("--kv-cache: %v", err)
+		}
+		for _, p := range []struct {
+			name string
+			v    int
+		}{{"block-size", *blockSize}, {"max-seqs", *maxSeqs}, {"max-batch-tokens", *maxBatch}, {"max-queued", *maxQueued}} {
+			if p.v <= 0 {
+				return c, badFlag("--%s %d: must be positive", p.name, p.v)
+			}
+		}
+		if *maxLen < 0 || *queueWait <= 0 {
+			return c, badFlag("--max-model-len must not be negative and --queue-wait must be positive")
+		}
+		c.BlockSize, c.MaxSeqs, c.MaxBatchTokens, c.MaxModelLen = *blockSize, *maxSeqs, *maxBatch, *maxLen
+		c.MaxQueued, c.QueueWait, c.NoPrefixCache = *maxQueued, *queueWait, *noPrefix
+		return c, nil
+	}
+}
+
+func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("model serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: rlm model serve [flags] CHECKPOINT_DIR\n\nServes a Qwen3 checkpoint (ours from `rlm train`, or Hugging Face's) at /v1/chat/completions,\n/v1/completions and /v1/models. See docs/inference.md. Flags:")
+		fs.PrintDefaults()
+	}
+	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
+	keys := fs.String("api-keys", "", "comma-separated API keys clients must send as Bearer tokens; empty: open server")
+	name := fs.String("name", "", "model name clients use; empty: the checkpoint directory's name")
+	maxBody := fs.String("max-request-bytes", "16MiB", "largest request body")
+	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with 429")
+	engineCfg := engineFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	cfg, err := engineCfg()
+	if err != nil {
+		return err
+	}
+	cfg.Name = *name
+	limit, err := parseSize(*maxBody)
+	if err != nil {
+		return badFlag("--max-request-bytes: %v", err)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	e, err := loadLocalModel(fs.Arg(0), cfg)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	var keyList []string
+	for _, k := range strings.Split(*keys, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			keyList = append(keyList, k)
+		}
+	}
+	h := api.New(e, api.Config{Keys: keyList, MaxRequestBytes: limit, RetryAfter: *retryAfter, Logger: log})
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("model serve: %w", err)
+	}
+	st := e.Stats()
+	log.Info("rlm model serve listening", "addr", "http://"+ln.Addr().String(), "model", e.Name(),
+		"kv_cache_tokens", st.KVBlocks*st.KVBlockSize, "kv_bytes_per_token", st.KVBytesPerToken, "max_model_len", e.MaxModelLen())
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv.Shutdown(sctx)
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
