@@ -25,6 +25,7 @@ func (be *Backend) downloadInts(x backend.Ints) []int32 {
 
 func (be *Backend) ScatterRows(dst, src backend.Buffer, idx backend.Ints, C int) {
 	defer be.enter()()
+	defer be.wrote(fb(dst))
 	d, s := fb(dst), fb(src)
 	for n, r := range be.downloadInts(idx) {
 		be.drv.check(be.drv.cuMemcpyDtoDAsync(d.ptr()+uint64(4*int(r)*C), s.ptr()+uint64(4*n*C), uint64(4*C), 0), "scatter row %d", n)
@@ -33,6 +34,7 @@ func (be *Backend) ScatterRows(dst, src backend.Buffer, idx backend.Ints, C int)
 
 func (be *Backend) PagedAttention(out, q, kCache, vCache backend.Buffer, blockTable, seq, pos backend.Ints, sh backend.PagedShape) {
 	defer be.enter()()
+	defer be.wrote(fb(out))
 	bt, sq, ps := be.downloadInts(blockTable), be.downloadInts(seq), be.downloadInts(pos)
 	hq := make([]float32, fb(q).n)
 	be.drv.check(be.drv.cuMemcpyDtoH(unsafe.Pointer(&hq[0]), fb(q).ptr(), uint64(4*len(hq))), "download q")
