@@ -64,3 +64,51 @@ func BenchmarkGEMM(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGEMMSkinny measures the few-row products of decoding (x·Wᵀ with
+// one to 32 rows of x): the unpacked path sgemm takes for them (skinny/), the
+// packed path on the same inputs (packed/), and OpenBLAS's cblas_sgemm in
+// the same process (openblas/, skipped where the library is missing). GB/s
+// counts the bytes of W, which every path must read at least once, so it
+// says how close to memory bandwidth a shape runs.
+func BenchmarkGEMMSkinny(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	var ob *openBLAS
+	b.Run("load", func(b *testing.B) { ob = loadOpenBLAS(b) })
+	for _, sh := range []struct{ m, n, k int }{
+		{1, 4096, 4096}, {4, 4096, 4096}, {16, 4096, 4096}, {32, 4096, 4096},
+		{1, 3072, 1024}, {1, 1024, 3072}, {1, 151936, 1024}, {16, 151936, 1024},
+	} {
+		a, w, c := make([]float32, sh.m*sh.k), make([]float32, sh.n*sh.k), make([]float32, sh.m*sh.n)
+		for _, v := range [][]float32{a, w} {
+			for i := range v {
+				v[i] = float32(rng.NormFloat64())
+			}
+		}
+		flops := 2 * float64(sh.m) * float64(sh.n) * float64(sh.k)
+		bytes := 4 * float64(sh.n) * float64(sh.k)
+		paths := []struct {
+			name string
+			run  func()
+		}{
+			{"skinny", func() { sgemmSkinnyNT(sh.m, sh.n, sh.k, a, sh.k, w, sh.k, 0, c, sh.n) }},
+			{"packed", func() { sgemmPacked(false, true, sh.m, sh.n, sh.k, a, sh.k, w, sh.k, 0, c, sh.n) }},
+		}
+		if ob != nil {
+			paths = append(paths, struct {
+				name string
+				run  func()
+			}{"openblas", func() { ob.matMul(false, true, sh.m, sh.n, sh.k, a, w, 0, c) }})
+		}
+		for _, path := range paths {
+			b.Run(fmt.Sprintf("%dx%dx%d/%s", sh.m, sh.n, sh.k, path.name), func(b *testing.B) {
+				for b.Loop() {
+					path.run()
+				}
+				s := b.Elapsed().Seconds() / float64(b.N)
+				b.ReportMetric(flops/s/1e9, "GFLOP/s")
+				b.ReportMetric(bytes/s/1e9, "GB/s")
+			})
+		}
+	}
+}

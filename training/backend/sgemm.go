@@ -24,6 +24,15 @@ func sgemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, 
 	if m == 0 || n == 0 {
 		return
 	}
+	if useSkinny(transA, transB, m) {
+		sgemmSkinnyNT(m, n, k, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	sgemmPacked(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+}
+
+// sgemmPacked is sgemm through packed panels, whatever the shape.
+func sgemmPacked(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	workers := runtime.GOMAXPROCS(0)
 	if float64(m)*float64(n)*float64(k) < 1<<18 {
 		workers = 1

@@ -2,11 +2,14 @@ package backend
 
 import "golang.org/x/sys/cpu"
 
-// hasFMA reports whether the AVX2+FMA micro-kernel can run here.
+// hasFMA reports whether the AVX2+FMA kernels can run here.
 var hasFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
 func kernel6x16(k int, a, b, c *float32, ldc int)
+
+//go:noescape
+func dot4x16(n16 int, a, b *float32, ldb int, s *[4]float32)
 
 func microKernel(k int, a, b, c []float32, ldc int) {
 	if k == 0 {
@@ -20,4 +23,18 @@ func microKernel(k int, a, b, c []float32, ldc int) {
 		return
 	}
 	microKernelGo(k, a, b, c, ldc)
+}
+
+// dot4 adds to s[r] the dot product of a[:k] with row r of b (rows ldb
+// apart), r = 0..3.
+func dot4(k int, a, b []float32, ldb int, s *[4]float32) {
+	n16 := k / 16
+	if hasFMA && n16 > 0 {
+		_ = a[k-1]
+		_ = b[3*ldb+k-1]
+		dot4x16(n16, &a[0], &b[0], ldb, s)
+		dot4Go(k-16*n16, a[16*n16:], b[16*n16:], ldb, s)
+		return
+	}
+	dot4Go(k, a, b, ldb, s)
 }

@@ -81,3 +81,60 @@ store:
 	VMOVUPS Y15, 32(DX)
 	VZEROUPPER
 	RET
+
+// func dot4x16(n16 int, a, b *float32, ldb int, s *[4]float32)
+// s[r] += Σ_{p<16·n16} a[p]·b[r·ldb+p] for r = 0..3: four rows of B against
+// one row of A, two accumulators per row so eight FMAs are in flight.
+TEXT ·dot4x16(SB), NOSPLIT, $0-40
+	MOVQ n16+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R8
+	MOVQ s+32(FP), DX
+	SHLQ $2, R8
+	LEAQ (DI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	TESTQ CX, CX
+	JZ reduce
+dotloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VFMADD231PS (DI), Y0, Y4
+	VFMADD231PS 32(DI), Y1, Y5
+	VFMADD231PS (R9), Y0, Y6
+	VFMADD231PS 32(R9), Y1, Y7
+	VFMADD231PS (R10), Y0, Y8
+	VFMADD231PS 32(R10), Y1, Y9
+	VFMADD231PS (R11), Y0, Y10
+	VFMADD231PS 32(R11), Y1, Y11
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	DECQ CX
+	JNZ dotloop
+reduce:
+	// Row sums: fold each row's two accumulators, then its eight lanes.
+	VADDPS Y5, Y4, Y4
+	VADDPS Y7, Y6, Y6
+	VADDPS Y9, Y8, Y8
+	VADDPS Y11, Y10, Y10
+	VHADDPS Y6, Y4, Y4   // lanes: r0 r0 r1 r1 | r0 r0 r1 r1
+	VHADDPS Y10, Y8, Y8  // lanes: r2 r2 r3 r3 | ...
+	VHADDPS Y8, Y4, Y4   // lanes: r0 r1 r2 r3 | r0 r1 r2 r3
+	VEXTRACTF128 $1, Y4, X0
+	VADDPS X0, X4, X4
+	VADDPS (DX), X4, X4
+	VMOVUPS X4, (DX)
+	VZEROUPPER
+	RET
