@@ -9,12 +9,16 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// BenchmarkGEMM compares the backend's MatMul with gonum's Sgemm called
-// directly (the baseline) on the shapes a linear layer's forward (x·Wᵀ) and
-// weight gradient (dyᵀ·x) have. Compare the GFLOP/s metric of ours/ with
-// gonum/ for the same shape; BENCHMARKS.md has a recorded run.
+// BenchmarkGEMM compares the backend's MatMul with gonum's Sgemm and
+// OpenBLAS's cblas_sgemm (skipped where the library is missing), called
+// directly on the same inputs, on the shapes a linear layer's forward (x·Wᵀ)
+// and weight gradient (dyᵀ·x) have; ours-avx2/ is ours with the AVX-512
+// kernels switched off. Compare the GFLOP/s metric of ours/ with the others
+// for the same shape; BENCHMARKS.md has a recorded run.
 func BenchmarkGEMM(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
+	var ob *openBLAS
+	b.Run("load", func(b *testing.B) { ob = loadOpenBLAS(b) })
 	fill := func(n int) []float32 {
 		v := make([]float32, n)
 		for i := range v {
@@ -28,6 +32,7 @@ func BenchmarkGEMM(b *testing.B) {
 		transA, transB bool
 	}{
 		{"square512", 512, 512, 512, false, false},
+		{"square1024", 1024, 1024, 1024, false, false},
 		{"linear_fwd_N512_in1024_out3072", 512, 3072, 1024, false, true},
 		{"linear_dW_out3072_in1024_N512", 3072, 1024, 512, true, false},
 	} {
@@ -49,19 +54,34 @@ func BenchmarkGEMM(b *testing.B) {
 			}
 			report(b)
 		})
-		b.Run(fmt.Sprintf("%s/ours", sh.name), func(b *testing.B) {
-			lda, ldb := sh.k, sh.n
-			if sh.transA {
-				lda = sh.m
+		for _, avx512 := range []bool{true, false} {
+			name := "ours"
+			if !avx512 {
+				name = "ours-avx2"
 			}
-			if sh.transB {
-				ldb = sh.k
-			}
-			for b.Loop() {
-				sgemm(sh.transA, sh.transB, sh.m, sh.n, sh.k, a, lda, bb, ldb, 0, c, sh.n)
-			}
-			report(b)
-		})
+			b.Run(fmt.Sprintf("%s/%s", sh.name, name), func(b *testing.B) {
+				defer setAVX512(setAVX512(avx512))
+				lda, ldb := sh.k, sh.n
+				if sh.transA {
+					lda = sh.m
+				}
+				if sh.transB {
+					ldb = sh.k
+				}
+				for b.Loop() {
+					sgemm(sh.transA, sh.transB, sh.m, sh.n, sh.k, a, lda, bb, ldb, 0, c, sh.n)
+				}
+				report(b)
+			})
+		}
+		if ob != nil {
+			b.Run(fmt.Sprintf("%s/openblas", sh.name), func(b *testing.B) {
+				for b.Loop() {
+					ob.matMul(sh.transA, sh.transB, sh.m, sh.n, sh.k, a, bb, 0, c)
+				}
+				report(b)
+			})
+		}
 	}
 }
 

@@ -13,6 +13,9 @@ var (
 func kernel6x16(k int, a, b, c *float32, ldc int)
 
 //go:noescape
+func kernel6x32(k int, a, b, c *float32, ldc int)
+
+//go:noescape
 func dot4x32(n32 int, a, b *float32, ldb int, s *[4]float32)
 
 //go:noescape
@@ -26,7 +29,12 @@ func microKernel(k int, a, b, c []float32, ldc int) {
 		_ = a[k*mr-1]
 		_ = b[k*nr-1]
 		_ = c[(mr-1)*ldc+nr-1]
+		if hasAVX512 {
+			kernel6x32(k, &a[0], &b[0], &c[0], ldc)
+			return
+		}
 		kernel6x16(k, &a[0], &b[0], &c[0], ldc)
+		kernel6x16(k, &a[0], &b[16], &c[16], ldc)
 		return
 	}
 	microKernelGo(k, a, b, c, ldc)
@@ -50,4 +58,12 @@ func dot4(k int, a, b []float32, ldb int, s *[4]float32) {
 		return
 	}
 	dot4Go(k, a, b, ldb, s)
+}
+
+// setAVX512 switches the AVX-512 kernels on or off and returns the previous
+// setting, so tests can check both kernel families on one machine.
+func setAVX512(on bool) bool {
+	prev := hasAVX512
+	hasAVX512 = on && hasFMA && cpu.X86.HasAVX512F
+	return prev
 }

@@ -1,7 +1,8 @@
 #include "textflag.h"
 
 // func kernel6x16(k int, a, b, c *float32, ldc int)
-// c[6×16] (row stride ldc floats) += packed A (k×6) · packed B (k×16).
+// c[6×16] (row stride ldc floats) += packed A (k×6) · 16 columns of packed
+// B (k×32, so rows of B are 128 bytes apart); AVX2 runs it twice per tile.
 // Accumulators: Y4..Y15, two per row; Y0, Y1 hold a row of B; Y2, Y3 broadcasts of A.
 TEXT ·kernel6x16(SB), NOSPLIT, $0-40
 	MOVQ k+0(FP), CX
@@ -46,7 +47,7 @@ loop:
 	VFMADD231PS Y0, Y3, Y14
 	VFMADD231PS Y1, Y3, Y15
 	ADDQ $24, SI
-	ADDQ $64, DI
+	ADDQ $128, DI
 	DECQ CX
 	JNZ loop
 store:
@@ -79,6 +80,89 @@ store:
 	VMOVUPS Y14, (DX)
 	VADDPS 32(DX), Y15, Y15
 	VMOVUPS Y15, 32(DX)
+	VZEROUPPER
+	RET
+
+// func kernel6x32(k int, a, b, c *float32, ldc int)
+// c[6×32] (row stride ldc floats) += packed A (k×6) · packed B (k×32), with
+// AVX-512: accumulators Z4..Z15, two per row; Z0, Z1 a row of B; Z2, Z3
+// broadcasts of A.
+TEXT ·kernel6x32(SB), NOSPLIT, $0-40
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	TESTQ CX, CX
+	JZ store32
+loop32:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VBROADCASTSS 0(SI), Z2
+	VFMADD231PS Z0, Z2, Z4
+	VFMADD231PS Z1, Z2, Z5
+	VBROADCASTSS 4(SI), Z3
+	VFMADD231PS Z0, Z3, Z6
+	VFMADD231PS Z1, Z3, Z7
+	VBROADCASTSS 8(SI), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+	VBROADCASTSS 12(SI), Z3
+	VFMADD231PS Z0, Z3, Z10
+	VFMADD231PS Z1, Z3, Z11
+	VBROADCASTSS 16(SI), Z2
+	VFMADD231PS Z0, Z2, Z12
+	VFMADD231PS Z1, Z2, Z13
+	VBROADCASTSS 20(SI), Z3
+	VFMADD231PS Z0, Z3, Z14
+	VFMADD231PS Z1, Z3, Z15
+	ADDQ $24, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ loop32
+store32:
+	VADDPS (DX), Z4, Z4
+	VMOVUPS Z4, (DX)
+	VADDPS 64(DX), Z5, Z5
+	VMOVUPS Z5, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z6, Z6
+	VMOVUPS Z6, (DX)
+	VADDPS 64(DX), Z7, Z7
+	VMOVUPS Z7, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z8, Z8
+	VMOVUPS Z8, (DX)
+	VADDPS 64(DX), Z9, Z9
+	VMOVUPS Z9, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z10, Z10
+	VMOVUPS Z10, (DX)
+	VADDPS 64(DX), Z11, Z11
+	VMOVUPS Z11, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z12, Z12
+	VMOVUPS Z12, (DX)
+	VADDPS 64(DX), Z13, Z13
+	VMOVUPS Z13, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z14, Z14
+	VMOVUPS Z14, (DX)
+	VADDPS 64(DX), Z15, Z15
+	VMOVUPS Z15, 64(DX)
 	VZEROUPPER
 	RET
 

@@ -13,7 +13,7 @@ func TestDot4Kernels(t *testing.T) {
 	if !hasFMA {
 		t.Skip("no AVX2+FMA on this machine: only the portable kernel runs")
 	}
-	defer func(saved bool) { hasAVX512 = saved }(hasAVX512)
+	defer setAVX512(setAVX512(hasAVX512))
 	rng := rand.New(rand.NewPCG(4, 4))
 	const ldb = 203
 	b := make([]float32, 4*ldb)
@@ -27,7 +27,7 @@ func TestDot4Kernels(t *testing.T) {
 		if avx512 && !hasAVX512 {
 			continue
 		}
-		hasAVX512 = avx512
+		setAVX512(avx512)
 		for _, k := range []int{0, 1, 15, 16, 17, 31, 32, 33, 48, 63, 64, 200} {
 			got, want := [4]float32{1, 2, 3, 4}, [4]float32{1, 2, 3, 4}
 			dot4(k, a, b, ldb, &got)

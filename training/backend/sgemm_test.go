@@ -43,11 +43,24 @@ func TestSgemm(t *testing.T) {
 	}
 }
 
-// TestMicroKernels checks the assembly micro-kernel against the portable one.
+// TestMicroKernels checks the assembly micro-kernels (AVX2 and, where the
+// CPU has it, AVX-512) against the portable one.
 func TestMicroKernels(t *testing.T) {
 	if !hasFMA {
 		t.Skip("no AVX2+FMA on this machine: only the portable kernel runs")
 	}
+	for _, avx512 := range []bool{false, true} {
+		if avx512 && !hasAVX512 {
+			continue
+		}
+		t.Run(fmt.Sprintf("avx512=%v", avx512), func(t *testing.T) {
+			defer setAVX512(setAVX512(avx512))
+			testMicroKernel(t)
+		})
+	}
+}
+
+func testMicroKernel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 9))
 	for _, k := range []int{0, 1, 7, 256} {
 		a, b := make([]float32, k*mr+1), make([]float32, k*nr+1)
@@ -57,7 +70,7 @@ func TestMicroKernels(t *testing.T) {
 		for i := range b {
 			b[i] = float32(rng.NormFloat64())
 		}
-		const ldc = 21
+		const ldc = nr + 5
 		c1, c2 := make([]float32, mr*ldc), make([]float32, mr*ldc)
 		for i := range c1 {
 			c1[i] = float32(i)
