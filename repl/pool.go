@@ -54,10 +54,10 @@ type Pool struct {
 	// exe is the executable opened by the pool, when workers run as another
 	// user: they start from this descriptor, so the directories on the way
 	// to it (a build cache under /root) need not be open to that user.
-	exe *os.File
-	idle   chan *proc
-	stop   chan struct{}
-	done   chan struct{}
+	exe  *os.File
+	idle chan *proc
+	stop chan struct{}
+	done chan struct{}
 
 	count workerCount
 
