@@ -304,15 +304,6 @@ func (p *proc) sendFile(f *os.File) error {
 	return nil
 }
 
-// socketPair returns the two ends of a socket that carries descriptors.
-func socketPair() (parent, child *os.File, err error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("repl: socketpair: %w", err)
-	}
-	return os.NewFile(uintptr(fds[0]), "repl-ctx"), os.NewFile(uintptr(fds[1]), "repl-ctx-worker"), nil
-}
-
 // initError is a session setup the worker refused (a bad context file).
 type initError struct{ msg string }
 

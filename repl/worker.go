@@ -220,7 +220,7 @@ func mapContext() (string, error) {
 func recvFile(sock int) (int, error) {
 	buf := make([]byte, 1)
 	oob := make([]byte, unix.CmsgSpace(4))
-	_, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
+	_, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, recvFlags)
 	if err != nil {
 		return -1, fmt.Errorf("receive context: %w", err)
 	}
