@@ -32,8 +32,8 @@ type PoolConfig struct {
 	Stderr io.Writer
 	// WorkerUID and WorkerGID are the user and group workers run as when
 	// the pool's process is root (otherwise workers keep its uid and gid,
-	// the only ones it may give). 0 means 65534 (nobody/nogroup); a
-	// negative WorkerUID keeps root, capabilities dropped all the same.
+	// the only ones it may give). 0 means 65534 (nobody, nogroup); a
+	// negative value keeps root's, capabilities dropped all the same.
 	WorkerUID, WorkerGID int
 
 	// unconfined starts workers without the OS-level confinement, for the
@@ -217,18 +217,20 @@ func (p *Pool) startEnv(env []string) (*proc, error) {
 // workerCredential returns the uid and gid workers switch to, or nil when
 // they keep the pool's.
 func workerCredential(cfg PoolConfig) *syscall.Credential {
-	if os.Geteuid() != 0 || cfg.WorkerUID < 0 {
+	if os.Geteuid() != 0 || (cfg.WorkerUID < 0 && cfg.WorkerGID < 0) {
 		return nil
 	}
-	uid, gid := cfg.WorkerUID, cfg.WorkerGID
-	if uid == 0 {
-		uid = nobody
-	}
-	if gid <= 0 {
-		gid = nobody
+	pick := func(v, own int) uint32 {
+		switch {
+		case v < 0:
+			return uint32(own)
+		case v == 0:
+			return nobody
+		}
+		return uint32(v)
 	}
 	// Groups empty: the supplementary groups of the server are dropped.
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
+	return &syscall.Credential{Uid: pick(cfg.WorkerUID, os.Geteuid()), Gid: pick(cfg.WorkerGID, os.Getegid()), Groups: []uint32{}}
 }
 
 func (p *Pool) closeExe() {
