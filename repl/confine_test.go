@@ -361,6 +361,17 @@ func TestWorkerConfined(t *testing.T) {
 	}
 }
 
+// TestConfinedWorkerTimeZones checks that model code still has time zones,
+// which the standard library reads from files the worker cannot open.
+func TestConfinedWorkerTimeZones(t *testing.T) {
+	s := newTestSession(t, newTestPool(t, 1))
+	r := run(t, s, `loc, err := time.LoadLocation("Asia/Tokyo")
+fmt.Print(loc, " ", err, " ", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).In(loc).Hour())`)
+	if r.Output != "Asia/Tokyo <nil> 9" || r.Error != "" {
+		t.Fatalf("output %q, error %q", r.Output, r.Error)
+	}
+}
+
 // TestIdleWorkerConfined checks that a worker is confined from its start,
 // before any session reached it.
 func TestIdleWorkerConfined(t *testing.T) {

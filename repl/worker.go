@@ -14,6 +14,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	// The confined worker cannot read /usr/share/zoneinfo: time.LoadLocation
+	// falls back to this embedded copy.
+	_ "time/tzdata"
 	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
