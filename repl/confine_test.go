@@ -273,6 +273,8 @@ func TestWorkerConfined(t *testing.T) {
 	}{
 		{"default user", 0, 0, nobody, nobody},
 		{"chosen user", 4242, 4343, 4242, 4343},
+		// Root kept: the worker drops every capability itself.
+		{"root kept", -1, -1, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -294,6 +296,9 @@ func TestWorkerConfined(t *testing.T) {
 			}
 			pid := s.w.cmd.Process.Pid
 			status := procFields(t, pid, "status")
+			for _, k := range []string{"Uid", "Gid", "Groups", "NoNewPrivs", "Seccomp", "Seccomp_filters", "CapEff"} {
+				t.Logf("%s:\t%s", k, status[k])
+			}
 			wantUID, wantGID := os.Geteuid(), os.Getegid()
 			if root {
 				wantUID, wantGID = tt.wantUID, tt.wantGID
@@ -314,6 +319,9 @@ func TestWorkerConfined(t *testing.T) {
 				if got := strings.Join(strings.Fields(status[key]), " "); got != strings.TrimSpace(want) {
 					t.Errorf("/proc/%d/status %s: %q, want %q", pid, key, status[key], strings.TrimSpace(want))
 				}
+			}
+			if root && tt.uid < 0 && status["CapBnd"] != "0000000000000000" {
+				t.Errorf("a worker that stayed root has the bounding set %s, want none", status["CapBnd"])
 			}
 			if root && strings.TrimSpace(status["Groups"]) != "" {
 				t.Errorf("supplementary groups %q, want none", status["Groups"])
