@@ -36,9 +36,10 @@ type PoolConfig struct {
 	// negative value keeps root's, capabilities dropped all the same.
 	WorkerUID, WorkerGID int
 
-	// unconfined starts workers without the OS-level confinement, for the
-	// benchmarks that measure its cost. Nothing outside the package can
-	// ask for it.
+	// unconfined starts workers as they were before the OS-level
+	// confinement (the pool's uid, its working directory, no layer in the
+	// worker), for the benchmark that measures its cost. Nothing outside
+	// the package can ask for it.
 	unconfined bool
 }
 
@@ -188,14 +189,15 @@ func (p *Pool) start() (*proc, error) { return p.startEnv(nil) }
 func (p *Pool) startEnv(env []string) (*proc, error) {
 	cmd := p.cfg.Command()
 	cmd.Env = append(workerEnviron(cmd.Env), env...)
-	if p.cfg.unconfined {
-		cmd.Env = append(cmd.Env, confineEnv+"=0")
-	} else {
-		cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", startMemoryEnv, p.limits.MemoryBytes))
-	}
 	// Own process group: a signal to the parent's group (Ctrl-C) must not
 	// reach workers before the parent has decided what to do.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if p.cfg.unconfined {
+		cmd.Env = append(cmd.Env, confineEnv+"=0")
+		return startProc(cmd, p.cfg.Stderr, &p.count)
+	}
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", startMemoryEnv, p.limits.MemoryBytes))
+	cmd.SysProcAttr.Credential = p.cred
 	if p.exe != nil {
 		cmd.Path = fmt.Sprintf("/proc/self/fd/%d", lastProtocolFD+1+len(cmd.ExtraFiles))
 		cmd.ExtraFiles = append(cmd.ExtraFiles, p.exe)
@@ -217,7 +219,7 @@ func (p *Pool) startEnv(env []string) (*proc, error) {
 // workerCredential returns the uid and gid workers switch to, or nil when
 // they keep the pool's.
 func workerCredential(cfg PoolConfig) *syscall.Credential {
-	if os.Geteuid() != 0 || (cfg.WorkerUID < 0 && cfg.WorkerGID < 0) {
+	if cfg.unconfined || os.Geteuid() != 0 || (cfg.WorkerUID < 0 && cfg.WorkerGID < 0) {
 		return nil
 	}
 	pick := func(v, own int) uint32 {
