@@ -86,6 +86,9 @@ func runProbe(mode string) int {
 	_, err = unix.ProcessVMReadv(ppid, []unix.Iovec{{Base: &buf[0], Len: 8}}, []unix.RemoteIovec{{Base: 0x400000, Len: 8}}, 0)
 	try("process_vm_readv", err)
 	try("kill", unix.Kill(ppid, 0)) // signal 0: only the permission check
+	// SIGIO to the server through a descriptor's owner.
+	_, err = unix.FcntlInt(uintptr(outFD), unix.F_SETOWN, ppid)
+	try("fcntl_setown", err)
 	if mode == "all" {
 		// A process of its own: the child, if the call succeeds, exits at
 		// once without touching the runtime.
@@ -197,7 +200,7 @@ func TestConfinementProbe(t *testing.T) {
 		t.Logf("probe: %v", got)
 		// seccomp answers first, so every refusal is its EPERM; clone3 is
 		// ENOSYS so that glibc falls back to clone.
-		for _, name := range []string{"open", "mkdir", "socket", "connect", "execve", "ptrace", "process_vm_readv", "kill", "fork"} {
+		for _, name := range []string{"open", "mkdir", "socket", "connect", "execve", "ptrace", "process_vm_readv", "kill", "fcntl_setown", "fork"} {
 			if got[name] != "EPERM" {
 				t.Errorf("%s: got %q, want EPERM", name, got[name])
 			}

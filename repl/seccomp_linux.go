@@ -30,7 +30,7 @@ var seccompAllowed = []uint32{
 	// I/O on descriptors the worker already holds.
 	unix.SYS_READ, unix.SYS_WRITE, unix.SYS_READV, unix.SYS_WRITEV,
 	unix.SYS_PREAD64, unix.SYS_LSEEK, unix.SYS_CLOSE, unix.SYS_FSTAT,
-	unix.SYS_FCNTL, unix.SYS_DUP, unix.SYS_DUP3, unix.SYS_PPOLL,
+	unix.SYS_DUP, unix.SYS_DUP3, unix.SYS_PPOLL,
 	// The context descriptor arrives over the protocol socket.
 	unix.SYS_RECVMSG,
 	// Memory.
@@ -62,6 +62,13 @@ var seccompAllowed = []uint32{
 // and so on) fail with EPERM.
 var seccompPrctlAllowed = []uint32{unix.PR_SET_VMA, unix.PR_SET_NAME, unix.PR_GET_NAME}
 
+// seccompFcntlAllowed are the fcntl commands the runtime and os use. Not
+// F_SETOWN and friends: a descriptor's owner receives SIGIO, a way to signal
+// the server that kill's check would not see.
+var seccompFcntlAllowed = []uint32{
+	unix.F_GETFD, unix.F_SETFD, unix.F_GETFL, unix.F_SETFL, unix.F_DUPFD, unix.F_DUPFD_CLOEXEC,
+}
+
 const seccompSupported = true
 
 // Offsets in struct seccomp_data. Arguments are 64 bits; the filter reads
@@ -70,6 +77,7 @@ const (
 	seccompNr   = 0
 	seccompArch = 4
 	seccompArg0 = 16
+	seccompArg1 = 24
 )
 
 // seccompFilter returns the worker's filter for process pid.
@@ -101,12 +109,12 @@ func seccompFilter(pid int) []unix.SockFilter {
 	jump(jeq, unix.SYS_CLONE3, 0, 1)
 	stmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS))
 
-	// argIs allows nr when its first argument is one of vals (or, with
-	// bits, has one of them set). A matched nr returns in its block; an
-	// unmatched one skips it with the number still loaded.
-	argIs := func(nr uint32, bits bool, vals ...uint32) {
+	// argIs allows nr when its argument at offset arg is one of vals (or,
+	// with bits, has one of them set). A matched nr returns in its block;
+	// an unmatched one skips it with the number still loaded.
+	argIs := func(nr uint32, arg uint32, bits bool, vals ...uint32) {
 		jump(jeq, nr, 0, uint8(1+2*len(vals)+1))
-		stmt(load, seccompArg0)
+		stmt(load, arg)
 		for _, v := range vals {
 			if bits {
 				jump(jset, v, 0, 1)
@@ -118,13 +126,14 @@ func seccompFilter(pid int) []unix.SockFilter {
 		stmt(ret, eperm)
 	}
 	// New threads only, never a new process.
-	argIs(unix.SYS_CLONE, true, unix.CLONE_THREAD)
+	argIs(unix.SYS_CLONE, seccompArg0, true, unix.CLONE_THREAD)
 	// Signals to the worker itself (the runtime preempts goroutines with
 	// tgkill and raises crash signals with kill), never to the server or
 	// another worker.
-	argIs(unix.SYS_KILL, false, uint32(pid))
-	argIs(unix.SYS_TGKILL, false, uint32(pid))
-	argIs(unix.SYS_PRCTL, false, seccompPrctlAllowed...)
+	argIs(unix.SYS_KILL, seccompArg0, false, uint32(pid))
+	argIs(unix.SYS_TGKILL, seccompArg0, false, uint32(pid))
+	argIs(unix.SYS_PRCTL, seccompArg0, false, seccompPrctlAllowed...)
+	argIs(unix.SYS_FCNTL, seccompArg1, false, seccompFcntlAllowed...)
 
 	for _, nr := range append(append([]uint32(nil), seccompAllowed...), seccompArchAllowed...) {
 		jump(jeq, nr, 0, 1)
