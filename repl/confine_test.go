@@ -3,11 +3,13 @@
 package repl
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -39,7 +41,7 @@ func runProbe(mode string) int {
 	var err error
 	switch mode {
 	case "all":
-		_, err = startWorker() // exactly what MaybeRunWorker does
+		_, err = setUpWorker() // exactly what MaybeRunWorker does
 	case "landlock":
 		err = confine(landlockLayer, 0, nil)
 	default:
@@ -441,4 +443,19 @@ func procLimits(t *testing.T, pid int) map[string]string {
 		}
 	}
 	return m
+}
+
+// TestWorkerSetupFailureExplained checks that a worker that could not set
+// itself up (a confinement layer refused) is reported with its own reason,
+// not only an exit status.
+func TestWorkerSetupFailureExplained(t *testing.T) {
+	p, err := startProc(exec.Command("/bin/sh", "-c", `echo "`+workerErrPrefix+`confine: landlock: refused" >&2; exit 4`), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.kill()
+	err = p.init(context.Background(), nil, DefaultLimits(), 20*time.Second)
+	if want := "worker failed: confine: landlock: refused"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("init: %v, want %q", err, want)
+	}
 }

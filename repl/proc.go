@@ -351,6 +351,11 @@ func (p *proc) deathReason(l Limits) string {
 	if i := strings.Index(tail, "panic: "); i >= 0 {
 		return "worker crashed: " + firstLine(tail[i:])
 	}
+	// The worker's own reason for giving up, such as a confinement layer
+	// the system refused.
+	if i := strings.Index(tail, workerErrPrefix); i >= 0 {
+		return "worker failed: " + firstLine(tail[i+len(workerErrPrefix):])
+	}
 	if i := strings.Index(tail, "fatal error: "); i >= 0 {
 		return "worker crashed: " + firstLine(tail[i:])
 	}

@@ -35,6 +35,10 @@ const (
 	startMemoryEnv = "RLM_REPL_START_MEMORY"
 )
 
+// workerErrPrefix starts the line a worker writes on stderr before it
+// exits with exitProtocol; the parent quotes it to explain the exit.
+const workerErrPrefix = "repl worker: "
+
 // Exit codes of a worker that stops on its own.
 const (
 	exitLimit    = 3 // a watchdog limit was hit; a fatal message says which
@@ -48,17 +52,17 @@ func MaybeRunWorker() {
 	if os.Getenv(workerEnv) != "1" {
 		return
 	}
-	statm, err := startWorker()
+	statm, err := setUpWorker()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "repl worker: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s%v\n", workerErrPrefix, err)
 		os.Exit(exitProtocol)
 	}
 	os.Exit(runWorker(os.NewFile(inFD, "repl-in"), os.NewFile(outFD, "repl-out"), statm))
 }
 
-// startWorker opens what the worker reads later (its own memory size) and
+// setUpWorker opens what the worker reads later (its own memory size) and
 // confines the process, unless the pool asked for no confinement.
-func startWorker() (statm *os.File, err error) {
+func setUpWorker() (statm *os.File, err error) {
 	statm, err = os.Open("/proc/self/statm")
 	if err != nil {
 		return nil, fmt.Errorf("open /proc/self/statm: %w", err)
@@ -119,7 +123,7 @@ func runWorker(inF, outF, statm *os.File) int {
 	// do this while they wait for a session.
 	w.trace.out = &w.output
 	if err := w.newInterpreter(); err != nil {
-		fmt.Fprintf(os.Stderr, "repl worker: %v\n", err)
+		fmt.Fprintf(os.Stderr, workerErrPrefix+"%v\n", err)
 		return exitProtocol
 	}
 	r := newMsgReader(inF)
@@ -129,7 +133,7 @@ func runWorker(inF, outF, statm *os.File) int {
 			if errors.Is(err, io.EOF) {
 				return 0 // the parent closed the session
 			}
-			fmt.Fprintf(os.Stderr, "repl worker: %v\n", err)
+			fmt.Fprintf(os.Stderr, workerErrPrefix+"%v\n", err)
 			return exitProtocol
 		}
 		switch msg.Kind {
@@ -159,7 +163,7 @@ func runWorker(inF, outF, statm *os.File) int {
 				ch <- msg.Results
 			}
 		default:
-			fmt.Fprintf(os.Stderr, "repl worker: unknown message kind %q\n", msg.Kind)
+			fmt.Fprintf(os.Stderr, workerErrPrefix+"unknown message kind %q\n", msg.Kind)
 		}
 	}
 }
