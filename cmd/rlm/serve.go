@@ -201,6 +201,8 @@ var serveOptions = []option{
 	{"max-total-tokens", "RLM_MAX_TOTAL_TOKENS", "max_total_tokens", "5000000", "server maximum (and default) of rlm.max_total_tokens", num(func(c *serveConfig) *int { return &c.Limits.MaxTotalTokens })},
 	{"max-timeout", "RLM_MAX_TIMEOUT", "max_timeout", "10m", "server maximum (and default) of rlm.timeout", dur(func(c *serveConfig) *time.Duration { return &c.Limits.Timeout })},
 	{"repl-workers", "RLM_REPL_WORKERS", "repl_workers", "2", "idle REPL worker processes kept ready; 0: none", num(func(c *serveConfig) *int { return &c.REPLWorkers })},
+	{"repl-uid", "RLM_REPL_UID", "repl_uid", strconv.Itoa(defaultREPLID), replUIDHelp, num(func(c *serveConfig) *int { return &c.REPLUID })},
+	{"repl-gid", "RLM_REPL_GID", "repl_gid", strconv.Itoa(defaultREPLID), replGIDHelp, num(func(c *serveConfig) *int { return &c.REPLGID })},
 	{"cell-timeout", "RLM_CELL_TIMEOUT", "cell_timeout", repl.DefaultLimits().CellTimeout.String(), "wall time per REPL cell", dur(func(c *serveConfig) *time.Duration { return &c.REPL.CellTimeout })},
 	{"kill-grace", "RLM_KILL_GRACE", "kill_grace", repl.DefaultLimits().KillGrace.String(), "how long a cancelled cell may take to stop before its REPL worker is killed and replaced", dur(func(c *serveConfig) *time.Duration { return &c.REPL.KillGrace })},
 	{"repl-memory-bytes", "RLM_REPL_MEMORY_BYTES", "repl_memory_bytes", formatSize(repl.DefaultLimits().MemoryBytes), "address space for model data in a REPL worker (RLIMIT_AS, on top of what it mapped at start)", size(func(c *serveConfig) *int64 { return &c.REPL.MemoryBytes })},

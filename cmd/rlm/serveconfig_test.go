@@ -60,6 +60,16 @@ repl_stack_bytes: 8MiB
 				want.MemoryBytes, want.MaxGoroutines, want.KillGrace, want.MaxOutput, want.StackBytes = 1<<30, 50, 5*time.Second, 300, 8<<20
 				return c.REPL == want && c.REPLWorkers == 0
 			}, ""},
+		{"repl ids", nil, nil, func(c *serveConfig) bool { return c.REPLUID == 65534 && c.REPLGID == 65534 && c.checkREPL() == nil }, ""},
+		{"repl ids set", []string{"--repl-gid", "-1"}, map[string]string{"RLM_REPL_UID": "1000"}, func(c *serveConfig) bool {
+			return c.REPLUID == 1000 && c.REPLGID == -1 && c.checkREPL() == nil
+		}, ""},
+		// Root is not asked for with 0, which the REPL would read as its
+		// default: checkREPL refuses it.
+		{"repl uid 0", []string{"--repl-uid", "0"}, nil, func(c *serveConfig) bool {
+			err := c.checkREPL()
+			return err != nil && strings.Contains(err.Error(), "repl-uid 0: must be an unprivileged id")
+		}, ""},
 		{"bad repl size", []string{"--repl-heap-bytes", "0"}, nil, nil, "flag --repl-heap-bytes: not a positive size"},
 		{"bad env", nil, map[string]string{"RLM_QUEUE_WAIT": "soon"}, nil, "environment variable RLM_QUEUE_WAIT"},
 		{"bad size", []string{"--max-upload-bytes", "lots"}, nil, nil, "flag --max-upload-bytes"},
