@@ -20,8 +20,9 @@ import (
 )
 
 // chatRequest is the body of POST /v1/chat/completions. Fields clients send
-// that the server does not use (user, metadata, logit_bias...) are accepted
-// and ignored, as are unknown fields.
+// that the server does not use (user, logit_bias...) are accepted and
+// ignored, as are unknown fields; metadata is checked against OpenAI's
+// limits and kept with a stored completion.
 type chatRequest struct {
 	Model               string          `json:"model"`
 	Messages            []chatMessage   `json:"messages"`
