@@ -99,4 +99,3 @@ func BenchmarkListStored(b *testing.B) {
 		})
 	}
 }
-
