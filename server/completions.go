@@ -173,9 +173,11 @@ func jsonTypeOf(v any) string {
 // createStored records a stored completion before its run starts: messages,
 // in_progress record, then the summary that makes it appear in lists. On
 // failure it removes what it wrote, so that nothing half-made is listed.
+// Each write is bounded by StoreTimeout and finished even if the client
+// leaves.
 func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, md map[string]string) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.StoreTimeout)
-	defer cancel()
+	ctx = context.WithoutCancel(ctx)
+	bounded := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, s.cfg.StoreTimeout) }
 	key := r.owner + "/" + r.id
 	undo := func() {
 		// Best effort: a store that just failed may fail these too, and
@@ -185,7 +187,10 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, m
 		s.store.Delete(dctx, collMessages, key)
 		s.store.Delete(dctx, collCompletions, key)
 	}
-	if err := s.putMessages(ctx, key, r.id, msgs); err != nil {
+	wctx, cancel := bounded()
+	err := s.putMessages(wctx, key, r.id, msgs)
+	cancel()
+	if err != nil {
 		undo()
 		return fmt.Errorf("messages: %w", err)
 	}
@@ -195,7 +200,9 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, m
 	}
 	sum, err := json.Marshal(completionSummary{Created: r.created, Model: r.model, Metadata: md})
 	if err == nil {
-		err = s.store.PutEntry(ctx, collCompletions, r.owner, completionKey(r.id), sum)
+		wctx, cancel := bounded()
+		err = s.store.PutEntry(wctx, collCompletions, r.owner, completionKey(r.id), sum)
+		cancel()
 	}
 	if err != nil {
 		undo()
