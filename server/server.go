@@ -96,9 +96,9 @@ type Config struct {
 	// MetricsSeparate takes /metrics off the API's handler: serve it with
 	// ServeMetrics on a listener of its own (a private address).
 	MetricsSeparate bool
-	// StoreTimeout bounds each write of a stored completion's record (see
-	// chatCompletions): a store that hangs fails the request instead of
-	// holding it.
+	// StoreTimeout bounds each write of a stored completion (its record,
+	// request messages and summary; see createStored): a store that hangs
+	// fails the request instead of holding it.
 	StoreTimeout time.Duration
 	// Collectors are more Prometheus series for /metrics (the trace
 	// service's saves).
