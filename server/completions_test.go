@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -465,5 +467,80 @@ func TestDeletedDuringRun(t *testing.T) {
 	}
 	if keys, _ := ts.store.List(context.Background(), collCompletions, ""); len(keys) != 0 {
 		t.Errorf("records left: %v", keys)
+	}
+}
+
+// refusingStore fails the writes named in failPut (by collection) without
+// reading their values, and every PutEntry when failEntry is set.
+type refusingStore struct {
+	store.Store
+	failPut   string
+	failEntry bool
+}
+
+func (s *refusingStore) Put(ctx context.Context, coll, key string, r io.Reader) (int64, error) {
+	if coll == s.failPut {
+		return 0, fmt.Errorf("put %s/%s: connection reset", coll, key)
+	}
+	return s.Store.Put(ctx, coll, key, r)
+}
+
+func (s *refusingStore) PutEntry(ctx context.Context, coll, index, key string, v []byte) error {
+	if s.failEntry {
+		return fmt.Errorf("put entry %s/%s/%s: connection reset", coll, index, key)
+	}
+	return s.Store.PutEntry(ctx, coll, index, key, v)
+}
+
+// TestStoredCreateFailure checks that a stored request whose first writes
+// fail at any of its three steps is refused with 503 before its run, and
+// leaves nothing behind: no record, no messages, nothing listed, and no
+// goroutine of the streamed messages write.
+func TestStoredCreateFailure(t *testing.T) {
+	tests := []struct {
+		name string
+		st   func(store.Store) *refusingStore
+	}{
+		{"messages", func(d store.Store) *refusingStore { return &refusingStore{Store: d, failPut: collMessages} }},
+		{"record", func(d store.Store) *refusingStore { return &refusingStore{Store: d, failPut: collCompletions} }},
+		{"summary", func(d store.Store) *refusingStore { return &refusingStore{Store: d, failEntry: true} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := store.OpenDisk(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fr := &fakeRunner{result: finalResult("x")}
+			ts := startServer(t, Config{}, tt.st(d), fr)
+			before := runtime.NumGoroutine()
+			// A message larger than any pipe buffer: the writer goroutine
+			// would block on it if nothing unblocked it.
+			big := strings.Repeat("x", 4<<20)
+			resp := do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody(`"store":true,"messages":[{"role":"user","content":"`+big+`"}]`))
+			if resp.Status != 503 || resp.Header.Get("X-RLM-Completion-Id") != "" {
+				t.Errorf("%d %s (completion id %q), want 503 and no id", resp.Status, resp.Body, resp.Header.Get("X-RLM-Completion-Id"))
+			}
+			if n := len(fr.requests()); n != 0 {
+				t.Errorf("%d runs started", n)
+			}
+			for _, coll := range []string{collCompletions, collMessages} {
+				if keys, _ := d.List(context.Background(), coll, ""); len(keys) != 0 {
+					t.Errorf("%s left behind: %v", coll, keys)
+				}
+			}
+			if got := getPage(t, ts.URL+"/v1/chat/completions", "").ids(t); len(got) != 0 {
+				t.Errorf("listed: %v", got)
+			}
+			// Kept-alive connections hold goroutines on both sides.
+			http.DefaultClient.CloseIdleConnections()
+			deadline := time.Now().Add(5 * time.Second)
+			for runtime.NumGoroutine() > before {
+				if time.Now().After(deadline) {
+					t.Fatalf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
 	}
 }
