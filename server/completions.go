@@ -408,12 +408,12 @@ func (s *Server) listCompletions(c *echo.Context) error {
 		sum completionSummary
 	}
 	var hits []hit
-	var bad error
 	err = s.store.ScanEntries(ctx, collCompletions, own, completionKey(page.after), page.desc, func(e store.Entry) bool {
 		var sum completionSummary
 		if err := json.Unmarshal(e.Value, &sum); err != nil {
-			bad = fmt.Errorf("summary %s/%s: %w", own, e.Key, err)
-			return false
+			// One damaged summary must not hide every other completion.
+			s.log.Error("skipping an unreadable stored-completion summary", "owner", own, "key", e.Key, "err", err)
+			return true
 		}
 		if model != "" && sum.Model != model {
 			return true
@@ -426,9 +426,6 @@ func (s *Server) listCompletions(c *echo.Context) error {
 		hits = append(hits, hit{e.Key, sum})
 		return len(hits) <= page.limit // one more than the page: has_more
 	})
-	if err == nil {
-		err = bad
-	}
 	if err != nil {
 		return serverError("listing completions: %v", err)
 	}
