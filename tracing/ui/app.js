@@ -549,6 +549,7 @@ function drawTimeline(opts = {}) {
   const x = (ms) => labelW + ((ms - t0) / spanMS) * plotW;
   const endOf = (o) => (o.ended ? Date.parse(o.ended) : ix.now);
   const svg = svgEl("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "recursion timeline" });
+  box.replaceChildren(svg); // in the page first, so that labels can be measured
   for (let i = 0; i <= 4; i++) {
     const gx = labelW + (plotW * i) / 4;
     svg.append(svgEl("line", { x1: gx, x2: gx, y1: 14, y2: height, class: "grid" }));
@@ -595,7 +596,8 @@ function drawTimeline(opts = {}) {
         if (tx >= x0 && tx <= x0 + w) svg.append(svgEl("rect", { x: tx - 0.75, y: r.y, width: 1.5, height: 4, class: "tick" }));
       }
       if (w > 50) {
-        const bt = svgEl("text", { x: x0 + 4, y: r.y + 5 + (r.h - 5) / 2 + 4, class: "barlabel" }, text);
+        // White on a halo of the bar's color: readable over every segment.
+        const bt = svgEl("text", { x: x0 + 4, y: r.y + 5 + (r.h - 5) / 2 + 4, class: "barlabel", stroke: color(n.depth) }, text);
         svg.append(bt);
         clipText(bt, w - 6);
       }
@@ -619,7 +621,8 @@ function drawTimeline(opts = {}) {
           fill: color(r.depth), class: cls }));
       });
       const info = `${calls.length} calls${hits ? ` · ${nhit} match` : ""} · click to open`;
-      svg.append(svgEl("text", { x: x(e) + 4 < width - 120 ? x(e) + 4 : x(s) + 4, y: r.y + r.h / 2 + 4, class: "grouplabel" }, info));
+      const left = x(s) + 220 < width;
+      svg.append(svgEl("text", { x: left ? x(s) + 4 : x(e) - 4, "text-anchor": left ? "start" : "end", y: r.y + r.h / 2 + 4, class: "grouplabel" }, info));
     } else {
       svg.append(svgEl("text", { x: lx, y: r.y + r.h / 2 + 4, class: "label small" }, r.calls.length > 1 ? `llm × ${r.calls.length}` : "llm_query"));
       for (const sc of r.calls) {
@@ -628,7 +631,6 @@ function drawTimeline(opts = {}) {
       }
     }
   }
-  box.replaceChildren(svg);
 }
 
 function clipText(node, maxW) {
