@@ -483,8 +483,7 @@ function expandFor(sel) {
 // calls are packed into lanes so that calls running at the same time sit
 // side by side. A cell with many sub-calls is one collapsed group row
 // until opened.
-function rows(t) {
-  const ix = state.ix;
+function rows(t, ix, expanded) {
   const out = [];
   const seen = new Set();
   const hide = (n) => {
@@ -502,7 +501,7 @@ function rows(t) {
     for (const tu of n.turns) for (const c of tu.cells || []) {
       const k = cellKey(n.id, tu.n, c.n);
       const subs = ix.cellCalls.get(k) || [];
-      if (subs.length > GROUP_MIN && !state.expanded.has(k)) {
+      if (subs.length > GROUP_MIN && !expanded.has(k)) {
         out.push({ kind: "group", key: k, calls: subs, depth: n.depth + 1, node: n, turn: tu.n, cell: c.n });
         for (const sc of subs) { const ch = sc.child_id && ix.nodes.get(sc.child_id); if (ch) hide(ch); }
         continue;
@@ -533,10 +532,7 @@ function drawTimeline(opts = {}) {
   const t = opts.traj || state.traj;
   const box = opts.box || $("#timeline");
   const ix = opts.ix || state.ix;
-  const saved = [state.traj, state.ix];
-  [state.traj, state.ix] = [t, ix];
-  const rs = rows(t);
-  [state.traj, state.ix] = saved;
+  const rs = rows(t, ix, opts.box ? new Set() : state.expanded);
   const sel = opts.box ? null : state.route && state.route.sel;
   const hits = opts.box ? null : state.matches;
   const t0 = ix.t0;
