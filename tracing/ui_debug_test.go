@@ -200,6 +200,10 @@ func TestViewerDebugging(t *testing.T) {
 	if n := evalInt(t, ctx, `document.querySelectorAll('#timeline rect.bar.node.selected[data-id="0.42"]').length`); n != 1 {
 		t.Errorf("node 0.42 is not selected in the timeline (%d)", n)
 	}
+	if !evalBool(t, ctx, `(() => { const b = document.querySelector("#timeline").getBoundingClientRect(), r = document.querySelector("#timeline rect.bar.selected").getBoundingClientRect();
+		return r.top >= b.top && r.bottom <= b.bottom; })()`) {
+		t.Error("the selected node is scrolled out of the timeline's view")
+	}
 	parent := evalStr(t, ctx, `document.querySelector("#details .parent a.call-link").getAttribute("href")`)
 	if parent != "#/runs/tr_wide/call/sc-0-1-1-42" {
 		t.Errorf("link to the parent sub-call: %q", parent)
@@ -213,6 +217,7 @@ func TestViewerDebugging(t *testing.T) {
 	}
 	click(t, ctx, "#details details.sysprompt summary")
 	waitFor(t, ctx, "the opened system prompt", `(document.querySelector("#details details.sysprompt pre") || {}).textContent === "You are an RLM. The context is in the REPL variable `+"`context`"+`."`)
+	screenshot(t, ctx, dir, "viewer-node.png")
 	click(t, ctx, "#details .parent a.call-link")
 	waitFor(t, ctx, "the parent sub-call", `location.hash === "#/runs/tr_wide/call/sc-0-1-1-42" && document.querySelector("#details h2").textContent === "Sub-call sc-0-1-1-42"`)
 	if n := evalInt(t, ctx, `document.querySelectorAll('#timeline rect.bar.node.selected').length`); n != 0 {

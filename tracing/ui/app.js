@@ -461,6 +461,13 @@ function applyRoute() {
   $("#agg-link").href = runHref("aggregate");
   if (r.sel) expandFor(r.sel);
   drawTimeline();
+  const picked = document.querySelector("#timeline rect.bar.selected");
+  if (picked) {
+    // Bring the selection into the timeline's view (not the page's).
+    const box = $("#timeline");
+    const y = +picked.getAttribute("y");
+    if (y < box.scrollTop || y > box.scrollTop + box.clientHeight - 30) box.scrollTop = Math.max(0, y - box.clientHeight / 3);
+  }
   if (r.agg) showAggregate();
   else if (r.sel) showDetails(r.sel);
   else if (state.matches) showMatches();
@@ -607,7 +614,11 @@ function drawTimeline(opts = {}) {
       const g = svgEl("rect", { x: x(s), y: r.y, width: Math.max(x(e) - x(s), 2), height: r.h, fill: color(r.depth), "fill-opacity": 0.12,
         class: "group", "data-key": r.key, "data-count": calls.length });
       g.append(svgEl("title", {}, `${calls.length} sub-calls of node ${r.node.id}, turn ${r.turn}, cell ${r.cell}: click to show them all`));
-      g.addEventListener("click", () => { state.expanded.add(r.key); drawTimeline(); });
+      // Opens in place; in a compare view, opens the run at the group's first call.
+      g.addEventListener("click", () => {
+        if (opts.box) location.hash = link({ kind: "subcall", id: calls[0].id });
+        else { state.expanded.add(r.key); drawTimeline(); }
+      });
       svg.append(g);
       // Each call is a thin line at its place in time: density at a glance.
       calls.forEach((sc, i) => {
