@@ -35,20 +35,12 @@ func wideLatency(id string) time.Duration {
 
 func evalStr(t *testing.T, ctx context.Context, expr string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
-	if err != nil {
-		t.Fatalf("%s: %v", expr, err)
-	}
-	return s
+	return evalAs[string](t, ctx, expr)
 }
 
 func evalBool(t *testing.T, ctx context.Context, expr string) bool {
 	t.Helper()
-	b, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
-	if err != nil {
-		t.Fatalf("%s: %v", expr, err)
-	}
-	return b
+	return evalAs[bool](t, ctx, expr)
 }
 
 func screenshot(t *testing.T, ctx context.Context, dir, name string) {
