@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -32,6 +33,13 @@ type RunInfo struct {
 	Messages  []recursion.Message
 	Documents []recursion.Document
 	Started   time.Time // zero means now
+	// Question is what the run is asked, for listings and the viewer;
+	// empty means the last user message the root model was first sent
+	// (never the request's messages themselves: the input is recorded by
+	// reference, and what the model saw of it is in the transcript).
+	Question string
+	// Metadata labels the run (eval.task, eval.gold, ...); it is copied.
+	Metadata map[string]string
 }
 
 // Recorder is a recursion.Observer that builds a Trajectory from a run's
@@ -89,8 +97,10 @@ func NewRecorder(info RunInfo) *Recorder {
 			TimeoutMS: ms(info.Limits.Timeout), OffloadThreshold: info.Limits.OffloadThreshold,
 			Concurrency: info.Limits.Concurrency,
 		},
-		Started: start,
-		Nodes:   []*Node{},
+		Started:  start,
+		Nodes:    []*Node{},
+		Question: clipQuestion(info.Question),
+		Metadata: maps.Clone(info.Metadata),
 	}
 	for i, m := range info.Messages {
 		sum := sha256.Sum256([]byte(m.Content))
@@ -267,6 +277,18 @@ func (r *Recorder) modelCall(ev recursion.Event) {
 		call.Extra = slices.Clone(m.Messages[p:])
 	}
 	t.Calls = append(t.Calls, call)
+	if r.t.Question == "" && n.ParentID == "" {
+		for i := len(m.Messages) - 1; i >= 0; i-- {
+			if m.Messages[i].Role == "user" {
+				r.t.Question = clipQuestion(m.Messages[i].Content)
+				break
+			}
+		}
+	}
+	if n.Status == StatusRunning {
+		// A running node's usage so far; its end event gives the total.
+		n.Usage = n.Usage.Add(m.Usage)
+	}
 	if n.ID == "0" || n.ParentID == "" {
 		r.t.Used.Iterations = max(r.t.Used.Iterations, ev.Turn)
 	}
@@ -342,6 +364,9 @@ func (r *Recorder) subCallEnd(ev recursion.Event) {
 		// The engine reports an llm_query's model call on its end event.
 		sc.Model, sc.Logprobs, sc.FinishReason = m.Model, m.Logprobs, m.FinishReason
 		r.countCall(m)
+		if n := r.nodes[ev.NodeID]; n != nil && n.Status == StatusRunning {
+			n.Usage = n.Usage.Add(m.Usage)
+		}
 	}
 	sc.Status = StatusCompleted
 	if e.Err != "" {
@@ -547,10 +572,15 @@ func hashDocuments(ctx context.Context, t *Trajectory, limit int64) {
 	}
 }
 
-// Snapshot encodes the trajectory as it stands, live or finished.
+// Snapshot encodes the trajectory as it stands, live or finished. A live
+// run's duration_ms is its time so far, by the server's clock, so that
+// viewers need not trust their own.
 func (r *Recorder) Snapshot() ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.done {
+		r.t.DurationMS = ms(time.Since(r.t.Started))
+	}
 	b, err := json.Marshal(r.t)
 	if err != nil {
 		return nil, fmt.Errorf("encode trajectory %s: %w", r.t.ID, err)

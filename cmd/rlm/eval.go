@@ -153,9 +153,10 @@ type evalTracer struct {
 	owner string
 }
 
-func (t evalTracer) StartTrace(ctx context.Context, inst eval.Instance, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
+func (t evalTracer) StartTrace(ctx context.Context, r eval.Result, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
 	run, err := t.svc.StartRun(ctx, tracing.RunInfo{Owner: t.owner, Model: req.Model, Sampling: req.Sampling,
-		Limits: req.Limits, Messages: req.Messages, Documents: req.Documents})
+		Limits: req.Limits, Messages: req.Messages, Documents: req.Documents,
+		Question: r.Question, Metadata: r.TraceMetadata()})
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -167,10 +168,13 @@ func (t evalTracer) StartTrace(ctx context.Context, inst eval.Instance, req recu
 }
 
 // Reward attaches the run's score to its trajectory as the reward that
-// training exports carry (rlm traces export, rlm train sft --min-reward).
-// The label names the evaluation item: "eval sniah 8K #3 rlm".
+// training exports carry (rlm traces export, rlm train sft --min-reward),
+// and as eval.score metadata, which the viewer colors runs by. The label
+// names the evaluation item: "eval sniah 8K #3 rlm".
 func (t evalTracer) Reward(ctx context.Context, r eval.Result) error {
 	label := fmt.Sprintf("eval %s %s #%d %s", r.Task, eval.FormatLength(r.Tokens), r.Index, r.Mode)
-	_, err := t.svc.Feedback(ctx, t.owner, r.TraceID, tracing.Reward{Score: r.Score, Label: label})
+	meta := r.TraceMetadata()
+	meta["eval.score"] = eval.FormatScore(r.Score)
+	_, err := t.svc.Annotate(ctx, t.owner, r.TraceID, &tracing.Reward{Score: r.Score, Label: label}, meta)
 	return err
 }

@@ -168,6 +168,12 @@ func TestEvalEndToEnd(t *testing.T) {
 		if tr.Reward == nil || tr.Reward.Score != r.Score || !strings.HasPrefix(tr.Reward.Label, "eval "+r.Task+" ") {
 			t.Errorf("%s: reward %+v, want score %v labelled with the task", r.Key(), tr.Reward, r.Score)
 		}
+		// The viewer shows the task, the question, the gold answer and
+		// the score, and colors the run by it.
+		if tr.Question != r.Question || tr.Metadata["eval.task"] != r.Task || tr.Metadata["eval.mode"] != r.Mode ||
+			tr.Metadata["eval.gold"] != r.Gold || tr.Metadata["eval.score"] != eval.FormatScore(r.Score) {
+			t.Errorf("%s: question %q, metadata %v; want the question %q, task, mode, gold %q and score %v", r.Key(), tr.Question, tr.Metadata, r.Question, r.Gold, r.Score)
+		}
 		if want := map[string]string{eval.ModeRLM: "root", eval.ModeDirect: "sub"}[r.Mode]; tr.Model != want || !slices.Contains(tr.Models, want) {
 			t.Errorf("%s: model %q, upstream models %q; want %q for both", r.Key(), tr.Model, tr.Models, want)
 		}

@@ -515,9 +515,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	traceAPI := tracing.NewAPI(traces, tracing.APIConfig{})
 	scfg.Extend = func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
 		traceAPI.Register(v1, owner)
-		ui := echo.WrapHandler(tracing.UIHandler())
-		e.GET("/ui", ui)
-		e.GET("/ui/*", ui)
+		tracing.RegisterUI(e)
 	}
 	scfg.RunContext = func(ctx context.Context, owner string, h http.Header) context.Context {
 		return tracing.WithHeaders(tracing.WithOwner(ctx, owner), h)
@@ -564,7 +562,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	attrs := []any{"addr", "http://" + ln.Addr().String(), "store", cfg.Store, "models", strings.Join(names, ",")}
+	viewer := "http://" + ln.Addr().String() + "/ui/"
+	attrs := []any{"addr", "http://" + ln.Addr().String(), "viewer", viewer, "store", cfg.Store, "models", strings.Join(names, ",")}
 	var mln net.Listener
 	if cfg.MetricsAddr != "" {
 		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
@@ -578,6 +577,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log.Info("rlm serve listening", attrs...)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(stdout, "trace viewer on %s\n", viewer)
 	done := make(chan error, 2)
 	go func() { done <- srv.Serve(ln) }()
 	if mln != nil {
