@@ -270,7 +270,18 @@ func TestStopReasons(t *testing.T) {
 			StopCancelled, "Working."},
 		{"upstream error", Limits{},
 			[]string{"x"}, []fakellm.Option{fakellm.WithFailures(1000, http.StatusBadGateway, "")}, 0, 0,
-			StopUpstreamError, ""},
+			StopUpstreamError, "No answer: the run stopped (upstream_error: *) before FINAL; no cell had printed anything yet."},
+		// Code is never an answer: with no prose at all, the answer is one
+		// line saying what stopped the run and what the last cell printed.
+		{"budget calls, code only", Limits{MaxLLMCalls: 2},
+			[]string{looping, looping}, nil, 0, 0,
+			StopBudgetCalls, "No answer: the run stopped (budget_calls: *) before FINAL; the last cell printed: nothing yet"},
+		{"cancelled, code only", Limits{},
+			[]string{looping}, nil, 250 * time.Millisecond, 100 * time.Millisecond,
+			StopCancelled, "No answer: the run stopped (cancelled: *) before FINAL; the last cell printed: nothing yet"},
+		{"max iterations, answer-now turn writes code", Limits{MaxIterations: 1},
+			[]string{"Found two candidates.\n" + looping, looping}, nil, 0, 0,
+			StopMaxIterations, "Found two candidates."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,8 +307,11 @@ func TestStopReasons(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.StopReason != tt.want || res.Answer != tt.wantAnswer {
+			if res.StopReason != tt.want || !matchStar(tt.wantAnswer, res.Answer) {
 				t.Fatalf("got %s %q (%s), want %s %q", res.StopReason, res.Answer, res.Error, tt.want, tt.wantAnswer)
+			}
+			if strings.Contains(res.Answer, "```") {
+				t.Errorf("partial answer holds code: %q", res.Answer)
 			}
 			if res.Error == "" {
 				t.Error("no error text for a stop without FINAL")
@@ -628,7 +642,9 @@ func TestChildrenBoundedAndBudgeted(t *testing.T) {
 		switch {
 		case a == "child":
 			ok++
-		case strings.HasPrefix(a, "budget exhausted: 7/7 LLM calls"):
+		case strings.HasPrefix(a, "budget exhausted: 7/7 LLM calls"),
+			// refused on its first turn: no prose, so a statement, never code
+			a == "error: rlm_query: No answer: the run stopped (budget_calls: budget exhausted: 7/7 LLM calls) before FINAL; no cell had printed anything yet.":
 			refused++
 		default:
 			t.Errorf("answer %q", a)
@@ -700,5 +716,66 @@ func TestFanOutGoroutinesBounded(t *testing.T) {
 	}
 	if extra := peak - before; extra > 50 {
 		t.Errorf("fan-out of %d prompts at concurrency %d held %d extra goroutines", prompts, concurrency, extra)
+	}
+}
+
+// matchStar reports whether s is pattern with each * standing for any text
+// on one line.
+func matchStar(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return s == pattern
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for i, p := range parts[1:] {
+		j := strings.Index(s, p)
+		if i == len(parts)-2 {
+			j = strings.LastIndex(s, p)
+			if j < 0 || j+len(p) != len(s) {
+				return false
+			}
+		}
+		if j < 0 || strings.Contains(s[:j], "\n") {
+			return false
+		}
+		s = s[j+len(p):]
+	}
+	return true
+}
+
+// TestChildPartialAnswerIsProse: a child RLM that stops without FINAL gives
+// its parent the prose it wrote, never its code.
+func TestChildPartialAnswerIsProse(t *testing.T) {
+	var got string
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"delegate": func(env *cellEnv) repl.CellResult {
+			got = env.host.RLMQuery(env.ctx, []string{"CHILD-INPUT"})[0]
+			return repl.CellResult{Final: final("done")}
+		},
+		"spin": func(env *cellEnv) repl.CellResult { return repl.CellResult{Output: "3 matches so far\n"} },
+	}}
+	script := func(req fakellm.Request) fakellm.Reply {
+		switch {
+		case req.Model == "root-model":
+			return fakellm.Reply{Content: code("delegate")}
+		case strings.Contains(req.LastUser(), "out of turns"):
+			return fakellm.Reply{Content: code("spin")}
+		case len(req.Messages) <= 2:
+			return fakellm.Reply{Content: "The input lists three cities.\n" + code("spin")}
+		default:
+			return fakellm.Reply{Content: code("spin")}
+		}
+	}
+	e, _ := testEngine(t, sb, script, Config{})
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Limits: Limits{MaxDepth: 1, MaxIterations: 2}})
+	if err != nil || res.Answer != "done" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	want := "error: rlm_query stopped (max_iterations: no FINAL after 2 turns); partial answer: The input lists three cities."
+	if got != want {
+		t.Fatalf("child returned %q, want %q", got, want)
 	}
 }
