@@ -16,7 +16,7 @@
 # (eval/fakemodel served by examples/training/fakeupstream), not a model: a
 # script that writes correct Go for the eval questions. It stands in for your
 # real upstream so this example runs anywhere; with a real model, drop step 1's
-# fake and pass your --base-url/--api-key/--root-model to `rlm eval` instead.
+# fake and pass your --upstream/--upstream-key/--root-model to `rlm eval` instead.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)   # the repository checkout
@@ -55,7 +55,7 @@ echo "== 1. collecting trajectories with rlm eval against $URL (a TEST DOUBLE, n
 # A small eval: 3 needle-in-a-haystack and 3 OOLONG-style aggregation tasks of
 # 2k tokens each. Every run is saved as a trajectory under OUT/eval/traces.
 "$RLM" eval --task sniah,oolong --lengths 2k --n 3 --concurrency 2 \
-	--base-url "$URL" --api-key unused --root-model root --sub-model sub \
+	--upstream "$URL" --upstream-key unused --root-model root --sub-model sub \
 	--out "$OUT/eval" 2>"$OUT/eval.log" || { cat "$OUT/eval.log" >&2; exit 1; }
 stop_fake || true
 "$RLM" traces list --dir "$OUT/eval/traces"
