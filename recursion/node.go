@@ -403,8 +403,8 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 	var be *BudgetError
 	switch {
 	case errors.As(err, &be):
-		out = be.Error()
-		sc.Err = out
+		out = "error: " + be.Error()
+		sc.Err = be.Error()
 	case err != nil:
 		out = "error: llm_query failed: " + err.Error()
 		sc.Err = err.Error()
@@ -442,8 +442,8 @@ func (n *node) childCall(ctx context.Context, prompt string) string {
 		sc.Err = err.Error()
 	} else if err := r.budget.exhausted(); err != nil {
 		sem.release()
-		out = err.Error()
-		sc.Err = out
+		out = "error: " + err.Error()
+		sc.Err = err.Error()
 	} else if off, err := offload(r.dir, []Message{{Role: "user", Content: prompt}}, nil, r.lim.OffloadThreshold); err != nil {
 		sem.release()
 		out = "error: rlm_query failed: " + err.Error()

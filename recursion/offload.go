@@ -39,6 +39,16 @@ type offloaded struct {
 	File   *repl.ContextFile // nil when nothing was offloaded
 }
 
+// inputTokens estimates the tokens of the whole input: what was offloaded
+// and what stayed in view.
+func (o *offloaded) inputTokens() int {
+	chars := len(o.View)
+	for _, p := range o.Pieces {
+		chars += p.Chars
+	}
+	return estimateTokens(chars)
+}
+
 // estimateTokens is a rough count used for placeholders and reservations:
 // about four characters per token for English text and code.
 func estimateTokens(chars int) int { return (chars + 3) / 4 }

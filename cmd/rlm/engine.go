@@ -103,6 +103,36 @@ func (c *engineConfig) runLimits() recursion.Limits {
 	return l
 }
 
+// runBudgets splits the limits of `rlm query` and `rlm eval` into a run's
+// Limits and the engine's maxima: a budget set explicitly is the run's own;
+// one left at its default is only a maximum, under which the run's budget
+// follows its input (recursion.InputBudget).
+func (c *config) runBudgets() (run, maxima recursion.Limits) {
+	run = c.runLimits()
+	maxima.MaxLLMCalls, maxima.MaxTotalTokens, maxima.Timeout = run.MaxLLMCalls, run.MaxTotalTokens, run.Timeout
+	if !c.explicit["max-llm-calls"] {
+		run.MaxLLMCalls = 0
+	}
+	if !c.explicit["max-total-tokens"] {
+		run.MaxTotalTokens = 0
+	}
+	if !c.explicit["timeout"] {
+		run.Timeout = 0
+	}
+	return run, maxima
+}
+
+// serveLimits are the engine's defaults and maxima for `rlm serve`: the
+// limits are the maxima of requests and their defaults, except the budgets,
+// whose default follows each request's input under the maximum, and the
+// offload threshold, which a request may raise.
+func (c *config) serveLimits() (defaults, maxima recursion.Limits) {
+	defaults, maxima = c.runLimits(), c.runLimits()
+	defaults.MaxLLMCalls, defaults.MaxTotalTokens, defaults.Timeout = 0, 0, 0
+	maxima.OffloadThreshold = 0
+	return defaults, maxima
+}
+
 func (c *engineConfig) sampling() (recursion.Sampling, error) {
 	var s recursion.Sampling
 	if c.Temperature != "" {

@@ -99,7 +99,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	eng, err := ec.newEngine(recursion.Config{TempDir: tmp})
+	runLimits, maxima := set.runBudgets()
+	eng, err := ec.newEngine(recursion.Config{TempDir: tmp, Max: maxima})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -107,7 +108,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfg := eval.Config{
 		Tasks: ts, Lengths: ls, N: *n, Seed: *seed, Concurrency: *conc,
 		OutDir: *out, WorkDir: *workDir, Engine: eng.Engine,
-		Model: ec.RootModel, Limits: ec.runLimits(), Sampling: samp, Progress: stderr,
+		Model: ec.RootModel, Limits: runLimits, Sampling: samp, Progress: stderr,
 	}
 	if *traces != "none" {
 		dir := *traces

@@ -85,7 +85,8 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		docs = append(docs, recursion.Document{Name: filepath.Base(c), Path: c})
 	}
 
-	eng, err := ec.newEngine(recursion.Config{TempDir: tmp})
+	runLimits, maxima := cfg.runBudgets()
+	eng, err := ec.newEngine(recursion.Config{TempDir: tmp, Max: maxima})
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
@@ -94,7 +95,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Messages:  []recursion.Message{{Role: "user", Content: question}},
 		Documents: docs,
 		Sampling:  samp,
-		Limits:    ec.runLimits(),
+		Limits:    runLimits,
 	}
 	switch {
 	case *verbose:

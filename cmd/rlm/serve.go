@@ -218,11 +218,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if root == "" {
 			root = aliases[names[0]]
 		}
-		// --offload-threshold is the default of requests, not a maximum:
-		// a request may offload less eagerly.
-		maxLimits := cfg.runLimits()
-		maxLimits.OffloadThreshold = 0
-		eng, err := cfg.newEngine(recursion.Config{RootModel: root, Models: aliases, Defaults: cfg.runLimits(), Max: maxLimits})
+		defaults, maxima := cfg.serveLimits()
+		eng, err := cfg.newEngine(recursion.Config{RootModel: root, Models: aliases, Defaults: defaults, Max: maxima})
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}

@@ -63,6 +63,9 @@ type config struct {
 	LocalMaxSeqs        int
 	LocalMaxBatchTokens int
 	LocalMaxModelLen    int
+	// explicit names the settings given by flag, environment or file
+	// rather than left at their defaults.
+	explicit map[string]bool
 }
 
 // cmdSet is the commands a setting applies to.
@@ -240,9 +243,9 @@ var settingsTable = []setting{
 	{"shutdown-grace", forServe, "30s", "how long shutdown lets running requests finish before cancelling them", dur(func(c *config) *time.Duration { return &c.ShutdownGrace })},
 	{"max-depth", allCommands, "1", "deepest rlm_query level of a run; 0: the root alone (rlm_query acts as llm_query); serve: the maximum and default of a request's rlm.max_depth", num(func(c *config) *int { return &c.Limits.MaxDepth })},
 	{"max-iterations", allCommands, "30", "root-model turns per RLM node; serve: the maximum and default of rlm.max_iterations", num(func(c *config) *int { return &c.Limits.MaxIterations })},
-	{"max-llm-calls", allCommands, "200", "LLM calls of a run's whole tree, root turns included; serve: the maximum and default of rlm.max_llm_calls", num(func(c *config) *int { return &c.Limits.MaxLLMCalls })},
-	{"max-total-tokens", allCommands, "5000000", "prompt plus completion tokens of a run's whole tree; serve: the maximum and default of rlm.max_total_tokens", num(func(c *config) *int { return &c.Limits.MaxTotalTokens })},
-	{"timeout", allCommands, "10m", "wall time of a run's whole tree (eval: of one instance); serve: the maximum and default of rlm.timeout", dur(func(c *config) *time.Duration { return &c.Limits.Timeout })},
+	{"max-llm-calls", allCommands, "2000", "LLM calls of a run's whole tree, root turns included. Set, it is the budget of a query or eval run; left at its default, it caps the budget that follows the input, max(200, input tokens / 10,000) (docs/engine.md). serve: the maximum of rlm.max_llm_calls and of that default", num(func(c *config) *int { return &c.Limits.MaxLLMCalls })},
+	{"max-total-tokens", allCommands, "50000000", "prompt plus completion tokens of a run's whole tree. Set, it is the budget of a query or eval run; left at its default, it caps the budget that follows the input, max(5,000,000, 3 × input tokens). serve: the maximum of rlm.max_total_tokens and of that default", num(func(c *config) *int { return &c.Limits.MaxTotalTokens })},
+	{"timeout", allCommands, "1h", "wall time of a run's whole tree (eval: of one instance). Set, it is the limit of a query or eval run; left at its default, it caps the limit that follows the input, max(10m, 2m per million input tokens). serve: the maximum of rlm.timeout and of that default", dur(func(c *config) *time.Duration { return &c.Limits.Timeout })},
 	{"offload-threshold", allCommands, strconv.Itoa(recursion.DefaultLimits().OffloadThreshold), "messages longer than this many characters are offloaded into the REPL; serve: the default of rlm.offload_threshold", num(func(c *config) *int { return &c.Limits.OffloadThreshold })},
 	{"call-concurrency", allCommands, strconv.Itoa(recursion.DefaultLimits().Concurrency), "model calls of one run in flight at once (root turns and sub-calls); serve: of every request", num(func(c *config) *int { return &c.Limits.Concurrency })},
 	{"repl-workers", allCommands, "2", "idle REPL worker processes kept ready; 0: none", num(func(c *config) *int { return &c.REPLWorkers })},
@@ -363,7 +366,7 @@ func (s *settingsFlags) load() (*config, error) {
 			fileVals[k] = yamlString(v)
 		}
 	}
-	c := &config{}
+	c := &config{explicit: map[string]bool{}}
 	for _, o := range s.settings() {
 		v, from := o.def, "default"
 		if fv, ok := fileVals[o.yaml()]; ok {
@@ -383,6 +386,7 @@ func (s *settingsFlags) load() (*config, error) {
 		if v == "" {
 			continue
 		}
+		c.explicit[o.name] = from != "default"
 		if err := o.set(c, v); err != nil {
 			if setByFlag[o.name] {
 				return nil, badFlag("%s: %s: %w", s.cmd, from, err)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
 )
@@ -222,5 +223,38 @@ func TestSettingsReachQuery(t *testing.T) {
 				t.Errorf("status %d, stderr:\n%s", status, stderr.String())
 			}
 		})
+	}
+}
+
+// TestBudgetSettings: a budget left at its default is only a maximum (the
+// run's budget then follows its input); one set by flag or environment is
+// the run's own for query and eval, and only a maximum for serve.
+func TestBudgetSettings(t *testing.T) {
+	load := func(cmd string, args []string, env map[string]string) *config {
+		t.Helper()
+		fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+		s := registerSettings(fs, cmd, func(k string) string { return env[k] })
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	run, maxima := load("query", nil, nil).runBudgets()
+	if run.MaxLLMCalls != 0 || run.MaxTotalTokens != 0 || run.Timeout != 0 ||
+		maxima.MaxLLMCalls != 2000 || maxima.MaxTotalTokens != 50_000_000 || maxima.Timeout != time.Hour {
+		t.Errorf("defaults: run %+v, maxima %+v", run, maxima)
+	}
+	run, maxima = load("eval", []string{"--max-total-tokens", "7000"}, map[string]string{"RLM_TIMEOUT": "5m"}).runBudgets()
+	if run.MaxTotalTokens != 7000 || run.Timeout != 5*time.Minute || run.MaxLLMCalls != 0 || maxima.MaxTotalTokens != 7000 {
+		t.Errorf("set: run %+v, maxima %+v", run, maxima)
+	}
+	defaults, maxima := load("serve", []string{"--max-total-tokens", "7000"}, nil).serveLimits()
+	if defaults.MaxTotalTokens != 0 || defaults.MaxLLMCalls != 0 || defaults.Timeout != 0 || defaults.MaxIterations != 30 ||
+		maxima.MaxTotalTokens != 7000 || maxima.MaxLLMCalls != 2000 || maxima.OffloadThreshold != 0 {
+		t.Errorf("serve: defaults %+v, maxima %+v", defaults, maxima)
 	}
 }
