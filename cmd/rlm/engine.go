@@ -24,6 +24,7 @@ type engineConfig struct {
 	UpstreamIdle    time.Duration // silence allowed while reading a response body
 	UpstreamRetries int           // 0 or negative: none
 	UpstreamConc    int           // 0: the engine's default
+	ProbeTimeout    time.Duration // of GET /models at start (and for readiness)
 	Limits          recursion.Limits
 	Temperature     string // empty: the upstream's default
 	REPLWorkers     int    // idle workers kept ready; 0: none

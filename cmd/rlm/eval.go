@@ -105,6 +105,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer eng.Close()
+	probeForRun(ctx, eng, ec, stderr)
 	cfg := eval.Config{
 		Tasks: ts, Lengths: ls, N: *n, Seed: *seed, Concurrency: *conc,
 		OutDir: *out, WorkDir: *workDir, Engine: eng.Engine,

@@ -91,6 +91,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("query: %w", err)
 	}
 	defer eng.Close()
+	probeForRun(ctx, eng, ec, stderr)
 	req := recursion.Request{
 		Messages:  []recursion.Message{{Role: "user", Content: question}},
 		Documents: docs,

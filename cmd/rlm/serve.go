@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v5"
 
@@ -38,6 +39,9 @@ func (c *engineConfig) checkLimits() error {
 			return fmt.Errorf("%s %v: must not be negative (0: %s)", m.name, m.v, m.zero)
 		}
 	}
+	if c.ProbeTimeout <= 0 {
+		return fmt.Errorf("upstream-probe-timeout %v: must be positive", c.ProbeTimeout)
+	}
 	return nil
 }
 
@@ -45,6 +49,9 @@ func (c *engineConfig) checkLimits() error {
 func (c *config) checkServe() error {
 	if err := c.checkLimits(); err != nil {
 		return err
+	}
+	if c.ReadyUpstream && c.ProbeInterval <= 0 {
+		return fmt.Errorf("upstream-probe-interval %v: must be positive with --ready-upstream", c.ProbeInterval)
 	}
 	// The server reads a non-positive queue bound as its default, which is
 	// not what an operator writing 0 means.
@@ -226,6 +233,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer eng.Close()
 		runner = traces.Wrap(eng.Engine)
 		scfg.Workers = eng.pool
+		if eng.client != nil {
+			models := []string{cfg.RootModel, cfg.SubModel}
+			for _, u := range aliases {
+				models = append(models, u)
+			}
+			prober := &upstreamProber{client: eng.client, url: cfg.Upstream, models: models, timeout: cfg.ProbeTimeout, log: log}
+			interval := time.Duration(0)
+			if cfg.ReadyUpstream {
+				interval = cfg.ProbeInterval
+				scfg.ReadyChecks["upstream"] = prober.ready
+			}
+			go prober.run(ctx, interval)
+		}
 	}
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("NO API KEYS: the server is open to anyone who can reach " + cfg.Listen + "; set --api-keys or RLM_API_KEYS")

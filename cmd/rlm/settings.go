@@ -63,6 +63,9 @@ type config struct {
 	LocalMaxSeqs        int
 	LocalMaxBatchTokens int
 	LocalMaxModelLen    int
+	// Upstream health on /readyz.
+	ReadyUpstream bool
+	ProbeInterval time.Duration
 	// explicit names the settings given by flag, environment or file
 	// rather than left at their defaults.
 	explicit map[string]bool
@@ -152,6 +155,17 @@ func num(f func(c *config) *int) func(*config, string) error {
 	}
 }
 
+func boolean(f func(c *config) *bool) func(*config, string) error {
+	return func(c *config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("not true or false: %q", v)
+		}
+		*f(c) = b
+		return nil
+	}
+}
+
 func dur(f func(c *config) *time.Duration) func(*config, string) error {
 	return func(c *config, v string) error {
 		d, err := time.ParseDuration(v)
@@ -217,6 +231,9 @@ var settingsTable = []setting{
 	{"upstream-idle-timeout", allCommands, recursion.DefaultIdleTimeout.String(), "longest silence while an upstream response body is read, once its headers arrived; the attempt then fails and is retried", dur(func(c *config) *time.Duration { return &c.UpstreamIdle })},
 	{"upstream-retries", allCommands, "4", "retries of an upstream call after 429, 5xx or connection errors", num(func(c *config) *int { return &c.UpstreamRetries })},
 	{"upstream-concurrency", allCommands, "64", "upstream calls in flight across all requests", num(func(c *config) *int { return &c.UpstreamConc })},
+	{"upstream-probe-timeout", allCommands, "5s", "timeout of the upstream probe (GET /models) made at start, which logs whether the upstream is reachable, accepts the key and lists the models", dur(func(c *config) *time.Duration { return &c.ProbeTimeout })},
+	{"ready-upstream", forServe, "false", "/readyz reports not ready while the upstream probe fails (unreachable, key refused, 5xx), probed again every --upstream-probe-interval", boolean(func(c *config) *bool { return &c.ReadyUpstream })},
+	{"upstream-probe-interval", forServe, "30s", "how often the upstream is probed again while --ready-upstream is on", dur(func(c *config) *time.Duration { return &c.ProbeInterval })},
 	{"store", forServe, "disk", "where files and stored completions live: disk or redis", str(func(c *config) *string { return &c.Store })},
 	{"data-dir", forServe, "./data", "directory of the disk store", str(func(c *config) *string { return &c.DataDir })},
 	{"redis-url", forServe, "redis://127.0.0.1:6379/0", "Redis URL for --store redis", str(func(c *config) *string { return &c.RedisURL })},
@@ -257,14 +274,7 @@ var settingsTable = []setting{
 	{"max-output", allCommands, strconv.Itoa(repl.DefaultLimits().MaxOutput), "characters of cell output shown to the model", num(func(c *config) *int { return &c.REPL.MaxOutput })},
 	{"max-goroutines", allCommands, strconv.Itoa(repl.DefaultLimits().MaxGoroutines), "goroutines model code may have alive at once in one REPL", num(func(c *config) *int { return &c.REPL.MaxGoroutines })},
 	{"log-level", forServe, "info", "debug, info, warn or error", str(func(c *config) *string { return &c.LogLevel })},
-	{"trace-content", forServe, "false", "put prompt and completion text on OpenTelemetry spans (traces in the store always keep them)", func(c *config, v string) error {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("not true or false: %q", v)
-		}
-		c.TraceContent = b
-		return nil
-	}},
+	{"trace-content", forServe, "false", "put prompt and completion text on OpenTelemetry spans (traces in the store always keep them)", boolean(func(c *config) *bool { return &c.TraceContent })},
 }
 
 // settingsFlags are the settings of one command registered on its FlagSet.
@@ -285,10 +295,28 @@ func registerSettings(fs *flag.FlagSet, cmd string, getenv func(string) string) 
 	for _, o := range s.settings() {
 		v := new(string)
 		s.vals[o.name] = v
+		if o.def == "true" || o.def == "false" {
+			*v = o.def
+			fs.Var(boolString{v}, o.name, o.usage()) // --name alone means true
+			continue
+		}
 		fs.StringVar(v, o.name, o.def, o.usage())
 	}
 	return s
 }
+
+// boolString is a boolean setting's flag: its value is kept as text, like
+// every setting's until load, but --name alone means --name=true.
+type boolString struct{ p *string }
+
+func (b boolString) String() string {
+	if b.p == nil {
+		return ""
+	}
+	return *b.p
+}
+func (b boolString) Set(v string) error { *b.p = v; return nil }
+func (b boolString) IsBoolFlag() bool   { return true }
 
 func (o setting) usage() string {
 	env := o.env()
