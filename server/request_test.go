@@ -112,3 +112,28 @@ func TestDecodeTypeErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMessageTextDecoding: the sized path shares the body's memory for
+// plain strings and unquotes the rest; both paths give exactly what
+// encoding/json gives for the same literal.
+func TestMessageTextDecoding(t *testing.T) {
+	for _, lit := range []string{`"plain text"`, `"line\nbreak \"quoted\" \u00e9"`, `"caf` + "\xc3\xa9" + `"`, `"bad ` + "\xff" + ` utf8"`, `""`} {
+		body := `{"model":"rlm","messages":[{"role":"user","content":` + lit + `}]}`
+		var want string
+		wantErr := json.Unmarshal([]byte(lit), &want) != nil
+		for _, sized := range []bool{true, false} {
+			length := int64(-1)
+			if sized {
+				length = int64(len(body))
+			}
+			cr, err := decodeChatRequestSized(strings.NewReader(body), length)
+			if err != nil {
+				t.Fatalf("%q sized=%v: %v", lit, sized, err)
+			}
+			mc := cr.Messages[0].Content
+			if (mc.err != nil) != wantErr || (!wantErr && mc.text != want) {
+				t.Errorf("%q sized=%v: text %q err %v, want %q (error %v)", lit, sized, mc.text, mc.err, want, wantErr)
+			}
+		}
+	}
+}
