@@ -81,19 +81,19 @@ func (m *messageContent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// resolve turns the raw string literal into text. The input the literal
-// was sliced from belongs to the request for good and is never written
-// again, so a literal that needs no unquoting (no escapes, no control
-// characters, valid UTF-8: what json.Unmarshal would copy as is) becomes a
-// string over the same bytes.
-func (m *messageContent) resolve() {
+// resolve turns the raw string literal into text. With share, a literal
+// that needs no unquoting (no escapes, no control characters, valid UTF-8:
+// what json.Unmarshal would copy as is) becomes a string over the same
+// bytes of the body, which belongs to the request for good and is never
+// written again.
+func (m *messageContent) resolve(share bool) {
 	raw := m.raw
 	m.raw = nil
 	if raw == nil {
 		return
 	}
 	body := raw[1 : len(raw)-1]
-	if len(body) > 0 && plainJSONString(body) {
+	if share && len(body) > 0 && plainJSONString(body) {
 		m.text = unsafe.String(&body[0], len(body))
 		return
 	}
@@ -111,9 +111,20 @@ func plainJSONString(b []byte) bool {
 	return utf8.Valid(b)
 }
 
-func (cr *chatRequest) resolve() {
+// resolve decodes the messages' text out of buf, the whole body. A string
+// shares buf's memory only when such strings are most of the body: then
+// the body would be held anyway; otherwise a short message keeping a body
+// of large file parts alive for the whole run would cost more than a copy.
+func (cr *chatRequest) resolve(buf []byte) {
+	plain := 0
+	for _, m := range cr.Messages {
+		if raw := m.Content.raw; raw != nil && plainJSONString(raw[1:len(raw)-1]) {
+			plain += len(raw)
+		}
+	}
+	share := 2*plain >= len(buf)
 	for i := range cr.Messages {
-		cr.Messages[i].Content.resolve()
+		cr.Messages[i].Content.resolve(share)
 	}
 }
 
@@ -162,7 +173,7 @@ func decodeChatRequestSized(r io.Reader, length int64) (*chatRequest, error) {
 		if err := json.Unmarshal(buf, &cr); err != nil {
 			return nil, jsonError(err)
 		}
-		cr.resolve() // buf is never written again
+		cr.resolve(buf) // buf is never written again
 		return &cr, nil
 	}
 	// Without a length, read the body whole into a buffer of our own (the
@@ -176,7 +187,7 @@ func decodeChatRequestSized(r io.Reader, length int64) (*chatRequest, error) {
 	if err := json.Unmarshal(buf, &cr); err != nil {
 		return nil, jsonError(err)
 	}
-	cr.resolve()
+	cr.resolve(buf)
 	return &cr, nil
 }
 
