@@ -414,6 +414,10 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 	t.Answer = res.Answer
 	t.StopReason = res.StopReason
 	t.Error = res.Error
+	if l := res.Limits; l.MaxLLMCalls > 0 || l.MaxTotalTokens > 0 || l.Timeout > 0 {
+		// The budgets the run had, scaled to its input once the engine knew it.
+		t.Limits.MaxLLMCalls, t.Limits.MaxTotalTokens, t.Limits.TimeoutMS = l.MaxLLMCalls, l.MaxTotalTokens, ms(l.Timeout)
+	}
 	if runErr != nil {
 		if t.Error == "" {
 			t.Error = runErr.Error()
