@@ -46,7 +46,8 @@ type Session interface {
 }
 
 // DefaultLimits returns the limits used for fields that neither the
-// request nor Config.Defaults set.
+// request nor Config.Defaults set; its budgets are the floors of
+// InputBudget.
 func DefaultLimits() Limits { return defaultLimits }
 
 var defaultLimits = Limits{
@@ -74,8 +75,10 @@ type Config struct {
 	// Limits.SubModel to upstream model names. When it is empty, names pass
 	// through unchanged; when it is not, an unknown name is an invalid request.
 	Models map[string]string
-	// Defaults fill the zero fields of a request's Limits (then
-	// DefaultLimits fills what is still zero). Max clamps them; a zero field
+	// Defaults fill the zero fields of a request's Limits; what is still
+	// zero then comes from DefaultLimits, except the call, token and time
+	// budgets, which follow the run's input (InputBudget, whose floors are
+	// DefaultLimits'). Max clamps them; a zero field
 	// of Max means no maximum. A negative MaxDepth, in a request, Defaults
 	// or Max, means the root alone (rlm_query acts as llm_query).
 	Defaults Limits
