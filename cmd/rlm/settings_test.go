@@ -258,3 +258,29 @@ func TestBudgetSettings(t *testing.T) {
 		t.Errorf("serve: defaults %+v, maxima %+v", defaults, maxima)
 	}
 }
+
+// TestSettingsFileSharedByCommands: one YAML file configures every
+// command: query reads its settings from it and ignores serve's, and a key
+// no command knows is an error.
+func TestSettingsFileSharedByCommands(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "rlm.yaml")
+	os.WriteFile(good, []byte("listen: 0.0.0.0:9000\nupstream: http://up.example/v1\nmax_llm_calls: 7\n"), 0o600)
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("max_calls: 7\n"), 0o600)
+	load := func(file string) (*config, error) {
+		fs := flag.NewFlagSet("query", flag.ContinueOnError)
+		s := registerSettings(fs, "query", func(string) string { return "" })
+		if err := fs.Parse([]string{"--config", file}); err != nil {
+			t.Fatal(err)
+		}
+		return s.load()
+	}
+	c, err := load(good)
+	if err != nil || c.Upstream != "http://up.example/v1" || c.Limits.MaxLLMCalls != 7 || !c.explicit["max-llm-calls"] || c.Listen != "" {
+		t.Fatalf("%v %+v", err, c)
+	}
+	if _, err := load(bad); err == nil || !strings.Contains(err.Error(), `unknown key "max_calls"`) {
+		t.Fatalf("old key accepted: %v", err)
+	}
+}
