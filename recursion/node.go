@@ -49,6 +49,9 @@ type nodeResult struct {
 	err        string
 	iterations int
 	treeUsage  Usage
+	// statement is true when answer is the one-line statement of what
+	// stopped the node, not prose the model wrote.
+	statement bool
 }
 
 // lookRE finds code that reads the offloaded input.
@@ -91,24 +94,22 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 	defer sess.Close()
 
 	transcript := []Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: inputMessage(off)}}
-	var lastSubstantive string
+	var prog progress
 	looked, refused := false, false
 	maxIter := r.lim.MaxIterations
 	for turn := 1; turn <= maxIter; turn++ {
 		n.turn.Store(int64(turn))
 		n.cell.Store(0)
 		if ctx.Err() != nil {
-			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, ctx.Err()), context.Cause(ctx).Error(), lastSubstantive), nil
+			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, ctx.Err()), context.Cause(ctx).Error(), &prog), nil
 		}
 		r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
 		resp, err := n.complete(ctx, transcript, turn)
 		if err != nil {
-			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, err), err.Error(), &prog), nil
 		}
 		transcript = append(transcript, Message{Role: "assistant", Content: resp})
-		if strings.TrimSpace(resp) != "" {
-			lastSubstantive = resp
-		}
+		prog.sawReply(resp)
 
 		cells := extractCells(resp)
 		if len(cells) == 0 {
@@ -125,7 +126,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				}
 				cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+fl.Var+")")
 				if err != nil {
-					return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+					return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), &prog), nil
 				}
 				if cr.Final == nil {
 					transcript = append(transcript, Message{Role: "user", Content: "FINAL_VAR(" + fl.Var + ") failed:\n" + cr.Error})
@@ -148,8 +149,9 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				looked = true
 			}
 			cr, err := n.runCell(ctx, sess, turn, i+1, code)
+			prog.sawCell(cr)
 			if err != nil {
-				return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+				return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), &prog), nil
 			}
 			writeFeedback(&fb, i+1, len(cells), cr)
 			if cr.Final != nil {
@@ -169,7 +171,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		}
 		transcript = append(transcript, Message{Role: "user", Content: clip(strings.TrimSpace(fb.String()), r.e.cfg.MaxFeedbackChars)})
 	}
-	return n.stop(ctx, sess, transcript, maxIter, StopMaxIterations, fmt.Sprintf("no FINAL after %d turns", maxIter), lastSubstantive), nil
+	return n.stop(ctx, sess, transcript, maxIter, StopMaxIterations, fmt.Sprintf("no FINAL after %d turns", maxIter), &prog), nil
 }
 
 // usageByNodeID is one node's own usage.
@@ -179,11 +181,55 @@ func (r *runState) usageByNodeID(id string) Usage {
 	return r.nodeUsage[id]
 }
 
+// progress is what a node has produced so far that a partial answer can be
+// made of: the last prose the model wrote and the last output a cell printed.
+type progress struct {
+	prose  string
+	output string
+}
+
+func (p *progress) sawReply(resp string) {
+	if prose := stripCode(resp); prose != "" {
+		p.prose = prose
+	}
+}
+
+func (p *progress) sawCell(cr repl.CellResult) {
+	if out := strings.TrimSpace(cr.Output); out != "" {
+		p.output = out
+	}
+}
+
+// maxStatementOutput bounds the cell output quoted in a one-line partial answer.
+const maxStatementOutput = 300
+
+// partialAnswer is the answer of a node that stopped without FINAL. Code is
+// never an answer: it is the last prose the model wrote or, when it wrote
+// none, one line saying what stopped the run and what was found so far.
+func (p *progress) partialAnswer(reason StopReason, errText string) string {
+	if p.prose != "" {
+		return p.prose
+	}
+	s := fmt.Sprintf("No answer: the run stopped (%s: %s) before FINAL", reason, oneLine(errText))
+	if p.output == "" {
+		return s + "; no cell had printed anything yet."
+	}
+	out := oneLine(p.output)
+	if len(out) > maxStatementOutput {
+		cut := maxStatementOutput
+		for cut > 0 && out[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		out = out[:cut] + "…"
+	}
+	return s + "; the last cell printed: " + out
+}
+
 // stop ends a node without FINAL. When the reason leaves budget and time
 // (the node ran out of turns, or of tokens but a last call still fits), the
-// model gets one last turn to answer now; otherwise the partial answer is
-// the last substantive response.
-func (n *node) stop(ctx context.Context, sess Session, transcript []Message, turns int, reason StopReason, errText, last string) nodeResult {
+// model gets one last turn to answer now; otherwise, and when that turn
+// gives no FINAL, the answer is prog's partial answer.
+func (n *node) stop(ctx context.Context, sess Session, transcript []Message, turns int, reason StopReason, errText string, prog *progress) nodeResult {
 	res := nodeResult{reason: reason, err: errText, iterations: turns}
 	if ctx.Err() == nil && (reason == StopMaxIterations || reason == StopBudgetTokens) {
 		turn := turns + 1
@@ -201,16 +247,11 @@ func (n *node) stop(ctx context.Context, sess Session, transcript []Message, tur
 					return res
 				}
 			}
-			if strings.TrimSpace(resp) != "" {
-				last = resp
-			}
+			prog.sawReply(resp)
 		}
 	}
-	if p := stripCode(last); p != "" {
-		res.answer = p
-	} else {
-		res.answer = strings.TrimSpace(last)
-	}
+	res.answer = prog.partialAnswer(reason, errText)
+	res.statement = prog.prose == ""
 	return res
 }
 
@@ -362,8 +403,8 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 	var be *BudgetError
 	switch {
 	case errors.As(err, &be):
-		out = be.Error()
-		sc.Err = out
+		out = "error: " + be.Error()
+		sc.Err = be.Error()
 	case err != nil:
 		out = "error: llm_query failed: " + err.Error()
 		sc.Err = err.Error()
@@ -401,8 +442,8 @@ func (n *node) childCall(ctx context.Context, prompt string) string {
 		sc.Err = err.Error()
 	} else if err := r.budget.exhausted(); err != nil {
 		sem.release()
-		out = err.Error()
-		sc.Err = out
+		out = "error: " + err.Error()
+		sc.Err = err.Error()
 	} else if off, err := offload(r.dir, []Message{{Role: "user", Content: prompt}}, nil, r.lim.OffloadThreshold); err != nil {
 		sem.release()
 		out = "error: rlm_query failed: " + err.Error()
@@ -419,11 +460,8 @@ func (n *node) childCall(ctx context.Context, prompt string) string {
 		case err != nil:
 			out = "error: rlm_query failed: " + err.Error()
 			sc.Err = err.Error()
-		case res.reason == StopBudgetCalls || res.reason == StopBudgetTokens:
-			out = res.err
-			if res.answer != "" {
-				out += "; partial answer: " + res.answer
-			}
+		case res.reason != StopFinal && res.statement:
+			out = "error: rlm_query: " + res.answer
 			sc.Err = res.err
 		case res.reason != StopFinal:
 			out = fmt.Sprintf("error: rlm_query stopped (%s: %s); partial answer: %s", res.reason, res.err, res.answer)

@@ -39,6 +39,16 @@ type offloaded struct {
 	File   *repl.ContextFile // nil when nothing was offloaded
 }
 
+// inputTokens estimates the tokens of the whole input: what was offloaded
+// and what stayed in view.
+func (o *offloaded) inputTokens() int {
+	chars := len(o.View)
+	for _, p := range o.Pieces {
+		chars += p.Chars
+	}
+	return estimateTokens(chars)
+}
+
 // estimateTokens is a rough count used for placeholders and reservations:
 // about four characters per token for English text and code.
 func estimateTokens(chars int) int { return (chars + 3) / 4 }
@@ -171,6 +181,30 @@ func (p *previewWriter) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+// WriteString is Write for a string, without converting it: io.Copy from a
+// strings.Reader hands a whole message to io.MultiWriter, which would
+// otherwise copy a 40 MB message into a []byte for a writer without it.
+func (p *previewWriter) WriteString(s string) (int, error) {
+	for i := 0; i < len(s); i++ {
+		if s[i]&0xC0 != 0x80 {
+			p.chars++
+		}
+	}
+	if len(p.headBuf) < 4*previewChars {
+		p.headBuf = append(p.headBuf, s[:min(len(s), 4*previewChars-len(p.headBuf))]...)
+	}
+	keep := 4 * previewChars
+	if len(s) >= keep {
+		p.tailBuf = append(p.tailBuf[:0], s[len(s)-keep:]...)
+	} else {
+		p.tailBuf = append(p.tailBuf, s...)
+		if len(p.tailBuf) > keep {
+			p.tailBuf = append(p.tailBuf[:0], p.tailBuf[len(p.tailBuf)-keep:]...)
+		}
+	}
+	return len(s), nil
 }
 
 func (p *previewWriter) head() string {

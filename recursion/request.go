@@ -67,4 +67,7 @@ type Result struct {
 	// NodeUsage is the usage of each node's own calls (its turns and its
 	// llm_query calls), by node ID.
 	NodeUsage map[string]Usage
+	// Limits are those the run had, its budgets scaled to its input (see
+	// InputBudget).
+	Limits Limits
 }

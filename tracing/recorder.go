@@ -103,9 +103,8 @@ func NewRecorder(info RunInfo) *Recorder {
 		Metadata: maps.Clone(info.Metadata),
 	}
 	for i, m := range info.Messages {
-		sum := sha256.Sum256([]byte(m.Content))
 		t.Context = append(t.Context, ContextRef{
-			Kind: "message", Role: m.Role, Index: i, Bytes: int64(len(m.Content)), SHA256: hex.EncodeToString(sum[:]),
+			Kind: "message", Role: m.Role, Index: i, Bytes: int64(len(m.Content)), SHA256: hashString(m.Content),
 		})
 	}
 	for i, d := range info.Documents {
@@ -123,6 +122,19 @@ func NewRecorder(info RunInfo) *Recorder {
 		subs:     map[chan LiveEvent]struct{}{},
 		finished: make(chan struct{}),
 	}
+}
+
+// hashString is the hex SHA-256 of s, hashed through one small buffer:
+// []byte(s) would copy a 40 MB message whole.
+func hashString(s string) string {
+	h := sha256.New()
+	var buf [32 << 10]byte
+	for len(s) > 0 {
+		n := copy(buf[:], s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ID returns the run's trace ID.
@@ -427,6 +439,10 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 	t.Answer = res.Answer
 	t.StopReason = res.StopReason
 	t.Error = res.Error
+	if l := res.Limits; l.MaxLLMCalls > 0 || l.MaxTotalTokens > 0 || l.Timeout > 0 {
+		// The budgets the run had, scaled to its input once the engine knew it.
+		t.Limits.MaxLLMCalls, t.Limits.MaxTotalTokens, t.Limits.TimeoutMS = l.MaxLLMCalls, l.MaxTotalTokens, ms(l.Timeout)
+	}
 	if runErr != nil {
 		if t.Error == "" {
 			t.Error = runErr.Error()

@@ -33,7 +33,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	out := t.TempDir()
 	args := []string{"--task", "sniah,oolong,oolong-pairs", "--lengths", "2k,8k", "--n", "6", "--seed", "3",
 		"--out", out, "--concurrency", "2", "--baseline", "direct", "--baseline-model", "sub", "--context-window", "4k",
-		"--base-url", fake.URL, "--api-key", "test", "--root-model", "root", "--sub-model", "sub"}
+		"--upstream", fake.URL, "--upstream-key", "test", "--root-model", "root", "--sub-model", "sub"}
 	var stdout, stderr bytes.Buffer
 	if err := runEval(context.Background(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("rlm eval: %v\nstderr:\n%s", err, stderr.String())
@@ -232,7 +232,7 @@ func TestEvalEndToEnd(t *testing.T) {
 }
 
 func TestEvalBadInput(t *testing.T) {
-	base := []string{"--root-model", "root", "--base-url", "http://127.0.0.1:1/v1", "--out", t.TempDir()}
+	base := []string{"--root-model", "root", "--upstream", "http://127.0.0.1:1/v1", "--out", t.TempDir()}
 	for _, tc := range []struct {
 		args []string
 		want string // in the error; empty means a usage error
@@ -260,8 +260,13 @@ func TestEvalBadInput(t *testing.T) {
 		}
 	}
 	t.Setenv("RLM_ROOT_MODEL", "")
-	if err := runEval(context.Background(), []string{"--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "root model") {
+	if err := runEval(context.Background(), []string{"--upstream", "http://127.0.0.1:1/v1", "--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "root model") {
 		t.Errorf("no root model: %v", err)
+	}
+	t.Setenv("RLM_UPSTREAM", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	if err := runEval(context.Background(), []string{"--root-model", "root", "--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no upstream") {
+		t.Errorf("no upstream: %v", err)
 	}
 }
 
@@ -286,7 +291,7 @@ func TestEvalUpstreamDown(t *testing.T) {
 	out := t.TempDir()
 	args := func(url string) []string {
 		return []string{"eval", "--task", "sniah", "--lengths", "1k", "--n", "2", "--out", out, "--baseline", "direct",
-			"--base-url", url, "--api-key", "test", "--root-model", "root", "--sub-model", "sub", "--retries", "0"}
+			"--upstream", url, "--upstream-key", "test", "--root-model", "root", "--sub-model", "sub", "--upstream-retries", "0"}
 	}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), args(closedPort(t)), &stdout, &stderr); code != 1 {

@@ -18,16 +18,15 @@ import (
 func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	settings := registerSettings(fs, "query", os.Getenv)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: rlm query [flags] --context FILE [--context FILE2] \"question\"")
 		fmt.Fprintln(stderr, "\nRuns one Recursive Language Model over the context files (- reads stdin) and prints the answer,")
-		fmt.Fprintln(stderr, "then a one-line summary on stderr. Flags:")
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "then a one-line summary on stderr.")
+		settings.printUsage(stderr)
 	}
 	var contexts multiFlag
 	fs.Var(&contexts, "context", "context `file` offloaded into the REPL; repeatable; - reads stdin")
-	var ec engineConfig
-	ec.register(fs, engineFlagNames{scope: "in the whole tree", timeout: "wall time of the whole run", concurrency: "concurrency"})
 	verbose := fs.Bool("verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
 	quiet := fs.Bool("quiet", false, "print no progress lines (one per root turn) to stderr")
 	// Flags may come after the question too: parse, take one positional
@@ -52,11 +51,13 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	if err := ec.checkREPL(); err != nil {
-		return badFlag("query: --%w", err)
+	cfg, err := settings.load()
+	if err != nil {
+		return err
 	}
-	if ec.RootModel == "" {
-		return fmt.Errorf("query: no root model: set --root-model or RLM_ROOT_MODEL")
+	ec := &cfg.engineConfig
+	if err := ec.check(); err != nil {
+		return fmt.Errorf("query: %w", err)
 	}
 	samp, err := ec.sampling()
 	if err != nil {
@@ -84,16 +85,18 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		docs = append(docs, recursion.Document{Name: filepath.Base(c), Path: c})
 	}
 
-	eng, err := ec.newEngine(recursion.Config{TempDir: tmp})
+	runLimits, maxima := cfg.runBudgets()
+	eng, err := ec.newEngine(recursion.Config{TempDir: tmp, Max: maxima})
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
 	defer eng.Close()
+	probeForRun(ctx, eng, ec, stderr)
 	req := recursion.Request{
 		Messages:  []recursion.Message{{Role: "user", Content: question}},
 		Documents: docs,
 		Sampling:  samp,
-		Limits:    ec.runLimits(),
+		Limits:    runLimits,
 	}
 	switch {
 	case *verbose:

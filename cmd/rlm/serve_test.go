@@ -347,7 +347,7 @@ func TestNodeSDKStored(t *testing.T) {
 // localhost, says loudly what is missing, and a chat request gets an error
 // naming what to configure.
 func TestServeUnconfigured(t *testing.T) {
-	for _, k := range []string{"RLM_UPSTREAM", "RLM_ROOT_MODEL", "RLM_API_KEYS", "RLM_CONFIG"} {
+	for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_ROOT_MODEL", "RLM_API_KEYS", "RLM_CONFIG"} {
 		t.Setenv(k, "")
 	}
 	s := startServe(t)

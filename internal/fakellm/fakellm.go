@@ -105,6 +105,13 @@ func WithFailures(n, status int, retryAfter string) Option {
 	return func(s *Server) { s.failN, s.failStatus, s.failRetryAfter = n, status, retryAfter }
 }
 
+// WithModels makes GET /v1/models list ids, as OpenAI's API does; without
+// it the fake has no model list (404). With a key, GET /v1/models answers
+// 401 unless the request carries it as a bearer token.
+func WithModels(key string, ids ...string) Option {
+	return func(s *Server) { s.models, s.modelsKey = ids, key }
+}
+
 // Server is the fake upstream. Its URL ends in /v1, ready to be an
 // OpenAI base URL.
 type Server struct {
@@ -115,6 +122,8 @@ type Server struct {
 	failN          int
 	failStatus     int
 	failRetryAfter string
+	models         []string
+	modelsKey      string
 	ts             *httptest.Server
 
 	mu          sync.Mutex
@@ -132,6 +141,9 @@ func New(script Script, opts ...Option) *Server {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	if s.models != nil {
+		mux.HandleFunc("GET /v1/models", s.listModels)
+	}
 	s.ts = httptest.NewServer(mux)
 	s.URL = s.ts.URL + "/v1"
 	return s
@@ -152,6 +164,29 @@ func (s *Server) MaxInFlight() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.maxInFlight
+}
+
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
+	if s.modelsKey != "" && r.Header.Get("Authorization") != "Bearer "+s.modelsKey {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`)
+		return
+	}
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		OwnedBy string `json:"owned_by"`
+	}
+	out := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, id := range s.models {
+		out.Data = append(out.Data, model{ID: id, Object: "model", OwnedBy: "fakellm"})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(out)
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
