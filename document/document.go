@@ -236,7 +236,7 @@ func Detect(head []byte, filename, mediaType string) (Kind, error) {
 		return PDF, nil
 	}
 	if what, ok := binaryKind(head); ok {
-		return 0, unsupported(what, filename)
+		return 0, unsupported(what)
 	}
 	if declaredPDF {
 		return 0, &Error{Kind: Malformed, Msg: "the file is named or declared a PDF but does not start like one (no %PDF- header)"}
@@ -276,10 +276,6 @@ func binaryKind(head []byte) (string, bool) {
 	}
 }
 
-func unsupported(what, filename string) error {
-	name := ""
-	if filename != "" {
-		name = fmt.Sprintf("%q ", filename)
-	}
-	return &Error{Kind: Unsupported, Msg: fmt.Sprintf("the file %sis %s; this server reads UTF-8 text, HTML and PDF files", name, what)}
+func unsupported(what string) error {
+	return &Error{Kind: Unsupported, Msg: fmt.Sprintf("the file is %s; this server reads UTF-8 text, HTML and PDF files", what)}
 }

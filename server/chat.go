@@ -222,7 +222,12 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 			os.Remove(tmp.Name())
 			return recursion.Document{}, nil, serverError("saving inline file: %v", err)
 		}
-		return recursion.Document{Name: f.filename, Path: tmp.Name()}, func() { os.Remove(tmp.Name()) }, nil
+		doc, cleanup, err := s.extractDocument(ctx, f.param, f.filename, f.mediaType, tmp.Name())
+		if err != nil {
+			os.Remove(tmp.Name())
+			return recursion.Document{}, nil, err
+		}
+		return doc, func() { cleanup(); os.Remove(tmp.Name()) }, nil
 	}
 	meta, err := s.fileMeta(ctx, own, f.id)
 	if err != nil {
@@ -246,7 +251,15 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 	if name == "" {
 		name = f.id // the engine would show the model the path instead
 	}
-	return recursion.Document{Name: name, Path: p}, cleanup, nil
+	// The stored file's own name says what it is, whatever the request
+	// calls it.
+	doc, extracted, err := s.extractDocument(ctx, f.param, meta.Filename, f.mediaType, p)
+	if err != nil {
+		cleanup()
+		return recursion.Document{}, nil, err
+	}
+	doc.Name = name
+	return doc, func() { extracted(); cleanup() }, nil
 }
 
 // start runs r in its own goroutine. Its context descends from the server's

@@ -91,8 +91,13 @@ func (s *Server) uploadFile(c *echo.Context) error {
 			if obj.Filename == "" {
 				obj.Filename = "upload"
 			}
-			cr := &countingReader{r: part, limit: s.cfg.MaxUploadBytes}
+			check := newUploadChecker(part, obj.Filename, part.Header.Get("Content-Type"))
+			cr := &countingReader{r: check, limit: s.cfg.MaxUploadBytes}
 			n, err := s.store.Put(ctx, collFiles, key, cr)
+			if check.err != nil {
+				// The store keeps nothing of a failed Put.
+				return documentError(ctx, "file", obj.Filename, check.err)
+			}
 			if err != nil {
 				var mbe *http.MaxBytesError
 				if errors.Is(err, errTooLarge) || errors.As(err, &mbe) {

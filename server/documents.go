@@ -1,0 +1,125 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/rlm-project/rlm/document"
+	"github.com/rlm-project/rlm/recursion"
+)
+
+// documentError answers a document that cannot be read as text with a 400
+// naming the file part and the reason, or the server's own failure.
+func documentError(ctx context.Context, param, name string, err error) error {
+	var de *document.Error
+	if errors.As(err, &de) {
+		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: param,
+			Code: de.Kind.Code(), Kind: "invalid_document", Message: fmt.Sprintf("file %q: %s", name, de.Msg), detail: err.Error()}
+	}
+	if ctx.Err() != nil {
+		return &apiError{Status: statusClientClosed, Type: "invalid_request_error", Kind: "cancelled", Message: "request cancelled"}
+	}
+	return serverError("reading the document %q: %v", name, err)
+}
+
+// extractDocument turns the file at path into the run's Document: a text
+// file as it is; a PDF's pages, or an HTML page's text, written to a
+// temporary file that cleanup removes.
+func (s *Server) extractDocument(ctx context.Context, param, name, mediaType, path string) (recursion.Document, func(), error) {
+	noop := func() {}
+	f, err := os.Open(path)
+	if err != nil {
+		return recursion.Document{}, nil, serverError("opening the document %q: %v", name, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return recursion.Document{}, nil, serverError("opening the document %q: %v", name, err)
+	}
+	res, err := s.docs.Extract(ctx, document.Source{Data: f, Size: st.Size(), Filename: name, MediaType: mediaType})
+	if err != nil {
+		return recursion.Document{}, nil, documentError(ctx, param, name, err)
+	}
+	if res.Pieces == nil {
+		return recursion.Document{Name: name, Path: path}, noop, nil
+	}
+	tmp, err := os.CreateTemp("", "rlm-doctext-*")
+	if err != nil {
+		return recursion.Document{}, nil, serverError("saving the document's text: %v", err)
+	}
+	remove := func() { os.Remove(tmp.Name()) }
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	doc := recursion.Document{Name: name, Path: tmp.Name()}
+	var pos int64
+	for i, p := range res.Pieces {
+		if i > 0 {
+			// A form feed between pages, so that `context` read whole
+			// still shows where each page ends.
+			w.WriteString("\f")
+			pos++
+		}
+		n, _ := w.WriteString(p)
+		if res.Kind == document.PDF {
+			doc.Parts = append(doc.Parts, recursion.DocumentPart{Label: fmt.Sprintf("page %d", i+1), Start: pos, End: pos + int64(n)})
+		}
+		pos += int64(n)
+	}
+	err = w.Flush()
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		remove()
+		return recursion.Document{}, nil, serverError("saving the document's text: %v", err)
+	}
+	return doc, remove, nil
+}
+
+// uploadChecker refuses, while an upload streams into the store, content
+// that is neither text, HTML nor PDF: the client learns at once, not at
+// its first chat request. PDFs are read fully only when a request uses
+// them.
+type uploadChecker struct {
+	r   *bufio.Reader
+	txt *document.TextChecker // nil: not text, nothing more to check
+	err error                 // *document.Error once the content is refused
+}
+
+func newUploadChecker(r io.Reader, filename, mediaType string) *uploadChecker {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(document.SniffLen)
+	c := &uploadChecker{r: br}
+	kind, err := document.Detect(head, filename, mediaType)
+	switch {
+	case err != nil:
+		c.err = err
+	case kind == document.Text:
+		c.txt = &document.TextChecker{}
+	}
+	return c
+}
+
+func (c *uploadChecker) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.r.Read(p)
+	if c.txt != nil {
+		if _, werr := c.txt.Write(p[:n]); werr != nil {
+			c.err = werr
+			return 0, werr
+		}
+		if err == io.EOF {
+			if cerr := c.txt.Close(); cerr != nil {
+				c.err = cerr
+				return 0, cerr
+			}
+		}
+	}
+	return n, err
+}
