@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v5"
 	"gopkg.in/yaml.v3"
 
+	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
@@ -50,19 +51,23 @@ type serveConfig struct {
 	TraceDrain      time.Duration
 	MaxRequestBytes int64
 	MaxUploadBytes  int64
-	MaxConcurrent   int
-	QueueWait       time.Duration
-	MaxQueued       int
-	RetryAfter      time.Duration
-	KeepAlive       time.Duration
-	IdleTimeout     time.Duration
-	HeaderTimeout   time.Duration
-	MinBodyRate     int64
-	BodyRateGrace   time.Duration
-	MaxConns        int
-	ShutdownGrace   time.Duration
-	LogLevel        string
-	TraceContent    bool
+	// Reading attached documents (PDF, HTML).
+	DocumentTimeout   time.Duration
+	MaxDocumentPieces int
+	PDFMemoryBytes    int64
+	MaxConcurrent     int
+	QueueWait         time.Duration
+	MaxQueued         int
+	RetryAfter        time.Duration
+	KeepAlive         time.Duration
+	IdleTimeout       time.Duration
+	HeaderTimeout     time.Duration
+	MinBodyRate       int64
+	BodyRateGrace     time.Duration
+	MaxConns          int
+	ShutdownGrace     time.Duration
+	LogLevel          string
+	TraceContent      bool
 	// The in-process model of --local-model.
 	LocalModel          string
 	LocalKVCache        string
@@ -184,6 +189,9 @@ var serveOptions = []option{
 	{"trace-drain-timeout", "RLM_TRACE_DRAIN_TIMEOUT", "trace_drain_timeout", "10s", "how long shutdown keeps saving queued traces after the runs ended; what is left is dropped", dur(func(c *serveConfig) *time.Duration { return &c.TraceDrain })},
 	{"max-request-bytes", "RLM_MAX_REQUEST_BYTES", "max_request_bytes", "64MiB", "largest chat request body", size(func(c *serveConfig) *int64 { return &c.MaxRequestBytes })},
 	{"max-upload-bytes", "RLM_MAX_UPLOAD_BYTES", "max_upload_bytes", "512MiB", "largest uploaded file", size(func(c *serveConfig) *int64 { return &c.MaxUploadBytes })},
+	{"document-timeout", "RLM_DOCUMENT_TIMEOUT", "document_timeout", document.DefaultTimeout.String(), "longest time reading one attached document's text (a PDF's pages, an HTML page's text) may take; past it the request gets 400", dur(func(c *serveConfig) *time.Duration { return &c.DocumentTimeout })},
+	{"max-document-pieces", "RLM_MAX_DOCUMENT_PIECES", "max_document_pieces", strconv.Itoa(document.DefaultMaxPieces), "most contexts pieces one document may become (a PDF's pages); a longer PDF gets 400", num(func(c *serveConfig) *int { return &c.MaxDocumentPieces })},
+	{"pdf-memory-bytes", "RLM_PDF_MEMORY_BYTES", "pdf_memory_bytes", formatSize(document.DefaultPDFMemoryBytes), "memory cap of the PDF engine for one document, the file included (32MiB to 2GiB); PDFs larger than half of it, or needing more, get 400", size(func(c *serveConfig) *int64 { return &c.PDFMemoryBytes })},
 	{"max-concurrent", "RLM_MAX_CONCURRENT", "max_concurrent", "16", "runs executing at once", num(func(c *serveConfig) *int { return &c.MaxConcurrent })},
 	{"queue-wait", "RLM_QUEUE_WAIT", "queue_wait", "2s", "how long a request waits for a run slot before 429", dur(func(c *serveConfig) *time.Duration { return &c.QueueWait })},
 	{"max-queued", "RLM_MAX_QUEUED", "max_queued", strconv.Itoa(server.DefaultMaxQueued), "chat requests that may wait for a run slot at once; one more gets 429 at once", num(func(c *serveConfig) *int { return &c.MaxQueued })},
@@ -333,6 +341,16 @@ func (c *serveConfig) checkMaxima() error {
 	if c.MaxConns <= 0 {
 		return fmt.Errorf("max-conns %d: must be positive", c.MaxConns)
 	}
+	if c.DocumentTimeout <= 0 {
+		return fmt.Errorf("document-timeout %v: must be positive", c.DocumentTimeout)
+	}
+	if c.MaxDocumentPieces <= 0 {
+		return fmt.Errorf("max-document-pieces %d: must be positive", c.MaxDocumentPieces)
+	}
+	if c.PDFMemoryBytes < document.MinPDFMemoryBytes || c.PDFMemoryBytes > document.MaxPDFMemoryBytes {
+		return fmt.Errorf("pdf-memory-bytes %s: must be between %s and %s", formatSize(c.PDFMemoryBytes),
+			formatSize(document.MinPDFMemoryBytes), formatSize(document.MaxPDFMemoryBytes))
+	}
 	if c.TraceSaveQueue <= 0 {
 		return fmt.Errorf("trace-save-queue %d: must be positive", c.TraceSaveQueue)
 	}
@@ -476,6 +494,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.HeaderTimeout, MinBodyRate: cfg.MinBodyRate, BodyRateGrace: cfg.BodyRateGrace,
 		MaxConns: cfg.MaxConns, MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "", StoreTimeout: cfg.StoreTimeout,
 		MaxLimits: cfg.runLimits(),
+		Documents: document.Options{Timeout: cfg.DocumentTimeout, MaxPieces: cfg.MaxDocumentPieces, PDFMemoryBytes: cfg.PDFMemoryBytes},
 		Logger:    log,
 	}
 	// Every run is recorded as a trace under its caller's owner, in the same
