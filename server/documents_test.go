@@ -46,7 +46,9 @@ func TestDocuments(t *testing.T) {
 	}
 	elf := append([]byte("\x7fELF\x02\x01\x01\x00"), random[:2000]...)
 	html := `<html><head><script>alert("no")</script></head><body><h1>Title</h1><p>Para <i>one</i>.</p><ul><li>a</li><li>b</li></ul></body></html>`
-	dataURL := func(mt string, b []byte) string { return "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b) }
+	dataURL := func(mt string, b []byte) string {
+		return "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b)
+	}
 
 	tests := []struct {
 		name     string
