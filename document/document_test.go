@@ -298,12 +298,28 @@ func flateBomb(t *testing.T, n int) []byte {
 		zw.Write(chunk)
 	}
 	zw.Close()
-	objs := []string{
+	return buildPDF(
 		"<</Type/Catalog/Pages 2 0 R>>",
 		"<</Type/Pages/Kids[3 0 R]/Count 1>>",
 		"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>>",
 		fmt.Sprintf("<</Length %d/Filter/FlateDecode>>stream\n%s\nendstream", z.Len(), z.Bytes()),
-	}
+	)
+}
+
+// helloPDF is a hand-made one-page PDF that shows text in Helvetica.
+func helloPDF(text string) []byte {
+	content := fmt.Sprintf("BT /F1 24 Tf 72 700 Td (%s) Tj ET", text)
+	return buildPDF(
+		"<</Type/Catalog/Pages 2 0 R>>",
+		"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+		"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>",
+		fmt.Sprintf("<</Length %d>>stream\n%s\nendstream", len(content), content),
+		"<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>",
+	)
+}
+
+// buildPDF numbers objs from 1 and writes them with a correct xref table.
+func buildPDF(objs ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objs))
