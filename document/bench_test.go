@@ -16,7 +16,7 @@ import (
 )
 
 // benchPages is the large PDF of the benchmarks: 400 pages of prose, about
-// 3,000 characters each, made with groff and ps2pdf.
+// 2,000 characters each, made with groff and ps2pdf.
 const benchPages = 400
 
 func benchPDF(b *testing.B) ([]byte, int) {
@@ -28,9 +28,9 @@ func benchPDF(b *testing.B) ([]byte, int) {
 	for i := range pages {
 		var p strings.Builder
 		fmt.Fprintf(&p, "Page %d.\n\n", i+1)
-		for p.Len() < 3000 {
+		for p.Len() < 2000 {
 			p.WriteString(words[rng.IntN(len(words))])
-			if rng.IntN(12) == 0 {
+			if rng.IntN(40) == 0 {
 				p.WriteString(".\n\n")
 			} else {
 				p.WriteByte(' ')
@@ -46,8 +46,8 @@ func benchPDF(b *testing.B) ([]byte, int) {
 // with the PDF engine already started (BenchmarkPDFEngineStart is that
 // one-time cost).
 func BenchmarkPDF(b *testing.B) {
-	pdf, _ := benchPDF(b)
-	x := New(Options{})
+	pdf, chars := benchPDF(b)
+	x := newTest(Options{})
 	defer x.Close()
 	if _, err := x.Extract(context.Background(), Source{Data: bytes.NewReader(pdf), Size: int64(len(pdf))}); err != nil {
 		b.Fatal(err)
@@ -61,7 +61,9 @@ func BenchmarkPDF(b *testing.B) {
 			b.Fatalf("%v, %d pages", err, len(res.Pieces))
 		}
 	}
-	b.ReportMetric(float64(benchPages*b.N)/time.Since(start).Seconds(), "pages/s")
+	secs := time.Since(start).Seconds()
+	b.ReportMetric(float64(benchPages*b.N)/secs, "pages/s")
+	b.ReportMetric(float64(chars*b.N)/secs/1e6, "text-MB/s")
 }
 
 // BenchmarkPDFGhostscript is the baseline: Ghostscript's own text
@@ -111,7 +113,7 @@ func BenchmarkHTML(b *testing.B) {
 	}
 	page.WriteString("</body></html>")
 	data := []byte(page.String())
-	x := New(Options{})
+	x := newTest(Options{})
 	defer x.Close()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
@@ -131,5 +133,25 @@ func BenchmarkTextCheck(b *testing.B) {
 		if _, err := c.Write(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkPDFEngineStartCached is BenchmarkPDFEngineStart with the
+// compiled code on disk (Options.CacheDir), as a restarted server has it.
+func BenchmarkPDFEngineStartCached(b *testing.B) {
+	pdf := helloPDF("start")
+	dir := b.TempDir()
+	x := newTest(Options{CacheDir: dir})
+	if _, err := x.Extract(context.Background(), Source{Data: bytes.NewReader(pdf), Size: int64(len(pdf))}); err != nil {
+		b.Fatal(err)
+	}
+	x.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		x := newTest(Options{CacheDir: dir})
+		if _, err := x.Extract(context.Background(), Source{Data: bytes.NewReader(pdf), Size: int64(len(pdf))}); err != nil {
+			b.Fatal(err)
+		}
+		x.Close()
 	}
 }

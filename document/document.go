@@ -90,6 +90,11 @@ type Options struct {
 	// the file's own bytes included; it is held between MinPDFMemoryBytes
 	// and MaxPDFMemoryBytes. PDFs larger than half of it are refused.
 	PDFMemoryBytes int64
+	// CacheDir, when set, keeps the PDF engine's compiled code on disk, so
+	// that the next Extractor (a restarted server) loads it instead of
+	// compiling PDFium's WebAssembly again, which takes seconds. Empty:
+	// compile in memory.
+	CacheDir string
 }
 
 func (o Options) withDefaults() Options {
@@ -116,7 +121,7 @@ type Extractor struct {
 // New returns an Extractor. The PDF engine starts on the first PDF.
 func New(opts Options) *Extractor {
 	opts = opts.withDefaults()
-	return &Extractor{opts: opts, pdf: &pdfEngine{memoryBytes: opts.PDFMemoryBytes}}
+	return &Extractor{opts: opts, pdf: &pdfEngine{memoryBytes: opts.PDFMemoryBytes, cacheDir: opts.CacheDir}}
 }
 
 // Options returns the options in force, defaults filled in.

@@ -7,12 +7,35 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rlm-project/rlm/internal/testpdf"
 )
+
+// testCache keeps the PDF engine's compiled code for the test binary: it
+// is compiled once, not by every Extractor (seconds each).
+var testCache string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rlm-pdf-cache-*")
+	if err != nil {
+		panic(err)
+	}
+	testCache = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func newTest(o Options) *Extractor {
+	if o.CacheDir == "" {
+		o.CacheDir = testCache
+	}
+	return New(o)
+}
 
 func extract(t *testing.T, x *Extractor, data []byte, filename, mediaType string) (*Result, error) {
 	t.Helper()
@@ -41,7 +64,7 @@ func TestPDFPagesAreSeparatePieces(t *testing.T) {
 		"Delta page four.\n\nAnother paragraph on page four.",
 	}
 	pdf := testpdf.Make(t, pages)
-	x := New(Options{})
+	x := newTest(Options{})
 	defer x.Close()
 	res, err := extract(t, x, pdf, "", "")
 	if err != nil {
@@ -64,7 +87,7 @@ func TestPDFPagesAreSeparatePieces(t *testing.T) {
 }
 
 func TestHTMLToText(t *testing.T) {
-	x := New(Options{})
+	x := newTest(Options{})
 	defer x.Close()
 	for _, tc := range []struct{ name, in, want string }{
 		{"blocks and inline", `<!DOCTYPE html><html><head><title>T</title><style>p{color:red}</style>
@@ -97,7 +120,7 @@ line<br>break<br><br>gap<noscript>enable js</noscript></body></html>`,
 }
 
 func TestTextPassesThrough(t *testing.T) {
-	x := New(Options{})
+	x := newTest(Options{})
 	defer x.Close()
 	for _, tc := range []struct{ name, data string }{
 		{"empty", ""},
@@ -115,7 +138,7 @@ func TestTextPassesThrough(t *testing.T) {
 }
 
 func TestBinaryIsRefused(t *testing.T) {
-	x := New(Options{})
+	x := newTest(Options{})
 	defer x.Close()
 	random := make([]byte, 4096)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -184,7 +207,7 @@ func TestTextCheckerAcrossWrites(t *testing.T) {
 // timeout, and the engine keeps working afterwards.
 func TestBadPDFs(t *testing.T) {
 	good := testpdf.Make(t, []string{"Page one of a real document.", "Page two of it."})
-	x := New(Options{Timeout: 20 * time.Second})
+	x := newTest(Options{Timeout: 20 * time.Second})
 	defer x.Close()
 	rng := rand.New(rand.NewPCG(3, 4))
 	garbage := func(n int) []byte {
@@ -228,7 +251,7 @@ func TestBadPDFs(t *testing.T) {
 func TestPDFLimits(t *testing.T) {
 	pdf := testpdf.Make(t, []string{"one", "two", "three"})
 	t.Run("pieces", func(t *testing.T) {
-		x := New(Options{MaxPieces: 2})
+		x := newTest(Options{MaxPieces: 2})
 		defer x.Close()
 		_, err := extract(t, x, pdf, "", "")
 		if errorKind(t, err) != TooManyPieces || !strings.Contains(err.Error(), "3 pages") {
@@ -236,7 +259,7 @@ func TestPDFLimits(t *testing.T) {
 		}
 	})
 	t.Run("memory", func(t *testing.T) {
-		x := New(Options{PDFMemoryBytes: MinPDFMemoryBytes})
+		x := newTest(Options{PDFMemoryBytes: MinPDFMemoryBytes})
 		defer x.Close()
 		// A page whose content stream inflates from ~40 KB to 40 MiB:
 		// the engine runs out of its memory, not the server.
@@ -246,7 +269,7 @@ func TestPDFLimits(t *testing.T) {
 			t.Fatalf("got %v", err)
 		}
 		// With room enough, the same file reads (as a page of spaces).
-		roomy := New(Options{})
+		roomy := newTest(Options{})
 		defer roomy.Close()
 		if _, err := extract(t, roomy, bomb, "", ""); errorKind(t, err) != NoText {
 			t.Fatalf("with the default cap: %v", err)
@@ -267,12 +290,12 @@ func TestPDFTimeoutStopsTheEngine(t *testing.T) {
 		pages[i] = fmt.Sprintf("Page %d.\n\n%s", i+1, strings.Repeat("Words upon words fill the page. ", 60))
 	}
 	pdf := testpdf.Make(t, pages)
-	x := New(Options{})
+	x := newTest(Options{})
 	defer x.Close()
 	if _, err := extract(t, x, []byte("%PDF-1.4\n"), "", ""); err == nil { // starts the engine
 		t.Fatal("header-only PDF accepted")
 	}
-	slow := New(Options{Timeout: 30 * time.Millisecond})
+	slow := newTest(Options{Timeout: 30 * time.Millisecond})
 	defer slow.Close()
 	extract(t, slow, []byte("%PDF-1.4\n"), "", "") // starts the engine, times out or not
 	start := time.Now()

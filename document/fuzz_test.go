@@ -22,7 +22,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add([]byte("plain caf\xc3\xa9 text\n"), "notes.txt", "text/plain")
 	f.Add([]byte("\x7fELF\x02\x01\x01\x00"), "a.out", "")
 	f.Add([]byte{}, "", "")
-	x := New(Options{Timeout: 10 * time.Second, MaxPieces: 50, PDFMemoryBytes: 256 << 20})
+	x := newTest(Options{Timeout: 10 * time.Second, MaxPieces: 50, PDFMemoryBytes: 256 << 20})
 	f.Cleanup(func() { x.Close() })
 	f.Fuzz(func(t *testing.T, data []byte, filename, mediaType string) {
 		start := time.Now()
@@ -44,7 +44,7 @@ func FuzzExtract(f *testing.F) {
 }
 
 func TestHelloPDF(t *testing.T) {
-	x := New(Options{})
+	x := newTest(Options{})
 	defer x.Close()
 	res, err := extract(t, x, helloPDF("Hello fuzz"), "", "")
 	if err != nil || len(res.Pieces) != 1 || res.Pieces[0] != "Hello fuzz" {

@@ -30,16 +30,29 @@ const wasmPageBytes = 64 << 10
 // next.
 type pdfEngine struct {
 	memoryBytes int64
+	cacheDir    string
 
-	mu   sync.Mutex
-	pool pdfium.Pool
-	err  error
+	mu    sync.Mutex
+	pool  pdfium.Pool
+	cache wazero.CompilationCache
+	err   error
 }
 
 func (e *pdfEngine) instance(ctx context.Context) (pdfium.Pdfium, error) {
 	e.mu.Lock()
 	if e.pool == nil && e.err == nil {
 		pages := uint32(min(max(e.memoryBytes, MinPDFMemoryBytes), MaxPDFMemoryBytes) / wasmPageBytes)
+		rc := wazero.NewRuntimeConfig().
+			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+			WithMemoryLimitPages(pages).
+			WithCloseOnContextDone(true)
+		if e.cacheDir != "" {
+			// A cache that cannot be opened costs time, not correctness.
+			if cache, err := wazero.NewCompilationCacheWithDir(e.cacheDir); err == nil {
+				rc = rc.WithCompilationCache(cache)
+				e.cache = cache
+			}
+		}
 		e.pool, e.err = webassembly.Init(webassembly.Config{
 			// As many documents at once as there are CPUs; more wait.
 			MaxTotal: runtime.GOMAXPROCS(0),
@@ -47,10 +60,7 @@ func (e *pdfEngine) instance(ctx context.Context) (pdfium.Pdfium, error) {
 			FSConfig: wazero.NewFSConfig(),
 			Stdout:   io.Discard,
 			Stderr:   io.Discard,
-			RuntimeConfig: wazero.NewRuntimeConfig().
-				WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-				WithMemoryLimitPages(pages).
-				WithCloseOnContextDone(true),
+			RuntimeConfig: rc,
 		})
 		if e.err != nil {
 			e.err = fmt.Errorf("start the PDF engine: %w", e.err)
@@ -71,6 +81,9 @@ func (e *pdfEngine) close() error {
 		return nil
 	}
 	err := e.pool.Close()
+	if e.cache != nil {
+		e.cache.Close(context.Background())
+	}
 	e.pool, e.err = nil, errors.New("the PDF engine is closed")
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +56,7 @@ type serveConfig struct {
 	DocumentTimeout   time.Duration
 	MaxDocumentPieces int
 	PDFMemoryBytes    int64
+	PDFCacheDir       string
 	MaxConcurrent     int
 	QueueWait         time.Duration
 	MaxQueued         int
@@ -192,6 +194,7 @@ var serveOptions = []option{
 	{"document-timeout", "RLM_DOCUMENT_TIMEOUT", "document_timeout", document.DefaultTimeout.String(), "longest time reading one attached document's text (a PDF's pages, an HTML page's text) may take; past it the request gets 400", dur(func(c *serveConfig) *time.Duration { return &c.DocumentTimeout })},
 	{"max-document-pieces", "RLM_MAX_DOCUMENT_PIECES", "max_document_pieces", strconv.Itoa(document.DefaultMaxPieces), "most contexts pieces one document may become (a PDF's pages); a longer PDF gets 400", num(func(c *serveConfig) *int { return &c.MaxDocumentPieces })},
 	{"pdf-memory-bytes", "RLM_PDF_MEMORY_BYTES", "pdf_memory_bytes", formatSize(document.DefaultPDFMemoryBytes), "memory cap of the PDF engine for one document, the file included (32MiB to 2GiB); PDFs larger than half of it, or needing more, get 400", size(func(c *serveConfig) *int64 { return &c.PDFMemoryBytes })},
+	{"pdf-cache-dir", "RLM_PDF_CACHE_DIR", "pdf_cache_dir", "", "directory keeping the PDF engine's compiled code between starts (without it the first PDF after each start waits seconds for the compile); empty: rlm/pdf-engine in the user's cache directory; none: no cache", str(func(c *serveConfig) *string { return &c.PDFCacheDir })},
 	{"max-concurrent", "RLM_MAX_CONCURRENT", "max_concurrent", "16", "runs executing at once", num(func(c *serveConfig) *int { return &c.MaxConcurrent })},
 	{"queue-wait", "RLM_QUEUE_WAIT", "queue_wait", "2s", "how long a request waits for a run slot before 429", dur(func(c *serveConfig) *time.Duration { return &c.QueueWait })},
 	{"max-queued", "RLM_MAX_QUEUED", "max_queued", strconv.Itoa(server.DefaultMaxQueued), "chat requests that may wait for a run slot at once; one more gets 429 at once", num(func(c *serveConfig) *int { return &c.MaxQueued })},
@@ -494,8 +497,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.HeaderTimeout, MinBodyRate: cfg.MinBodyRate, BodyRateGrace: cfg.BodyRateGrace,
 		MaxConns: cfg.MaxConns, MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "", StoreTimeout: cfg.StoreTimeout,
 		MaxLimits: cfg.runLimits(),
-		Documents: document.Options{Timeout: cfg.DocumentTimeout, MaxPieces: cfg.MaxDocumentPieces, PDFMemoryBytes: cfg.PDFMemoryBytes},
-		Logger:    log,
+		Documents: document.Options{Timeout: cfg.DocumentTimeout, MaxPieces: cfg.MaxDocumentPieces, PDFMemoryBytes: cfg.PDFMemoryBytes,
+			CacheDir: pdfCacheDir(cfg.PDFCacheDir)},
+		Logger: log,
 	}
 	// Every run is recorded as a trace under its caller's owner, in the same
 	// store; OpenTelemetry export is configured by the standard OTEL_* env.
@@ -653,4 +657,20 @@ func openFeed(ctx context.Context, cfg *serveConfig) (*tracing.Feed, func(), err
 		return nil, nil, fmt.Errorf("serve: --trace-stream %s: %w", cfg.TraceStream, err)
 	}
 	return feed, func() { closeFeed() }, nil
+}
+
+// pdfCacheDir resolves --pdf-cache-dir: empty is the user's cache
+// directory (as the Go build cache), "none" is no cache.
+func pdfCacheDir(v string) string {
+	switch v {
+	case "none":
+		return ""
+	case "":
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(dir, "rlm", "pdf-engine")
+	}
+	return v
 }
