@@ -190,7 +190,9 @@ func (x *Extractor) Extract(ctx context.Context, src Source) (*Result, error) {
 		if err := htmlText(ctx, &b, r, src.MediaType); err != nil {
 			return nil, err
 		}
-		return &Result{Kind: HTML, Pieces: []string{b.String()}}, nil
+		// Bytes that are not UTF-8 in a page declared UTF-8 pass the
+		// decoder; the run's text is UTF-8 throughout.
+		return &Result{Kind: HTML, Pieces: []string{strings.ToValidUTF8(b.String(), "\uFFFD")}}, nil
 	default:
 		if err := checkText(ctx, r); err != nil {
 			return nil, err

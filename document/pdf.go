@@ -57,9 +57,9 @@ func (e *pdfEngine) instance(ctx context.Context) (pdfium.Pdfium, error) {
 			// As many documents at once as there are CPUs; more wait.
 			MaxTotal: runtime.GOMAXPROCS(0),
 			// No file system: documents are passed as bytes.
-			FSConfig: wazero.NewFSConfig(),
-			Stdout:   io.Discard,
-			Stderr:   io.Discard,
+			FSConfig:      wazero.NewFSConfig(),
+			Stdout:        io.Discard,
+			Stderr:        io.Discard,
 			RuntimeConfig: rc,
 		})
 		if e.err != nil {

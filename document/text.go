@@ -1,6 +1,7 @@
 package document
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -39,6 +40,16 @@ func (c *TextChecker) Write(p []byte) (int, error) {
 		c.pending = nil
 		p = p[used:]
 	}
+	// Fast path: the complete characters of p hold no NUL and are valid
+	// UTF-8 (both checks run at memory speed); the slow loop below finds
+	// where the first bad byte is, or where a cut character starts.
+	if end := completeRunes(p); bytes.IndexByte(p[:end], 0) < 0 && utf8.Valid(p[:end]) {
+		if end < len(p) {
+			c.pending = append([]byte(nil), p[end:]...)
+		}
+		c.offset += int64(end)
+		return n, nil
+	}
 	for i := 0; i < len(p); {
 		b := p[i]
 		if b == 0 {
@@ -61,6 +72,20 @@ func (c *TextChecker) Write(p []byte) (int, error) {
 	}
 	c.offset += int64(len(p))
 	return n, nil
+}
+
+// completeRunes is the length of p without a trailing character that p
+// cuts short (the start of a multi-byte sequence missing its last bytes).
+func completeRunes(p []byte) int {
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(p)
 }
 
 // Close reports a character cut off by the end of the file.
