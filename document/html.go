@@ -86,10 +86,22 @@ type textOut struct {
 }
 
 func (o *textOut) text(s string, pre bool) {
-	for _, r := range s {
-		if !pre && isHTMLSpace(r) {
-			o.space = true
-			continue
+	for len(s) > 0 {
+		word := len(s) // in <pre>, everything is a word
+		if !pre {
+			start := 0
+			for start < len(s) && isHTMLSpace(s[start]) {
+				start++
+			}
+			if start > 0 {
+				o.space = true
+				s = s[start:]
+			}
+			for word = 0; word < len(s) && !isHTMLSpace(s[word]); word++ {
+			}
+			if word == 0 {
+				return
+			}
 		}
 		if o.b.Len() > 0 {
 			switch {
@@ -100,7 +112,8 @@ func (o *textOut) text(s string, pre bool) {
 			}
 		}
 		o.breaks, o.space = 0, false
-		o.b.WriteRune(r)
+		o.b.WriteString(s[:word])
+		s = s[word:]
 	}
 }
 
@@ -116,8 +129,8 @@ func (o *textOut) lineBreak() {
 	o.space = false
 }
 
-func isHTMLSpace(r rune) bool {
-	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f'
+func isHTMLSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
 
 // skipped elements hold no text a reader sees.
