@@ -150,6 +150,10 @@ type Result struct {
 // Extract turns src into text. Errors about the document are *Error; any
 // other error is the server's (the PDF engine failed to start).
 func (x *Extractor) Extract(ctx context.Context, src Source) (*Result, error) {
+	// The timeout is the document's: for a PDF it starts once the engine
+	// has an instance free for it (waiting for one is not the document's
+	// fault), so the PDF branch gets the caller's context.
+	parent := ctx
 	ctx, cancel := context.WithTimeoutCause(ctx, x.opts.Timeout, errTimeout)
 	defer cancel()
 	head := make([]byte, min(src.Size, SniffLen))
@@ -170,7 +174,7 @@ func (x *Extractor) Extract(ctx context.Context, src Source) (*Result, error) {
 		if _, err := io.ReadFull(r, data); err != nil {
 			return nil, fmt.Errorf("read document: %w", err)
 		}
-		pages, err := x.pdf.pages(ctx, data, x.opts.MaxPieces)
+		pages, err := x.pdf.pages(parent, x.opts.Timeout, data, x.opts.MaxPieces)
 		if err != nil {
 			return nil, err
 		}

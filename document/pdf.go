@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/references"
@@ -91,15 +92,18 @@ func (e *pdfEngine) close() error {
 // pages returns the text of each page of a PDF, in order; a page without
 // text is an empty string, so that page i is always pages[i-1]. It stops
 // with an *Error when the document is malformed, encrypted, has more than
-// maxPages pages, exhausts the engine's memory, or outlives ctx.
-func (e *pdfEngine) pages(ctx context.Context, data []byte, maxPages int) ([]string, error) {
+// maxPages pages, exhausts the engine's memory, or takes longer than
+// timeout once the engine has started on it.
+func (e *pdfEngine) pages(ctx context.Context, timeout time.Duration, data []byte, maxPages int) ([]string, error) {
 	inst, err := e.instance(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, timeoutError(ctx)
+			return nil, ctx.Err()
 		}
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
+	defer cancel()
 	type result struct {
 		pages []string
 		err   error
