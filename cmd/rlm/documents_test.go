@@ -1,34 +1,40 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/internal/testpdf"
 )
 
-// TestServePDFInChatMessage sends a PDF as a file part of a chat message to
-// the real gateway, engine and REPL. The upstream is fakellm, a scripted
-// test double, not a model: its "root model" writes Go that looks for a
-// phrase in each page (contexts[i]) and answers with the page it found.
-func TestServePDFInChatMessage(t *testing.T) {
-	pages := []string{"Lighthouses guard the northern coast.", "Tides rise twice daily here.", "Keepers logged every storm."}
-	pdf := testpdf.Make(t, pages)
-	found := regexp.MustCompile(`found on page (\d+) of (\d+)`)
-	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
-		if m := found.FindStringSubmatch(req.LastUser()); m != nil {
-			return fakellm.Reply{Content: fmt.Sprintf("FINAL(page %s of %s)", m[1], m[2])}
-		}
-		if req.Turn() > 1 {
-			return fakellm.Reply{Content: "FINAL(not found)"}
-		}
-		return fakellm.Reply{Content: fakellm.Code(`import (
+// coastPages are the pages of the test PDF; page 2 talks about tides.
+var coastPages = []string{"Lighthouses guard the northern coast.", "Tides rise twice daily here.", "Keepers logged every storm."}
+
+var foundRE = regexp.MustCompile(`found on page (\d+) of (\d+)`)
+
+// pageFinder is the fake upstream's script: its "root model" writes Go that
+// looks for a phrase in each page (contexts[i]) and answers with the page
+// it found.
+func pageFinder(req fakellm.Request) fakellm.Reply {
+	if m := foundRE.FindStringSubmatch(req.LastUser()); m != nil {
+		return fakellm.Reply{Content: fmt.Sprintf("FINAL(page %s of %s)", m[1], m[2])}
+	}
+	if req.Turn() > 1 {
+		return fakellm.Reply{Content: "FINAL(not found)"}
+	}
+	return fakellm.Reply{Content: fakellm.Code(`import (
 	"fmt"
 	"strings"
 )
@@ -38,7 +44,15 @@ for i, page := range contexts {
 		fmt.Printf("found on page %d of %d\n", i+1, len(contexts))
 	}
 }`)}
-	})
+}
+
+// TestServePDFInChatMessage sends a PDF as a file part of a chat message to
+// the real gateway, engine and REPL. The upstream is fakellm, a scripted
+// test double, not a model: its "root model" writes Go that looks for a
+// phrase in each page (contexts[i]) and answers with the page it found.
+func TestServePDFInChatMessage(t *testing.T) {
+	pdf := testpdf.Make(t, coastPages)
+	up := fakellm.New(pageFinder)
 	defer up.Close()
 	s := startServe(t, upstreamArgs(up.URL)...)
 	file := map[string]any{"type": "file", "file": map[string]string{
@@ -66,5 +80,54 @@ for i, page := range contexts {
 	first := up.Requests()[0].LastUser()
 	if !strings.Contains(first, `contexts[0..2], document "coast.pdf", 3 parts (page 1 to page 3)`) || strings.Contains(first, "Tides") {
 		t.Errorf("the root's view of the document:\n%s", first)
+	}
+}
+
+// TestNodeSDKDocuments runs tests/node/documents_sdk.mjs: the official npm
+// openai client uploads a PDF and sends one inline, against `rlm serve`
+// with the real engine and REPL and fakellm (a scripted test double, not a
+// model) as the upstream, and gets a BadRequestError for an ELF binary.
+func TestNodeSDKDocuments(t *testing.T) {
+	node, err := exec.LookPath("node")
+	sdk := filepath.Join("..", "..", "tests", "node", "node_modules", "openai")
+	if _, serr := os.Stat(sdk); err != nil || serr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("node and tests/node/node_modules/openai are required in CI (cd tests/node && npm ci): %v %v", err, serr)
+		}
+		t.Skip("node or the npm openai package is missing; run: cd tests/node && npm ci")
+	}
+	pdfPath := filepath.Join(t.TempDir(), "coast.pdf")
+	if err := os.WriteFile(pdfPath, testpdf.Make(t, coastPages), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	up := fakellm.New(pageFinder)
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "node-key")...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "documents_sdk.mjs")
+	cmd.Dir = filepath.Join("..", "..", "tests", "node")
+	cmd.Env = append(os.Environ(), "RLM_BASE_URL="+s.URL+"/v1", "RLM_KEY=node-key", "RLM_PDF="+pdfPath)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node: %v\n%s\nserver log:\n%s", err, stderr.String(), s.Stderr.String())
+	}
+	var res struct {
+		Uploaded, Inline string
+		ELF              struct {
+			Status      int
+			Param, Code string
+			Message     string
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("node output %q: %v", stdout.String(), err)
+	}
+	if res.Uploaded != "page 2 of 3" || res.Inline != "page 2 of 3" {
+		t.Errorf("answers: uploaded %q, inline %q; want \"page 2 of 3\"", res.Uploaded, res.Inline)
+	}
+	if res.ELF.Status != 400 || res.ELF.Param != "file" || res.ELF.Code != "unsupported_file_type" || !strings.Contains(res.ELF.Message, "ELF") {
+		t.Errorf("ELF upload: %+v", res.ELF)
 	}
 }
