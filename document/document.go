@@ -4,6 +4,7 @@
 package document
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"path"
 	"strings"
 	"time"
@@ -289,4 +291,45 @@ func binaryKind(head []byte) (string, bool) {
 
 func unsupported(what string) error {
 	return &Error{Kind: Unsupported, Msg: fmt.Sprintf("the file is %s; this server reads UTF-8 text, HTML and PDF files", what)}
+}
+
+// Span is one piece's byte range [Start, End) in the file SaveText writes.
+type Span struct {
+	Label string // "page 3"
+	Start int64
+	End   int64
+}
+
+// SaveText writes r's pieces to a new file in dir (the system's temporary
+// directory when empty), a form feed between two pieces, so that the file
+// read whole still shows where each page ends. It returns the file's path
+// and, for a PDF, each page's span; the caller removes the file.
+func SaveText(dir string, r *Result) (string, []Span, error) {
+	f, err := os.CreateTemp(dir, "rlm-doctext-*")
+	if err != nil {
+		return "", nil, fmt.Errorf("save document text: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var spans []Span
+	var pos int64
+	for i, p := range r.Pieces {
+		if i > 0 {
+			w.WriteByte('\f')
+			pos++
+		}
+		n, _ := w.WriteString(p)
+		if r.Kind == PDF {
+			spans = append(spans, Span{Label: fmt.Sprintf("page %d", i+1), Start: pos, End: pos + int64(n)})
+		}
+		pos += int64(n)
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", nil, fmt.Errorf("save document text: %w", err)
+	}
+	return f.Name(), spans, nil
 }

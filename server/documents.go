@@ -31,7 +31,6 @@ func documentError(ctx context.Context, param, name string, err error) error {
 // file as it is; a PDF's pages, or an HTML page's text, written to a
 // temporary file that cleanup removes.
 func (s *Server) extractDocument(ctx context.Context, param, name, mediaType, path string) (recursion.Document, func(), error) {
-	noop := func() {}
 	f, err := os.Open(path)
 	if err != nil {
 		return recursion.Document{}, nil, serverError("opening the document %q: %v", name, err)
@@ -46,38 +45,17 @@ func (s *Server) extractDocument(ctx context.Context, param, name, mediaType, pa
 		return recursion.Document{}, nil, documentError(ctx, param, name, err)
 	}
 	if res.Pieces == nil {
-		return recursion.Document{Name: name, Path: path}, noop, nil
+		return recursion.Document{Name: name, Path: path}, func() {}, nil
 	}
-	tmp, err := os.CreateTemp("", "rlm-doctext-*")
+	textPath, spans, err := document.SaveText("", res)
 	if err != nil {
 		return recursion.Document{}, nil, serverError("saving the document's text: %v", err)
 	}
-	remove := func() { os.Remove(tmp.Name()) }
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	doc := recursion.Document{Name: name, Path: tmp.Name()}
-	var pos int64
-	for i, p := range res.Pieces {
-		if i > 0 {
-			// A form feed between pages, so that `context` read whole
-			// still shows where each page ends.
-			w.WriteString("\f")
-			pos++
-		}
-		n, _ := w.WriteString(p)
-		if res.Kind == document.PDF {
-			doc.Parts = append(doc.Parts, recursion.DocumentPart{Label: fmt.Sprintf("page %d", i+1), Start: pos, End: pos + int64(n)})
-		}
-		pos += int64(n)
+	doc := recursion.Document{Name: name, Path: textPath}
+	for _, sp := range spans {
+		doc.Parts = append(doc.Parts, recursion.DocumentPart{Label: sp.Label, Start: sp.Start, End: sp.End})
 	}
-	err = w.Flush()
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		remove()
-		return recursion.Document{}, nil, serverError("saving the document's text: %v", err)
-	}
-	return doc, remove, nil
+	return doc, func() { os.Remove(textPath) }, nil
 }
 
 // uploadChecker refuses, while an upload streams into the store, content
