@@ -131,3 +131,34 @@ func TestNodeSDKDocuments(t *testing.T) {
 		t.Errorf("ELF upload: %+v", res.ELF)
 	}
 }
+
+// TestQueryDocuments: `rlm query --context` reads context files as the
+// gateway reads attachments: a PDF's pages are contexts pieces (fakellm's
+// scripted "root model" finds the page), an ELF binary is refused before
+// any model call.
+func TestQueryDocuments(t *testing.T) {
+	dir := t.TempDir()
+	pdf := filepath.Join(dir, "coast.pdf")
+	if err := os.WriteFile(pdf, testpdf.Make(t, coastPages), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	elf := filepath.Join(dir, "tool")
+	if err := os.WriteFile(elf, append([]byte("\x7fELF\x02\x01\x01\x00"), make([]byte, 512)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	up := fakellm.New(pageFinder)
+	defer up.Close()
+	t.Setenv("RLM_ROOT_MODEL", "root-model")
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	var stdout, stderr bytes.Buffer
+	if status := run(t.Context(), []string{"query", "--base-url", up.URL, "--quiet", "--context", pdf, "Which page talks about tides?"}, &stdout, &stderr); status != 0 || stdout.String() != "page 2 of 3\n" {
+		t.Fatalf("status %d, stdout %q, stderr:\n%s", status, stdout.String(), stderr.String())
+	}
+	calls := len(up.Requests())
+	stdout.Reset()
+	stderr.Reset()
+	status := run(t.Context(), []string{"query", "--base-url", up.URL, "--quiet", "--context", elf, "What is this?"}, &stdout, &stderr)
+	if status != 1 || !strings.Contains(stderr.String(), "ELF executable") || len(up.Requests()) != calls {
+		t.Fatalf("ELF context: status %d, stderr %q, %d model calls", status, stderr.String(), len(up.Requests())-calls)
+	}
+}
