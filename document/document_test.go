@@ -248,6 +248,16 @@ func TestBadPDFs(t *testing.T) {
 	}
 }
 
+func TestEncryptedPDF(t *testing.T) {
+	pdf := testpdf.MakeWith(t, []string{"secret page"}, "-sOwnerPassword=owner", "-sUserPassword=user")
+	x := newTest(Options{})
+	defer x.Close()
+	_, err := extract(t, x, pdf, "locked.pdf", "")
+	if errorKind(t, err) != Unsupported || !strings.Contains(err.Error(), "password") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestPDFLimits(t *testing.T) {
 	pdf := testpdf.Make(t, []string{"one", "two", "three"})
 	t.Run("pieces", func(t *testing.T) {

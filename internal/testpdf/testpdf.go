@@ -32,6 +32,13 @@ func Available(tb testing.TB) {
 // PDF reader extracts.
 func Make(tb testing.TB, pages []string) []byte {
 	tb.Helper()
+	return MakeWith(tb, pages)
+}
+
+// MakeWith is Make with more ps2pdf options, such as
+// -sUserPassword=secret for an encrypted PDF.
+func MakeWith(tb testing.TB, pages []string, ps2pdfArgs ...string) []byte {
+	tb.Helper()
 	Available(tb)
 	var src strings.Builder
 	src.WriteString(".nh\n.ad l\n")
@@ -56,7 +63,7 @@ func Make(tb testing.TB, pages []string) []byte {
 		tb.Fatalf("groff: %v: %s", err, errb.String())
 	}
 	errb.Reset()
-	ps2pdf := exec.Command("ps2pdf", "-", "-")
+	ps2pdf := exec.Command("ps2pdf", append(ps2pdfArgs, "-", "-")...)
 	ps2pdf.Stdin = &ps
 	var pdf bytes.Buffer
 	ps2pdf.Stdout, ps2pdf.Stderr = &pdf, &errb
