@@ -126,9 +126,6 @@ func New(opts Options) *Extractor {
 	return &Extractor{opts: opts, pdf: &pdfEngine{memoryBytes: opts.PDFMemoryBytes, cacheDir: opts.CacheDir}}
 }
 
-// Options returns the options in force, defaults filled in.
-func (x *Extractor) Options() Options { return x.opts }
-
 // Close stops the PDF engine; Extract fails on PDFs afterwards.
 func (x *Extractor) Close() error { return x.pdf.close() }
 
