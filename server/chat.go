@@ -237,13 +237,6 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 		}
 		return recursion.Document{}, nil, err
 	}
-	p, cleanup, err := s.documentPath(ctx, own, f.id)
-	if errors.Is(err, store.ErrNotFound) {
-		return recursion.Document{}, nil, notFound(f.param+".file_id", "no such file: %q", f.id)
-	}
-	if err != nil {
-		return recursion.Document{}, nil, serverError("preparing the file for the run: %v", err)
-	}
 	name := meta.Filename
 	if f.filename != "" {
 		name = f.filename
@@ -251,8 +244,26 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 	if name == "" {
 		name = f.id // the engine would show the model the path instead
 	}
-	// The stored file's own name says what it is, whatever the request
-	// calls it.
+	// An upload was read when it came: its text is ready.
+	doc, cleanup, ok, err := s.uploadedDocument(ctx, own+"/"+f.id, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return recursion.Document{}, nil, notFound(f.param+".file_id", "no such file: %q", f.id)
+	}
+	if err != nil {
+		return recursion.Document{}, nil, serverError("preparing the file for the run: %v", err)
+	}
+	if ok {
+		return doc, cleanup, nil
+	}
+	p, cleanup, err := s.documentPath(ctx, own, f.id)
+	if errors.Is(err, store.ErrNotFound) {
+		return recursion.Document{}, nil, notFound(f.param+".file_id", "no such file: %q", f.id)
+	}
+	if err != nil {
+		return recursion.Document{}, nil, serverError("preparing the file for the run: %v", err)
+	}
+	// Uploaded before uploads were read: read it now. The stored file's
+	// own name says what it is, whatever the request calls it.
 	doc, extracted, err := s.extractDocument(ctx, f.param, meta.Filename, f.mediaType, p)
 	if err != nil {
 		cleanup()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlm-project/rlm/internal/testpdf"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/store"
 )
 
 // squash drops white space: groff's PostScript encodes some word gaps as
@@ -60,6 +61,7 @@ func TestDocuments(t *testing.T) {
 		code     string   // of a refusal
 		param    string
 		msg      string
+		chats    int // requests using the document; 1 when 0
 	}{
 		{name: "uploaded PDF", upload: pdf, filename: "coast.pdf", status: 200, pieces: pages},
 		{name: "inline PDF", inline: dataURL("application/pdf", pdf), filename: "coast.pdf", status: 200, pieces: pages},
@@ -73,7 +75,8 @@ func TestDocuments(t *testing.T) {
 		{name: "inline truncated PDF", inline: dataURL("application/pdf", pdf[:len(pdf)/2]), filename: "cut.pdf", status: 400,
 			code: "malformed_document", param: "messages[0].content[1].file", msg: "could not be read"},
 		{name: "uploaded truncated PDF", upload: pdf[:len(pdf)/2], filename: "cut.pdf", status: 400, code: "malformed_document",
-			param: "messages[0].content[1].file", msg: "could not be read"},
+			param: "file", msg: "could not be read"},
+		{name: "uploaded PDF again", upload: pdf, filename: "coast.pdf", status: 200, pieces: pages, chats: 2},
 		{name: "inline garbage PDF", inline: dataURL("application/pdf", append([]byte("%PDF-1.7\n"), random...)), filename: "junk.pdf", status: 400,
 			code: "malformed_document", param: "messages[0].content[1].file", msg: "could not be read"},
 	}
@@ -107,9 +110,12 @@ func TestDocuments(t *testing.T) {
 			}
 			part, _ := json.Marshal(map[string]any{"type": "file", "file": file})
 			body := fmt.Sprintf(`{"model":"rlm","messages":[{"role":"user","content":[{"type":"text","text":"what is on page 2?"},%s]}]}`, part)
-			resp := do(t, "POST", ts.URL+"/v1/chat/completions", "", strings.NewReader(body))
-			if resp.Status != tt.status {
-				t.Fatalf("chat: %d, want %d: %s", resp.Status, tt.status, resp.Body)
+			var resp response
+			for range max(tt.chats, 1) {
+				resp = do(t, "POST", ts.URL+"/v1/chat/completions", "", strings.NewReader(body))
+				if resp.Status != tt.status {
+					t.Fatalf("chat: %d, want %d: %s", resp.Status, tt.status, resp.Body)
+				}
 			}
 			if left, _ := filepath.Glob(filepath.Join(tmp, "rlm-*")); len(left) != 0 {
 				t.Errorf("temporary files left: %q", left)
@@ -144,5 +150,56 @@ func TestDocuments(t *testing.T) {
 				t.Errorf("document name %q, want %q", doc.Name, tt.filename)
 			}
 		})
+	}
+	// Each PDF was read once: the uploaded ones when they came (not again
+	// for each of the three requests that used them), the inline one in
+	// its request. The refusals are counted by code.
+	metrics := string(do(t, "GET", ts.URL+"/metrics", "", nil).Body)
+	for _, want := range []string{`rlm_documents_read_total{result="PDF"} 3`, `rlm_documents_read_total{result="HTML"} 2`,
+		`rlm_documents_read_total{result="malformed_document"} 3`, `rlm_documents_read_total{result="unsupported_file_type"} 3`,
+		`rlm_documents_read_total{result="text"} 1`} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
+// testStoredDocuments: an uploaded PDF's text and pages are kept in the
+// store beside the file, serve every request that uses it, and go with the
+// file when it is deleted.
+func testStoredDocuments(t *testing.T, st store.Store) {
+	pages := []string{"First page of the stored PDF.", "Second page of it."}
+	pdf := testpdf.Make(t, pages)
+	fr := &fakeRunner{result: finalResult("ok")}
+	ts := startServer(t, Config{}, st, fr)
+	resp := upload(t, ts.URL, "", "stored.pdf", bytes.NewReader(pdf))
+	if resp.Status != 200 {
+		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
+	}
+	var f fileObject
+	json.Unmarshal(resp.Body, &f)
+	body := fmt.Sprintf(`{"model":"rlm","messages":[{"role":"user","content":[{"type":"file","file":{"file_id":%q}}]}]}`, f.ID)
+	if got := do(t, "POST", ts.URL+"/v1/chat/completions", "", strings.NewReader(body)); got.Status != 200 {
+		t.Fatalf("chat: %d %s", got.Status, got.Body)
+	}
+	doc := fr.requests()[0].Documents[0]
+	got := documentPieces(doc, fr.docs[0])
+	if len(got) != 2 || squash(got[0]) != squash(pages[0]) || squash(got[1]) != squash(pages[1]) {
+		t.Fatalf("pieces %q", got)
+	}
+	ctx := t.Context()
+	for _, coll := range []string{collFiles, collFileText, collFilePages} {
+		if keys, _ := st.List(ctx, coll, ""); len(keys) != 1 {
+			t.Errorf("%s holds %q, want the upload", coll, keys)
+		}
+	}
+	if got := do(t, "GET", ts.URL+"/v1/files/"+f.ID+"/content", "", nil); !bytes.Equal(got.Body, pdf) {
+		t.Error("the file's content is not the PDF as uploaded")
+	}
+	do(t, "DELETE", ts.URL+"/v1/files/"+f.ID, "", nil)
+	for _, coll := range []string{collFiles, collFileText, collFilePages, collFileMeta} {
+		if keys, _ := st.List(ctx, coll, ""); len(keys) != 0 {
+			t.Errorf("after delete, %s holds %q", coll, keys)
+		}
 	}
 }

@@ -62,6 +62,7 @@ func TestStores(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			t.Run("Files", func(t *testing.T) { testFiles(t, st.open(t)) })
 			t.Run("Isolation", func(t *testing.T) { testIsolation(t, st.open(t)) })
+			t.Run("Documents", func(t *testing.T) { testStoredDocuments(t, st.open(t)) })
 		})
 	}
 }
