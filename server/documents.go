@@ -98,7 +98,7 @@ func documentError(ctx context.Context, param, name string, err error) error {
 	var de *document.Error
 	if errors.As(err, &de) {
 		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: param,
-			Code: de.Kind.Code(), Kind: "invalid_document", Message: fmt.Sprintf("file %q: %s", name, de.Msg), detail: err.Error()}
+			Code: de.Kind.Code(), Kind: "invalid_request", Message: fmt.Sprintf("file %q: %s", name, de.Msg), detail: err.Error()}
 	}
 	if ctx.Err() != nil {
 		return &apiError{Status: statusClientClosed, Type: "invalid_request_error", Kind: "cancelled", Message: "request cancelled"}
