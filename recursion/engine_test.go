@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,6 +160,53 @@ func TestOffloadPlaceholdersAndDocuments(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temp files left: %v", left)
+	}
+}
+
+// TestOffloadDocumentParts: a document split into parts (a PDF's pages)
+// becomes one contexts[i] per part, in order, after the pieces before it,
+// with one placeholder for all of them.
+func TestOffloadDocumentParts(t *testing.T) {
+	dir := t.TempDir()
+	pages := []string{"PAGE-ONE first page", "", "PAGE-THREE third page " + strings.Repeat("y", 2000)}
+	var file strings.Builder
+	var parts []DocumentPart
+	for i, p := range pages {
+		start := int64(file.Len())
+		file.WriteString(p)
+		parts = append(parts, DocumentPart{Label: fmt.Sprintf("page %d", i+1), Start: start, End: int64(file.Len())})
+		file.WriteString("\f") // between parts: in the file, in no piece
+	}
+	doc := filepath.Join(dir, "book.pdf.txt")
+	if err := os.WriteFile(doc, []byte(file.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(plain, []byte("NOTES"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var seen *cellEnv
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"inspect // context": func(env *cellEnv) repl.CellResult { seen = env; return repl.CellResult{Final: final("ok")} },
+	}}
+	e, srv := testEngine(t, sb, rootScript([]string{code("inspect // context")}, nil), Config{TempDir: t.TempDir()})
+	res, err := e.Run(t.Context(), Request{
+		Messages:  userMsg("What is on page three?"),
+		Documents: []Document{{Name: "notes.txt", Path: plain}, {Name: "book.pdf", Path: doc, Parts: parts}},
+	})
+	if err != nil || res.StopReason != StopFinal {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	want := append([]string{"NOTES"}, pages...)
+	if !slices.Equal(seen.contexts, want) {
+		t.Fatalf("contexts = %q, want %q", seen.contexts, want)
+	}
+	view := srv.Requests()[0].Messages[1].Content
+	for _, w := range []string{"contexts[0]", `document "notes.txt"`, `contexts[1..3], document "book.pdf", 3 parts (page 1 to page 3)`,
+		"head of page 1: \"PAGE-ONE", "tail of page 3:", "4 part(s) of the input"} {
+		if !strings.Contains(view, w) {
+			t.Errorf("root view lacks %q:\n%s", w, view)
+		}
 	}
 }
 

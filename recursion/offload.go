@@ -31,6 +31,32 @@ func (p piece) placeholder() string {
 		p.Index, p.Label, p.Chars, p.Tokens, p.Head, p.Tail)
 }
 
+// partsPlaceholder stands for a document split into parts (a PDF's pages):
+// one line for all of them, since a placeholder per page of a long PDF
+// would fill the root's prompt, with the head of the first part and the
+// tail of the last.
+func partsPlaceholder(name string, parts []piece) string {
+	if len(parts) == 1 {
+		return parts[0].placeholder()
+	}
+	first, last := parts[0], parts[len(parts)-1]
+	chars := 0
+	for _, p := range parts {
+		chars += p.Chars
+	}
+	return fmt.Sprintf("[offloaded: contexts[%d..%d], document %q, %d parts (%s to %s), one per contexts[i], %d chars, ~%d tokens]\n  head of %s: %q\n  tail of %s: %q",
+		first.Index, last.Index, name, len(parts), partLabel(first.Label), partLabel(last.Label), chars, estimateTokens(chars),
+		partLabel(first.Label), first.Head, partLabel(last.Label), last.Tail)
+}
+
+// partLabel is the part's own label ("page 3") within a piece's label.
+func partLabel(label string) string {
+	if i := strings.LastIndex(label, "\" "); i >= 0 {
+		return label[i+2:]
+	}
+	return label
+}
+
 // offloaded is the input of one node after the offload rule: the text the
 // model sees and, when anything was offloaded, the context file.
 type offloaded struct {
@@ -143,12 +169,26 @@ func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *off
 		if name == "" {
 			name = d.Path
 		}
-		p, err := add(fmt.Sprintf("document %q", name), df)
-		df.Close()
-		if err != nil {
-			return nil, err
+		if len(d.Parts) == 0 {
+			p, err := add(fmt.Sprintf("document %q", name), df)
+			df.Close()
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(&view, "[attached document]\n%s\n\n", p.placeholder())
+			continue
 		}
-		fmt.Fprintf(&view, "[attached document]\n%s\n\n", p.placeholder())
+		var parts []piece
+		for _, part := range d.Parts {
+			p, err := add(fmt.Sprintf("document %q %s", name, part.Label), io.NewSectionReader(df, part.Start, part.End-part.Start))
+			if err != nil {
+				df.Close()
+				return nil, err
+			}
+			parts = append(parts, p)
+		}
+		df.Close()
+		fmt.Fprintf(&view, "[attached document]\n%s\n\n", partsPlaceholder(name, parts))
 	}
 	out.View = strings.TrimSpace(view.String())
 	return out, nil

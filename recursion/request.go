@@ -28,6 +28,18 @@ type Request struct {
 type Document struct {
 	Name string // shown to the model in the placeholder
 	Path string
+	// Parts, when set, split the file into consecutive pieces (a PDF's
+	// pages), each its own contexts[i], in order; a byte of the file
+	// outside every part is not offloaded. Empty: the whole file is one
+	// piece.
+	Parts []DocumentPart
+}
+
+// DocumentPart is the byte range [Start, End) of a Document's file.
+type DocumentPart struct {
+	Label string // "page 3"
+	Start int64
+	End   int64
 }
 
 // Sampling holds the sampling parameters passed faithfully to the root

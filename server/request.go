@@ -320,10 +320,11 @@ func jsonValue(v string) string {
 
 // fileRef is a `file` content part to resolve to a local document.
 type fileRef struct {
-	param    string // messages[i].content[j].file
-	id       string // an uploaded file, or
-	data     []byte // inline file_data
-	filename string
+	param     string // messages[i].content[j].file
+	id        string // an uploaded file, or
+	data      []byte // inline file_data
+	mediaType string // of a file_data data URL
+	filename  string
 }
 
 // toRunRequest validates the request against the server's configuration and
@@ -427,9 +428,10 @@ func contentOf(p string, mc messageContent) (string, []fileRef, error) {
 			case part.File.FileData != "":
 				data := part.File.FileData
 				// OpenAI clients send a data URL; plain base64 is accepted too.
-				if strings.HasPrefix(data, "data:") {
-					if i := strings.Index(data, ","); i >= 0 {
-						data = data[i+1:]
+				if rest, ok := strings.CutPrefix(data, "data:"); ok {
+					if i := strings.Index(rest, ","); i >= 0 {
+						ref.mediaType, _, _ = strings.Cut(rest[:i], ";base64")
+						data = rest[i+1:]
 					}
 				}
 				b, err := base64.StdEncoding.DecodeString(data)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -64,25 +65,33 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("query: %w", err)
 	}
 
+	if err := cfg.checkDocuments(); err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+
 	tmp, err := os.MkdirTemp("", "rlm-query-*")
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	// Context files are read as the gateway reads attachments: PDF pages
+	// become pieces, HTML its text, and other binary content is refused.
+	extractor := document.New(cfg.documentOptions())
+	defer extractor.Close()
 	var docs []recursion.Document
 	for _, c := range contexts {
+		name, path := filepath.Base(c), c
 		if c == "-" {
-			path := filepath.Join(tmp, "stdin.txt")
+			name, path = "stdin", filepath.Join(tmp, "stdin.txt")
 			if err := copyStdin(path); err != nil {
 				return fmt.Errorf("query: read context from stdin: %w", err)
 			}
-			docs = append(docs, recursion.Document{Name: "stdin", Path: path})
-			continue
 		}
-		if _, err := os.Stat(c); err != nil {
-			return fmt.Errorf("query: context: %w", err)
+		doc, err := readContext(ctx, extractor, tmp, name, path)
+		if err != nil {
+			return fmt.Errorf("query: context %s: %w", c, err)
 		}
-		docs = append(docs, recursion.Document{Name: filepath.Base(c), Path: c})
+		docs = append(docs, doc)
 	}
 
 	runLimits, maxima := cfg.runBudgets()
@@ -209,4 +218,34 @@ func (p *progressObserver) Observe(ev recursion.Event) {
 	case ev.Kind == recursion.EventTurnStart && ev.NodeID == "0":
 		fmt.Fprintf(p.w, "rlm: turn %d (%d sub-calls so far, %s)\n", ev.Turn, p.subs, time.Since(p.start).Round(time.Second))
 	}
+}
+
+// readContext turns one context file into a Document: a text file as it
+// is, a PDF's pages or an HTML page's text saved in dir.
+func readContext(ctx context.Context, x *document.Extractor, dir, name, path string) (recursion.Document, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return recursion.Document{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return recursion.Document{}, err
+	}
+	res, err := x.Extract(ctx, document.Source{Data: f, Size: st.Size(), Filename: name})
+	if err != nil {
+		return recursion.Document{}, err
+	}
+	if res.Pieces == nil {
+		return recursion.Document{Name: name, Path: path}, nil
+	}
+	text, spans, err := document.SaveText(dir, res)
+	if err != nil {
+		return recursion.Document{}, err
+	}
+	doc := recursion.Document{Name: name, Path: text}
+	for _, sp := range spans {
+		doc.Parts = append(doc.Parts, recursion.DocumentPart{Label: sp.Label, Start: sp.Start, End: sp.End})
+	}
+	return doc, nil
 }

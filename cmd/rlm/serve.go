@@ -64,7 +64,7 @@ func (c *config) checkServe() error {
 	if c.TraceSaveQueue <= 0 {
 		return fmt.Errorf("trace-save-queue %d: must be positive", c.TraceSaveQueue)
 	}
-	return nil
+	return c.checkDocuments()
 }
 
 // startLocalModel loads --local-model and makes it the upstream of root
@@ -158,6 +158,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.HeaderTimeout, MinBodyRate: cfg.MinBodyRate, BodyRateGrace: cfg.BodyRateGrace,
 		MaxConns: cfg.MaxConns, MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "", StoreTimeout: cfg.StoreTimeout,
 		MaxLimits: cfg.runLimits(),
+		Documents: cfg.documentOptions(),
 		Logger:    log,
 	}
 	// Every run is recorded as a trace under its caller's owner, in the same

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/server"
@@ -44,19 +46,24 @@ type config struct {
 	TraceDrain      time.Duration
 	MaxRequestBytes int64
 	MaxUploadBytes  int64
-	MaxConcurrent   int
-	QueueWait       time.Duration
-	MaxQueued       int
-	RetryAfter      time.Duration
-	KeepAlive       time.Duration
-	IdleTimeout     time.Duration
-	HeaderTimeout   time.Duration
-	MinBodyRate     int64
-	BodyRateGrace   time.Duration
-	MaxConns        int
-	ShutdownGrace   time.Duration
-	LogLevel        string
-	TraceContent    bool
+	// Reading attached documents and context files (PDF, HTML).
+	DocumentTimeout   time.Duration
+	MaxDocumentPieces int
+	PDFMemoryBytes    int64
+	PDFCacheDir       string
+	MaxConcurrent     int
+	QueueWait         time.Duration
+	MaxQueued         int
+	RetryAfter        time.Duration
+	KeepAlive         time.Duration
+	IdleTimeout       time.Duration
+	HeaderTimeout     time.Duration
+	MinBodyRate       int64
+	BodyRateGrace     time.Duration
+	MaxConns          int
+	ShutdownGrace     time.Duration
+	LogLevel          string
+	TraceContent      bool
 	// The in-process model of --local-model.
 	LocalModel          string
 	LocalKVCache        string
@@ -247,6 +254,10 @@ var settingsTable = []setting{
 	{"trace-drain-timeout", forServe, "10s", "how long shutdown keeps saving queued traces after the runs ended; what is left is dropped", dur(func(c *config) *time.Duration { return &c.TraceDrain })},
 	{"max-request-bytes", forServe, "64MiB", "largest chat request body", size(func(c *config) *int64 { return &c.MaxRequestBytes })},
 	{"max-upload-bytes", forServe, "512MiB", "largest uploaded file", size(func(c *config) *int64 { return &c.MaxUploadBytes })},
+	{"document-timeout", forServe | forQuery, document.DefaultTimeout.String(), "longest time reading one attached document's or context file's text (a PDF's pages, an HTML page's text) may take; past it the request gets 400", dur(func(c *config) *time.Duration { return &c.DocumentTimeout })},
+	{"max-document-pieces", forServe | forQuery, strconv.Itoa(document.DefaultMaxPieces), "most contexts pieces one document may become (a PDF's pages); a longer PDF gets 400", num(func(c *config) *int { return &c.MaxDocumentPieces })},
+	{"pdf-memory-bytes", forServe | forQuery, formatSize(document.DefaultPDFMemoryBytes), "memory cap of the PDF engine for one document, the file included (32MiB to 2GiB); PDFs larger than half of it, or needing more, get 400", size(func(c *config) *int64 { return &c.PDFMemoryBytes })},
+	{"pdf-cache-dir", forServe | forQuery, "", "directory keeping the PDF engine's compiled code between starts (without it the first PDF after each start waits seconds for the compile); empty: rlm/pdf-engine in the user's cache directory; none: no cache", str(func(c *config) *string { return &c.PDFCacheDir })},
 	{"max-concurrent", forServe, "16", "runs executing at once", num(func(c *config) *int { return &c.MaxConcurrent })},
 	{"queue-wait", forServe, "2s", "how long a request waits for a run slot before 429", dur(func(c *config) *time.Duration { return &c.QueueWait })},
 	{"max-queued", forServe, strconv.Itoa(server.DefaultMaxQueued), "chat requests that may wait for a run slot at once; one more gets 429 at once", num(func(c *config) *int { return &c.MaxQueued })},
@@ -498,4 +509,41 @@ func yamlString(v any) string {
 	default:
 		return fmt.Sprint(x)
 	}
+}
+
+// checkDocuments refuses document settings that cannot be enforced.
+func (c *config) checkDocuments() error {
+	if c.DocumentTimeout <= 0 {
+		return fmt.Errorf("document-timeout %v: must be positive", c.DocumentTimeout)
+	}
+	if c.MaxDocumentPieces <= 0 {
+		return fmt.Errorf("max-document-pieces %d: must be positive", c.MaxDocumentPieces)
+	}
+	if c.PDFMemoryBytes < document.MinPDFMemoryBytes || c.PDFMemoryBytes > document.MaxPDFMemoryBytes {
+		return fmt.Errorf("pdf-memory-bytes %s: must be between %s and %s", formatSize(c.PDFMemoryBytes),
+			formatSize(document.MinPDFMemoryBytes), formatSize(document.MaxPDFMemoryBytes))
+	}
+	return nil
+}
+
+// documentOptions are the extractor's options from the settings.
+func (c *config) documentOptions() document.Options {
+	return document.Options{Timeout: c.DocumentTimeout, MaxPieces: c.MaxDocumentPieces, PDFMemoryBytes: c.PDFMemoryBytes,
+		CacheDir: pdfCacheDir(c.PDFCacheDir)}
+}
+
+// pdfCacheDir resolves --pdf-cache-dir: empty is the user's cache
+// directory (as the Go build cache), "none" is no cache.
+func pdfCacheDir(v string) string {
+	switch v {
+	case "none":
+		return ""
+	case "":
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(dir, "rlm", "pdf-engine")
+	}
+	return v
 }
