@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Cells are written by a model the way it writes a notebook cell: imports,
@@ -26,9 +27,11 @@ import (
 // has a symbol table in repl/symbols or a generic source in yaegi.
 var allowedImports = map[string]bool{
 	"bufio": true, "bytes": true, "cmp": true, "container/heap": true, "container/list": true,
-	"crypto/md5": true, "crypto/sha256": true, "encoding/base64": true, "encoding/csv": true,
+	"container/ring": true, "crypto/md5": true, "crypto/sha1": true, "crypto/sha256": true,
+	"crypto/sha512": true, "encoding/base32": true, "encoding/base64": true, "encoding/csv": true,
 	"encoding/hex": true, "encoding/json": true, "errors": true, "fmt": true, "hash/crc32": true,
-	"html": true, "io": true, "maps": true, "math": true, "math/bits": true, "math/rand": true,
+	"hash/fnv": true, "html": true, "io": true, "iter": true, "maps": true, "math": true,
+	"math/bits": true, "math/cmplx": true, "math/rand": true, "math/rand/v2": true, "path": true,
 	"regexp": true, "regexp/syntax": true, "slices": true, "sort": true, "strconv": true,
 	"strings": true, "sync": true, "sync/atomic": true, "text/tabwriter": true, "time": true,
 	"unicode": true, "unicode/utf16": true, "unicode/utf8": true,
@@ -48,12 +51,25 @@ func allowlist() string {
 var autoImport = func() map[string]string {
 	m := map[string]string{}
 	for p := range allowedImports {
-		m[p[strings.LastIndex(p, "/")+1:]] = p
+		m[pkgName(p)] = p
 	}
 	m["rand"] = "math/rand"
 	delete(m, "syntax")
 	return m
 }()
+
+// pkgName returns the name of the standard package at path: its last
+// element, or the one before a major version suffix (math/rand/v2).
+func pkgName(path string) string {
+	elems := strings.Split(path, "/")
+	last := elems[len(elems)-1]
+	if len(elems) > 1 && majorRE.MatchString(last) {
+		return elems[len(elems)-2]
+	}
+	return last
+}
+
+var majorRE = regexp.MustCompile(`^v[0-9]+$`)
 
 // chunk is one piece of a cell evaluated on its own.
 type chunk struct {
@@ -351,7 +367,7 @@ func parseImports(src string, line int) ([]importSpec, error) {
 	var specs []importSpec
 	for _, s := range f.Imports {
 		p, _ := strconv.Unquote(s.Path.Value)
-		spec := importSpec{path: p, name: p[strings.LastIndex(p, "/")+1:], line: line + fset.Position(s.Pos()).Line - 1}
+		spec := importSpec{path: p, name: pkgName(p), line: line + fset.Position(s.Pos()).Line - 1}
 		if s.Name != nil {
 			if s.Name.Name == "." || s.Name.Name == "_" {
 				return nil, cellError(spec.line, fmt.Sprintf("import %s %q: dot and blank imports are not supported; import %q and use its name", s.Name.Name, p, p))
@@ -439,7 +455,7 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 				}
 			}
 		case *ast.CallExpr:
-			r.rewriteCall(n, defined, off, add)
+			r.rewriteCall(n, types, off, add)
 		case *ast.GoStmt:
 			// A panic in a goroutine would kill the worker: report it as an
 			// error of the cell instead.
@@ -450,6 +466,8 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 				add(off(n.Call.Pos()), off(n.Call.Pos()), "func() { "+rec)
 				add(off(n.Call.End()), off(n.Call.End()), " }()")
 			}
+		case *ast.TypeSwitchStmt:
+			rewriteTypeSwitch(n, types, off, add)
 		case *ast.RangeStmt:
 			r.rewriteRange(n, types, off, text, add, name)
 		case *ast.ForStmt:
@@ -489,10 +507,17 @@ var seqFuncs = map[string]map[string]string{
 	"bytes":   {"SplitSeq": "Split", "SplitAfterSeq": "SplitAfter", "FieldsSeq": "Fields", "FieldsFuncSeq": "FieldsFunc"},
 }
 
-func (r *rewriter) rewriteCall(n *ast.CallExpr, defined map[string]bool, off func(token.Pos) int, add func(int, int, string)) {
+func (r *rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, off func(token.Pos) int, add func(int, int, string)) {
+	defined := types.defined
 	switch fn := n.Fun.(type) {
 	case *ast.Ident:
 		if defined[fn.Name] {
+			return
+		}
+		if fn.Name == "new" && len(n.Args) == 1 && r.valueOperand(n.Args[0], types) {
+			// Go 1.26's new(expr): yaegi takes the operand for a type and
+			// returns a pointer to a zero value.
+			add(off(fn.Pos()), off(fn.End()), "__rlmNew")
 			return
 		}
 		repl := map[string]string{"min": "__rlmMin", "max": "__rlmMax", "clear": "__rlmClear"}[fn.Name]
@@ -508,6 +533,19 @@ func (r *rewriter) rewriteCall(n *ast.CallExpr, defined map[string]bool, off fun
 				}
 			}
 		}
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		// An explicit instantiation: errors.AsType[*MyErr](err).
+		var x ast.Expr
+		if ix, ok := fn.(*ast.IndexExpr); ok {
+			x = ix.X
+		} else {
+			x = fn.(*ast.IndexListExpr).X
+		}
+		if sel, ok := x.(*ast.SelectorExpr); ok {
+			if pkg, ok := sel.X.(*ast.Ident); ok && !defined[pkg.Name] && shimmed[pkg.Name][sel.Sel.Name] {
+				add(off(sel.Pos()), off(sel.End()), "__rlm"+strings.ToUpper(pkg.Name[:1])+pkg.Name[1:]+"_"+sel.Sel.Name)
+			}
+		}
 	case *ast.SelectorExpr:
 		pkg, ok := fn.X.(*ast.Ident)
 		if !ok || defined[pkg.Name] {
@@ -521,9 +559,83 @@ func (r *rewriter) rewriteCall(n *ast.CallExpr, defined map[string]bool, off fun
 			}
 			return
 		}
+		if to := hostShims[pkg.Name+"."+fn.Sel.Name]; to != "" {
+			add(off(fn.Pos()), off(fn.End()), to)
+			return
+		}
 		if shimmed[pkg.Name][fn.Sel.Name] {
 			add(off(fn.Pos()), off(fn.End()), "__rlm"+strings.ToUpper(pkg.Name[:1])+pkg.Name[1:]+"_"+fn.Sel.Name)
 		}
+	}
+}
+
+// valueOperand reports whether the operand of new is a value (Go 1.26's
+// new(expr)) rather than a type. Only forms that cannot be types count:
+// literals, calls, operators, and names known to be variables.
+func (r *rewriter) valueOperand(e ast.Expr, types *typeInfo) bool {
+	switch e := e.(type) {
+	case *ast.BasicLit, *ast.CompositeLit, *ast.CallExpr, *ast.BinaryExpr, *ast.FuncLit:
+		return true
+	case *ast.UnaryExpr:
+		return true
+	case *ast.ParenExpr:
+		return r.valueOperand(e.X, types)
+	case *ast.Ident:
+		if e.Name == "true" || e.Name == "false" {
+			return true
+		}
+		_, isVar := types.vars[e.Name]
+		return isVar
+	case *ast.SelectorExpr:
+		// pkg.Type is a type; x.field and pkg.Var are values.
+		if id, ok := e.X.(*ast.Ident); ok && autoImport[id.Name] != "" && !types.defined[id.Name] {
+			return !unicode.IsUpper(rune(e.Sel.Name[0])) || pkgVarRE.MatchString(e.Sel.Name)
+		}
+		return true
+	case *ast.IndexExpr:
+		return r.valueOperand(e.X, types)
+	case *ast.StarExpr:
+		return r.valueOperand(e.X, types)
+	}
+	return false
+}
+
+// pkgVarRE matches exported names of allowlisted packages that are
+// variables or constants rather than types (math.Pi, time.Second).
+var pkgVarRE = regexp.MustCompile(`^(Err[A-Z]|Max|Min|Pi$|E$|Sqrt|Ln|Log|Phi|Nanosecond|Microsecond|Millisecond|Second|Minute|Hour|RFC|Kitchen|Stamp|DateTime|DateOnly|TimeOnly|ANSIC|UnixDate|RubyDate|Layout|UTC|Local|Std|Raw|URL|Hex)`)
+
+// hostShims are standard functions replaced by native ones of the worker
+// that refuse what yaegi would get silently wrong.
+var hostShims = map[string]string{"fmt.Errorf": "__rlmErrorf", "errors.Is": "__rlmErrorsIs", "errors.As": "__rlmErrorsAs"}
+
+// rewriteTypeSwitch unwraps the subject of a type switch that has a case
+// for a type declared in the session: yaegi hands an error value of such a
+// type around in a wrapper that its type switch does not see through.
+func rewriteTypeSwitch(n *ast.TypeSwitchStmt, types *typeInfo, off func(token.Pos) int, add func(int, int, string)) {
+	var assert *ast.TypeAssertExpr
+	switch a := n.Assign.(type) {
+	case *ast.AssignStmt:
+		assert, _ = a.Rhs[0].(*ast.TypeAssertExpr)
+	case *ast.ExprStmt:
+		assert, _ = a.X.(*ast.TypeAssertExpr)
+	}
+	if assert == nil {
+		return
+	}
+	declared := false
+	for _, c := range n.Body.List {
+		for _, t := range c.(*ast.CaseClause).List {
+			if st, ok := t.(*ast.StarExpr); ok {
+				t = st.X
+			}
+			if id, ok := t.(*ast.Ident); ok && builtinTypes[id.Name] == nil && id.Name != "nil" && id.Name != "error" {
+				declared = true
+			}
+		}
+	}
+	if declared {
+		add(off(assert.X.Pos()), off(assert.X.Pos()), "__rlmIface(")
+		add(off(assert.X.End()), off(assert.X.End()), ")")
 	}
 }
 

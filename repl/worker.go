@@ -203,6 +203,9 @@ func (w *worker) newInterpreter() error {
 	if err := in.Use(w.stdlib()); err != nil {
 		return fmt.Errorf("load symbols: %w", err)
 	}
+	if _, err := in.Compile(iterSource); err != nil {
+		return fmt.Errorf("compile package iter: %w", err)
+	}
 	if err := in.Use(interp.Exports{"rlm/rlm": w.predeclared()}); err != nil {
 		return fmt.Errorf("load predeclared names: %w", err)
 	}
@@ -263,6 +266,10 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"__rlmSortNative":   reflect.ValueOf(sortNative),
 		"__rlmSortSlice":    reflect.ValueOf(sortSlice),
 		"__rlmSortStable":   reflect.ValueOf(sortStable),
+		"__rlmErrorsAs":     reflect.ValueOf(errorsAs),
+		"__rlmErrorsIs":     reflect.ValueOf(errorsIs),
+		"__rlmErrorf":       reflect.ValueOf(errorf),
+		"__rlmIface":        reflect.ValueOf(unwrapIface),
 	}
 }
 
