@@ -445,23 +445,41 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 				add(off(n.Name.Pos()), off(n.Name.End()), "__rlmMain")
 				r.sawMain = true
 			}
-		case *ast.AssignStmt:
-			// yaegi v0.16.1 mis-types "_ = x" in a top-level loop body
-			// ("SetInt on string Value"); the two-value form works.
-			if n.Tok == token.ASSIGN && len(n.Lhs) == 1 && len(n.Rhs) == 1 {
-				if id, ok := n.Lhs[0].(*ast.Ident); ok && id.Name == "_" {
-					add(off(id.End()), off(id.End()), ", _")
-					add(off(n.Rhs[0].End()), off(n.Rhs[0].End()), ", 0")
-				}
+		case *ast.BlockStmt:
+			if !isTopBody(f, n) {
+				blankAssigns(n.List, off, add)
 			}
+		case *ast.CaseClause:
+			blankAssigns(n.Body, off, add)
+		case *ast.CommClause:
+			blankAssigns(n.Body, off, add)
 		case *ast.CallExpr:
 			r.rewriteCall(n, types, off, add)
+		case *ast.DeferStmt:
+			freezeArgs(n.Call, types, off, add)
 		case *ast.GoStmt:
 			// A panic in a goroutine would kill the worker: report it as an
 			// error of the cell instead.
 			const rec = "defer func() { if r := recover(); r != nil { __rlmGoPanic(r) } }(); "
+			builtin := false
+			if id, ok := n.Call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] && !defined[id.Name] {
+				builtin = true
+			}
 			if lit, ok := n.Call.Fun.(*ast.FuncLit); ok {
+				freezeArgs(n.Call, types, off, add)
 				add(off(lit.Body.Lbrace)+1, off(lit.Body.Lbrace)+1, " "+rec)
+			} else if !builtin && anyReadsVariable(n.Call.Args, types) {
+				// "go work(i)": the arguments must be taken now, which a
+				// wrapping closure would not do; __rlmGoCall runs the call
+				// with the recovery in the new goroutine.
+				freezeArgs(n.Call, types, off, add)
+				helper := "__rlmGoCall("
+				if n.Call.Ellipsis.IsValid() {
+					helper = "__rlmGoCallSlice("
+					add(off(n.Call.Ellipsis), off(n.Call.Ellipsis)+3, "")
+				}
+				add(off(n.Call.Pos()), off(n.Call.Pos()), helper)
+				add(off(n.Call.Fun.End()), off(n.Call.Lparen)+1, ", ")
 			} else {
 				add(off(n.Call.Pos()), off(n.Call.Pos()), "func() { "+rec)
 				add(off(n.Call.End()), off(n.Call.End()), " }()")
@@ -603,6 +621,91 @@ func (r *rewriter) valueOperand(e ast.Expr, types *typeInfo) bool {
 // pkgVarRE matches exported names of allowlisted packages that are
 // variables or constants rather than types (math.Pi, time.Second).
 var pkgVarRE = regexp.MustCompile(`^(Err[A-Z]|Max|Min|Pi$|E$|Sqrt|Ln|Log|Phi|Nanosecond|Microsecond|Millisecond|Second|Minute|Hour|RFC|Kitchen|Stamp|DateTime|DateOnly|TimeOnly|ANSIC|UnixDate|RubyDate|Layout|UTC|Local|Std|Raw|URL|Hex)`)
+
+// blankAssigns rewrites the statements "_ = x" of a statement list as
+// "var _ = x": yaegi v0.16.1 mis-types "_ = x" in a top-level loop body
+// ("SetInt on string Value"), and "_, _ = x, 0" ("reflect.Set: value of
+// type bool is not assignable to type int"); the declaration works.
+func blankAssigns(list []ast.Stmt, off func(token.Pos) int, add func(int, int, string)) {
+	for _, st := range list {
+		n, ok := st.(*ast.AssignStmt)
+		if !ok || n.Tok != token.ASSIGN || len(n.Lhs) != 1 || len(n.Rhs) != 1 {
+			continue
+		}
+		if id, ok := n.Lhs[0].(*ast.Ident); ok && id.Name == "_" {
+			add(off(id.Pos()), off(id.Pos()), "var ")
+		}
+	}
+}
+
+// freezeArgs makes the arguments of a deferred call (or of a goroutine's
+// function literal) copies taken when the statement runs. yaegi keeps the
+// reflect.Value of a variable, which is its slot in the frame, and reads it
+// when the call runs: "x := 1; defer fmt.Println(x); x = 2" printed 2, and
+// a defer in a loop printed the last value every time. *__rlmNew(arg) is a
+// fresh heap copy per execution. Only arguments that are, or may read,
+// variables are wrapped: a constant keeps its untyped default conversion.
+func freezeArgs(call *ast.CallExpr, types *typeInfo, off func(token.Pos) int, add func(int, int, string)) {
+	for _, a := range call.Args {
+		if !readsVariable(a, types) {
+			continue
+		}
+		add(off(a.Pos()), off(a.Pos()), "*__rlmNew(")
+		add(off(a.End()), off(a.End()), ")")
+	}
+}
+
+func anyReadsVariable(args []ast.Expr, types *typeInfo) bool {
+	for _, a := range args {
+		if readsVariable(a, types) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsVariable reports whether e may read a variable: it names one, or
+// holds a selector, index, call or dereference.
+func readsVariable(e ast.Expr, types *typeInfo) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			found = true
+		case *ast.Ident:
+			if _, ok := types.vars[n.Name]; ok && !types.consts[n.Name] {
+				found = true
+			}
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && autoImport[id.Name] != "" && !types.defined[id.Name] {
+				return false // a package member: a constant or function
+			}
+			found = true
+		case *ast.IndexExpr, *ast.CallExpr, *ast.StarExpr, *ast.SliceExpr, *ast.CompositeLit, *ast.UnaryExpr:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// builtinFuncs are the predeclared functions, which cannot be passed as
+// values.
+var builtinFuncs = map[string]bool{"append": true, "cap": true, "clear": true, "close": true, "complex": true,
+	"copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
+	"panic": true, "print": true, "println": true, "real": true, "recover": true}
+
+// isTopBody reports whether b is the body of the function a statement
+// chunk was parsed in: the top level of the cell, where "_ = x" works and
+// a declaration would be a global ("variable definition loop").
+func isTopBody(f *ast.File, b *ast.BlockStmt) bool {
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "_" && fn.Body == b {
+			return true
+		}
+	}
+	return false
+}
 
 // hostShims are standard functions replaced by native ones of the worker
 // that refuse what yaegi would get silently wrong.
@@ -812,6 +915,7 @@ func assigns(body *ast.BlockStmt, name string) bool {
 type typeInfo struct {
 	vars    map[string]string // name -> "string", "int", "[]string" or ""
 	defined map[string]bool   // names declared by the session or the cell
+	consts  map[string]bool   // names declared by const in the cell
 }
 
 var (
@@ -831,7 +935,7 @@ var (
 
 // newTypeInfo starts the guesses for one cell from the session's globals.
 func (r *rewriter) newTypeInfo() *typeInfo {
-	t := &typeInfo{vars: map[string]string{"context": "string", "contexts": "[]string"}, defined: map[string]bool{}}
+	t := &typeInfo{vars: map[string]string{"context": "string", "contexts": "[]string"}, defined: map[string]bool{}, consts: map[string]bool{}}
 	if r.globals != nil {
 		for name, v := range r.globals() {
 			if !v.IsValid() {
@@ -879,6 +983,14 @@ func (t *typeInfo) infer(f *ast.File) {
 				}
 			case *ast.TypeSpec:
 				t.defined[n.Name.Name] = true
+			case *ast.GenDecl:
+				if n.Tok == token.CONST {
+					for _, sp := range n.Specs {
+						for _, id := range sp.(*ast.ValueSpec).Names {
+							t.consts[id.Name] = true
+						}
+					}
+				}
 			case *ast.Field:
 				for _, id := range n.Names {
 					t.vars[id.Name] = typeName(n.Type)
@@ -1042,6 +1154,8 @@ func (c chunk) explain(err error, trace []string) string {
 		msg += "\nhint: range over an integer or a function is only supported where its type is evident; write `for i := 0; i < n; i++` or collect the values into a slice first"
 	case strings.Contains(msg, "undefined selector: slices.") || strings.Contains(msg, "undefined selector: maps."):
 		msg += "\nhint: generic functions of slices and maps are partly available (Contains, Index, Sort, SortFunc, Min, Max, BinarySearch, Reverse, Keys, Values, ...); write a plain loop instead"
+	case strings.Contains(msg, "undefined type for ") || strings.Contains(msg, "cannot use type func("):
+		msg += "\nhint: the interpreter cannot infer the type arguments of a generic call from variadic arguments or from a function argument's result type; write them out: MaxOf[int](a, b), Map[int, string](xs, f)"
 	case strings.Contains(msg, "has no symbol"):
 		msg += "\nhint: this function is not available in the REPL; write it with a plain loop or use another function of the package"
 	}

@@ -25,6 +25,8 @@ func TestRewrite(t *testing.T) {
 		{"min and max", "a := min(1, 2.5)", []string{"__rlmMin(1, float64(2.5))"}, ""},
 		{"user-defined min is kept", "func min(a, b int) int { return a }\nm := min(1, 2)", []string{"func min", "m := min(1, 2)"}, ""},
 		{"go statement recovers", "go work(1)", []string{"go func() { defer func() { if r := recover(); r != nil { __rlmGoPanic(r) } }(); work(1) }()"}, ""},
+		{"go statement takes its arguments now", "xs := []int{2}\ngo work(xs...)", []string{"xs := []int{2}", "go __rlmGoCallSlice(work, *__rlmNew(xs))"}, ""},
+		{"deferred arguments are copies", "func f(x int) { defer g(x, 1) }", []string{"defer g(*__rlmNew(x), 1)"}, ""},
 		{"lines iterator", "for l := range strings.Lines(s) {\n}", []string{`import "strings"`, "func __rlmStmt1() { for _, l := range __rlmLines(s)", "__rlmStmt1()"}, ""},
 		{"if header with a composite literal", "if xs := []int{1}; len(xs) > 0 {\n}; n := 1",
 			[]string{"func __rlmStmt1() { if xs := []int{1}; len(xs) > 0 {\n} }", "__rlmStmt1()", "n := 1"}, ""},

@@ -52,6 +52,8 @@ func (r *rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
 			}
 			types = append(types, t)
 		}
+	case len(as.Rhs) == 1 && len(as.Lhs) == 2 && commaOK(as.Rhs[0]):
+		return tc.commaOKDefine(src, fset, prefix, as)
 	case len(as.Rhs) == 1:
 		call, isCall := as.Rhs[0].(*ast.CallExpr)
 		if !isCall {
@@ -88,6 +90,84 @@ func (r *rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
 		decls = append(decls, fmt.Sprintf("var %s %s", id.Name, ts))
 	}
 	if len(decls) == 0 && !reused {
+		return "", "", false
+	}
+	at := fset.Position(as.TokPos).Offset - len(prefix)
+	return strings.Join(decls, "; "), src[:at] + "= " + src[at+2:], true
+}
+
+// commaOK reports whether e is a comma-ok form: x.(T), m[k] or <-ch.
+func commaOK(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.TypeAssertExpr, *ast.IndexExpr:
+		return true
+	case *ast.UnaryExpr:
+		return e.Op == token.ARROW
+	case *ast.ParenExpr:
+		return commaOK(e.X)
+	}
+	return false
+}
+
+// commaOKDefine declares the two variables of a top-level "v, ok := x.(T)",
+// "v, ok := m[k]" or "v, ok := <-ch" (yaegi fails on them with "nil type").
+// The type of v is T as written, or the element type of m or ch.
+func (tc typeCtx) commaOKDefine(src string, fset *token.FileSet, prefix string, as *ast.AssignStmt) (decl, stmt string, ok bool) {
+	e := as.Rhs[0]
+	for {
+		p, isParen := e.(*ast.ParenExpr)
+		if !isParen {
+			break
+		}
+		e = p.X
+	}
+	var vt string
+	switch e := e.(type) {
+	case *ast.TypeAssertExpr:
+		if e.Type == nil {
+			return "", "", false
+		}
+		vt = src[fset.Position(e.Type.Pos()).Offset-len(prefix) : fset.Position(e.Type.End()).Offset-len(prefix)]
+	case *ast.IndexExpr:
+		t := tc.exprType(e.X)
+		if t == nil || t.Kind() != reflect.Map {
+			return "", "", false
+		}
+		s, expressible := tc.typeString(t.Elem())
+		if !expressible {
+			return "", "", false
+		}
+		vt = s
+	case *ast.UnaryExpr:
+		t := tc.exprType(e.X)
+		if t == nil || t.Kind() != reflect.Chan {
+			return "", "", false
+		}
+		s, expressible := tc.typeString(t.Elem())
+		if !expressible {
+			return "", "", false
+		}
+		vt = s
+	}
+	var decls []string
+	for i, l := range as.Lhs {
+		id, isIdent := l.(*ast.Ident)
+		if !isIdent {
+			return "", "", false
+		}
+		if id.Name == "_" {
+			continue
+		}
+		if _, pre := tc.r.predeclared[id.Name]; pre {
+			return "", "", false
+		}
+		t := vt
+		if i == 1 {
+			t = "bool"
+		}
+		decls = append(decls, fmt.Sprintf("var %s %s", id.Name, t))
+	}
+	if len(decls) == 0 {
 		return "", "", false
 	}
 	at := fset.Position(as.TokPos).Offset - len(prefix)

@@ -270,6 +270,8 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"__rlmErrorsIs":     reflect.ValueOf(errorsIs),
 		"__rlmErrorf":       reflect.ValueOf(errorf),
 		"__rlmIface":        reflect.ValueOf(unwrapIface),
+		"__rlmGoCall":       reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, false) }),
+		"__rlmGoCallSlice":  reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, true) }),
 	}
 }
 
@@ -334,6 +336,45 @@ func (w *worker) final(answer any) {
 	defer w.mu.Unlock()
 	if w.cell != nil {
 		w.cell.final = &s
+	}
+}
+
+// goCall runs fn(args...) for a rewritten "go f(args)": the go statement
+// evaluated the arguments, this runs the call in the new goroutine with
+// the recovery that reports a panic as an error of the cell. A final
+// slice argument is spread when the statement did.
+func (w *worker) goCall(fn any, args []any, spread bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.goPanic(r)
+		}
+	}()
+	f := reflect.ValueOf(fn)
+	ft := f.Type()
+	in := make([]reflect.Value, len(args))
+	for i, a := range args {
+		var pt reflect.Type
+		switch {
+		case ft.IsVariadic() && !spread && i >= ft.NumIn()-1:
+			pt = ft.In(ft.NumIn() - 1).Elem()
+		case i < ft.NumIn():
+			pt = ft.In(i)
+		default:
+			panic(fmt.Sprintf("too many arguments in the call of a %s", ft))
+		}
+		v := reflect.ValueOf(a)
+		switch {
+		case !v.IsValid():
+			v = reflect.Zero(pt)
+		case v.Type() != pt && v.Type().ConvertibleTo(pt) && pt.Kind() != reflect.Interface:
+			v = v.Convert(pt)
+		}
+		in[i] = v
+	}
+	if spread {
+		f.CallSlice(in)
+	} else {
+		f.Call(in)
 	}
 }
 
