@@ -86,6 +86,7 @@ type rewriter struct {
 	imported    map[string]bool // "name path" of every import done
 	seq         int             // numbers generated names
 	sawMain     bool            // the cell being rewritten declares func main
+	register    []string        // registrations of declared types, for the chunk being rewritten
 }
 
 type itemKind int
@@ -282,6 +283,15 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 			return nil, err
 		}
 		chunks[k].src = src
+		if len(r.register) > 0 {
+			// Tell the worker the native types of the declared types, so
+			// that fmt can refuse what it would print wrong.
+			reg := chunk{src: strings.Join(r.register, "; "), line: chunks[k].line + strings.Count(src, "\n")}
+			r.register = nil
+			chunks = append(chunks[:k+1], append([]chunk{reg}, chunks[k+1:]...)...)
+			k++
+			continue
+		}
 		if wrapper != "" {
 			// The declaration, then its call. The call chunk has the
 			// declaration's line: a panic is located by the frame of the
@@ -445,6 +455,20 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 				add(off(n.Name.Pos()), off(n.Name.End()), "__rlmMain")
 				r.sawMain = true
 			}
+			if isDecl && n.Recv != nil && len(n.Recv.List) == 1 && fmtMethods[n.Name.Name] {
+				if tn := recvTypeName(n.Recv.List[0].Type); tn != "" {
+					r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), true)", tn, tn))
+				}
+			}
+			if n.Body != nil {
+				zeroNamedResults(n.Type, n.Body, text, off, add)
+			}
+		case *ast.FuncLit:
+			zeroNamedResults(n.Type, n.Body, text, off, add)
+		case *ast.TypeSpec:
+			if _, isIface := n.Type.(*ast.InterfaceType); isDecl && !isIface && n.TypeParams == nil && isTopTypeSpec(f, n) {
+				r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), false)", n.Name.Name, n.Name.Name))
+			}
 		case *ast.BlockStmt:
 			if !isTopBody(f, n) {
 				blankAssigns(n.List, off, add)
@@ -456,7 +480,7 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 		case *ast.CallExpr:
 			r.rewriteCall(n, types, off, add)
 		case *ast.DeferStmt:
-			freezeArgs(n.Call, types, off, add)
+			freezeArgs(n.Call, "__rlmNew", types, off, add)
 		case *ast.GoStmt:
 			// A panic in a goroutine would kill the worker: report it as an
 			// error of the cell instead.
@@ -466,13 +490,12 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 				builtin = true
 			}
 			if lit, ok := n.Call.Fun.(*ast.FuncLit); ok {
-				freezeArgs(n.Call, types, off, add)
 				add(off(lit.Body.Lbrace)+1, off(lit.Body.Lbrace)+1, " "+rec)
 			} else if !builtin && anyReadsVariable(n.Call.Args, types) {
 				// "go work(i)": the arguments must be taken now, which a
 				// wrapping closure would not do; __rlmGoCall runs the call
 				// with the recovery in the new goroutine.
-				freezeArgs(n.Call, types, off, add)
+				freezeArgs(n.Call, "__rlmBox", types, off, add)
 				helper := "__rlmGoCall("
 				if n.Call.Ellipsis.IsValid() {
 					helper = "__rlmGoCallSlice("
@@ -532,6 +555,12 @@ func (r *rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, off func(token.
 		if defined[fn.Name] {
 			return
 		}
+		if lit, ok := firstArg(n).(*ast.CompositeLit); fn.Name == "new" && ok && len(n.Args) == 1 {
+			// new(T{...}) is &T{...}
+			add(off(fn.Pos()), off(n.Lparen)+1, "&")
+			add(off(lit.End()), off(n.Rparen)+1, "")
+			return
+		}
 		if fn.Name == "new" && len(n.Args) == 1 && r.valueOperand(n.Args[0], types) {
 			// Go 1.26's new(expr): yaegi takes the operand for a type and
 			// returns a pointer to a zero value.
@@ -587,6 +616,13 @@ func (r *rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, off func(token.
 	}
 }
 
+func firstArg(n *ast.CallExpr) ast.Expr {
+	if len(n.Args) == 0 {
+		return nil
+	}
+	return n.Args[0]
+}
+
 // valueOperand reports whether the operand of new is a value (Go 1.26's
 // new(expr)) rather than a type. Only forms that cannot be types count:
 // literals, calls, operators, and names known to be variables.
@@ -638,19 +674,21 @@ func blankAssigns(list []ast.Stmt, off func(token.Pos) int, add func(int, int, s
 	}
 }
 
-// freezeArgs makes the arguments of a deferred call (or of a goroutine's
-// function literal) copies taken when the statement runs. yaegi keeps the
+// freezeArgs makes the arguments of a deferred call (or of a go statement
+// calling a named function) copies taken when the statement runs. yaegi keeps the
 // reflect.Value of a variable, which is its slot in the frame, and reads it
 // when the call runs: "x := 1; defer fmt.Println(x); x = 2" printed 2, and
 // a defer in a loop printed the last value every time. *__rlmNew(arg) is a
-// fresh heap copy per execution. Only arguments that are, or may read,
+// fresh heap copy per execution; a go statement uses the non-generic
+// *__rlmBox(arg), an any (its call takes ...any), because goroutines
+// instantiating a generic function at once race inside yaegi. Only arguments that are, or may read,
 // variables are wrapped: a constant keeps its untyped default conversion.
-func freezeArgs(call *ast.CallExpr, types *typeInfo, off func(token.Pos) int, add func(int, int, string)) {
+func freezeArgs(call *ast.CallExpr, copyFn string, types *typeInfo, off func(token.Pos) int, add func(int, int, string)) {
 	for _, a := range call.Args {
 		if !readsVariable(a, types) {
 			continue
 		}
-		add(off(a.Pos()), off(a.Pos()), "*__rlmNew(")
+		add(off(a.Pos()), off(a.Pos()), "*"+copyFn+"(")
 		add(off(a.End()), off(a.End()), ")")
 	}
 }
@@ -695,6 +733,56 @@ var builtinFuncs = map[string]bool{"append": true, "cap": true, "clear": true, "
 	"copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
 	"panic": true, "print": true, "println": true, "real": true, "recover": true}
 
+// fmtMethods are the methods fmt calls on the values it prints.
+var fmtMethods = map[string]bool{"String": true, "Error": true, "Format": true, "GoString": true}
+
+// recvTypeName returns T for a receiver of type T or *T, or "" for a
+// generic receiver.
+func recvTypeName(e ast.Expr) string {
+	if st, ok := e.(*ast.StarExpr); ok {
+		e = st.X
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// isTopTypeSpec reports whether ts is declared at the top level of the
+// chunk, not inside a function.
+func isTopTypeSpec(f *ast.File, ts *ast.TypeSpec) bool {
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok {
+			for _, sp := range g.Specs {
+				if sp == ts {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// zeroNamedResults sets the named results of a function to their zero
+// values when it starts: yaegi keeps the values of the previous call, so a
+// bare return that did not assign a result returned the old value.
+func zeroNamedResults(ft *ast.FuncType, body *ast.BlockStmt, text func(ast.Node) string, off func(token.Pos) int, add func(int, int, string)) {
+	if ft.Results == nil {
+		return
+	}
+	var stmts []string
+	for _, f := range ft.Results.List {
+		for _, id := range f.Names {
+			if id.Name != "_" {
+				stmts = append(stmts, fmt.Sprintf("%s = *new(%s);", id.Name, text(f.Type)))
+			}
+		}
+	}
+	if len(stmts) > 0 {
+		add(off(body.Lbrace)+1, off(body.Lbrace)+1, " "+strings.Join(stmts, " "))
+	}
+}
+
 // isTopBody reports whether b is the body of the function a statement
 // chunk was parsed in: the top level of the cell, where "_ = x" works and
 // a declaration would be a global ("variable definition loop").
@@ -709,7 +797,10 @@ func isTopBody(f *ast.File, b *ast.BlockStmt) bool {
 
 // hostShims are standard functions replaced by native ones of the worker
 // that refuse what yaegi would get silently wrong.
-var hostShims = map[string]string{"fmt.Errorf": "__rlmErrorf", "errors.Is": "__rlmErrorsIs", "errors.As": "__rlmErrorsAs"}
+var hostShims = map[string]string{"fmt.Errorf": "__rlmErrorf", "errors.Is": "__rlmErrorsIs", "errors.As": "__rlmErrorsAs",
+	"fmt.Print": "__rlmFmtPrint", "fmt.Println": "__rlmFmtPrintln", "fmt.Printf": "__rlmFmtPrintf",
+	"fmt.Sprint": "__rlmFmtSprint", "fmt.Sprintln": "__rlmFmtSprintln", "fmt.Sprintf": "__rlmFmtSprintf",
+	"fmt.Fprint": "__rlmFmtFprint", "fmt.Fprintln": "__rlmFmtFprintln", "fmt.Fprintf": "__rlmFmtFprintf"}
 
 // rewriteTypeSwitch unwraps the subject of a type switch that has a case
 // for a type declared in the session: yaegi hands an error value of such a
@@ -1151,11 +1242,13 @@ func (c chunk) explain(err error, trace []string) string {
 	}
 	switch {
 	case strings.Contains(msg, "nil type") || strings.Contains(msg, "cannot range over"):
-		msg += "\nhint: range over an integer or a function is only supported where its type is evident; write `for i := 0; i < n; i++` or collect the values into a slice first"
+		msg += "\nhint: range over a function (an iter.Seq) is not supported by the interpreter: call it with a yield func, seq(func(v T) bool { ...; return true }), or collect the values into a slice; range over an integer works where its type is evident, otherwise write `for i := 0; i < n; i++`"
 	case strings.Contains(msg, "undefined selector: slices.") || strings.Contains(msg, "undefined selector: maps."):
 		msg += "\nhint: generic functions of slices and maps are partly available (Contains, Index, Sort, SortFunc, Min, Max, BinarySearch, Reverse, Keys, Values, ...); write a plain loop instead"
 	case strings.Contains(msg, "undefined type for ") || strings.Contains(msg, "cannot use type func("):
 		msg += "\nhint: the interpreter cannot infer the type arguments of a generic call from variadic arguments or from a function argument's result type; write them out: MaxOf[int](a, b), Map[int, string](xs, f)"
+	case strings.Contains(msg, "Call with too many input arguments"):
+		msg += "\nhint: method expressions such as (*T).Method are not supported by the interpreter; use a method value (x.Method) or a func literal"
 	case strings.Contains(msg, "has no symbol"):
 		msg += "\nhint: this function is not available in the REPL; write it with a plain loop or use another function of the package"
 	}

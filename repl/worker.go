@@ -53,6 +53,8 @@ type worker struct {
 	limits   Limits
 	rw       rewriter
 	baseG    int // goroutines of the worker itself, before model code ran
+	types    typeRegistry
+	fmtShims map[string]reflect.Value // built once: their values key the interpreter's MapTypes
 
 	mu       sync.Mutex
 	cell     *cellState
@@ -203,6 +205,14 @@ func (w *worker) newInterpreter() error {
 	if err := in.Use(w.stdlib()); err != nil {
 		return fmt.Errorf("load symbols: %w", err)
 	}
+	w.fmtShims = w.fmtFuncs()
+	mt := map[reflect.Value][]reflect.Type{}
+	for _, v := range w.fmtShims {
+		mt[v] = symbols.FmtTypes
+	}
+	if err := in.Use(interp.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}); err != nil {
+		return fmt.Errorf("load fmt wrappers: %w", err)
+	}
 	if _, err := in.Compile(iterSource); err != nil {
 		return fmt.Errorf("compile package iter: %w", err)
 	}
@@ -248,7 +258,7 @@ func (w *worker) sleep(d time.Duration) {
 
 // predeclared returns the names model code sees without importing anything.
 func (w *worker) predeclared() map[string]reflect.Value {
-	return map[string]reflect.Value{
+	m := map[string]reflect.Value{
 		"context":           reflect.ValueOf(&w.ctxData).Elem(),
 		"contexts":          reflect.ValueOf(&w.contexts).Elem(),
 		"llm_query":         reflect.ValueOf(func(p string) string { return w.host(kindLLM, []string{p})[0] }),
@@ -268,11 +278,16 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"__rlmSortStable":   reflect.ValueOf(sortStable),
 		"__rlmErrorsAs":     reflect.ValueOf(errorsAs),
 		"__rlmErrorsIs":     reflect.ValueOf(errorsIs),
-		"__rlmErrorf":       reflect.ValueOf(errorf),
+		"__rlmRegisterType": reflect.ValueOf(w.types.register),
+		"__rlmBox":          reflect.ValueOf(func(x any) *any { return &x }),
 		"__rlmIface":        reflect.ValueOf(unwrapIface),
 		"__rlmGoCall":       reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, false) }),
 		"__rlmGoCallSlice":  reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, true) }),
 	}
+	for k, v := range w.fmtShims {
+		m[k] = v
+	}
+	return m
 }
 
 func (w *worker) currentCell() *cellState {
