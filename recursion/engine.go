@@ -21,7 +21,11 @@ import (
 )
 
 //go:embed prompt.md
-var systemPrompt string
+var promptTemplate string
+
+// systemPrompt is prompt.md with the REPL's import allowlist filled in, so
+// that the model is told exactly what the REPL accepts.
+var systemPrompt = strings.Replace(promptTemplate, "{{ALLOWED_IMPORTS}}", strings.Join(repl.AllowedImports(), ", "), 1)
 
 // SystemPrompt returns the system prompt every RLM node starts with.
 func SystemPrompt() string { return systemPrompt }

@@ -37,15 +37,19 @@ var allowedImports = map[string]bool{
 	"unicode": true, "unicode/utf16": true, "unicode/utf8": true,
 }
 
-// allowlist returns the allowlist as text for error messages.
-func allowlist() string {
+// AllowedImports returns the import paths cells may use, sorted. The
+// system prompt lists them from here.
+func AllowedImports() []string {
 	var s []string
 	for p := range allowedImports {
 		s = append(s, p)
 	}
 	sort.Strings(s)
-	return strings.Join(s, ", ")
+	return s
 }
+
+// allowlist returns the allowlist as text for error messages.
+func allowlist() string { return strings.Join(AllowedImports(), ", ") }
 
 // autoImport maps a package name used without import to its path.
 var autoImport = func() map[string]string {
