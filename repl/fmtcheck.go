@@ -25,6 +25,7 @@ type typeRegistry struct {
 	mu    sync.RWMutex
 	names map[reflect.Type]string // native type -> declared name
 	meth  map[reflect.Type]bool   // the declared type has String, Error, Format or GoString
+	kinds map[string]string       // declared name -> the predeclared type it cannot be told from
 }
 
 func (r *typeRegistry) register(name string, v any, methods bool) {
@@ -35,7 +36,10 @@ func (r *typeRegistry) register(name string, v any, methods bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.names == nil {
-		r.names, r.meth = map[reflect.Type]string{}, map[reflect.Type]bool{}
+		r.names, r.meth, r.kinds = map[reflect.Type]string{}, map[reflect.Type]bool{}, map[string]string{}
+	}
+	if t.PkgPath() == "" && t.Name() != "" {
+		r.kinds[name] = t.Name() // int, float64, string...
 	}
 	for _, t := range []reflect.Type{t, reflect.PointerTo(t)} {
 		if _, ok := r.names[t]; !ok || methods {
@@ -73,7 +77,11 @@ func (r *typeRegistry) problem(format string, args []any) string {
 			}
 		}
 		if name := r.nested(v, 0, true); name != "" {
-			return fmt.Sprintf("fmt cannot call the String or Error method of %s on a value inside a slice, map, array, struct or pointer here; call the method yourself, e.g. loop and print x.String()", name)
+			msg := fmt.Sprintf("fmt cannot call the String or Error method of %s on a value inside a slice, map, array, struct or pointer here; call the method yourself, e.g. loop and print x.String()", name)
+			if k := r.kinds[name]; k != "" {
+				msg += fmt.Sprintf(" (the interpreter cannot tell %s from %s: plain %s values in a container are refused too; print them one by one)", name, k, k)
+			}
+			return msg
 		}
 	}
 	return ""
