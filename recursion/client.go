@@ -40,6 +40,11 @@ type Completion struct {
 	FinishReason string
 	Usage        Usage
 	Logprobs     []TokenLogprob
+	// Reasoning is reasoning_content, when the upstream separates the
+	// model's reasoning from its answer (vLLM's reasoning parser, DeepSeek).
+	Reasoning string
+	// ToolCalls names the tool calls the upstream answered with.
+	ToolCalls []string
 }
 
 // UpstreamConfig configures an OpenAIClient.
@@ -353,11 +358,18 @@ func toCompletion(resp openai.ChatCompletionResponse) Completion {
 		Model:        resp.Model,
 		Content:      ch.Message.Content,
 		FinishReason: string(ch.FinishReason),
+		Reasoning:    ch.Message.ReasoningContent,
 		Usage: Usage{
 			PromptTokens:     resp.Usage.PromptTokens,
 			CompletionTokens: resp.Usage.CompletionTokens,
 			TotalTokens:      resp.Usage.TotalTokens,
 		},
+	}
+	for _, tc := range ch.Message.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, tc.Function.Name)
+	}
+	if ch.Message.FunctionCall != nil {
+		out.ToolCalls = append(out.ToolCalls, ch.Message.FunctionCall.Name)
 	}
 	if out.Usage.TotalTokens == 0 {
 		out.Usage.TotalTokens = out.Usage.PromptTokens + out.Usage.CompletionTokens

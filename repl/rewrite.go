@@ -1336,3 +1336,43 @@ func topLevelOnly(stmts []ast.Stmt, lineOf func(token.Pos) int) error {
 	}
 	return nil
 }
+
+// IsGo reports whether code is a cell the REPL can parse and that does
+// something: an unlabeled fence in a model's reply runs as Go only then. A
+// bare literal or name (output pasted back) or prose is not code.
+func IsGo(code string) bool {
+	items, err := split(code)
+	if err != nil || len(items) == 0 {
+		return false
+	}
+	acts := false
+	for _, it := range items {
+		src := code[it.start:it.end]
+		switch it.kind {
+		case itemImport:
+			if _, err := parseImports(src, 1); err != nil {
+				return false
+			}
+			acts = true
+		case itemDecl:
+			if _, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+src, parser.SkipObjectResolution); err != nil {
+				return false
+			}
+			acts = true
+		default:
+			f, err := parser.ParseFile(token.NewFileSet(), "", "package p; func _() {"+src+"\n}", parser.SkipObjectResolution)
+			if err != nil {
+				return false
+			}
+			for _, st := range stmtsOf(f, false) {
+				if es, ok := st.(*ast.ExprStmt); ok {
+					if _, call := es.X.(*ast.CallExpr); !call {
+						continue
+					}
+				}
+				acts = true
+			}
+		}
+	}
+	return acts
+}
