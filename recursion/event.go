@@ -62,10 +62,10 @@ type ModelCallEvent struct {
 // the outputs of the oldest cells were elided; the system prompt, the
 // input, every cell's code and the latest output were kept.
 type Compaction struct {
-	WindowTokens   int // the model's context window
-	ElidedMessages int // feedback messages whose output was elided
-	CharsBefore    int // characters of the transcript before and after
-	CharsAfter     int
+	WindowTokens   int `json:"window_tokens"`   // the model's context window
+	ElidedMessages int `json:"elided_messages"` // feedback messages whose output was elided
+	CharsBefore    int `json:"chars_before"`    // characters of the transcript before and after
+	CharsAfter     int `json:"chars_after"`
 }
 
 // CellEvent describes a code cell.
