@@ -34,6 +34,11 @@ type engineConfig struct {
 	// Local, when set, answers every model call in-process instead of the
 	// upstream (rlm serve --local-model).
 	Local recursion.ModelClient
+	// ContextWindow is the context window in tokens of models not listed
+	// in ContextWindows ("model=tokens" entries); a negative one turns
+	// transcript compaction off.
+	ContextWindow  int
+	ContextWindows []string
 }
 
 // engineFlagNames are what the flags of one command call its run: the
@@ -73,6 +78,8 @@ func (c *engineConfig) register(fs *flag.FlagSet, n engineFlagNames) {
 	fs.Var(sizeFlag{&c.REPL.StackBytes}, "repl-stack-bytes", "largest stack `size` of one goroutine in the REPL (deeper recursion crashes the worker)")
 	fs.IntVar(&c.REPL.MaxOutput, "max-output", r.MaxOutput, "characters of cell output shown to the model")
 	fs.IntVar(&c.REPL.MaxGoroutines, "max-goroutines", r.MaxGoroutines, "goroutines model code may have alive at once in one REPL")
+	fs.IntVar(&c.ContextWindow, "context-window", recursion.DefaultContextWindow, "context window in tokens of root and child models not in --context-windows; older cell outputs are elided to fit; negative: no compaction")
+	fs.Var((*multiFlag)(&c.ContextWindows), "context-windows", "`model=tokens` context window of one upstream model (repeatable, or comma-separated)")
 	// A one-off run keeps the pool's usual two workers ready: the root's
 	// REPL and a child's then start without waiting for a process.
 	fs.IntVar(&c.REPLWorkers, "repl-workers", 2, "idle REPL worker processes kept ready; 0: none")
@@ -214,6 +221,15 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	if base.RootModel == "" {
 		base.RootModel = c.RootModel
 	}
+	windows, err := parseWindows(c.ContextWindows)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	base.ContextWindows, base.DefaultContextWindow = windows, c.ContextWindow
+	if c.ContextWindow == 0 {
+		base.DefaultContextWindow = -1 // 0 tokens: nothing fits; read as off
+	}
 	base.UpstreamConcurrency = c.UpstreamConc
 	base.Sandbox = recursion.PoolSandbox(pool)
 	base.REPLLimits = c.REPL
@@ -223,6 +239,26 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 		return nil, err
 	}
 	return &engine{Engine: eng, client: client, pool: pool}, nil
+}
+
+// parseWindows reads "model=tokens" entries (each may hold several,
+// comma-separated).
+func parseWindows(entries []string) (map[string]int, error) {
+	m := map[string]int{}
+	for _, e := range entries {
+		for _, kv := range strings.Split(e, ",") {
+			if strings.TrimSpace(kv) == "" {
+				continue
+			}
+			model, tokens, ok := strings.Cut(kv, "=")
+			n, err := strconv.Atoi(strings.TrimSpace(tokens))
+			if !ok || strings.TrimSpace(model) == "" || err != nil || n <= 0 {
+				return nil, badFlag("--context-windows %q: want model=tokens with a positive number of tokens", kv)
+			}
+			m[strings.TrimSpace(model)] = n
+		}
+	}
+	return m, nil
 }
 
 // multiFlag collects a repeatable string flag.
