@@ -66,7 +66,18 @@ func (r *typeRegistry) problem(format string, args []any) string {
 			continue
 		}
 		verb := verbs[i]
+		if isWrapper(v.Type()) {
+			// yaegi wrapped a value of a declared type to give fmt its
+			// methods; %T and %#v would show the wrapper.
+			if verb == "T" || verb == "#v" {
+				return fmt.Sprintf("%%%s of a value of a type declared in the REPL is not supported here (the interpreter hands fmt a wrapper); print a name you choose, or use %%v", verb)
+			}
+			continue
+		}
 		if name, ok := r.names[v.Type()]; ok {
+			if k := r.kinds[name]; k != "" && (verb == "T" || verb == "#v") {
+				return fmt.Sprintf("%%%s of a %s value is refused here: the interpreter cannot tell it from %s, declared in the REPL, whose name it cannot show", verb, k, name)
+			}
 			switch {
 			case verb == "T":
 				return fmt.Sprintf("%%T of a value of type %s declared in the REPL cannot show its name here; print a name you choose", name)
