@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"reflect"
@@ -26,6 +27,104 @@ type typeRegistry struct {
 	names map[reflect.Type]string // native type -> declared name
 	meth  map[reflect.Type]bool   // the declared type has String, Error, Format or GoString
 	kinds map[string]string       // declared name -> the predeclared type it cannot be told from
+	// layout holds the native types of declared structs with embedded or
+	// unexported fields, which yaegi builds as plain exported fields.
+	layout map[reflect.Type]string
+}
+
+func (r *typeRegistry) registerLayout(name string, v any) {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.layout == nil {
+		r.layout = map[reflect.Type]string{}
+	}
+	r.layout[t] = name
+}
+
+// jsonProblem returns why encoding/json would not treat v as Go does, or "".
+func (r *typeRegistry) jsonProblem(v any) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if len(r.layout) == 0 {
+		return ""
+	}
+	if name := r.hidden(reflect.ValueOf(v), 0); name != "" {
+		return fmt.Sprintf("encoding/json of type %s, declared in the REPL with embedded or unexported fields, is not supported here: "+
+			"the interpreter gives json a struct where those are plain exported fields; declare the type with exported fields only (tags work), or use a map", name)
+	}
+	return ""
+}
+
+// hidden returns the name of a layout-registered type inside v, or "".
+func (r *typeRegistry) hidden(v reflect.Value, depth int) string {
+	if depth > 6 || !v.IsValid() {
+		return ""
+	}
+	if name, ok := r.layout[v.Type()]; ok {
+		return name
+	}
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			if v.Kind() == reflect.Pointer {
+				return r.hiddenType(v.Type().Elem(), 0)
+			}
+			return ""
+		}
+		return r.hidden(v.Elem(), depth+1)
+	case reflect.Slice, reflect.Array:
+		if n := r.hiddenType(v.Type().Elem(), 0); n != "" {
+			return n
+		}
+		for i := 0; i < v.Len() && i < 64; i++ {
+			if n := r.hidden(v.Index(i), depth+1); n != "" {
+				return n
+			}
+		}
+	case reflect.Map:
+		if n := r.hiddenType(v.Type().Elem(), 0); n != "" {
+			return n
+		}
+		it := v.MapRange()
+		for i := 0; it.Next() && i < 64; i++ {
+			if n := r.hidden(it.Value(), depth+1); n != "" {
+				return n
+			}
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if n := r.hidden(v.Field(i), depth+1); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// hiddenType is hidden for the static type t (an empty slice or a nil
+// pointer to unmarshal into).
+func (r *typeRegistry) hiddenType(t reflect.Type, depth int) string {
+	if depth > 6 {
+		return ""
+	}
+	if name, ok := r.layout[t]; ok {
+		return name
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return r.hiddenType(t.Elem(), depth+1)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if n := r.hiddenType(t.Field(i).Type, depth+1); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
 }
 
 func (r *typeRegistry) register(name string, v any, methods bool) {
@@ -273,5 +372,23 @@ func (w *worker) fmtFuncs() map[string]reflect.Value {
 			return fmt.Fprintf(wr, f, a...)
 		}),
 		"__rlmErrorf": reflect.ValueOf(func(f string, a ...any) error { check(f, a); return errorf(f, a...) }),
+	}
+}
+
+// jsonFuncs returns the worker's versions of encoding/json's functions,
+// which refuse declared structs json would see wrong.
+func (w *worker) jsonFuncs() map[string]reflect.Value {
+	check := func(v any) {
+		if p := w.types.jsonProblem(v); p != "" {
+			panic(p)
+		}
+	}
+	return map[string]reflect.Value{
+		"__rlmJSONMarshal": reflect.ValueOf(func(v any) ([]byte, error) { check(v); return json.Marshal(v) }),
+		"__rlmJSONMarshalIndent": reflect.ValueOf(func(v any, prefix, indent string) ([]byte, error) {
+			check(v)
+			return json.MarshalIndent(v, prefix, indent)
+		}),
+		"__rlmJSONUnmarshal": reflect.ValueOf(func(data []byte, v any) error { check(v); return json.Unmarshal(data, v) }),
 	}
 }

@@ -91,6 +91,7 @@ type rewriter struct {
 	seq         int             // numbers generated names
 	sawMain     bool            // the cell being rewritten declares func main
 	register    []string        // registrations of declared types, for the chunk being rewritten
+	waitGroups  map[string]bool // names of variables and fields declared as sync.WaitGroup, across cells
 }
 
 type itemKind int
@@ -427,6 +428,7 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
 	types.infer(f)
+	r.noteWaitGroups(f)
 	defined := types.defined
 	var edits []edit
 	add := func(start, end int, t string) { edits = append(edits, edit{start, end, t}) }
@@ -472,6 +474,9 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 		case *ast.TypeSpec:
 			if _, isIface := n.Type.(*ast.InterfaceType); isDecl && !isIface && n.TypeParams == nil && isTopTypeSpec(f, n) {
 				r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), false)", n.Name.Name, n.Name.Name))
+				if st, ok := n.Type.(*ast.StructType); ok && hiddenFields(st) {
+					r.register = append(r.register, fmt.Sprintf("__rlmRegisterLayout(%q, *new(%s))", n.Name.Name, n.Name.Name))
+				}
 			}
 		case *ast.BlockStmt:
 			if !isTopBody(f, n) {
@@ -513,6 +518,10 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 			}
 		case *ast.TypeSwitchStmt:
 			rewriteTypeSwitch(n, types, off, add)
+		case *ast.ExprStmt:
+			r.rewriteWaitGroupGo(n, text, off, add)
+		case *ast.SelectStmt:
+			rewriteSelectBreaks(n, off, add, name)
 		case *ast.RangeStmt:
 			r.rewriteRange(n, types, off, text, add, name)
 		case *ast.ForStmt:
@@ -737,6 +746,23 @@ var builtinFuncs = map[string]bool{"append": true, "cap": true, "clear": true, "
 	"copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
 	"panic": true, "print": true, "println": true, "real": true, "recover": true}
 
+// hiddenFields reports whether a struct has embedded or unexported fields:
+// yaegi builds its native struct with every field exported and none
+// embedded, which encoding/json would see.
+func hiddenFields(st *ast.StructType) bool {
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 {
+			return true
+		}
+		for _, id := range f.Names {
+			if !ast.IsExported(id.Name) && id.Name != "_" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // fmtMethods are the methods fmt calls on the values it prints.
 var fmtMethods = map[string]bool{"String": true, "Error": true, "Format": true, "GoString": true}
 
@@ -799,12 +825,135 @@ func isTopBody(f *ast.File, b *ast.BlockStmt) bool {
 	return false
 }
 
+// noteWaitGroups remembers the variables and struct fields a chunk
+// declares as sync.WaitGroup (or a pointer to one).
+func (r *rewriter) noteWaitGroups(f *ast.File) {
+	if r.waitGroups == nil {
+		r.waitGroups = map[string]bool{}
+		if r.globals != nil {
+			for name, v := range r.globals() {
+				if v.IsValid() && strings.HasSuffix(v.Type().String(), "sync.WaitGroup") {
+					r.waitGroups[name] = true
+				}
+			}
+		}
+	}
+	isWG := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "WaitGroup" {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Field:
+			if isWG(n.Type) {
+				for _, id := range n.Names {
+					r.waitGroups[id.Name] = true
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if n.Type != nil && isWG(n.Type) || i < len(n.Values) && isWG(n.Values[i]) {
+					r.waitGroups[id.Name] = true
+				}
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok && isWG(n.Rhs[i]) {
+						r.waitGroups[id.Name] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// rewriteWaitGroupGo turns wg.Go(func() {...}) (Go 1.25) into an Add and a
+// go statement. Through the native WaitGroup.Go, yaegi ran the closure with
+// the loop variables of the last iteration (a sum over i in a loop came out
+// doubled); a go statement of the interpreter gets them right.
+func (r *rewriter) rewriteWaitGroupGo(st *ast.ExprStmt, text func(ast.Node) string, off func(token.Pos) int, add func(int, int, string)) {
+	call, ok := st.X.(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Go" {
+		return
+	}
+	last := ""
+	switch x := sel.X.(type) {
+	case *ast.Ident:
+		last = x.Name
+	case *ast.SelectorExpr:
+		last = x.Sel.Name
+	}
+	if !r.waitGroups[last] {
+		return
+	}
+	wg := text(sel.X)
+	add(off(call.Pos()), off(call.Lparen)+1, fmt.Sprintf("%s.Add(1); go func(__rlmF func()) { defer %s.Done(); "+
+		"defer func() { if r := recover(); r != nil { __rlmGoPanic(r) } }(); __rlmF() }(", wg, wg))
+}
+
+// rewriteSelectBreaks makes "break L" and "continue L" inside a select
+// reach the loop labeled L: yaegi ends only the select, so a loop meant to
+// stop on a closed channel ran on. The case sets a flag and breaks out of
+// the select; after it, the flag breaks or continues the loop.
+func rewriteSelectBreaks(sel *ast.SelectStmt, off func(token.Pos) int, add func(int, int, string), name func(string) string) {
+	type jump struct {
+		tok   token.Token
+		label string
+	}
+	flags := map[jump]string{}
+	var order []jump
+	for _, c := range sel.Body.List {
+		for _, st := range c.(*ast.CommClause).Body {
+			ast.Inspect(st, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+					return false // an unlabeled break there is theirs; labeled ones are rewritten when they are visited
+				case *ast.BranchStmt:
+					if n.Label == nil || n.Tok != token.BREAK && n.Tok != token.CONTINUE {
+						return true
+					}
+					j := jump{n.Tok, n.Label.Name}
+					if flags[j] == "" {
+						flags[j] = name("Jmp")
+						order = append(order, j)
+					}
+					add(off(n.Pos()), off(n.End()), flags[j]+" = true; break")
+				}
+				return true
+			})
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	var before, after strings.Builder
+	for _, j := range order {
+		fmt.Fprintf(&before, "%s := false; ", flags[j])
+		fmt.Fprintf(&after, "; if %s { %s %s }", flags[j], j.tok, j.label)
+	}
+	add(off(sel.Pos()), off(sel.Pos()), before.String())
+	add(off(sel.End()), off(sel.End()), after.String())
+}
+
 // hostShims are standard functions replaced by native ones of the worker
 // that refuse what yaegi would get silently wrong.
 var hostShims = map[string]string{"fmt.Errorf": "__rlmErrorf", "errors.Is": "__rlmErrorsIs", "errors.As": "__rlmErrorsAs",
 	"fmt.Print": "__rlmFmtPrint", "fmt.Println": "__rlmFmtPrintln", "fmt.Printf": "__rlmFmtPrintf",
 	"fmt.Sprint": "__rlmFmtSprint", "fmt.Sprintln": "__rlmFmtSprintln", "fmt.Sprintf": "__rlmFmtSprintf",
-	"fmt.Fprint": "__rlmFmtFprint", "fmt.Fprintln": "__rlmFmtFprintln", "fmt.Fprintf": "__rlmFmtFprintf"}
+	"fmt.Fprint": "__rlmFmtFprint", "fmt.Fprintln": "__rlmFmtFprintln", "fmt.Fprintf": "__rlmFmtFprintf",
+	"json.Marshal": "__rlmJSONMarshal", "json.MarshalIndent": "__rlmJSONMarshalIndent", "json.Unmarshal": "__rlmJSONUnmarshal"}
 
 // rewriteTypeSwitch unwraps the subject of a type switch that has a case
 // for a type declared in the session: yaegi hands an error value of such a

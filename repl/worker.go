@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -210,6 +211,14 @@ func (w *worker) newInterpreter() error {
 	for _, v := range w.fmtShims {
 		mt[v] = symbols.FmtTypes
 	}
+	for k, v := range w.jsonFuncs() {
+		w.fmtShims[k] = v
+		if k == "__rlmJSONUnmarshal" {
+			mt[v] = symbols.MapTypes[reflect.ValueOf(json.Unmarshal)]
+		} else {
+			mt[v] = symbols.MapTypes[reflect.ValueOf(json.Marshal)]
+		}
+	}
 	if err := in.Use(interp.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}); err != nil {
 		return fmt.Errorf("load fmt wrappers: %w", err)
 	}
@@ -259,30 +268,31 @@ func (w *worker) sleep(d time.Duration) {
 // predeclared returns the names model code sees without importing anything.
 func (w *worker) predeclared() map[string]reflect.Value {
 	m := map[string]reflect.Value{
-		"context":           reflect.ValueOf(&w.ctxData).Elem(),
-		"contexts":          reflect.ValueOf(&w.contexts).Elem(),
-		"llm_query":         reflect.ValueOf(func(p string) string { return w.host(kindLLM, []string{p})[0] }),
-		"llm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(kindLLM, ps) }),
-		"rlm_query":         reflect.ValueOf(func(p string) string { return w.host(kindRLM, []string{p})[0] }),
-		"rlm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(kindRLM, ps) }),
-		"FINAL":             reflect.ValueOf(w.final),
-		"SHOW_VARS":         reflect.ValueOf(w.showVars),
-		"__rlmGoPanic":      reflect.ValueOf(w.goPanic),
-		"__rlmClear":        reflect.ValueOf(clearValue),
-		"__rlmLines":        reflect.ValueOf(lines),
-		"__rlmDecodeRune":   reflect.ValueOf(decodeRune),
-		"__rlmRuneAt":       reflect.ValueOf(runeAt),
-		"__rlmRuneLen":      reflect.ValueOf(runeLen),
-		"__rlmSortNative":   reflect.ValueOf(sortNative),
-		"__rlmSortSlice":    reflect.ValueOf(sortSlice),
-		"__rlmSortStable":   reflect.ValueOf(sortStable),
-		"__rlmErrorsAs":     reflect.ValueOf(errorsAs),
-		"__rlmErrorsIs":     reflect.ValueOf(errorsIs),
-		"__rlmRegisterType": reflect.ValueOf(w.types.register),
-		"__rlmBox":          reflect.ValueOf(func(x any) *any { return &x }),
-		"__rlmIface":        reflect.ValueOf(unwrapIface),
-		"__rlmGoCall":       reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, false) }),
-		"__rlmGoCallSlice":  reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, true) }),
+		"context":             reflect.ValueOf(&w.ctxData).Elem(),
+		"contexts":            reflect.ValueOf(&w.contexts).Elem(),
+		"llm_query":           reflect.ValueOf(func(p string) string { return w.host(kindLLM, []string{p})[0] }),
+		"llm_query_batched":   reflect.ValueOf(func(ps []string) []string { return w.host(kindLLM, ps) }),
+		"rlm_query":           reflect.ValueOf(func(p string) string { return w.host(kindRLM, []string{p})[0] }),
+		"rlm_query_batched":   reflect.ValueOf(func(ps []string) []string { return w.host(kindRLM, ps) }),
+		"FINAL":               reflect.ValueOf(w.final),
+		"SHOW_VARS":           reflect.ValueOf(w.showVars),
+		"__rlmGoPanic":        reflect.ValueOf(w.goPanic),
+		"__rlmClear":          reflect.ValueOf(clearValue),
+		"__rlmLines":          reflect.ValueOf(lines),
+		"__rlmDecodeRune":     reflect.ValueOf(decodeRune),
+		"__rlmRuneAt":         reflect.ValueOf(runeAt),
+		"__rlmRuneLen":        reflect.ValueOf(runeLen),
+		"__rlmSortNative":     reflect.ValueOf(sortNative),
+		"__rlmSortSlice":      reflect.ValueOf(sortSlice),
+		"__rlmSortStable":     reflect.ValueOf(sortStable),
+		"__rlmErrorsAs":       reflect.ValueOf(errorsAs),
+		"__rlmErrorsIs":       reflect.ValueOf(errorsIs),
+		"__rlmRegisterType":   reflect.ValueOf(w.types.register),
+		"__rlmRegisterLayout": reflect.ValueOf(w.types.registerLayout),
+		"__rlmBox":            reflect.ValueOf(func(x any) *any { return &x }),
+		"__rlmIface":          reflect.ValueOf(unwrapIface),
+		"__rlmGoCall":         reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, false) }),
+		"__rlmGoCallSlice":    reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, true) }),
 	}
 	for k, v := range w.fmtShims {
 		m[k] = v
