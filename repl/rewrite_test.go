@@ -100,3 +100,42 @@ func TestRuneLoopLinear(t *testing.T) {
 		t.Fatalf("4x input took %.1fx as long: not linear", float64(large)/float64(small))
 	}
 }
+
+// TestRewriteJumpsAndWaitGroups checks the rewrites of forms yaegi runs
+// wrong without an error: a labeled break or continue inside a select, and
+// WaitGroup.Go.
+func TestRewriteJumpsAndWaitGroups(t *testing.T) {
+	tests := []struct {
+		name, cell string
+		has        []string
+	}{
+		{"break out of a select", "func f(ch chan int) {\nL:\n\tfor {\n\t\tselect {\n\t\tcase <-ch:\n\t\t\tbreak L\n\t\t}\n\t}\n}",
+			[]string{"__rlmJmp1 := false; select", "__rlmJmp1 = true; break", "; if __rlmJmp1 { break L }"}},
+		{"continue from a select", "func f(ch chan int) {\nL:\n\tfor i := 0; i < 3; i++ {\n\t\tselect {\n\t\tcase <-ch:\n\t\t\tif i > 0 { continue L }\n\t\t}\n\t}\n}",
+			[]string{"__rlmJmp1 = true; break", "if __rlmJmp1 { continue L }"}},
+		{"WaitGroup.Go", "func f() {\n\tvar wg sync.WaitGroup\n\twg.Go(func() {})\n\twg.Wait()\n}",
+			[]string{"wg.Add(1); go func(__rlmF func()) { defer wg.Done();"}},
+		{"Go of another type is left alone", "func f(p Pool) {\n\tp.Go(func() {})\n}", []string{"p.Go(func() {})"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r rewriter
+			chunks, err := r.rewrite(tt.cell)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := ""
+			for _, c := range chunks {
+				all += c.src + "\n"
+			}
+			for _, h := range tt.has {
+				if !strings.Contains(all, h) {
+					t.Errorf("rewritten cell lacks %q:\n%s", h, all)
+				}
+			}
+			if got, want := strings.Count(all, "\n"), strings.Count(tt.cell, "\n")+len(chunks); got > want {
+				t.Errorf("the rewrite added lines:\n%s", all)
+			}
+		})
+	}
+}
