@@ -903,15 +903,20 @@ func (r *rewriter) rewriteWaitGroupGo(st *ast.ExprStmt, text func(ast.Node) stri
 		"defer func() { if r := recover(); r != nil { __rlmGoPanic(r) } }(); __rlmF() }(", wg, wg))
 }
 
-// rewriteSelectBreaks makes "break L" and "continue L" inside a select
-// reach the loop labeled L: yaegi ends only the select, so a loop meant to
-// stop on a closed channel ran on. The case sets a flag and breaks out of
-// the select; after it, the flag breaks or continues the loop.
+// rewriteSelectBreaks makes the breaks of a select work. yaegi ends the
+// enclosing loop, and the function, on an unlabeled break nested in a
+// block of a select case (a loop that skipped even values with "if v%2 ==
+// 0 { break }" stopped at the first one), and ends only the select on
+// "break L" or "continue L" for an enclosing loop (a loop meant to stop on
+// a closed channel ran on). A goto to a label after the select works: each
+// such break becomes one, and a labeled jump also sets a flag that, after
+// the select, breaks or continues the loop.
 func rewriteSelectBreaks(sel *ast.SelectStmt, off func(token.Pos) int, add func(int, int, string), name func(string) string) {
 	type jump struct {
 		tok   token.Token
 		label string
 	}
+	end := ""
 	flags := map[jump]string{}
 	var order []jump
 	for _, c := range sel.Body.List {
@@ -919,9 +924,16 @@ func rewriteSelectBreaks(sel *ast.SelectStmt, off func(token.Pos) int, add func(
 			ast.Inspect(st, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
-					return false // an unlabeled break there is theirs; labeled ones are rewritten when they are visited
+					return false // their unlabeled breaks are theirs
 				case *ast.BranchStmt:
-					if n.Label == nil || n.Tok != token.BREAK && n.Tok != token.CONTINUE {
+					if n.Tok != token.BREAK && n.Tok != token.CONTINUE || n.Tok == token.CONTINUE && n.Label == nil {
+						return true
+					}
+					if end == "" {
+						end = name("SelEnd")
+					}
+					if n.Label == nil {
+						add(off(n.Pos()), off(n.End()), "goto "+end)
 						return true
 					}
 					j := jump{n.Tok, n.Label.Name}
@@ -929,19 +941,22 @@ func rewriteSelectBreaks(sel *ast.SelectStmt, off func(token.Pos) int, add func(
 						flags[j] = name("Jmp")
 						order = append(order, j)
 					}
-					add(off(n.Pos()), off(n.End()), flags[j]+" = true; break")
+					add(off(n.Pos()), off(n.End()), flags[j]+" = true; goto "+end)
 				}
 				return true
 			})
 		}
 	}
-	if len(order) == 0 {
+	if end == "" {
 		return
 	}
 	var before, after strings.Builder
 	for _, j := range order {
 		fmt.Fprintf(&before, "%s := false; ", flags[j])
-		fmt.Fprintf(&after, "; if %s { %s %s }", flags[j], j.tok, j.label)
+	}
+	fmt.Fprintf(&after, "; %s: ;", end)
+	for _, j := range order {
+		fmt.Fprintf(&after, " if %s { %s %s };", flags[j], j.tok, j.label)
 	}
 	add(off(sel.Pos()), off(sel.Pos()), before.String())
 	add(off(sel.End()), off(sel.End()), after.String())

@@ -110,9 +110,11 @@ func TestRewriteJumpsAndWaitGroups(t *testing.T) {
 		has        []string
 	}{
 		{"break out of a select", "func f(ch chan int) {\nL:\n\tfor {\n\t\tselect {\n\t\tcase <-ch:\n\t\t\tbreak L\n\t\t}\n\t}\n}",
-			[]string{"__rlmJmp1 := false; select", "__rlmJmp1 = true; break", "; if __rlmJmp1 { break L }"}},
+			[]string{"__rlmJmp2 := false; select", "__rlmJmp2 = true; goto __rlmSelEnd1", "; __rlmSelEnd1: ; if __rlmJmp2 { break L };"}},
+		{"break nested in a select case", "func f(ch chan int) {\n\tfor {\n\t\tselect {\n\t\tcase v := <-ch:\n\t\t\tif v > 0 { break }\n\t\t}\n\t}\n}",
+			[]string{"if v > 0 { goto __rlmSelEnd1 }", "}; __rlmSelEnd1: ;"}},
 		{"continue from a select", "func f(ch chan int) {\nL:\n\tfor i := 0; i < 3; i++ {\n\t\tselect {\n\t\tcase <-ch:\n\t\t\tif i > 0 { continue L }\n\t\t}\n\t}\n}",
-			[]string{"__rlmJmp1 = true; break", "if __rlmJmp1 { continue L }"}},
+			[]string{"__rlmJmp2 = true; goto __rlmSelEnd1", "if __rlmJmp2 { continue L }"}},
 		{"WaitGroup.Go", "func f() {\n\tvar wg sync.WaitGroup\n\twg.Go(func() {})\n\twg.Wait()\n}",
 			[]string{"wg.Add(1); go func(__rlmF func()) { defer wg.Done();"}},
 		{"Go of another type is left alone", "func f(p Pool) {\n\tp.Go(func() {})\n}", []string{"p.Go(func() {})"}},
