@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unsafe"
 )
 
 // Values of types declared in the session reach native fmt as values of
@@ -30,6 +31,65 @@ type typeRegistry struct {
 	// layout holds the native types of declared structs with embedded or
 	// unexported fields, which yaegi builds as plain exported fields.
 	layout map[reflect.Type]string
+	errs   map[reflect.Type]string // native types of declared types with an Error method
+}
+
+func (r *typeRegistry) registerError(name string, v any) {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.errs == nil {
+		r.errs = map[reflect.Type]string{}
+	}
+	r.errs[t], r.errs[reflect.PointerTo(t)] = name, name
+}
+
+// errSubject is the subject of a type switch with a case error: a value of
+// an error type declared in the session (which yaegi's switch cannot match
+// against error) that no earlier case lists is refused.
+func (r *typeRegistry) errSubject(x any, listed []any) any {
+	t := reflect.TypeOf(unbox(x))
+	if t == nil {
+		return x
+	}
+	for _, l := range listed {
+		if reflect.TypeOf(unbox(l)) == t {
+			return x
+		}
+	}
+	r.mu.RLock()
+	name, declared := r.errs[t]
+	r.mu.RUnlock()
+	if declared {
+		panic(fmt.Sprintf("a type switch cannot match a value of %s, declared in the REPL, against case error here; add a case for its type (case %s: or case *%s:) before case error, or use a type assertion", name, name, name))
+	}
+	return x
+}
+
+// unbox returns the value inside the boxes yaegi puts interpreted values
+// in when they cross into native code as interfaces: its error wrapper
+// (field IValue) and valueInterface (unexported field value, read through
+// an addressable copy).
+func unbox(x any) any {
+	x = unwrapIface(x)
+	v := reflect.ValueOf(x)
+	if !v.IsValid() || v.Kind() != reflect.Struct || v.Type().PkgPath() != yaegiPkg {
+		return x
+	}
+	f, ok := v.Type().FieldByName("value")
+	if !ok || f.Type != reflect.TypeOf(reflect.Value{}) {
+		return x
+	}
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	inner := *(*reflect.Value)(unsafe.Pointer(c.FieldByIndex(f.Index).UnsafeAddr()))
+	if !inner.IsValid() || !inner.CanInterface() {
+		return x
+	}
+	return inner.Interface()
 }
 
 func (r *typeRegistry) registerLayout(name string, v any) {

@@ -464,6 +464,9 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 			if isDecl && n.Recv != nil && len(n.Recv.List) == 1 && fmtMethods[n.Name.Name] {
 				if tn := recvTypeName(n.Recv.List[0].Type); tn != "" {
 					r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), true)", tn, tn))
+					if n.Name.Name == "Error" {
+						r.register = append(r.register, fmt.Sprintf("__rlmRegisterError(%q, *new(%s))", tn, tn))
+					}
 				}
 			}
 			if n.Body != nil {
@@ -517,7 +520,7 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 				add(off(n.Call.End()), off(n.Call.End()), " }()")
 			}
 		case *ast.TypeSwitchStmt:
-			rewriteTypeSwitch(n, types, off, add)
+			rewriteTypeSwitch(n, types, text, off, add)
 		case *ast.ExprStmt:
 			r.rewriteWaitGroupGo(n, text, off, add)
 		case *ast.SelectStmt:
@@ -578,6 +581,14 @@ func (r *rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, off func(token.
 			// Go 1.26's new(expr): yaegi takes the operand for a type and
 			// returns a pointer to a zero value.
 			add(off(fn.Pos()), off(fn.End()), "__rlmNew")
+			return
+		}
+		if fn.Name == "recover" && len(n.Args) == 0 {
+			// yaegi's recover returns the panic value boxed in a
+			// reflect.Value: a type switch or assertion on it never
+			// matched. recover is still called by the deferred function.
+			add(off(n.Pos()), off(n.Pos()), "__rlmRecovered(")
+			add(off(n.End()), off(n.End()), ")")
 			return
 		}
 		repl := map[string]string{"min": "__rlmMin", "max": "__rlmMax", "clear": "__rlmClear"}[fn.Name]
@@ -970,10 +981,14 @@ var hostShims = map[string]string{"fmt.Errorf": "__rlmErrorf", "errors.Is": "__r
 	"fmt.Fprint": "__rlmFmtFprint", "fmt.Fprintln": "__rlmFmtFprintln", "fmt.Fprintf": "__rlmFmtFprintf",
 	"json.Marshal": "__rlmJSONMarshal", "json.MarshalIndent": "__rlmJSONMarshalIndent", "json.Unmarshal": "__rlmJSONUnmarshal"}
 
-// rewriteTypeSwitch unwraps the subject of a type switch that has a case
-// for a type declared in the session: yaegi hands an error value of such a
-// type around in a wrapper that its type switch does not see through.
-func rewriteTypeSwitch(n *ast.TypeSwitchStmt, types *typeInfo, off func(token.Pos) int, add func(int, int, string)) {
+// rewriteTypeSwitch fixes two ways yaegi gets type switches wrong. A case
+// for a type declared in the session missed error values of that type,
+// which yaegi hands around in a wrapper: the subject is unwrapped. And
+// "case error" never matched at all: it becomes the native error
+// interface, which matches the standard library's errors; a value of an
+// error type declared in the session that no earlier case lists is refused
+// by __rlmErrSubject with an error rather than falling to default.
+func rewriteTypeSwitch(n *ast.TypeSwitchStmt, types *typeInfo, text func(ast.Node) string, off func(token.Pos) int, add func(int, int, string)) {
 	var assert *ast.TypeAssertExpr
 	switch a := n.Assign.(type) {
 	case *ast.AssignStmt:
@@ -984,20 +999,42 @@ func rewriteTypeSwitch(n *ast.TypeSwitchStmt, types *typeInfo, off func(token.Po
 	if assert == nil {
 		return
 	}
-	declared := false
+	declared, errCase := false, false
+	var listed []string // declared case types before the error case
 	for _, c := range n.Body.List {
 		for _, t := range c.(*ast.CaseClause).List {
+			base := t
 			if st, ok := t.(*ast.StarExpr); ok {
-				t = st.X
+				base = st.X
 			}
-			if id, ok := t.(*ast.Ident); ok && builtinTypes[id.Name] == nil && id.Name != "nil" && id.Name != "error" {
+			id, ok := base.(*ast.Ident)
+			switch {
+			case ok && id.Name == "error" && !types.defined["error"]:
+				errCase = true
+				add(off(id.Pos()), off(id.End()), "__rlmtypes.Error")
+			case ok && builtinTypes[id.Name] == nil && id.Name != "nil" && id.Name != "error":
 				declared = true
+				if !errCase {
+					listed = append(listed, text(t))
+				}
 			}
 		}
 	}
+	open, close := "", ""
 	if declared {
-		add(off(assert.X.Pos()), off(assert.X.Pos()), "__rlmIface(")
-		add(off(assert.X.End()), off(assert.X.End()), ")")
+		open, close = "__rlmIface(", ")"
+	}
+	if errCase {
+		zeros := make([]string, len(listed))
+		for i, t := range listed {
+			zeros[i] = "*new(" + t + ")"
+		}
+		open = "__rlmErrSubject(" + open
+		close += ", []any{" + strings.Join(zeros, ", ") + "})"
+	}
+	if open != "" {
+		add(off(assert.X.Pos()), off(assert.X.Pos()), open)
+		add(off(assert.X.End()), off(assert.X.End()), close)
 	}
 }
 

@@ -360,3 +360,15 @@ func wrapVerbArgs(format string) []int {
 	}
 	return idx
 }
+
+// recovered unboxes the value of a recover() call, which yaegi returns as
+// a reflect.Value held in an interface.
+func recovered(x any) any {
+	if v, ok := x.(reflect.Value); ok {
+		if !v.IsValid() || !v.CanInterface() {
+			return nil
+		}
+		return v.Interface()
+	}
+	return x
+}

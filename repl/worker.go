@@ -231,6 +231,13 @@ func (w *worker) newInterpreter() error {
 	if _, err := in.Eval(`import . "rlm"`); err != nil {
 		return fmt.Errorf("import predeclared names: %w", err)
 	}
+	// The native error interface, for type switches (see rewriteTypeSwitch).
+	if err := in.Use(interp.Exports{"rlmtypes/rlmtypes": {"Error": reflect.ValueOf((*error)(nil))}}); err != nil {
+		return fmt.Errorf("load native types: %w", err)
+	}
+	if _, err := in.Eval(`import __rlmtypes "rlmtypes"`); err != nil {
+		return fmt.Errorf("import native types: %w", err)
+	}
 	if _, err := in.Eval(shimSource); err != nil {
 		return fmt.Errorf("compile shims: %w", err)
 	}
@@ -290,6 +297,9 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"__rlmRegisterType":   reflect.ValueOf(w.types.register),
 		"__rlmRegisterLayout": reflect.ValueOf(w.types.registerLayout),
 		"__rlmBox":            reflect.ValueOf(func(x any) *any { return &x }),
+		"__rlmRecovered":      reflect.ValueOf(recovered),
+		"__rlmRegisterError":  reflect.ValueOf(w.types.registerError),
+		"__rlmErrSubject":     reflect.ValueOf(w.types.errSubject),
 		"__rlmIface":          reflect.ValueOf(unwrapIface),
 		"__rlmGoCall":         reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, false) }),
 		"__rlmGoCallSlice":    reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, true) }),
