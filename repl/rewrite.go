@@ -1450,6 +1450,10 @@ func (c chunk) explain(err error, trace []string) string {
 		msg += "\nhint: range over a function (an iter.Seq) is not supported by the interpreter: call it with a yield func, seq(func(v T) bool { ...; return true }), or collect the values into a slice; range over an integer works where its type is evident, otherwise write `for i := 0; i < n; i++`"
 	case strings.Contains(msg, "undefined selector: slices.") || strings.Contains(msg, "undefined selector: maps."):
 		msg += "\nhint: generic functions of slices and maps are partly available (Contains, Index, Sort, SortFunc, Min, Max, BinarySearch, Reverse, Keys, Values, ...); write a plain loop instead"
+	case msg == "runtime error: invalid memory address or nil pointer dereference" || strings.Contains(msg, "reflect.Type is nil"):
+		// An error without a position: yaegi failed while compiling, not
+		// model code while running.
+		msg += "\nhint: the interpreter cannot type `x := f(...)` at the top level of a cell when f is a generic function declared in the session; declare the variable with its type (var x []string = f(...)) or do it inside a func"
 	case strings.Contains(msg, "undefined type for ") || strings.Contains(msg, "cannot use type func("):
 		msg += "\nhint: the interpreter cannot infer the type arguments of a generic call from variadic arguments or from a function argument's result type; write them out: MaxOf[int](a, b), Map[int, string](xs, f)"
 	case strings.Contains(msg, "Call with too many input arguments"):
