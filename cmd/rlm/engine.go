@@ -78,8 +78,8 @@ func (c *engineConfig) register(fs *flag.FlagSet, n engineFlagNames) {
 	fs.Var(sizeFlag{&c.REPL.StackBytes}, "repl-stack-bytes", "largest stack `size` of one goroutine in the REPL (deeper recursion crashes the worker)")
 	fs.IntVar(&c.REPL.MaxOutput, "max-output", r.MaxOutput, "characters of cell output shown to the model")
 	fs.IntVar(&c.REPL.MaxGoroutines, "max-goroutines", r.MaxGoroutines, "goroutines model code may have alive at once in one REPL")
-	fs.IntVar(&c.ContextWindow, "context-window", recursion.DefaultContextWindow, "context window in tokens of root and child models not in --context-windows; older cell outputs are elided to fit; negative: no compaction")
-	fs.Var((*multiFlag)(&c.ContextWindows), "context-windows", "`model=tokens` context window of one upstream model (repeatable, or comma-separated)")
+	fs.IntVar(&c.ContextWindow, "model-window", recursion.DefaultContextWindow, "context window in tokens of root and child models not in --model-windows; older cell outputs are elided to fit; negative: no compaction")
+	fs.Var((*multiFlag)(&c.ContextWindows), "model-windows", "`model=tokens` context window of one upstream model (repeatable, or comma-separated)")
 	// A one-off run keeps the pool's usual two workers ready: the root's
 	// REPL and a child's then start without waiting for a process.
 	fs.IntVar(&c.REPLWorkers, "repl-workers", 2, "idle REPL worker processes kept ready; 0: none")
@@ -253,7 +253,7 @@ func parseWindows(entries []string) (map[string]int, error) {
 			model, tokens, ok := strings.Cut(kv, "=")
 			n, err := strconv.Atoi(strings.TrimSpace(tokens))
 			if !ok || strings.TrimSpace(model) == "" || err != nil || n <= 0 {
-				return nil, badFlag("--context-windows %q: want model=tokens with a positive number of tokens", kv)
+				return nil, badFlag("--model-windows %q: want model=tokens with a positive number of tokens", kv)
 			}
 			m[strings.TrimSpace(model)] = n
 		}

@@ -208,8 +208,8 @@ var serveOptions = []option{
 	{"repl-stack-bytes", "RLM_REPL_STACK_BYTES", "repl_stack_bytes", formatSize(repl.DefaultLimits().StackBytes), "largest stack of one goroutine in the REPL (deeper recursion crashes the worker)", size(func(c *serveConfig) *int64 { return &c.REPL.StackBytes })},
 	{"max-output", "RLM_MAX_OUTPUT", "max_output", strconv.Itoa(repl.DefaultLimits().MaxOutput), "characters of cell output shown to the model", num(func(c *serveConfig) *int { return &c.REPL.MaxOutput })},
 	{"max-goroutines", "RLM_MAX_GOROUTINES", "max_goroutines", strconv.Itoa(repl.DefaultLimits().MaxGoroutines), "goroutines model code may have alive at once in one REPL", num(func(c *serveConfig) *int { return &c.REPL.MaxGoroutines })},
-	{"context-window", "RLM_CONTEXT_WINDOW", "context_window", strconv.Itoa(recursion.DefaultContextWindow), "context window in tokens of models not in --context-windows: before a turn that would overflow it, older cell outputs are elided; negative: no compaction", num(func(c *serveConfig) *int { return &c.ContextWindow })},
-	{"context-windows", "RLM_CONTEXT_WINDOWS", "context_windows", "", "comma-separated model=tokens context windows of upstream models", list(func(c *serveConfig) *[]string { return &c.ContextWindows })},
+	{"model-window", "RLM_MODEL_WINDOW", "model_window", strconv.Itoa(recursion.DefaultContextWindow), "context window in tokens of models not in --model-windows: before a turn that would overflow it, older cell outputs are elided; negative: no compaction", num(func(c *serveConfig) *int { return &c.ContextWindow })},
+	{"model-windows", "RLM_MODEL_WINDOWS", "model_windows", "", "comma-separated model=tokens context windows of upstream models", list(func(c *serveConfig) *[]string { return &c.ContextWindows })},
 	{"log-level", "RLM_LOG_LEVEL", "log_level", "info", "debug, info, warn or error", str(func(c *serveConfig) *string { return &c.LogLevel })},
 	{"trace-content", "RLM_TRACE_CONTENT", "trace_content", "false", "put prompt and completion text on OpenTelemetry spans (traces in the store always keep them)", func(c *serveConfig, v string) error {
 		b, err := strconv.ParseBool(v)
