@@ -33,6 +33,8 @@ import (
 // lines "// cell"; natively its imports and declarations become the package
 // and its statements, in order, the body of main.
 
+//go:generate go run ./testdata/gencorpus
+
 const corpusDir = "testdata/corpus"
 
 // cellSep separates the cells of a corpus session.
