@@ -21,7 +21,11 @@ import (
 )
 
 //go:embed prompt.md
-var systemPrompt string
+var promptTemplate string
+
+// systemPrompt is prompt.md with the REPL's import allowlist filled in, so
+// that the model is told exactly what the REPL accepts.
+var systemPrompt = strings.Replace(promptTemplate, "{{ALLOWED_IMPORTS}}", strings.Join(repl.AllowedImports(), ", "), 1)
 
 // SystemPrompt returns the system prompt every RLM node starts with.
 func SystemPrompt() string { return systemPrompt }
@@ -101,6 +105,15 @@ type Config struct {
 	CompletionReserve int
 	// Logprobs asks upstreams for token log probabilities.
 	Logprobs bool
+	// ContextWindows maps upstream model names to their context windows in
+	// tokens; DefaultContextWindow (default 131,072) is the window of a
+	// model not listed, and a negative value turns compaction off. Before
+	// a node's turn, when the transcript and the completion reserve would
+	// not fit the window (estimated at 4 characters a token), the outputs
+	// of the oldest cells are elided; the system prompt, the input, every
+	// cell's code and the newest output are kept.
+	ContextWindows       map[string]int
+	DefaultContextWindow int
 }
 
 // Engine runs RLM requests. It is safe for concurrent use.
@@ -131,6 +144,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.CompletionReserve <= 0 {
 		cfg.CompletionReserve = 1024
+	}
+	if cfg.DefaultContextWindow == 0 {
+		cfg.DefaultContextWindow = DefaultContextWindow
 	}
 	return &Engine{cfg: cfg, upstream: make(semaphore, cfg.UpstreamConcurrency)}, nil
 }

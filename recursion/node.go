@@ -23,6 +23,11 @@ const (
 	refuseMessage = "FINAL refused: you have not looked at the offloaded input yet. Inspect `context`/`contexts` with code " +
 		"first (it is not in this conversation), then call FINAL again."
 	answerNowMessage = "You are out of turns. Reply now with your best answer on one line: FINAL(your answer). Do not write code."
+	pythonMessage    = "This REPL runs Go, not Python: your ```python block did not run. Rewrite the cell in Go, in a ```go block."
+	toolCallsMessage = "This endpoint has no tools: your tool call was not executed. Write Go code in a ```go block instead " +
+		"(llm_query, rlm_query and FINAL are Go functions in the REPL)."
+	cutOffMessage = "Your reply was cut off by the token limit inside a code block; that unfinished cell did not run. " +
+		"Write shorter cells and less prose."
 )
 
 // node is one RLM: a transcript, a REPL session, and the Host that answers
@@ -104,18 +109,21 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, ctx.Err()), context.Cause(ctx).Error(), &prog), nil
 		}
 		r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
-		resp, err := n.complete(ctx, transcript, turn)
+		var c Completion
+		transcript, c, err = n.complete(ctx, transcript, turn)
 		if err != nil {
 			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, err), err.Error(), &prog), nil
 		}
+		rp := parseReply(c.Content, c.FinishReason)
+		resp := rp.visible
 		transcript = append(transcript, Message{Role: "assistant", Content: resp})
 		prog.sawReply(resp)
 
-		cells := extractCells(resp)
+		cells := rp.cells
 		if len(cells) == 0 {
 			fl, ok := parseFinalLine(resp)
-			if !ok {
-				transcript = append(transcript, Message{Role: "user", Content: nudgeMessage})
+			if !ok || rp.cutOff {
+				transcript = append(transcript, Message{Role: "user", Content: noCodeMessage(rp, c)})
 				continue
 			}
 			answer := fl.Answer
@@ -160,6 +168,14 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 					fmt.Fprintf(&fb, "(FINAL was called in cell %d; the %d cell(s) after it did not run.)\n", i+1, len(cells)-i-1)
 				}
 				break
+			}
+		}
+		if final == nil {
+			if rp.cutOff {
+				fb.WriteString(cutOffMessage + "\n")
+			}
+			if rp.python > 0 {
+				fb.WriteString(pythonMessage + "\n")
 			}
 		}
 		if final != nil {
@@ -236,7 +252,8 @@ func (n *node) stop(ctx context.Context, sess Session, transcript []Message, tur
 		n.turn.Store(int64(turn))
 		n.r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
 		msgs := append(slices.Clip(transcript), Message{Role: "user", Content: answerNowMessage})
-		if resp, err := n.complete(ctx, msgs, turn); err == nil {
+		if _, c, err := n.complete(ctx, msgs, turn); err == nil {
+			resp := parseReply(c.Content, c.FinishReason).visible
 			res.iterations = turn
 			if fl, ok := parseFinalLine(resp); ok && fl.Var == "" {
 				res.answer = fl.Answer
@@ -255,22 +272,40 @@ func (n *node) stop(ctx context.Context, sess Session, transcript []Message, tur
 	return res
 }
 
-// complete makes one turn's model call and reports it.
-func (n *node) complete(ctx context.Context, transcript []Message, turn int) (string, error) {
+// noCodeMessage is the reply to a response that ran nothing and gave no
+// FINAL: the most specific reason first.
+func noCodeMessage(rp reply, c Completion) string {
+	switch {
+	case rp.cutOff:
+		return cutOffMessage
+	case len(c.ToolCalls) > 0:
+		return toolCallsMessage
+	case rp.python > 0:
+		return pythonMessage
+	}
+	return nudgeMessage
+}
+
+// complete makes one turn's model call and reports it. The transcript is
+// compacted first when it would not fit the model's context window; the
+// compacted transcript is returned for the turns that follow.
+func (n *node) complete(ctx context.Context, transcript []Message, turn int) ([]Message, Completion, error) {
+	transcript, compaction := n.r.e.compact(n.model, transcript, n.sampling)
 	msgs := slices.Clip(transcript)
 	start := time.Now()
 	c, err := n.r.complete(ctx, n.id, n.client, CompletionRequest{Model: n.model, Messages: msgs, Sampling: n.sampling})
 	var be *BudgetError
 	if errors.As(err, &be) {
-		return "", err // refused before the call: nothing to report
+		return transcript, c, err // refused before the call: nothing to report
 	}
 	ev := &ModelCallEvent{Model: n.model, ResponseModel: c.Model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
-		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs}
+		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs, Reasoning: c.Reasoning, ToolCalls: c.ToolCalls,
+		Compaction: compaction}
 	if err != nil {
 		ev.Err = err.Error()
 	}
 	n.r.emit(Event{Kind: EventModelCall, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Model: ev})
-	return c.Content, err
+	return transcript, c, err
 }
 
 // runCell runs one cell and reports it. The error is the sandbox's (the

@@ -272,8 +272,8 @@ func (r *Recorder) modelCall(ev recursion.Event) {
 	t := r.turn(ev)
 	call := &ModelCall{
 		Model: m.Model, ResponseModel: m.ResponseModel, Response: m.Response, FinishReason: m.FinishReason, Usage: m.Usage,
-		LatencyMS: ms(m.Latency), Logprobs: m.Logprobs, Error: m.Err,
-		Started: ev.Time.Add(-m.Latency), Ended: ev.Time,
+		LatencyMS: ms(m.Latency), Logprobs: m.Logprobs, Error: m.Err, Reasoning: m.Reasoning, ToolCalls: m.ToolCalls,
+		Compaction: m.Compaction, Started: ev.Time.Add(-m.Latency), Ended: ev.Time,
 	}
 	// The transcript is append-only in the engine: find how much of it was
 	// resent and append only the new messages.

@@ -177,9 +177,14 @@ type ModelCall struct {
 	Usage        recursion.Usage          `json:"usage"`
 	LatencyMS    float64                  `json:"latency_ms"`
 	Logprobs     []recursion.TokenLogprob `json:"logprobs,omitempty"`
-	Error        string                   `json:"error,omitempty"`
-	Started      time.Time                `json:"started"`
-	Ended        time.Time                `json:"ended"`
+	// Reasoning is the upstream's separate reasoning (reasoning_content);
+	// it is kept here and never sent back to the model.
+	Reasoning  string                `json:"reasoning,omitempty"`
+	ToolCalls  []string              `json:"tool_calls,omitempty"` // tools the upstream tried to call
+	Compaction *recursion.Compaction `json:"compaction,omitempty"` // the transcript was compacted to fit the window
+	Error      string                `json:"error,omitempty"`
+	Started    time.Time             `json:"started"`
+	Ended      time.Time             `json:"ended"`
 }
 
 // Cell is one code cell run from a turn's response.

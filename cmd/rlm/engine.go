@@ -32,6 +32,11 @@ type engineConfig struct {
 	// REPLUID and REPLGID are the user and group of REPL workers when the
 	// process runs as root; -1: root's (see repl.PoolConfig).
 	REPLUID, REPLGID int
+	// ContextWindow is the context window in tokens of models not listed
+	// in ContextWindows ("model=tokens" entries); a negative one turns
+	// transcript compaction off.
+	ContextWindow  int
+	ContextWindows []string
 	// REPL bounds every REPL session of a run; checkREPL refuses values
 	// the REPL would silently replace with its defaults.
 	REPL repl.Limits
@@ -211,6 +216,15 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	if base.RootModel == "" {
 		base.RootModel = c.RootModel
 	}
+	windows, err := parseWindows(c.ContextWindows)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	base.ContextWindows, base.DefaultContextWindow = windows, c.ContextWindow
+	if c.ContextWindow == 0 {
+		base.DefaultContextWindow = -1 // 0 tokens: nothing fits; read as off
+	}
 	base.UpstreamConcurrency = c.UpstreamConc
 	base.Sandbox = recursion.PoolSandbox(pool)
 	base.REPLLimits = c.REPL
@@ -236,3 +250,23 @@ const (
 	replUIDHelp = "user id REPL workers run as when rlm runs as root (otherwise they keep rlm's); -1: root, capabilities still dropped"
 	replGIDHelp = "group id REPL workers run as when rlm runs as root (otherwise they keep rlm's); -1: root's group"
 )
+
+// parseWindows reads "model=tokens" entries (each may hold several,
+// comma-separated).
+func parseWindows(entries []string) (map[string]int, error) {
+	m := map[string]int{}
+	for _, e := range entries {
+		for _, kv := range strings.Split(e, ",") {
+			if strings.TrimSpace(kv) == "" {
+				continue
+			}
+			model, tokens, ok := strings.Cut(kv, "=")
+			n, err := strconv.Atoi(strings.TrimSpace(tokens))
+			if !ok || strings.TrimSpace(model) == "" || err != nil || n <= 0 {
+				return nil, badFlag("--model-windows %q: want model=tokens with a positive number of tokens", kv)
+			}
+			m[strings.TrimSpace(model)] = n
+		}
+	}
+	return m, nil
+}

@@ -276,6 +276,8 @@ var settingsTable = []setting{
 	{"timeout", allCommands, "1h", "wall time of a run's whole tree (eval: of one instance). Set, it is the limit of a query or eval run; left at its default, it caps the limit that follows the input, max(10m, 2m per million input tokens). serve: the maximum of rlm.timeout and of that default", dur(func(c *config) *time.Duration { return &c.Limits.Timeout })},
 	{"offload-threshold", allCommands, strconv.Itoa(recursion.DefaultLimits().OffloadThreshold), "messages longer than this many characters are offloaded into the REPL; serve: the default of rlm.offload_threshold", num(func(c *config) *int { return &c.Limits.OffloadThreshold })},
 	{"call-concurrency", allCommands, strconv.Itoa(recursion.DefaultLimits().Concurrency), "model calls of one run in flight at once (root turns and sub-calls); serve: of every request", num(func(c *config) *int { return &c.Limits.Concurrency })},
+	{"model-window", allCommands, strconv.Itoa(recursion.DefaultContextWindow), "context window in tokens of root and child models not in --model-windows: before a turn that would overflow it, older cell outputs are elided; negative: no compaction", num(func(c *config) *int { return &c.ContextWindow })},
+	{"model-windows", allCommands, "", "comma-separated model=tokens context windows of upstream models", list(func(c *config) *[]string { return &c.ContextWindows })},
 	{"repl-workers", allCommands, "2", "idle REPL worker processes kept ready; 0: none", num(func(c *config) *int { return &c.REPLWorkers })},
 	{"repl-uid", allCommands, strconv.Itoa(defaultREPLID), replUIDHelp, num(func(c *config) *int { return &c.REPLUID })},
 	{"repl-gid", allCommands, strconv.Itoa(defaultREPLID), replGIDHelp, num(func(c *config) *int { return &c.REPLGID })},

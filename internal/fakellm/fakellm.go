@@ -82,6 +82,11 @@ type Reply struct {
 	Delay time.Duration
 	// Model is the model the reply says answered; empty echoes the request's.
 	Model string
+	// ReasoningContent is sent as message.reasoning_content, the way vLLM's
+	// reasoning parser and DeepSeek separate reasoning from the answer.
+	ReasoningContent string
+	// ToolCalls are function names sent as message.tool_calls.
+	ToolCalls []string
 }
 
 // Logprob is one token's log probability.
@@ -277,9 +282,21 @@ func writeReply(w http.ResponseWriter, req Request, rep Reply) {
 	if finish == "" {
 		finish = "stop"
 	}
+	msg := map[string]any{"role": "assistant", "content": rep.Content}
+	if rep.ReasoningContent != "" {
+		msg["reasoning_content"] = rep.ReasoningContent
+	}
+	if len(rep.ToolCalls) > 0 {
+		var calls []any
+		for i, name := range rep.ToolCalls {
+			calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d", i), "type": "function",
+				"function": map[string]any{"name": name, "arguments": "{}"}})
+		}
+		msg["tool_calls"] = calls
+	}
 	choice := map[string]any{
 		"index":         0,
-		"message":       map[string]any{"role": "assistant", "content": rep.Content},
+		"message":       msg,
 		"finish_reason": finish,
 	}
 	if len(rep.Logprobs) > 0 {
