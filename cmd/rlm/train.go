@@ -88,6 +88,7 @@ See docs/training.md. Flags:
 	fs.Float64Var(&def.Beta2, "beta2", def.Beta2, "AdamW beta2")
 	fs.Float64Var(&def.Eps, "adam-eps", def.Eps, "AdamW epsilon")
 	fs.Float64Var(&def.ClipNorm, "clip", def.ClipNorm, "global gradient-norm clipping threshold (0 disables)")
+	fs.BoolVar(&def.CheckpointActivations, "checkpoint-activations", false, "keep only each layer's input in the forward pass and recompute the layer in backward: ~8x less activation memory for ~1/3 more compute")
 	fs.Uint64Var(&def.Seed, "seed", def.Seed, "seed for data order; same seed, data and flags give the same run")
 	fs.IntVar(&def.CheckpointEvery, "checkpoint-every", 100, "steps between checkpoints (0: only at the end)")
 	fs.IntVar(&def.KeepCheckpoints, "keep-checkpoints", def.KeepCheckpoints, "checkpoint directories to keep")

@@ -53,8 +53,9 @@ type Model struct {
 	Grads  backend.Buffer // same layout; accumulates until ZeroGrads
 	w, g   weights
 
-	acts     *activations
-	stepActs *stepActs // inference (step.go)
+	acts       *activations
+	checkpoint bool      // see SetCheckpointActivations
+	stepActs   *stepActs // inference (step.go)
 }
 
 // New allocates a model with zero parameters; call InitRandom or Load.
@@ -238,6 +239,37 @@ type activations struct {
 	dres, dln, dh, dgate, dup    backend.Buffer
 	datty, dq, dk, dv, dqr, dkr  backend.Buffer
 	hasTargets, lossDone, fwdRan bool
+	checkpoint                   bool  // layers share one set of buffers; Backward recomputes them
+	bytes                        int64 // everything allocated for this set
+}
+
+// SetCheckpointActivations turns activation checkpointing on or off. With it
+// on, Forward keeps only each block's input (the residual stream) and one
+// block's worth of buffers shared by all blocks; Backward recomputes a
+// block's forward from its input just before that block's backward. Memory
+// falls from about 22 floats per hidden unit per layer to about one, for
+// one more forward pass per step. Gradients are the same bits either way.
+func (m *Model) SetCheckpointActivations(on bool) {
+	if m.checkpoint != on {
+		m.checkpoint = on
+		m.acts = nil
+	}
+}
+
+// ActivationBytes is the memory the model's activation buffers take for its
+// current batch shape (0 before the first Forward).
+func (m *Model) ActivationBytes() int64 {
+	if m.acts == nil {
+		return 0
+	}
+	return m.acts.bytes
+}
+
+// ActivationBytes is the memory the activation buffers of a model with cfg
+// take for B rows of T tokens, with or without checkpointing: the same
+// layout the model allocates, counted instead of allocated.
+func ActivationBytes(cfg Config, B, T int, checkpoint bool) int64 {
+	return layoutActs(nil, cfg, B, T, checkpoint).bytes
 }
 
 func (m *Model) ensureActs(B, T int) *activations {
@@ -245,40 +277,70 @@ func (m *Model) ensureActs(B, T int) *activations {
 		return a
 	}
 	m.acts = nil // let the old set go before allocating the new one
-	cfg := m.Cfg
-	be := m.be
+	m.acts = layoutActs(m.be, m.Cfg, B, T, m.checkpoint)
+	return m.acts
+}
+
+// layoutActs allocates the activations of one batch shape on be, or with a
+// nil be only counts their bytes.
+func layoutActs(be backend.Backend, cfg Config, B, T int, checkpoint bool) *activations {
 	N := B * T
 	C, F, V, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
-	a := &activations{B: B, T: T}
-	a.ids, a.targets, a.pos, a.seg = be.AllocInts(N), be.AllocInts(N), be.AllocInts(N), be.AllocInts(N)
-	a.weights, a.losses = be.Alloc(N), be.Alloc(N)
+	a := &activations{B: B, T: T, checkpoint: checkpoint}
+	alloc := func(n int) backend.Buffer {
+		a.bytes += 4 * int64(n)
+		if be == nil {
+			return nil
+		}
+		return be.Alloc(n)
+	}
+	allocInts := func(n int) backend.Ints {
+		a.bytes += 4 * int64(n)
+		if be == nil {
+			return nil
+		}
+		return be.AllocInts(n)
+	}
+	a.ids, a.targets, a.pos, a.seg = allocInts(N), allocInts(N), allocInts(N), allocInts(N)
+	a.weights, a.losses = alloc(N), alloc(N)
+	// inner allocates the buffers of one block between its input and output.
+	inner := func(la *layerActs) {
+		la.ln1, la.rstd1 = alloc(N*C), alloc(N)
+		la.qRaw, la.kRaw = alloc(N*H*D), alloc(N*KV*D)
+		la.q, la.k, la.v = alloc(N*H*D), alloc(N*KV*D), alloc(N*KV*D)
+		la.qRstd, la.kRstd = alloc(N*H), alloc(N*KV)
+		la.lse = alloc(B * H * T)
+		la.atty = alloc(N * H * D)
+		la.xMid = alloc(N * C)
+		la.ln2, la.rstd2 = alloc(N*C), alloc(N)
+		la.gate, la.up, la.h = alloc(N*F), alloc(N*F), alloc(N*F)
+	}
+	var shared layerActs
+	if checkpoint {
+		inner(&shared)
+	}
 	a.layers = make([]layerActs, cfg.NumHiddenLayers)
 	for l := range a.layers {
 		la := &a.layers[l]
+		if checkpoint {
+			*la = shared
+		} else {
+			inner(la)
+		}
 		if l == 0 {
-			la.x = be.Alloc(N * C)
+			la.x = alloc(N * C)
 		} else {
 			la.x = a.layers[l-1].xOutNext
 		}
-		la.ln1, la.rstd1 = be.Alloc(N*C), be.Alloc(N)
-		la.qRaw, la.kRaw = be.Alloc(N*H*D), be.Alloc(N*KV*D)
-		la.q, la.k, la.v = be.Alloc(N*H*D), be.Alloc(N*KV*D), be.Alloc(N*KV*D)
-		la.qRstd, la.kRstd = be.Alloc(N*H), be.Alloc(N*KV)
-		la.lse = be.Alloc(B * H * T)
-		la.atty = be.Alloc(N * H * D)
-		la.xMid = be.Alloc(N * C)
-		la.ln2, la.rstd2 = be.Alloc(N*C), be.Alloc(N)
-		la.gate, la.up, la.h = be.Alloc(N*F), be.Alloc(N*F), be.Alloc(N*F)
-		la.xOutNext = be.Alloc(N * C)
+		la.xOutNext = alloc(N * C)
 	}
 	a.xOut = a.layers[len(a.layers)-1].xOutNext
-	a.lnf, a.rstdf = be.Alloc(N*C), be.Alloc(N)
-	a.head, a.logitRow = be.Alloc(min(N, headRows)*V), be.Alloc(V)
-	a.dres, a.dln = be.Alloc(N*C), be.Alloc(N*C)
-	a.dh, a.dgate, a.dup = be.Alloc(N*F), be.Alloc(N*F), be.Alloc(N*F)
-	a.datty, a.dq, a.dqr = be.Alloc(N*H*D), be.Alloc(N*H*D), be.Alloc(N*H*D)
-	a.dk, a.dv, a.dkr = be.Alloc(N*KV*D), be.Alloc(N*KV*D), be.Alloc(N*KV*D)
-	m.acts = a
+	a.lnf, a.rstdf = alloc(N*C), alloc(N)
+	a.head, a.logitRow = alloc(min(N, headRows)*V), alloc(V)
+	a.dres, a.dln = alloc(N*C), alloc(N*C)
+	a.dh, a.dgate, a.dup = alloc(N*F), alloc(N*F), alloc(N*F)
+	a.datty, a.dq, a.dqr = alloc(N*H*D), alloc(N*H*D), alloc(N*H*D)
+	a.dk, a.dv, a.dkr = alloc(N*KV*D), alloc(N*KV*D), alloc(N*KV*D)
 	return a
 }
 
@@ -351,6 +413,16 @@ func (m *Model) attentionInputs(w *layer, la *layerActs, pos backend.Ints, N int
 // SwiGLU MLP and its residual into la.xOutNext.
 func (m *Model) blockOutput(w *layer, la *layerActs, N int) {
 	cfg, be := m.Cfg, m.be
+	C, F := cfg.HiddenSize, cfg.IntermediateSize
+	m.mlpInputs(w, la, N)
+	be.Copy(la.xOutNext, la.xMid)
+	be.MatMul(la.xOutNext, la.h, w.wDown, N, C, F, false, true, 1)
+}
+
+// mlpInputs runs blockOutput up to the down projection: everything a
+// block's backward reads. A checkpointed Backward recomputes only this far.
+func (m *Model) mlpInputs(w *layer, la *layerActs, N int) {
+	cfg, be := m.Cfg, m.be
 	C, F, HD := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads*cfg.HeadDim
 	be.Copy(la.xMid, la.x)
 	be.MatMul(la.xMid, la.atty, w.wo, N, C, HD, false, true, 1)
@@ -358,8 +430,6 @@ func (m *Model) blockOutput(w *layer, la *layerActs, N int) {
 	be.MatMul(la.gate, la.ln2, w.wGate, N, F, C, false, true, 0)
 	be.MatMul(la.up, la.ln2, w.wUp, N, F, C, false, true, 0)
 	be.SwiGLU(la.h, la.gate, la.up)
-	be.Copy(la.xOutNext, la.xMid)
-	be.MatMul(la.xOutNext, la.h, w.wDown, N, C, F, false, true, 1)
 }
 
 // Logits computes the logits of position n of the last Forward into dst.
@@ -428,6 +498,14 @@ func (m *Model) Backward(ctx context.Context) error {
 			return fmt.Errorf("backward: %w", err)
 		}
 		la, w, gl := &a.layers[l], &m.w.layers[l], &g.layers[l]
+		if a.checkpoint {
+			// The shared buffers hold the last block's forward; redo this
+			// block's from its kept input, with the same kernels on the same
+			// inputs, so the values are the ones Forward computed.
+			m.attentionInputs(w, la, a.pos, N)
+			be.Attention(la.atty, la.lse, la.q, la.k, la.v, a.seg, sh)
+			m.mlpInputs(w, la, N)
+		}
 		// MLP: x_out = x_mid + down(silu(gate(ln2))·up(ln2)); dres is d x_out.
 		be.MatMul(a.dh, a.dres, w.wDown, N, F, C, false, false, 0)
 		be.MatMul(gl.wDown, a.dres, la.h, C, F, N, true, false, 1)

@@ -50,6 +50,10 @@ type Config struct {
 	ClipNorm    float64 // global gradient norm limit; 0 disables clipping
 	Seed        uint64
 
+	// CheckpointActivations recomputes each block's forward in backward
+	// instead of keeping its activations (see model.SetCheckpointActivations).
+	CheckpointActivations bool
+
 	OutDir          string
 	CheckpointEvery int               // steps between checkpoints; 0 saves only at the end
 	KeepCheckpoints int               // how many checkpoint-N directories to keep
@@ -174,6 +178,7 @@ func New(m *model.Model, data []Sequence, cfg Config) (*Trainer, error) {
 			return nil, fmt.Errorf("sft: sequence %d: all fields must have length %d", i, T)
 		}
 	}
+	m.SetCheckpointActivations(cfg.CheckpointActivations)
 	be := m.Backend()
 	t := &Trainer{cfg: cfg, m: m, data: data, total: cfg.TotalSteps(len(data)), T: T,
 		adamM: be.Alloc(m.NumParams()), adamV: be.Alloc(m.NumParams()), permEpoch: -1}
