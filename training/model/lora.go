@@ -185,6 +185,15 @@ func (m *Model) EnableLoRA(cfg LoRAConfig) error {
 	return nil
 }
 
+// LoRAConfig returns the adapters' settings (defaults filled in), and false
+// when the model has none.
+func (m *Model) LoRAConfig() (LoRAConfig, bool) {
+	if m.lora == nil {
+		return LoRAConfig{}, false
+	}
+	return m.lora.cfg, true
+}
+
 // Trainable returns what an optimizer updates: every parameter, or with
 // LoRA on only the adapters, as a parameter buffer, its gradient buffer
 // (same layout) and the list of named tensors in it.

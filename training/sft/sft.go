@@ -190,6 +190,8 @@ func New(m *model.Model, data []Sequence, cfg Config) (*Trainer, error) {
 		if err := m.EnableLoRA(*cfg.LoRA); err != nil {
 			return nil, fmt.Errorf("sft: %w", err)
 		}
+		lc, _ := m.LoRAConfig()
+		cfg.LoRA = &lc // defaults filled in, as saved and compared on resume
 	}
 	be := m.Backend()
 	// Optimizer state only for what trains: with LoRA, the adapters.
