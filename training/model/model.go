@@ -50,7 +50,7 @@ type Model struct {
 	nParam int
 
 	Params backend.Buffer // every parameter, in the order of Params()
-	Grads  backend.Buffer // same layout; accumulates until ZeroGrads
+	Grads  backend.Buffer // same layout; accumulates until ZeroGrads. Allocated at the first Loss, Backward or ZeroGrads; never with LoRA (frozen base)
 	w, g   weights
 
 	acts       *activations
