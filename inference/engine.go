@@ -49,6 +49,11 @@ type Config struct {
 	QueueWait time.Duration
 	// NoPrefixCache turns prefix reuse off (for comparisons).
 	NoPrefixCache bool
+	// LoRA is a PEFT LoRA adapter directory (adapter_config.json,
+	// adapter_model.safetensors, e.g. from `rlm train sft -lora-rank`) that
+	// Load merges into the base weights, so serving costs what the base
+	// model costs. Empty: none.
+	LoRA string
 }
 
 func (c *Config) defaults() {
@@ -207,6 +212,11 @@ func Load(be backend.Backend, dir string, cfg Config) (*Engine, error) {
 	m, err := model.Load(be, dir)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.LoRA != "" {
+		if err := m.MergeLoRA(cfg.LoRA); err != nil {
+			return nil, fmt.Errorf("load %s: %w", dir, err)
+		}
 	}
 	tok, err := tokenizer.Load(dir)
 	if err != nil {

@@ -44,6 +44,7 @@ func engineFlags(fs *flag.FlagSet) func() (inference.Config, error) {
 	maxQueued := fs.Int("max-queued", 256, "requests waiting to start; one more gets 429 at once")
 	queueWait := fs.Duration("queue-wait", 60*time.Second, "how long a request may wait for KV cache memory before 429")
 	noPrefix := fs.Bool("no-prefix-cache", false, "do not reuse cached KV blocks across requests")
+	lora := fs.String("lora", "", "PEFT LoRA adapter `directory` (from rlm train sft -lora-rank, or PEFT) merged into the weights at load")
 	return func() (inference.Config, error) {
 		c, err := parseKVCache(*kv)
 		if err != nil {
@@ -62,6 +63,7 @@ func engineFlags(fs *flag.FlagSet) func() (inference.Config, error) {
 		}
 		c.BlockSize, c.MaxSeqs, c.MaxBatchTokens, c.MaxModelLen = *blockSize, *maxSeqs, *maxBatch, *maxLen
 		c.MaxQueued, c.QueueWait, c.NoPrefixCache = *maxQueued, *queueWait, *noPrefix
+		c.LoRA = *lora
 		return c, nil
 	}
 }

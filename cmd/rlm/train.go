@@ -88,6 +88,10 @@ See docs/training.md. Flags:
 	fs.Float64Var(&def.Beta2, "beta2", def.Beta2, "AdamW beta2")
 	fs.Float64Var(&def.Eps, "adam-eps", def.Eps, "AdamW epsilon")
 	fs.Float64Var(&def.ClipNorm, "clip", def.ClipNorm, "global gradient-norm clipping threshold (0 disables)")
+	fs.BoolVar(&def.CheckpointActivations, "checkpoint-activations", false, "keep only each layer's input in the forward pass and recompute the layer in backward: ~8x less activation memory for ~1/3 more compute")
+	loraRank := fs.Int("lora-rank", 0, "train LoRA adapters of this rank with the base weights frozen (0: full fine-tune); the adapter is saved in PEFT's layout")
+	loraAlpha := fs.Float64("lora-alpha", 0, "LoRA alpha; the update is scaled by alpha/rank (0: twice -lora-rank)")
+	loraTargets := fs.String("lora-targets", strings.Join(model.DefaultLoRATargets, ","), "comma-separated linear layers that get adapters: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj")
 	fs.Uint64Var(&def.Seed, "seed", def.Seed, "seed for data order; same seed, data and flags give the same run")
 	fs.IntVar(&def.CheckpointEvery, "checkpoint-every", 100, "steps between checkpoints (0: only at the end)")
 	fs.IntVar(&def.KeepCheckpoints, "keep-checkpoints", def.KeepCheckpoints, "checkpoint directories to keep")
@@ -112,6 +116,21 @@ See docs/training.md. Flags:
 		return badFlag("train sft: %w", err)
 	}
 	def.OutDir, def.Resume, def.TokenizerFrom = *out, *resume, *modelDir
+	if *loraRank < 0 || *loraAlpha < 0 {
+		return badFlag("train sft: -lora-rank and -lora-alpha must not be negative")
+	}
+	if *loraRank > 0 {
+		lc := &model.LoRAConfig{Rank: *loraRank, Alpha: *loraAlpha, Seed: def.Seed}
+		if lc.Alpha == 0 {
+			lc.Alpha = 2 * float64(lc.Rank)
+		}
+		for _, name := range strings.Split(*loraTargets, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				lc.Targets = append(lc.Targets, name)
+			}
+		}
+		def.LoRA, def.BaseModel = lc, *modelDir
+	}
 	dev, err := parseDevice(*device, *precision)
 	if err != nil {
 		return badFlag("train sft: %w", err)
@@ -168,12 +187,21 @@ See docs/training.md. Flags:
 	if tr.Step() > 0 {
 		fmt.Fprintf(stdout, "resuming at step %d of %d from %s\n", tr.Step(), tr.TotalSteps(), *out)
 	}
+	if def.LoRA != nil {
+		params, _, _ := m.Trainable()
+		fmt.Fprintf(stdout, "lora: rank %d, alpha %g, on %s: %d trained parameters, base weights frozen\n",
+			def.LoRA.Rank, def.LoRA.Alpha, strings.Join(def.LoRA.Targets, ","), params.Len())
+	}
 	res, err := tr.Run(ctx, stdout)
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}
-	fmt.Fprintf(stdout, "done: %d steps, final loss %.4f, model in %s, loss chart %s\n",
-		res.Steps, res.FinalLoss, *out, filepath.Join(*out, "loss.svg"))
+	what := "model"
+	if def.LoRA != nil {
+		what = "LoRA adapter (serve with rlm model serve --lora " + *out + " " + *modelDir + ")"
+	}
+	fmt.Fprintf(stdout, "done: %d steps, final loss %.4f, %s in %s, loss chart %s\n",
+		res.Steps, res.FinalLoss, what, *out, filepath.Join(*out, "loss.svg"))
 	return nil
 }
 

@@ -189,3 +189,74 @@ func TestTrainSFTDevice(t *testing.T) {
 		t.Fatalf("auto without a GPU: %v, %q", err, log.String())
 	}
 }
+
+// TestTrainSFTLoRA runs `rlm train sft -lora-rank` with activation
+// checkpointing: the output holds a PEFT adapter and no full model, the
+// loss falls, and the adapter merges into the base model (what
+// `rlm model serve --lora` does).
+func TestTrainSFTLoRA(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "tiny.json")
+	os.WriteFile(cfgPath, []byte(`{"hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,
+		"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,"rms_norm_eps":1e-6,
+		"rope_theta":10000,"max_position_embeddings":512,"tie_word_embeddings":false,"vocab_size":269}`), 0o644)
+	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata, "-std", "0.2"}, &stdout, &stderr); err != nil {
+		t.Fatalf("train init: %v\n%s", err, stderr.String())
+	}
+	baseBytes, _ := os.ReadFile(filepath.Join(base, "model.safetensors"))
+	args := []string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", out,
+		"-seq-len", "224", "-min-reward", "1", "-lr", "1e-2", "-warmup", "3", "-steps", "20",
+		"-batch-size", "2", "-grad-accum", "2", "-log-every", "1", "-checkpoint-activations",
+		"-lora-rank", "8", "-lora-targets", "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"}
+	stdout.Reset()
+	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("train sft: %v\n%s", err, stderr.String())
+	}
+	t.Log(stdout.String())
+	if !strings.Contains(stdout.String(), "lora: rank 8, alpha 16") || !strings.Contains(stdout.String(), "LoRA adapter") {
+		t.Errorf("output does not describe the LoRA run:\n%s", stdout.String())
+	}
+	var first, last float64
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		var step, total int
+		var loss float64
+		if i := strings.Index(line, "step "); i >= 0 {
+			if n, _ := fmt.Sscanf(line[i:], "step %d/%d loss %g", &step, &total, &loss); n == 3 {
+				if first == 0 {
+					first = loss
+				}
+				last = loss
+			}
+		}
+	}
+	if first == 0 || last > 0.7*first {
+		t.Errorf("loss %g -> %g", first, last)
+	}
+	for _, name := range []string{"adapter_config.json", "adapter_model.safetensors", "loss.svg"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("output lacks %s", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "model.safetensors")); err == nil {
+		t.Errorf("a LoRA run wrote a full model")
+	}
+	if after, _ := os.ReadFile(filepath.Join(base, "model.safetensors")); !bytes.Equal(after, baseBytes) {
+		t.Errorf("training changed the base checkpoint")
+	}
+	m, err := model.Load(backend.CPU{}, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.MergeLoRA(out); err != nil {
+		t.Fatal(err)
+	}
+
+	stderr.Reset()
+	bad := append(args[:len(args)-1:len(args)-1], "qkv")
+	if err := runTrain(ctx, append(bad, "-out", t.TempDir()), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "unknown target") {
+		t.Errorf("-lora-targets qkv: err = %v", err)
+	}
+}

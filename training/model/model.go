@@ -50,11 +50,13 @@ type Model struct {
 	nParam int
 
 	Params backend.Buffer // every parameter, in the order of Params()
-	Grads  backend.Buffer // same layout; accumulates until ZeroGrads
+	Grads  backend.Buffer // same layout; accumulates until ZeroGrads. Allocated at the first Loss, Backward or ZeroGrads; never with LoRA (frozen base)
 	w, g   weights
 
-	acts     *activations
-	stepActs *stepActs // inference (step.go)
+	acts       *activations
+	checkpoint bool       // see SetCheckpointActivations
+	lora       *loraState // adapters (lora.go); with them the base weights are frozen
+	stepActs   *stepActs  // inference (step.go)
 }
 
 // New allocates a model with zero parameters; call InitRandom or Load.
@@ -90,10 +92,29 @@ func New(be backend.Backend, cfg Config) (*Model, error) {
 		add("lm_head.weight", V, C)
 	}
 	m.Params = be.Alloc(m.nParam)
-	m.Grads = be.Alloc(m.nParam)
 	m.w = m.views(m.Params)
-	m.g = m.views(m.Grads)
 	return m, nil
+}
+
+// ensureGrads allocates the gradient buffer on first need, so a model used
+// only for inference, or with frozen base weights, never holds one. With
+// LoRA on, the base weights get no gradients: the norm weights' backward,
+// which always computes one, writes into small discarded buffers.
+func (m *Model) ensureGrads() {
+	if m.Grads != nil || m.g.norm != nil {
+		return
+	}
+	if m.lora == nil {
+		m.Grads = m.be.Alloc(m.nParam)
+		m.g = m.views(m.Grads)
+		return
+	}
+	C, D := m.Cfg.HiddenSize, m.Cfg.HeadDim
+	sinkC, sinkD := m.be.Alloc(C), m.be.Alloc(D)
+	m.g = weights{norm: sinkC, layers: make([]layer, m.Cfg.NumHiddenLayers)}
+	for l := range m.g.layers {
+		m.g.layers[l] = layer{ln1: sinkC, ln2: sinkC, qNorm: sinkD, kNorm: sinkD}
+	}
 }
 
 func (m *Model) views(buf backend.Buffer) weights {
@@ -172,8 +193,11 @@ func (m *Model) InitRandom(seed uint64, std float64) {
 	m.be.Upload(m.Params, host)
 }
 
-// ZeroGrads clears the gradient buffer.
-func (m *Model) ZeroGrads() { m.be.Zero(m.Grads) }
+// ZeroGrads clears the gradients of the trainable parameters.
+func (m *Model) ZeroGrads() {
+	_, g, _ := m.Trainable()
+	m.be.Zero(g)
+}
 
 // Batch is a packed, tokenized batch: B rows of T positions each.
 type Batch struct {
@@ -223,9 +247,10 @@ type layerActs struct {
 	atty       backend.Buffer // attention output, N×H·D
 	xMid       backend.Buffer // after the attention residual
 	ln2, rstd2 backend.Buffer
-	gate, up   backend.Buffer // N×F
-	h          backend.Buffer // silu(gate)·up
-	xOutNext   backend.Buffer // block output = next block's x
+	gate, up   backend.Buffer             // N×F
+	h          backend.Buffer             // silu(gate)·up
+	xOutNext   backend.Buffer             // block output = next block's x
+	lora       [numTargets]backend.Buffer // s·in·Aᵀ of each adapted linear layer, N×r
 }
 
 type activations struct {
@@ -238,6 +263,38 @@ type activations struct {
 	dres, dln, dh, dgate, dup    backend.Buffer
 	datty, dq, dk, dv, dqr, dkr  backend.Buffer
 	hasTargets, lossDone, fwdRan bool
+	loraTmp, loraTmp2            backend.Buffer // N×r scratch of the adapters
+	checkpoint                   bool           // layers share one set of buffers; Backward recomputes them
+	bytes                        int64          // everything allocated for this set
+}
+
+// SetCheckpointActivations turns activation checkpointing on or off. With it
+// on, Forward keeps only each block's input (the residual stream) and one
+// block's worth of buffers shared by all blocks; Backward recomputes a
+// block's forward from its input just before that block's backward. Memory
+// falls from about 22 floats per hidden unit per layer to about one, for
+// one more forward pass per step. Gradients are the same bits either way.
+func (m *Model) SetCheckpointActivations(on bool) {
+	if m.checkpoint != on {
+		m.checkpoint = on
+		m.acts = nil
+	}
+}
+
+// ActivationBytes is the memory the model's activation buffers take for its
+// current batch shape (0 before the first Forward).
+func (m *Model) ActivationBytes() int64 {
+	if m.acts == nil {
+		return 0
+	}
+	return m.acts.bytes
+}
+
+// ActivationBytes is the memory the activation buffers of a model with cfg
+// take for B rows of T tokens, with or without checkpointing: the same
+// layout the model allocates, counted instead of allocated.
+func ActivationBytes(cfg Config, B, T int, checkpoint bool) int64 {
+	return layoutActs(nil, cfg, nil, B, T, checkpoint).bytes
 }
 
 func (m *Model) ensureActs(B, T int) *activations {
@@ -245,40 +302,78 @@ func (m *Model) ensureActs(B, T int) *activations {
 		return a
 	}
 	m.acts = nil // let the old set go before allocating the new one
-	cfg := m.Cfg
-	be := m.be
+	m.acts = layoutActs(m.be, m.Cfg, m.lora, B, T, m.checkpoint)
+	return m.acts
+}
+
+// layoutActs allocates the activations of one batch shape on be, or with a
+// nil be only counts their bytes.
+func layoutActs(be backend.Backend, cfg Config, lora *loraState, B, T int, checkpoint bool) *activations {
 	N := B * T
 	C, F, V, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
-	a := &activations{B: B, T: T}
-	a.ids, a.targets, a.pos, a.seg = be.AllocInts(N), be.AllocInts(N), be.AllocInts(N), be.AllocInts(N)
-	a.weights, a.losses = be.Alloc(N), be.Alloc(N)
+	a := &activations{B: B, T: T, checkpoint: checkpoint}
+	alloc := func(n int) backend.Buffer {
+		a.bytes += 4 * int64(n)
+		if be == nil {
+			return nil
+		}
+		return be.Alloc(n)
+	}
+	allocInts := func(n int) backend.Ints {
+		a.bytes += 4 * int64(n)
+		if be == nil {
+			return nil
+		}
+		return be.AllocInts(n)
+	}
+	a.ids, a.targets, a.pos, a.seg = allocInts(N), allocInts(N), allocInts(N), allocInts(N)
+	a.weights, a.losses = alloc(N), alloc(N)
+	// inner allocates the buffers of one block between its input and output.
+	inner := func(la *layerActs) {
+		la.ln1, la.rstd1 = alloc(N*C), alloc(N)
+		la.qRaw, la.kRaw = alloc(N*H*D), alloc(N*KV*D)
+		la.q, la.k, la.v = alloc(N*H*D), alloc(N*KV*D), alloc(N*KV*D)
+		la.qRstd, la.kRstd = alloc(N*H), alloc(N*KV)
+		la.lse = alloc(B * H * T)
+		la.atty = alloc(N * H * D)
+		la.xMid = alloc(N * C)
+		la.ln2, la.rstd2 = alloc(N*C), alloc(N)
+		la.gate, la.up, la.h = alloc(N*F), alloc(N*F), alloc(N*F)
+		for t := range numTargets {
+			if lora != nil && lora.on[t] {
+				la.lora[t] = alloc(N * lora.cfg.Rank)
+			}
+		}
+	}
+	if lora != nil {
+		a.loraTmp, a.loraTmp2 = alloc(N*lora.cfg.Rank), alloc(N*lora.cfg.Rank)
+	}
+	var shared layerActs
+	if checkpoint {
+		inner(&shared)
+	}
 	a.layers = make([]layerActs, cfg.NumHiddenLayers)
 	for l := range a.layers {
 		la := &a.layers[l]
+		if checkpoint {
+			*la = shared
+		} else {
+			inner(la)
+		}
 		if l == 0 {
-			la.x = be.Alloc(N * C)
+			la.x = alloc(N * C)
 		} else {
 			la.x = a.layers[l-1].xOutNext
 		}
-		la.ln1, la.rstd1 = be.Alloc(N*C), be.Alloc(N)
-		la.qRaw, la.kRaw = be.Alloc(N*H*D), be.Alloc(N*KV*D)
-		la.q, la.k, la.v = be.Alloc(N*H*D), be.Alloc(N*KV*D), be.Alloc(N*KV*D)
-		la.qRstd, la.kRstd = be.Alloc(N*H), be.Alloc(N*KV)
-		la.lse = be.Alloc(B * H * T)
-		la.atty = be.Alloc(N * H * D)
-		la.xMid = be.Alloc(N * C)
-		la.ln2, la.rstd2 = be.Alloc(N*C), be.Alloc(N)
-		la.gate, la.up, la.h = be.Alloc(N*F), be.Alloc(N*F), be.Alloc(N*F)
-		la.xOutNext = be.Alloc(N * C)
+		la.xOutNext = alloc(N * C)
 	}
 	a.xOut = a.layers[len(a.layers)-1].xOutNext
-	a.lnf, a.rstdf = be.Alloc(N*C), be.Alloc(N)
-	a.head, a.logitRow = be.Alloc(min(N, headRows)*V), be.Alloc(V)
-	a.dres, a.dln = be.Alloc(N*C), be.Alloc(N*C)
-	a.dh, a.dgate, a.dup = be.Alloc(N*F), be.Alloc(N*F), be.Alloc(N*F)
-	a.datty, a.dq, a.dqr = be.Alloc(N*H*D), be.Alloc(N*H*D), be.Alloc(N*H*D)
-	a.dk, a.dv, a.dkr = be.Alloc(N*KV*D), be.Alloc(N*KV*D), be.Alloc(N*KV*D)
-	m.acts = a
+	a.lnf, a.rstdf = alloc(N*C), alloc(N)
+	a.head, a.logitRow = alloc(min(N, headRows)*V), alloc(V)
+	a.dres, a.dln = alloc(N*C), alloc(N*C)
+	a.dh, a.dgate, a.dup = alloc(N*F), alloc(N*F), alloc(N*F)
+	a.datty, a.dq, a.dqr = alloc(N*H*D), alloc(N*H*D), alloc(N*H*D)
+	a.dk, a.dv, a.dkr = alloc(N*KV*D), alloc(N*KV*D), alloc(N*KV*D)
 	return a
 }
 
@@ -314,10 +409,10 @@ func (m *Model) Forward(ctx context.Context, b *Batch) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("forward: %w", err)
 		}
-		la, w := &a.layers[l], &m.w.layers[l]
-		m.attentionInputs(w, la, a.pos, N)
+		la := &a.layers[l]
+		m.attentionInputs(l, la, a.pos, N)
 		be.Attention(la.atty, la.lse, la.q, la.k, la.v, a.seg, sh)
-		m.blockOutput(w, la, N)
+		m.blockOutput(l, la, N)
 	}
 	be.RMSNorm(a.lnf, a.rstdf, a.xOut, m.w.norm, N, C, cfg.RMSNormEps)
 	a.fwdRan = true
@@ -329,37 +424,45 @@ func (m *Model) Forward(ctx context.Context, b *Batch) error {
 // (PagedAttention over the KV cache) do differently; both run the code
 // before and after it from here.
 
-// attentionInputs runs the first half of block w on its N input rows la.x:
+// attentionInputs runs the first half of block l on its N input rows la.x:
 // the pre-attention norm, the q, k and v projections, the per-head q and k
 // norms and RoPE at positions pos. It leaves la.q, la.k and la.v ready for
 // attention.
-func (m *Model) attentionInputs(w *layer, la *layerActs, pos backend.Ints, N int) {
-	cfg, be := m.Cfg, m.be
+func (m *Model) attentionInputs(l int, la *layerActs, pos backend.Ints, N int) {
+	cfg, be, w := m.Cfg, m.be, &m.w.layers[l]
 	C, H, KV, D, eps := cfg.HiddenSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim, cfg.RMSNormEps
 	be.RMSNorm(la.ln1, la.rstd1, la.x, w.ln1, N, C, eps)
-	be.MatMul(la.qRaw, la.ln1, w.wq, N, H*D, C, false, true, 0)
-	be.MatMul(la.kRaw, la.ln1, w.wk, N, KV*D, C, false, true, 0)
-	be.MatMul(la.v, la.ln1, w.wv, N, KV*D, C, false, true, 0)
+	m.linear(la.qRaw, la.ln1, w.wq, l, tgQ, la, N, H*D, C, 0)
+	m.linear(la.kRaw, la.ln1, w.wk, l, tgK, la, N, KV*D, C, 0)
+	m.linear(la.v, la.ln1, w.wv, l, tgV, la, N, KV*D, C, 0)
 	be.RMSNorm(la.q, la.qRstd, la.qRaw, w.qNorm, N*H, D, eps)
 	be.RMSNorm(la.k, la.kRstd, la.kRaw, w.kNorm, N*KV, D, eps)
 	be.RoPE(la.q, pos, H, D, cfg.RopeTheta, false)
 	be.RoPE(la.k, pos, KV, D, cfg.RopeTheta, false)
 }
 
-// blockOutput runs the second half of block w from the attention output
+// blockOutput runs the second half of block l from the attention output
 // la.atty: the output projection and its residual into la.xMid, then the
 // SwiGLU MLP and its residual into la.xOutNext.
-func (m *Model) blockOutput(w *layer, la *layerActs, N int) {
+func (m *Model) blockOutput(l int, la *layerActs, N int) {
 	cfg, be := m.Cfg, m.be
+	C, F := cfg.HiddenSize, cfg.IntermediateSize
+	m.mlpInputs(l, la, N)
+	be.Copy(la.xOutNext, la.xMid)
+	m.linear(la.xOutNext, la.h, m.w.layers[l].wDown, l, tgDown, la, N, C, F, 1)
+}
+
+// mlpInputs runs blockOutput up to the down projection: everything a
+// block's backward reads. A checkpointed Backward recomputes only this far.
+func (m *Model) mlpInputs(l int, la *layerActs, N int) {
+	cfg, be, w := m.Cfg, m.be, &m.w.layers[l]
 	C, F, HD := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads*cfg.HeadDim
 	be.Copy(la.xMid, la.x)
-	be.MatMul(la.xMid, la.atty, w.wo, N, C, HD, false, true, 1)
+	m.linear(la.xMid, la.atty, w.wo, l, tgO, la, N, C, HD, 1)
 	be.RMSNorm(la.ln2, la.rstd2, la.xMid, w.ln2, N, C, cfg.RMSNormEps)
-	be.MatMul(la.gate, la.ln2, w.wGate, N, F, C, false, true, 0)
-	be.MatMul(la.up, la.ln2, w.wUp, N, F, C, false, true, 0)
+	m.linear(la.gate, la.ln2, w.wGate, l, tgGate, la, N, F, C, 0)
+	m.linear(la.up, la.ln2, w.wUp, l, tgUp, la, N, F, C, 0)
 	be.SwiGLU(la.h, la.gate, la.up)
-	be.Copy(la.xOutNext, la.xMid)
-	be.MatMul(la.xOutNext, la.h, w.wDown, N, C, F, false, true, 1)
 }
 
 // Logits computes the logits of position n of the last Forward into dst.
@@ -388,6 +491,7 @@ func (m *Model) Loss() (float64, error) {
 		return 0, fmt.Errorf("loss: needs a forward pass with targets")
 	}
 	a.lossDone = true
+	m.ensureGrads()
 	be := m.be
 	N, C, V := a.B*a.T, m.Cfg.HiddenSize, m.Cfg.VocabSize
 	var total float64
@@ -400,7 +504,9 @@ func (m *Model) Loss() (float64, error) {
 			be.SliceInts(a.targets, r0, rows), be.Slice(a.weights, r0, rows), V)
 		// logits now holds dlogits.
 		be.MatMul(be.Slice(a.dln, r0*C, rows*C), logits, m.w.lmHead, rows, C, V, false, false, 0)
-		be.MatMul(m.g.lmHead, logits, lnf, V, C, rows, true, false, 1)
+		if m.g.lmHead != nil { // nil when the base weights are frozen
+			be.MatMul(m.g.lmHead, logits, lnf, V, C, rows, true, false, 1)
+		}
 	}
 	return total, nil
 }
@@ -417,6 +523,7 @@ func (m *Model) Backward(ctx context.Context) error {
 	N := a.B * a.T
 	C, F, H, KV, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
 	sh := backend.AttnShape{B: a.B, T: a.T, H: H, KV: KV, D: D}
+	m.ensureGrads()
 	g := &m.g
 
 	// Final norm; Loss left the gradient of its output in a.dln.
@@ -428,21 +535,26 @@ func (m *Model) Backward(ctx context.Context) error {
 			return fmt.Errorf("backward: %w", err)
 		}
 		la, w, gl := &a.layers[l], &m.w.layers[l], &g.layers[l]
+		if a.checkpoint {
+			// The shared buffers hold the last block's forward; redo this
+			// block's from its kept input, with the same kernels on the same
+			// inputs, so the values are the ones Forward computed.
+			m.attentionInputs(l, la, a.pos, N)
+			be.Attention(la.atty, la.lse, la.q, la.k, la.v, a.seg, sh)
+			m.mlpInputs(l, la, N)
+			m.adapterInput(la.h, l, tgDown, la, N, F)
+		}
 		// MLP: x_out = x_mid + down(silu(gate(ln2))·up(ln2)); dres is d x_out.
-		be.MatMul(a.dh, a.dres, w.wDown, N, F, C, false, false, 0)
-		be.MatMul(gl.wDown, a.dres, la.h, C, F, N, true, false, 1)
+		m.linearBackward(a.dh, a.dres, la.h, w.wDown, gl.wDown, l, tgDown, la, N, C, F, 0)
 		be.Zero(a.dgate)
 		be.Zero(a.dup)
 		be.SwiGLUBackward(a.dgate, a.dup, a.dh, la.gate, la.up)
-		be.MatMul(a.dln, a.dgate, w.wGate, N, C, F, false, false, 0)
-		be.MatMul(a.dln, a.dup, w.wUp, N, C, F, false, false, 1)
-		be.MatMul(gl.wGate, a.dgate, la.ln2, F, C, N, true, false, 1)
-		be.MatMul(gl.wUp, a.dup, la.ln2, F, C, N, true, false, 1)
+		m.linearBackward(a.dln, a.dgate, la.ln2, w.wGate, gl.wGate, l, tgGate, la, N, F, C, 0)
+		m.linearBackward(a.dln, a.dup, la.ln2, w.wUp, gl.wUp, l, tgUp, la, N, F, C, 1)
 		be.RMSNormBackward(a.dres, gl.ln2, a.dln, la.xMid, w.ln2, la.rstd2, N, C)
 
 		// Attention: x_mid = x + o(attn(rope(qnorm(q(ln1))), ...)).
-		be.MatMul(a.datty, a.dres, w.wo, N, H*D, C, false, false, 0)
-		be.MatMul(gl.wo, a.dres, la.atty, C, H*D, N, true, false, 1)
+		m.linearBackward(a.datty, a.dres, la.atty, w.wo, gl.wo, l, tgO, la, N, C, H*D, 0)
 		be.Zero(a.dq)
 		be.Zero(a.dk)
 		be.Zero(a.dv)
@@ -453,20 +565,22 @@ func (m *Model) Backward(ctx context.Context) error {
 		be.Zero(a.dkr)
 		be.RMSNormBackward(a.dqr, gl.qNorm, a.dq, la.qRaw, w.qNorm, la.qRstd, N*H, D)
 		be.RMSNormBackward(a.dkr, gl.kNorm, a.dk, la.kRaw, w.kNorm, la.kRstd, N*KV, D)
-		be.MatMul(a.dln, a.dqr, w.wq, N, C, H*D, false, false, 0)
-		be.MatMul(a.dln, a.dkr, w.wk, N, C, KV*D, false, false, 1)
-		be.MatMul(a.dln, a.dv, w.wv, N, C, KV*D, false, false, 1)
-		be.MatMul(gl.wq, a.dqr, la.ln1, H*D, C, N, true, false, 1)
-		be.MatMul(gl.wk, a.dkr, la.ln1, KV*D, C, N, true, false, 1)
-		be.MatMul(gl.wv, a.dv, la.ln1, KV*D, C, N, true, false, 1)
+		m.linearBackward(a.dln, a.dqr, la.ln1, w.wq, gl.wq, l, tgQ, la, N, H*D, C, 0)
+		m.linearBackward(a.dln, a.dkr, la.ln1, w.wk, gl.wk, l, tgK, la, N, KV*D, C, 1)
+		m.linearBackward(a.dln, a.dv, la.ln1, w.wv, gl.wv, l, tgV, la, N, KV*D, C, 1)
 		be.RMSNormBackward(a.dres, gl.ln1, a.dln, la.x, w.ln1, la.rstd1, N, C)
 	}
-	be.EmbeddingBackward(g.embed, a.dres, a.ids, C)
+	if g.embed != nil {
+		be.EmbeddingBackward(g.embed, a.dres, a.ids, C)
+	}
 	return nil
 }
 
-// GradNorm returns the global L2 norm of the gradients.
-func (m *Model) GradNorm() float64 { return math.Sqrt(m.be.SumSquares(m.Grads)) }
+// GradNorm returns the global L2 norm of the trainable parameters' gradients.
+func (m *Model) GradNorm() float64 {
+	_, g, _ := m.Trainable()
+	return math.Sqrt(m.be.SumSquares(g))
+}
 
 // DownloadParams returns a host copy of every parameter.
 func (m *Model) DownloadParams() []float32 {
@@ -475,10 +589,12 @@ func (m *Model) DownloadParams() []float32 {
 	return host
 }
 
-// DownloadGrads returns a host copy of every gradient.
+// DownloadGrads returns a host copy of the trainable parameters' gradients
+// (every parameter's, or the adapters' with LoRA on).
 func (m *Model) DownloadGrads() []float32 {
-	host := make([]float32, m.nParam)
-	m.be.Download(host, m.Grads)
+	_, g, _ := m.Trainable()
+	host := make([]float32, g.Len())
+	m.be.Download(host, g)
 	return host
 }
 

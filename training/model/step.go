@@ -145,6 +145,9 @@ func (m *Model) ForwardStep(ctx context.Context, kv *KVCache, st *Step, logits [
 	if len(kv.K) != cfg.NumHiddenLayers {
 		return fmt.Errorf("step: cache has %d layers, model %d", len(kv.K), cfg.NumHiddenLayers)
 	}
+	if m.lora != nil {
+		return fmt.Errorf("step: the model has unmerged LoRA adapters; serve base weights with the adapter merged (MergeLoRA)")
+	}
 	if err := st.validate(cfg, kv); err != nil {
 		return err
 	}
@@ -178,12 +181,11 @@ func (m *Model) ForwardStep(ctx context.Context, kv *KVCache, st *Step, logits [
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("step: %w", err)
 		}
-		w := &m.w.layers[l]
-		m.attentionInputs(w, &la, pos, N)
+		m.attentionInputs(l, &la, pos, N)
 		be.ScatterRows(kv.K[l], la.k, slots, KV*D)
 		be.ScatterRows(kv.V[l], la.v, slots, KV*D)
 		be.PagedAttention(la.atty, la.q, kv.K[l], kv.V[l], blockTable, seq, pos, sh)
-		m.blockOutput(w, &la, N)
+		m.blockOutput(l, &la, N)
 		la.x, la.xOutNext = la.xOutNext, la.x
 	}
 	if L == 0 {

@@ -31,14 +31,24 @@ type state struct {
 	GradAccum    int       `json:"grad_accum"`
 	SeqLen       int       `json:"seq_len"`
 	NumSequences int       `json:"num_sequences"`
-	RowsSeen     int       `json:"rows_seen"` // data position: sequences consumed
+	RowsSeen     int       `json:"rows_seen"`      // data position: sequences consumed
+	LoRA         string    `json:"lora,omitempty"` // adapters trained, empty for a full fine-tune
 	Losses       []float64 `json:"losses"`
 }
 
 func (t *Trainer) state() state {
 	return state{Step: t.step, TotalSteps: t.total, Seed: t.cfg.Seed, BatchSize: t.cfg.BatchSize,
 		GradAccum: t.cfg.GradAccum, SeqLen: t.T, NumSequences: len(t.data),
-		RowsSeen: t.step * t.cfg.BatchSize * t.cfg.GradAccum, Losses: t.losses}
+		RowsSeen: t.step * t.cfg.BatchSize * t.cfg.GradAccum, Losses: t.losses, LoRA: t.loraDesc()}
+}
+
+// loraDesc names the adapters of the run, so a resume with other ones (or a
+// full fine-tune) is refused.
+func (t *Trainer) loraDesc() string {
+	if l := t.cfg.LoRA; l != nil {
+		return fmt.Sprintf("r=%d alpha=%g targets=%s", l.Rank, l.Alpha, strings.Join(l.Targets, ","))
+	}
+	return ""
 }
 
 func writeState(path string, s state) error {
@@ -61,12 +71,12 @@ func (t *Trainer) SaveCheckpoint() error {
 	final := filepath.Join(t.cfg.OutDir, fmt.Sprintf("%s%06d", checkpointStem, t.step))
 	tmp := final + ".tmp"
 	os.RemoveAll(tmp)
-	if err := t.m.Save(tmp, model.SaveOptions{DType: safetensors.F32, CopyFrom: t.cfg.TokenizerFrom}); err != nil {
+	if err := t.saveWeights(tmp, safetensors.F32); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("sft: checkpoint: %w", err)
 	}
 	be := t.m.Backend()
-	n := t.m.NumParams()
+	n := t.adamM.Len()
 	mv := make([]float32, 2*n)
 	be.Download(mv[:n], t.adamM)
 	be.Download(mv[n:], t.adamV)
@@ -137,6 +147,9 @@ func (t *Trainer) compatible(where string, s state) error {
 			where, s.Seed, s.BatchSize, s.GradAccum, s.NumSequences, s.SeqLen,
 			t.cfg.Seed, t.cfg.BatchSize, t.cfg.GradAccum, len(t.data), t.T)
 	}
+	if s.LoRA != t.loraDesc() {
+		return fmt.Errorf("sft: resume %s: it trained adapters %q, this run %q (use another -out to start afresh)", where, s.LoRA, t.loraDesc())
+	}
 	return nil
 }
 
@@ -185,21 +198,26 @@ func (t *Trainer) resume() error {
 		return err
 	}
 	be := t.m.Backend()
-	saved, err := model.Load(be, dir)
-	if err != nil {
-		return fmt.Errorf("sft: resume: %w", err)
+	if t.cfg.LoRA != nil {
+		if err := t.m.LoadLoRAWeights(dir); err != nil {
+			return fmt.Errorf("sft: resume: %w", err)
+		}
+	} else {
+		saved, err := model.Load(be, dir)
+		if err != nil {
+			return fmt.Errorf("sft: resume: %w", err)
+		}
+		if saved.NumParams() != t.m.NumParams() {
+			return fmt.Errorf("sft: resume %s: checkpoint has %d parameters, model %d", dir, saved.NumParams(), t.m.NumParams())
+		}
+		be.Copy(t.m.Params, saved.Params)
 	}
-	if saved.NumParams() != t.m.NumParams() {
-		return fmt.Errorf("sft: resume %s: checkpoint has %d parameters, model %d", dir, saved.NumParams(), t.m.NumParams())
-	}
-	be.Copy(t.m.Params, saved.Params)
 	f, err := safetensors.Open(filepath.Join(dir, optimizerFile))
 	if err != nil {
 		return fmt.Errorf("sft: resume: %w", err)
 	}
 	defer f.Close()
-	n := t.m.NumParams()
-	host := make([]float32, n)
+	host := make([]float32, t.adamM.Len())
 	for _, tc := range []struct {
 		name string
 		dst  backend.Buffer

@@ -50,6 +50,17 @@ type Config struct {
 	ClipNorm    float64 // global gradient norm limit; 0 disables clipping
 	Seed        uint64
 
+	// CheckpointActivations recomputes each block's forward in backward
+	// instead of keeping its activations (see model.SetCheckpointActivations).
+	CheckpointActivations bool
+
+	// LoRA, when set, trains low-rank adapters with the base weights frozen
+	// (see model.EnableLoRA); checkpoints and the final save hold the
+	// adapters in the PEFT layout instead of the whole model.
+	LoRA *model.LoRAConfig
+	// BaseModel is written as the adapters' base_model_name_or_path.
+	BaseModel string
+
 	OutDir          string
 	CheckpointEvery int               // steps between checkpoints; 0 saves only at the end
 	KeepCheckpoints int               // how many checkpoint-N directories to keep
@@ -174,9 +185,19 @@ func New(m *model.Model, data []Sequence, cfg Config) (*Trainer, error) {
 			return nil, fmt.Errorf("sft: sequence %d: all fields must have length %d", i, T)
 		}
 	}
+	m.SetCheckpointActivations(cfg.CheckpointActivations)
+	if cfg.LoRA != nil {
+		if err := m.EnableLoRA(*cfg.LoRA); err != nil {
+			return nil, fmt.Errorf("sft: %w", err)
+		}
+		lc, _ := m.LoRAConfig()
+		cfg.LoRA = &lc // defaults filled in, as saved and compared on resume
+	}
 	be := m.Backend()
+	// Optimizer state only for what trains: with LoRA, the adapters.
+	params, _, _ := m.Trainable()
 	t := &Trainer{cfg: cfg, m: m, data: data, total: cfg.TotalSteps(len(data)), T: T,
-		adamM: be.Alloc(m.NumParams()), adamV: be.Alloc(m.NumParams()), permEpoch: -1}
+		adamM: be.Alloc(params.Len()), adamV: be.Alloc(params.Len()), permEpoch: -1}
 	if cfg.Resume {
 		if err := t.resume(); err != nil {
 			return nil, err
@@ -274,13 +295,14 @@ func (t *Trainer) TrainStep(ctx context.Context) (StepStats, error) {
 	}
 	lr := t.cfg.LRAt(step, t.total)
 	be := m.Backend()
-	for _, p := range m.ParamList() {
+	params, grads, list := m.Trainable()
+	for _, p := range list {
 		wd := 0.0
 		if p.Matrix() {
 			wd = t.cfg.WeightDecay
 		}
 		sl := func(b backend.Buffer) backend.Buffer { return be.Slice(b, p.Offset, p.Size()) }
-		be.AdamW(sl(m.Params), sl(m.Grads), sl(t.adamM), sl(t.adamV), backend.AdamWParams{
+		be.AdamW(sl(params), sl(grads), sl(t.adamM), sl(t.adamV), backend.AdamWParams{
 			LR: lr, Beta1: t.cfg.Beta1, Beta2: t.cfg.Beta2, Eps: t.cfg.Eps,
 			WeightDecay: wd, Step: step, GradScale: scale})
 	}
@@ -370,8 +392,17 @@ func bar(done, total, width int) string {
 	return string(b)
 }
 
+// saveWeights writes what the run trains into dir: the adapters with LoRA,
+// else the whole model.
+func (t *Trainer) saveWeights(dir string, dtype safetensors.DType) error {
+	if t.cfg.LoRA != nil {
+		return t.m.SaveLoRA(dir, t.cfg.BaseModel)
+	}
+	return t.m.Save(dir, model.SaveOptions{DType: dtype, CopyFrom: t.cfg.TokenizerFrom})
+}
+
 func (t *Trainer) saveFinal() error {
-	if err := t.m.Save(t.cfg.OutDir, model.SaveOptions{DType: t.cfg.SaveDType, CopyFrom: t.cfg.TokenizerFrom}); err != nil {
+	if err := t.saveWeights(t.cfg.OutDir, t.cfg.SaveDType); err != nil {
 		return fmt.Errorf("sft: save final model: %w", err)
 	}
 	if err := writeState(filepath.Join(t.cfg.OutDir, stateFile), t.state()); err != nil {
