@@ -431,7 +431,7 @@ func (t *Trainer) trainStep(ctx context.Context, b *Batch) (StepStats, error) {
 	}
 	st.RewardMean /= float64(max(len(b.Rollouts), 1))
 	st.PassRate /= float64(max(len(b.Rollouts), 1))
-	rows, err := pack(b.Samples, t.cfg.SeqLen)
+	rows, err := pack(b.Samples, rowLen(b.Samples, t.cfg.SeqLen))
 	if err != nil {
 		return StepStats{}, err
 	}
@@ -453,4 +453,15 @@ func (t *Trainer) trainStep(ctx context.Context, b *Batch) (StepStats, error) {
 	t.step = step
 	t.history = append(t.history, st)
 	return st, nil
+}
+
+// rowLen is the length of a step's packed rows: the longest sample's,
+// rounded up to a multiple of 128 so that steps of similar samples share
+// one set of activation buffers, and at most seqLen.
+func rowLen(samples []Sample, seqLen int) int {
+	n := 1
+	for _, s := range samples {
+		n = max(n, len(s.Tokens)-1)
+	}
+	return min(seqLen, (n+127)/128*128)
 }

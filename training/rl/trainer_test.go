@@ -136,3 +136,84 @@ func TestRewardRises(t *testing.T) {
 		t.Errorf("progress: %s", progress)
 	}
 }
+
+// TestResumeIsExact: a run stopped after a checkpoint and resumed ends
+// with the same weights as the same run made in one go, with rollouts of
+// the next step already sampled when the checkpoint was written.
+func TestResumeIsExact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	pool := newPool(t)
+	small := func(out string) Config {
+		cfg := testConfig(t, pool, out)
+		cfg.TasksPerStep, cfg.Group, cfg.Steps, cfg.MaxTokens = 1, 4, 3, 16
+		// Graded rewards (the share of ten letters the answer contains)
+		// make every step's group carry signal.
+		path := filepath.Join(t.TempDir(), "letters.jsonl")
+		os.WriteFile(path, []byte(`{"context": "abcdefghij", "question": "Which letters?", "answer": ["a","b","c","d","e","f","g","h","i","j"], "scorer": "contains"}`+"\n"), 0o644)
+		task, err := eval.LoadCustom(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Tasks = []eval.Task{task}
+		return cfg
+	}
+	m, tok := harnessModel(t)
+	init := m.DownloadParams()
+	whole, _ := run(t, small(t.TempDir()), m, tok)
+	want := m.DownloadParams()
+	updates := 0
+	for _, s := range whole.Steps {
+		if !s.TrainSkipped {
+			updates++
+		}
+	}
+	changed := 0
+	for i := range want {
+		if want[i] != init[i] {
+			changed++
+		}
+	}
+	t.Logf("%d of %d steps updated the weights; %d weights changed", updates, len(whole.Steps), changed)
+	if updates < 2 || changed == 0 {
+		t.Fatalf("the run learned nothing, so comparing weights shows nothing")
+	}
+
+	out := t.TempDir()
+	m2, _ := harnessModel(t)
+	cfg := small(out)
+	cfg.StopAfter = 2
+	first, progress := run(t, cfg, m2, tok)
+	if len(first.Steps) != 2 || !strings.Contains(progress, "stopped after step 2") {
+		t.Fatalf("stop after 2: %d steps\n%s", len(first.Steps), progress)
+	}
+	m3, _ := harnessModel(t)
+	cfg = small(out)
+	cfg.Resume = true
+	rest, _ := run(t, cfg, m3, tok)
+	if len(rest.Steps) != 3 {
+		t.Fatalf("resumed run reports %d steps", len(rest.Steps))
+	}
+	got := m3.DownloadParams()
+	diff := 0
+	for i := range want {
+		if got[i] != want[i] {
+			diff++
+		}
+	}
+	if diff > 0 {
+		t.Errorf("%d of %d weights differ between the resumed run and the whole run", diff, len(want))
+	}
+	for i := range whole.Steps {
+		if a, b := whole.Steps[i].RewardMean, rest.Steps[i].RewardMean; a != b {
+			t.Errorf("step %d: reward %g in one go, %g resumed", i+1, a, b)
+		}
+	}
+	// A resume with other settings is refused.
+	cfg = small(out)
+	cfg.Resume, cfg.LR = true, 1e-3
+	if _, err := New(m3, tok, cfg); err == nil || !strings.Contains(err.Error(), "other settings") {
+		t.Errorf("resume with another learning rate: %v", err)
+	}
+}
