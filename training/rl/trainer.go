@@ -371,9 +371,9 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 		if st.Step%cfg.LogEvery == 0 || st.Step == cfg.Steps {
 			elapsed := time.Since(start)
 			eta := time.Duration(float64(elapsed) / float64(st.Step-first) * float64(cfg.Steps-st.Step))
-			fmt.Fprintf(progress, "%s step %d/%d reward %.3f pass %.2f loss %.4g masked %d/%d groups %d/%d gen tok/s %.0f train tok/s %.0f rollout %.1fs train %.1fs staleness %d eta %s\n",
+			fmt.Fprintf(progress, "%s step %d/%d reward %.3f pass %.2f loss %.4g masked %d/%d groups %d/%d samples %d gen tok/s %.0f train tok/s %.0f rollout %.1fs train %.1fs staleness %d eta %s\n",
 				loop.Bar(st.Step, cfg.Steps, 20), st.Step, cfg.Steps, st.RewardMean, st.PassRate, st.Loss, st.Masked, st.LossTokens,
-				cfg.TasksPerStep-st.Dropped, cfg.TasksPerStep, float64(st.Generated)/math.Max(st.RolloutSec, 1e-9),
+				cfg.TasksPerStep-st.Dropped, cfg.TasksPerStep, st.Samples, float64(st.Generated)/math.Max(st.RolloutSec, 1e-9),
 				float64(st.TrainedPos)/math.Max(st.TrainSec, 1e-9), st.RolloutSec, st.TrainSec, st.Staleness, eta.Round(time.Second))
 		}
 		stop := cfg.StopAfter > 0 && t.step >= cfg.StopAfter && t.step < cfg.Steps
