@@ -2,12 +2,17 @@ package rl
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/rlm-project/rlm/training/backend"
 	"github.com/rlm-project/rlm/training/model"
+	"github.com/rlm-project/rlm/training/safetensors"
 )
 
 func tinyRandomModel(t testing.TB, vocab int, seed uint64, std float64) *model.Model {
@@ -167,6 +172,89 @@ func TestLossGradientMatchesFiniteDifferences(t *testing.T) {
 				}
 			}
 			m.Backend().Upload(m.Params, params)
+		})
+	}
+}
+
+// TestLossMatchesPyTorch compares the loss and every parameter gradient of
+// one packed row with tests/python/rl_loss_ref.py, the same objective in
+// PyTorch autograd (float64) on the same weights.
+func TestLossMatchesPyTorch(t *testing.T) {
+	if err := exec.Command("/usr/bin/python3", "-c", "import torch, numpy").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but /usr/bin/python3 cannot import torch and numpy: %v", err)
+		}
+		t.Skipf("no PyTorch: %v", err)
+	}
+	for _, c := range []LossConfig{
+		{Mode: ModeDPPO, TVLow: 0.05, TVHigh: 0.05, ClipLow: 0.2, ClipHigh: 0.28, LogRatioPenalty: 0.3},
+		{Mode: ModePPO, TVLow: 0.2, TVHigh: 0.2, ClipLow: 0.2, ClipHigh: 0.28},
+	} {
+		t.Run(c.Mode, func(t *testing.T) {
+			ctx := context.Background()
+			m := tinyRandomModel(t, 19, 5, 0.5)
+			dir := t.TempDir()
+			if err := m.Save(dir, model.SaveOptions{DType: safetensors.F32}); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := pack(gradSamples(t, m, c), 40)
+			if err != nil || len(rows) != 1 {
+				t.Fatalf("%d rows, %v", len(rows), err)
+			}
+			m.ZeroGrads()
+			st, err := accumulate(ctx, m, rows, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rows[0]
+			lossMask := make([]int, len(r.loss))
+			for i, l := range r.loss {
+				if l {
+					lossMask[i] = 1
+				}
+			}
+			bj, _ := json.Marshal(map[string]any{"B": 1, "T": r.batch.T, "ids": r.batch.IDs, "pos": r.batch.Pos, "seg": r.batch.Seg,
+				"targets": r.batch.Targets, "loss": lossMask, "old_logprobs": r.oldLP, "advantages": r.adv, "norm": st.Tokens,
+				"mode": c.Mode, "tv_low": c.TVLow, "tv_high": c.TVHigh, "clip_low": c.ClipLow, "clip_high": c.ClipHigh,
+				"log_ratio_penalty": c.LogRatioPenalty})
+			bp := filepath.Join(dir, "batch.json")
+			os.WriteFile(bp, bj, 0o644)
+			out, err := exec.Command("/usr/bin/python3", "../../tests/python/rl_loss_ref.py", dir, bp).Output()
+			if err != nil {
+				var stderr []byte
+				if ee, ok := err.(*exec.ExitError); ok {
+					stderr = ee.Stderr
+				}
+				t.Fatalf("rl_loss_ref.py: %v\n%s", err, stderr)
+			}
+			var ref struct {
+				Loss  float64              `json:"loss"`
+				Grads map[string][]float64 `json:"grads"`
+			}
+			if err := json.Unmarshal(out, &ref); err != nil {
+				t.Fatal(err)
+			}
+			if rel := math.Abs(st.Loss-ref.Loss) / math.Abs(ref.Loss); rel > 1e-4 {
+				t.Errorf("loss %.8g, PyTorch %.8g (rel. err %.3g)", st.Loss, ref.Loss, rel)
+			}
+			grads := m.DownloadGrads()
+			var num, den float64
+			for _, p := range m.ParamList() {
+				want := ref.Grads[p.Name]
+				if len(want) != p.Size() {
+					t.Fatalf("%s: PyTorch has %d gradients, want %d", p.Name, len(want), p.Size())
+				}
+				for i, w := range want {
+					d := float64(grads[p.Offset+i]) - w
+					num += d * d
+					den += w * w
+				}
+			}
+			rel := math.Sqrt(num / den)
+			t.Logf("%d of %d tokens masked; loss %.6g vs %.6g; gradient rel. err %.3g", st.Masked, st.Tokens, st.Loss, ref.Loss, rel)
+			if rel > 1e-4 {
+				t.Errorf("gradient relative error %.3g > 1e-4", rel)
+			}
 		})
 	}
 }
