@@ -122,10 +122,20 @@ func TestRewardRises(t *testing.T) {
 	if last < first+0.25 {
 		t.Errorf("mean reward of the first two steps %.3f, of the last two %.3f: want a rise of at least 0.25", first, last)
 	}
+	// A rollout here is two root turns (the turn, then the engine's
+	// "answer now" turn), which merge into one sample when the second
+	// prompt extends the first prompt and completion token for token.
+	merged := false
 	for _, s := range h {
+		if s.Dropped == 0 && s.Samples < 2*s.Rollouts {
+			merged = true
+		}
 		if s.Step > 1 && s.Staleness != min(1, s.Step-1) {
 			t.Errorf("step %d sampled by policy %d: staleness %d", s.Step, s.Version, s.Staleness)
 		}
+	}
+	if !merged {
+		t.Error("no step merged the turns of a rollout into one sample")
 	}
 	for _, f := range []string{"model.safetensors", "config.json", stateFile, chartFile} {
 		if _, err := os.Stat(filepath.Join(cfg.OutDir, f)); err != nil {

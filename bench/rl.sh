@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# rlm train rl on a tiny random Qwen3 (training/sft/testdata's 269-id
+# tokenizer) through the real engine and REPL: the per-step breakdown
+# (rollout, train) and the wall time of the same run synchronous
+# (-max-staleness 0) and asynchronous (-max-staleness 1, rollouts of the
+# next step generated while a step trains), in one run on this machine.
+# The task (answer with text containing "4") is trivially learnable; the
+# reward column shows it being learned.
+# Usage: bench/rl.sh [steps]   (default 6)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+steps="${1:-6}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/rlm" ./cmd/rlm
+cat > "$tmp/tiny.json" <<'J'
+{"hidden_size":48,"intermediate_size":96,"num_hidden_layers":2,"num_attention_heads":2,"num_key_value_heads":1,
+ "head_dim":16,"rms_norm_eps":1e-6,"rope_theta":10000,"max_position_embeddings":8192,"tie_word_embeddings":true,"vocab_size":269}
+J
+cat > "$tmp/four.jsonl" <<'J'
+{"context": "The answer is 4.", "question": "What is the answer?", "answer": "4", "scorer": "contains"}
+{"context": "Two plus two is four, written 4.", "question": "Write the digit.", "answer": "4", "scorer": "contains"}
+J
+"$tmp/rlm" train init -config "$tmp/tiny.json" -out "$tmp/base" -tokenizer training/sft/testdata -seed 7 >/dev/null
+echo "machine: $(nproc) threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%F)"
+for s in 0 1; do
+  start=$(date +%s.%N)
+  "$tmp/rlm" train rl -model "$tmp/base" -out "$tmp/out$s" -task "custom:$tmp/four.jsonl" -tasks-per-step 2 -group 8 \
+    -steps "$steps" -lr 2e-2 -beta2 0.95 -clip 0 -max-tokens 64 -seq-len 4096 -max-iterations 1 -max-depth 0 \
+    -checkpoint-every 0 -dtype f32 -traces none -device cpu -max-staleness "$s" | grep 'step ' | sed 's/^\[[= ]*\] //'
+  end=$(date +%s.%N)
+  python3 -c "print('max-staleness $s: wall %.1fs for $steps steps' % ($end - $start))"
+done
