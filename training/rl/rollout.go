@@ -136,6 +136,7 @@ type Rollout struct {
 	StopReason string  `json:"stop_reason"`
 	Answer     string  `json:"answer"`
 	TraceID    string  `json:"trace_id,omitempty"`
+	TraceError string  `json:"trace_error,omitempty"` // the trajectory was not (fully) stored
 	Generated  int     `json:"generated_tokens"`
 	Samples    int     `json:"samples"`
 }
@@ -267,18 +268,22 @@ func (t *Trainer) rollout(ctx context.Context, inst eval.Instance, path string, 
 	req.Model, req.Limits = "policy", cfg.Limits
 	maxTok := cfg.MaxTokens
 	req.Sampling.MaxTokens = &maxTok
+	// A trajectory that cannot be stored costs the run its record, not
+	// the run: the rollout still trains, and the step counts the failure.
 	var finish func(recursion.Result, error) error
+	var traceErr error
 	if cfg.Tracer != nil {
 		id, obs, fin, err := cfg.Tracer.StartRun(ctx, req)
 		if err != nil {
-			return Rollout{}, nil, fmt.Errorf("rl: start trajectory: %w", err)
+			traceErr = fmt.Errorf("start trajectory: %w", err)
+		} else {
+			req.TraceID, req.Observer, finish = id, obs, fin
 		}
-		req.TraceID, req.Observer, finish = id, obs, fin
 	}
 	res, err := t.engine.Run(context.WithValue(ctx, recorderKey{}, rec), req)
 	if finish != nil {
-		if ferr := finish(res, err); ferr != nil && err == nil {
-			err = fmt.Errorf("rl: save trajectory: %w", ferr)
+		if ferr := finish(res, err); ferr != nil {
+			traceErr = fmt.Errorf("save trajectory: %w", ferr)
 		}
 	}
 	if err != nil {
@@ -292,7 +297,10 @@ func (t *Trainer) rollout(ctx context.Context, inst eval.Instance, path string, 
 		return Rollout{}, nil, fmt.Errorf("rl: score: %w", err)
 	}
 	r := Rollout{Score: score, Reward: score, Pass: score >= cfg.PassScore, StopReason: string(res.StopReason),
-		Answer: res.Answer, TraceID: res.TraceID}
+		Answer: res.Answer}
+	if traceErr == nil {
+		r.TraceID = res.TraceID
+	}
 	if res.StopReason != recursion.StopFinal {
 		r.Reward -= cfg.NoFinalPenalty
 	}
@@ -314,8 +322,11 @@ func (t *Trainer) rollout(ctx context.Context, inst eval.Instance, path string, 
 	if cfg.Tracer != nil && r.TraceID != "" {
 		label := fmt.Sprintf("rl %s #%d score %.3g", inst.Task, inst.Index, score)
 		if err := cfg.Tracer.Reward(ctx, r.TraceID, r.Reward, label); err != nil {
-			return Rollout{}, nil, fmt.Errorf("rl: attach reward: %w", err)
+			traceErr = fmt.Errorf("attach reward: %w", err)
 		}
+	}
+	if traceErr != nil {
+		r.TraceError = traceErr.Error()
 	}
 	return r, samples, nil
 }

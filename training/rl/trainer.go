@@ -154,6 +154,8 @@ type StepStats struct {
 	TrainSec     float64 `json:"train_s"`
 	TrainedPos   int     `json:"train_positions"`
 	TrainSkipped bool    `json:"no_update,omitempty"` // every group was dropped
+	TraceErrors  int     `json:"trace_errors,omitempty"`
+	TraceError   string  `json:"first_trace_error,omitempty"`
 }
 
 // Result is what a finished run reports.
@@ -376,6 +378,9 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 				cfg.TasksPerStep-st.Dropped, cfg.TasksPerStep, st.Samples, float64(st.Generated)/math.Max(st.RolloutSec, 1e-9),
 				float64(st.TrainedPos)/math.Max(st.TrainSec, 1e-9), st.RolloutSec, st.TrainSec, st.Staleness, eta.Round(time.Second))
 		}
+		if st.TraceErrors > 0 {
+			fmt.Fprintf(progress, "step %d: %d trajectories not stored (first: %s)\n", st.Step, st.TraceErrors, st.TraceError)
+		}
 		stop := cfg.StopAfter > 0 && t.step >= cfg.StopAfter && t.step < cfg.Steps
 		if stop || cfg.CheckpointEvery > 0 && t.step%cfg.CheckpointEvery == 0 && t.step < cfg.Steps {
 			// A checkpoint carries the rollouts already sampled for the
@@ -428,6 +433,12 @@ func (t *Trainer) trainStep(ctx context.Context, b *Batch) (StepStats, error) {
 			st.PassRate++
 		}
 		st.Generated += r.Generated
+		if r.TraceError != "" {
+			if st.TraceErrors == 0 {
+				st.TraceError = r.TraceError
+			}
+			st.TraceErrors++
+		}
 	}
 	st.RewardMean /= float64(max(len(b.Rollouts), 1))
 	st.PassRate /= float64(max(len(b.Rollouts), 1))

@@ -3,6 +3,7 @@ package rl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -225,5 +226,32 @@ func TestResumeIsExact(t *testing.T) {
 	cfg.Resume, cfg.LR = true, 1e-3
 	if _, err := New(m3, tok, cfg); err == nil || !strings.Contains(err.Error(), "other settings") {
 		t.Errorf("resume with another learning rate: %v", err)
+	}
+}
+
+// failingTracer is a test double of a trajectory store that is down.
+type failingTracer struct{}
+
+func (failingTracer) StartRun(ctx context.Context, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
+	return "", nil, nil, errors.New("store unavailable")
+}
+
+func (failingTracer) Reward(ctx context.Context, traceID string, reward float64, label string) error {
+	return errors.New("store unavailable")
+}
+
+// TestTraceStoreDownDoesNotStopTraining: rollouts whose trajectories
+// cannot be stored still train; the step reports how many were lost.
+func TestTraceStoreDownDoesNotStopTraining(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	m, tok := harnessModel(t)
+	cfg := testConfig(t, newPool(t), t.TempDir())
+	cfg.TasksPerStep, cfg.Group, cfg.Steps, cfg.MaxTokens = 1, 2, 1, 8
+	cfg.Tracer = failingTracer{}
+	res, progress := run(t, cfg, m, tok)
+	if len(res.Steps) != 1 || res.Steps[0].TraceErrors != 2 || !strings.Contains(progress, "2 trajectories not stored (first: start trajectory: store unavailable)") {
+		t.Errorf("steps %+v\n%s", res.Steps, progress)
 	}
 }
