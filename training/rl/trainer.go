@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -360,14 +361,41 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 		}
 		return p.b, p.err
 	}
+	// fail ends the run. When it was interrupted, the steps done since the
+	// last checkpoint are saved with the rollouts already complete for the
+	// next steps; a resume samples the missing ones from the saved
+	// weights, so only an interrupted run can differ from one made in one
+	// go.
+	fail := func(cause error) (Result, error) {
+		res := Result{Steps: append([]StepStats(nil), t.history...)}
+		if ctx.Err() == nil {
+			return res, fmt.Errorf("rl: step %d: %w", t.step+1, cause)
+		}
+		cancel()
+		wg.Wait()
+		for p := range out {
+			if p.err != nil || p.b.Step != t.step+len(t.pending)+1 {
+				break
+			}
+			t.pending = append(t.pending, p.b)
+		}
+		saved := ""
+		if _, err := os.Stat(filepath.Join(cfg.OutDir, fmt.Sprintf("%s%06d", loop.CheckpointStem, t.step))); t.step > first && err != nil {
+			if err := t.SaveCheckpoint(); err != nil {
+				return res, fmt.Errorf("rl: interrupted after step %d (%w), and saving a checkpoint failed: %v", t.step, cause, err)
+			}
+			saved = " (checkpoint saved)"
+		}
+		return res, fmt.Errorf("rl: interrupted after step %d%s; resume with the same out directory: %w", t.step, saved, cause)
+	}
 	for t.step < cfg.Steps {
 		b, err := next()
 		if err != nil {
-			return t.interrupted(ctx, err)
+			return fail(err)
 		}
 		st, err := t.trainStep(ctx, b)
 		if err != nil {
-			return t.interrupted(ctx, err)
+			return fail(err)
 		}
 		vs.publish(be, t.step, t.m.Params, t.step-cfg.MaxStaleness)
 		if st.Step%cfg.LogEvery == 0 || st.Step == cfg.Steps {
@@ -388,10 +416,10 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 			for len(t.pending) < min(cfg.MaxStaleness, cfg.Steps-t.step) {
 				p, ok := <-out
 				if !ok {
-					return t.interrupted(ctx, ctx.Err())
+					return fail(ctx.Err())
 				}
 				if p.err != nil {
-					return t.interrupted(ctx, p.err)
+					return fail(p.err)
 				}
 				t.pending = append(t.pending, p.b)
 			}
@@ -408,14 +436,6 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 		return Result{}, err
 	}
 	return Result{Steps: append([]StepStats(nil), t.history...), Duration: time.Since(start)}, nil
-}
-
-func (t *Trainer) interrupted(ctx context.Context, cause error) (Result, error) {
-	res := Result{Steps: append([]StepStats(nil), t.history...)}
-	if ctx.Err() != nil {
-		return res, fmt.Errorf("rl: interrupted after step %d (resume from the last checkpoint with the same out directory): %w", t.step, cause)
-	}
-	return res, fmt.Errorf("rl: step %d: %w", t.step+1, cause)
 }
 
 // trainStep makes one optimizer step on a batch of rollouts.

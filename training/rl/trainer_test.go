@@ -255,3 +255,52 @@ func TestTraceStoreDownDoesNotStopTraining(t *testing.T) {
 		t.Errorf("steps %+v\n%s", res.Steps, progress)
 	}
 }
+
+// cancelAfter is a progress writer that cancels the run once a line
+// containing mark was written.
+type cancelAfter struct {
+	bytes.Buffer
+	mark   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelAfter) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if strings.Contains(w.String(), w.mark) {
+		w.cancel()
+	}
+	return n, err
+}
+
+// TestInterruptSavesAndResumes: a run cancelled after its first step saves
+// that step, and the same command resumes and finishes.
+func TestInterruptSavesAndResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	pool := newPool(t)
+	out := t.TempDir()
+	cfg := testConfig(t, pool, out)
+	cfg.TasksPerStep, cfg.Group, cfg.Steps, cfg.MaxTokens = 1, 2, 3, 8
+	m, tok := harnessModel(t)
+	tr, err := New(m, tok, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &cancelAfter{mark: "step 1/3", cancel: cancel}
+	_, err = tr.Run(ctx, w)
+	tr.Close()
+	if err == nil || !strings.Contains(err.Error(), "interrupted after step 1 (checkpoint saved)") {
+		t.Fatalf("cancelled run: %v\n%s", err, w.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "checkpoint-000001", stateFile)); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Resume = true
+	m2, _ := harnessModel(t)
+	res, _ := run(t, cfg, m2, tok)
+	if len(res.Steps) != 3 {
+		t.Errorf("resumed run reports %d steps", len(res.Steps))
+	}
+}
