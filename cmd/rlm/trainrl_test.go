@@ -78,3 +78,33 @@ func TestTrainRL(t *testing.T) {
 		t.Errorf("second run: %v\n%s", err, stdout.String())
 	}
 }
+
+func TestTrainRLBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	tests := []struct {
+		name, config, want string
+	}{
+		{"unknown key", `{"grup": 4}`, `unknown setting "grup"`},
+		{"not an object", `[1]`, "want a JSON object of flag values"},
+		{"bad value", `{"group": "many"}`, "group"},
+		{"missing file", "", "-config"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "absent.json")
+			if tt.config != "" {
+				path = write(tt.name+".json", tt.config)
+			}
+			var stdout, stderr bytes.Buffer
+			err := runTrain(context.Background(), []string{"rl", "-model", dir, "-out", dir, "-config", path}, &stdout, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
