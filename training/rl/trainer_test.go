@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -302,5 +303,31 @@ func TestInterruptSavesAndResumes(t *testing.T) {
 	res, _ := run(t, cfg, m2, tok)
 	if len(res.Steps) != 3 {
 		t.Errorf("resumed run reports %d steps", len(res.Steps))
+	}
+}
+
+// TestGeneratedTasks: tasks from the eval generators at the configured
+// lengths run through the trainer; a group whose rewards are all equal (the
+// random policy finds no needle) is dropped and the step makes no update.
+func TestGeneratedTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs rollouts")
+	}
+	sniah, err := eval.NewTask("sniah", eval.TaskOptions{Depth: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, tok := harnessModel(t)
+	before := m.DownloadParams()
+	cfg := testConfig(t, newPool(t), t.TempDir())
+	cfg.Tasks, cfg.Lengths = []eval.Task{sniah}, []int{512}
+	cfg.TasksPerStep, cfg.Group, cfg.Steps, cfg.MaxTokens = 1, 2, 1, 8
+	res, progress := run(t, cfg, m, tok)
+	s := res.Steps[0]
+	if s.Rollouts != 2 || s.RewardMean != 0 || s.Dropped != 1 || !s.TrainSkipped || s.Samples != 0 {
+		t.Errorf("step %+v\n%s", s, progress)
+	}
+	if !slices.Equal(before, m.DownloadParams()) {
+		t.Error("a step without signal changed the weights")
 	}
 }
