@@ -381,15 +381,20 @@ func generateFile(ctx context.Context, t Task, path string, spec Spec) (Instance
 	return inst, err
 }
 
-func runRLM(ctx context.Context, cfg Config, path string, inst Instance, r *Result) {
-	req := recursion.Request{
+// RLMRequest is the RLM request of an instance whose context was written
+// to path: the question, with the context attached as the document
+// context.txt. Training (training/rl) asks exactly what evaluation asks.
+func RLMRequest(inst Instance, path string) recursion.Request {
+	return recursion.Request{
 		Messages: []recursion.Message{{Role: "user", Content: inst.Question +
 			"\n\nThe text this question is about is the attached document context.txt."}},
 		Documents: []recursion.Document{{Name: "context.txt", Path: path}},
-		Model:     cfg.Model,
-		Sampling:  cfg.Sampling,
-		Limits:    cfg.Limits,
 	}
+}
+
+func runRLM(ctx context.Context, cfg Config, path string, inst Instance, r *Result) {
+	req := RLMRequest(inst, path)
+	req.Model, req.Sampling, req.Limits = cfg.Model, cfg.Sampling, cfg.Limits
 	var finish func(recursion.Result, error) error
 	if cfg.Tracer != nil {
 		id, obs, fin, err := cfg.Tracer.StartTrace(ctx, *r, req)

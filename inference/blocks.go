@@ -155,3 +155,15 @@ func (p *blockPool) match(tokens []int32, maxBlocks int) (blocks []int32, hashes
 	p.hits += int64(len(blocks))
 	return blocks, hashes
 }
+
+// forget drops every registered prefix: after the model's weights change,
+// the K and V in cached blocks belong to the old weights. Cached blocks
+// become free; the caller makes sure no block is held.
+func (p *blockPool) forget() {
+	for p.lru.Len() > 0 {
+		b := p.lru.Remove(p.lru.Front()).(int32)
+		p.unregister(b)
+		p.free = append(p.free, b)
+	}
+	clear(p.byHash)
+}

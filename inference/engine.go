@@ -311,6 +311,32 @@ func (e *Engine) Model() *model.Model { return e.m }
 // MaxModelLen is the longest sequence the engine accepts.
 func (e *Engine) MaxModelLen() int { return e.cfg.MaxModelLen }
 
+// ErrBusy is SetWeights called while requests are in the engine.
+var ErrBusy = errors.New("inference: requests are running; weights change only between them")
+
+// SetWeights replaces the model's parameters with src (a buffer of the
+// same backend and layout as model.Model.Params, such as a trainer's copy
+// of the same architecture), in memory, and forgets the prefix cache,
+// whose K and V were computed with the old weights. It fails with ErrBusy
+// unless the engine is idle: a request then never mixes two policies,
+// which reinforcement learning relies on (the sampler's logprobs must be
+// those of one set of weights).
+func (e *Engine) SetWeights(src backend.Buffer) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.running) > 0 || len(e.waiting) > 0 {
+		return ErrBusy
+	}
+	if e.closed {
+		return ErrClosed
+	}
+	// Holding e.mu with nothing running, no forward step is in flight
+	// and none can start (schedule needs the lock).
+	e.m.Backend().Copy(e.m.Params, src)
+	e.pool.forget()
+	return nil
+}
+
 // Stats returns the counters.
 func (e *Engine) Stats() Stats {
 	e.mu.Lock()

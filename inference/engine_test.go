@@ -388,3 +388,54 @@ func TestQueueBounds(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestSetWeights: weights swapped in memory give what an engine started on
+// the new weights gives, the prefix cache computed with the old weights is
+// not reused, and a swap while a request runs is refused.
+func TestSetWeights(t *testing.T) {
+	e := testEngine(t, Config{BlockSize: 4})
+	other, _ := testModel(t, 2)
+	fresh, err := New(other, e.Tokenizer(), Config{BlockSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	req := Request{Prompt: prompt(t, e, "Say something long enough to fill blocks."), MaxTokens: 10, IgnoreEOS: true}
+	before := generate(t, e, req)
+	if err := e.SetWeights(other.Params); err != nil {
+		t.Fatal(err)
+	}
+	cachedBefore := e.Stats().CachedTokens
+	after := generate(t, e, req)
+	want := generate(t, fresh, req)
+	if !slices.Equal(ids(after), ids(want)) {
+		t.Fatalf("after SetWeights %v, engine on the new weights %v", ids(after), ids(want))
+	}
+	if slices.Equal(ids(before), ids(after)) {
+		t.Errorf("the two models agree (%v): the test shows nothing", ids(before))
+	}
+	if got := e.Stats().CachedTokens; got != cachedBefore {
+		t.Errorf("%d prompt tokens came from blocks cached under the old weights", got-cachedBefore)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.Generate(ctx, Request{Prompt: req.Prompt, IgnoreEOS: true}, func(Delta) error {
+			select {
+			case <-started:
+			default:
+				close(started)
+			}
+			return nil
+		})
+	}()
+	<-started
+	if err := e.SetWeights(other.Params); !errors.Is(err, ErrBusy) {
+		t.Errorf("SetWeights during a request: %v, want ErrBusy", err)
+	}
+	cancel()
+	<-done
+}

@@ -33,6 +33,36 @@ type CompletionRequest struct {
 	Logprobs bool
 }
 
+// CallKind says what a model call is for.
+type CallKind string
+
+const (
+	CallTurn     CallKind = "turn"      // a turn of an RLM node (root or child)
+	CallLLMQuery CallKind = "llm_query" // a plain sub-call made by a node's code
+)
+
+// CallInfo identifies a model call within its run. The engine puts it in
+// the context it passes to ModelClient.Complete; clients that record calls
+// (a trainer collecting its policy's samples) read it with CallFrom.
+type CallInfo struct {
+	NodeID string
+	Depth  int // depth of the node making the call; the root is 0
+	Turn   int // that node's turn
+	Kind   CallKind
+}
+
+type callKey struct{}
+
+func withCall(ctx context.Context, c CallInfo) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// CallFrom returns the CallInfo of the call whose context is ctx.
+func CallFrom(ctx context.Context) (CallInfo, bool) {
+	c, ok := ctx.Value(callKey{}).(CallInfo)
+	return c, ok
+}
+
 // Completion is what the upstream answered.
 type Completion struct {
 	Model        string // the model the upstream reports, if any

@@ -911,3 +911,49 @@ func TestBudgetsFollowInput(t *testing.T) {
 		})
 	}
 }
+
+// TestCallInfo: every model call's context names the node, depth, turn and
+// kind of the call, so a recording client can group a node's turns.
+func TestCallInfo(t *testing.T) {
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"delegate": func(env *cellEnv) repl.CellResult {
+			a := env.host.RLMQuery(env.ctx, []string{"CHILD"})[0]
+			b := env.host.LLMQuery(env.ctx, []string{"PLAIN"})[0]
+			return repl.CellResult{Final: final(a + "+" + b)}
+		},
+	}}
+	var mu sync.Mutex
+	var calls []CallInfo
+	client := stubClient(func(ctx context.Context, req CompletionRequest) (Completion, error) {
+		c, ok := CallFrom(ctx)
+		if !ok {
+			t.Error("a model call without CallInfo")
+		}
+		mu.Lock()
+		calls = append(calls, c)
+		mu.Unlock()
+		switch {
+		case c.Kind == CallLLMQuery:
+			return Completion{Content: "plain"}, nil
+		case c.Depth == 1:
+			return Completion{Content: "FINAL(child)"}, nil
+		}
+		return Completion{Content: code("delegate")}, nil
+	})
+	e, err := New(Config{Root: client, RootModel: "m", Sandbox: sb, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Limits: Limits{MaxDepth: 1}})
+	if err != nil || res.Answer != "child+plain" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if len(calls) != 3 {
+		t.Fatalf("calls %+v", calls)
+	}
+	root, child, plain := calls[0], calls[1], calls[2]
+	if root.Kind != CallTurn || root.Depth != 0 || root.Turn != 1 || child.Kind != CallTurn || child.Depth != 1 ||
+		child.NodeID == root.NodeID || plain.Kind != CallLLMQuery || plain.NodeID != root.NodeID {
+		t.Errorf("calls %+v", calls)
+	}
+}

@@ -293,7 +293,7 @@ func (n *node) complete(ctx context.Context, transcript []Message, turn int) ([]
 	transcript, compaction := n.r.e.compact(n.model, transcript, n.sampling)
 	msgs := slices.Clip(transcript)
 	start := time.Now()
-	c, err := n.r.complete(ctx, n.id, n.client, CompletionRequest{Model: n.model, Messages: msgs, Sampling: n.sampling})
+	c, err := n.r.complete(withCall(ctx, CallInfo{NodeID: n.id, Depth: n.depth, Turn: turn, Kind: CallTurn}), n.id, n.client, CompletionRequest{Model: n.model, Messages: msgs, Sampling: n.sampling})
 	var be *BudgetError
 	if errors.As(err, &be) {
 		return transcript, c, err // refused before the call: nothing to report
@@ -432,7 +432,7 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 
 	start := time.Now()
 	msgs := []Message{{Role: "user", Content: prompt}}
-	c, err := r.complete(ctx, n.id, r.e.cfg.Sub, CompletionRequest{Model: r.subModel, Messages: msgs, Sampling: r.subSamp})
+	c, err := r.complete(withCall(ctx, CallInfo{NodeID: n.id, Depth: n.depth, Turn: turn, Kind: CallLLMQuery}), n.id, r.e.cfg.Sub, CompletionRequest{Model: r.subModel, Messages: msgs, Sampling: r.subSamp})
 	out := c.Content
 	sc := &SubCallEvent{ID: id, Kind: "llm", Prompt: prompt, Fallback: fallback, Response: c.Content, Usage: c.Usage, Duration: time.Since(start)}
 	var be *BudgetError

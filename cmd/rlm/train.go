@@ -19,13 +19,13 @@ import (
 )
 
 var trainCommand = command{
-	summary: "fine-tune a Qwen3 model on trajectories (train sft), or make a random one (train init)",
+	summary: "fine-tune a Qwen3 model on trajectories (train sft), with RL on harness rollouts (train rl), or make a random one (train init)",
 	run:     runTrain,
 }
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "Usage: rlm train <sft|init> [flags]\n\n  sft   supervised fine-tuning on an SFT JSONL file\n  init  write a randomly initialized model for a config.json\n\nRun `rlm train <sub> -h` for the flags.")
+		fmt.Fprintln(w, "Usage: rlm train <sft|rl|init> [flags]\n\n  sft   supervised fine-tuning on an SFT JSONL file\n  rl    reinforcement learning on rollouts through the RLM engine and REPL\n  init  write a randomly initialized model for a config.json\n\nRun `rlm train <sub> -h` for the flags.")
 	}
 	if len(args) == 0 {
 		usage(stderr)
@@ -34,6 +34,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch args[0] {
 	case "sft":
 		return runTrainSFT(ctx, args[1:], stdout, stderr)
+	case "rl":
+		return runTrainRL(ctx, args[1:], stdout, stderr)
 	case "init":
 		return runTrainInit(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":

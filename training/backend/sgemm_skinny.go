@@ -5,24 +5,26 @@ import (
 	"sync"
 )
 
-// A few rows of A against a weight stored row-major as out×in (x·Wᵀ, the
-// forward of every linear layer) is what decoding does at every step: one
-// row per sequence. Packing B there copies the whole weight to use each
-// element a handful of times, so the packed path runs far below memory
-// bandwidth. The skinny path reads B in place instead: four rows of B at a
-// time, a kcSkinny-deep slice of them kept in L1 while every row of A passes
-// over it, so each element of B comes from memory once per call.
-const (
-	// skinnyMaxM is the most rows of C for which the unpacked path wins;
-	// BenchmarkGEMMSkinny measures the crossover.
-	skinnyMaxM = 16
-	// kcSkinny floats of four B rows (16 KiB) stay in L1 beside A's slice.
-	kcSkinny = 1024
-)
+// Products against a weight stored row-major as out×in (x·Wᵀ, the forward
+// of every linear layer) take an unpacked inner-product path: four rows of
+// W at a time, a kcSkinny-deep slice of them kept in L1 while every row of
+// A passes over it, each element of C a vectorized dot product along k.
+//
+// Two reasons. Decoding multiplies one row per sequence by every weight:
+// packing W there copies the whole weight to use each element a handful of
+// times, far below memory bandwidth, while this path reads W once per call
+// (BenchmarkGEMMSkinny). And every row of C is computed the same way
+// whatever the number of rows: a sequence's logits do not depend on which
+// other sequences share its batch, or on how much of its prompt came from
+// the prefix cache, so seeded sampling is reproducible under continuous
+// batching and a trainer recomputing a rollout's logprobs gets the
+// sampler's numbers. At hundreds of rows it runs at about 0.7x the packed
+// path, a price paid only by the forward of training.
+const kcSkinny = 1024 // floats of four W rows (16 KiB) kept in L1 beside A's slice
 
-// useSkinny reports whether sgemm should take the unpacked path.
-func useSkinny(transA, transB bool, m int) bool {
-	return !transA && transB && m <= skinnyMaxM
+// useSkinny reports whether sgemm should take the inner-product path.
+func useSkinny(transA, transB bool) bool {
+	return !transA && transB
 }
 
 // sgemmSkinnyNT computes c = a·bᵀ + beta·c where a is m×k (row stride lda)
@@ -68,13 +70,10 @@ func skinnySerial(m, j0, j1, k int, a []float32, lda int, b []float32, ldb int, 
 			}
 		}
 	}
-	// One row of A is read once per block of B anyway: no point in slicing k.
-	kc := kcSkinny
-	if m == 1 {
-		kc = k
-	}
-	for p0 := 0; p0 < k; p0 += kc {
-		kb := min(kc, k-p0)
+	// k is sliced the same way for any m, so that a row's result never
+	// depends on how many rows share the call.
+	for p0 := 0; p0 < k; p0 += kcSkinny {
+		kb := min(kcSkinny, k-p0)
 		j := j0
 		for ; j+4 <= j1; j += 4 {
 			bp := b[j*ldb+p0:]

@@ -511,6 +511,48 @@ func (m *Model) Loss() (float64, error) {
 	return total, nil
 }
 
+// TargetLogprobs returns log p(target) at each position of the last
+// Forward's batch (0 where the batch's weight is 0). Objectives whose
+// per-token weights depend on the current probabilities (reinforcement
+// learning's importance ratios) read them here, set the weights with
+// SetWeights, then call Loss and Backward as usual.
+func (m *Model) TargetLogprobs() ([]float32, error) {
+	a := m.acts
+	if a == nil || !a.fwdRan || !a.hasTargets || a.lossDone {
+		return nil, fmt.Errorf("target logprobs: needs a forward pass with targets")
+	}
+	be := m.be
+	N, C, V := a.B*a.T, m.Cfg.HiddenSize, m.Cfg.VocabSize
+	out := make([]float32, N)
+	for r0 := 0; r0 < N; r0 += headRows {
+		rows := min(headRows, N-r0)
+		logits := be.Slice(a.head, 0, rows*V)
+		be.MatMul(logits, be.Slice(a.lnf, r0*C, rows*C), m.w.lmHead, rows, V, C, false, true, 0)
+		be.CrossEntropy(be.Slice(a.losses, r0, rows), logits,
+			be.SliceInts(a.targets, r0, rows), be.Slice(a.weights, r0, rows), V)
+	}
+	be.Download(out, a.losses)
+	for i := range out {
+		out[i] = -out[i]
+	}
+	return out, nil
+}
+
+// SetWeights replaces the loss weights of the last Forward's batch, before
+// Loss. Weights may be negative: Loss is then Σ w·cross-entropy with the
+// gradient −w at each target's log probability.
+func (m *Model) SetWeights(w []float32) error {
+	a := m.acts
+	if a == nil || !a.fwdRan || !a.hasTargets || a.lossDone {
+		return fmt.Errorf("set weights: needs a forward pass with targets")
+	}
+	if len(w) != a.B*a.T {
+		return fmt.Errorf("set weights: %d weights for %d positions", len(w), a.B*a.T)
+	}
+	m.be.Upload(a.weights, w)
+	return nil
+}
+
 // Backward adds the gradient of the last Loss to Grads.
 func (m *Model) Backward(ctx context.Context) error {
 	a := m.acts

@@ -1,72 +1,7 @@
 package sft
 
-import (
-	"bytes"
-	"fmt"
-	"html"
-	"math"
-)
+import "github.com/rlm-project/rlm/training/loop"
 
 // LossChart draws values (one per step) as a standalone SVG line chart with
-// labelled axes. It needs no fonts or libraries, so any browser shows it.
-func LossChart(values []float64, title string) []byte {
-	const (
-		W, H                     = 640.0, 360.0
-		left, right, top, bottom = 60.0, 20.0, 36.0, 44.0
-	)
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" font-family="sans-serif" font-size="12">`+"\n", W, H, W, H)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%g" y="22" text-anchor="middle" font-size="15">%s</text>`+"\n", W/2, html.EscapeString(title))
-	var finite []float64
-	for _, v := range values {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			finite = append(finite, v)
-		}
-	}
-	if len(finite) == 0 {
-		fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="middle">no data</text></svg>`+"\n", W/2, H/2)
-		return b.Bytes()
-	}
-	lo, hi := finite[0], finite[0]
-	for _, v := range finite {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
-	lo = math.Min(lo, 0)
-	if hi == lo {
-		hi = lo + 1
-	}
-	pw, ph := W-left-right, H-top-bottom
-	x := func(i int) float64 {
-		if len(values) == 1 {
-			return left + pw/2
-		}
-		return left + pw*float64(i)/float64(len(values)-1)
-	}
-	y := func(v float64) float64 { return top + ph*(1-(v-lo)/(hi-lo)) }
-	// Axes, with five gridlines on the loss axis.
-	fmt.Fprintf(&b, `<g stroke="#ccc">`)
-	for i := 0; i <= 4; i++ {
-		v := lo + (hi-lo)*float64(i)/4
-		fmt.Fprintf(&b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f"/>`, left, y(v), W-right, y(v))
-	}
-	fmt.Fprintf(&b, "</g>\n")
-	for i := 0; i <= 4; i++ {
-		v := lo + (hi-lo)*float64(i)/4
-		fmt.Fprintf(&b, `<text x="%g" y="%.1f" text-anchor="end">%.3g</text>`+"\n", left-6, y(v)+4, v)
-	}
-	fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="black"/>`+"\n", left, top, left, top+ph)
-	fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="black"/>`+"\n", left, top+ph, W-right, top+ph)
-	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="start">1</text>`+"\n", left, top+ph+16)
-	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="end">%d</text>`+"\n", W-right, top+ph+16, len(values))
-	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="middle">step</text>`+"\n", left+pw/2, H-8)
-	fmt.Fprintf(&b, `<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="`)
-	for i, v := range values {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
-		}
-		fmt.Fprintf(&b, "%.1f,%.1f ", x(i), y(v))
-	}
-	fmt.Fprintf(&b, `"/>`+"\n</svg>\n")
-	return b.Bytes()
-}
+// labelled axes (see loop.LineChart).
+func LossChart(values []float64, title string) []byte { return loop.LossChart(values, title) }

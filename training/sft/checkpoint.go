@@ -5,19 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/model"
+	"github.com/rlm-project/rlm/training/loop"
 	"github.com/rlm-project/rlm/training/safetensors"
 )
 
 const (
-	stateFile      = "trainer_state.json"
-	optimizerFile  = "optimizer.safetensors"
-	checkpointStem = "checkpoint-"
+	stateFile = "trainer_state.json"
 )
 
 // state is what a checkpoint needs besides weights and optimizer moments to
@@ -63,80 +58,21 @@ func writeState(path string, s state) error {
 }
 
 // SaveCheckpoint writes OutDir/checkpoint-<step>: the model in F32 (a
-// loadable Hugging Face directory), the AdamW moments and the trainer state.
-// It is written under a temporary name and renamed, so a crash mid-save
-// leaves the previous checkpoint as the newest complete one. Older
-// checkpoints beyond KeepCheckpoints are removed.
+// loadable Hugging Face directory), the AdamW moments and the trainer state,
+// atomically (see loop.WriteCheckpoint).
 func (t *Trainer) SaveCheckpoint() error {
-	final := filepath.Join(t.cfg.OutDir, fmt.Sprintf("%s%06d", checkpointStem, t.step))
-	tmp := final + ".tmp"
-	os.RemoveAll(tmp)
-	if err := t.saveWeights(tmp, safetensors.F32); err != nil {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("sft: checkpoint: %w", err)
-	}
-	be := t.m.Backend()
-	n := t.adamM.Len()
-	mv := make([]float32, 2*n)
-	be.Download(mv[:n], t.adamM)
-	be.Download(mv[n:], t.adamV)
-	opt := []safetensors.Tensor{
-		{Name: "exp_avg", Shape: []int{n}, Data: mv[:n]},
-		{Name: "exp_avg_sq", Shape: []int{n}, Data: mv[n:]},
-	}
-	if err := safetensors.WriteFile(filepath.Join(tmp, optimizerFile), opt, safetensors.F32, nil); err != nil {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("sft: checkpoint: %w", err)
-	}
-	if err := writeState(filepath.Join(tmp, stateFile), t.state()); err != nil {
-		os.RemoveAll(tmp)
-		return err
-	}
-	os.RemoveAll(final)
-	if err := os.Rename(tmp, final); err != nil {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("sft: checkpoint: %w", err)
-	}
-	cps, _ := checkpoints(t.cfg.OutDir)
-	for len(cps) > t.cfg.KeepCheckpoints {
-		os.RemoveAll(cps[0])
-		cps = cps[1:]
-	}
-	return nil
+	return loop.WriteCheckpoint(t.cfg.OutDir, t.step, t.cfg.KeepCheckpoints, stateFile, func(dir string) error {
+		if err := t.saveWeights(dir, safetensors.F32); err != nil {
+			return err
+		}
+		if err := t.opt.Save(dir); err != nil {
+			return err
+		}
+		return writeState(filepath.Join(dir, stateFile), t.state())
+	})
 }
 
-// checkpoints lists the complete checkpoint directories of out, oldest first.
-func checkpoints(out string) ([]string, error) {
-	entries, err := os.ReadDir(out)
-	if err != nil {
-		return nil, err
-	}
-	type cp struct {
-		step int
-		path string
-	}
-	var cps []cp
-	for _, e := range entries {
-		name := e.Name()
-		if !e.IsDir() || !strings.HasPrefix(name, checkpointStem) {
-			continue
-		}
-		step, err := strconv.Atoi(strings.TrimPrefix(name, checkpointStem))
-		if err != nil {
-			continue // includes .tmp leftovers
-		}
-		if _, err := os.Stat(filepath.Join(out, name, stateFile)); err != nil {
-			continue
-		}
-		cps = append(cps, cp{step, filepath.Join(out, name)})
-	}
-	sort.Slice(cps, func(i, j int) bool { return cps[i].step < cps[j].step })
-	paths := make([]string, len(cps))
-	for i, c := range cps {
-		paths[i] = c.path
-	}
-	return paths, nil
-}
+func checkpoints(out string) ([]string, error) { return loop.Checkpoints(out, stateFile) }
 
 // compatible reports why a saved state cannot continue in this run: the data
 // position and schedule only mean the same thing with the same settings.
@@ -197,35 +133,15 @@ func (t *Trainer) resume() error {
 	if err := t.compatible(dir, s); err != nil {
 		return err
 	}
-	be := t.m.Backend()
 	if t.cfg.LoRA != nil {
 		if err := t.m.LoadLoRAWeights(dir); err != nil {
 			return fmt.Errorf("sft: resume: %w", err)
 		}
-	} else {
-		saved, err := model.Load(be, dir)
-		if err != nil {
-			return fmt.Errorf("sft: resume: %w", err)
-		}
-		if saved.NumParams() != t.m.NumParams() {
-			return fmt.Errorf("sft: resume %s: checkpoint has %d parameters, model %d", dir, saved.NumParams(), t.m.NumParams())
-		}
-		be.Copy(t.m.Params, saved.Params)
-	}
-	f, err := safetensors.Open(filepath.Join(dir, optimizerFile))
-	if err != nil {
+	} else if err := loop.LoadWeights(t.m, dir); err != nil {
 		return fmt.Errorf("sft: resume: %w", err)
 	}
-	defer f.Close()
-	host := make([]float32, t.adamM.Len())
-	for _, tc := range []struct {
-		name string
-		dst  backend.Buffer
-	}{{"exp_avg", t.adamM}, {"exp_avg_sq", t.adamV}} {
-		if err := f.ReadFloat32(tc.name, host); err != nil {
-			return fmt.Errorf("sft: resume: %w", err)
-		}
-		be.Upload(tc.dst, host)
+	if err := t.opt.Load(dir); err != nil {
+		return fmt.Errorf("sft: resume: %w", err)
 	}
 	t.step = s.Step
 	t.losses = append([]float64(nil), s.Losses...)

@@ -55,7 +55,7 @@ func TestLoRATraining(t *testing.T) {
 	if m.Grads != nil {
 		t.Errorf("the frozen base model holds a gradient buffer")
 	}
-	if n := tr.adamM.Len(); n != len(m.DownloadGrads()) || n >= m.NumParams()/4 {
+	if n := tr.opt.M.Len(); n != len(m.DownloadGrads()) || n >= m.NumParams()/4 {
 		t.Errorf("optimizer state of %d floats for a model of %d parameters", n, m.NumParams())
 	}
 	for _, f := range []string{model.AdapterConfigFile, model.AdapterModelFile, "checkpoint-000020/" + model.AdapterModelFile} {

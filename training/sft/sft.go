@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/training/loop"
 	"github.com/rlm-project/rlm/training/model"
 	"github.com/rlm-project/rlm/training/safetensors"
 )
@@ -117,20 +117,9 @@ func (c Config) TotalSteps(nData int) int {
 	return c.Epochs * ((nData + perStep - 1) / perStep)
 }
 
-// LRAt returns the learning rate of 1-based step: linear warmup to LR over
-// WarmupSteps, then cosine decay from LR at the first step after warmup to
-// LR·MinLRRatio at the last step.
+// LRAt returns the learning rate of 1-based step (see loop.Schedule).
 func (c Config) LRAt(step, total int) float64 {
-	if step <= c.WarmupSteps {
-		return c.LR * float64(step) / float64(max(c.WarmupSteps, 1))
-	}
-	minLR := c.LR * c.MinLRRatio
-	span := total - c.WarmupSteps - 1
-	if span <= 0 {
-		return c.LR
-	}
-	frac := min(float64(step-c.WarmupSteps-1)/float64(span), 1)
-	return minLR + 0.5*(c.LR-minLR)*(1+math.Cos(math.Pi*frac))
+	return loop.Schedule{LR: c.LR, MinLRRatio: c.MinLRRatio, Warmup: c.WarmupSteps}.At(step, total)
 }
 
 // StepStats describes one optimizer step.
@@ -165,12 +154,12 @@ type Trainer struct {
 	total int
 	T     int
 
-	adamM, adamV backend.Buffer
-	step         int // optimizer steps done
-	losses       []float64
-	perm         []int
-	permEpoch    int
-	complete     bool // resumed a run that had already finished
+	opt       *loop.AdamW
+	step      int // optimizer steps done
+	losses    []float64
+	perm      []int
+	permEpoch int
+	complete  bool // resumed a run that had already finished
 }
 
 // New prepares a run of m over data. With cfg.Resume it loads the newest
@@ -193,11 +182,9 @@ func New(m *model.Model, data []Sequence, cfg Config) (*Trainer, error) {
 		lc, _ := m.LoRAConfig()
 		cfg.LoRA = &lc // defaults filled in, as saved and compared on resume
 	}
-	be := m.Backend()
-	// Optimizer state only for what trains: with LoRA, the adapters.
-	params, _, _ := m.Trainable()
+	// The optimizer keeps state only for what trains: with LoRA, the adapters.
 	t := &Trainer{cfg: cfg, m: m, data: data, total: cfg.TotalSteps(len(data)), T: T,
-		adamM: be.Alloc(params.Len()), adamV: be.Alloc(params.Len()), permEpoch: -1}
+		opt: loop.NewAdamW(m, cfg.Beta1, cfg.Beta2, cfg.Eps, cfg.WeightDecay, cfg.ClipNorm), permEpoch: -1}
 	if cfg.Resume {
 		if err := t.resume(); err != nil {
 			return nil, err
@@ -288,24 +275,8 @@ func (t *Trainer) TrainStep(ctx context.Context) (StepStats, error) {
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return StepStats{}, fmt.Errorf("step %d: loss is %g", step, loss)
 	}
-	norm := m.GradNorm()
-	scale := 1.0
-	if t.cfg.ClipNorm > 0 && norm > t.cfg.ClipNorm {
-		scale = t.cfg.ClipNorm / norm
-	}
 	lr := t.cfg.LRAt(step, t.total)
-	be := m.Backend()
-	params, grads, list := m.Trainable()
-	for _, p := range list {
-		wd := 0.0
-		if p.Matrix() {
-			wd = t.cfg.WeightDecay
-		}
-		sl := func(b backend.Buffer) backend.Buffer { return be.Slice(b, p.Offset, p.Size()) }
-		be.AdamW(sl(params), sl(grads), sl(t.adamM), sl(t.adamV), backend.AdamWParams{
-			LR: lr, Beta1: t.cfg.Beta1, Beta2: t.cfg.Beta2, Eps: t.cfg.Eps,
-			WeightDecay: wd, Step: step, GradScale: scale})
-	}
+	norm := t.opt.Update(step, lr)
 	t.step = step
 	t.losses = append(t.losses, loss)
 	return StepStats{Step: step, Loss: loss, LR: lr, GradNorm: norm,
@@ -348,7 +319,7 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 			done := st.Step - startStep
 			eta := time.Duration(float64(elapsed) / float64(done) * float64(t.total-st.Step))
 			fmt.Fprintf(progress, "%s step %d/%d loss %.4f lr %.3g gnorm %.3g tok/s %.0f eta %s\n",
-				bar(st.Step, t.total, 20), st.Step, t.total, st.Loss, st.LR, st.GradNorm,
+				loop.Bar(st.Step, t.total, 20), st.Step, t.total, st.Loss, st.LR, st.GradNorm,
 				float64(tokens)/elapsed.Seconds(), eta.Round(time.Second))
 		}
 		if t.cfg.CheckpointEvery > 0 && st.Step%t.cfg.CheckpointEvery == 0 && st.Step < t.total {
@@ -375,21 +346,6 @@ func (t *Trainer) interrupted(cause error) (Result, error) {
 	}
 	return Result{Steps: t.step, Losses: append([]float64(nil), t.losses...)},
 		fmt.Errorf("sft: interrupted after step %d (resume with the same out directory): %w", t.step, cause)
-}
-
-func bar(done, total, width int) string {
-	n := done * width / max(total, 1)
-	b := make([]byte, width+2)
-	b[0], b[width+1] = '[', ']'
-	for i := 1; i <= width; i++ {
-		switch {
-		case i <= n:
-			b[i] = '='
-		default:
-			b[i] = ' '
-		}
-	}
-	return string(b)
 }
 
 // saveWeights writes what the run trains into dir: the adapters with LoRA,

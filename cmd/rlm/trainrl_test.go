@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlm-project/rlm/store"
+	"github.com/rlm-project/rlm/tracing"
+)
+
+// TestTrainRL runs `rlm train init` and `rlm train rl` end to end on a tiny
+// random model through the real engine and REPL, with settings from a
+// -config file and flags, and checks the outputs: progress lines, model,
+// chart, checkpoint, and one stored trajectory with a reward per rollout.
+func TestTrainRL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "tiny.json")
+	os.WriteFile(cfgPath, []byte(`{"hidden_size":48,"intermediate_size":96,"num_hidden_layers":2,
+		"num_attention_heads":2,"num_key_value_heads":1,"head_dim":16,"rms_norm_eps":1e-6,
+		"rope_theta":10000,"max_position_embeddings":8192,"tie_word_embeddings":true,"vocab_size":269}`), 0o644)
+	task := filepath.Join(dir, "letters.jsonl")
+	os.WriteFile(task, []byte(`{"context": "abcdefghij", "question": "Which letters?", "answer": ["a","b","c","d","e","f","g","h","i","j"], "scorer": "contains"}`+"\n"), 0o644)
+	rlCfg := filepath.Join(dir, "rl.json")
+	os.WriteFile(rlCfg, []byte(`{"group": 4, "lr": 0.02, "max-tokens": 16, "loss": "ppo", "steps": 99}`), 0o644)
+	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+		t.Fatalf("train init: %v\n%s", err, stderr.String())
+	}
+	args := []string{"rl", "-model", base, "-out", out, "-task", "custom:" + task, "-tasks-per-step", "1",
+		"-steps", "2", "-seq-len", "4096", "-max-iterations", "1", "-max-depth", "0", "-config", rlCfg,
+		"-dtype", "f32", "-checkpoint-every", "1", "-device", "cpu"}
+	stdout.Reset()
+	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("train rl: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	t.Log(stdout.String())
+	for _, want := range []string{"step 1/2 reward", "step 2/2 reward", "staleness 1", "done: 2 steps"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	for _, name := range []string{"model.safetensors", "config.json", "tokenizer.json", "reward.svg", "trainer_state.json",
+		"checkpoint-000001/optimizer.safetensors", "checkpoint-000001/pending_rollouts.json"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("output lacks %s", name)
+		}
+	}
+	st, err := store.OpenDisk(filepath.Join(out, "traces"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	page, err := svc.List(ctx, "open", tracing.Filter{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Data) != 8 {
+		t.Errorf("%d trajectories stored, want 8 (2 steps of one group of 4)", len(page.Data))
+	}
+	for _, s := range page.Data {
+		if s.Reward == nil || !strings.HasPrefix(s.Reward.Label, "rl custom:letters") {
+			t.Errorf("trajectory %s: reward %+v", s.ID, s.Reward)
+		}
+	}
+	// The same command again finds the run complete.
+	stdout.Reset()
+	if err := runTrain(ctx, args, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "already complete") {
+		t.Errorf("second run: %v\n%s", err, stdout.String())
+	}
+}
+
+func TestTrainRLBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	tests := []struct {
+		name, config, want string
+	}{
+		{"unknown key", `{"grup": 4}`, `unknown setting "grup"`},
+		{"not an object", `[1]`, "want a JSON object of flag values"},
+		{"bad value", `{"group": "many"}`, "group"},
+		{"missing file", "", "-config"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "absent.json")
+			if tt.config != "" {
+				path = write(tt.name+".json", tt.config)
+			}
+			var stdout, stderr bytes.Buffer
+			err := runTrain(context.Background(), []string{"rl", "-model", dir, "-out", dir, "-config", path}, &stdout, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
