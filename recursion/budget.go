@@ -25,7 +25,9 @@ func (e *BudgetError) Error() string {
 // budget is shared by every node of one request tree. Calls reserve before
 // they start, so many calls in flight at once can never overshoot the call
 // limit; tokens are reserved as an estimate and settled with the usage the
-// upstream reports.
+// upstream reports. The prompt's estimate is spent at admission: a call the
+// upstream rejected without reporting usage keeps it, so model code cannot
+// send huge prompts for free by making the upstream refuse them.
 type budget struct {
 	maxCalls, maxTokens int
 
@@ -38,7 +40,8 @@ type budget struct {
 
 type reservation struct {
 	b      *budget
-	tokens int
+	tokens int // prompt estimate plus the completion reserved
+	prompt int // prompt estimate, kept when no usage is reported
 	done   bool
 }
 
@@ -46,9 +49,10 @@ func newBudget(maxCalls, maxTokens int) *budget {
 	return &budget{maxCalls: maxCalls, maxTokens: maxTokens}
 }
 
-// reserve claims one call and estTokens tokens, or refuses with a
-// *BudgetError when either would go over.
-func (b *budget) reserve(estTokens int) (*reservation, error) {
+// reserve claims one call and the tokens of its prompt (estimated) and of
+// its completion, or refuses with a *BudgetError when either would go over.
+func (b *budget) reserve(promptTokens, completionTokens int) (*reservation, error) {
+	estTokens := promptTokens + completionTokens
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.maxCalls > 0 && b.calls >= b.maxCalls {
@@ -59,11 +63,13 @@ func (b *budget) reserve(estTokens int) (*reservation, error) {
 	}
 	b.calls++
 	b.tokens += estTokens
-	return &reservation{b: b, tokens: estTokens}, nil
+	return &reservation{b: b, tokens: estTokens, prompt: promptTokens}, nil
 }
 
-// settle replaces the estimate with the actual usage. A call that never
-// reached the upstream (made false) gives its call back too.
+// settle replaces the estimate with the actual usage. A call that reached
+// the upstream but got no usage back (rejected, failed) keeps its prompt
+// estimate and returns only the completion reserve. A call that never
+// reached the upstream (made false) gives everything back, its call too.
 func (r *reservation) settle(u Usage, made bool) {
 	b := r.b
 	b.mu.Lock()
@@ -72,7 +78,11 @@ func (r *reservation) settle(u Usage, made bool) {
 		return
 	}
 	r.done = true
-	b.tokens += u.TotalTokens - r.tokens
+	spent := u.TotalTokens
+	if made && spent == 0 {
+		spent = r.prompt
+	}
+	b.tokens += spent - r.tokens
 	b.usage = b.usage.Add(u)
 	if made {
 		b.made++
@@ -90,6 +100,25 @@ func (b *budget) exhausted() error {
 		return &BudgetError{Reason: StopBudgetCalls, Used: b.calls, Max: b.maxCalls}
 	}
 	return nil
+}
+
+// callsLeft is the number of calls that may still be reserved; -1 when
+// calls are not limited.
+func (b *budget) callsLeft() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.maxCalls <= 0 {
+		return -1
+	}
+	return max(b.maxCalls-b.calls, 0)
+}
+
+// tokensUsed is the tokens counted so far: settled usage, kept prompt
+// estimates of rejected calls and outstanding reservations.
+func (b *budget) tokensUsed() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tokens
 }
 
 func (b *budget) snapshot() (calls int, usage Usage) {

@@ -329,7 +329,7 @@ func (r *runState) complete(ctx context.Context, nodeID string, client ModelClie
 	if req.Sampling.MaxTokens != nil && *req.Sampling.MaxTokens > 0 {
 		completion = *req.Sampling.MaxTokens
 	}
-	res, err := r.budget.reserve(estimateTokens(chars) + completion)
+	res, err := r.budget.reserve(estimateTokens(chars), completion)
 	if err != nil {
 		return Completion{}, err
 	}

@@ -302,12 +302,43 @@ func inputMessage(off *offloaded) string {
 
 // LLMQuery implements repl.Host: one plain model call per prompt, all at once.
 func (n *node) LLMQuery(ctx context.Context, prompts []string) []string {
+	if out, refused := n.refuseBatch("llm", prompts); refused {
+		return out
+	}
 	return n.fanOut(ctx, prompts, n.llmCall)
+}
+
+// refuseBatch refuses, as a whole and with one event, a call with more
+// prompts than the budget has calls left: none of them could all run, and
+// refusing each alone would cost an event and a trace record per prompt.
+func (n *node) refuseBatch(kind string, prompts []string) ([]string, bool) {
+	r := n.r
+	left := r.budget.callsLeft()
+	if left < 0 || len(prompts) <= left {
+		return nil, false
+	}
+	used := r.lim.MaxLLMCalls - left
+	why := (&BudgetError{Reason: StopBudgetCalls, Used: used, Max: r.lim.MaxLLMCalls}).Error()
+	if len(prompts) > 1 {
+		why = fmt.Sprintf("budget exhausted: a call of %d prompts needs more than the %d LLM calls left (%d/%d used); none of it ran",
+			len(prompts), left, used, r.lim.MaxLLMCalls)
+	}
+	r.emit(Event{Kind: EventSubCallEnd, NodeID: n.id, ParentID: n.parent, Depth: n.depth,
+		Turn: int(n.turn.Load()), Cell: int(n.cell.Load()),
+		SubCall: &SubCallEvent{ID: fmt.Sprintf("s%d", r.subCalls.Add(1)), Kind: kind, Batch: len(prompts), Err: why}})
+	out := make([]string, len(prompts))
+	for i := range out {
+		out[i] = why // one string shared by every element
+	}
+	return out, true
 }
 
 // RLMQuery implements repl.Host: one child RLM per prompt, all at once; at
 // the maximum depth, plain model calls instead.
 func (n *node) RLMQuery(ctx context.Context, prompts []string) []string {
+	if out, refused := n.refuseBatch("rlm", prompts); refused {
+		return out
+	}
 	if n.depth+1 > n.r.lim.MaxDepth {
 		return n.fanOut(ctx, prompts, func(ctx context.Context, p string) string {
 			return n.subCall(ctx, p, true)
