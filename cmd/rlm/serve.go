@@ -63,6 +63,8 @@ type serveConfig struct {
 	ShutdownGrace   time.Duration
 	LogLevel        string
 	TraceContent    bool
+	TraceFieldBytes int64
+	TraceBytes      int64
 	// The in-process model of --local-model.
 	LocalModel          string
 	LocalKVCache        string
@@ -125,6 +127,21 @@ func size(f func(c *serveConfig) *int64) func(*serveConfig, string) error {
 			return err
 		}
 		*f(c) = n
+		return nil
+	}
+}
+
+// sizeInt is size for an int setting.
+func sizeInt(f func(c *serveConfig) *int) func(*serveConfig, string) error {
+	return func(c *serveConfig, v string) error {
+		n, err := parseSize(v)
+		if err != nil {
+			return err
+		}
+		if n > 1<<31-1 {
+			return fmt.Errorf("size %q is too large", v)
+		}
+		*f(c) = int(n)
 		return nil
 	}
 }
@@ -208,6 +225,14 @@ var serveOptions = []option{
 	{"repl-stack-bytes", "RLM_REPL_STACK_BYTES", "repl_stack_bytes", formatSize(repl.DefaultLimits().StackBytes), "largest stack of one goroutine in the REPL (deeper recursion crashes the worker)", size(func(c *serveConfig) *int64 { return &c.REPL.StackBytes })},
 	{"max-output", "RLM_MAX_OUTPUT", "max_output", strconv.Itoa(repl.DefaultLimits().MaxOutput), "characters of cell output shown to the model", num(func(c *serveConfig) *int { return &c.REPL.MaxOutput })},
 	{"max-goroutines", "RLM_MAX_GOROUTINES", "max_goroutines", strconv.Itoa(repl.DefaultLimits().MaxGoroutines), "goroutines model code may have alive at once in one REPL", num(func(c *serveConfig) *int { return &c.REPL.MaxGoroutines })},
+	{"max-prompt-bytes", "RLM_MAX_PROMPT_BYTES", "max_prompt_bytes", formatSize(repl.DefaultLimits().MaxPromptBytes), "largest prompt of one llm_query or rlm_query; a call with a larger one is refused before it leaves the REPL", size(func(c *serveConfig) *int64 { return &c.REPL.MaxPromptBytes })},
+	{"max-call-bytes", "RLM_MAX_CALL_BYTES", "max_call_bytes", formatSize(repl.DefaultLimits().MaxCallBytes), "all prompts of one llm_query/rlm_query call (batched ones included) together; also bounds every message a REPL worker sends, refused from its header", size(func(c *serveConfig) *int64 { return &c.REPL.MaxCallBytes })},
+	{"max-batch", "RLM_MAX_BATCH", "max_batch", strconv.Itoa(repl.DefaultLimits().MaxBatch), "prompts in one llm_query_batched or rlm_query_batched call; a batch larger than the LLM calls left is refused whole, with one trace record", num(func(c *serveConfig) *int { return &c.REPL.MaxBatch })},
+	{"max-final-bytes", "RLM_MAX_FINAL_BYTES", "max_final_bytes", formatSize(repl.DefaultLimits().MaxFinalBytes), "largest answer FINAL accepts; a larger one is refused with a cell error the model sees", size(func(c *serveConfig) *int64 { return &c.REPL.MaxFinalBytes })},
+	{"max-error-bytes", "RLM_MAX_ERROR_BYTES", "max_error_bytes", formatSize(int64(repl.DefaultLimits().MaxErrorBytes)), "largest cell error; long values an interpreter error quotes (the context, a constant) are named with their size first", sizeInt(func(c *serveConfig) *int { return &c.REPL.MaxErrorBytes })},
+	{"max-host-calls", "RLM_MAX_HOST_CALLS", "max_host_calls", strconv.Itoa(repl.DefaultLimits().MaxHostCalls), "llm_query/rlm_query calls in flight at once per REPL worker; goroutines of model code that call beyond it wait", num(func(c *serveConfig) *int { return &c.REPL.MaxHostCalls })},
+	{"max-trace-field-bytes", "RLM_MAX_TRACE_FIELD_BYTES", "max_trace_field_bytes", formatSize(tracing.DefaultMaxFieldBytes), "largest text field (prompt, response, message, output, answer) a trace keeps; longer ones are cut, with a note", size(func(c *serveConfig) *int64 { return &c.TraceFieldBytes })},
+	{"max-trace-bytes", "RLM_MAX_TRACE_BYTES", "max_trace_bytes", formatSize(tracing.DefaultMaxTraceBytes), "largest trace of one run; past it text and sub-call records are left out and counted in the trace's truncated", size(func(c *serveConfig) *int64 { return &c.TraceBytes })},
 	{"log-level", "RLM_LOG_LEVEL", "log_level", "info", "debug, info, warn or error", str(func(c *serveConfig) *string { return &c.LogLevel })},
 	{"trace-content", "RLM_TRACE_CONTENT", "trace_content", "false", "put prompt and completion text on OpenTelemetry spans (traces in the store always keep them)", func(c *serveConfig, v string) error {
 		b, err := strconv.ParseBool(v)
@@ -335,6 +360,12 @@ func (c *serveConfig) checkMaxima() error {
 	}
 	if c.TraceSaveQueue <= 0 {
 		return fmt.Errorf("trace-save-queue %d: must be positive", c.TraceSaveQueue)
+	}
+	if c.REPL.MaxBatch <= 0 || c.REPL.MaxHostCalls <= 0 {
+		return fmt.Errorf("max-batch %d and max-host-calls %d: must be positive", c.REPL.MaxBatch, c.REPL.MaxHostCalls)
+	}
+	if c.TraceFieldBytes > c.TraceBytes/4 {
+		return fmt.Errorf("max-trace-field-bytes %d: must be at most a quarter of max-trace-bytes %d", c.TraceFieldBytes, c.TraceBytes)
 	}
 	return nil
 }
@@ -496,6 +527,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeFeed()
 	traces := tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: log, Feed: feed,
 		SaveQueue: cfg.TraceSaveQueue, SaveTimeout: cfg.TraceSaveTime,
+		Record:     tracing.RecordLimits{MaxFieldBytes: int(cfg.TraceFieldBytes), MaxTraceBytes: cfg.TraceBytes},
 		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
 	defer func() {
 		// After the server's shutdown: the runs have ended, their traces
