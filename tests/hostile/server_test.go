@@ -364,3 +364,26 @@ func (s *server) trace(t testing.TB, key, id string) (trajectory, int) {
 	}
 	return tr, len(b)
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// postJSON posts v as JSON with key; a transport failure is status 0.
+func postJSON(url, key string, v any) (int, string) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return 0, err.Error()
+	}
+	req, err := http.NewRequest("POST", url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err.Error()
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 10 * time.Minute}).Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
