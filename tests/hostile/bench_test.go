@@ -24,12 +24,13 @@ const rssSafety = 6 << 30
 // server's peak RSS (VmHWM, polled with VmRSS every 20 ms), the bytes its
 // data directory grew by per request and its largest file, and the trivial
 // requests' latency. The upstream is fakellm, a scripted test double.
+// $RLM_HOSTILE_FLAGS adds flags to rlm serve (e.g. --repl-workers 8).
 func BenchmarkConcurrentAttacks(b *testing.B) {
 	const ctxBytes = 50 << 20 // the largest legitimate context in flight: the assign attack's
 	context := strings.Repeat("x", ctxBytes)
 	for i := 0; i < b.N; i++ {
 		up := fakellm.New(rootScript, fakellm.WithoutRecording())
-		s := startServer(b, up.URL)
+		s := startServer(b, up.URL, strings.Fields(os.Getenv("RLM_HOSTILE_FLAGS"))...)
 		pid := s.cmd.Process.Pid
 
 		var killed atomic.Bool
