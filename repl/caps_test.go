@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -209,5 +210,30 @@ func TestFrameLimitCoversCaps(t *testing.T) {
 	l := DefaultLimits()
 	if got := l.frameLimit(); got < l.MaxCallBytes || got < 6*l.MaxFinalBytes {
 		t.Fatalf("frame limit %d below the caps it carries", got)
+	}
+}
+
+// TestOversizedFrameKillsWorker: a worker that announces a frame larger
+// than the limit (here a shell standing in for a compromised worker) is
+// killed from the header alone, without the parent reading the body or
+// waiting for the worker's own exit.
+func TestOversizedFrameKillsWorker(t *testing.T) {
+	p, err := NewPool(PoolConfig{Size: -1, Limits: capLimits(), StartTimeout: 20 * time.Second, Command: func() *exec.Cmd {
+		return exec.Command("sh", "-c", `printf '\377\377\377\377' >&4; exec sleep 30`)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	start := time.Now()
+	_, err = p.NewSession(context.Background(), SessionConfig{})
+	if err == nil || !strings.Contains(err.Error(), "sent a message of 4294967295 bytes exceeds the limit") {
+		t.Fatalf("NewSession: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("took %s: the worker was not killed", d)
+	}
+	if idle, busy := p.Workers(); idle+busy != 0 {
+		t.Fatalf("%d workers left running", idle+busy)
 	}
 }
