@@ -6,7 +6,9 @@ require golang.org/x/text v0.43.0
 
 require (
 	github.com/chromedp/chromedp v0.23.0
+	github.com/ebitengine/purego v0.11.3
 	github.com/labstack/echo/v5 v5.3.1
+	github.com/landlock-lsm/go-landlock v0.11.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/sashabaranov/go-openai v1.43.0
@@ -23,6 +25,7 @@ require (
 	google.golang.org/grpc v1.83.2
 	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77
 )
 
 require (
@@ -30,7 +33,6 @@ require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/chromedp/cdproto v0.159.0 // indirect
-	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect

@@ -2,7 +2,9 @@ package repl
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -85,11 +87,11 @@ func (l Limits) orDefault(d Limits) Limits {
 // context. The address-space limit is set relative to what the process has
 // already reserved (Go runtime arenas, the interpreter, the mapped context),
 // so that MemoryBytes means "room for model data" whatever the context size.
-func applyWorkerLimits(l Limits) error {
+func applyWorkerLimits(l Limits, statm *os.File) error {
 	debug.SetMaxStack(int(l.StackBytes))
 	// A soft heap goal makes the GC work hard before the watchdog has to kill.
 	debug.SetMemoryLimit(l.HeapBytes)
-	vsz, err := addressSpace()
+	vsz, err := addressSpace(statm)
 	if err != nil {
 		return err
 	}
@@ -100,13 +102,15 @@ func applyWorkerLimits(l Limits) error {
 	return nil
 }
 
-// addressSpace returns the virtual memory size of this process.
-func addressSpace() (int64, error) {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
+// addressSpace returns the virtual memory size of this process, read from
+// statm, its /proc/self/statm opened before the worker was confined.
+func addressSpace(statm *os.File) (int64, error) {
+	var buf [256]byte
+	n, err := statm.ReadAt(buf[:], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, fmt.Errorf("read address space size: %w", err)
 	}
-	f := bytes.Fields(b)
+	f := bytes.Fields(buf[:n])
 	if len(f) == 0 {
 		return 0, fmt.Errorf("read address space size: empty /proc/self/statm")
 	}

@@ -10,6 +10,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(probeEnv); mode != "" {
+		os.Exit(runProbe(mode))
+	}
 	MaybeRunWorker()
 	code := m.Run()
 	if dir, err := benchDir(); err == nil {

@@ -30,16 +30,35 @@ type PoolConfig struct {
 	// Stderr receives the workers' own stderr (Go runtime crash reports)
 	// when set; the session keeps the tail either way to explain crashes.
 	Stderr io.Writer
+	// WorkerUID and WorkerGID are the user and group workers run as when
+	// the pool's process is root (otherwise workers keep its uid and gid,
+	// the only ones it may give). 0 means 65534 (nobody, nogroup); a
+	// negative value keeps root's, capabilities dropped all the same.
+	WorkerUID, WorkerGID int
+
+	// unconfined starts workers as they were before the OS-level
+	// confinement (the pool's uid, its working directory, no layer in the
+	// worker), for the benchmark that measures its cost. Nothing outside
+	// the package can ask for it.
+	unconfined bool
 }
+
+// nobody is the uid and gid of workers of a root pool by default.
+const nobody = 65534
 
 // Pool starts workers ahead of time and hands them to sessions. A worker
 // serves one session only: once model code ran in it, it is never reused.
 type Pool struct {
 	cfg    PoolConfig
 	limits Limits
-	idle   chan *proc
-	stop   chan struct{}
-	done   chan struct{}
+	cred   *syscall.Credential // workers' uid and gid; nil: the pool's own
+	// exe is the executable opened by the pool, when workers run as another
+	// user: they start from this descriptor, so the directories on the way
+	// to it (a build cache under /root) need not be open to that user.
+	exe  *os.File
+	idle chan *proc
+	stop chan struct{}
+	done chan struct{}
 
 	count workerCount
 
@@ -71,24 +90,31 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = 30 * time.Second
 	}
+	p := &Pool{
+		cfg:    cfg,
+		limits: cfg.Limits.orDefault(DefaultLimits()),
+		cred:   workerCredential(cfg),
+		idle:   make(chan *proc, cfg.Size),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
 	if cfg.Command == nil {
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, fmt.Errorf("repl: find the executable to start workers: %w", err)
 		}
-		cfg.Command = func() *exec.Cmd { return exec.Command(exe) }
-	}
-	p := &Pool{
-		cfg:    cfg,
-		limits: cfg.Limits.orDefault(DefaultLimits()),
-		idle:   make(chan *proc, cfg.Size),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		p.cfg.Command = func() *exec.Cmd { return exec.Command(exe) }
+		if p.cred != nil {
+			if p.exe, err = os.Open(exe); err != nil {
+				return nil, fmt.Errorf("repl: open the executable to start workers: %w", err)
+			}
+		}
 	}
 	// Start one worker now so that a broken Command fails here, not later.
 	if cfg.Size > 0 {
 		w, err := p.start()
 		if err != nil {
+			p.closeExe()
 			return nil, err
 		}
 		p.idle <- w
@@ -157,13 +183,62 @@ func (p *Pool) take() (*proc, error) {
 }
 
 // start starts one worker process.
-func (p *Pool) start() (*proc, error) {
+func (p *Pool) start() (*proc, error) { return p.startEnv(nil) }
+
+// startEnv starts one worker process with env added to its environment.
+func (p *Pool) startEnv(env []string) (*proc, error) {
 	cmd := p.cfg.Command()
-	cmd.Env = workerEnviron(cmd.Env)
+	cmd.Env = append(workerEnviron(cmd.Env), env...)
 	// Own process group: a signal to the parent's group (Ctrl-C) must not
 	// reach workers before the parent has decided what to do.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if p.cfg.unconfined {
+		cmd.Env = append(cmd.Env, confineEnv+"=0")
+		return startProc(cmd, p.cfg.Stderr, &p.count)
+	}
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", startMemoryEnv, p.limits.MemoryBytes))
+	cmd.SysProcAttr.Credential = p.cred
+	if p.exe != nil {
+		cmd.Path = fmt.Sprintf("/proc/self/fd/%d", lastProtocolFD+1+len(cmd.ExtraFiles))
+		cmd.ExtraFiles = append(cmd.ExtraFiles, p.exe)
+	}
+	// The working directory is empty and removed once the worker runs in
+	// it: nothing is there to read, and nothing can be made there.
+	dir, err := os.MkdirTemp("", "rlm-worker-")
+	if err != nil {
+		return nil, fmt.Errorf("repl: make the worker's directory: %w", err)
+	}
+	defer os.Remove(dir)
+	if err := os.Chmod(dir, 0o555); err != nil { // enterable by the worker's uid
+		return nil, fmt.Errorf("repl: make the worker's directory: %w", err)
+	}
+	cmd.Dir = dir
 	return startProc(cmd, p.cfg.Stderr, &p.count)
+}
+
+// workerCredential returns the uid and gid workers switch to, or nil when
+// they keep the pool's.
+func workerCredential(cfg PoolConfig) *syscall.Credential {
+	if cfg.unconfined || os.Geteuid() != 0 || (cfg.WorkerUID < 0 && cfg.WorkerGID < 0) {
+		return nil
+	}
+	pick := func(v, own int) uint32 {
+		switch {
+		case v < 0:
+			return uint32(own)
+		case v == 0:
+			return nobody
+		}
+		return uint32(v)
+	}
+	// Groups empty: the supplementary groups of the server are dropped.
+	return &syscall.Credential{Uid: pick(cfg.WorkerUID, os.Geteuid()), Gid: pick(cfg.WorkerGID, os.Getegid()), Groups: []uint32{}}
+}
+
+func (p *Pool) closeExe() {
+	if p.exe != nil {
+		p.exe.Close()
+	}
 }
 
 // workerEnviron gives the worker only what it needs: the marker variable
@@ -194,6 +269,7 @@ func (p *Pool) Close() error {
 		case w := <-p.idle:
 			w.kill()
 		default:
+			p.closeExe()
 			return nil
 		}
 	}

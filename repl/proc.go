@@ -11,6 +11,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A worker's descriptors: the protocol pipes on 3 (parent to worker) and 4
+// (worker to parent), and on 5 a socket over which the parent passes the
+// context file's descriptor (the worker cannot open files). A command's own
+// ExtraFiles follow from 6 on.
+const (
+	inFD           = 3
+	outFD          = 4
+	ctxFD          = 5
+	lastProtocolFD = ctxFD
 )
 
 // proc is the parent's handle on one worker process.
@@ -18,6 +31,7 @@ type proc struct {
 	cmd     *exec.Cmd
 	toW     *os.File
 	fromW   *os.File
+	ctxSock *os.File // the parent's end of the context socket
 	out     *msgWriter
 	results chan *message // results of cells, in order
 	ready   chan *message
@@ -75,7 +89,7 @@ func (c *workerCount) exited(w *proc) {
 	}
 }
 
-// startProc starts a worker with its protocol pipes on fds 3 and 4; count,
+// startProc starts a worker with its protocol files on fds 3 to 5; count,
 // when not nil, tallies it until it is reaped.
 func startProc(cmd *exec.Cmd, stderr io.Writer, count *workerCount) (*proc, error) {
 	toR, toW, err := os.Pipe()
@@ -88,10 +102,19 @@ func startProc(cmd *exec.Cmd, stderr io.Writer, count *workerCount) (*proc, erro
 		toW.Close()
 		return nil, fmt.Errorf("repl: pipe: %w", err)
 	}
+	ctxParent, ctxChild, err := socketPair()
+	if err != nil {
+		toR.Close()
+		toW.Close()
+		fromR.Close()
+		fromW.Close()
+		return nil, err
+	}
 	p := &proc{
 		cmd:     cmd,
 		toW:     toW,
 		fromW:   fromR,
+		ctxSock: ctxParent,
 		out:     &msgWriter{w: toW},
 		results: make(chan *message, 1),
 		ready:   make(chan *message, 1),
@@ -101,15 +124,17 @@ func startProc(cmd *exec.Cmd, stderr io.Writer, count *workerCount) (*proc, erro
 	}
 	p.setLimits(DefaultLimits())
 	p.life, p.end = context.WithCancel(context.Background())
-	cmd.ExtraFiles = []*os.File{toR, fromW}
+	cmd.ExtraFiles = append([]*os.File{toR, fromW, ctxChild}, cmd.ExtraFiles...)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = p.stderr
 	err = cmd.Start()
 	toR.Close()
 	fromW.Close()
+	ctxChild.Close()
 	if err != nil {
 		toW.Close()
 		fromR.Close()
+		ctxParent.Close()
 		return nil, fmt.Errorf("repl: start worker: %w", err)
 	}
 	if count != nil {
@@ -179,6 +204,7 @@ func (p *proc) read() {
 	}
 	p.fromW.Close()
 	p.waitErr = p.cmd.Wait()
+	p.ctxSock.Close()
 	p.end() // the worker is gone: nobody reads answers any more
 	calls.Wait()
 	// Before dead closes, so that the tally is current once kill returns.
@@ -253,6 +279,17 @@ func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits, timeout time
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	p.setLimits(l)
+	if cf != nil && cf.Path != "" {
+		f, err := os.Open(cf.Path)
+		if err != nil {
+			return &initError{fmt.Sprintf("open context: %v", err)}
+		}
+		err = p.sendFile(f)
+		f.Close()
+		if err != nil {
+			return p.initWriteFailed(ctx, err, l, t.C)
+		}
+	}
 	if err := p.send(&message{Kind: kindInit, Context: cf, Limits: &l}); err != nil {
 		return p.initWriteFailed(ctx, err, l, t.C)
 	}
@@ -292,6 +329,26 @@ func (p *proc) initWriteFailed(ctx context.Context, err error, l Limits, timeout
 		return fmt.Errorf("repl: init worker: %w (the worker closed its pipe and did not exit)", err)
 	}
 	return fmt.Errorf("repl: worker exited during start: %s", p.deathReason(l))
+}
+
+// sendFile passes f's descriptor to the worker, which reads it at init.
+func (p *proc) sendFile(f *os.File) error {
+	rc, err := p.ctxSock.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("pass context: %w", err)
+	}
+	var sendErr error
+	err = rc.Write(func(fd uintptr) bool {
+		sendErr = unix.Sendmsg(int(fd), []byte{0}, unix.UnixRights(int(f.Fd())), nil, unix.MSG_NOSIGNAL)
+		return sendErr != unix.EAGAIN
+	})
+	if err == nil {
+		err = sendErr
+	}
+	if err != nil {
+		return fmt.Errorf("pass context: %w", err)
+	}
+	return nil
 }
 
 // initError is a session setup the worker refused (a bad context file).
@@ -340,6 +397,11 @@ func (p *proc) deathReason(l Limits) string {
 	}
 	if i := strings.Index(tail, "panic: "); i >= 0 {
 		return "worker crashed: " + firstLine(tail[i:])
+	}
+	// The worker's own reason for giving up, such as a confinement layer
+	// the system refused.
+	if i := strings.Index(tail, workerErrPrefix); i >= 0 {
+		return "worker failed: " + firstLine(tail[i+len(workerErrPrefix):])
 	}
 	if i := strings.Index(tail, "fatal error: "); i >= 0 {
 		return "worker crashed: " + firstLine(tail[i:])

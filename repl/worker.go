@@ -9,10 +9,14 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	// The confined worker cannot read /usr/share/zoneinfo: time.LoadLocation
+	// falls back to this embedded copy.
+	_ "time/tzdata"
 	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
@@ -21,8 +25,19 @@ import (
 	"github.com/rlm-project/rlm/repl/symbols"
 )
 
-// workerEnv is the environment variable that turns the binary into a worker.
-const workerEnv = "RLM_REPL_WORKER"
+// Environment variables of a worker process: workerEnv turns the binary
+// into a worker; confineEnv=0 starts it unconfined (benchmarks measure the
+// cost of confinement with it); startMemoryEnv bounds its address space
+// until its session sets the limit.
+const (
+	workerEnv      = "RLM_REPL_WORKER"
+	confineEnv     = "RLM_REPL_CONFINE"
+	startMemoryEnv = "RLM_REPL_START_MEMORY"
+)
+
+// workerErrPrefix starts the line a worker writes on stderr before it
+// exits with exitProtocol; the parent quotes it to explain the exit.
+const workerErrPrefix = "repl worker: "
 
 // Exit codes of a worker that stops on its own.
 const (
@@ -37,7 +52,32 @@ func MaybeRunWorker() {
 	if os.Getenv(workerEnv) != "1" {
 		return
 	}
-	os.Exit(runWorker(os.NewFile(3, "repl-in"), os.NewFile(4, "repl-out")))
+	statm, err := setUpWorker()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s%v\n", workerErrPrefix, err)
+		os.Exit(exitProtocol)
+	}
+	os.Exit(runWorker(os.NewFile(inFD, "repl-in"), os.NewFile(outFD, "repl-out"), statm))
+}
+
+// setUpWorker opens what the worker reads later (its own memory size) and
+// confines the process, unless the pool asked for no confinement.
+func setUpWorker() (statm *os.File, err error) {
+	statm, err = os.Open("/proc/self/statm")
+	if err != nil {
+		return nil, fmt.Errorf("open /proc/self/statm: %w", err)
+	}
+	if os.Getenv(confineEnv) == "0" {
+		return statm, nil
+	}
+	mem, err := strconv.ParseInt(os.Getenv(startMemoryEnv), 10, 64)
+	if err != nil || mem <= 0 {
+		mem = DefaultLimits().MemoryBytes
+	}
+	if err := confine(allLayers, mem, statm); err != nil {
+		return nil, fmt.Errorf("confine: %w", err)
+	}
+	return statm, nil
 }
 
 // worker is the trusted side of a session inside the worker process: it owns
@@ -48,6 +88,7 @@ type worker struct {
 	output capWriter
 	trace  traceWriter
 
+	statm    *os.File // /proc/self/statm, opened before confinement
 	ctxData  string   // the mapped context file
 	contexts []string // pieces of ctxData
 	limits   Limits
@@ -73,8 +114,9 @@ type cellState struct {
 	notes  []string // refusals model code could not see, added to the cell's error
 }
 
-func runWorker(inF, outF *os.File) int {
+func runWorker(inF, outF, statm *os.File) int {
 	w := &worker{
+		statm:  statm,
 		out:    &msgWriter{w: outF},
 		calls:  map[uint64]chan []string{},
 		limits: DefaultLimits(),
@@ -84,7 +126,7 @@ func runWorker(inF, outF *os.File) int {
 	// do this while they wait for a session.
 	w.trace.out = &w.output
 	if err := w.newInterpreter(); err != nil {
-		fmt.Fprintf(os.Stderr, "repl worker: %v\n", err)
+		fmt.Fprintf(os.Stderr, workerErrPrefix+"%v\n", err)
 		return exitProtocol
 	}
 	r := newMsgReader(inF)
@@ -94,7 +136,7 @@ func runWorker(inF, outF *os.File) int {
 			if errors.Is(err, io.EOF) {
 				return 0 // the parent closed the session
 			}
-			fmt.Fprintf(os.Stderr, "repl worker: %v\n", err)
+			fmt.Fprintf(os.Stderr, workerErrPrefix+"%v\n", err)
 			return exitProtocol
 		}
 		switch msg.Kind {
@@ -124,7 +166,7 @@ func runWorker(inF, outF *os.File) int {
 				ch <- msg.Results
 			}
 		default:
-			fmt.Fprintf(os.Stderr, "repl worker: unknown message kind %q\n", msg.Kind)
+			fmt.Fprintf(os.Stderr, workerErrPrefix+"unknown message kind %q\n", msg.Kind)
 		}
 	}
 }
@@ -138,7 +180,7 @@ func (w *worker) init(cf *ContextFile, l *Limits) error {
 	w.out.limit.Store(w.limits.frameLimit())
 	w.slots = make(chan struct{}, w.limits.MaxHostCalls)
 	if cf != nil && cf.Path != "" {
-		data, err := mapFile(cf.Path)
+		data, err := mapContext()
 		if err != nil {
 			return err
 		}
@@ -150,7 +192,7 @@ func (w *worker) init(cf *ContextFile, l *Limits) error {
 			w.contexts = append(w.contexts, data[p.Start:p.End])
 		}
 	}
-	if err := applyWorkerLimits(w.limits); err != nil {
+	if err := applyWorkerLimits(w.limits, w.statm); err != nil {
 		return err
 	}
 	w.baseG = runtime.NumGoroutine() + 1 // +1: the watchdog itself
@@ -158,29 +200,54 @@ func (w *worker) init(cf *ContextFile, l *Limits) error {
 	return nil
 }
 
-// mapFile maps path read-only and returns it as a string without copying.
-// The mapping lives as long as the worker: strings model code derives from
-// the context point into it. Workers mapping the same file share its pages.
-func mapFile(path string) (string, error) {
-	f, err := os.Open(path)
+// mapContext receives the context file's descriptor from the parent and
+// maps it read-only, returning it as a string without copying. The mapping
+// lives as long as the worker: strings model code derives from the context
+// point into it. Workers mapping the same file share its pages.
+func mapContext() (string, error) {
+	fd, err := recvFile(ctxFD)
 	if err != nil {
-		return "", fmt.Errorf("open context: %w", err)
+		return "", err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	defer unix.Close(fd)
+	// lseek rather than fstat: the seccomp filter keeps the set of calls
+	// small, and lseek is needed anyway.
+	size, err := unix.Seek(fd, 0, io.SeekEnd)
 	if err != nil {
-		return "", fmt.Errorf("stat context: %w", err)
+		return "", fmt.Errorf("size of context: %w", err)
 	}
-	if st.Size() == 0 {
+	if size == 0 {
 		return "", nil
 	}
-	b, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	b, err := unix.Mmap(fd, 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
-		return "", fmt.Errorf("map context %s: %w", path, err)
+		return "", fmt.Errorf("map context: %w", err)
 	}
 	// Read ahead now: model code usually scans the whole context.
 	_ = unix.Madvise(b, unix.MADV_WILLNEED)
 	return unsafe.String(&b[0], len(b)), nil
+}
+
+// recvFile receives one descriptor from the socket sock.
+func recvFile(sock int) (int, error) {
+	buf := make([]byte, 1)
+	oob := make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, recvFlags)
+	if err != nil {
+		return -1, fmt.Errorf("receive context: %w", err)
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return -1, fmt.Errorf("receive context: no descriptor came (%v)", err)
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return -1, fmt.Errorf("receive context: no descriptor came (%v)", err)
+	}
+	return fds[0], nil
 }
 
 // die reports a limit to the parent and exits. Only the first call counts.

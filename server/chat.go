@@ -104,11 +104,15 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
+	md, err := parseMetadata(cr.Metadata)
+	if err != nil {
+		return err
+	}
 	if s.runner == nil {
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "not_configured",
 			Kind: "not_configured", Message: "this server cannot answer yet: " + s.cfg.NotConfigured}
 	}
-	r := &run{id: newID("chatcmpl-"), owner: owner(c), model: cr.Model, created: time.Now().Unix(),
+	r := &run{id: s.newCompletionID(), owner: owner(c), model: cr.Model, created: time.Now().Unix(),
 		stored: cr.Store, req: rreq, done: make(chan runOutcome, 1)}
 	defer func() {
 		// Runs that keep going after the handler returns clean up themselves.
@@ -138,13 +142,15 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		return err
 	}
 	if r.stored {
-		c.Response().Header().Set("X-RLM-Completion-Id", r.id)
-		if err := s.saveCompletion(hreq.Context(), r, &completion{Status: "in_progress"}); err != nil {
+		if err := s.createStored(hreq.Context(), r, cr.Messages, md); err != nil {
 			<-s.slots
 			s.log.Error("storing a new completion", "id", r.id, "err", err)
 			return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "store_unavailable", Kind: "store",
 				RetryAfter: 1, Message: "the completion could not be stored, so the run was not started; retry later (details are in the server log)"}
 		}
+		// From here on every answer names the stored completion, errors
+		// included: it is where the outcome can be read again.
+		c.Response().Header().Set("X-RLM-Completion-Id", r.id)
 	}
 	if cr.Stream {
 		r.events = make(chan recursion.Event, 256)
@@ -159,6 +165,9 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	}
 	select {
 	case out := <-r.done:
+		if out.err != nil && r.stored {
+			return withCompletionID(out.err, r.id)
+		}
 		if out.err != nil {
 			return out.err
 		}
@@ -302,7 +311,9 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 				b := ae.body().Error
 				comp.Error = &b
 			}
-			if err := s.saveCompletion(ctx, r, comp); err != nil {
+			if !s.storedStillThere(ctx, r) {
+				s.log.Info("stored completion deleted during its run; its final record is not written", "id", r.id)
+			} else if err := s.saveCompletion(ctx, r, comp); err != nil {
 				s.log.Error("storing a finished completion", "id", r.id, "err", err)
 				if out.err == nil {
 					// The client was promised a stored completion: an
@@ -416,22 +427,6 @@ func (s *Server) saveCompletion(ctx context.Context, r *run, comp *completion) e
 	}
 	_, err = s.store.Put(ctx, collCompletions, r.owner+"/"+r.id, strings.NewReader(string(b)))
 	return err
-}
-
-func (s *Server) getCompletion(c *echo.Context) error {
-	id := c.Param("id")
-	if !validID(id, "chatcmpl-") {
-		return notFound("completion_id", "no stored completion %q", id)
-	}
-	rd, err := s.store.Get(c.Request().Context(), collCompletions, owner(c)+"/"+id)
-	if errors.Is(err, store.ErrNotFound) {
-		return notFound("completion_id", "no stored completion %q (only completions created with store: true are kept)", id)
-	}
-	if err != nil {
-		return serverError("reading completion: %v", err)
-	}
-	defer rd.Close()
-	return c.Stream(http.StatusOK, "application/json", rd)
 }
 
 // observer feeds metrics and, for streams, the stream's event channel. It

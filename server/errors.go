@@ -21,7 +21,10 @@ type apiError struct {
 	Code       string
 	RetryAfter int // seconds, for 429 and 503
 	Kind       string
-	detail     string // logged, never sent
+	// CompletionID names the stored completion of a store: true request
+	// that failed: its record holds the outcome.
+	CompletionID string
+	detail       string // logged, never sent
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -68,10 +71,12 @@ type errorFields struct {
 	Type    string  `json:"type"`
 	Param   *string `json:"param"`
 	Code    *string `json:"code"`
+	// CompletionID is this server's addition: see apiError.CompletionID.
+	CompletionID string `json:"completion_id,omitempty"`
 }
 
 func (e *apiError) body() errorBody {
-	b := errorBody{Error: errorFields{Message: e.Message, Type: e.Type}}
+	b := errorBody{Error: errorFields{Message: e.Message, Type: e.Type, CompletionID: e.CompletionID}}
 	if e.Param != "" {
 		b.Error.Param = &e.Param
 	}

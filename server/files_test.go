@@ -36,7 +36,8 @@ func upload(t *testing.T, url, key, name string, content io.Reader) response {
 	return do(t, "POST", url+"/v1/files", key, pr, "Content-Type", mw.FormDataContentType())
 }
 
-// TestStores runs the file and stored-completion flows on both stores.
+// TestStores runs the file and stored-completion flows on both stores:
+// disk, and a real redis-server.
 func TestStores(t *testing.T) {
 	stores := []struct {
 		name string
@@ -62,6 +63,7 @@ func TestStores(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			t.Run("Files", func(t *testing.T) { testFiles(t, st.open(t)) })
 			t.Run("Isolation", func(t *testing.T) { testIsolation(t, st.open(t)) })
+			t.Run("StoredCompletions", func(t *testing.T) { testStoredAPI(t, st.open(t)) })
 		})
 	}
 }

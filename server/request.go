@@ -10,6 +10,8 @@ import (
 	"math"
 	"net/http"
 	"reflect"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +20,9 @@ import (
 )
 
 // chatRequest is the body of POST /v1/chat/completions. Fields clients send
-// that the server does not use (user, metadata, logit_bias...) are accepted
-// and ignored, as are unknown fields.
+// that the server does not use (user, logit_bias...) are accepted and
+// ignored, as are unknown fields; metadata is checked against OpenAI's
+// limits and kept with a stored completion.
 type chatRequest struct {
 	Model               string          `json:"model"`
 	Messages            []chatMessage   `json:"messages"`
@@ -87,7 +90,11 @@ type contentPart struct {
 }
 
 // rlmOptions are the per-request limits; each is clamped to the server's
-// maximum. Timeout is seconds (a number) or a Go duration ("90s").
+// maximum. Timeout is seconds (a number) or a Go duration ("90s"). Unlike
+// the rest of the request, whose unknown fields are ignored for
+// compatibility with OpenAI clients, the `rlm` object is this server's own:
+// an unknown key in it is a typo ("max_iteration") that would silently lose
+// a limit, so it is refused (see UnmarshalJSON).
 type rlmOptions struct {
 	MaxDepth         *int            `json:"max_depth"`
 	MaxIterations    *int            `json:"max_iterations"`
@@ -96,6 +103,46 @@ type rlmOptions struct {
 	Timeout          json.RawMessage `json:"timeout"`
 	SubModel         string          `json:"sub_model"`
 	OffloadThreshold *int            `json:"offload_threshold"`
+}
+
+// rlmKeys are the keys the `rlm` object accepts, from rlmOptions' tags.
+var rlmKeys = func() []string {
+	t := reflect.TypeFor[rlmOptions]()
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}()
+
+// UnmarshalJSON decodes the `rlm` object, refusing keys it does not know.
+func (o *rlmOptions) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// The decoder adds where the `rlm` object is.
+			return &json.UnmarshalTypeError{Value: te.Value, Type: reflect.TypeFor[rlmOptions](), Offset: te.Offset}
+		}
+		return err
+	}
+	var unknown []string
+	for k := range fields {
+		if _, ok := slices.BinarySearch(rlmKeys, k); !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "rlm." + unknown[0],
+			Code: "unknown_parameter", Kind: "invalid_request",
+			Message: fmt.Sprintf("unknown key %q in the rlm object; allowed keys: %s", unknown[0], strings.Join(rlmKeys, ", "))}
+	}
+	type plain rlmOptions // without this method
+	return json.Unmarshal(b, (*plain)(o))
 }
 
 // decodeChatRequest parses a request body. Errors are *apiError with the
@@ -134,6 +181,10 @@ func decodeChatRequestSized(r io.Reader, length int64) (*chatRequest, error) {
 }
 
 func jsonError(err error) error {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return tooLarge(mbe.Limit, "the request body")

@@ -112,3 +112,43 @@ func TestDecodeTypeErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRLMUnknownKeys checks that a key the `rlm` object does not know (a
+// typo that would silently drop a limit) is refused with a 400 naming the
+// key and the allowed ones, while the known keys still decode.
+func TestRLMUnknownKeys(t *testing.T) {
+	allowed := "max_depth, max_iterations, max_llm_calls, max_total_tokens, offload_threshold, sub_model, timeout"
+	tests := []struct {
+		rlm, param string // param "" means accepted
+	}{
+		{`{"max_iterations":3}`, ""},
+		{`{}`, ""},
+		{`null`, ""},
+		{`{"max_depth":1,"max_iterations":2,"max_llm_calls":3,"max_total_tokens":4,"timeout":"5s","sub_model":"m","offload_threshold":6}`, ""},
+		{`{"max_iteration":3}`, "rlm.max_iteration"},
+		{`{"max_iterations":3,"depth":1}`, "rlm.depth"},
+		{`{"MAX_DEPTH":1}`, "rlm.MAX_DEPTH"},
+		{`{"zz":1,"aa":2}`, "rlm.aa"},
+	}
+	ts := startServer(t, Config{}, nil, nil)
+	for _, tt := range tests {
+		t.Run(tt.rlm, func(t *testing.T) {
+			resp := do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody(`"rlm":`+tt.rlm))
+			if tt.param == "" {
+				if resp.Status != 200 {
+					t.Errorf("rlm %s: %d %s", tt.rlm, resp.Status, resp.Body)
+				}
+				return
+			}
+			if resp.Status != 400 {
+				t.Fatalf("rlm %s: %d %s, want 400", tt.rlm, resp.Status, resp.Body)
+			}
+			e := resp.json(t)["error"].(map[string]any)
+			key := strings.TrimPrefix(tt.param, "rlm.")
+			if e["param"] != tt.param || e["code"] != "unknown_parameter" || e["type"] != "invalid_request_error" ||
+				!strings.Contains(e["message"].(string), `"`+key+`"`) || !strings.Contains(e["message"].(string), allowed) {
+				t.Errorf("rlm %s: error %v, want param %s naming the key and %s", tt.rlm, e, tt.param, allowed)
+			}
+		})
+	}
+}

@@ -96,9 +96,9 @@ type Config struct {
 	// MetricsSeparate takes /metrics off the API's handler: serve it with
 	// ServeMetrics on a listener of its own (a private address).
 	MetricsSeparate bool
-	// StoreTimeout bounds each write of a stored completion's record (see
-	// chatCompletions): a store that hangs fails the request instead of
-	// holding it.
+	// StoreTimeout bounds each write of a stored completion (its record,
+	// request messages and summary; see createStored): a store that hangs
+	// fails the request instead of holding it.
 	StoreTimeout time.Duration
 	// Collectors are more Prometheus series for /metrics (the trace
 	// service's saves).
@@ -196,6 +196,9 @@ type Server struct {
 	owners map[[32]byte]string // sha256 of an API key -> owner id
 	slots  chan struct{}
 	queued chan struct{} // requests waiting for a slot, at most MaxQueued
+	// lastCompletion is the time, in unix nanoseconds, in the newest
+	// completion id (see newCompletionID).
+	lastCompletion atomic.Int64
 
 	// base is the parent of every run's context; cancelling it (at the end
 	// of the shutdown grace period) stops the runs still going.
@@ -256,7 +259,11 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	v1.DELETE("/files/:id", s.deleteFile)
 	v1.GET("/files/:id/content", s.fileContent)
 	v1.POST("/chat/completions", s.chatCompletions)
+	v1.GET("/chat/completions", s.listCompletions)
 	v1.GET("/chat/completions/:id", s.getCompletion)
+	v1.POST("/chat/completions/:id", s.updateCompletion)
+	v1.DELETE("/chat/completions/:id", s.deleteCompletion)
+	v1.GET("/chat/completions/:id/messages", s.completionMessages)
 	if cfg.Extend != nil {
 		cfg.Extend(e, v1, owner)
 	}

@@ -111,6 +111,9 @@ func (s *Server) stream(c *echo.Context, r *run, includeUsage bool) error {
 			}
 			if out.err != nil {
 				ae := toAPIError(out.err)
+				if r.stored {
+					ae = withCompletionID(out.err, r.id)
+				}
 				s.m.errors.WithLabelValues(ae.Kind).Inc()
 				c.Set(ctxStatus, ae.Status)
 				send(ae.body())

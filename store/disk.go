@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +14,8 @@ import (
 )
 
 // Disk is a Store in a directory on local disk: coll/key is the file
-// <dir>/<coll>/<key>.blob, with the '/' of keys as subdirectories. Writes go
+// <dir>/<coll>/<key>.blob, with the '/' of keys as subdirectories, and an
+// index entry is the file <dir>/.index/<coll>/<index>/<key>.entry. Writes go
 // to a temporary file under <dir>/.tmp, are synced, and are renamed into
 // place, so a crash leaves the old value or the new one, never a part.
 type Disk struct {
@@ -88,9 +90,19 @@ func (d *Disk) Put(ctx context.Context, coll, key string, value io.Reader) (int6
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return 0, fmt.Errorf("put %s/%s: %w", coll, key, err)
 	}
+	n, err := d.replace(ctx, p, value)
+	if err != nil {
+		return n, fmt.Errorf("put %s/%s: %w", coll, key, err)
+	}
+	return n, nil
+}
+
+// replace writes value to a temporary file and renames it to p, so that p
+// holds the old value or the new one, never a part.
+func (d *Disk) replace(ctx context.Context, p string, value io.Reader) (int64, error) {
 	f, err := os.CreateTemp(filepath.Join(d.dir, ".tmp"), "put-*")
 	if err != nil {
-		return 0, fmt.Errorf("put %s/%s: %w", coll, key, err)
+		return 0, err
 	}
 	tmp := f.Name()
 	n, err := io.Copy(f, ctxReader{ctx, value})
@@ -105,7 +117,7 @@ func (d *Disk) Put(ctx context.Context, coll, key string, value io.Reader) (int6
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return n, fmt.Errorf("put %s/%s: %w", coll, key, err)
+		return n, err
 	}
 	// Sync the directory so that the rename itself survives a crash.
 	if dir, err := os.Open(filepath.Dir(p)); err == nil {
@@ -221,4 +233,132 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// entrySuffix ends the name of every index entry file.
+const entrySuffix = ".entry"
+
+func (d *Disk) indexDir(coll, index string) (string, error) {
+	if err := CheckEntry(coll, index, "x"); err != nil {
+		return "", err
+	}
+	return filepath.Join(d.dir, ".index", coll, index), nil
+}
+
+func (d *Disk) entryPath(coll, index, key string) (string, error) {
+	if err := CheckEntry(coll, index, key); err != nil {
+		return "", err
+	}
+	dir, err := d.indexDir(coll, index)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, key+entrySuffix), nil
+}
+
+// PutEntry implements Store.
+func (d *Disk) PutEntry(ctx context.Context, coll, index, key string, value []byte) error {
+	if d.readOnly {
+		return fmt.Errorf("put entry %s/%s/%s: %w", coll, index, key, ErrReadOnly)
+	}
+	if len(value) > MaxEntryBytes {
+		return fmt.Errorf("put entry %s/%s/%s: %w", coll, index, key, ErrEntryTooLarge)
+	}
+	p, err := d.entryPath(coll, index, key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("put entry %s/%s/%s: %w", coll, index, key, err)
+	}
+	if _, err := d.replace(ctx, p, bytes.NewReader(value)); err != nil {
+		return fmt.Errorf("put entry %s/%s/%s: %w", coll, index, key, err)
+	}
+	return nil
+}
+
+// GetEntry implements Store.
+func (d *Disk) GetEntry(ctx context.Context, coll, index, key string) ([]byte, error) {
+	p, err := d.entryPath(coll, index, key)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("get entry %s/%s/%s: %w", coll, index, key, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get entry %s/%s/%s: %w", coll, index, key, err)
+	}
+	return b, nil
+}
+
+// DeleteEntry implements Store.
+func (d *Disk) DeleteEntry(ctx context.Context, coll, index, key string) error {
+	if d.readOnly {
+		return fmt.Errorf("delete entry %s/%s/%s: %w", coll, index, key, ErrReadOnly)
+	}
+	p, err := d.entryPath(coll, index, key)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete entry %s/%s/%s: %w", coll, index, key, ErrNotFound)
+		}
+		return fmt.Errorf("delete entry %s/%s/%s: %w", coll, index, key, err)
+	}
+	return nil
+}
+
+// ScanEntries implements Store. The index is a directory: listing it reads
+// the names of all its entries (not their values), then values are read
+// one at a time as fn asks for them.
+func (d *Disk) ScanEntries(ctx context.Context, coll, index, after string, desc bool, fn func(Entry) bool) error {
+	dir, err := d.indexDir(coll, index)
+	if err != nil {
+		return err
+	}
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("scan %s/%s: %w", coll, index, err)
+	}
+	keys := make([]string, 0, len(des))
+	for _, e := range des {
+		if k, ok := strings.CutSuffix(e.Name(), entrySuffix); ok && !e.IsDir() {
+			keys = append(keys, k)
+		}
+	}
+	// Names sort like keys only up to the suffix ("a!.entry" < "a.entry").
+	sort.Strings(keys)
+	var i, step int
+	switch {
+	case !desc && after == "":
+		i, step = 0, 1
+	case !desc:
+		i, step = sort.Search(len(keys), func(j int) bool { return keys[j] > after }), 1
+	case after == "":
+		i, step = len(keys)-1, -1
+	default:
+		i, step = sort.SearchStrings(keys, after)-1, -1
+	}
+	for ; i >= 0 && i < len(keys); i += step {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("scan %s/%s: %w", coll, index, err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, keys[i]+entrySuffix))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted since the listing
+		}
+		if err != nil {
+			return fmt.Errorf("scan %s/%s: %w", coll, index, err)
+		}
+		if !fn(Entry{Key: keys[i], Value: b}) {
+			return nil
+		}
+	}
+	return nil
 }

@@ -38,3 +38,21 @@ func CheckKey(coll, key string) error {
 	}
 	return nil
 }
+
+// ErrEntryTooLarge is returned by PutEntry for a value above MaxEntryBytes.
+var ErrEntryTooLarge = fmt.Errorf("index entry above %d bytes", MaxEntryBytes)
+
+// CheckEntry reports whether an index name and an entry key are acceptable
+// to every Store implementation: each is one key segment (no '/') of at most
+// 200 bytes, so that the disk store can name a file after it.
+func CheckEntry(coll, index, key string) error {
+	for _, s := range []string{index, key} {
+		if err := CheckKey(coll, s); err != nil {
+			return err
+		}
+		if strings.Contains(s, "/") || len(s) > 200 {
+			return fmt.Errorf("%w: index or entry key %q", ErrInvalidKey, s)
+		}
+	}
+	return nil
+}

@@ -40,7 +40,10 @@ type RedisConfig struct {
 //
 // Layout, with P the prefix: P:ptr:<coll>:<key> holds the version id of the
 // current value; P:data:<version> is a list of chunks holding the value;
-// P:idx:<coll> is a sorted set of the collection's keys (for List). Put writes
+// P:idx:<coll> is a sorted set of the collection's keys (for List); an index
+// is P:ent:<coll>:<index>, a sorted set of entry keys (all of score 0, so
+// ordered by bytes), beside P:entv:<coll>:<index>, a hash of their values.
+// Put writes
 // the chunks under a fresh version (with an expiry, so an interrupted Put
 // leaves nothing behind for long), then a Lua script switches the pointer,
 // clears the expiry and indexes the key in one atomic step. Versions are never
@@ -51,6 +54,7 @@ type Redis struct {
 	cfg    RedisConfig
 	commit *redis.Script
 	del    *redis.Script
+	scan   *redis.Script
 
 	lastPrune atomic.Int64 // unix nanos of the last cache sweep
 	// cached are the versions whose copies this store handed out: the
@@ -111,6 +115,25 @@ redis.call('PERSIST', KEYS[2])
 redis.call('ZADD', KEYS[3], 0, ARGV[2])
 if old then redis.call('EXPIRE', ARGV[4] .. old, tonumber(ARGV[3])) end
 return 1`),
+		// KEYS: entry set, entry values. ARGV: min, max, count, "desc" or "".
+		// One script, so that a page's keys and values agree. It returns
+		// the number of keys in the range, the last of them, and the
+		// key-value pairs of those whose values are there.
+		scan: redis.NewScript(`
+local ks
+if ARGV[4] == 'desc' then
+  ks = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[2], ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+else
+  ks = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+end
+local out = {}
+for _, k in ipairs(ks) do
+  local v = redis.call('HGET', KEYS[2], k)
+  if v then out[#out+1] = k; out[#out+1] = v end
+end
+local last = ''
+if #ks > 0 then last = ks[#ks] end
+return {#ks, last, out}`),
 		// KEYS: ptr, idx. ARGV: member, grace seconds, data prefix.
 		del: redis.NewScript(`
 local old = redis.call('GET', KEYS[1])
@@ -387,4 +410,113 @@ func (r *Redis) LocalPath(ctx context.Context, coll, key string) (string, error)
 	}
 	r.noteCached(ver)
 	return p, nil
+}
+
+func (r *Redis) entKeys(coll, index string) (set, values string) {
+	base := r.cfg.Prefix + ":ent:" + coll + ":" + index
+	return base, r.cfg.Prefix + ":entv:" + coll + ":" + index
+}
+
+// PutEntry implements Store.
+func (r *Redis) PutEntry(ctx context.Context, coll, index, key string, value []byte) error {
+	if err := CheckEntry(coll, index, key); err != nil {
+		return err
+	}
+	if len(value) > MaxEntryBytes {
+		return fmt.Errorf("put entry %s/%s/%s: %w", coll, index, key, ErrEntryTooLarge)
+	}
+	set, vals := r.entKeys(coll, index)
+	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, vals, key, value)
+		p.ZAdd(ctx, set, redis.Z{Member: key})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("put entry %s/%s/%s: %w", coll, index, key, err)
+	}
+	return nil
+}
+
+// GetEntry implements Store.
+func (r *Redis) GetEntry(ctx context.Context, coll, index, key string) ([]byte, error) {
+	if err := CheckEntry(coll, index, key); err != nil {
+		return nil, err
+	}
+	_, vals := r.entKeys(coll, index)
+	b, err := r.rdb.HGet(ctx, vals, key).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("get entry %s/%s/%s: %w", coll, index, key, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get entry %s/%s/%s: %w", coll, index, key, err)
+	}
+	return b, nil
+}
+
+// DeleteEntry implements Store.
+func (r *Redis) DeleteEntry(ctx context.Context, coll, index, key string) error {
+	if err := CheckEntry(coll, index, key); err != nil {
+		return err
+	}
+	set, vals := r.entKeys(coll, index)
+	var n *redis.IntCmd
+	_, err := r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		n = p.HDel(ctx, vals, key)
+		p.ZRem(ctx, set, key)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("delete entry %s/%s/%s: %w", coll, index, key, err)
+	}
+	if n.Val() == 0 {
+		return fmt.Errorf("delete entry %s/%s/%s: %w", coll, index, key, ErrNotFound)
+	}
+	return nil
+}
+
+// ScanEntries implements Store, a page of scanBatch entries per round trip.
+func (r *Redis) ScanEntries(ctx context.Context, coll, index, after string, desc bool, fn func(Entry) bool) error {
+	if err := CheckEntry(coll, index, "x"); err != nil {
+		return err
+	}
+	set, vals := r.entKeys(coll, index)
+	dir := ""
+	if desc {
+		dir = "desc"
+	}
+	for {
+		// Bounds of ZRANGEBYLEX: "(" excludes the cursor, "-" and "+" are
+		// the ends.
+		lo, hi := "-", "+"
+		if after != "" {
+			if desc {
+				hi = "(" + after
+			} else {
+				lo = "(" + after
+			}
+		}
+		res, err := r.scan.Run(ctx, r.rdb, []string{set, vals}, lo, hi, scanBatch, dir).Slice()
+		if err != nil {
+			return fmt.Errorf("scan %s/%s: %w", coll, index, err)
+		}
+		if len(res) != 3 {
+			return fmt.Errorf("scan %s/%s: unexpected reply %v", coll, index, res)
+		}
+		n, _ := res[0].(int64)
+		last, _ := res[1].(string)
+		kv, _ := res[2].([]any)
+		for i := 0; i+1 < len(kv); i += 2 {
+			k, _ := kv[i].(string)
+			v, _ := kv[i+1].(string)
+			if !fn(Entry{Key: k, Value: []byte(v)}) {
+				return nil
+			}
+		}
+		if n < scanBatch {
+			return nil
+		}
+		// The page's last key, even when its value vanished (a delete
+		// between the set and the hash): the next page starts past it.
+		after = last
+	}
 }

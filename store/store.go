@@ -14,6 +14,13 @@ var ErrNotFound = errors.New("not found")
 
 // Store keeps blobs under a collection ("files", "completions", "traces"...)
 // and a key. Keys may contain '/' to group records (for example by owner).
+//
+// Beside the blobs, a collection has indexes: named, ordered sets of small
+// entries (a key and a value of at most MaxEntryBytes). They exist so that
+// listing records in an order, such as one owner's stored completions by
+// time, reads small summaries a page at a time instead of every record
+// whole. A blob and the entries that describe it are written separately;
+// keeping them consistent is the caller's business.
 type Store interface {
 	// Put writes the whole of value under coll/key, replacing any old value
 	// atomically: readers see the old or the new value, never a part. It
@@ -26,4 +33,37 @@ type Store interface {
 	Delete(ctx context.Context, coll, key string) error
 	// List returns the keys of coll that start with prefix, sorted.
 	List(ctx context.Context, coll, prefix string) ([]string, error)
+
+	// PutEntry sets the entry key of coll's index to value, replacing any
+	// old value atomically.
+	PutEntry(ctx context.Context, coll, index, key string, value []byte) error
+	// GetEntry returns the value of an entry, or ErrNotFound.
+	GetEntry(ctx context.Context, coll, index, key string) ([]byte, error)
+	// DeleteEntry removes an entry; deleting a missing one returns
+	// ErrNotFound.
+	DeleteEntry(ctx context.Context, coll, index, key string) error
+	// ScanEntries calls fn with the entries of coll's index in ascending
+	// byte order of their keys (descending when desc), starting after the
+	// key after (before it, when desc; "" starts at the first or last
+	// entry), until fn returns false or the entries run out. Entries are
+	// read in batches, never all at once; an entry put or deleted during a
+	// scan may or may not be seen. A missing index has no entries.
+	ScanEntries(ctx context.Context, coll, index, after string, desc bool, fn func(Entry) bool) error
 }
+
+// Entry is one entry of an index.
+type Entry struct {
+	Key   string
+	Value []byte
+}
+
+// MaxEntryBytes bounds the value of an index entry: entries are summaries.
+const MaxEntryBytes = 64 << 10
+
+// scanBatch is how many entries a scan reads at a time.
+const scanBatch = 256
+
+var (
+	_ Store = (*Disk)(nil)
+	_ Store = (*Redis)(nil)
+)

@@ -122,6 +122,12 @@ func TestDiskReadOnly(t *testing.T) {
 	if err := r.Delete(ctx, "c", "a/b"); !errors.Is(err, store.ErrReadOnly) {
 		t.Errorf("Delete: %v, want ErrReadOnly", err)
 	}
+	if err := r.PutEntry(ctx, "c", "i", "k", nil); !errors.Is(err, store.ErrReadOnly) {
+		t.Errorf("PutEntry: %v, want ErrReadOnly", err)
+	}
+	if err := r.DeleteEntry(ctx, "c", "i", "k"); !errors.Is(err, store.ErrReadOnly) {
+		t.Errorf("DeleteEntry: %v, want ErrReadOnly", err)
+	}
 	if after := snapshot(t, root); after != before {
 		t.Errorf("the read-only store changed the directory:\nbefore %s\nafter  %s", before, after)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -28,6 +29,9 @@ type engineConfig struct {
 	Limits          recursion.Limits
 	Temperature     string // empty: the upstream's default
 	REPLWorkers     int    // idle workers kept ready; 0: none
+	// REPLUID and REPLGID are the user and group of REPL workers when the
+	// process runs as root; 0: 65534, -1: root's (see repl.PoolConfig).
+	REPLUID, REPLGID int
 	// REPL bounds every REPL session of a run; checkREPL refuses values
 	// the REPL would silently replace with its defaults.
 	REPL repl.Limits
@@ -76,7 +80,18 @@ func (c *engineConfig) register(fs *flag.FlagSet, n engineFlagNames) {
 	// A one-off run keeps the pool's usual two workers ready: the root's
 	// REPL and a child's then start without waiting for a process.
 	fs.IntVar(&c.REPLWorkers, "repl-workers", 2, "idle REPL worker processes kept ready; 0: none")
+	fs.IntVar(&c.REPLUID, "repl-uid", defaultREPLID, replUIDHelp)
+	fs.IntVar(&c.REPLGID, "repl-gid", defaultREPLID, replGIDHelp)
 }
+
+// defaultREPLID is the uid and gid of REPL workers of a root process:
+// nobody and nogroup on Debian.
+const defaultREPLID = 65534
+
+const (
+	replUIDHelp = "user id REPL workers run as when rlm runs as root (otherwise they keep rlm's); -1: root, capabilities still dropped"
+	replGIDHelp = "group id REPL workers run as when rlm runs as root (otherwise they keep rlm's); -1: root's group"
+)
 
 // sizeFlag is a flag of a byte count written with an optional unit (see parseSize).
 type sizeFlag struct{ p *int64 }
@@ -143,6 +158,16 @@ func (c *engineConfig) checkREPL() error {
 	}
 	if c.REPLWorkers < 0 {
 		return fmt.Errorf("repl-workers %d: must not be negative (0: none)", c.REPLWorkers)
+	}
+	for _, id := range []struct {
+		name string
+		v    int
+	}{{"repl-uid", c.REPLUID}, {"repl-gid", c.REPLGID}} {
+		// 0 would read as the default; an operator who wants workers to
+		// keep root's id says so with -1.
+		if id.v == 0 || id.v < -1 || id.v > math.MaxUint32-1 {
+			return fmt.Errorf("%s %d: must be an unprivileged id (-1: keep the server's, when it runs as root)", id.name, id.v)
+		}
 	}
 	return nil
 }
@@ -216,7 +241,7 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	if size <= 0 {
 		size = -1 // PoolConfig reads 0 as "default"
 	}
-	pool, err := repl.NewPool(repl.PoolConfig{Size: size, Limits: c.REPL})
+	pool, err := repl.NewPool(repl.PoolConfig{Size: size, Limits: c.REPL, WorkerUID: c.REPLUID, WorkerGID: c.REPLGID})
 	if err != nil {
 		return nil, fmt.Errorf("start REPL pool: %w", err)
 	}

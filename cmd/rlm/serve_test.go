@@ -224,9 +224,10 @@ func TestServeGoOpenAI(t *testing.T) {
 	}
 }
 
-// TestNodeSDK runs tests/node/server_sdk.mjs, the official npm openai
-// client against `rlm serve`, real engine and REPL, fake upstream.
-func TestNodeSDK(t *testing.T) {
+// nodeSDK returns the node binary, skipping the test (failing it in CI)
+// when node or the npm openai package is missing.
+func nodeSDK(t *testing.T) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	sdk := filepath.Join("..", "..", "tests", "node", "node_modules", "openai")
 	if _, serr := os.Stat(sdk); err != nil || serr != nil {
@@ -235,19 +236,35 @@ func TestNodeSDK(t *testing.T) {
 		}
 		t.Skip("node or the npm openai package is missing; run: cd tests/node && npm ci")
 	}
-	up := fakellm.New(countingUpstream)
-	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "node-key")...)
+	return node
+}
+
+// runNodeScript runs a script of tests/node against s and returns what it
+// printed on stdout; it fails the test, with both sides' logs, if the
+// script exits non-zero.
+func runNodeScript(t *testing.T, node, script string, s *served, env ...string) []byte {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "server_sdk.mjs")
+	cmd := exec.CommandContext(ctx, node, script)
 	cmd.Dir = filepath.Join("..", "..", "tests", "node")
-	cmd.Env = append(os.Environ(), "RLM_BASE_URL="+s.URL+"/v1", "RLM_KEY=node-key", "RLM_LOG_TEXT="+logText)
+	cmd.Env = append(append(os.Environ(), "RLM_BASE_URL="+s.URL+"/v1"), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("node: %v\n%s\nserver log:\n%s", err, stderr.String(), s.Stderr.String())
+		t.Fatalf("node %s: %v\n%s\nserver log:\n%s", script, err, stderr.String(), s.Stderr.String())
 	}
+	return stdout.Bytes()
+}
+
+// TestNodeSDK runs tests/node/server_sdk.mjs, the official npm openai
+// client against `rlm serve`, real engine and REPL, fake upstream.
+func TestNodeSDK(t *testing.T) {
+	node := nodeSDK(t)
+	up := fakellm.New(countingUpstream)
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "node-key")...)
+	stdout := runNodeScript(t, node, "server_sdk.mjs", s, "RLM_KEY=node-key", "RLM_LOG_TEXT="+logText)
 	var res struct {
 		Plain struct {
 			Content string
@@ -266,8 +283,8 @@ func TestNodeSDK(t *testing.T) {
 			Status int
 		} `json:"bad_key"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		t.Fatalf("node output %q: %v", stdout.String(), err)
+	if err := json.Unmarshal(stdout, &res); err != nil {
+		t.Fatalf("node output %q: %v", stdout, err)
 	}
 	if res.Plain.Content != "42 failures" || res.Plain.RLM.TraceID == "" || res.Plain.RLM.Iterations != 2 || res.Plain.RLM.LLMCalls != 3 {
 		t.Errorf("plain: %+v", res.Plain)
@@ -280,6 +297,49 @@ func TestNodeSDK(t *testing.T) {
 	}
 	if res.BadKey.Status != 401 {
 		t.Errorf("bad key: %+v", res.BadKey)
+	}
+}
+
+// TestNodeSDKStored runs tests/node/stored_sdk.mjs: the official npm
+// openai client's chat.completions.list/retrieve/update/delete and
+// messages.list against `rlm serve` with two API keys, real engine and
+// REPL, fake upstream.
+func TestNodeSDKStored(t *testing.T) {
+	node := nodeSDK(t)
+	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{Content: "FINAL(stored answer)"}
+	})
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "key-one,key-two")...)
+	stdout := runNodeScript(t, node, "stored_sdk.mjs", s, "RLM_KEY=key-one", "RLM_OTHER_KEY=key-two")
+	var res struct {
+		List struct {
+			IDs   []string `json:"ids"`
+			Desc  int
+			Even  int
+			Small int
+		}
+		Retrieve struct {
+			Status   string
+			Content  string
+			Metadata map[string]string
+		}
+		Delete struct {
+			Deleted bool
+		}
+		Messages []struct{ Role, Content string }
+	}
+	if err := json.Unmarshal(stdout, &res); err != nil {
+		t.Fatalf("node output %q: %v", stdout, err)
+	}
+	if len(res.List.IDs) != 5 || res.List.Desc != 5 || res.List.Even != 3 || res.List.Small != 1 {
+		t.Errorf("list: %+v", res.List)
+	}
+	if res.Retrieve.Status != "completed" || res.Retrieve.Content != "stored answer" || res.Retrieve.Metadata["n"] != "1" {
+		t.Errorf("retrieve: %+v", res.Retrieve)
+	}
+	if !res.Delete.Deleted || len(res.Messages) != 2 || res.Messages[1].Content != "question 2" {
+		t.Errorf("delete %+v, messages %+v", res.Delete, res.Messages)
 	}
 }
 

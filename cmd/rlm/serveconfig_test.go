@@ -72,6 +72,16 @@ max_final_bytes: 1MiB
 			return c.TraceBytes == 64<<20 && c.TraceFieldBytes == 4<<20 && c.REPL.MaxBatch == 10000 && c.checkMaxima() == nil
 		}, ""},
 		{"bad prompt cap", []string{"--max-prompt-bytes", "0"}, nil, nil, "flag --max-prompt-bytes: not a positive size"},
+		{"repl ids", nil, nil, func(c *serveConfig) bool { return c.REPLUID == 65534 && c.REPLGID == 65534 && c.checkREPL() == nil }, ""},
+		{"repl ids set", []string{"--repl-gid", "-1"}, map[string]string{"RLM_REPL_UID": "1000"}, func(c *serveConfig) bool {
+			return c.REPLUID == 1000 && c.REPLGID == -1 && c.checkREPL() == nil
+		}, ""},
+		// Root is not asked for with 0, which the REPL would read as its
+		// default: checkREPL refuses it.
+		{"repl uid 0", []string{"--repl-uid", "0"}, nil, func(c *serveConfig) bool {
+			err := c.checkREPL()
+			return err != nil && strings.Contains(err.Error(), "repl-uid 0: must be an unprivileged id")
+		}, ""},
 		{"bad repl size", []string{"--repl-heap-bytes", "0"}, nil, nil, "flag --repl-heap-bytes: not a positive size"},
 		{"bad env", nil, map[string]string{"RLM_QUEUE_WAIT": "soon"}, nil, "environment variable RLM_QUEUE_WAIT"},
 		{"bad size", []string{"--max-upload-bytes", "lots"}, nil, nil, "flag --max-upload-bytes"},

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -179,6 +180,108 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		t.Errorf("after concurrent Puts the value (%d bytes) is none of those put", len(got))
 	})
+	t.Run("Entries", func(t *testing.T) {
+		s := open(t)
+		// 600 entries: more than one of the stores' scan batches.
+		var keys []string
+		for i := range 600 {
+			k := fmt.Sprintf("k%04d", i)
+			keys = append(keys, k)
+			if err := s.PutEntry(ctx, "c", "own", k, []byte("v"+k)); err != nil {
+				t.Fatalf("PutEntry %s: %v", k, err)
+			}
+		}
+		// Other indexes and collections do not mix in; blobs are apart.
+		if err := s.PutEntry(ctx, "c", "other", "k0001", []byte("other")); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutEntry(ctx, "d", "own", "k0001", []byte("d")); err != nil {
+			t.Fatal(err)
+		}
+		put(t, s, "c", "own/k0002", "blob")
+		rev := slices.Clone(keys)
+		slices.Reverse(rev)
+		tests := []struct {
+			name  string
+			after string
+			desc  bool
+			limit int
+			want  []string
+		}{
+			{"all ascending", "", false, 0, keys},
+			{"all descending", "", true, 0, rev},
+			{"first page", "", false, 3, keys[:3]},
+			{"after", "k0002", false, 2, keys[3:5]},
+			{"after a key between entries", "k0002x", false, 2, keys[3:5]},
+			{"after before the first", "a", false, 1, keys[:1]},
+			{"after past the last", "z", false, 0, nil},
+			{"descending after", "k0300", true, 0, rev[300:]},
+			{"descending after the last", "z", true, 2, rev[:2]},
+			{"descending after the first", "k0000", true, 0, nil},
+			{"across batches", "k0100", false, 400, keys[101:501]},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				got := scan(t, s, "c", "own", tt.after, tt.desc, tt.limit)
+				var gotKeys []string
+				for _, e := range got {
+					gotKeys = append(gotKeys, e.Key)
+					if string(e.Value) != "v"+e.Key {
+						t.Errorf("entry %s = %q", e.Key, e.Value)
+					}
+				}
+				if !slices.Equal(gotKeys, tt.want) {
+					t.Errorf("scan after %q desc %v limit %d: %d keys %.60q…, want %d %.60q…", tt.after, tt.desc, tt.limit,
+						len(gotKeys), gotKeys, len(tt.want), tt.want)
+				}
+			})
+		}
+		if err := s.PutEntry(ctx, "c", "own", "k0005", []byte("replaced")); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := s.GetEntry(ctx, "c", "own", "k0005"); err != nil || string(v) != "replaced" {
+			t.Errorf("GetEntry after replace: %q, %v", v, err)
+		}
+		if err := s.DeleteEntry(ctx, "c", "own", "k0005"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.GetEntry(ctx, "c", "own", "k0005"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("GetEntry after delete: %v", err)
+		}
+		if err := s.DeleteEntry(ctx, "c", "own", "k0005"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("second DeleteEntry: %v", err)
+		}
+		if got := scan(t, s, "c", "own", "k0004", false, 1); len(got) != 1 || got[0].Key != "k0006" {
+			t.Errorf("scan past a deleted entry: %v", got)
+		}
+		if got := scan(t, s, "c", "missing", "", false, 0); len(got) != 0 {
+			t.Errorf("scan of a missing index: %v", got)
+		}
+		if v, err := s.GetEntry(ctx, "c", "other", "k0001"); err != nil || string(v) != "other" {
+			t.Errorf("entry of another index: %q, %v", v, err)
+		}
+		if got := string(get(t, s, "c", "own/k0002")); got != "blob" {
+			t.Errorf("blob beside the index: %q", got)
+		}
+		if keys := list(t, s, "c", ""); len(keys) != 1 {
+			t.Errorf("List sees index entries: %q", keys)
+		}
+		// Bad names and values.
+		for _, name := range []string{"", "a/b", "../x", ".hidden", strings.Repeat("x", 201)} {
+			if err := s.PutEntry(ctx, "c", name, "k", nil); !errors.Is(err, store.ErrInvalidKey) {
+				t.Errorf("PutEntry in index %q: %v, want ErrInvalidKey", name, err)
+			}
+			if err := s.PutEntry(ctx, "c", "own", name, nil); !errors.Is(err, store.ErrInvalidKey) {
+				t.Errorf("PutEntry key %q: %v, want ErrInvalidKey", name, err)
+			}
+		}
+		if err := s.PutEntry(ctx, "c", "own", "big", make([]byte, store.MaxEntryBytes+1)); !errors.Is(err, store.ErrEntryTooLarge) {
+			t.Errorf("PutEntry above MaxEntryBytes: %v", err)
+		}
+		if _, err := s.GetEntry(ctx, "c", "own", "big"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a refused entry was kept: %v", err)
+		}
+	})
 	t.Run("LocalPath", func(t *testing.T) {
 		s := open(t)
 		lp, ok := s.(interface {
@@ -248,6 +351,20 @@ func list(t *testing.T, s store.Store, coll, prefix string) []string {
 		t.Fatalf("List %s %q: %v", coll, prefix, err)
 	}
 	return keys
+}
+
+// scan returns the first limit entries (all, for 0) a scan gives.
+func scan(t *testing.T, s store.Store, coll, index, after string, desc bool, limit int) []store.Entry {
+	t.Helper()
+	var got []store.Entry
+	err := s.ScanEntries(context.Background(), coll, index, after, desc, func(e store.Entry) bool {
+		got = append(got, e)
+		return limit == 0 || len(got) < limit
+	})
+	if err != nil {
+		t.Fatalf("ScanEntries %s/%s after %q: %v", coll, index, after, err)
+	}
+	return got
 }
 
 // StartRedis starts a redis-server on a free loopback port with its files in

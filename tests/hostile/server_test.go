@@ -118,7 +118,18 @@ func startServer(t testing.TB, upstream string, extra ...string) *server {
 		"--sub-model", "sub", "--models", "rlm", "--data-dir", s.data, "--api-keys", keyA + "," + keyB,
 		"--repl-workers", "2", "--upstream-retries", "0", "--log-level", "warn"}, extra...)
 	s.cmd = exec.Command(rlmBinary, args...)
-	s.cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	// The server's temp files (contexts, workers' empty directories) in a
+	// directory of the test's, which workers running as another uid (a
+	// server started as root confines them so) must be able to enter.
+	tmp, err := os.MkdirTemp("", "rlm-hostile-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	if err := os.Chmod(tmp, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	s.cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

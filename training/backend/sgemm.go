@@ -6,14 +6,15 @@ import (
 )
 
 // A packed SGEMM in the style of BLIS/GotoBLAS: C is computed in tiles of
-// mr×nr by a register-blocked micro-kernel (AVX2+FMA assembly on amd64)
-// that reads A and B from packed panels, kc deep, so the inner loop streams
-// contiguous memory from L1/L2. Work is split over cores by columns or rows
-// of C. It is about three times gonum's SGEMM on the shapes of a linear
-// layer (see BenchmarkGEMM).
+// mr×nr by a register-blocked micro-kernel (AVX-512 or AVX2+FMA assembly on
+// amd64) that reads A and B from packed panels, kc deep, so the inner loop
+// streams contiguous memory from L1/L2. Work is split over cores by columns
+// or rows of C. It is about three times gonum's SGEMM on the shapes of a
+// linear layer (see BenchmarkGEMM). Products with few rows take the unpacked
+// path of sgemm_skinny.go instead.
 const (
 	mr = 6   // rows of a micro-tile
-	nr = 16  // columns of a micro-tile (two 8-float vectors)
+	nr = 32  // columns of a micro-tile (two 16-float or four 8-float vectors)
 	kc = 256 // depth of a packed panel
 	mc = 96  // rows of A packed at a time (a multiple of mr)
 )
@@ -24,6 +25,15 @@ func sgemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, 
 	if m == 0 || n == 0 {
 		return
 	}
+	if useSkinny(transA, transB, m) {
+		sgemmSkinnyNT(m, n, k, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	sgemmPacked(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+}
+
+// sgemmPacked is sgemm through packed panels, whatever the shape.
+func sgemmPacked(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	workers := runtime.GOMAXPROCS(0)
 	if float64(m)*float64(n)*float64(k) < 1<<18 {
 		workers = 1

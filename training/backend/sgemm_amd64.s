@@ -1,7 +1,8 @@
 #include "textflag.h"
 
 // func kernel6x16(k int, a, b, c *float32, ldc int)
-// c[6×16] (row stride ldc floats) += packed A (k×6) · packed B (k×16).
+// c[6×16] (row stride ldc floats) += packed A (k×6) · 16 columns of packed
+// B (k×32, so rows of B are 128 bytes apart); AVX2 runs it twice per tile.
 // Accumulators: Y4..Y15, two per row; Y0, Y1 hold a row of B; Y2, Y3 broadcasts of A.
 TEXT ·kernel6x16(SB), NOSPLIT, $0-40
 	MOVQ k+0(FP), CX
@@ -46,7 +47,7 @@ loop:
 	VFMADD231PS Y0, Y3, Y14
 	VFMADD231PS Y1, Y3, Y15
 	ADDQ $24, SI
-	ADDQ $64, DI
+	ADDQ $128, DI
 	DECQ CX
 	JNZ loop
 store:
@@ -79,5 +80,209 @@ store:
 	VMOVUPS Y14, (DX)
 	VADDPS 32(DX), Y15, Y15
 	VMOVUPS Y15, 32(DX)
+	VZEROUPPER
+	RET
+
+// func kernel6x32(k int, a, b, c *float32, ldc int)
+// c[6×32] (row stride ldc floats) += packed A (k×6) · packed B (k×32), with
+// AVX-512: accumulators Z4..Z15, two per row; Z0, Z1 a row of B; Z2, Z3
+// broadcasts of A.
+TEXT ·kernel6x32(SB), NOSPLIT, $0-40
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	TESTQ CX, CX
+	JZ store32
+loop32:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VBROADCASTSS 0(SI), Z2
+	VFMADD231PS Z0, Z2, Z4
+	VFMADD231PS Z1, Z2, Z5
+	VBROADCASTSS 4(SI), Z3
+	VFMADD231PS Z0, Z3, Z6
+	VFMADD231PS Z1, Z3, Z7
+	VBROADCASTSS 8(SI), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+	VBROADCASTSS 12(SI), Z3
+	VFMADD231PS Z0, Z3, Z10
+	VFMADD231PS Z1, Z3, Z11
+	VBROADCASTSS 16(SI), Z2
+	VFMADD231PS Z0, Z2, Z12
+	VFMADD231PS Z1, Z2, Z13
+	VBROADCASTSS 20(SI), Z3
+	VFMADD231PS Z0, Z3, Z14
+	VFMADD231PS Z1, Z3, Z15
+	ADDQ $24, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ loop32
+store32:
+	VADDPS (DX), Z4, Z4
+	VMOVUPS Z4, (DX)
+	VADDPS 64(DX), Z5, Z5
+	VMOVUPS Z5, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z6, Z6
+	VMOVUPS Z6, (DX)
+	VADDPS 64(DX), Z7, Z7
+	VMOVUPS Z7, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z8, Z8
+	VMOVUPS Z8, (DX)
+	VADDPS 64(DX), Z9, Z9
+	VMOVUPS Z9, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z10, Z10
+	VMOVUPS Z10, (DX)
+	VADDPS 64(DX), Z11, Z11
+	VMOVUPS Z11, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z12, Z12
+	VMOVUPS Z12, (DX)
+	VADDPS 64(DX), Z13, Z13
+	VMOVUPS Z13, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z14, Z14
+	VMOVUPS Z14, (DX)
+	VADDPS 64(DX), Z15, Z15
+	VMOVUPS Z15, 64(DX)
+	VZEROUPPER
+	RET
+
+// func dot4x16(n16 int, a, b *float32, ldb int, s *[4]float32)
+// s[r] += Σ_{p<16·n16} a[p]·b[r·ldb+p] for r = 0..3: four rows of B against
+// one row of A, two accumulators per row so eight FMAs are in flight.
+TEXT ·dot4x16(SB), NOSPLIT, $0-40
+	MOVQ n16+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R8
+	MOVQ s+32(FP), DX
+	SHLQ $2, R8
+	LEAQ (DI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	TESTQ CX, CX
+	JZ reduce
+dotloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VFMADD231PS (DI), Y0, Y4
+	VFMADD231PS 32(DI), Y1, Y5
+	VFMADD231PS (R9), Y0, Y6
+	VFMADD231PS 32(R9), Y1, Y7
+	VFMADD231PS (R10), Y0, Y8
+	VFMADD231PS 32(R10), Y1, Y9
+	VFMADD231PS (R11), Y0, Y10
+	VFMADD231PS 32(R11), Y1, Y11
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	DECQ CX
+	JNZ dotloop
+reduce:
+	// Row sums: fold each row's two accumulators, then its eight lanes.
+	VADDPS Y5, Y4, Y4
+	VADDPS Y7, Y6, Y6
+	VADDPS Y9, Y8, Y8
+	VADDPS Y11, Y10, Y10
+	VHADDPS Y6, Y4, Y4   // lanes: r0 r0 r1 r1 | r0 r0 r1 r1
+	VHADDPS Y10, Y8, Y8  // lanes: r2 r2 r3 r3 | ...
+	VHADDPS Y8, Y4, Y4   // lanes: r0 r1 r2 r3 | r0 r1 r2 r3
+	VEXTRACTF128 $1, Y4, X0
+	VADDPS X0, X4, X4
+	VADDPS (DX), X4, X4
+	VMOVUPS X4, (DX)
+	VZEROUPPER
+	RET
+
+// func dot4x32(n32 int, a, b *float32, ldb int, s *[4]float32)
+// dot4x16 with AVX-512: 32 floats of each row per iteration.
+TEXT ·dot4x32(SB), NOSPLIT, $0-40
+	MOVQ n32+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R8
+	MOVQ s+32(FP), DX
+	SHLQ $2, R8
+	LEAQ (DI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	TESTQ CX, CX
+	JZ reduce512
+loop512:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VFMADD231PS (DI), Z0, Z4
+	VFMADD231PS 64(DI), Z1, Z5
+	VFMADD231PS (R9), Z0, Z6
+	VFMADD231PS 64(R9), Z1, Z7
+	VFMADD231PS (R10), Z0, Z8
+	VFMADD231PS 64(R10), Z1, Z9
+	VFMADD231PS (R11), Z0, Z10
+	VFMADD231PS 64(R11), Z1, Z11
+	ADDQ $128, SI
+	ADDQ $128, DI
+	ADDQ $128, R9
+	ADDQ $128, R10
+	ADDQ $128, R11
+	DECQ CX
+	JNZ loop512
+reduce512:
+	VADDPS Z5, Z4, Z4
+	VADDPS Z7, Z6, Z6
+	VADDPS Z9, Z8, Z8
+	VADDPS Z11, Z10, Z10
+	// Fold each row's sixteen lanes to eight, then as dot4x16 does.
+	VEXTRACTF64X4 $1, Z4, Y0
+	VADDPS Y0, Y4, Y4
+	VEXTRACTF64X4 $1, Z6, Y0
+	VADDPS Y0, Y6, Y6
+	VEXTRACTF64X4 $1, Z8, Y0
+	VADDPS Y0, Y8, Y8
+	VEXTRACTF64X4 $1, Z10, Y0
+	VADDPS Y0, Y10, Y10
+	VHADDPS Y6, Y4, Y4
+	VHADDPS Y10, Y8, Y8
+	VHADDPS Y8, Y4, Y4
+	VEXTRACTF128 $1, Y4, X0
+	VADDPS X0, X4, X4
+	VADDPS (DX), X4, X4
+	VMOVUPS X4, (DX)
 	VZEROUPPER
 	RET

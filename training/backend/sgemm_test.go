@@ -12,7 +12,7 @@ import (
 // blocks, the parallel split in both directions, transposes and beta.
 func TestSgemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	for _, sh := range [][3]int{{1, 1, 1}, {5, 15, 3}, {6, 16, 256}, {7, 17, 257}, {100, 33, 600}, {13, 200, 40}, {97, 130, 70}, {200, 8, 9}} {
+	for _, sh := range [][3]int{{1, 1, 1}, {5, 15, 3}, {6, 16, 256}, {7, 17, 257}, {100, 33, 600}, {13, 200, 40}, {97, 130, 70}, {200, 8, 9}, {3, 9, 2100}, {16, 37, 1040}} {
 		m, n, k := sh[0], sh[1], sh[2]
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, beta := range []float32{0, 1, 0.5} {
@@ -43,11 +43,24 @@ func TestSgemm(t *testing.T) {
 	}
 }
 
-// TestMicroKernels checks the assembly micro-kernel against the portable one.
+// TestMicroKernels checks the assembly micro-kernels (AVX2 and, where the
+// CPU has it, AVX-512) against the portable one.
 func TestMicroKernels(t *testing.T) {
 	if !hasFMA {
 		t.Skip("no AVX2+FMA on this machine: only the portable kernel runs")
 	}
+	for _, avx512 := range []bool{false, true} {
+		if avx512 && !hasAVX512 {
+			continue
+		}
+		t.Run(fmt.Sprintf("avx512=%v", avx512), func(t *testing.T) {
+			defer setAVX512(setAVX512(avx512))
+			testMicroKernel(t)
+		})
+	}
+}
+
+func testMicroKernel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 9))
 	for _, k := range []int{0, 1, 7, 256} {
 		a, b := make([]float32, k*mr+1), make([]float32, k*nr+1)
@@ -57,7 +70,7 @@ func TestMicroKernels(t *testing.T) {
 		for i := range b {
 			b[i] = float32(rng.NormFloat64())
 		}
-		const ldc = 21
+		const ldc = nr + 5
 		c1, c2 := make([]float32, mr*ldc), make([]float32, mr*ldc)
 		for i := range c1 {
 			c1[i] = float32(i)

@@ -3,6 +3,8 @@ package model
 import (
 	"context"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -43,20 +45,37 @@ func (baselineBackend) AttentionBackward(dq, dk, dv, dout, out, lse, q, k, v bac
 // 8192, tied head; 12.6M parameters) over one packed row of 512 tokens, for
 // the CPU backend (ours) and the baseline backend in the same run. The
 // GFLOP/s metric counts 6·(matrix parameters)·tokens plus causal attention.
+//
+// RLM_BENCH_CONFIG (a config.json) and RLM_BENCH_TOKENS replace the model and
+// the row length, and RLM_BENCH_BASELINE=0 skips the slow baseline:
+// bench/trainstep.sh uses them to compare with PyTorch at the Qwen3-0.6B
+// shape.
 func BenchmarkTrainStep(b *testing.B) {
-	cfg, err := ParseConfig([]byte(`{"hidden_size":512,"intermediate_size":1536,"num_hidden_layers":4,
+	raw := []byte(`{"hidden_size":512,"intermediate_size":1536,"num_hidden_layers":4,
 		"num_attention_heads":8,"num_key_value_heads":4,"head_dim":64,"rms_norm_eps":1e-6,
-		"rope_theta":1000000,"vocab_size":8192,"tie_word_embeddings":true}`))
+		"rope_theta":1000000,"vocab_size":8192,"tie_word_embeddings":true}`)
+	if path := os.Getenv("RLM_BENCH_CONFIG"); path != "" {
+		var err error
+		if raw, err = os.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cfg, err := ParseConfig(raw)
 	if err != nil {
 		b.Fatal(err)
 	}
-	const T = 512
+	T := 512
+	if s := os.Getenv("RLM_BENCH_TOKENS"); s != "" {
+		if T, err = strconv.Atoi(s); err != nil {
+			b.Fatalf("RLM_BENCH_TOKENS: %v", err)
+		}
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	batch := &Batch{B: 1, T: T}
 	for i := range T {
 		batch.IDs = append(batch.IDs, int32(rng.IntN(cfg.VocabSize)))
 		batch.Targets = append(batch.Targets, int32(rng.IntN(cfg.VocabSize)))
-		batch.Weights = append(batch.Weights, 1.0/T)
+		batch.Weights = append(batch.Weights, 1/float32(T))
 		batch.Pos = append(batch.Pos, int32(i))
 		batch.Seg = append(batch.Seg, 0)
 	}
@@ -64,6 +83,9 @@ func BenchmarkTrainStep(b *testing.B) {
 		name string
 		be   backend.Backend
 	}{{"ours", backend.CPU{}}, {"baseline", baselineBackend{}}} {
+		if bc.name == "baseline" && os.Getenv("RLM_BENCH_BASELINE") == "0" {
+			continue
+		}
 		b.Run(bc.name, func(b *testing.B) { benchTrainStep(b, bc.be, cfg, batch) })
 	}
 }
