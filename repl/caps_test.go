@@ -151,6 +151,15 @@ func TestFrameRefusedFromHeader(t *testing.T) {
 	if buf.Len() != 0 {
 		t.Fatalf("%d bytes written for a refused frame", buf.Len())
 	}
+	// Markup is not escaped: 60 bytes of it fit a 100-byte frame.
+	w.limit.Store(100)
+	if err := w.send(&message{Kind: kindLLM, Prompts: []string{strings.Repeat("<&>", 20)}}); err != nil {
+		t.Fatalf("send of 60 bytes of markup: %v", err)
+	}
+	got, err := newMsgReader(&buf).recv(100)
+	if err != nil || got.Prompts[0] != strings.Repeat("<&>", 20) {
+		t.Fatalf("round trip: %v %+v", err, got)
+	}
 }
 
 // gaugeHost records how many calls it answers at once.

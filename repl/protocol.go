@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -76,10 +77,16 @@ type msgWriter struct {
 }
 
 func (m *msgWriter) send(msg *message) error {
-	body, err := json.Marshal(msg)
-	if err != nil {
+	// Without HTML escaping, <, > and & stay one byte each: only control
+	// characters (and invalid UTF-8) grow, which keeps a call's frame
+	// close to the size of its prompts (see Limits.frameLimit).
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(msg); err != nil {
 		return fmt.Errorf("encode %s message: %w", msg.Kind, err)
 	}
+	body := bytes.TrimSuffix(enc.Bytes(), []byte("\n"))
 	limit := m.limit.Load()
 	if limit <= 0 {
 		limit = maxMessage
