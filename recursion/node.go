@@ -380,32 +380,36 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 	id := fmt.Sprintf("s%d", r.subCalls.Add(1))
 	turn, cell := int(n.turn.Load()), int(n.cell.Load())
 	base := Event{NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Cell: cell}
+	msgs := []Message{{Role: "user", Content: prompt}}
+	req := CompletionRequest{Model: r.subModel, Messages: msgs, Sampling: r.subSamp}
+	res, err := r.admit(req)
+	if err != nil {
+		// Refused before it started: one event, without the prompt, so
+		// that code looping on refused calls fills no trace with prompts.
+		ev := base
+		ev.Kind = EventSubCallEnd
+		ev.SubCall = &SubCallEvent{ID: id, Kind: "llm", Fallback: fallback, Err: err.Error()}
+		r.emit(ev)
+		return err.Error()
+	}
 	ev := base
 	ev.Kind = EventSubCallStart
 	ev.SubCall = &SubCallEvent{ID: id, Kind: "llm", Prompt: prompt, Fallback: fallback}
 	r.emit(ev)
 
 	start := time.Now()
-	msgs := []Message{{Role: "user", Content: prompt}}
-	c, err := r.complete(ctx, n.id, r.e.cfg.Sub, CompletionRequest{Model: r.subModel, Messages: msgs, Sampling: r.subSamp})
+	c, err := r.call(ctx, res, n.id, r.e.cfg.Sub, req)
 	out := c.Content
 	sc := &SubCallEvent{ID: id, Kind: "llm", Prompt: prompt, Fallback: fallback, Response: c.Content, Usage: c.Usage, Duration: time.Since(start)}
-	var be *BudgetError
-	switch {
-	case errors.As(err, &be):
-		out = be.Error()
-		sc.Err = out
-	case err != nil:
+	if err != nil {
 		out = "error: llm_query failed: " + err.Error()
 		sc.Err = err.Error()
 	}
 	ev = base
 	ev.Kind = EventSubCallEnd
 	ev.SubCall = sc
-	if be == nil {
-		ev.Model = &ModelCallEvent{Model: r.subModel, ResponseModel: c.Model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
-			Usage: c.Usage, Latency: sc.Duration, Logprobs: c.Logprobs, Err: sc.Err}
-	}
+	ev.Model = &ModelCallEvent{Model: r.subModel, ResponseModel: c.Model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
+		Usage: c.Usage, Latency: sc.Duration, Logprobs: c.Logprobs, Err: sc.Err}
 	r.emit(ev)
 	return out
 }

@@ -165,3 +165,33 @@ func TestTraceCapHolds(t *testing.T) {
 	}
 	t.Logf("trace %d bytes, truncated %s", size, tr.Truncated)
 }
+
+// TestLoopOfRejectedPrompts: prompts under --max-prompt-bytes that the
+// upstream rejects still spend their tokens, so the loop stops at the
+// token budget instead of sending the upstream gigabytes.
+func TestLoopOfRejectedPrompts(t *testing.T) {
+	attacks["loop3"] = []string{"```go\nn := 0\nfor i := 0; i < 100; i++ {\n\tif strings.HasPrefix(llm_query(strings.Repeat(\"a\", 3<<20)), \"budget exhausted\") {\n\t\tn++\n\t}\n}\nfmt.Println(\"refused by the budget:\", n)\n```", "FINAL(looped)"}
+	t.Cleanup(func() { delete(attacks, "loop3") })
+	up := fakellm.New(rootScript, fakellm.WithoutRecording())
+	defer up.Close()
+	s := startServer(t, up.URL)
+	c, _ := s.chat(t, keyA, "loop3", "")
+	if c.answer() != "looped" {
+		t.Fatalf("answer %q", c.answer())
+	}
+	// 3 MiB is ~786k tokens: the default 5M-token budget admits 6 of them,
+	// rejected or not, and refuses the other 94 before they are sent.
+	if n := up.Count(); n != 2+6 {
+		t.Errorf("the upstream got %d requests, want 2 root turns and 6 sub-calls", n)
+	}
+	tr, size := s.trace(t, keyA, c.RLM.TraceID)
+	if out := tr.Nodes[0].Turns[0].Cells[0].Output; !strings.Contains(out, "refused by the budget: 94\n") {
+		t.Errorf("cell output %q", out)
+	}
+	// The 6 prompts that were sent are kept; the refused ones are not.
+	if size > 6*(3<<20)+1<<20 {
+		t.Errorf("trace of %d bytes", size)
+	}
+	// What is legitimately in flight is that trace (saved, then served).
+	checkBounded(t, s, size)
+}
