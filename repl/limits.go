@@ -183,12 +183,16 @@ func checkCall(l Limits, prompts []string) string {
 
 // clipError keeps the first max bytes of a cell's error, cut at a UTF-8
 // boundary, with a note of what was dropped.
-func clipError(s string, max int) string {
+func clipError(s string, max int) string { return clipText(s, max, "error") }
+
+// clipText keeps the first max bytes of s (note included), cut at a UTF-8
+// boundary, and says how much of the what was shown.
+func clipText(s string, max int, what string) string {
 	if max <= 0 || len(s) <= max {
 		return s
 	}
 	// len(s) twice: the note's length with the largest number it can show.
-	note := fmt.Sprintf("\n[error truncated: %d of %d bytes shown]", len(s), len(s))
+	note := fmt.Sprintf("\n[%s truncated: %d of %d bytes shown]", what, len(s), len(s))
 	keep := max - len(note)
 	if keep < 0 {
 		keep = 0
@@ -196,7 +200,7 @@ func clipError(s string, max int) string {
 	for keep > 0 && keep < len(s) && s[keep]&0xC0 == 0x80 {
 		keep--
 	}
-	return s[:keep] + fmt.Sprintf("\n[error truncated: %d of %d bytes shown]", keep, len(s))
+	return s[:keep] + fmt.Sprintf("\n[%s truncated: %d of %d bytes shown]", what, keep, len(s))
 }
 
 // elideValues replaces, in an interpreter error, the text of long values

@@ -126,6 +126,9 @@ func (s *Session) result(res CellResult, msg *message) CellResult {
 		r.Error = strings.TrimSpace(fmt.Sprintf("FINAL refused: the answer is over the limit of %s", formatBytes(s.limits.MaxFinalBytes)) + "\n" + r.Error)
 	}
 	r.Error = clipError(r.Error, s.limits.MaxErrorBytes)
+	if max := s.limits.MaxOutput + 256; len(r.Output) > max { // + the worker's truncation note
+		r.Output, r.Truncated = clipText(r.Output, max, "output"), true
+	}
 	r.Restarted = r.Restarted || res.Restarted
 	if res.Restarted {
 		r.Error = strings.TrimSpace(lostState + "\n" + r.Error)
