@@ -186,7 +186,7 @@ func checkCall(l Limits, prompts []string) string {
 func clipError(s string, max int) string { return clipText(s, max, "error") }
 
 // clipText keeps the first max bytes of s (note included), cut at a UTF-8
-// boundary, and says how much of the what was shown.
+// boundary, with a note saying how much of what (error, output) was shown.
 func clipText(s string, max int, what string) string {
 	if max <= 0 || len(s) <= max {
 		return s
