@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,11 +31,13 @@ type Model interface {
 
 // Tracer records runs, so that results link to their trajectories.
 type Tracer interface {
-	// StartTrace begins the trace of req for inst. The engine gets the
-	// returned trace ID and observer; finish is called with the outcome.
-	// A direct baseline call comes as a request without documents whose
-	// one message holds the whole input, and reports its events itself.
-	StartTrace(ctx context.Context, inst Instance, req recursion.Request) (traceID string, obs recursion.Observer, finish func(recursion.Result, error) error, err error)
+	// StartTrace begins the trace of req, the run that will fill in r (its
+	// task, instance, mode, question and gold answer are set; see
+	// Result.TraceMetadata). The engine gets the returned trace ID and
+	// observer; finish is called with the outcome. A direct baseline call
+	// comes as a request without documents whose one message holds the
+	// whole input, and reports its events itself.
+	StartTrace(ctx context.Context, r Result, req recursion.Request) (traceID string, obs recursion.Observer, finish func(recursion.Result, error) error, err error)
 	// Reward attaches a scored run's score to its finished trajectory
 	// r.TraceID as the run's reward, so that training exports of the
 	// trajectories carry it (rlm train sft --min-reward keeps runs by it).
@@ -108,6 +111,20 @@ type Result struct {
 func (r Result) Key() string {
 	return fmt.Sprintf("%s/%d/%d/%d/%s", r.Task, r.Tokens, r.Index, r.Seed, r.Mode)
 }
+
+// TraceMetadata labels the trajectory of r's run, so that trace viewers
+// show what was asked and what the right answer is: eval.task, eval.mode,
+// eval.tokens, eval.index, eval.seed and eval.gold. A Tracer adds
+// eval.score (FormatScore) when the run is scored.
+func (r Result) TraceMetadata() map[string]string {
+	return map[string]string{
+		"eval.task": r.Task, "eval.mode": r.Mode, "eval.tokens": strconv.Itoa(r.Tokens),
+		"eval.index": strconv.Itoa(r.Index), "eval.seed": strconv.FormatInt(r.Seed, 10), "eval.gold": r.Gold,
+	}
+}
+
+// FormatScore writes a score as trace metadata carries it.
+func FormatScore(s float64) string { return strconv.FormatFloat(s, 'g', 4, 64) }
 
 // ResultsFile is the name of the results file in Config.OutDir.
 const ResultsFile = "results.jsonl"
@@ -375,7 +392,7 @@ func runRLM(ctx context.Context, cfg Config, path string, inst Instance, r *Resu
 	}
 	var finish func(recursion.Result, error) error
 	if cfg.Tracer != nil {
-		id, obs, fin, err := cfg.Tracer.StartTrace(ctx, inst, req)
+		id, obs, fin, err := cfg.Tracer.StartTrace(ctx, *r, req)
 		if err != nil {
 			r.Error = fmt.Sprintf("start trace: %v", err)
 			return
@@ -421,7 +438,7 @@ func runDirect(ctx context.Context, cfg Config, path string, inst Instance, r *R
 	)
 	if cfg.Tracer != nil {
 		req := recursion.Request{Messages: msgs, Model: cfg.BaselineModel, Sampling: cfg.Sampling}
-		id, o, fin, err := cfg.Tracer.StartTrace(ctx, inst, req)
+		id, o, fin, err := cfg.Tracer.StartTrace(ctx, *r, req)
 		if err != nil {
 			r.Error = fmt.Sprintf("start trace: %v", err)
 			return

@@ -332,11 +332,14 @@ func (f *fakeTracer) Reward(ctx context.Context, r Result) error {
 	return nil
 }
 
-func (f *fakeTracer) StartTrace(ctx context.Context, inst Instance, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
+func (f *fakeTracer) StartTrace(ctx context.Context, r Result, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	id := fmt.Sprintf("tr_%d_%d", inst.Tokens, inst.Index)
-	f.started[id] = inst.Question
+	id := fmt.Sprintf("tr_%d_%d", r.Tokens, r.Index)
+	f.started[id] = r.Question
+	if m := r.TraceMetadata(); m["eval.task"] != r.Task || m["eval.gold"] == "" || m["eval.mode"] != ModeRLM {
+		return "", nil, nil, fmt.Errorf("trace metadata %v lacks the task, gold answer or mode", m)
+	}
 	return id, nil, func(res recursion.Result, err error) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -403,7 +406,7 @@ type eventTracer struct {
 
 func (f *eventTracer) Reward(ctx context.Context, r Result) error { return nil }
 
-func (f *eventTracer) StartTrace(ctx context.Context, inst Instance, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
+func (f *eventTracer) StartTrace(ctx context.Context, r Result, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n++

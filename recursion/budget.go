@@ -4,22 +4,47 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // BudgetError is a call refused because the request tree's budget would be
-// exceeded. Its message is what model code sees.
+// exceeded. Its message says what is left, so model code that sees it
+// (prefixed with "error: ") can decide what still fits.
 type BudgetError struct {
 	Reason StopReason // StopBudgetCalls or StopBudgetTokens
 	Used   int
 	Max    int
+	Need   int // tokens the refused call would have reserved (StopBudgetTokens)
+	// Batch is set when a call of this many prompts was refused whole,
+	// for wanting more calls than were left.
+	Batch int
+	// What the tree has left: calls and tokens (-1: no limit), and wall
+	// time (-1: no deadline).
+	CallsLeft, TokensLeft int
+	TimeLeft              time.Duration
 }
 
 func (e *BudgetError) Error() string {
-	unit := "LLM calls"
+	var s string
 	if e.Reason == StopBudgetTokens {
-		unit = "tokens"
+		s = fmt.Sprintf("budget exhausted: %d/%d tokens used, and this call needs about %d", e.Used, e.Max, e.Need)
+	} else if e.Batch > 1 {
+		s = fmt.Sprintf("budget exhausted: a call of %d prompts needs more than the %d LLM calls left (%d/%d used); none of it ran",
+			e.Batch, e.CallsLeft, e.Used, e.Max)
+	} else {
+		s = fmt.Sprintf("budget exhausted: %d/%d LLM calls", e.Used, e.Max)
 	}
-	return fmt.Sprintf("budget exhausted: %d/%d %s", e.Used, e.Max, unit)
+	left := func(n int, unit string) string {
+		if n < 0 {
+			return "no limit on " + unit
+		}
+		return fmt.Sprintf("%d %s", n, unit)
+	}
+	t := "no time limit"
+	if e.TimeLeft >= 0 {
+		t = e.TimeLeft.Round(time.Second).String() + " of time"
+	}
+	return fmt.Sprintf("%s; left: %s, %s, %s", s, left(e.CallsLeft, "calls"), left(e.TokensLeft, "tokens"), t)
 }
 
 // budget is shared by every node of one request tree. Calls reserve before
@@ -30,6 +55,7 @@ func (e *BudgetError) Error() string {
 // send huge prompts for free by making the upstream refuse them.
 type budget struct {
 	maxCalls, maxTokens int
+	deadline            time.Time // zero: none
 
 	mu     sync.Mutex
 	calls  int // reserved or made
@@ -45,8 +71,26 @@ type reservation struct {
 	done   bool
 }
 
-func newBudget(maxCalls, maxTokens int) *budget {
-	return &budget{maxCalls: maxCalls, maxTokens: maxTokens}
+func newBudget(maxCalls, maxTokens int, deadline time.Time) *budget {
+	return &budget{maxCalls: maxCalls, maxTokens: maxTokens, deadline: deadline}
+}
+
+// refusal is the error of a call refused for reason; b.mu is held.
+func (b *budget) refusal(reason StopReason, need int) *BudgetError {
+	e := &BudgetError{Reason: reason, Used: b.calls, Max: b.maxCalls, Need: need, CallsLeft: -1, TokensLeft: -1, TimeLeft: -1}
+	if reason == StopBudgetTokens {
+		e.Used, e.Max = b.tokens, b.maxTokens
+	}
+	if b.maxCalls > 0 {
+		e.CallsLeft = max(b.maxCalls-b.calls, 0)
+	}
+	if b.maxTokens > 0 {
+		e.TokensLeft = max(b.maxTokens-b.tokens, 0)
+	}
+	if !b.deadline.IsZero() {
+		e.TimeLeft = max(time.Until(b.deadline), 0)
+	}
+	return e
 }
 
 // reserve claims one call and the tokens of its prompt (estimated) and of
@@ -56,10 +100,10 @@ func (b *budget) reserve(promptTokens, completionTokens int) (*reservation, erro
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.maxCalls > 0 && b.calls >= b.maxCalls {
-		return nil, &BudgetError{Reason: StopBudgetCalls, Used: b.calls, Max: b.maxCalls}
+		return nil, b.refusal(StopBudgetCalls, 0)
 	}
 	if b.maxTokens > 0 && b.tokens+estTokens > b.maxTokens {
-		return nil, &BudgetError{Reason: StopBudgetTokens, Used: b.tokens, Max: b.maxTokens}
+		return nil, b.refusal(StopBudgetTokens, estTokens)
 	}
 	b.calls++
 	b.tokens += estTokens
@@ -91,13 +135,26 @@ func (r *reservation) settle(u Usage, made bool) {
 	}
 }
 
+// refuseCalls returns the refusal of a host call of n prompts when fewer
+// than n calls are left, or nil.
+func (b *budget) refuseCalls(n int) *BudgetError {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.maxCalls <= 0 || n <= b.maxCalls-b.calls {
+		return nil
+	}
+	e := b.refusal(StopBudgetCalls, 0)
+	e.Batch = n
+	return e
+}
+
 // exhausted returns the error a call would get when no call is left, so
 // that work which only makes calls (a child RLM) is not started for nothing.
 func (b *budget) exhausted() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.maxCalls > 0 && b.calls >= b.maxCalls {
-		return &BudgetError{Reason: StopBudgetCalls, Used: b.calls, Max: b.maxCalls}
+		return b.refusal(StopBudgetCalls, 0)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package recursion
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/repl"
@@ -31,7 +32,7 @@ func TestBatchBeyondBudgetRefusedWhole(t *testing.T) {
 			if err != nil || res.Answer != "done" {
 				t.Fatalf("%v %+v", err, res)
 			}
-			if len(answers) != 100_000 || !strings.HasPrefix(answers[99_999], "budget exhausted: a call of 100000 prompts needs more than the 199 LLM calls left") {
+			if len(answers) != 100_000 || !strings.HasPrefix(answers[99_999], "error: budget exhausted: a call of 100000 prompts needs more than the 199 LLM calls left") {
 				t.Fatalf("%d answers, last %q", len(answers), answers[len(answers)-1])
 			}
 			if res.LLMCalls != 1 || len(srv.Requests()) != 1 {
@@ -55,7 +56,7 @@ func TestBatchBeyondBudgetRefusedWhole(t *testing.T) {
 // does not give it back, one that reports usage replaces it, and a call
 // that never reached the upstream gives everything back.
 func TestRejectedPromptTokensStaySpent(t *testing.T) {
-	b := newBudget(0, 1000)
+	b := newBudget(0, 1000, time.Time{})
 	r, err := b.reserve(300, 100)
 	if err != nil {
 		t.Fatal(err)

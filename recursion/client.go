@@ -40,6 +40,15 @@ type Completion struct {
 	FinishReason string
 	Usage        Usage
 	Logprobs     []TokenLogprob
+	// Reasoning is reasoning_content, when the upstream separates the
+	// model's reasoning from its answer (vLLM's reasoning parser, DeepSeek).
+	Reasoning string
+	// ToolCalls names the tool calls the upstream answered with.
+	ToolCalls []string
+	// UsageEstimated is set when the upstream reported no usage (some
+	// llama.cpp builds and proxies) and Usage was estimated from the
+	// characters sent and received.
+	UsageEstimated bool
 }
 
 // UpstreamConfig configures an OpenAIClient.
@@ -149,7 +158,12 @@ type callState struct {
 	cancel     context.CancelCauseFunc
 	retryAfter time.Duration
 	status     int
+	body       bytes.Buffer // the response body, up to maxKeptBody, for fields go-openai does not parse
 }
+
+// maxKeptBody bounds the copy of a response body kept for the fields
+// go-openai drops (message.reasoning).
+const maxKeptBody = 8 << 20
 
 type callStateKey struct{}
 
@@ -197,6 +211,7 @@ func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
 		if st.cancel != nil {
 			resp.Body = newIdleReader(resp.Body, d.idle, func() { st.cancel(errStalled) })
 		}
+		resp.Body = &keepReader{ReadCloser: resp.Body, buf: &st.body}
 	}
 	return resp, err
 }
@@ -225,6 +240,36 @@ func (r *idleReader) Read(p []byte) (int, error) {
 func (r *idleReader) Close() error {
 	r.timer.Stop()
 	return r.rc.Close()
+}
+
+// keepReader copies what is read into buf, up to maxKeptBody.
+type keepReader struct {
+	io.ReadCloser
+	buf *bytes.Buffer
+}
+
+func (k *keepReader) Read(p []byte) (int, error) {
+	n, err := k.ReadCloser.Read(p)
+	if room := maxKeptBody - k.buf.Len(); room > 0 && n > 0 {
+		k.buf.Write(p[:min(n, room)])
+	}
+	return n, err
+}
+
+// reasoningField reads choices[0].message.reasoning, where Ollama and newer
+// vLLM put the reasoning that others call reasoning_content.
+func reasoningField(body []byte) string {
+	var r struct {
+		Choices []struct {
+			Message struct {
+				Reasoning string `json:"reasoning"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(body, &r) != nil || len(r.Choices) == 0 {
+		return ""
+	}
+	return r.Choices[0].Message.Reasoning
 }
 
 // parseRetryAfter reads either form of the header: seconds or an HTTP date.
@@ -283,7 +328,21 @@ func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Com
 			if len(resp.Choices) == 0 {
 				return Completion{}, &UpstreamError{Upstream: c.cfg.Name, Attempts: attempts, Status: st.status, Err: errors.New("response has no choices")}
 			}
-			return toCompletion(resp), nil
+			c := toCompletion(resp)
+			if c.Reasoning == "" {
+				c.Reasoning = reasoningField(st.body.Bytes())
+			}
+			if resp.Usage.PromptTokens == 0 && resp.Usage.CompletionTokens == 0 && resp.Usage.TotalTokens == 0 {
+				// No usage reported: estimate it, so that budgets still count.
+				chars := 0
+				for _, m := range req.Messages {
+					chars += len(m.Content)
+				}
+				c.Usage = Usage{PromptTokens: estimateTokens(chars), CompletionTokens: estimateTokens(len(c.Content) + len(c.Reasoning))}
+				c.Usage.TotalTokens = c.Usage.PromptTokens + c.Usage.CompletionTokens
+				c.UsageEstimated = true
+			}
+			return c, nil
 		}
 		if ctx.Err() != nil {
 			return Completion{}, fmt.Errorf("upstream %s: %w", c.cfg.Name, context.Cause(ctx))
@@ -353,11 +412,18 @@ func toCompletion(resp openai.ChatCompletionResponse) Completion {
 		Model:        resp.Model,
 		Content:      ch.Message.Content,
 		FinishReason: string(ch.FinishReason),
+		Reasoning:    ch.Message.ReasoningContent,
 		Usage: Usage{
 			PromptTokens:     resp.Usage.PromptTokens,
 			CompletionTokens: resp.Usage.CompletionTokens,
 			TotalTokens:      resp.Usage.TotalTokens,
 		},
+	}
+	for _, tc := range ch.Message.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, tc.Function.Name)
+	}
+	if ch.Message.FunctionCall != nil {
+		out.ToolCalls = append(out.ToolCalls, ch.Message.FunctionCall.Name)
 	}
 	if out.Usage.TotalTokens == 0 {
 		out.Usage.TotalTokens = out.Usage.PromptTokens + out.Usage.CompletionTokens

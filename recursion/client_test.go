@@ -163,7 +163,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func TestExtractCellsAndFinalLines(t *testing.T) {
-	cells := extractCells("text\n```go\na := 1\n```\n```json\n{}\n```\n```repl\nFINAL(a)\n```\n```go\nunclosed")
+	cells := parseReply("text\n```go\na := 1\n```\n```json\n{}\n```\n```repl\nFINAL(a)\n```\n```go\nunclosed", "stop").cells
 	if len(cells) != 3 || cells[0] != "a := 1" || cells[1] != "FINAL(a)" || cells[2] != "unclosed" {
 		t.Fatalf("cells %q", cells)
 	}

@@ -21,7 +21,11 @@ import (
 )
 
 //go:embed prompt.md
-var systemPrompt string
+var promptTemplate string
+
+// systemPrompt is prompt.md with the REPL's import allowlist filled in, so
+// that the model is told exactly what the REPL accepts.
+var systemPrompt = strings.Replace(promptTemplate, "{{ALLOWED_IMPORTS}}", strings.Join(repl.AllowedImports(), ", "), 1)
 
 // SystemPrompt returns the system prompt every RLM node starts with.
 func SystemPrompt() string { return systemPrompt }
@@ -46,7 +50,8 @@ type Session interface {
 }
 
 // DefaultLimits returns the limits used for fields that neither the
-// request nor Config.Defaults set.
+// request nor Config.Defaults set; its budgets are the floors of
+// InputBudget.
 func DefaultLimits() Limits { return defaultLimits }
 
 var defaultLimits = Limits{
@@ -74,8 +79,10 @@ type Config struct {
 	// Limits.SubModel to upstream model names. When it is empty, names pass
 	// through unchanged; when it is not, an unknown name is an invalid request.
 	Models map[string]string
-	// Defaults fill the zero fields of a request's Limits (then
-	// DefaultLimits fills what is still zero). Max clamps them; a zero field
+	// Defaults fill the zero fields of a request's Limits; what is still
+	// zero then comes from DefaultLimits, except the call, token and time
+	// budgets, which follow the run's input (InputBudget, whose floors are
+	// DefaultLimits'). Max clamps them; a zero field
 	// of Max means no maximum. A negative MaxDepth, in a request, Defaults
 	// or Max, means the root alone (rlm_query acts as llm_query).
 	Defaults Limits
@@ -98,6 +105,15 @@ type Config struct {
 	CompletionReserve int
 	// Logprobs asks upstreams for token log probabilities.
 	Logprobs bool
+	// ContextWindows maps upstream model names to their context windows in
+	// tokens; DefaultContextWindow (default 131,072) is the window of a
+	// model not listed, and a negative value turns compaction off. Before
+	// a node's turn, when the transcript and the completion reserve would
+	// not fit the window (estimated at 4 characters a token), the outputs
+	// of the oldest cells are elided; the system prompt, the input, every
+	// cell's code and the newest output are kept.
+	ContextWindows       map[string]int
+	DefaultContextWindow int
 }
 
 // Engine runs RLM requests. It is safe for concurrent use.
@@ -129,6 +145,9 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.CompletionReserve <= 0 {
 		cfg.CompletionReserve = 1024
 	}
+	if cfg.DefaultContextWindow == 0 {
+		cfg.DefaultContextWindow = DefaultContextWindow
+	}
 	return &Engine{cfg: cfg, upstream: make(semaphore, cfg.UpstreamConcurrency)}, nil
 }
 
@@ -136,8 +155,44 @@ func New(cfg Config) (*Engine, error) {
 // which tells a timeout from a caller that went away.
 var errTimeout = errors.New("wall time limit reached")
 
-// Limits returns the limits a request asking for l would run with.
-func (e *Engine) Limits(l Limits) Limits {
+// Budgets that follow the input. A run whose request and Config.Defaults
+// set no budget gets, for an input of n tokens (characters / 4, offloaded
+// parts and messages together):
+//
+//	calls   = max(200, n / InputTokensPerCall)
+//	tokens  = max(5,000,000, TokensPerInputToken × n)
+//	timeout = max(10m, TimePerMillionInputTokens × n / 1,000,000)
+//
+// each capped by Config.Max. Covering a 10M-token input once with sub-calls
+// sends about 10M prompt tokens; 3× leaves room for a second pass and the
+// root's own turns.
+const (
+	InputTokensPerCall        = 10_000
+	TokensPerInputToken       = 3
+	TimePerMillionInputTokens = 2 * time.Minute
+)
+
+// InputBudget returns the call, token and time budgets (MaxLLMCalls,
+// MaxTotalTokens, Timeout) of a run over an input of inputTokens tokens
+// that sets none.
+func InputBudget(inputTokens int) Limits {
+	d := defaultLimits
+	return Limits{
+		MaxLLMCalls:    max(d.MaxLLMCalls, inputTokens/InputTokensPerCall),
+		MaxTotalTokens: max(d.MaxTotalTokens, TokensPerInputToken*inputTokens),
+		Timeout:        max(d.Timeout, time.Duration(inputTokens)*TimePerMillionInputTokens/1_000_000),
+	}
+}
+
+// Limits returns the limits a request asking for l would run with, before
+// its input is known (the budgets are those of a small input; Run scales
+// them to the input, see InputBudget).
+func (e *Engine) Limits(l Limits) Limits { return e.limitsFor(l, 0) }
+
+// limitsFor returns the limits of a request asking for l over an input of
+// inputTokens tokens.
+func (e *Engine) limitsFor(l Limits, inputTokens int) Limits {
+	in := InputBudget(inputTokens)
 	pick := func(req, def, builtin, max int) int {
 		v := req
 		if v == 0 {
@@ -155,9 +210,9 @@ func (e *Engine) Limits(l Limits) Limits {
 	out := Limits{
 		MaxDepth:         pick(l.MaxDepth, d.MaxDepth, defaultLimits.MaxDepth, m.MaxDepth),
 		MaxIterations:    pick(l.MaxIterations, d.MaxIterations, defaultLimits.MaxIterations, m.MaxIterations),
-		MaxLLMCalls:      pick(l.MaxLLMCalls, d.MaxLLMCalls, defaultLimits.MaxLLMCalls, m.MaxLLMCalls),
-		MaxTotalTokens:   pick(l.MaxTotalTokens, d.MaxTotalTokens, defaultLimits.MaxTotalTokens, m.MaxTotalTokens),
-		Timeout:          time.Duration(pick(int(l.Timeout), int(d.Timeout), int(defaultLimits.Timeout), int(m.Timeout))),
+		MaxLLMCalls:      pick(l.MaxLLMCalls, d.MaxLLMCalls, in.MaxLLMCalls, m.MaxLLMCalls),
+		MaxTotalTokens:   pick(l.MaxTotalTokens, d.MaxTotalTokens, in.MaxTotalTokens, m.MaxTotalTokens),
+		Timeout:          time.Duration(pick(int(l.Timeout), int(d.Timeout), int(in.Timeout), int(m.Timeout))),
 		OffloadThreshold: pick(l.OffloadThreshold, d.OffloadThreshold, defaultLimits.OffloadThreshold, m.OffloadThreshold),
 		Concurrency:      pick(l.Concurrency, d.Concurrency, defaultLimits.Concurrency, m.Concurrency),
 		SubModel:         l.SubModel,
@@ -227,14 +282,16 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("recursion: offload input: %w", err)
 	}
+	lim = e.limitsFor(req.Limits, off.inputTokens())
 
-	ctx, cancel := context.WithTimeoutCause(ctx, lim.Timeout, errTimeout)
+	deadline := time.Now().Add(lim.Timeout)
+	ctx, cancel := context.WithDeadlineCause(ctx, deadline, errTimeout)
 	defer cancel()
 	r := &runState{
 		e:         e,
 		traceID:   traceID,
 		lim:       lim,
-		budget:    newBudget(lim.MaxLLMCalls, lim.MaxTotalTokens),
+		budget:    newBudget(lim.MaxLLMCalls, lim.MaxTotalTokens, deadline),
 		reqSem:    make(semaphore, lim.Concurrency),
 		obs:       req.Observer,
 		dir:       dir,
@@ -265,6 +322,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		MaxDepth:   int(r.maxDepth.Load()),
 		Duration:   time.Since(start),
 		NodeUsage:  r.usageByNode(),
+		Limits:     lim,
 	}, nil
 }
 

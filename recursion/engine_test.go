@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -162,6 +163,53 @@ func TestOffloadPlaceholdersAndDocuments(t *testing.T) {
 	}
 }
 
+// TestOffloadDocumentParts: a document split into parts (a PDF's pages)
+// becomes one contexts[i] per part, in order, after the pieces before it,
+// with one placeholder for all of them.
+func TestOffloadDocumentParts(t *testing.T) {
+	dir := t.TempDir()
+	pages := []string{"PAGE-ONE first page", "", "PAGE-THREE third page " + strings.Repeat("y", 2000)}
+	var file strings.Builder
+	var parts []DocumentPart
+	for i, p := range pages {
+		start := int64(file.Len())
+		file.WriteString(p)
+		parts = append(parts, DocumentPart{Label: fmt.Sprintf("page %d", i+1), Start: start, End: int64(file.Len())})
+		file.WriteString("\f") // between parts: in the file, in no piece
+	}
+	doc := filepath.Join(dir, "book.pdf.txt")
+	if err := os.WriteFile(doc, []byte(file.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(plain, []byte("NOTES"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var seen *cellEnv
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"inspect // context": func(env *cellEnv) repl.CellResult { seen = env; return repl.CellResult{Final: final("ok")} },
+	}}
+	e, srv := testEngine(t, sb, rootScript([]string{code("inspect // context")}, nil), Config{TempDir: t.TempDir()})
+	res, err := e.Run(t.Context(), Request{
+		Messages:  userMsg("What is on page three?"),
+		Documents: []Document{{Name: "notes.txt", Path: plain}, {Name: "book.pdf", Path: doc, Parts: parts}},
+	})
+	if err != nil || res.StopReason != StopFinal {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	want := append([]string{"NOTES"}, pages...)
+	if !slices.Equal(seen.contexts, want) {
+		t.Fatalf("contexts = %q, want %q", seen.contexts, want)
+	}
+	view := srv.Requests()[0].Messages[1].Content
+	for _, w := range []string{"contexts[0]", `document "notes.txt"`, `contexts[1..3], document "book.pdf", 3 parts (page 1 to page 3)`,
+		"head of page 1: \"PAGE-ONE", "tail of page 3:", "4 part(s) of the input"} {
+		if !strings.Contains(view, w) {
+			t.Errorf("root view lacks %q:\n%s", w, view)
+		}
+	}
+}
+
 func TestInvalidRequests(t *testing.T) {
 	sb := &funcSandbox{}
 	e, _ := testEngine(t, sb, rootScript([]string{"FINAL(x)"}, nil), Config{Models: map[string]string{"rlm": "root-model"}})
@@ -270,7 +318,18 @@ func TestStopReasons(t *testing.T) {
 			StopCancelled, "Working."},
 		{"upstream error", Limits{},
 			[]string{"x"}, []fakellm.Option{fakellm.WithFailures(1000, http.StatusBadGateway, "")}, 0, 0,
-			StopUpstreamError, ""},
+			StopUpstreamError, "No answer: the run stopped (upstream_error: *) before FINAL; no cell had printed anything yet."},
+		// Code is never an answer: with no prose at all, the answer is one
+		// line saying what stopped the run and what the last cell printed.
+		{"budget calls, code only", Limits{MaxLLMCalls: 2},
+			[]string{looping, looping}, nil, 0, 0,
+			StopBudgetCalls, "No answer: the run stopped (budget_calls: *) before FINAL; the last cell printed: nothing yet"},
+		{"cancelled, code only", Limits{},
+			[]string{looping}, nil, 250 * time.Millisecond, 100 * time.Millisecond,
+			StopCancelled, "No answer: the run stopped (cancelled: *) before FINAL; the last cell printed: nothing yet"},
+		{"max iterations, answer-now turn writes code", Limits{MaxIterations: 1},
+			[]string{"Found two candidates.\n" + looping, looping}, nil, 0, 0,
+			StopMaxIterations, "Found two candidates."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,8 +355,11 @@ func TestStopReasons(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.StopReason != tt.want || res.Answer != tt.wantAnswer {
+			if res.StopReason != tt.want || !matchStar(tt.wantAnswer, res.Answer) {
 				t.Fatalf("got %s %q (%s), want %s %q", res.StopReason, res.Answer, res.Error, tt.want, tt.wantAnswer)
+			}
+			if strings.Contains(res.Answer, "```") {
+				t.Errorf("partial answer holds code: %q", res.Answer)
 			}
 			if res.Error == "" {
 				t.Error("no error text for a stop without FINAL")
@@ -376,10 +438,10 @@ func TestBudgetReservationUnderConcurrency(t *testing.T) {
 	}
 	ok, refused := 0, 0
 	for _, a := range answers {
-		switch a {
-		case "ok":
+		switch {
+		case a == "ok":
 			ok++
-		case "budget exhausted: 41/41 LLM calls":
+		case matchStar("error: budget exhausted: 41/41 LLM calls; left: 0 calls, * tokens, *s of time", a):
 			refused++
 		default:
 			t.Fatalf("unexpected answer %q", a)
@@ -495,7 +557,7 @@ func TestEventsForEveryKind(t *testing.T) {
 }
 
 func TestBudgetErrorText(t *testing.T) {
-	b := newBudget(200, 0)
+	b := newBudget(200, 1000, time.Now().Add(90*time.Second))
 	for range 200 {
 		if _, err := b.reserve(1, 0); err != nil {
 			t.Fatal(err)
@@ -503,7 +565,15 @@ func TestBudgetErrorText(t *testing.T) {
 	}
 	_, err := b.reserve(1, 0)
 	var be *BudgetError
-	if !errors.As(err, &be) || err.Error() != "budget exhausted: 200/200 LLM calls" {
+	if !errors.As(err, &be) || !matchStar("budget exhausted: 200/200 LLM calls; left: 0 calls, 800 tokens, 1m*s of time", err.Error()) {
+		t.Fatalf("got %v", err)
+	}
+	b = newBudget(0, 1000, time.Time{})
+	if _, err := b.reserve(900, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.reserve(200, 0)
+	if !errors.As(err, &be) || err.Error() != "budget exhausted: 900/1000 tokens used, and this call needs about 200; left: no limit on calls, 100 tokens, no time limit" {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -703,5 +773,142 @@ func TestFanOutGoroutinesBounded(t *testing.T) {
 	}
 	if extra := peak - before; extra > 50 {
 		t.Errorf("fan-out of %d prompts at concurrency %d held %d extra goroutines", prompts, concurrency, extra)
+	}
+}
+
+// matchStar reports whether s is pattern with each * standing for any text
+// on one line.
+func matchStar(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return s == pattern
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for i, p := range parts[1:] {
+		j := strings.Index(s, p)
+		if i == len(parts)-2 {
+			j = strings.LastIndex(s, p)
+			if j < 0 || j+len(p) != len(s) {
+				return false
+			}
+		}
+		if j < 0 || strings.Contains(s[:j], "\n") {
+			return false
+		}
+		s = s[j+len(p):]
+	}
+	return true
+}
+
+// TestChildPartialAnswerIsProse: a child RLM that stops without FINAL gives
+// its parent the prose it wrote, never its code.
+func TestChildPartialAnswerIsProse(t *testing.T) {
+	var got string
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"delegate": func(env *cellEnv) repl.CellResult {
+			got = env.host.RLMQuery(env.ctx, []string{"CHILD-INPUT"})[0]
+			return repl.CellResult{Final: final("done")}
+		},
+		"spin": func(env *cellEnv) repl.CellResult { return repl.CellResult{Output: "3 matches so far\n"} },
+	}}
+	script := func(req fakellm.Request) fakellm.Reply {
+		switch {
+		case req.Model == "root-model":
+			return fakellm.Reply{Content: code("delegate")}
+		case strings.Contains(req.LastUser(), "out of turns"):
+			return fakellm.Reply{Content: code("spin")}
+		case len(req.Messages) <= 2:
+			return fakellm.Reply{Content: "The input lists three cities.\n" + code("spin")}
+		default:
+			return fakellm.Reply{Content: code("spin")}
+		}
+	}
+	e, _ := testEngine(t, sb, script, Config{})
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Limits: Limits{MaxDepth: 1, MaxIterations: 2}})
+	if err != nil || res.Answer != "done" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	want := "error: rlm_query stopped (max_iterations: no FINAL after 2 turns); partial answer: The input lists three cities."
+	if got != want {
+		t.Fatalf("child returned %q, want %q", got, want)
+	}
+}
+
+// TestBudgetsFollowInput: a run that sets no budget over a 6M-token input
+// gets budgets scaled to it (InputBudget), so sub-calls that cover the
+// input once are not refused part way as under the fixed 5M-token default;
+// Config.Max still caps them, and a refusal tells the model what is left.
+func TestBudgetsFollowInput(t *testing.T) {
+	const chunkChars, chunks = 80_000, 300 // 24 MB: about 6M tokens
+	doc := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(doc, []byte(strings.Repeat(strings.Repeat("x", chunkChars-1)+"\n", chunks)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var answers []string
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"cover // context": func(env *cellEnv) repl.CellResult {
+			var prompts []string
+			for i := 0; i < len(env.context); i += chunkChars {
+				prompts = append(prompts, env.context[i:min(i+chunkChars, len(env.context))])
+			}
+			answers = env.host.LLMQuery(env.ctx, prompts)
+			return repl.CellResult{Final: final("covered")}
+		},
+	}}
+	client := stubClient(func(ctx context.Context, req CompletionRequest) (Completion, error) {
+		chars := 0
+		for _, m := range req.Messages {
+			chars += len(m.Content)
+		}
+		u := Usage{PromptTokens: chars / 4, CompletionTokens: 10, TotalTokens: chars/4 + 10}
+		if req.Model == "root-model" {
+			return Completion{Content: code("cover // context"), Usage: u}, nil
+		}
+		return Completion{Content: "NONE", Usage: u}, nil
+	})
+	tests := []struct {
+		name       string
+		max        Limits
+		wantTokens int
+		wantCalls  int
+		refused    bool
+	}{
+		{"scaled", Limits{}, 3 * 6_000_000, 600, false},
+		{"capped by the server maximum", Limits{MaxTotalTokens: 4_000_000}, 4_000_000, 600, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			answers = nil
+			e, err := New(Config{Root: client, RootModel: "root-model", SubModel: "sub-model", Sandbox: sb, TempDir: t.TempDir(), Max: tt.max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Run(t.Context(), Request{Messages: userMsg("Which lines say yes?"), Documents: []Document{{Name: "big.txt", Path: doc}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The input is the document plus the question and placeholder
+			// in view: a few hundred tokens more than the document.
+			l := res.Limits
+			if l.MaxTotalTokens < tt.wantTokens || l.MaxTotalTokens > tt.wantTokens+1000 || l.MaxLLMCalls != tt.wantCalls ||
+				l.Timeout < 12*time.Minute || l.Timeout > 12*time.Minute+time.Second {
+				t.Fatalf("limits %+v for an input of about 6M tokens", l)
+			}
+			refused := 0
+			for _, a := range answers {
+				if strings.HasPrefix(a, "error: budget exhausted: ") {
+					refused++
+					if !strings.Contains(a, "; left: ") || !strings.Contains(a, " calls, ") || !strings.Contains(a, " of time") {
+						t.Fatalf("refusal does not say what is left: %q", a)
+					}
+				}
+			}
+			if len(answers) != chunks || (refused > 0) != tt.refused {
+				t.Fatalf("%d answers, %d refused (stop %s: %s)", len(answers), refused, res.StopReason, res.Error)
+			}
+		})
 	}
 }

@@ -45,7 +45,27 @@ type ModelCallEvent struct {
 	Usage         Usage
 	Latency       time.Duration
 	Logprobs      []TokenLogprob // when the upstream returned them
-	Err           string
+	// Reasoning is the upstream's separate reasoning text
+	// (reasoning_content: vLLM's reasoning parser, DeepSeek). It is kept
+	// here, never sent back to the model.
+	Reasoning string
+	// ToolCalls names the tools the upstream answered with; the engine
+	// offers none and tells the model so.
+	ToolCalls []string
+	// Compaction is set when the transcript was compacted to fit the
+	// model's context window before this call.
+	Compaction *Compaction
+	Err        string
+}
+
+// Compaction records how a transcript was shrunk to fit a context window:
+// the outputs of the oldest cells were elided; the system prompt, the
+// input, every cell's code and the latest output were kept.
+type Compaction struct {
+	WindowTokens   int `json:"window_tokens"`   // the model's context window
+	ElidedMessages int `json:"elided_messages"` // feedback messages whose output was elided
+	CharsBefore    int `json:"chars_before"`    // characters of the transcript before and after
+	CharsAfter     int `json:"chars_after"`
 }
 
 // CellEvent describes a code cell.

@@ -23,6 +23,11 @@ const (
 	refuseMessage = "FINAL refused: you have not looked at the offloaded input yet. Inspect `context`/`contexts` with code " +
 		"first (it is not in this conversation), then call FINAL again."
 	answerNowMessage = "You are out of turns. Reply now with your best answer on one line: FINAL(your answer). Do not write code."
+	pythonMessage    = "This REPL runs Go, not Python: your ```python block did not run. Rewrite the cell in Go, in a ```go block."
+	toolCallsMessage = "This endpoint has no tools: your tool call was not executed. Write Go code in a ```go block instead " +
+		"(llm_query, rlm_query and FINAL are Go functions in the REPL)."
+	cutOffMessage = "Your reply was cut off by the token limit inside a code block; that unfinished cell did not run. " +
+		"Write shorter cells and less prose."
 )
 
 // node is one RLM: a transcript, a REPL session, and the Host that answers
@@ -49,6 +54,9 @@ type nodeResult struct {
 	err        string
 	iterations int
 	treeUsage  Usage
+	// statement is true when answer is the one-line statement of what
+	// stopped the node, not prose the model wrote.
+	statement bool
 }
 
 // lookRE finds code that reads the offloaded input.
@@ -91,30 +99,31 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 	defer sess.Close()
 
 	transcript := []Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: inputMessage(off)}}
-	var lastSubstantive string
+	var prog progress
 	looked, refused := false, false
 	maxIter := r.lim.MaxIterations
 	for turn := 1; turn <= maxIter; turn++ {
 		n.turn.Store(int64(turn))
 		n.cell.Store(0)
 		if ctx.Err() != nil {
-			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, ctx.Err()), context.Cause(ctx).Error(), lastSubstantive), nil
+			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, ctx.Err()), context.Cause(ctx).Error(), &prog), nil
 		}
 		r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
-		resp, err := n.complete(ctx, transcript, turn)
+		var c Completion
+		transcript, c, err = n.complete(ctx, transcript, turn)
 		if err != nil {
-			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, err), err.Error(), &prog), nil
 		}
+		rp := parseReply(c.Content, c.FinishReason)
+		resp := rp.visible
 		transcript = append(transcript, Message{Role: "assistant", Content: resp})
-		if strings.TrimSpace(resp) != "" {
-			lastSubstantive = resp
-		}
+		prog.sawReply(resp)
 
-		cells := extractCells(resp)
+		cells := rp.cells
 		if len(cells) == 0 {
 			fl, ok := parseFinalLine(resp)
-			if !ok {
-				transcript = append(transcript, Message{Role: "user", Content: nudgeMessage})
+			if !ok || rp.cutOff {
+				transcript = append(transcript, Message{Role: "user", Content: noCodeMessage(rp, c)})
 				continue
 			}
 			answer := fl.Answer
@@ -125,7 +134,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				}
 				cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+fl.Var+")")
 				if err != nil {
-					return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+					return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), &prog), nil
 				}
 				if cr.Final == nil {
 					transcript = append(transcript, Message{Role: "user", Content: "FINAL_VAR(" + fl.Var + ") failed:\n" + cr.Error})
@@ -148,8 +157,9 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				looked = true
 			}
 			cr, err := n.runCell(ctx, sess, turn, i+1, code)
+			prog.sawCell(cr)
 			if err != nil {
-				return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), lastSubstantive), nil
+				return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), &prog), nil
 			}
 			writeFeedback(&fb, i+1, len(cells), cr)
 			if cr.Final != nil {
@@ -158,6 +168,14 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 					fmt.Fprintf(&fb, "(FINAL was called in cell %d; the %d cell(s) after it did not run.)\n", i+1, len(cells)-i-1)
 				}
 				break
+			}
+		}
+		if final == nil {
+			if rp.cutOff {
+				fb.WriteString(cutOffMessage + "\n")
+			}
+			if rp.python > 0 {
+				fb.WriteString(pythonMessage + "\n")
 			}
 		}
 		if final != nil {
@@ -169,7 +187,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		}
 		transcript = append(transcript, Message{Role: "user", Content: clip(strings.TrimSpace(fb.String()), r.e.cfg.MaxFeedbackChars)})
 	}
-	return n.stop(ctx, sess, transcript, maxIter, StopMaxIterations, fmt.Sprintf("no FINAL after %d turns", maxIter), lastSubstantive), nil
+	return n.stop(ctx, sess, transcript, maxIter, StopMaxIterations, fmt.Sprintf("no FINAL after %d turns", maxIter), &prog), nil
 }
 
 // usageByNodeID is one node's own usage.
@@ -179,18 +197,63 @@ func (r *runState) usageByNodeID(id string) Usage {
 	return r.nodeUsage[id]
 }
 
+// progress is what a node has produced so far that a partial answer can be
+// made of: the last prose the model wrote and the last output a cell printed.
+type progress struct {
+	prose  string
+	output string
+}
+
+func (p *progress) sawReply(resp string) {
+	if prose := stripCode(resp); prose != "" {
+		p.prose = prose
+	}
+}
+
+func (p *progress) sawCell(cr repl.CellResult) {
+	if out := strings.TrimSpace(cr.Output); out != "" {
+		p.output = out
+	}
+}
+
+// maxStatementOutput bounds the cell output quoted in a one-line partial answer.
+const maxStatementOutput = 300
+
+// partialAnswer is the answer of a node that stopped without FINAL. Code is
+// never an answer: it is the last prose the model wrote or, when it wrote
+// none, one line saying what stopped the run and what was found so far.
+func (p *progress) partialAnswer(reason StopReason, errText string) string {
+	if p.prose != "" {
+		return p.prose
+	}
+	s := fmt.Sprintf("No answer: the run stopped (%s: %s) before FINAL", reason, oneLine(errText))
+	if p.output == "" {
+		return s + "; no cell had printed anything yet."
+	}
+	out := oneLine(p.output)
+	if len(out) > maxStatementOutput {
+		cut := maxStatementOutput
+		for cut > 0 && out[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		out = out[:cut] + "…"
+	}
+	return s + "; the last cell printed: " + out
+}
+
 // stop ends a node without FINAL. When the reason leaves budget and time
 // (the node ran out of turns, or of tokens but a last call still fits), the
-// model gets one last turn to answer now; otherwise the partial answer is
-// the last substantive response.
-func (n *node) stop(ctx context.Context, sess Session, transcript []Message, turns int, reason StopReason, errText, last string) nodeResult {
+// model gets one last turn to answer now; otherwise, and when that turn
+// gives no FINAL, the answer is prog's partial answer.
+func (n *node) stop(ctx context.Context, sess Session, transcript []Message, turns int, reason StopReason, errText string, prog *progress) nodeResult {
 	res := nodeResult{reason: reason, err: errText, iterations: turns}
 	if ctx.Err() == nil && (reason == StopMaxIterations || reason == StopBudgetTokens) {
 		turn := turns + 1
 		n.turn.Store(int64(turn))
 		n.r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
 		msgs := append(slices.Clip(transcript), Message{Role: "user", Content: answerNowMessage})
-		if resp, err := n.complete(ctx, msgs, turn); err == nil {
+		if _, c, err := n.complete(ctx, msgs, turn); err == nil {
+			resp := parseReply(c.Content, c.FinishReason).visible
 			res.iterations = turn
 			if fl, ok := parseFinalLine(resp); ok && fl.Var == "" {
 				res.answer = fl.Answer
@@ -201,35 +264,48 @@ func (n *node) stop(ctx context.Context, sess Session, transcript []Message, tur
 					return res
 				}
 			}
-			if strings.TrimSpace(resp) != "" {
-				last = resp
-			}
+			prog.sawReply(resp)
 		}
 	}
-	if p := stripCode(last); p != "" {
-		res.answer = p
-	} else {
-		res.answer = strings.TrimSpace(last)
-	}
+	res.answer = prog.partialAnswer(reason, errText)
+	res.statement = prog.prose == ""
 	return res
 }
 
-// complete makes one turn's model call and reports it.
-func (n *node) complete(ctx context.Context, transcript []Message, turn int) (string, error) {
+// noCodeMessage is the reply to a response that ran nothing and gave no
+// FINAL: the most specific reason first.
+func noCodeMessage(rp reply, c Completion) string {
+	switch {
+	case rp.cutOff:
+		return cutOffMessage
+	case len(c.ToolCalls) > 0:
+		return toolCallsMessage
+	case rp.python > 0:
+		return pythonMessage
+	}
+	return nudgeMessage
+}
+
+// complete makes one turn's model call and reports it. The transcript is
+// compacted first when it would not fit the model's context window; the
+// compacted transcript is returned for the turns that follow.
+func (n *node) complete(ctx context.Context, transcript []Message, turn int) ([]Message, Completion, error) {
+	transcript, compaction := n.r.e.compact(n.model, transcript, n.sampling)
 	msgs := slices.Clip(transcript)
 	start := time.Now()
 	c, err := n.r.complete(ctx, n.id, n.client, CompletionRequest{Model: n.model, Messages: msgs, Sampling: n.sampling})
 	var be *BudgetError
 	if errors.As(err, &be) {
-		return "", err // refused before the call: nothing to report
+		return transcript, c, err // refused before the call: nothing to report
 	}
 	ev := &ModelCallEvent{Model: n.model, ResponseModel: c.Model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
-		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs}
+		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs, Reasoning: c.Reasoning, ToolCalls: c.ToolCalls,
+		Compaction: compaction}
 	if err != nil {
 		ev.Err = err.Error()
 	}
 	n.r.emit(Event{Kind: EventModelCall, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Model: ev})
-	return c.Content, err
+	return transcript, c, err
 }
 
 // runCell runs one cell and reports it. The error is the sandbox's (the
@@ -313,19 +389,14 @@ func (n *node) LLMQuery(ctx context.Context, prompts []string) []string {
 // refusing each alone would cost an event and a trace record per prompt.
 func (n *node) refuseBatch(kind string, prompts []string) ([]string, bool) {
 	r := n.r
-	left := r.budget.callsLeft()
-	if left < 0 || len(prompts) <= left {
+	be := r.budget.refuseCalls(len(prompts))
+	if be == nil {
 		return nil, false
-	}
-	used := r.lim.MaxLLMCalls - left
-	why := (&BudgetError{Reason: StopBudgetCalls, Used: used, Max: r.lim.MaxLLMCalls}).Error()
-	if len(prompts) > 1 {
-		why = fmt.Sprintf("budget exhausted: a call of %d prompts needs more than the %d LLM calls left (%d/%d used); none of it ran",
-			len(prompts), left, used, r.lim.MaxLLMCalls)
 	}
 	r.emit(Event{Kind: EventSubCallEnd, NodeID: n.id, ParentID: n.parent, Depth: n.depth,
 		Turn: int(n.turn.Load()), Cell: int(n.cell.Load()),
-		SubCall: &SubCallEvent{ID: fmt.Sprintf("s%d", r.subCalls.Add(1)), Kind: kind, Batch: len(prompts), Err: why}})
+		SubCall: &SubCallEvent{ID: fmt.Sprintf("s%d", r.subCalls.Add(1)), Kind: kind, Batch: len(prompts), Err: be.Error()}})
+	why := "error: " + be.Error()
 	out := make([]string, len(prompts))
 	for i := range out {
 		out[i] = why // one string shared by every element
@@ -390,7 +461,7 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 		ev.Kind = EventSubCallEnd
 		ev.SubCall = &SubCallEvent{ID: id, Kind: "llm", Fallback: fallback, Err: err.Error()}
 		r.emit(ev)
-		return err.Error()
+		return "error: " + err.Error()
 	}
 	ev := base
 	ev.Kind = EventSubCallStart
@@ -436,8 +507,8 @@ func (n *node) childCall(ctx context.Context, prompt string) string {
 		sc.Err = err.Error()
 	} else if err := r.budget.exhausted(); err != nil {
 		sem.release()
-		out = err.Error()
-		sc.Err = out
+		out = "error: " + err.Error()
+		sc.Err = err.Error()
 	} else if off, err := offload(r.dir, []Message{{Role: "user", Content: prompt}}, nil, r.lim.OffloadThreshold); err != nil {
 		sem.release()
 		out = "error: rlm_query failed: " + err.Error()
@@ -454,11 +525,8 @@ func (n *node) childCall(ctx context.Context, prompt string) string {
 		case err != nil:
 			out = "error: rlm_query failed: " + err.Error()
 			sc.Err = err.Error()
-		case res.reason == StopBudgetCalls || res.reason == StopBudgetTokens:
-			out = res.err
-			if res.answer != "" {
-				out += "; partial answer: " + res.answer
-			}
+		case res.reason != StopFinal && res.statement:
+			out = "error: rlm_query: " + res.answer
 			sc.Err = res.err
 		case res.reason != StopFinal:
 			out = fmt.Sprintf("error: rlm_query stopped (%s: %s); partial answer: %s", res.reason, res.err, res.answer)

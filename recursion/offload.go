@@ -31,12 +31,48 @@ func (p piece) placeholder() string {
 		p.Index, p.Label, p.Chars, p.Tokens, p.Head, p.Tail)
 }
 
+// partsPlaceholder stands for a document split into parts (a PDF's pages):
+// one line for all of them, since a placeholder per page of a long PDF
+// would fill the root's prompt, with the head of the first part and the
+// tail of the last.
+func partsPlaceholder(name string, parts []piece) string {
+	if len(parts) == 1 {
+		return parts[0].placeholder()
+	}
+	first, last := parts[0], parts[len(parts)-1]
+	chars := 0
+	for _, p := range parts {
+		chars += p.Chars
+	}
+	return fmt.Sprintf("[offloaded: contexts[%d..%d], document %q, %d parts (%s to %s), one per contexts[i], %d chars, ~%d tokens]\n  head of %s: %q\n  tail of %s: %q",
+		first.Index, last.Index, name, len(parts), partLabel(first.Label), partLabel(last.Label), chars, estimateTokens(chars),
+		partLabel(first.Label), first.Head, partLabel(last.Label), last.Tail)
+}
+
+// partLabel is the part's own label ("page 3") within a piece's label.
+func partLabel(label string) string {
+	if i := strings.LastIndex(label, "\" "); i >= 0 {
+		return label[i+2:]
+	}
+	return label
+}
+
 // offloaded is the input of one node after the offload rule: the text the
 // model sees and, when anything was offloaded, the context file.
 type offloaded struct {
 	View   string // the input as the model sees it
 	Pieces []piece
 	File   *repl.ContextFile // nil when nothing was offloaded
+}
+
+// inputTokens estimates the tokens of the whole input: what was offloaded
+// and what stayed in view.
+func (o *offloaded) inputTokens() int {
+	chars := len(o.View)
+	for _, p := range o.Pieces {
+		chars += p.Chars
+	}
+	return estimateTokens(chars)
 }
 
 // estimateTokens is a rough count used for placeholders and reservations:
@@ -133,12 +169,26 @@ func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *off
 		if name == "" {
 			name = d.Path
 		}
-		p, err := add(fmt.Sprintf("document %q", name), df)
-		df.Close()
-		if err != nil {
-			return nil, err
+		if len(d.Parts) == 0 {
+			p, err := add(fmt.Sprintf("document %q", name), df)
+			df.Close()
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(&view, "[attached document]\n%s\n\n", p.placeholder())
+			continue
 		}
-		fmt.Fprintf(&view, "[attached document]\n%s\n\n", p.placeholder())
+		var parts []piece
+		for _, part := range d.Parts {
+			p, err := add(fmt.Sprintf("document %q %s", name, part.Label), io.NewSectionReader(df, part.Start, part.End-part.Start))
+			if err != nil {
+				df.Close()
+				return nil, err
+			}
+			parts = append(parts, p)
+		}
+		df.Close()
+		fmt.Fprintf(&view, "[attached document]\n%s\n\n", partsPlaceholder(name, parts))
 	}
 	out.View = strings.TrimSpace(view.String())
 	return out, nil
@@ -171,6 +221,30 @@ func (p *previewWriter) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+// WriteString is Write for a string, without converting it: io.Copy from a
+// strings.Reader hands a whole message to io.MultiWriter, which would
+// otherwise copy a 40 MB message into a []byte for a writer without it.
+func (p *previewWriter) WriteString(s string) (int, error) {
+	for i := 0; i < len(s); i++ {
+		if s[i]&0xC0 != 0x80 {
+			p.chars++
+		}
+	}
+	if len(p.headBuf) < 4*previewChars {
+		p.headBuf = append(p.headBuf, s[:min(len(s), 4*previewChars-len(p.headBuf))]...)
+	}
+	keep := 4 * previewChars
+	if len(s) >= keep {
+		p.tailBuf = append(p.tailBuf[:0], s[len(s)-keep:]...)
+	} else {
+		p.tailBuf = append(p.tailBuf, s...)
+		if len(p.tailBuf) > keep {
+			p.tailBuf = append(p.tailBuf[:0], p.tailBuf[len(p.tailBuf)-keep:]...)
+		}
+	}
+	return len(s), nil
 }
 
 func (p *previewWriter) head() string {

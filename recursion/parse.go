@@ -3,15 +3,36 @@ package recursion
 import (
 	"strconv"
 	"strings"
+
+	"github.com/rlm-project/rlm/repl"
 )
 
-// extractCells returns the bodies of the ```go and ```repl fences of a model
-// response, in order. Other fences (```text, ```json) are prose, not code.
-// An unclosed last fence runs to the end of the response, since a model cut
-// off by max_tokens still meant it as code.
-func extractCells(resp string) []string {
-	var cells []string
-	lines := strings.Split(resp, "\n")
+// reply is a model response as the engine reads it.
+type reply struct {
+	// visible is the response without reasoning blocks: what stays in the
+	// transcript for later turns.
+	visible string
+	cells   []string // Go cells to run, in order
+	// python counts ```python/```py fences: the model wrote Python for a
+	// Go REPL; they never run.
+	python int
+	// cutOff is set when the response ended inside a fence (or a reasoning
+	// block) because the upstream stopped at max_tokens: the unfinished
+	// code did not run.
+	cutOff bool
+}
+
+// parseReply reads a response. finishReason is the upstream's ("length"
+// when max_tokens cut it off). Cells are the bodies of ```go, ```golang and
+// ```repl fences, and of unlabeled fences whose content parses as Go; other
+// labeled fences (```text, ```json, ```output) are prose. An unclosed last
+// fence runs to the end of the response, unless the response was cut off
+// by max_tokens: then the code is unfinished, does not run, and cutOff
+// says so.
+func parseReply(resp, finishReason string) reply {
+	visible, thinkOpen := stripThink(resp)
+	r := reply{visible: visible, cutOff: thinkOpen && finishReason == "length"}
+	lines := strings.Split(visible, "\n")
 	for i := 0; i < len(lines); i++ {
 		t := strings.TrimSpace(lines[i])
 		if !strings.HasPrefix(t, "```") {
@@ -22,15 +43,58 @@ func extractCells(resp string) []string {
 		for j < len(lines) && strings.TrimSpace(lines[j]) != "```" {
 			j++
 		}
-		if lang == "go" || lang == "repl" || lang == "golang" {
-			body := strings.Join(lines[i+1:min(j, len(lines))], "\n")
-			if strings.TrimSpace(body) != "" {
-				cells = append(cells, body)
-			}
-		}
+		closed := j < len(lines)
+		body := strings.Join(lines[i+1:min(j, len(lines))], "\n")
 		i = j
+		if !closed && finishReason == "length" {
+			r.cutOff = true
+			break
+		}
+		if strings.TrimSpace(body) == "" {
+			continue
+		}
+		switch {
+		case lang == "go" || lang == "repl" || lang == "golang":
+			r.cells = append(r.cells, body)
+		case lang == "python" || lang == "py" || lang == "python3":
+			r.python++
+		case lang == "" && repl.IsGo(body):
+			r.cells = append(r.cells, body)
+		}
 	}
-	return cells
+	return r
+}
+
+// stripThink removes <think>...</think> reasoning blocks, which never run
+// and, as Qwen3's chat template does, are not kept in the transcript. An
+// unclosed block (the model was cut off while reasoning) runs to the end;
+// open reports it.
+func stripThink(resp string) (visible string, open bool) {
+	if !strings.Contains(resp, "<think>") && !strings.Contains(resp, "</think>") {
+		return resp, false
+	}
+	var b strings.Builder
+	rest := resp
+	// A response that starts inside reasoning (the template opened <think>
+	// in the prompt) has a closing tag and no opening one.
+	if end := strings.Index(rest, "</think>"); end >= 0 && !strings.Contains(rest[:end], "<think>") {
+		rest = rest[end+len("</think>"):]
+	}
+	for {
+		start := strings.Index(rest, "<think>")
+		if start < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:start])
+		end := strings.Index(rest[start:], "</think>")
+		if end < 0 {
+			open = true
+			break
+		}
+		rest = rest[start+end+len("</think>"):]
+	}
+	return strings.TrimSpace(b.String()), open
 }
 
 // finalLine is a FINAL(...) or FINAL_VAR(name) written as plain text.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -406,4 +407,60 @@ func BenchmarkRootTurnOverheadREPL(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(cells.Microseconds())/float64(b.N*turns), "cell-us/turn")
+}
+
+// BenchmarkTurnGapREPL measures what the issue calls per-turn overhead:
+// the time between a root-model reply arriving and the next request
+// leaving, on the real REPL (the cell's run included), as a median and
+// p90 over all turns, and the first turn's wait from the request's start
+// (offload, session start) separately.
+func BenchmarkTurnGapREPL(b *testing.B) {
+	const turns = 20
+	srv := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if req.Turn() < turns {
+			return fakellm.Reply{Content: "Looking.\n" + fakellm.Code(`n := len(context)
+fmt.Println(n, strings.Count(context[:1000], "x"))`)}
+		}
+		return fakellm.Reply{Content: fakellm.Code(`FINAL("ok")`)}
+	})
+	defer srv.Close()
+	pool, err := repl.NewPool(repl.PoolConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+	e, _ := New(Config{Root: client, RootModel: "root-model", Sandbox: PoolSandbox(pool), TempDir: b.TempDir()})
+	var gaps, firsts []time.Duration
+	input := []Message{{Role: "user", Content: strings.Repeat("x", 100_000)}, {Role: "user", Content: "q"}}
+	b.ResetTimer()
+	for range b.N {
+		var last time.Time
+		start := time.Now()
+		obs := observerFunc(func(ev Event) {
+			if ev.Kind != EventModelCall || ev.NodeID != "0" {
+				return
+			}
+			sent := ev.Time.Add(-ev.Model.Latency)
+			if last.IsZero() {
+				firsts = append(firsts, sent.Sub(start))
+			} else {
+				gaps = append(gaps, sent.Sub(last))
+			}
+			last = ev.Time
+		})
+		res, err := e.Run(b.Context(), Request{Messages: input, Observer: obs})
+		if err != nil || res.Iterations != turns {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+	b.StopTimer()
+	pct := func(d []time.Duration, p float64) float64 {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return float64(s[int(p*float64(len(s)-1))].Microseconds())
+	}
+	b.ReportMetric(pct(gaps, 0.5), "p50-gap-us")
+	b.ReportMetric(pct(gaps, 0.9), "p90-gap-us")
+	b.ReportMetric(pct(firsts, 0.5), "first-turn-us")
 }

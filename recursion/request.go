@@ -28,6 +28,18 @@ type Request struct {
 type Document struct {
 	Name string // shown to the model in the placeholder
 	Path string
+	// Parts, when set, split the file into consecutive pieces (a PDF's
+	// pages), each its own contexts[i], in order; a byte of the file
+	// outside every part is not offloaded. Empty: the whole file is one
+	// piece.
+	Parts []DocumentPart
+}
+
+// DocumentPart is the byte range [Start, End) of a Document's file.
+type DocumentPart struct {
+	Label string // "page 3"
+	Start int64
+	End   int64
 }
 
 // Sampling holds the sampling parameters passed faithfully to the root
@@ -67,4 +79,7 @@ type Result struct {
 	// NodeUsage is the usage of each node's own calls (its turns and its
 	// llm_query calls), by node ID.
 	NodeUsage map[string]Usage
+	// Limits are those the run had, its budgets scaled to its input (see
+	// InputBudget).
+	Limits Limits
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Cells are written by a model the way it writes a notebook cell: imports,
@@ -26,34 +27,53 @@ import (
 // has a symbol table in repl/symbols or a generic source in yaegi.
 var allowedImports = map[string]bool{
 	"bufio": true, "bytes": true, "cmp": true, "container/heap": true, "container/list": true,
-	"crypto/md5": true, "crypto/sha256": true, "encoding/base64": true, "encoding/csv": true,
+	"container/ring": true, "crypto/md5": true, "crypto/sha1": true, "crypto/sha256": true,
+	"crypto/sha512": true, "encoding/base32": true, "encoding/base64": true, "encoding/csv": true,
 	"encoding/hex": true, "encoding/json": true, "errors": true, "fmt": true, "hash/crc32": true,
-	"html": true, "io": true, "maps": true, "math": true, "math/bits": true, "math/rand": true,
+	"hash/fnv": true, "html": true, "io": true, "iter": true, "maps": true, "math": true,
+	"math/bits": true, "math/cmplx": true, "math/rand": true, "math/rand/v2": true, "path": true,
 	"regexp": true, "regexp/syntax": true, "slices": true, "sort": true, "strconv": true,
 	"strings": true, "sync": true, "sync/atomic": true, "text/tabwriter": true, "time": true,
 	"unicode": true, "unicode/utf16": true, "unicode/utf8": true,
 }
 
-// allowlist returns the allowlist as text for error messages.
-func allowlist() string {
+// AllowedImports returns the import paths cells may use, sorted. The
+// system prompt lists them from here.
+func AllowedImports() []string {
 	var s []string
 	for p := range allowedImports {
 		s = append(s, p)
 	}
 	sort.Strings(s)
-	return strings.Join(s, ", ")
+	return s
 }
+
+// allowlist returns the allowlist as text for error messages.
+func allowlist() string { return strings.Join(AllowedImports(), ", ") }
 
 // autoImport maps a package name used without import to its path.
 var autoImport = func() map[string]string {
 	m := map[string]string{}
 	for p := range allowedImports {
-		m[p[strings.LastIndex(p, "/")+1:]] = p
+		m[pkgName(p)] = p
 	}
 	m["rand"] = "math/rand"
 	delete(m, "syntax")
 	return m
 }()
+
+// pkgName returns the name of the standard package at path: its last
+// element, or the one before a major version suffix (math/rand/v2).
+func pkgName(path string) string {
+	elems := strings.Split(path, "/")
+	last := elems[len(elems)-1]
+	if len(elems) > 1 && majorRE.MatchString(last) {
+		return elems[len(elems)-2]
+	}
+	return last
+}
+
+var majorRE = regexp.MustCompile(`^v[0-9]+$`)
 
 // chunk is one piece of a cell evaluated on its own.
 type chunk struct {
@@ -70,6 +90,8 @@ type rewriter struct {
 	imported    map[string]bool // "name path" of every import done
 	seq         int             // numbers generated names
 	sawMain     bool            // the cell being rewritten declares func main
+	register    []string        // registrations of declared types, for the chunk being rewritten
+	waitGroups  map[string]bool // names of variables and fields declared as sync.WaitGroup, across cells
 }
 
 type itemKind int
@@ -266,6 +288,15 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 			return nil, err
 		}
 		chunks[k].src = src
+		if len(r.register) > 0 {
+			// Tell the worker the native types of the declared types, so
+			// that fmt can refuse what it would print wrong.
+			reg := chunk{src: strings.Join(r.register, "; "), line: chunks[k].line + strings.Count(src, "\n")}
+			r.register = nil
+			chunks = append(chunks[:k+1], append([]chunk{reg}, chunks[k+1:]...)...)
+			k++
+			continue
+		}
 		if wrapper != "" {
 			// The declaration, then its call. The call chunk has the
 			// declaration's line: a panic is located by the frame of the
@@ -351,7 +382,7 @@ func parseImports(src string, line int) ([]importSpec, error) {
 	var specs []importSpec
 	for _, s := range f.Imports {
 		p, _ := strconv.Unquote(s.Path.Value)
-		spec := importSpec{path: p, name: p[strings.LastIndex(p, "/")+1:], line: line + fset.Position(s.Pos()).Line - 1}
+		spec := importSpec{path: p, name: pkgName(p), line: line + fset.Position(s.Pos()).Line - 1}
 		if s.Name != nil {
 			if s.Name.Name == "." || s.Name.Name == "_" {
 				return nil, cellError(spec.line, fmt.Sprintf("import %s %q: dot and blank imports are not supported; import %q and use its name", s.Name.Name, p, p))
@@ -397,6 +428,7 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
 	types.infer(f)
+	r.noteWaitGroups(f)
 	defined := types.defined
 	var edits []edit
 	add := func(start, end int, t string) { edits = append(edits, edit{start, end, t}) }
@@ -429,27 +461,70 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 				add(off(n.Name.Pos()), off(n.Name.End()), "__rlmMain")
 				r.sawMain = true
 			}
-		case *ast.AssignStmt:
-			// yaegi v0.16.1 mis-types "_ = x" in a top-level loop body
-			// ("SetInt on string Value"); the two-value form works.
-			if n.Tok == token.ASSIGN && len(n.Lhs) == 1 && len(n.Rhs) == 1 {
-				if id, ok := n.Lhs[0].(*ast.Ident); ok && id.Name == "_" {
-					add(off(id.End()), off(id.End()), ", _")
-					add(off(n.Rhs[0].End()), off(n.Rhs[0].End()), ", 0")
+			if isDecl && n.Recv != nil && len(n.Recv.List) == 1 && fmtMethods[n.Name.Name] {
+				if tn := recvTypeName(n.Recv.List[0].Type); tn != "" {
+					r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), true)", tn, tn))
+					if n.Name.Name == "Error" {
+						r.register = append(r.register, fmt.Sprintf("__rlmRegisterError(%q, *new(%s))", tn, tn))
+					}
 				}
 			}
+			if n.Body != nil {
+				zeroNamedResults(n.Type, n.Body, text, off, add)
+			}
+		case *ast.FuncLit:
+			zeroNamedResults(n.Type, n.Body, text, off, add)
+		case *ast.TypeSpec:
+			if _, isIface := n.Type.(*ast.InterfaceType); isDecl && !isIface && n.TypeParams == nil && isTopTypeSpec(f, n) {
+				r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), false)", n.Name.Name, n.Name.Name))
+				if st, ok := n.Type.(*ast.StructType); ok && hiddenFields(st) {
+					r.register = append(r.register, fmt.Sprintf("__rlmRegisterLayout(%q, *new(%s))", n.Name.Name, n.Name.Name))
+				}
+			}
+		case *ast.BlockStmt:
+			if !isTopBody(f, n) {
+				blankAssigns(n.List, off, add)
+			}
+		case *ast.CaseClause:
+			blankAssigns(n.Body, off, add)
+		case *ast.CommClause:
+			blankAssigns(n.Body, off, add)
 		case *ast.CallExpr:
-			r.rewriteCall(n, defined, off, add)
+			r.rewriteCall(n, types, off, add)
+		case *ast.DeferStmt:
+			freezeArgs(n.Call, "__rlmNew", types, off, add)
 		case *ast.GoStmt:
 			// A panic in a goroutine would kill the worker: report it as an
 			// error of the cell instead.
 			const rec = "defer func() { if r := recover(); r != nil { __rlmGoPanic(r) } }(); "
+			builtin := false
+			if id, ok := n.Call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] && !defined[id.Name] {
+				builtin = true
+			}
 			if lit, ok := n.Call.Fun.(*ast.FuncLit); ok {
 				add(off(lit.Body.Lbrace)+1, off(lit.Body.Lbrace)+1, " "+rec)
+			} else if !builtin && anyReadsVariable(n.Call.Args, types) {
+				// "go work(i)": the arguments must be taken now, which a
+				// wrapping closure would not do; __rlmGoCall runs the call
+				// with the recovery in the new goroutine.
+				freezeArgs(n.Call, "__rlmBox", types, off, add)
+				helper := "__rlmGoCall("
+				if n.Call.Ellipsis.IsValid() {
+					helper = "__rlmGoCallSlice("
+					add(off(n.Call.Ellipsis), off(n.Call.Ellipsis)+3, "")
+				}
+				add(off(n.Call.Pos()), off(n.Call.Pos()), helper)
+				add(off(n.Call.Fun.End()), off(n.Call.Lparen)+1, ", ")
 			} else {
 				add(off(n.Call.Pos()), off(n.Call.Pos()), "func() { "+rec)
 				add(off(n.Call.End()), off(n.Call.End()), " }()")
 			}
+		case *ast.TypeSwitchStmt:
+			rewriteTypeSwitch(n, types, text, off, add)
+		case *ast.ExprStmt:
+			r.rewriteWaitGroupGo(n, text, off, add)
+		case *ast.SelectStmt:
+			rewriteSelectBreaks(n, off, add, name)
 		case *ast.RangeStmt:
 			r.rewriteRange(n, types, off, text, add, name)
 		case *ast.ForStmt:
@@ -489,10 +564,31 @@ var seqFuncs = map[string]map[string]string{
 	"bytes":   {"SplitSeq": "Split", "SplitAfterSeq": "SplitAfter", "FieldsSeq": "Fields", "FieldsFuncSeq": "FieldsFunc"},
 }
 
-func (r *rewriter) rewriteCall(n *ast.CallExpr, defined map[string]bool, off func(token.Pos) int, add func(int, int, string)) {
+func (r *rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, off func(token.Pos) int, add func(int, int, string)) {
+	defined := types.defined
 	switch fn := n.Fun.(type) {
 	case *ast.Ident:
 		if defined[fn.Name] {
+			return
+		}
+		if lit, ok := firstArg(n).(*ast.CompositeLit); fn.Name == "new" && ok && len(n.Args) == 1 {
+			// new(T{...}) is &T{...}
+			add(off(fn.Pos()), off(n.Lparen)+1, "&")
+			add(off(lit.End()), off(n.Rparen)+1, "")
+			return
+		}
+		if fn.Name == "new" && len(n.Args) == 1 && r.valueOperand(n.Args[0], types) {
+			// Go 1.26's new(expr): yaegi takes the operand for a type and
+			// returns a pointer to a zero value.
+			add(off(fn.Pos()), off(fn.End()), "__rlmNew")
+			return
+		}
+		if fn.Name == "recover" && len(n.Args) == 0 {
+			// yaegi's recover returns the panic value boxed in a
+			// reflect.Value: a type switch or assertion on it never
+			// matched. recover is still called by the deferred function.
+			add(off(n.Pos()), off(n.Pos()), "__rlmRecovered(")
+			add(off(n.End()), off(n.End()), ")")
 			return
 		}
 		repl := map[string]string{"min": "__rlmMin", "max": "__rlmMax", "clear": "__rlmClear"}[fn.Name]
@@ -508,6 +604,19 @@ func (r *rewriter) rewriteCall(n *ast.CallExpr, defined map[string]bool, off fun
 				}
 			}
 		}
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		// An explicit instantiation: errors.AsType[*MyErr](err).
+		var x ast.Expr
+		if ix, ok := fn.(*ast.IndexExpr); ok {
+			x = ix.X
+		} else {
+			x = fn.(*ast.IndexListExpr).X
+		}
+		if sel, ok := x.(*ast.SelectorExpr); ok {
+			if pkg, ok := sel.X.(*ast.Ident); ok && !defined[pkg.Name] && shimmed[pkg.Name][sel.Sel.Name] {
+				add(off(sel.Pos()), off(sel.End()), "__rlm"+strings.ToUpper(pkg.Name[:1])+pkg.Name[1:]+"_"+sel.Sel.Name)
+			}
+		}
 	case *ast.SelectorExpr:
 		pkg, ok := fn.X.(*ast.Ident)
 		if !ok || defined[pkg.Name] {
@@ -521,9 +630,411 @@ func (r *rewriter) rewriteCall(n *ast.CallExpr, defined map[string]bool, off fun
 			}
 			return
 		}
+		if to := hostShims[pkg.Name+"."+fn.Sel.Name]; to != "" {
+			add(off(fn.Pos()), off(fn.End()), to)
+			return
+		}
 		if shimmed[pkg.Name][fn.Sel.Name] {
 			add(off(fn.Pos()), off(fn.End()), "__rlm"+strings.ToUpper(pkg.Name[:1])+pkg.Name[1:]+"_"+fn.Sel.Name)
 		}
+	}
+}
+
+func firstArg(n *ast.CallExpr) ast.Expr {
+	if len(n.Args) == 0 {
+		return nil
+	}
+	return n.Args[0]
+}
+
+// valueOperand reports whether the operand of new is a value (Go 1.26's
+// new(expr)) rather than a type. Only forms that cannot be types count:
+// literals, calls, operators, and names known to be variables.
+func (r *rewriter) valueOperand(e ast.Expr, types *typeInfo) bool {
+	switch e := e.(type) {
+	case *ast.BasicLit, *ast.CompositeLit, *ast.CallExpr, *ast.BinaryExpr, *ast.FuncLit:
+		return true
+	case *ast.UnaryExpr:
+		return true
+	case *ast.ParenExpr:
+		return r.valueOperand(e.X, types)
+	case *ast.Ident:
+		if e.Name == "true" || e.Name == "false" {
+			return true
+		}
+		_, isVar := types.vars[e.Name]
+		return isVar
+	case *ast.SelectorExpr:
+		// pkg.Type is a type; x.field and pkg.Var are values.
+		if id, ok := e.X.(*ast.Ident); ok && autoImport[id.Name] != "" && !types.defined[id.Name] {
+			return !unicode.IsUpper(rune(e.Sel.Name[0])) || pkgVarRE.MatchString(e.Sel.Name)
+		}
+		return true
+	case *ast.IndexExpr:
+		return r.valueOperand(e.X, types)
+	case *ast.StarExpr:
+		return r.valueOperand(e.X, types)
+	}
+	return false
+}
+
+// pkgVarRE matches exported names of allowlisted packages that are
+// variables or constants rather than types (math.Pi, time.Second).
+var pkgVarRE = regexp.MustCompile(`^(Err[A-Z]|Max|Min|Pi$|E$|Sqrt|Ln|Log|Phi|Nanosecond|Microsecond|Millisecond|Second|Minute|Hour|RFC|Kitchen|Stamp|DateTime|DateOnly|TimeOnly|ANSIC|UnixDate|RubyDate|Layout|UTC|Local|Std|Raw|URL|Hex)`)
+
+// blankAssigns rewrites the statements "_ = x" of a statement list as
+// "var _ = x": yaegi v0.16.1 mis-types "_ = x" in a top-level loop body
+// ("SetInt on string Value"), and "_, _ = x, 0" ("reflect.Set: value of
+// type bool is not assignable to type int"); the declaration works.
+func blankAssigns(list []ast.Stmt, off func(token.Pos) int, add func(int, int, string)) {
+	for _, st := range list {
+		n, ok := st.(*ast.AssignStmt)
+		if !ok || n.Tok != token.ASSIGN || len(n.Lhs) != 1 || len(n.Rhs) != 1 {
+			continue
+		}
+		if id, ok := n.Lhs[0].(*ast.Ident); ok && id.Name == "_" {
+			add(off(id.Pos()), off(id.Pos()), "var ")
+		}
+	}
+}
+
+// freezeArgs makes the arguments of a deferred call (or of a go statement
+// calling a named function) copies taken when the statement runs. yaegi keeps the
+// reflect.Value of a variable, which is its slot in the frame, and reads it
+// when the call runs: "x := 1; defer fmt.Println(x); x = 2" printed 2, and
+// a defer in a loop printed the last value every time. *__rlmNew(arg) is a
+// fresh heap copy per execution; a go statement uses the non-generic
+// *__rlmBox(arg), an any (its call takes ...any), because goroutines
+// instantiating a generic function at once race inside yaegi. Only arguments that are, or may read,
+// variables are wrapped: a constant keeps its untyped default conversion.
+func freezeArgs(call *ast.CallExpr, copyFn string, types *typeInfo, off func(token.Pos) int, add func(int, int, string)) {
+	for _, a := range call.Args {
+		if !readsVariable(a, types) {
+			continue
+		}
+		add(off(a.Pos()), off(a.Pos()), "*"+copyFn+"(")
+		add(off(a.End()), off(a.End()), ")")
+	}
+}
+
+func anyReadsVariable(args []ast.Expr, types *typeInfo) bool {
+	for _, a := range args {
+		if readsVariable(a, types) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsVariable reports whether e may read a variable: it names one, or
+// holds a selector, index, call or dereference.
+func readsVariable(e ast.Expr, types *typeInfo) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			found = true
+		case *ast.Ident:
+			if _, ok := types.vars[n.Name]; ok && !types.consts[n.Name] {
+				found = true
+			}
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && autoImport[id.Name] != "" && !types.defined[id.Name] {
+				return false // a package member: a constant or function
+			}
+			found = true
+		case *ast.IndexExpr, *ast.CallExpr, *ast.StarExpr, *ast.SliceExpr, *ast.CompositeLit, *ast.UnaryExpr:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// builtinFuncs are the predeclared functions, which cannot be passed as
+// values.
+var builtinFuncs = map[string]bool{"append": true, "cap": true, "clear": true, "close": true, "complex": true,
+	"copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
+	"panic": true, "print": true, "println": true, "real": true, "recover": true}
+
+// hiddenFields reports whether a struct has embedded or unexported fields:
+// yaegi builds its native struct with every field exported and none
+// embedded, which encoding/json would see.
+func hiddenFields(st *ast.StructType) bool {
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 {
+			return true
+		}
+		for _, id := range f.Names {
+			if !ast.IsExported(id.Name) && id.Name != "_" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fmtMethods are the methods fmt calls on the values it prints.
+var fmtMethods = map[string]bool{"String": true, "Error": true, "Format": true, "GoString": true}
+
+// recvTypeName returns T for a receiver of type T or *T, or "" for a
+// generic receiver.
+func recvTypeName(e ast.Expr) string {
+	if st, ok := e.(*ast.StarExpr); ok {
+		e = st.X
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// isTopTypeSpec reports whether ts is declared at the top level of the
+// chunk, not inside a function.
+func isTopTypeSpec(f *ast.File, ts *ast.TypeSpec) bool {
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok {
+			for _, sp := range g.Specs {
+				if sp == ts {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// zeroNamedResults sets the named results of a function to their zero
+// values when it starts: yaegi keeps the values of the previous call, so a
+// bare return that did not assign a result returned the old value.
+func zeroNamedResults(ft *ast.FuncType, body *ast.BlockStmt, text func(ast.Node) string, off func(token.Pos) int, add func(int, int, string)) {
+	if ft.Results == nil {
+		return
+	}
+	var stmts []string
+	for _, f := range ft.Results.List {
+		for _, id := range f.Names {
+			if id.Name != "_" {
+				stmts = append(stmts, fmt.Sprintf("%s = *new(%s);", id.Name, text(f.Type)))
+			}
+		}
+	}
+	if len(stmts) > 0 {
+		add(off(body.Lbrace)+1, off(body.Lbrace)+1, " "+strings.Join(stmts, " "))
+	}
+}
+
+// isTopBody reports whether b is the body of the function a statement
+// chunk was parsed in: the top level of the cell, where "_ = x" works and
+// a declaration would be a global ("variable definition loop").
+func isTopBody(f *ast.File, b *ast.BlockStmt) bool {
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "_" && fn.Body == b {
+			return true
+		}
+	}
+	return false
+}
+
+// noteWaitGroups remembers the variables and struct fields a chunk
+// declares as sync.WaitGroup (or a pointer to one).
+func (r *rewriter) noteWaitGroups(f *ast.File) {
+	if r.waitGroups == nil {
+		r.waitGroups = map[string]bool{}
+		if r.globals != nil {
+			for name, v := range r.globals() {
+				if v.IsValid() && strings.HasSuffix(v.Type().String(), "sync.WaitGroup") {
+					r.waitGroups[name] = true
+				}
+			}
+		}
+	}
+	isWG := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "WaitGroup" {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Field:
+			if isWG(n.Type) {
+				for _, id := range n.Names {
+					r.waitGroups[id.Name] = true
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if n.Type != nil && isWG(n.Type) || i < len(n.Values) && isWG(n.Values[i]) {
+					r.waitGroups[id.Name] = true
+				}
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok && isWG(n.Rhs[i]) {
+						r.waitGroups[id.Name] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// rewriteWaitGroupGo turns wg.Go(func() {...}) (Go 1.25) into an Add and a
+// go statement. Through the native WaitGroup.Go, yaegi ran the closure with
+// the loop variables of the last iteration (a sum over i in a loop came out
+// doubled); a go statement of the interpreter gets them right.
+func (r *rewriter) rewriteWaitGroupGo(st *ast.ExprStmt, text func(ast.Node) string, off func(token.Pos) int, add func(int, int, string)) {
+	call, ok := st.X.(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Go" {
+		return
+	}
+	last := ""
+	switch x := sel.X.(type) {
+	case *ast.Ident:
+		last = x.Name
+	case *ast.SelectorExpr:
+		last = x.Sel.Name
+	}
+	if !r.waitGroups[last] {
+		return
+	}
+	wg := text(sel.X)
+	add(off(call.Pos()), off(call.Lparen)+1, fmt.Sprintf("%s.Add(1); go func(__rlmF func()) { defer %s.Done(); "+
+		"defer func() { if r := recover(); r != nil { __rlmGoPanic(r) } }(); __rlmF() }(", wg, wg))
+}
+
+// rewriteSelectBreaks makes the breaks of a select work. yaegi ends the
+// enclosing loop, and the function, on an unlabeled break nested in a
+// block of a select case (a loop that skipped even values with "if v%2 ==
+// 0 { break }" stopped at the first one), and ends only the select on
+// "break L" or "continue L" for an enclosing loop (a loop meant to stop on
+// a closed channel ran on). A goto to a label after the select works: each
+// such break becomes one, and a labeled jump also sets a flag that, after
+// the select, breaks or continues the loop.
+func rewriteSelectBreaks(sel *ast.SelectStmt, off func(token.Pos) int, add func(int, int, string), name func(string) string) {
+	type jump struct {
+		tok   token.Token
+		label string
+	}
+	end := ""
+	flags := map[jump]string{}
+	var order []jump
+	for _, c := range sel.Body.List {
+		for _, st := range c.(*ast.CommClause).Body {
+			ast.Inspect(st, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+					return false // their unlabeled breaks are theirs
+				case *ast.BranchStmt:
+					if n.Tok != token.BREAK && n.Tok != token.CONTINUE || n.Tok == token.CONTINUE && n.Label == nil {
+						return true
+					}
+					if end == "" {
+						end = name("SelEnd")
+					}
+					if n.Label == nil {
+						add(off(n.Pos()), off(n.End()), "goto "+end)
+						return true
+					}
+					j := jump{n.Tok, n.Label.Name}
+					if flags[j] == "" {
+						flags[j] = name("Jmp")
+						order = append(order, j)
+					}
+					add(off(n.Pos()), off(n.End()), flags[j]+" = true; goto "+end)
+				}
+				return true
+			})
+		}
+	}
+	if end == "" {
+		return
+	}
+	var before, after strings.Builder
+	for _, j := range order {
+		fmt.Fprintf(&before, "%s := false; ", flags[j])
+	}
+	fmt.Fprintf(&after, "; %s: ;", end)
+	for _, j := range order {
+		fmt.Fprintf(&after, " if %s { %s %s };", flags[j], j.tok, j.label)
+	}
+	add(off(sel.Pos()), off(sel.Pos()), before.String())
+	add(off(sel.End()), off(sel.End()), after.String())
+}
+
+// hostShims are standard functions replaced by native ones of the worker
+// that refuse what yaegi would get silently wrong.
+var hostShims = map[string]string{"fmt.Errorf": "__rlmErrorf", "errors.Is": "__rlmErrorsIs", "errors.As": "__rlmErrorsAs",
+	"fmt.Print": "__rlmFmtPrint", "fmt.Println": "__rlmFmtPrintln", "fmt.Printf": "__rlmFmtPrintf",
+	"fmt.Sprint": "__rlmFmtSprint", "fmt.Sprintln": "__rlmFmtSprintln", "fmt.Sprintf": "__rlmFmtSprintf",
+	"fmt.Fprint": "__rlmFmtFprint", "fmt.Fprintln": "__rlmFmtFprintln", "fmt.Fprintf": "__rlmFmtFprintf",
+	"json.Marshal": "__rlmJSONMarshal", "json.MarshalIndent": "__rlmJSONMarshalIndent", "json.Unmarshal": "__rlmJSONUnmarshal"}
+
+// rewriteTypeSwitch fixes two ways yaegi gets type switches wrong. A case
+// for a type declared in the session missed error values of that type,
+// which yaegi hands around in a wrapper: the subject is unwrapped. And
+// "case error" never matched at all: it becomes the native error
+// interface, which matches the standard library's errors; a value of an
+// error type declared in the session that no earlier case lists is refused
+// by __rlmErrSubject with an error rather than falling to default.
+func rewriteTypeSwitch(n *ast.TypeSwitchStmt, types *typeInfo, text func(ast.Node) string, off func(token.Pos) int, add func(int, int, string)) {
+	var assert *ast.TypeAssertExpr
+	switch a := n.Assign.(type) {
+	case *ast.AssignStmt:
+		assert, _ = a.Rhs[0].(*ast.TypeAssertExpr)
+	case *ast.ExprStmt:
+		assert, _ = a.X.(*ast.TypeAssertExpr)
+	}
+	if assert == nil {
+		return
+	}
+	declared, errCase := false, false
+	var listed []string // declared case types before the error case
+	for _, c := range n.Body.List {
+		for _, t := range c.(*ast.CaseClause).List {
+			base := t
+			if st, ok := t.(*ast.StarExpr); ok {
+				base = st.X
+			}
+			id, ok := base.(*ast.Ident)
+			switch {
+			case ok && id.Name == "error" && !types.defined["error"]:
+				errCase = true
+				add(off(id.Pos()), off(id.End()), "__rlmtypes.Error")
+			case ok && builtinTypes[id.Name] == nil && id.Name != "nil" && id.Name != "error":
+				declared = true
+				if !errCase {
+					listed = append(listed, text(t))
+				}
+			}
+		}
+	}
+	open, close := "", ""
+	if declared {
+		open, close = "__rlmIface(", ")"
+	}
+	if errCase {
+		zeros := make([]string, len(listed))
+		for i, t := range listed {
+			zeros[i] = "*new(" + t + ")"
+		}
+		open = "__rlmErrSubject(" + open
+		close += ", []any{" + strings.Join(zeros, ", ") + "})"
+	}
+	if open != "" {
+		add(off(assert.X.Pos()), off(assert.X.Pos()), open)
+		add(off(assert.X.End()), off(assert.X.End()), close)
 	}
 }
 
@@ -700,6 +1211,7 @@ func assigns(body *ast.BlockStmt, name string) bool {
 type typeInfo struct {
 	vars    map[string]string // name -> "string", "int", "[]string" or ""
 	defined map[string]bool   // names declared by the session or the cell
+	consts  map[string]bool   // names declared by const in the cell
 }
 
 var (
@@ -719,7 +1231,7 @@ var (
 
 // newTypeInfo starts the guesses for one cell from the session's globals.
 func (r *rewriter) newTypeInfo() *typeInfo {
-	t := &typeInfo{vars: map[string]string{"context": "string", "contexts": "[]string"}, defined: map[string]bool{}}
+	t := &typeInfo{vars: map[string]string{"context": "string", "contexts": "[]string"}, defined: map[string]bool{}, consts: map[string]bool{}}
 	if r.globals != nil {
 		for name, v := range r.globals() {
 			if !v.IsValid() {
@@ -767,6 +1279,14 @@ func (t *typeInfo) infer(f *ast.File) {
 				}
 			case *ast.TypeSpec:
 				t.defined[n.Name.Name] = true
+			case *ast.GenDecl:
+				if n.Tok == token.CONST {
+					for _, sp := range n.Specs {
+						for _, id := range sp.(*ast.ValueSpec).Names {
+							t.consts[id.Name] = true
+						}
+					}
+				}
 			case *ast.Field:
 				for _, id := range n.Names {
 					t.vars[id.Name] = typeName(n.Type)
@@ -927,9 +1447,17 @@ func (c chunk) explain(err error, trace []string) string {
 	}
 	switch {
 	case strings.Contains(msg, "nil type") || strings.Contains(msg, "cannot range over"):
-		msg += "\nhint: range over an integer or a function is only supported where its type is evident; write `for i := 0; i < n; i++` or collect the values into a slice first"
+		msg += "\nhint: range over a function (an iter.Seq) is not supported by the interpreter: call it with a yield func, seq(func(v T) bool { ...; return true }), or collect the values into a slice; range over an integer works where its type is evident, otherwise write `for i := 0; i < n; i++`"
 	case strings.Contains(msg, "undefined selector: slices.") || strings.Contains(msg, "undefined selector: maps."):
 		msg += "\nhint: generic functions of slices and maps are partly available (Contains, Index, Sort, SortFunc, Min, Max, BinarySearch, Reverse, Keys, Values, ...); write a plain loop instead"
+	case msg == "runtime error: invalid memory address or nil pointer dereference" || strings.Contains(msg, "reflect.Type is nil"):
+		// An error without a position: yaegi failed while compiling, not
+		// model code while running.
+		msg += "\nhint: the interpreter cannot type `x := f(...)` at the top level of a cell when f is a generic function declared in the session; declare the variable with its type (var x []string = f(...)) or do it inside a func"
+	case strings.Contains(msg, "undefined type for ") || strings.Contains(msg, "cannot use type func("):
+		msg += "\nhint: the interpreter cannot infer the type arguments of a generic call from variadic arguments or from a function argument's result type; write them out: MaxOf[int](a, b), Map[int, string](xs, f)"
+	case strings.Contains(msg, "Call with too many input arguments"):
+		msg += "\nhint: method expressions such as (*T).Method are not supported by the interpreter; use a method value (x.Method) or a func literal"
 	case strings.Contains(msg, "has no symbol"):
 		msg += "\nhint: this function is not available in the REPL; write it with a plain loop or use another function of the package"
 	}
@@ -1012,4 +1540,44 @@ func topLevelOnly(stmts []ast.Stmt, lineOf func(token.Pos) int) error {
 		}
 	}
 	return nil
+}
+
+// IsGo reports whether code is a cell the REPL can parse and that does
+// something: an unlabeled fence in a model's reply runs as Go only then. A
+// bare literal or name (output pasted back) or prose is not code.
+func IsGo(code string) bool {
+	items, err := split(code)
+	if err != nil || len(items) == 0 {
+		return false
+	}
+	acts := false
+	for _, it := range items {
+		src := code[it.start:it.end]
+		switch it.kind {
+		case itemImport:
+			if _, err := parseImports(src, 1); err != nil {
+				return false
+			}
+			acts = true
+		case itemDecl:
+			if _, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+src, parser.SkipObjectResolution); err != nil {
+				return false
+			}
+			acts = true
+		default:
+			f, err := parser.ParseFile(token.NewFileSet(), "", "package p; func _() {"+src+"\n}", parser.SkipObjectResolution)
+			if err != nil {
+				return false
+			}
+			for _, st := range stmtsOf(f, false) {
+				if es, ok := st.(*ast.ExprStmt); ok {
+					if _, call := es.X.(*ast.CallExpr); !call {
+						continue
+					}
+				}
+				acts = true
+			}
+		}
+	}
+	return acts
 }

@@ -287,3 +287,38 @@ func TestWrappedStatementErrorLines(t *testing.T) {
 		})
 	}
 }
+
+// TestFmtOfDeclaredTypes checks how fmt prints values of types declared in
+// the session: methods are called as Go calls them, and what yaegi would
+// print differently from Go is refused with an error, never printed wrong.
+func TestFmtOfDeclaredTypes(t *testing.T) {
+	p := newTestPool(t, 1)
+	decl := "type P struct{ X, Y int }\nfunc (p P) String() string { return fmt.Sprintf(\"(%d,%d)\", p.X, p.Y) }\ntype E struct{ msg string }\nfunc (e *E) Error() string { return e.msg }\n"
+	tests := []struct {
+		name, cell, out, errHas string
+	}{
+		{"String of a direct argument", `fmt.Println(P{1, 2}); fmt.Printf("%v %s\n", P{3, 4}, P{5, 6})`, "(1,2)\n(3,4) (5,6)\n", ""},
+		{"Sprint", `s := fmt.Sprint(P{1, 2}); fmt.Println(len(s), s)`, "5 (1,2)\n", ""},
+		{"Error of a direct argument", `var err error = &E{"boom"}; fmt.Println(err, &E{"bang"})`, "boom bang\n", ""},
+		{"String inside a slice is refused", `fmt.Println([]P{{1, 2}})`, "", "fmt cannot call the String or Error method of P"},
+		{"String inside a map is refused", `fmt.Println(map[string]P{"a": {1, 2}})`, "", "fmt cannot call the String or Error method of P"},
+		{"%T of a type with methods is refused", `fmt.Printf("%T\n", P{})`, "", "%T of a value of a type declared in the REPL"},
+		{"%T of a plain declared type is refused", "type Q struct{ A int }\nfmt.Printf(\"%T\\n\", Q{})", "", "%T of a value of type Q"},
+		{"plain values still print", `fmt.Println([]int{1, 2}, map[string]int{"a": 1}, struct{ A int }{3})`, "[1 2] map[a:1] {3}\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestSession(t, p)
+			if r := run(t, s, decl); r.Error != "" {
+				t.Fatal(r.Error)
+			}
+			r := run(t, s, tt.cell)
+			if tt.errHas == "" && (r.Error != "" || r.Output != tt.out) {
+				t.Fatalf("output %q error %q, want %q", r.Output, r.Error, tt.out)
+			}
+			if tt.errHas != "" && !strings.Contains(r.Error, tt.errHas) {
+				t.Fatalf("output %q error %q, want an error containing %q", r.Output, r.Error, tt.errHas)
+			}
+		})
+	}
+}

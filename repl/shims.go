@@ -1,8 +1,11 @@
 package repl
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -37,14 +40,170 @@ func __rlmSlices_Collect[E any](x []E) []E { return x }
 func __rlmSlices_Values[E any](x []E) []E { return x }
 func __rlmMaps_Keys[K comparable, V any](m map[K]V) []K { var r []K; for k := range m { r = append(r, k) }; return r }
 func __rlmMaps_Values[K comparable, V any](m map[K]V) []V { var r []V; for _, v := range m { r = append(r, v) }; return r }
+func __rlmSlices_Equal[E comparable](a, b []E) bool {
+	if len(a) != len(b) { return false }
+	for i := 0; i < len(a); i++ { if a[i] != b[i] { return false } }
+	return true
+}
+func __rlmSlices_EqualFunc[E1, E2 any](a []E1, b []E2, eq func(E1, E2) bool) bool {
+	if len(a) != len(b) { return false }
+	for i := 0; i < len(a); i++ { if !eq(a[i], b[i]) { return false } }
+	return true
+}
+func __rlmSlices_Compare[E __rlmOrdered](a, b []E) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] < b[i] { return -1 }
+		if a[i] > b[i] { return 1 }
+	}
+	if len(a) < len(b) { return -1 }
+	if len(a) > len(b) { return 1 }
+	return 0
+}
+func __rlmSlices_CompareFunc[E1, E2 any](a []E1, b []E2, cmp func(E1, E2) int) int {
+	for i := 0; i < len(a) && i < len(b); i++ { if c := cmp(a[i], b[i]); c != 0 { return c } }
+	if len(a) < len(b) { return -1 }
+	if len(a) > len(b) { return 1 }
+	return 0
+}
+func __rlmSlices_Index[E comparable](s []E, v E) int { for i := 0; i < len(s); i++ { if s[i] == v { return i } }; return -1 }
+func __rlmSlices_IndexFunc[E any](s []E, f func(E) bool) int { for i := 0; i < len(s); i++ { if f(s[i]) { return i } }; return -1 }
+func __rlmSlices_Contains[E comparable](s []E, v E) bool { return __rlmSlices_Index(s, v) >= 0 }
+func __rlmSlices_ContainsFunc[E any](s []E, f func(E) bool) bool { return __rlmSlices_IndexFunc(s, f) >= 0 }
+func __rlmSlices_Insert[E any](s []E, i int, v ...E) []E {
+	if i < 0 || i > len(s) { panic("runtime error: slice bounds out of range") }
+	n := len(s)
+	s = append(s, v...)
+	copy(s[i+len(v):], s[i:n])
+	copy(s[i:], v)
+	return s
+}
+func __rlmSlices_Delete[E any](s []E, i, j int) []E {
+	if i < 0 || j > len(s) || i > j { panic("runtime error: slice bounds out of range") }
+	n := len(s)
+	s = append(s[:i], s[j:]...)
+	var zero E
+	full := s[:n]
+	for k := len(s); k < n; k++ { full[k] = zero }
+	return s
+}
+func __rlmSlices_DeleteFunc[E any](s []E, del func(E) bool) []E {
+	n := len(s)
+	k := 0
+	for i := 0; i < n; i++ { if !del(s[i]) { s[k] = s[i]; k++ } }
+	var zero E
+	for i := k; i < n; i++ { s[i] = zero }
+	return s[:k]
+}
+func __rlmSlices_Replace[E any](s []E, i, j int, v ...E) []E {
+	if i < 0 || j > len(s) || i > j { panic("runtime error: slice bounds out of range") }
+	var r []E
+	r = append(r, s[:i]...)
+	r = append(r, v...)
+	r = append(r, s[j:]...)
+	if len(r) <= cap(s) { n := len(s); s = s[:len(r)]; copy(s, r); if len(r) < n { var zero E; full := s[:n]; for k := len(r); k < n; k++ { full[k] = zero } }; return s }
+	return r
+}
+func __rlmSlices_Clone[E any](s []E) []E { if s == nil { return nil }; r := []E{}; return append(r, s...) }
+func __rlmSlices_Compact[E comparable](s []E) []E {
+	if len(s) < 2 { return s }
+	n := len(s)
+	k := 1
+	for i := 1; i < n; i++ { if s[i] != s[k-1] { s[k] = s[i]; k++ } }
+	var zero E
+	for i := k; i < n; i++ { s[i] = zero }
+	return s[:k]
+}
+func __rlmSlices_CompactFunc[E any](s []E, eq func(E, E) bool) []E {
+	if len(s) < 2 { return s }
+	n := len(s)
+	k := 1
+	for i := 1; i < n; i++ { if !eq(s[k-1], s[i]) { s[k] = s[i]; k++ } }
+	var zero E
+	for i := k; i < n; i++ { s[i] = zero }
+	return s[:k]
+}
+func __rlmSlices_Grow[E any](s []E, n int) []E {
+	if n < 0 { panic("cannot be negative") }
+	if cap(s)-len(s) < n { var r []E; r = append(r, s...); for k := 0; k < n; k++ { var zero E; r = append(r, zero) }; return r[:len(s)] }
+	return s
+}
+func __rlmSlices_Clip[E any](s []E) []E { return s[:len(s):len(s)] }
+func __rlmSlices_Reverse[E any](s []E) { for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 { s[i], s[j] = s[j], s[i] } }
+func __rlmSlices_Concat[E any](ss ...[]E) []E {
+	var r []E
+	for _, s := range ss { r = append(r, s...) }
+	return r
+}
+func __rlmSlices_Repeat[E any](s []E, count int) []E {
+	if count < 0 { panic("cannot be negative") }
+	r := []E{}
+	for i := 0; i < count; i++ { r = append(r, s...) }
+	return r
+}
+func __rlmSlices_MinFunc[E any](x []E, cmp func(a, b E) int) E { if len(x) == 0 { panic("slices.MinFunc: empty list") }; m := x[0]; for i := 1; i < len(x); i++ { if cmp(x[i], m) < 0 { m = x[i] } }; return m }
+func __rlmSlices_MaxFunc[E any](x []E, cmp func(a, b E) int) E { if len(x) == 0 { panic("slices.MaxFunc: empty list") }; m := x[0]; for i := 1; i < len(x); i++ { if cmp(x[i], m) > 0 { m = x[i] } }; return m }
+func __rlmSlices_IsSortedFunc[E any](x []E, cmp func(a, b E) int) bool { for i := 1; i < len(x); i++ { if cmp(x[i], x[i-1]) < 0 { return false } }; return true }
+func __rlmSlices_BinarySearchFunc[E, T any](x []E, t T, cmp func(E, T) int) (int, bool) {
+	lo, hi := 0, len(x)
+	for lo < hi { h := (lo + hi) / 2; if cmp(x[h], t) < 0 { lo = h + 1 } else { hi = h } }
+	return lo, lo < len(x) && cmp(x[lo], t) == 0
+}
+func __rlmSlices_SortedFunc[E any](x []E, cmp func(a, b E) int) []E { __rlmSlices_SortFunc(x, cmp); return x }
+func __rlmSlices_SortedStableFunc[E any](x []E, cmp func(a, b E) int) []E { __rlmSlices_SortStableFunc(x, cmp); return x }
+func __rlmSlices_AppendSeq[E any](s []E, x []E) []E { return append(s, x...) }
+func __rlmSlices_Chunk[E any](s []E, n int) [][]E {
+	if n < 1 { panic("cannot be less than 1") }
+	var r [][]E
+	for i := 0; i < len(s); i += n { end := __rlmMin(n, len(s[i:])); r = append(r, s[i:i+end:i+end]) }
+	return r
+}
+func __rlmMaps_Equal[K, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) { return false }
+	for k, v1 := range a { if v2, ok := b[k]; !ok || v1 != v2 { return false } }
+	return true
+}
+func __rlmMaps_EqualFunc[K comparable, V1, V2 any](a map[K]V1, b map[K]V2, eq func(V1, V2) bool) bool {
+	if len(a) != len(b) { return false }
+	for k, v1 := range a { if v2, ok := b[k]; !ok || !eq(v1, v2) { return false } }
+	return true
+}
+func __rlmMaps_Clone[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil { return nil }
+	r := map[K]V{}
+	for k, v := range m { r[k] = v }
+	return r
+}
+func __rlmMaps_Copy[K comparable, V any](dst, src map[K]V) { for k, v := range src { dst[k] = v } }
+func __rlmMaps_DeleteFunc[K comparable, V any](m map[K]V, del func(K, V) bool) { for k, v := range m { if del(k, v) { delete(m, k) } } }
+func __rlmMaps_Collect[K comparable, V any](m map[K]V) map[K]V { return __rlmMaps_Clone(m) }
+func __rlmMaps_Insert[K comparable, V any](dst, src map[K]V) { __rlmMaps_Copy(dst, src) }
+func __rlmNew[T any](v T) *T { p := new(T); *p = v; return p }
+func __rlmErrors_AsType[T error](err error) (T, bool) { var t T; ok := __rlmErrorsAs(err, &t); return t, ok }
 `
 
-// shimmed lists the package functions rewritten to shims, by package.
-var shimmed = map[string]map[string]bool{
-	"slices": {"Sort": true, "SortFunc": true, "SortStableFunc": true, "IsSorted": true, "Min": true, "Max": true,
-		"BinarySearch": true, "Sorted": true, "Collect": true, "Values": true},
-	"maps": {"Keys": true, "Values": true},
-}
+// iterSource is package iter: its types are generic, so it cannot be a
+// symbol table. Ranging over its functions needs Go 1.23, which yaegi
+// lacks; the types still let code call iterators and declare them.
+const iterSource = `package iter
+
+type Seq[V any] func(yield func(V) bool)
+
+type Seq2[K, V any] func(yield func(K, V) bool)
+`
+
+// shimmed lists the package functions rewritten to shims, by package name:
+// every function of shimSource named __rlm<Pkg>_<Name>.
+var shimmed = func() map[string]map[string]bool {
+	m := map[string]map[string]bool{}
+	for _, l := range regexp.MustCompile(`(?m)^func __rlm([A-Z][a-z0-9]*)_([A-Za-z0-9]+)\[`).FindAllStringSubmatch(shimSource, -1) {
+		pkg := strings.ToLower(l[1])
+		if m[pkg] == nil {
+			m[pkg] = map[string]bool{}
+		}
+		m[pkg][l[2]] = true
+	}
+	return m
+}()
 
 // sortNative sorts the common slice types without calling back into the
 // interpreter; it reports whether it did.
@@ -106,3 +265,110 @@ func (emptyFS) Open(name string) (fs.File, error) {
 
 func runeAt(s string, i int) rune { r, _ := decodeRune(s, i); return r }
 func runeLen(s string, i int) int { _, n := decodeRune(s, i); return n }
+
+// errorsAs is errors.As for the shims; a target whose type was declared in
+// the session panics inside errors.As, and the panic is explained by a hint.
+func errorsAs(err error, target any) bool {
+	if t := reflect.TypeOf(target); t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Interface &&
+		!t.Elem().Implements(reflect.TypeOf((*error)(nil)).Elem()) {
+		panic("errors.As: " + errUnsupportedErr)
+	}
+	return errors.As(err, target)
+}
+
+// yaegiPkg is the package of the wrappers yaegi puts around interpreted
+// values that cross into native code as interfaces.
+const yaegiPkg = "github.com/traefik/yaegi/interp"
+
+func interpreted(v any) bool {
+	if v == nil {
+		return false
+	}
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.PkgPath() == yaegiPkg || t.Name() == "" && t.Kind() == reflect.Struct
+}
+
+// errUnsupportedErr explains the refusals below.
+const errUnsupportedErr = "an error type declared in the REPL cannot be wrapped or matched by the errors and fmt packages here (the interpreter hands it to them without its methods); use errors.New sentinels, or a type assertion err.(*MyErr) on the unwrapped value"
+
+// errorf is fmt.Errorf, refusing %w of an error declared in the session:
+// native fmt would print %!w(...) and drop the chain.
+func errorf(format string, a ...any) error {
+	for _, i := range wrapVerbArgs(format) {
+		if i < len(a) && (interpreted(a[i]) || a[i] != nil && !implementsError(a[i])) {
+			panic("fmt.Errorf with %w: " + errUnsupportedErr)
+		}
+	}
+	return fmt.Errorf(format, a...)
+}
+
+func implementsError(v any) bool { _, ok := v.(error); return ok }
+
+// errorsIs is errors.Is, refusing a target declared in the session: its
+// wrappers never compare equal, so the answer would be a silent false.
+func errorsIs(err, target error) bool {
+	if interpreted(target) {
+		panic("errors.Is: " + errUnsupportedErr)
+	}
+	return errors.Is(err, target)
+}
+
+// unwrapIface returns the interpreted value inside yaegi's error wrapper
+// so that a type switch sees its type.
+func unwrapIface(x any) any {
+	v := reflect.ValueOf(x)
+	if v.IsValid() && v.Kind() == reflect.Struct && v.Type().PkgPath() == yaegiPkg {
+		if f := v.FieldByName("IValue"); f.IsValid() && f.CanInterface() {
+			return f.Interface()
+		}
+	}
+	return x
+}
+
+// wrapVerbArgs returns the indexes of the operands of %w verbs in format,
+// or nil when it uses explicit argument indexes.
+func wrapVerbArgs(format string) []int {
+	var idx []int
+	arg := 0
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		for i < len(format) && strings.IndexByte("+-# 0123456789.*[]", format[i]) >= 0 {
+			switch format[i] {
+			case '*':
+				arg++
+			case '[':
+				return nil
+			}
+			i++
+		}
+		if i >= len(format) {
+			break
+		}
+		switch format[i] {
+		case '%':
+			continue
+		case 'w':
+			idx = append(idx, arg)
+		}
+		arg++
+	}
+	return idx
+}
+
+// recovered unboxes the value of a recover() call, which yaegi returns as
+// a reflect.Value held in an interface.
+func recovered(x any) any {
+	if v, ok := x.(reflect.Value); ok {
+		if !v.IsValid() || !v.CanInterface() {
+			return nil
+		}
+		return v.Interface()
+	}
+	return x
+}

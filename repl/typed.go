@@ -52,6 +52,8 @@ func (r *rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
 			}
 			types = append(types, t)
 		}
+	case len(as.Rhs) == 1 && len(as.Lhs) == 2 && commaOK(as.Rhs[0]):
+		return tc.commaOKDefine(src, fset, prefix, as)
 	case len(as.Rhs) == 1:
 		call, isCall := as.Rhs[0].(*ast.CallExpr)
 		if !isCall {
@@ -88,6 +90,84 @@ func (r *rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
 		decls = append(decls, fmt.Sprintf("var %s %s", id.Name, ts))
 	}
 	if len(decls) == 0 && !reused {
+		return "", "", false
+	}
+	at := fset.Position(as.TokPos).Offset - len(prefix)
+	return strings.Join(decls, "; "), src[:at] + "= " + src[at+2:], true
+}
+
+// commaOK reports whether e is a comma-ok form: x.(T), m[k] or <-ch.
+func commaOK(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.TypeAssertExpr, *ast.IndexExpr:
+		return true
+	case *ast.UnaryExpr:
+		return e.Op == token.ARROW
+	case *ast.ParenExpr:
+		return commaOK(e.X)
+	}
+	return false
+}
+
+// commaOKDefine declares the two variables of a top-level "v, ok := x.(T)",
+// "v, ok := m[k]" or "v, ok := <-ch" (yaegi fails on them with "nil type").
+// The type of v is T as written, or the element type of m or ch.
+func (tc typeCtx) commaOKDefine(src string, fset *token.FileSet, prefix string, as *ast.AssignStmt) (decl, stmt string, ok bool) {
+	e := as.Rhs[0]
+	for {
+		p, isParen := e.(*ast.ParenExpr)
+		if !isParen {
+			break
+		}
+		e = p.X
+	}
+	var vt string
+	switch e := e.(type) {
+	case *ast.TypeAssertExpr:
+		if e.Type == nil {
+			return "", "", false
+		}
+		vt = src[fset.Position(e.Type.Pos()).Offset-len(prefix) : fset.Position(e.Type.End()).Offset-len(prefix)]
+	case *ast.IndexExpr:
+		t := tc.exprType(e.X)
+		if t == nil || t.Kind() != reflect.Map {
+			return "", "", false
+		}
+		s, expressible := tc.typeString(t.Elem())
+		if !expressible {
+			return "", "", false
+		}
+		vt = s
+	case *ast.UnaryExpr:
+		t := tc.exprType(e.X)
+		if t == nil || t.Kind() != reflect.Chan {
+			return "", "", false
+		}
+		s, expressible := tc.typeString(t.Elem())
+		if !expressible {
+			return "", "", false
+		}
+		vt = s
+	}
+	var decls []string
+	for i, l := range as.Lhs {
+		id, isIdent := l.(*ast.Ident)
+		if !isIdent {
+			return "", "", false
+		}
+		if id.Name == "_" {
+			continue
+		}
+		if _, pre := tc.r.predeclared[id.Name]; pre {
+			return "", "", false
+		}
+		t := vt
+		if i == 1 {
+			t = "bool"
+		}
+		decls = append(decls, fmt.Sprintf("var %s %s", id.Name, t))
+	}
+	if len(decls) == 0 {
 		return "", "", false
 	}
 	at := fset.Position(as.TokPos).Offset - len(prefix)
@@ -249,27 +329,62 @@ func (tc typeCtx) shimType(e *ast.CallExpr) reflect.Type {
 		return nil
 	}
 	arg := tc.exprType(e.Args[0])
+	if lit, ok := e.Args[0].(*ast.BasicLit); ok && arg == nil {
+		// the default type of an untyped constant operand of new(expr)
+		arg = map[token.Token]reflect.Type{token.INT: intType, token.FLOAT: builtinTypes["float64"],
+			token.STRING: builtinTypes["string"], token.CHAR: builtinTypes["rune"]}[lit.Kind]
+	}
 	if arg == nil {
 		return nil
 	}
-	switch id.Name {
-	case "__rlmSlices_Sorted", "__rlmSlices_Collect", "__rlmSlices_Values", "__rlmMin", "__rlmMax":
+	if !strings.HasPrefix(id.Name, "__rlm") {
+		return nil
+	}
+	name := strings.TrimPrefix(id.Name, "__rlm")
+	switch {
+	case sameTypeShims[name]:
 		return arg
-	case "__rlmSlices_Min", "__rlmSlices_Max":
+	case name == "Slices_Min" || name == "Slices_Max" || name == "Slices_MinFunc" || name == "Slices_MaxFunc":
 		if arg.Kind() == reflect.Slice {
 			return arg.Elem()
 		}
-	case "__rlmMaps_Keys":
+	case name == "Slices_Chunk":
+		return reflect.SliceOf(arg)
+	case name == "Maps_Keys":
 		if arg.Kind() == reflect.Map {
 			return reflect.SliceOf(arg.Key())
 		}
-	case "__rlmMaps_Values":
+	case name == "Maps_Values":
 		if arg.Kind() == reflect.Map {
 			return reflect.SliceOf(arg.Elem())
 		}
+	case name == "New":
+		return reflect.PointerTo(arg)
+	}
+	if t, ok := fixedTypeShims[name]; ok {
+		return t
 	}
 	return nil
 }
+
+// sameTypeShims return a value of the type of their first argument.
+var sameTypeShims = map[string]bool{
+	"Min": true, "Max": true, "Slices_Sorted": true, "Slices_Collect": true, "Slices_Values": true,
+	"Slices_Clone": true, "Slices_Compact": true, "Slices_CompactFunc": true, "Slices_Insert": true,
+	"Slices_Delete": true, "Slices_DeleteFunc": true, "Slices_Replace": true, "Slices_Grow": true,
+	"Slices_Clip": true, "Slices_Concat": true, "Slices_Repeat": true, "Slices_SortedFunc": true,
+	"Slices_SortedStableFunc": true, "Slices_AppendSeq": true, "Maps_Clone": true, "Maps_Collect": true,
+}
+
+// fixedTypeShims return a value of one type whatever their arguments.
+var fixedTypeShims = map[string]reflect.Type{
+	"Slices_Equal": boolType, "Slices_EqualFunc": boolType, "Slices_Contains": boolType,
+	"Slices_ContainsFunc": boolType, "Slices_IsSorted": boolType, "Slices_IsSortedFunc": boolType,
+	"Maps_Equal": boolType, "Maps_EqualFunc": boolType, "Slices_Index": intType,
+	"Slices_IndexFunc": intType, "Slices_Compare": intType, "Slices_CompareFunc": intType,
+}
+
+var boolType = reflect.TypeOf(false)
 
 // funcType returns the type of a native function or method value.
 func (tc typeCtx) funcType(fun ast.Expr) reflect.Type {
@@ -289,7 +404,7 @@ func (tc typeCtx) funcType(fun ast.Expr) reflect.Type {
 		if path == "" {
 			return nil
 		}
-		v, ok := symbols.Symbols[path+"/"+path[strings.LastIndex(path, "/")+1:]][fun.Sel.Name]
+		v, ok := symbols.Symbols[path+"/"+pkgName(path)][fun.Sel.Name]
 		if ok && v.Kind() == reflect.Func {
 			return v.Type()
 		}

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -94,6 +95,8 @@ type worker struct {
 	limits   Limits
 	rw       rewriter
 	baseG    int // goroutines of the worker itself, before model code ran
+	types    typeRegistry
+	fmtShims map[string]reflect.Value // built once: their values key the interpreter's MapTypes
 
 	mu       sync.Mutex
 	cell     *cellState
@@ -275,11 +278,37 @@ func (w *worker) newInterpreter() error {
 	if err := in.Use(w.stdlib()); err != nil {
 		return fmt.Errorf("load symbols: %w", err)
 	}
+	w.fmtShims = w.fmtFuncs()
+	mt := map[reflect.Value][]reflect.Type{}
+	for _, v := range w.fmtShims {
+		mt[v] = symbols.FmtTypes
+	}
+	for k, v := range w.jsonFuncs() {
+		w.fmtShims[k] = v
+		if k == "__rlmJSONUnmarshal" {
+			mt[v] = symbols.MapTypes[reflect.ValueOf(json.Unmarshal)]
+		} else {
+			mt[v] = symbols.MapTypes[reflect.ValueOf(json.Marshal)]
+		}
+	}
+	if err := in.Use(interp.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}); err != nil {
+		return fmt.Errorf("load fmt wrappers: %w", err)
+	}
+	if _, err := in.Compile(iterSource); err != nil {
+		return fmt.Errorf("compile package iter: %w", err)
+	}
 	if err := in.Use(interp.Exports{"rlm/rlm": w.predeclared()}); err != nil {
 		return fmt.Errorf("load predeclared names: %w", err)
 	}
 	if _, err := in.Eval(`import . "rlm"`); err != nil {
 		return fmt.Errorf("import predeclared names: %w", err)
+	}
+	// The native error interface, for type switches (see rewriteTypeSwitch).
+	if err := in.Use(interp.Exports{"rlmtypes/rlmtypes": {"Error": reflect.ValueOf((*error)(nil))}}); err != nil {
+		return fmt.Errorf("load native types: %w", err)
+	}
+	if _, err := in.Eval(`import __rlmtypes "rlmtypes"`); err != nil {
+		return fmt.Errorf("import native types: %w", err)
 	}
 	if _, err := in.Eval(shimSource); err != nil {
 		return fmt.Errorf("compile shims: %w", err)
@@ -317,25 +346,40 @@ func (w *worker) sleep(d time.Duration) {
 
 // predeclared returns the names model code sees without importing anything.
 func (w *worker) predeclared() map[string]reflect.Value {
-	return map[string]reflect.Value{
-		"context":           reflect.ValueOf(&w.ctxData).Elem(),
-		"contexts":          reflect.ValueOf(&w.contexts).Elem(),
-		"llm_query":         reflect.ValueOf(func(p string) string { return w.host(kindLLM, []string{p})[0] }),
-		"llm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(kindLLM, ps) }),
-		"rlm_query":         reflect.ValueOf(func(p string) string { return w.host(kindRLM, []string{p})[0] }),
-		"rlm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(kindRLM, ps) }),
-		"FINAL":             reflect.ValueOf(w.final),
-		"SHOW_VARS":         reflect.ValueOf(w.showVars),
-		"__rlmGoPanic":      reflect.ValueOf(w.goPanic),
-		"__rlmClear":        reflect.ValueOf(clearValue),
-		"__rlmLines":        reflect.ValueOf(lines),
-		"__rlmDecodeRune":   reflect.ValueOf(decodeRune),
-		"__rlmRuneAt":       reflect.ValueOf(runeAt),
-		"__rlmRuneLen":      reflect.ValueOf(runeLen),
-		"__rlmSortNative":   reflect.ValueOf(sortNative),
-		"__rlmSortSlice":    reflect.ValueOf(sortSlice),
-		"__rlmSortStable":   reflect.ValueOf(sortStable),
+	m := map[string]reflect.Value{
+		"context":             reflect.ValueOf(&w.ctxData).Elem(),
+		"contexts":            reflect.ValueOf(&w.contexts).Elem(),
+		"llm_query":           reflect.ValueOf(func(p string) string { return w.host(kindLLM, []string{p})[0] }),
+		"llm_query_batched":   reflect.ValueOf(func(ps []string) []string { return w.host(kindLLM, ps) }),
+		"rlm_query":           reflect.ValueOf(func(p string) string { return w.host(kindRLM, []string{p})[0] }),
+		"rlm_query_batched":   reflect.ValueOf(func(ps []string) []string { return w.host(kindRLM, ps) }),
+		"FINAL":               reflect.ValueOf(w.final),
+		"SHOW_VARS":           reflect.ValueOf(w.showVars),
+		"__rlmGoPanic":        reflect.ValueOf(w.goPanic),
+		"__rlmClear":          reflect.ValueOf(clearValue),
+		"__rlmLines":          reflect.ValueOf(lines),
+		"__rlmDecodeRune":     reflect.ValueOf(decodeRune),
+		"__rlmRuneAt":         reflect.ValueOf(runeAt),
+		"__rlmRuneLen":        reflect.ValueOf(runeLen),
+		"__rlmSortNative":     reflect.ValueOf(sortNative),
+		"__rlmSortSlice":      reflect.ValueOf(sortSlice),
+		"__rlmSortStable":     reflect.ValueOf(sortStable),
+		"__rlmErrorsAs":       reflect.ValueOf(errorsAs),
+		"__rlmErrorsIs":       reflect.ValueOf(errorsIs),
+		"__rlmRegisterType":   reflect.ValueOf(w.types.register),
+		"__rlmRegisterLayout": reflect.ValueOf(w.types.registerLayout),
+		"__rlmBox":            reflect.ValueOf(func(x any) *any { return &x }),
+		"__rlmRecovered":      reflect.ValueOf(recovered),
+		"__rlmRegisterError":  reflect.ValueOf(w.types.registerError),
+		"__rlmErrSubject":     reflect.ValueOf(w.types.errSubject),
+		"__rlmIface":          reflect.ValueOf(unwrapIface),
+		"__rlmGoCall":         reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, false) }),
+		"__rlmGoCallSlice":    reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, true) }),
 	}
+	for k, v := range w.fmtShims {
+		m[k] = v
+	}
+	return m
 }
 
 func (w *worker) currentCell() *cellState {
@@ -425,6 +469,45 @@ func (w *worker) final(answer any) {
 		return
 	}
 	w.cell.final = &s
+}
+
+// goCall runs fn(args...) for a rewritten "go f(args)": the go statement
+// evaluated the arguments, this runs the call in the new goroutine with
+// the recovery that reports a panic as an error of the cell. A final
+// slice argument is spread when the statement did.
+func (w *worker) goCall(fn any, args []any, spread bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.goPanic(r)
+		}
+	}()
+	f := reflect.ValueOf(fn)
+	ft := f.Type()
+	in := make([]reflect.Value, len(args))
+	for i, a := range args {
+		var pt reflect.Type
+		switch {
+		case ft.IsVariadic() && !spread && i >= ft.NumIn()-1:
+			pt = ft.In(ft.NumIn() - 1).Elem()
+		case i < ft.NumIn():
+			pt = ft.In(i)
+		default:
+			panic(fmt.Sprintf("too many arguments in the call of a %s", ft))
+		}
+		v := reflect.ValueOf(a)
+		switch {
+		case !v.IsValid():
+			v = reflect.Zero(pt)
+		case v.Type() != pt && v.Type().ConvertibleTo(pt) && pt.Kind() != reflect.Interface:
+			v = v.Convert(pt)
+		}
+		in[i] = v
+	}
+	if spread {
+		f.CallSlice(in)
+	} else {
+		f.Call(in)
+	}
 }
 
 func (w *worker) goPanic(r any) {

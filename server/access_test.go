@@ -85,12 +85,10 @@ func TestNothingOpenWithKeys(t *testing.T) {
 	api := tracing.NewAPI(svc, tracing.APIConfig{})
 	cfg := Config{Keys: []string{"k"}, Extend: func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
 		api.Register(v1, owner)
-		ui := echo.WrapHandler(tracing.UIHandler())
-		e.GET("/ui", ui)
-		e.GET("/ui/*", ui)
+		tracing.RegisterUI(e)
 	}}
 	ts := startServer(t, cfg, nil, nil)
-	public := map[string]bool{"GET /healthz": true, "GET /readyz": true, "GET /ui": true, "GET /ui/*": true}
+	public := map[string]bool{"GET /healthz": true, "GET /readyz": true, "GET /ui": true, "GET /ui/*": true, "GET /": true}
 	seen := 0
 	for _, rt := range ts.e.Router().Routes() {
 		route := rt.Method + " " + rt.Path

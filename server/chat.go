@@ -231,7 +231,12 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 			os.Remove(tmp.Name())
 			return recursion.Document{}, nil, serverError("saving inline file: %v", err)
 		}
-		return recursion.Document{Name: f.filename, Path: tmp.Name()}, func() { os.Remove(tmp.Name()) }, nil
+		doc, cleanup, err := s.extractDocument(ctx, f.param, f.filename, f.mediaType, tmp.Name())
+		if err != nil {
+			os.Remove(tmp.Name())
+			return recursion.Document{}, nil, err
+		}
+		return doc, func() { cleanup(); os.Remove(tmp.Name()) }, nil
 	}
 	meta, err := s.fileMeta(ctx, own, f.id)
 	if err != nil {
@@ -241,13 +246,6 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 		}
 		return recursion.Document{}, nil, err
 	}
-	p, cleanup, err := s.documentPath(ctx, own, f.id)
-	if errors.Is(err, store.ErrNotFound) {
-		return recursion.Document{}, nil, notFound(f.param+".file_id", "no such file: %q", f.id)
-	}
-	if err != nil {
-		return recursion.Document{}, nil, serverError("preparing the file for the run: %v", err)
-	}
 	name := meta.Filename
 	if f.filename != "" {
 		name = f.filename
@@ -255,7 +253,33 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 	if name == "" {
 		name = f.id // the engine would show the model the path instead
 	}
-	return recursion.Document{Name: name, Path: p}, cleanup, nil
+	// An upload was read when it came: its text is ready.
+	doc, cleanup, ok, err := s.uploadedDocument(ctx, own+"/"+f.id, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return recursion.Document{}, nil, notFound(f.param+".file_id", "no such file: %q", f.id)
+	}
+	if err != nil {
+		return recursion.Document{}, nil, serverError("preparing the file for the run: %v", err)
+	}
+	if ok {
+		return doc, cleanup, nil
+	}
+	p, cleanup, err := s.documentPath(ctx, own, f.id)
+	if errors.Is(err, store.ErrNotFound) {
+		return recursion.Document{}, nil, notFound(f.param+".file_id", "no such file: %q", f.id)
+	}
+	if err != nil {
+		return recursion.Document{}, nil, serverError("preparing the file for the run: %v", err)
+	}
+	// Uploaded before uploads were read: read it now. The stored file's
+	// own name says what it is, whatever the request calls it.
+	doc, extracted, err := s.extractDocument(ctx, f.param, meta.Filename, f.mediaType, p)
+	if err != nil {
+		cleanup()
+		return recursion.Document{}, nil, err
+	}
+	doc.Name = name
+	return doc, func() { extracted(); cleanup() }, nil
 }
 
 // start runs r in its own goroutine. Its context descends from the server's

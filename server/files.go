@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/store"
 )
 
@@ -58,9 +59,13 @@ func (s *Server) uploadFile(c *echo.Context) error {
 	stored := false
 	cleanup := func() {
 		if stored {
-			s.store.Delete(context.WithoutCancel(ctx), collFiles, key)
+			for _, coll := range []string{collFiles, collFileText, collFilePages} {
+				s.store.Delete(context.WithoutCancel(ctx), coll, key)
+			}
 		}
 	}
+	var check *uploadChecker
+	var mediaType string
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -91,8 +96,18 @@ func (s *Server) uploadFile(c *echo.Context) error {
 			if obj.Filename == "" {
 				obj.Filename = "upload"
 			}
-			cr := &countingReader{r: part, limit: s.cfg.MaxUploadBytes}
+			mediaType = part.Header.Get("Content-Type")
+			check = newUploadChecker(part, obj.Filename, mediaType)
+			cr := &countingReader{r: check, limit: s.cfg.MaxUploadBytes}
 			n, err := s.store.Put(ctx, collFiles, key, cr)
+			if check.err != nil {
+				// The store keeps nothing of a failed Put.
+				var de *document.Error
+				if errors.As(check.err, &de) {
+					s.m.documents.WithLabelValues(de.Kind.Code()).Inc()
+				}
+				return documentError(ctx, "file", obj.Filename, check.err)
+			}
 			if err != nil {
 				var mbe *http.MaxBytesError
 				if errors.Is(err, errTooLarge) || errors.As(err, &mbe) {
@@ -118,6 +133,10 @@ func (s *Server) uploadFile(c *echo.Context) error {
 	}
 	if obj.Purpose == "" {
 		obj.Purpose = "user_data"
+	}
+	if err := s.readUpload(ctx, key, obj.Filename, mediaType, check.kind); err != nil {
+		cleanup()
+		return err
 	}
 	meta, _ := json.Marshal(obj)
 	if _, err := s.store.Put(ctx, collFileMeta, key, strings.NewReader(string(meta))); err != nil {
@@ -185,8 +204,10 @@ func (s *Server) deleteFile(c *echo.Context) error {
 	if err := s.store.Delete(ctx, collFileMeta, key); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return serverError("deleting file: %v", err)
 	}
-	if err := s.store.Delete(ctx, collFiles, key); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return serverError("deleting file: %v", err)
+	for _, coll := range []string{collFiles, collFileText, collFilePages} {
+		if err := s.store.Delete(ctx, coll, key); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return serverError("deleting file: %v", err)
+		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"id": id, "object": "file", "deleted": true})
 }
@@ -217,15 +238,20 @@ type localPather interface {
 // documentPath returns a local path holding the file, and a cleanup to call
 // after the run (removing a temporary copy for stores without LocalPath).
 func (s *Server) documentPath(ctx context.Context, own, id string) (string, func(), error) {
-	key := own + "/" + id
+	return s.localPath(ctx, collFiles, own+"/"+id)
+}
+
+// localPath returns a local path holding coll/key and its cleanup.
+func (s *Server) localPath(ctx context.Context, coll, key string) (string, func(), error) {
+	id := key
 	if lp, ok := s.store.(localPather); ok {
-		p, err := lp.LocalPath(ctx, collFiles, key)
+		p, err := lp.LocalPath(ctx, coll, key)
 		if err != nil {
 			return "", nil, fmt.Errorf("local copy of %s: %w", id, err)
 		}
 		return p, func() {}, nil
 	}
-	r, err := s.store.Get(ctx, collFiles, key)
+	r, err := s.store.Get(ctx, coll, key)
 	if err != nil {
 		return "", nil, fmt.Errorf("open %s: %w", id, err)
 	}

@@ -64,6 +64,7 @@ func TestStores(t *testing.T) {
 			t.Run("Files", func(t *testing.T) { testFiles(t, st.open(t)) })
 			t.Run("Isolation", func(t *testing.T) { testIsolation(t, st.open(t)) })
 			t.Run("StoredCompletions", func(t *testing.T) { testStoredAPI(t, st.open(t)) })
+			t.Run("Documents", func(t *testing.T) { testStoredDocuments(t, st.open(t)) })
 		})
 	}
 }
@@ -113,7 +114,7 @@ func testFiles(t *testing.T, st store.Store) {
 		t.Errorf("inline document %q", fr.docs[1])
 	}
 	// Too large: 413 and nothing stored.
-	big := upload(t, ts.URL, "", "big.bin", bytes.NewReader(make([]byte, 1<<20+1)))
+	big := upload(t, ts.URL, "", "big.txt", bytes.NewReader(bytes.Repeat([]byte("x"), 1<<20+1)))
 	if big.Status != 413 {
 		t.Errorf("oversized upload: %d %s", big.Status, big.Body)
 	} else {

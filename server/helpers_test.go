@@ -120,6 +120,9 @@ func startServer(t testing.TB, cfg Config, st store.Store, r Runner) *testServer
 	if r == nil && cfg.NotConfigured == "" {
 		r = &fakeRunner{result: finalResult("42")}
 	}
+	if cfg.Documents.CacheDir == "" {
+		cfg.Documents.CacheDir = pdfCache
+	}
 	var runner Runner
 	if r != nil {
 		runner = r

@@ -20,6 +20,7 @@ type metrics struct {
 	tokens       *prometheus.CounterVec
 	replSessions prometheus.Gauge
 	dropped      prometheus.Counter
+	documents    *prometheus.CounterVec
 }
 
 // newMetrics builds the series; workers, when not nil, is read at each
@@ -61,9 +62,12 @@ func newMetrics(workers WorkerCounter, extra ...prometheus.Collector) *metrics {
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "rlm_stream_events_dropped_total", Help: "Progress events not streamed because the client read too slowly.",
 		}),
+		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rlm_documents_read_total", Help: "Attached files read for their text, by result: text, HTML or PDF when read, else the refusal's code.",
+		}, []string{"result"}),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.errors, m.runs, m.runsInFlight, m.iterations, m.llmCalls,
-		m.subCalls, m.tokens, m.replSessions, m.dropped,
+		m.subCalls, m.tokens, m.replSessions, m.dropped, m.documents,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reg.MustRegister(extra...)
 	if workers != nil {

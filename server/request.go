@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlm-project/rlm/recursion"
 )
@@ -53,10 +55,13 @@ type chatMessage struct {
 }
 
 // messageContent decodes a message's content, a string or an array of
-// parts, straight from the decoder's buffer: a 40 MB message is copied once
-// (into its string), not kept as raw JSON too. A malformed content is kept
-// as err, so that the error can name the message it belongs to.
+// parts. A string is kept as its raw literal until resolve, which, for a
+// body the server owns whole, makes the text share the body's memory
+// instead of copying it: a 40 MB message is then held once, not twice. A
+// malformed content is kept as err, so that the error can name the message
+// it belongs to.
 type messageContent struct {
+	raw   []byte // the JSON string literal, quotes included, until resolve
 	text  string
 	parts []contentPart
 	err   error
@@ -67,7 +72,7 @@ func (m *messageContent) UnmarshalJSON(b []byte) error {
 	switch {
 	case len(b) == 0 || string(b) == "null":
 	case b[0] == '"':
-		m.err = json.Unmarshal(b, &m.text)
+		m.raw = b // a slice of the input, valid until resolve
 	case b[0] == '[':
 		m.err = json.Unmarshal(b, &m.parts)
 		if m.err != nil {
@@ -77,6 +82,53 @@ func (m *messageContent) UnmarshalJSON(b []byte) error {
 		m.err = errors.New("content must be a string or an array of content parts")
 	}
 	return nil
+}
+
+// resolve turns the raw string literal into text. With share, a literal
+// that needs no unquoting (no escapes, no control characters, valid UTF-8:
+// what json.Unmarshal would copy as is) becomes a string over the same
+// bytes of the body, which belongs to the request for good and is never
+// written again.
+func (m *messageContent) resolve(share bool) {
+	raw := m.raw
+	m.raw = nil
+	if raw == nil {
+		return
+	}
+	body := raw[1 : len(raw)-1]
+	if share && len(body) > 0 && plainJSONString(body) {
+		m.text = unsafe.String(&body[0], len(body))
+		return
+	}
+	m.err = json.Unmarshal(raw, &m.text)
+}
+
+// plainJSONString reports whether the body of a JSON string literal is its
+// own value: no escapes, no control characters, valid UTF-8.
+func plainJSONString(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return utf8.Valid(b)
+}
+
+// resolve decodes the messages' text out of buf, the whole body. A string
+// shares buf's memory only when such strings are most of the body: then
+// the body would be held anyway; otherwise a short message keeping a body
+// of large file parts alive for the whole run would cost more than a copy.
+func (cr *chatRequest) resolve(buf []byte) {
+	plain := 0
+	for _, m := range cr.Messages {
+		if raw := m.Content.raw; raw != nil && plainJSONString(raw[1:len(raw)-1]) {
+			plain += len(raw)
+		}
+	}
+	share := 2*plain >= len(buf)
+	for i := range cr.Messages {
+		cr.Messages[i].Content.resolve(share)
+	}
 }
 
 type contentPart struct {
@@ -152,8 +204,8 @@ func decodeChatRequest(r io.Reader) (*chatRequest, error) {
 }
 
 // decodeChatRequestSized is decodeChatRequest for a body of known length:
-// read into one exactly sized buffer, it is held once (plus the strings
-// decoded from it) instead of in the decoder's doubling buffer.
+// read into one exactly sized buffer that the messages' text then shares, it
+// is held once instead of in the decoder's doubling buffer plus a copy.
 func decodeChatRequestSized(r io.Reader, length int64) (*chatRequest, error) {
 	var cr chatRequest
 	if length > 0 {
@@ -168,15 +220,21 @@ func decodeChatRequestSized(r io.Reader, length int64) (*chatRequest, error) {
 		if err := json.Unmarshal(buf, &cr); err != nil {
 			return nil, jsonError(err)
 		}
+		cr.resolve(buf) // buf is never written again
 		return &cr, nil
 	}
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&cr); err != nil {
+	// Without a length, read the body whole into a buffer of our own (the
+	// http.MaxBytesReader around it bounds it), which the text then shares
+	// as above: cheaper than the JSON decoder's own growing buffer plus a
+	// copy of every string.
+	buf, err := io.ReadAll(r)
+	if err != nil {
 		return nil, jsonError(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, badRequest("", "the request body must be one JSON object and nothing after it")
+	if err := json.Unmarshal(buf, &cr); err != nil {
+		return nil, jsonError(err)
 	}
+	cr.resolve(buf)
 	return &cr, nil
 }
 
@@ -262,10 +320,11 @@ func jsonValue(v string) string {
 
 // fileRef is a `file` content part to resolve to a local document.
 type fileRef struct {
-	param    string // messages[i].content[j].file
-	id       string // an uploaded file, or
-	data     []byte // inline file_data
-	filename string
+	param     string // messages[i].content[j].file
+	id        string // an uploaded file, or
+	data      []byte // inline file_data
+	mediaType string // of a file_data data URL
+	filename  string
 }
 
 // toRunRequest validates the request against the server's configuration and
@@ -369,9 +428,10 @@ func contentOf(p string, mc messageContent) (string, []fileRef, error) {
 			case part.File.FileData != "":
 				data := part.File.FileData
 				// OpenAI clients send a data URL; plain base64 is accepted too.
-				if strings.HasPrefix(data, "data:") {
-					if i := strings.Index(data, ","); i >= 0 {
-						data = data[i+1:]
+				if rest, ok := strings.CutPrefix(data, "data:"); ok {
+					if i := strings.Index(rest, ","); i >= 0 {
+						ref.mediaType, _, _ = strings.Cut(rest[:i], ";base64")
+						data = rest[i+1:]
 					}
 				}
 				b, err := base64.StdEncoding.DecodeString(data)

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/net/netutil"
 
+	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
 )
@@ -110,6 +111,9 @@ type Config struct {
 	// Workers, when set, reports the REPL worker processes behind the runs
 	// (a *repl.Pool), exported as rlm_repl_workers.
 	Workers WorkerCounter
+	// Documents bound the extraction of attached files' text (PDF, HTML):
+	// time per document, pieces per document, the PDF engine's memory.
+	Documents document.Options
 	// RunContext, when set, decorates each run's context with its owner and
 	// the request's headers (trace recording reads them from there).
 	RunContext func(ctx context.Context, owner string, h http.Header) context.Context
@@ -190,6 +194,7 @@ type Server struct {
 	cfg    Config
 	store  store.Store
 	runner Runner
+	docs   *document.Extractor
 	log    *slog.Logger
 	m      *metrics
 	e      *echo.Echo
@@ -221,7 +226,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	if runner == nil && cfg.NotConfigured == "" {
 		return nil, errors.New("new server: no runner and no explanation of what is missing")
 	}
-	s := &Server{cfg: cfg, store: st, runner: runner, log: cfg.Logger, m: newMetrics(cfg.Workers, cfg.Collectors...),
+	s := &Server{cfg: cfg, store: st, runner: runner, docs: document.New(cfg.Documents), log: cfg.Logger, m: newMetrics(cfg.Workers, cfg.Collectors...),
 		owners: map[[32]byte]string{}, slots: make(chan struct{}, cfg.MaxConcurrent),
 		queued: make(chan struct{}, cfg.MaxQueued)}
 	for _, k := range cfg.Keys {
@@ -378,6 +383,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		cancel()
 		hs.Close()
 	}
+	s.docs.Close()
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("shutdown: %w", err)
 	}

@@ -176,18 +176,38 @@ func (a *Archive) Delete(ctx context.Context, owner, id string) error {
 // SetReward attaches a reward to owner's stored trajectory id, replacing any
 // earlier one, and returns the updated trajectory.
 func (a *Archive) SetReward(ctx context.Context, owner, id string, r Reward) (*Trajectory, error) {
+	return a.Annotate(ctx, owner, id, &r, nil)
+}
+
+// Annotate attaches a reward (when r is not nil) and metadata to owner's
+// stored trajectory id and returns the updated trajectory. Metadata keys are
+// merged into the run's; an empty value removes its key.
+func (a *Archive) Annotate(ctx context.Context, owner, id string, r *Reward, meta map[string]string) (*Trajectory, error) {
 	t, err := a.Load(ctx, owner, id)
 	if err != nil {
 		return nil, err
 	}
-	if r.Time.IsZero() {
-		r.Time = time.Now().UTC()
+	if r != nil {
+		rr := *r
+		if rr.Time.IsZero() {
+			rr.Time = time.Now().UTC()
+		}
+		t.Reward = &rr
 	}
-	t.Reward = &r
+	for k, v := range meta {
+		if v == "" {
+			delete(t.Metadata, k)
+			continue
+		}
+		if t.Metadata == nil {
+			t.Metadata = map[string]string{}
+		}
+		t.Metadata[k] = v
+	}
 	// The stored owner is authoritative: never let a record move.
 	t.Owner = owner
 	if _, err := a.Save(ctx, t); err != nil {
-		return nil, fmt.Errorf("set reward: %w", err)
+		return nil, fmt.Errorf("annotate trace %s: %w", id, err)
 	}
 	return t, nil
 }

@@ -10,6 +10,7 @@ import (
 	"hash/maphash"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -34,6 +35,13 @@ type RunInfo struct {
 	Messages  []recursion.Message
 	Documents []recursion.Document
 	Started   time.Time // zero means now
+	// Question is what the run is asked, for listings and the viewer;
+	// empty means the last user message the root model was first sent
+	// (never the request's messages themselves: the input is recorded by
+	// reference, and what the model saw of it is in the transcript).
+	Question string
+	// Metadata labels the run (eval.task, eval.gold, ...); it is copied.
+	Metadata map[string]string
 }
 
 // Recorder is a recursion.Observer that builds a Trajectory from a run's
@@ -136,13 +144,14 @@ func NewRecorderLimits(info RunInfo, lim RecordLimits) *Recorder {
 			TimeoutMS: ms(info.Limits.Timeout), OffloadThreshold: info.Limits.OffloadThreshold,
 			Concurrency: info.Limits.Concurrency,
 		},
-		Started: start,
-		Nodes:   []*Node{},
+		Started:  start,
+		Nodes:    []*Node{},
+		Question: clipQuestion(info.Question),
+		Metadata: maps.Clone(info.Metadata),
 	}
 	for i, m := range info.Messages {
-		sum := sha256.Sum256([]byte(m.Content))
 		t.Context = append(t.Context, ContextRef{
-			Kind: "message", Role: m.Role, Index: i, Bytes: int64(len(m.Content)), SHA256: hex.EncodeToString(sum[:]),
+			Kind: "message", Role: m.Role, Index: i, Bytes: int64(len(m.Content)), SHA256: hashString(m.Content),
 		})
 	}
 	for i, d := range info.Documents {
@@ -164,6 +173,19 @@ func NewRecorderLimits(info RunInfo, lim RecordLimits) *Recorder {
 		subs:     map[chan LiveEvent]struct{}{},
 		finished: make(chan struct{}),
 	}
+}
+
+// hashString is the hex SHA-256 of s, hashed through one small buffer:
+// []byte(s) would copy a 40 MB message whole.
+func hashString(s string) string {
+	h := sha256.New()
+	var buf [32 << 10]byte
+	for len(s) > 0 {
+		n := copy(buf[:], s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ID returns the run's trace ID.
@@ -306,8 +328,8 @@ func (r *Recorder) modelCall(ev recursion.Event) {
 	r.record()
 	call := &ModelCall{
 		Model: m.Model, ResponseModel: m.ResponseModel, Response: r.text(m.Response), FinishReason: m.FinishReason, Usage: m.Usage,
-		LatencyMS: ms(m.Latency), Logprobs: r.logprobs(m.Logprobs), Error: r.text(m.Err),
-		Started: ev.Time.Add(-m.Latency), Ended: ev.Time,
+		LatencyMS: ms(m.Latency), Logprobs: r.logprobs(m.Logprobs), Error: r.text(m.Err), Reasoning: r.text(m.Reasoning), ToolCalls: m.ToolCalls,
+		Compaction: m.Compaction, Started: ev.Time.Add(-m.Latency), Ended: ev.Time,
 	}
 	// The transcript is append-only in the engine: find how much of it was
 	// resent and append only the new messages. Messages are compared by a
@@ -330,6 +352,18 @@ func (r *Recorder) modelCall(ev recursion.Event) {
 		}
 	}
 	t.Calls = append(t.Calls, call)
+	if r.t.Question == "" && n.ParentID == "" {
+		for i := len(m.Messages) - 1; i >= 0; i-- {
+			if m.Messages[i].Role == "user" {
+				r.t.Question = clipQuestion(m.Messages[i].Content)
+				break
+			}
+		}
+	}
+	if n.Status == StatusRunning {
+		// A running node's usage so far; its end event gives the total.
+		n.Usage = n.Usage.Add(m.Usage)
+	}
 	if n.ID == "0" || n.ParentID == "" {
 		r.t.Used.Iterations = max(r.t.Used.Iterations, ev.Turn)
 	}
@@ -424,6 +458,9 @@ func (r *Recorder) subCallEnd(ev recursion.Event) {
 		// The engine reports an llm_query's model call on its end event.
 		sc.Model, sc.Logprobs, sc.FinishReason = m.Model, r.logprobs(m.Logprobs), m.FinishReason
 		r.countCall(m)
+		if n := r.nodes[ev.NodeID]; n != nil && n.Status == StatusRunning {
+			n.Usage = n.Usage.Add(m.Usage)
+		}
 	}
 	sc.Status = StatusCompleted
 	if e.Err != "" {
@@ -599,6 +636,10 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 	t.Answer = r.finalText(res.Answer)
 	t.StopReason = res.StopReason
 	t.Error = r.finalText(res.Error)
+	if l := res.Limits; l.MaxLLMCalls > 0 || l.MaxTotalTokens > 0 || l.Timeout > 0 {
+		// The budgets the run had, scaled to its input once the engine knew it.
+		t.Limits.MaxLLMCalls, t.Limits.MaxTotalTokens, t.Limits.TimeoutMS = l.MaxLLMCalls, l.MaxTotalTokens, ms(l.Timeout)
+	}
 	if runErr != nil {
 		if t.Error == "" {
 			t.Error = runErr.Error()
@@ -744,10 +785,15 @@ func hashDocuments(ctx context.Context, t *Trajectory, limit int64) {
 	}
 }
 
-// Snapshot encodes the trajectory as it stands, live or finished.
+// Snapshot encodes the trajectory as it stands, live or finished. A live
+// run's duration_ms is its time so far, by the server's clock, so that
+// viewers need not trust their own.
 func (r *Recorder) Snapshot() ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.done {
+		r.t.DurationMS = ms(time.Since(r.t.Started))
+	}
 	b, err := json.Marshal(r.t)
 	if err != nil {
 		return nil, fmt.Errorf("encode trajectory %s: %w", r.t.ID, err)

@@ -3,6 +3,8 @@ package tracing_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -229,9 +231,14 @@ func TestContextByReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	tracingtest.Emit(run.Observer(), tracingtest.Shape{Turns: 1})
-	tr, err := run.Finish(t.Context(), recursion.Result{StopReason: recursion.StopFinal, Answer: "42"}, nil)
+	tr, err := run.Finish(t.Context(), recursion.Result{StopReason: recursion.StopFinal, Answer: "42",
+		Limits: recursion.Limits{MaxLLMCalls: 600, MaxTotalTokens: 18_000_000, Timeout: 12 * time.Minute}}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The budgets the engine scaled to the input replace those known at start.
+	if l := tr.Limits; l.MaxLLMCalls != 600 || l.MaxTotalTokens != 18_000_000 || l.TimeoutMS != 720_000 {
+		t.Errorf("limits %+v, want the run's scaled budgets", l)
 	}
 	raw, err := svc.Raw(t.Context(), "alice", run.ID())
 	if err != nil {
@@ -245,7 +252,8 @@ func TestContextByReference(t *testing.T) {
 		t.Errorf("the record shows the server's paths: %s", raw)
 	}
 	refs := tr.Context
-	if len(refs) != 3 || refs[0].Kind != "message" || refs[0].Bytes != int64(len(secret)+10) || len(refs[0].SHA256) != 64 {
+	sum := sha256.Sum256([]byte(secret + " (message)"))
+	if len(refs) != 3 || refs[0].Kind != "message" || refs[0].Bytes != int64(len(secret)+10) || refs[0].SHA256 != hex.EncodeToString(sum[:]) {
 		t.Fatalf("message ref = %+v", refs)
 	}
 	if refs[1].Bytes != int64(len(secret)) || len(refs[1].SHA256) != 64 || refs[1].Path != doc {

@@ -246,8 +246,12 @@ func (s *Service) liveSummaries(owner string) []Summary {
 	out := make([]Summary, 0, len(runs))
 	for _, r := range runs {
 		r.rec.mu.Lock()
-		out = append(out, r.rec.t.Summary())
+		sum := r.rec.t.Summary()
+		if !r.rec.done {
+			sum.DurationMS = ms(time.Since(sum.Started)) // time so far
+		}
 		r.rec.mu.Unlock()
+		out = append(out, sum)
 	}
 	return out
 }
@@ -297,13 +301,21 @@ func (s *Service) Raw(ctx context.Context, owner, id string) ([]byte, error) {
 // says which earlier entry it supersedes). The reward is kept even when the
 // feed is down; that is only logged.
 func (s *Service) Feedback(ctx context.Context, owner, id string, r Reward) (*Trajectory, error) {
+	return s.Annotate(ctx, owner, id, &r, nil)
+}
+
+// Annotate is Feedback with metadata: it attaches r, when not nil, and
+// merges meta into the stored run's metadata (an empty value removes a
+// key), then republishes the run as Feedback does. rlm eval uses it to
+// record each run's score and gold answer.
+func (s *Service) Annotate(ctx context.Context, owner, id string, r *Reward, meta map[string]string) (*Trajectory, error) {
 	if _, _, err := keys(owner, id); err != nil {
 		return nil, err
 	}
 	if s.archive == nil {
 		return nil, fmt.Errorf("trace %s: %w", id, ErrNotFound)
 	}
-	t, err := s.archive.SetReward(ctx, owner, id, r)
+	t, err := s.archive.Annotate(ctx, owner, id, r, meta)
 	if err != nil {
 		return nil, err
 	}

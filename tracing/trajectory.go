@@ -34,17 +34,25 @@ type Trajectory struct {
 	StopReason recursion.StopReason `json:"stop_reason,omitempty"`
 	Error      string               `json:"error,omitempty"`
 	Answer     string               `json:"answer,omitempty"`
-	Model      string               `json:"model,omitempty"`     // root model as the caller named it (see docs/tracing.md)
-	SubModel   string               `json:"sub_model,omitempty"` // llm_query / child model, named the same way
-	Models     []string             `json:"models,omitempty"`    // every upstream model name that answered a call
-	Sampling   Sampling             `json:"sampling"`
-	Limits     Limits               `json:"limits"`
-	Used       Budgets              `json:"used"`
-	Context    []ContextRef         `json:"context,omitempty"`
-	Started    time.Time            `json:"started"`
-	Ended      time.Time            `json:"ended,omitzero"`
-	DurationMS float64              `json:"duration_ms"`
-	Reward     *Reward              `json:"reward,omitempty"`
+	// Question is what the run was asked: the caller's own words when it
+	// gave them (RunInfo.Question), else the last user message of the root
+	// model's first call, clipped to MaxQuestionBytes (its head and its
+	// tail, where questions usually are).
+	Question string `json:"question,omitempty"`
+	// Metadata are the caller's labels of the run, such as eval.task,
+	// eval.gold and eval.score for runs of rlm eval.
+	Metadata   map[string]string `json:"metadata,omitempty"`
+	Model      string            `json:"model,omitempty"`     // root model as the caller named it (see docs/tracing.md)
+	SubModel   string            `json:"sub_model,omitempty"` // llm_query / child model, named the same way
+	Models     []string          `json:"models,omitempty"`    // every upstream model name that answered a call
+	Sampling   Sampling          `json:"sampling"`
+	Limits     Limits            `json:"limits"`
+	Used       Budgets           `json:"used"`
+	Context    []ContextRef      `json:"context,omitempty"`
+	Started    time.Time         `json:"started"`
+	Ended      time.Time         `json:"ended,omitzero"`
+	DurationMS float64           `json:"duration_ms"`
+	Reward     *Reward           `json:"reward,omitempty"`
 	// Truncated is set when the record is not whole: text fields were cut
 	// to the recorder's field limit, or text and sub-call records were left
 	// out once the trace reached its size limit.
@@ -183,9 +191,14 @@ type ModelCall struct {
 	Usage        recursion.Usage          `json:"usage"`
 	LatencyMS    float64                  `json:"latency_ms"`
 	Logprobs     []recursion.TokenLogprob `json:"logprobs,omitempty"`
-	Error        string                   `json:"error,omitempty"`
-	Started      time.Time                `json:"started"`
-	Ended        time.Time                `json:"ended"`
+	// Reasoning is the upstream's separate reasoning (reasoning_content);
+	// it is kept here and never sent back to the model.
+	Reasoning  string                `json:"reasoning,omitempty"`
+	ToolCalls  []string              `json:"tool_calls,omitempty"` // tools the upstream tried to call
+	Compaction *recursion.Compaction `json:"compaction,omitempty"` // the transcript was compacted to fit the window
+	Error      string                `json:"error,omitempty"`
+	Started    time.Time             `json:"started"`
+	Ended      time.Time             `json:"ended"`
 }
 
 // Cell is one code cell run from a turn's response.
@@ -242,20 +255,55 @@ type Summary struct {
 	Nodes      int                  `json:"nodes"`
 	SubCalls   int                  `json:"sub_calls"`
 	Reward     *Reward              `json:"reward,omitempty"`
-	Answer     string               `json:"answer,omitempty"` // first 200 characters
+	Answer     string               `json:"answer,omitempty"`   // first 200 bytes
+	Question   string               `json:"question,omitempty"` // first 200 bytes
+	// Metadata is the run's metadata, each value clipped to 200 bytes.
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
+
+// MaxQuestionBytes bounds Trajectory.Question.
+const MaxQuestionBytes = 2000
+
+// previewBytes bounds the texts of a Summary.
+const previewBytes = 200
 
 // Summary returns t's listing entry.
 func (t *Trajectory) Summary() Summary {
-	a := t.Answer
-	if len(a) > 200 {
-		a = truncateUTF8(a, 200) + "…"
+	var meta map[string]string
+	if len(t.Metadata) > 0 {
+		meta = make(map[string]string, len(t.Metadata))
+		for k, v := range t.Metadata {
+			meta[k] = preview(v)
+		}
 	}
 	return Summary{
 		ID: t.ID, Status: t.Status, StopReason: t.StopReason, Model: t.Model, Models: t.Models,
 		Started: t.Started, DurationMS: t.DurationMS, Usage: t.Used.Usage,
-		Nodes: len(t.Nodes), SubCalls: t.Used.SubCalls, Reward: t.Reward, Answer: a,
+		Nodes: len(t.Nodes), SubCalls: t.Used.SubCalls, Reward: t.Reward,
+		Answer: preview(t.Answer), Question: preview(t.Question), Metadata: meta,
 	}
+}
+
+func preview(s string) string {
+	if len(s) > previewBytes {
+		return truncateUTF8(s, previewBytes) + "…"
+	}
+	return s
+}
+
+// clipQuestion keeps the head and the tail of a long question: a prompt
+// that pastes a document usually asks at its end.
+func clipQuestion(s string) string {
+	if len(s) <= MaxQuestionBytes {
+		return s
+	}
+	const sep = "\n…\n"
+	half := (MaxQuestionBytes - len(sep)) / 2
+	tail := len(s) - half
+	for tail < len(s) && s[tail]&0xC0 == 0x80 {
+		tail++
+	}
+	return truncateUTF8(s, half) + sep + s[tail:]
 }
 
 // Prompt returns the prompt a child node was started with, as its parent

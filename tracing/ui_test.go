@@ -39,13 +39,19 @@ func viewerServer(t *testing.T, svc *tracing.Service) *httptest.Server {
 	return srv
 }
 
-func evalInt(t *testing.T, ctx context.Context, expr string) int {
+// evalAs evaluates a JavaScript expression in the page.
+func evalAs[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](expr))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
 		t.Fatalf("%s: %v", expr, err)
 	}
-	return n
+	return v
+}
+
+func evalInt(t *testing.T, ctx context.Context, expr string) int {
+	t.Helper()
+	return evalAs[int](t, ctx, expr)
 }
 
 // waitFor polls a JavaScript predicate in the page.

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"flag"
+	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -14,9 +13,9 @@ import (
 )
 
 // engineConfig is what `rlm query`, `rlm eval` and `rlm serve` need to run
-// the engine: the upstream, its models, the budgets and the REPL. query and
-// eval fill it from flags (engineConfig.register), serve from its settings
-// table (serveOptions), where Limits are the server's maxima and defaults.
+// the engine: the upstream, its models, the budgets and the REPL. All three
+// fill it from the one settings table (settingsTable); for serve, Limits are
+// the server's maxima and defaults.
 type engineConfig struct {
 	Upstream        string // base URL of the OpenAI-compatible upstream
 	UpstreamKey     string
@@ -26,90 +25,24 @@ type engineConfig struct {
 	UpstreamIdle    time.Duration // silence allowed while reading a response body
 	UpstreamRetries int           // 0 or negative: none
 	UpstreamConc    int           // 0: the engine's default
+	ProbeTimeout    time.Duration // of GET /models at start (and for readiness)
 	Limits          recursion.Limits
 	Temperature     string // empty: the upstream's default
 	REPLWorkers     int    // idle workers kept ready; 0: none
 	// REPLUID and REPLGID are the user and group of REPL workers when the
-	// process runs as root; 0: 65534, -1: root's (see repl.PoolConfig).
+	// process runs as root; -1: root's (see repl.PoolConfig).
 	REPLUID, REPLGID int
+	// ContextWindow is the context window in tokens of models not listed
+	// in ContextWindows ("model=tokens" entries); a negative one turns
+	// transcript compaction off.
+	ContextWindow  int
+	ContextWindows []string
 	// REPL bounds every REPL session of a run; checkREPL refuses values
 	// the REPL would silently replace with its defaults.
 	REPL repl.Limits
 	// Local, when set, answers every model call in-process instead of the
 	// upstream (rlm serve --local-model).
 	Local recursion.ModelClient
-}
-
-// engineFlagNames are what the flags of one command call its run: the
-// budgets are per run for query and per instance for eval, whose own
-// --concurrency counts instances.
-type engineFlagNames struct {
-	scope       string // "in the whole tree", "per instance"
-	timeout     string // help of --timeout
-	concurrency string // name of the sub-call concurrency flag
-}
-
-// register defines the upstream, budget and REPL flags of `rlm query` and
-// `rlm eval` on fs. The upstream and models default to the environment.
-func (c *engineConfig) register(fs *flag.FlagSet, n engineFlagNames) {
-	d := recursion.DefaultLimits()
-	fs.StringVar(&c.Upstream, "base-url", envOr("OPENAI_BASE_URL", "https://api.openai.com/v1"), "OpenAI-compatible upstream `URL` (env OPENAI_BASE_URL)")
-	fs.StringVar(&c.UpstreamKey, "api-key", os.Getenv("OPENAI_API_KEY"), "upstream API `key` (env OPENAI_API_KEY)")
-	fs.StringVar(&c.RootModel, "root-model", os.Getenv("RLM_ROOT_MODEL"), "root `model` (env RLM_ROOT_MODEL; required)")
-	fs.StringVar(&c.SubModel, "sub-model", os.Getenv("RLM_SUB_MODEL"), "`model` for llm_query and child RLMs (env RLM_SUB_MODEL; default: the root model)")
-	fs.IntVar(&c.Limits.MaxDepth, "max-depth", d.MaxDepth, "deepest rlm_query level; 0 makes rlm_query a plain llm_query")
-	fs.IntVar(&c.Limits.MaxIterations, "max-iterations", d.MaxIterations, "root-model turns per RLM node")
-	fs.IntVar(&c.Limits.MaxLLMCalls, "max-calls", d.MaxLLMCalls, "LLM calls "+n.scope+", root turns included")
-	fs.IntVar(&c.Limits.MaxTotalTokens, "max-tokens", d.MaxTotalTokens, "prompt plus completion tokens "+n.scope)
-	fs.DurationVar(&c.Limits.Timeout, "timeout", d.Timeout, n.timeout)
-	fs.IntVar(&c.Limits.OffloadThreshold, "offload-threshold", d.OffloadThreshold, "messages longer than this many characters are offloaded into the REPL")
-	fs.IntVar(&c.Limits.Concurrency, n.concurrency, d.Concurrency, "model calls in flight at once "+n.scope)
-	fs.StringVar(&c.Temperature, "temperature", "", "sampling temperature of root turns and sub-calls (unset: the upstream's default; 0 is sent as 0)")
-	fs.DurationVar(&c.UpstreamTimeout, "call-timeout", 120*time.Second, "timeout of one upstream call attempt")
-	fs.DurationVar(&c.UpstreamIdle, "call-idle-timeout", recursion.DefaultIdleTimeout, "longest silence while an upstream response body is read; the attempt then fails and is retried")
-	fs.IntVar(&c.UpstreamRetries, "retries", 4, "retries of an upstream call after 429, 5xx or connection errors")
-	r := repl.DefaultLimits()
-	fs.DurationVar(&c.REPL.CellTimeout, "cell-timeout", r.CellTimeout, "wall time per REPL cell")
-	fs.DurationVar(&c.REPL.KillGrace, "kill-grace", r.KillGrace, "how long a cancelled cell may take to stop before its REPL worker is killed and replaced")
-	c.REPL.MemoryBytes, c.REPL.HeapBytes, c.REPL.StackBytes = r.MemoryBytes, r.HeapBytes, r.StackBytes
-	fs.Var(sizeFlag{&c.REPL.MemoryBytes}, "repl-memory-bytes", "address space for model data in a REPL worker (RLIMIT_AS), a `size` like 4GiB")
-	fs.Var(sizeFlag{&c.REPL.HeapBytes}, "repl-heap-bytes", "live heap `size` above which a REPL worker is stopped")
-	fs.Var(sizeFlag{&c.REPL.StackBytes}, "repl-stack-bytes", "largest stack `size` of one goroutine in the REPL (deeper recursion crashes the worker)")
-	fs.IntVar(&c.REPL.MaxOutput, "max-output", r.MaxOutput, "characters of cell output shown to the model")
-	fs.IntVar(&c.REPL.MaxGoroutines, "max-goroutines", r.MaxGoroutines, "goroutines model code may have alive at once in one REPL")
-	// A one-off run keeps the pool's usual two workers ready: the root's
-	// REPL and a child's then start without waiting for a process.
-	fs.IntVar(&c.REPLWorkers, "repl-workers", 2, "idle REPL worker processes kept ready; 0: none")
-	fs.IntVar(&c.REPLUID, "repl-uid", defaultREPLID, replUIDHelp)
-	fs.IntVar(&c.REPLGID, "repl-gid", defaultREPLID, replGIDHelp)
-}
-
-// defaultREPLID is the uid and gid of REPL workers of a root process:
-// nobody and nogroup on Debian.
-const defaultREPLID = 65534
-
-const (
-	replUIDHelp = "user id REPL workers run as when rlm runs as root (otherwise they keep rlm's); -1: root, capabilities still dropped"
-	replGIDHelp = "group id REPL workers run as when rlm runs as root (otherwise they keep rlm's); -1: root's group"
-)
-
-// sizeFlag is a flag of a byte count written with an optional unit (see parseSize).
-type sizeFlag struct{ p *int64 }
-
-func (f sizeFlag) String() string {
-	if f.p == nil {
-		return ""
-	}
-	return formatSize(*f.p)
-}
-
-func (f sizeFlag) Set(v string) error {
-	n, err := parseSize(v)
-	if err != nil {
-		return err
-	}
-	*f.p = n
-	return nil
 }
 
 // formatSize writes n the way parseSize reads it, in the largest binary
@@ -143,8 +76,8 @@ func (c *engineConfig) checkREPL() error {
 			return fmt.Errorf("%s %v: must be positive", s.name, s.v)
 		}
 	}
-	// Sizes a worker may send: zero is the REPL's default, which `rlm
-	// query` and `rlm eval` rely on (they have no flags for these).
+	// Sizes a worker may send: zero is the REPL's default (an engineConfig
+	// not filled from the settings table), negative is refused.
 	for _, s := range []struct {
 		name string
 		v    any
@@ -172,11 +105,25 @@ func (c *engineConfig) checkREPL() error {
 	return nil
 }
 
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
+// check refuses what `rlm query` and `rlm eval` cannot run with: no
+// upstream, no root model, limits and REPL settings out of range.
+func (c *engineConfig) check() error {
+	if _, err := c.sampling(); err != nil {
+		return err
 	}
-	return def
+	if err := c.checkLimits(); err != nil {
+		return badFlag("--%w", err)
+	}
+	if err := c.checkREPL(); err != nil {
+		return badFlag("--%w", err)
+	}
+	if c.Upstream == "" && c.Local == nil {
+		return errors.New("no upstream: set --upstream, RLM_UPSTREAM or OPENAI_BASE_URL (e.g. https://api.openai.com/v1)")
+	}
+	if c.RootModel == "" {
+		return errors.New("no root model: set --root-model or RLM_ROOT_MODEL")
+	}
+	return nil
 }
 
 // runLimits are the Limits of one run as the flags mean them: --max-depth 0
@@ -187,6 +134,36 @@ func (c *engineConfig) runLimits() recursion.Limits {
 		l.MaxDepth = -1
 	}
 	return l
+}
+
+// runBudgets splits the limits of `rlm query` and `rlm eval` into a run's
+// Limits and the engine's maxima: a budget set explicitly is the run's own;
+// one left at its default is only a maximum, under which the run's budget
+// follows its input (recursion.InputBudget).
+func (c *config) runBudgets() (run, maxima recursion.Limits) {
+	run = c.runLimits()
+	maxima.MaxLLMCalls, maxima.MaxTotalTokens, maxima.Timeout = run.MaxLLMCalls, run.MaxTotalTokens, run.Timeout
+	if !c.explicit["max-llm-calls"] {
+		run.MaxLLMCalls = 0
+	}
+	if !c.explicit["max-total-tokens"] {
+		run.MaxTotalTokens = 0
+	}
+	if !c.explicit["timeout"] {
+		run.Timeout = 0
+	}
+	return run, maxima
+}
+
+// serveLimits are the engine's defaults and maxima for `rlm serve`: the
+// limits are the maxima of requests and their defaults, except the budgets,
+// whose default follows each request's input under the maximum, and the
+// offload threshold, which a request may raise.
+func (c *config) serveLimits() (defaults, maxima recursion.Limits) {
+	defaults, maxima = c.runLimits(), c.runLimits()
+	defaults.MaxLLMCalls, defaults.MaxTotalTokens, defaults.Timeout = 0, 0, 0
+	maxima.OffloadThreshold = 0
+	return defaults, maxima
 }
 
 func (c *engineConfig) sampling() (recursion.Sampling, error) {
@@ -252,6 +229,15 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	if base.RootModel == "" {
 		base.RootModel = c.RootModel
 	}
+	windows, err := parseWindows(c.ContextWindows)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	base.ContextWindows, base.DefaultContextWindow = windows, c.ContextWindow
+	if c.ContextWindow == 0 {
+		base.DefaultContextWindow = -1 // 0 tokens: nothing fits; read as off
+	}
 	base.UpstreamConcurrency = c.UpstreamConc
 	base.Sandbox = recursion.PoolSandbox(pool)
 	base.REPLLimits = c.REPL
@@ -268,3 +254,32 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// defaultREPLID is the uid and gid of REPL workers of a root process:
+// nobody and nogroup on Debian.
+const defaultREPLID = 65534
+
+const (
+	replUIDHelp = "user id REPL workers run as when rlm runs as root (otherwise they keep rlm's); -1: root, capabilities still dropped"
+	replGIDHelp = "group id REPL workers run as when rlm runs as root (otherwise they keep rlm's); -1: root's group"
+)
+
+// parseWindows reads "model=tokens" entries (each may hold several,
+// comma-separated).
+func parseWindows(entries []string) (map[string]int, error) {
+	m := map[string]int{}
+	for _, e := range entries {
+		for _, kv := range strings.Split(e, ",") {
+			if strings.TrimSpace(kv) == "" {
+				continue
+			}
+			model, tokens, ok := strings.Cut(kv, "=")
+			n, err := strconv.Atoi(strings.TrimSpace(tokens))
+			if !ok || strings.TrimSpace(model) == "" || err != nil || n <= 0 {
+				return nil, badFlag("--model-windows %q: want model=tokens with a positive number of tokens", kv)
+			}
+			m[strings.TrimSpace(model)] = n
+		}
+	}
+	return m, nil
+}

@@ -21,17 +21,16 @@ import (
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	settings := registerSettings(fs, "eval", os.Getenv)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: rlm eval [flags]")
 		fmt.Fprintln(stderr, "\nRuns long-context tasks through the RLM engine (and with --baseline direct, through the")
 		fmt.Fprintln(stderr, "model directly) and writes a table, results.jsonl, summary.json, CSV files and chart.svg.")
 		fmt.Fprintln(stderr, "An interrupted run resumes from OUT/results.jsonl. Runs that failed (upstream or harness")
 		fmt.Fprintln(stderr, "errors, not wrong answers) are counted apart, retried by the next run, and make rlm eval")
-		fmt.Fprintln(stderr, "exit 1 while any remain. See docs/eval.md. Flags:")
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "exit 1 while any remain. See docs/eval.md.")
+		settings.printUsage(stderr)
 	}
-	var ec engineConfig
-	ec.register(fs, engineFlagNames{scope: "per instance", timeout: "wall time per instance", concurrency: "sub-concurrency"})
 	tasks := fs.String("task", "sniah", "comma-separated `tasks`: "+strings.Join(eval.TaskNames(), ", ")+", or custom:FILE.jsonl")
 	lengths := fs.String("lengths", "8k,32k,128k", "comma-separated input `lengths` in tokens (k=1024, m=1024*1024; 4 characters per token)")
 	n := fs.Int("n", 20, "instances per task and length")
@@ -60,11 +59,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *baseline != "" && *baseline != "direct" {
 		return badFlag("eval: --baseline %q: the only baseline is direct", *baseline)
 	}
-	if err := ec.checkREPL(); err != nil {
-		return badFlag("eval: --%w", err)
+	set, err := settings.load()
+	if err != nil {
+		return err
 	}
-	if ec.RootModel == "" {
-		return errors.New("eval: no root model: set --root-model or RLM_ROOT_MODEL")
+	ec := &set.engineConfig
+	if err := ec.check(); err != nil {
+		return fmt.Errorf("eval: %w", err)
 	}
 	ls, err := eval.ParseLengths(*lengths)
 	if err != nil {
@@ -98,15 +99,17 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	eng, err := ec.newEngine(recursion.Config{TempDir: tmp})
+	runLimits, maxima := set.runBudgets()
+	eng, err := ec.newEngine(recursion.Config{TempDir: tmp, Max: maxima})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer eng.Close()
+	probeForRun(ctx, eng, ec, stderr)
 	cfg := eval.Config{
 		Tasks: ts, Lengths: ls, N: *n, Seed: *seed, Concurrency: *conc,
 		OutDir: *out, WorkDir: *workDir, Engine: eng.Engine,
-		Model: ec.RootModel, Limits: ec.runLimits(), Sampling: samp, Progress: stderr,
+		Model: ec.RootModel, Limits: runLimits, Sampling: samp, Progress: stderr,
 	}
 	if *traces != "none" {
 		dir := *traces
@@ -153,9 +156,10 @@ type evalTracer struct {
 	owner string
 }
 
-func (t evalTracer) StartTrace(ctx context.Context, inst eval.Instance, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
+func (t evalTracer) StartTrace(ctx context.Context, r eval.Result, req recursion.Request) (string, recursion.Observer, func(recursion.Result, error) error, error) {
 	run, err := t.svc.StartRun(ctx, tracing.RunInfo{Owner: t.owner, Model: req.Model, Sampling: req.Sampling,
-		Limits: req.Limits, Messages: req.Messages, Documents: req.Documents})
+		Limits: req.Limits, Messages: req.Messages, Documents: req.Documents,
+		Question: r.Question, Metadata: r.TraceMetadata()})
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -167,10 +171,13 @@ func (t evalTracer) StartTrace(ctx context.Context, inst eval.Instance, req recu
 }
 
 // Reward attaches the run's score to its trajectory as the reward that
-// training exports carry (rlm traces export, rlm train sft --min-reward).
-// The label names the evaluation item: "eval sniah 8K #3 rlm".
+// training exports carry (rlm traces export, rlm train sft --min-reward),
+// and as eval.score metadata, which the viewer colors runs by. The label
+// names the evaluation item: "eval sniah 8K #3 rlm".
 func (t evalTracer) Reward(ctx context.Context, r eval.Result) error {
 	label := fmt.Sprintf("eval %s %s #%d %s", r.Task, eval.FormatLength(r.Tokens), r.Index, r.Mode)
-	_, err := t.svc.Feedback(ctx, t.owner, r.TraceID, tracing.Reward{Score: r.Score, Label: label})
+	meta := r.TraceMetadata()
+	meta["eval.score"] = eval.FormatScore(r.Score)
+	_, err := t.svc.Annotate(ctx, t.owner, r.TraceID, &tracing.Reward{Score: r.Score, Label: label}, meta)
 	return err
 }

@@ -33,7 +33,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	out := t.TempDir()
 	args := []string{"--task", "sniah,oolong,oolong-pairs", "--lengths", "2k,8k", "--n", "6", "--seed", "3",
 		"--out", out, "--concurrency", "2", "--baseline", "direct", "--baseline-model", "sub", "--context-window", "4k",
-		"--base-url", fake.URL, "--api-key", "test", "--root-model", "root", "--sub-model", "sub"}
+		"--upstream", fake.URL, "--upstream-key", "test", "--root-model", "root", "--sub-model", "sub"}
 	var stdout, stderr bytes.Buffer
 	if err := runEval(context.Background(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("rlm eval: %v\nstderr:\n%s", err, stderr.String())
@@ -168,6 +168,12 @@ func TestEvalEndToEnd(t *testing.T) {
 		if tr.Reward == nil || tr.Reward.Score != r.Score || !strings.HasPrefix(tr.Reward.Label, "eval "+r.Task+" ") {
 			t.Errorf("%s: reward %+v, want score %v labelled with the task", r.Key(), tr.Reward, r.Score)
 		}
+		// The viewer shows the task, the question, the gold answer and
+		// the score, and colors the run by it.
+		if tr.Question != r.Question || tr.Metadata["eval.task"] != r.Task || tr.Metadata["eval.mode"] != r.Mode ||
+			tr.Metadata["eval.gold"] != r.Gold || tr.Metadata["eval.score"] != eval.FormatScore(r.Score) {
+			t.Errorf("%s: question %q, metadata %v; want the question %q, task, mode, gold %q and score %v", r.Key(), tr.Question, tr.Metadata, r.Question, r.Gold, r.Score)
+		}
 		if want := map[string]string{eval.ModeRLM: "root", eval.ModeDirect: "sub"}[r.Mode]; tr.Model != want || !slices.Contains(tr.Models, want) {
 			t.Errorf("%s: model %q, upstream models %q; want %q for both", r.Key(), tr.Model, tr.Models, want)
 		}
@@ -226,7 +232,7 @@ func TestEvalEndToEnd(t *testing.T) {
 }
 
 func TestEvalBadInput(t *testing.T) {
-	base := []string{"--root-model", "root", "--base-url", "http://127.0.0.1:1/v1", "--out", t.TempDir()}
+	base := []string{"--root-model", "root", "--upstream", "http://127.0.0.1:1/v1", "--out", t.TempDir()}
 	for _, tc := range []struct {
 		args []string
 		want string // in the error; empty means a usage error
@@ -254,8 +260,13 @@ func TestEvalBadInput(t *testing.T) {
 		}
 	}
 	t.Setenv("RLM_ROOT_MODEL", "")
-	if err := runEval(context.Background(), []string{"--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "root model") {
+	if err := runEval(context.Background(), []string{"--upstream", "http://127.0.0.1:1/v1", "--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "root model") {
 		t.Errorf("no root model: %v", err)
+	}
+	t.Setenv("RLM_UPSTREAM", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	if err := runEval(context.Background(), []string{"--root-model", "root", "--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no upstream") {
+		t.Errorf("no upstream: %v", err)
 	}
 }
 
@@ -280,7 +291,7 @@ func TestEvalUpstreamDown(t *testing.T) {
 	out := t.TempDir()
 	args := func(url string) []string {
 		return []string{"eval", "--task", "sniah", "--lengths", "1k", "--n", "2", "--out", out, "--baseline", "direct",
-			"--base-url", url, "--api-key", "test", "--root-model", "root", "--sub-model", "sub", "--retries", "0"}
+			"--upstream", url, "--upstream-key", "test", "--root-model", "root", "--sub-model", "sub", "--upstream-retries", "0"}
 	}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), args(closedPort(t)), &stdout, &stderr); code != 1 {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlm-project/rlm/eval"
 )
@@ -25,8 +27,15 @@ func TestExampleTraining(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	stdout, stderr := runExample(t, dir, nil, sh, script, "out")
+	stdout, stderr := runExampleFor(t, 8*time.Minute, dir, nil, sh, script, "out")
 	t.Log(stdout)
+	// The sequence length holds every sample whole: a truncated one would
+	// train the answer without the system prompt and task it answers.
+	if m := regexp.MustCompile(`data: (\d+) samples read, \d+ kept; \d+ sequences of \d+ tokens, \d+ trained tokens, (\d+) truncated, (\d+) dropped`).FindStringSubmatch(stdout); m == nil {
+		t.Errorf("rlm train sft printed no data summary:\n%s", stdout)
+	} else if m[1] == "0" || m[2] != "0" || m[3] != "0" {
+		t.Errorf("the example's -seq-len does not fit its samples: %s", m[0])
+	}
 	if !strings.Contains(stdout, "TEST DOUBLE, not a model") {
 		t.Errorf("the script does not say that its upstream is a test double:\n%s", stdout)
 	}

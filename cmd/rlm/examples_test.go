@@ -31,7 +31,12 @@ func requireTool(t *testing.T, name string) string {
 
 func runExample(t *testing.T, dir string, env []string, name string, args ...string) (string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return runExampleFor(t, 3*time.Minute, dir, env, name, args...)
+}
+
+func runExampleFor(t *testing.T, timeout time.Duration, dir string, env []string, name string, args ...string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir

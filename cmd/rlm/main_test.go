@@ -39,6 +39,9 @@ func TestHelp(t *testing.T) {
 // cannot be used, exits 2 with a message that names it, before any work.
 func TestBadFlags(t *testing.T) {
 	dir := t.TempDir()
+	// An upstream from the environment, so that query and eval get as far
+	// as the flag under test.
+	t.Setenv("RLM_UPSTREAM", "http://127.0.0.1:1/v1")
 	tests := []struct {
 		args   []string
 		status int
@@ -46,10 +49,11 @@ func TestBadFlags(t *testing.T) {
 	}{
 		{[]string{"nope"}, 2, `unknown command "nope"`},
 		{[]string{"query", "--nope"}, 2, "flag provided but not defined: -nope"},
-		{[]string{"query", "--max-depth", "x", "q"}, 2, `invalid value "x" for flag -max-depth`},
+		{[]string{"query", "--max-depth", "x", "q"}, 2, `flag --max-depth: not an integer: "x"`},
 		{[]string{"query", "--root-model", "m", "--temperature", "hot", "q"}, 2, `--temperature "hot": not a number`},
 		{[]string{"query", "--root-model", "m", "--max-output", "0", "q"}, 2, "--max-output 0: must be positive"},
-		{[]string{"query", "--root-model", "m", "--repl-heap-bytes", "lots", "q"}, 2, `invalid value "lots" for flag -repl-heap-bytes`},
+		{[]string{"query", "--root-model", "m", "--repl-heap-bytes", "lots", "q"}, 2, `flag --repl-heap-bytes: not a positive size like 512MiB: "lots"`},
+		{[]string{"query", "--root-model", "m", "--max-total-tokens", "-5", "q"}, 2, "--max-total-tokens -5: must not be negative"},
 		{[]string{"eval", "--root-model", "m", "--kill-grace", "-1s"}, 2, "--kill-grace -1s: must be positive"},
 		{[]string{"serve", "--data-dir", dir, "--max-goroutines", "-1"}, 1, "max-goroutines -1: must be positive"},
 		{[]string{"eval", "--nope"}, 2, "flag provided but not defined: -nope"},

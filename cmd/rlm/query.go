@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -18,16 +19,15 @@ import (
 func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	settings := registerSettings(fs, "query", os.Getenv)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: rlm query [flags] --context FILE [--context FILE2] \"question\"")
 		fmt.Fprintln(stderr, "\nRuns one Recursive Language Model over the context files (- reads stdin) and prints the answer,")
-		fmt.Fprintln(stderr, "then a one-line summary on stderr. Flags:")
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "then a one-line summary on stderr.")
+		settings.printUsage(stderr)
 	}
 	var contexts multiFlag
 	fs.Var(&contexts, "context", "context `file` offloaded into the REPL; repeatable; - reads stdin")
-	var ec engineConfig
-	ec.register(fs, engineFlagNames{scope: "in the whole tree", timeout: "wall time of the whole run", concurrency: "concurrency"})
 	verbose := fs.Bool("verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
 	quiet := fs.Bool("quiet", false, "print no progress lines (one per root turn) to stderr")
 	// Flags may come after the question too: parse, take one positional
@@ -52,14 +52,20 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	if err := ec.checkREPL(); err != nil {
-		return badFlag("query: --%w", err)
+	cfg, err := settings.load()
+	if err != nil {
+		return err
 	}
-	if ec.RootModel == "" {
-		return fmt.Errorf("query: no root model: set --root-model or RLM_ROOT_MODEL")
+	ec := &cfg.engineConfig
+	if err := ec.check(); err != nil {
+		return fmt.Errorf("query: %w", err)
 	}
 	samp, err := ec.sampling()
 	if err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+
+	if err := cfg.checkDocuments(); err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
 
@@ -68,32 +74,38 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("query: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	// Context files are read as the gateway reads attachments: PDF pages
+	// become pieces, HTML its text, and other binary content is refused.
+	extractor := document.New(cfg.documentOptions())
+	defer extractor.Close()
 	var docs []recursion.Document
 	for _, c := range contexts {
+		name, path := filepath.Base(c), c
 		if c == "-" {
-			path := filepath.Join(tmp, "stdin.txt")
+			name, path = "stdin", filepath.Join(tmp, "stdin.txt")
 			if err := copyStdin(path); err != nil {
 				return fmt.Errorf("query: read context from stdin: %w", err)
 			}
-			docs = append(docs, recursion.Document{Name: "stdin", Path: path})
-			continue
 		}
-		if _, err := os.Stat(c); err != nil {
-			return fmt.Errorf("query: context: %w", err)
+		doc, err := readContext(ctx, extractor, tmp, name, path)
+		if err != nil {
+			return fmt.Errorf("query: context %s: %w", c, err)
 		}
-		docs = append(docs, recursion.Document{Name: filepath.Base(c), Path: c})
+		docs = append(docs, doc)
 	}
 
-	eng, err := ec.newEngine(recursion.Config{TempDir: tmp})
+	runLimits, maxima := cfg.runBudgets()
+	eng, err := ec.newEngine(recursion.Config{TempDir: tmp, Max: maxima})
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
 	defer eng.Close()
+	probeForRun(ctx, eng, ec, stderr)
 	req := recursion.Request{
 		Messages:  []recursion.Message{{Role: "user", Content: question}},
 		Documents: docs,
 		Sampling:  samp,
-		Limits:    ec.runLimits(),
+		Limits:    runLimits,
 	}
 	switch {
 	case *verbose:
@@ -206,4 +218,34 @@ func (p *progressObserver) Observe(ev recursion.Event) {
 	case ev.Kind == recursion.EventTurnStart && ev.NodeID == "0":
 		fmt.Fprintf(p.w, "rlm: turn %d (%d sub-calls so far, %s)\n", ev.Turn, p.subs, time.Since(p.start).Round(time.Second))
 	}
+}
+
+// readContext turns one context file into a Document: a text file as it
+// is, a PDF's pages or an HTML page's text saved in dir.
+func readContext(ctx context.Context, x *document.Extractor, dir, name, path string) (recursion.Document, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return recursion.Document{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return recursion.Document{}, err
+	}
+	res, err := x.Extract(ctx, document.Source{Data: f, Size: st.Size(), Filename: name})
+	if err != nil {
+		return recursion.Document{}, err
+	}
+	if res.Pieces == nil {
+		return recursion.Document{Name: name, Path: path}, nil
+	}
+	text, spans, err := document.SaveText(dir, res)
+	if err != nil {
+		return recursion.Document{}, err
+	}
+	doc := recursion.Document{Name: name, Path: text}
+	for _, sp := range spans {
+		doc.Parts = append(doc.Parts, recursion.DocumentPart{Label: sp.Label, Start: sp.Start, End: sp.End})
+	}
+	return doc, nil
 }

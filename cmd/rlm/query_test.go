@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -50,12 +51,12 @@ func TestQuery(t *testing.T) {
 		wantTemp0 bool
 		status    int
 	}{
-		{"file context", []string{"query", "--base-url", srv.URL, "--context", file, "--temperature", "0", "How many failures?"},
+		{"file context", []string{"query", "--upstream", srv.URL, "--context", file, "--temperature", "0", "How many failures?"},
 			"", "42 failures\n", []string{"rlm: turn 2 (0 sub-calls so far", "iterations=2 llm_calls=2 depth=0", "stop=final"}, true, 0},
-		{"stdin context, verbose, flags after the question", []string{"query", "--base-url", srv.URL, "How many", "failures?", "--context", "-", "--verbose"},
+		{"stdin context, verbose, flags after the question", []string{"query", "--upstream", srv.URL, "How many", "failures?", "--context", "-", "--verbose"},
 			text, "42 failures\n", []string{"[0] turn 1", "[0] cell 1.1 done", "fails: 42", "[0] node end: final"}, false, 0},
-		{"no question", []string{"query", "--base-url", srv.URL, "--context", file}, "", "", []string{"a question is required"}, false, 2},
-		{"missing file", []string{"query", "--base-url", srv.URL, "--context", filepath.Join(dir, "nope"), "q"}, "", "", []string{"no such file"}, false, 1},
+		{"no question", []string{"query", "--upstream", srv.URL, "--context", file}, "", "", []string{"a question is required"}, false, 2},
+		{"missing file", []string{"query", "--upstream", srv.URL, "--context", filepath.Join(dir, "nope"), "q"}, "", "", []string{"no such file"}, false, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,7 +142,7 @@ func TestQueryREPLLimits(t *testing.T) {
 			name = tt.cell + " default"
 		}
 		t.Run(name, func(t *testing.T) {
-			args := append([]string{"query", "--base-url", srv.URL, "--quiet"}, tt.flags...)
+			args := append([]string{"query", "--upstream", srv.URL, "--quiet"}, tt.flags...)
 			args = append(args, "run cell "+tt.cell)
 			var stdout, stderr bytes.Buffer
 			status := run(t.Context(), args, &stdout, &stderr)
@@ -149,5 +150,39 @@ func TestQueryREPLLimits(t *testing.T) {
 				t.Fatalf("status %d, answer %q, want %q; stderr:\n%s", status, got, tt.want, stderr.String())
 			}
 		})
+	}
+}
+
+// TestQueryInterruptedPrintsNoCode interrupts `rlm query` (as Ctrl-C does:
+// the context is cancelled) while fakellm, a scripted fake upstream (not a
+// model), only ever writes code: what is printed is a statement of what
+// stopped the run and what the last cell printed, never the code.
+func TestQueryInterruptedPrintsNoCode(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "log.txt")
+	if err := os.WriteFile(file, []byte(strings.Repeat("line\n", 5000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	printed := make(chan struct{}, 100)
+	srv := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if strings.Contains(req.LastUser(), "lines: 5000") {
+			printed <- struct{}{}
+		}
+		return fakellm.Reply{Content: fakellm.Code("import (\n\"fmt\"\n\"strings\"\n\"time\"\n)\nfmt.Println(\"lines:\", strings.Count(context, \"\\n\"))\ntime.Sleep(50 * time.Millisecond)")}
+	})
+	defer srv.Close()
+	t.Setenv("RLM_ROOT_MODEL", "root-model")
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-printed; cancel() }()
+	var stdout, stderr bytes.Buffer
+	status := run(ctx, []string{"query", "--upstream", srv.URL, "--quiet", "--context", file, "How many lines?"}, &stdout, &stderr)
+	out := stdout.String()
+	if status != 1 || strings.Contains(out, "```") || strings.Contains(out, "fmt.Println") ||
+		!strings.HasPrefix(out, "No answer: the run stopped (cancelled: ") || !strings.Contains(out, "before FINAL; the last cell printed: lines: 5000") {
+		t.Fatalf("status %d, stdout %q, stderr:\n%s", status, out, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "stop=cancelled") {
+		t.Errorf("stderr lacks the stop reason:\n%s", stderr.String())
 	}
 }

@@ -347,7 +347,7 @@ func TestNodeSDKStored(t *testing.T) {
 // localhost, says loudly what is missing, and a chat request gets an error
 // naming what to configure.
 func TestServeUnconfigured(t *testing.T) {
-	for _, k := range []string{"RLM_UPSTREAM", "RLM_ROOT_MODEL", "RLM_API_KEYS", "RLM_CONFIG"} {
+	for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_ROOT_MODEL", "RLM_API_KEYS", "RLM_CONFIG"} {
 		t.Setenv(k, "")
 	}
 	s := startServe(t)
@@ -355,10 +355,27 @@ func TestServeUnconfigured(t *testing.T) {
 		t.Errorf("listening on %s", s.URL)
 	}
 	log := s.Stderr.String()
-	for _, want := range []string{"NOT CONFIGURED", "no upstream configured: set --upstream", "NO API KEYS"} {
+	for _, want := range []string{"NOT CONFIGURED", "no upstream configured: set --upstream", "NO API KEYS", "viewer=" + s.URL + "/ui/"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("startup log lacks %q:\n%s", want, log)
 		}
+	}
+	// The viewer's address is printed at start, and / leads to it.
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(s.Stdout.String(), "trace viewer on "+s.URL+"/ui/\n") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if out := s.Stdout.String(); !strings.Contains(out, "trace viewer on "+s.URL+"/ui/\n") {
+		t.Errorf("stdout lacks the viewer's address: %q", out)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	root, err := noFollow.Get(s.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root.Body.Close()
+	if root.StatusCode != http.StatusFound || root.Header.Get("Location") != "/ui/" {
+		t.Errorf("GET /: %d, Location %q; want a redirect to /ui/", root.StatusCode, root.Header.Get("Location"))
 	}
 	resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json",
 		strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"hi"}]}`))

@@ -16,7 +16,7 @@
 # (eval/fakemodel served by examples/training/fakeupstream), not a model: a
 # script that writes correct Go for the eval questions. It stands in for your
 # real upstream so this example runs anywhere; with a real model, drop step 1's
-# fake and pass your --base-url/--api-key/--root-model to `rlm eval` instead.
+# fake and pass your --upstream/--upstream-key/--root-model to `rlm eval` instead.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)   # the repository checkout
@@ -55,7 +55,7 @@ echo "== 1. collecting trajectories with rlm eval against $URL (a TEST DOUBLE, n
 # A small eval: 3 needle-in-a-haystack and 3 OOLONG-style aggregation tasks of
 # 2k tokens each. Every run is saved as a trajectory under OUT/eval/traces.
 "$RLM" eval --task sniah,oolong --lengths 2k --n 3 --concurrency 2 \
-	--base-url "$URL" --api-key unused --root-model root --sub-model sub \
+	--upstream "$URL" --upstream-key unused --root-model root --sub-model sub \
 	--out "$OUT/eval" 2>"$OUT/eval.log" || { cat "$OUT/eval.log" >&2; exit 1; }
 stop_fake || true
 "$RLM" traces list --dir "$OUT/eval/traces"
@@ -79,26 +79,34 @@ if [ "$(wc -c <"$TOKENIZER/tokenizer.json")" -gt 1000000 ]; then
 	# The real Qwen3 vocabulary: one small layer, since the 151936-row
 	# embedding and LM head dominate the cost.
 	VOCAB=151936 LAYERS=1 HIDDEN=32 INTER=64 HEADS=2 STEPS=6 LR=3e-2
+	# A sample (the ~2,700-character system prompt, the task, the model's
+	# turns) is about 1,500 Qwen3 tokens: 4096 holds any whole.
+	SEQ=4096 BATCH=2
 else
-	VOCAB=269 LAYERS=2 HIDDEN=64 INTER=128 HEADS=4 STEPS=12 LR=1e-2
+	VOCAB=269 LAYERS=2 HIDDEN=64 INTER=128 HEADS=4 STEPS=8 LR=1e-2
+	# The test tokenizer is nearly byte-level: a sample is up to ~5,000
+	# tokens, so rows of 6144 hold any one whole (one per row).
+	SEQ=6144 BATCH=1
 fi
 echo "== 3. a random Qwen3 model ($LAYERS layers, hidden $HIDDEN, vocab $VOCAB) with the tokenizer in $TOKENIZER"
 cat >"$OUT/tiny-qwen3.json" <<JSON
 {"architectures": ["Qwen3ForCausalLM"], "hidden_size": $HIDDEN, "intermediate_size": $INTER,
  "num_hidden_layers": $LAYERS, "num_attention_heads": $HEADS, "num_key_value_heads": 1,
- "head_dim": 16, "rms_norm_eps": 1e-6, "rope_theta": 1000000, "max_position_embeddings": 4096,
+ "head_dim": 16, "rms_norm_eps": 1e-6, "rope_theta": 1000000, "max_position_embeddings": 8192,
  "tie_word_embeddings": true, "vocab_size": $VOCAB, "bos_token_id": 151643, "eos_token_id": 151645}
 JSON
 rm -rf "$OUT/base" "$OUT/sft"   # a rerun starts afresh rather than resuming
 "$RLM" train init -config "$OUT/tiny-qwen3.json" -tokenizer "$TOKENIZER" -out "$OUT/base"
 
 # --- 4. Supervised fine-tuning ----------------------------------------------
-# Samples longer than -seq-len keep their end (the trained turn). The loss is
-# over the trained assistant tokens only. A high learning rate so that a few
+# -seq-len holds every sample whole (the summary line says "0 truncated";
+# a longer sample would keep only its end, losing the system prompt and the
+# task the trained turn answers). The loss is over the trained assistant
+# tokens only. A high learning rate so that a few
 # steps show the loss falling; real runs use the defaults (1e-5, warmup 10).
 echo "== 4. rlm train sft"
 "$RLM" train sft -model "$OUT/base" -data "$OUT/samples.jsonl" -out "$OUT/sft" \
-	-seq-len 512 -batch-size 2 -grad-accum 1 -steps "$STEPS" -lr "$LR" -warmup 2 \
+	-seq-len "$SEQ" -batch-size "$BATCH" -grad-accum 1 -steps "$STEPS" -lr "$LR" -warmup 2 \
 	-weight-decay 0 -log-every 2 -checkpoint-every 0 -dtype f32
 
 echo "== done"

@@ -82,6 +82,11 @@ type Reply struct {
 	Delay time.Duration
 	// Model is the model the reply says answered; empty echoes the request's.
 	Model string
+	// ReasoningContent is sent as message.reasoning_content, the way vLLM's
+	// reasoning parser and DeepSeek separate reasoning from the answer.
+	ReasoningContent string
+	// ToolCalls are function names sent as message.tool_calls.
+	ToolCalls []string
 }
 
 // Logprob is one token's log probability.
@@ -109,6 +114,13 @@ func WithFailures(n, status int, retryAfter string) Option {
 // counts them), for load tests that send the fake gigabytes of prompts.
 func WithoutRecording() Option { return func(s *Server) { s.noRecord = true } }
 
+// WithModels makes GET /v1/models list ids, as OpenAI's API does; without
+// it the fake has no model list (404). With a key, GET /v1/models answers
+// 401 unless the request carries it as a bearer token.
+func WithModels(key string, ids ...string) Option {
+	return func(s *Server) { s.models, s.modelsKey = ids, key }
+}
+
 // Server is the fake upstream. Its URL ends in /v1, ready to be an
 // OpenAI base URL.
 type Server struct {
@@ -119,6 +131,8 @@ type Server struct {
 	failN          int
 	failStatus     int
 	failRetryAfter string
+	models         []string
+	modelsKey      string
 	ts             *httptest.Server
 
 	mu          sync.Mutex
@@ -137,6 +151,9 @@ func New(script Script, opts ...Option) *Server {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	if s.models != nil {
+		mux.HandleFunc("GET /v1/models", s.listModels)
+	}
 	s.ts = httptest.NewServer(mux)
 	s.URL = s.ts.URL + "/v1"
 	return s
@@ -164,6 +181,29 @@ func (s *Server) MaxInFlight() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.maxInFlight
+}
+
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
+	if s.modelsKey != "" && r.Header.Get("Authorization") != "Bearer "+s.modelsKey {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`)
+		return
+	}
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		OwnedBy string `json:"owned_by"`
+	}
+	out := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, id := range s.models {
+		out.Data = append(out.Data, model{ID: id, Object: "model", OwnedBy: "fakellm"})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(out)
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
@@ -257,9 +297,21 @@ func writeReply(w http.ResponseWriter, req Request, rep Reply) {
 	if finish == "" {
 		finish = "stop"
 	}
+	msg := map[string]any{"role": "assistant", "content": rep.Content}
+	if rep.ReasoningContent != "" {
+		msg["reasoning_content"] = rep.ReasoningContent
+	}
+	if len(rep.ToolCalls) > 0 {
+		var calls []any
+		for i, name := range rep.ToolCalls {
+			calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d", i), "type": "function",
+				"function": map[string]any{"name": name, "arguments": "{}"}})
+		}
+		msg["tool_calls"] = calls
+	}
 	choice := map[string]any{
 		"index":         0,
-		"message":       map[string]any{"role": "assistant", "content": rep.Content},
+		"message":       msg,
 		"finish_reason": finish,
 	}
 	if len(rep.Logprobs) > 0 {

@@ -123,7 +123,7 @@ func TestMillionPromptBatch(t *testing.T) {
 	if len(sc) != 1 || sc[0].Batch != 5000 || !strings.Contains(sc[0].Error, "needs more than the 199 LLM calls left") {
 		t.Errorf("cell 2: %d sub-call records %+v", len(sc), sc)
 	}
-	if !strings.Contains(cells[1].Output, "5000 budget exhausted: a call of 5000 prompts") {
+	if !strings.Contains(cells[1].Output, "5000 error: budget exhausted: a call of 5000 prompts") {
 		t.Errorf("cell 2 output %q", cells[1].Output)
 	}
 	if n := len(up.Requests()); n != 2 {
@@ -170,7 +170,7 @@ func TestTraceCapHolds(t *testing.T) {
 // upstream rejects still spend their tokens, so the loop stops at the
 // token budget instead of sending the upstream gigabytes.
 func TestLoopOfRejectedPrompts(t *testing.T) {
-	attacks["loop3"] = []string{"```go\nn := 0\nfor i := 0; i < 100; i++ {\n\tif strings.HasPrefix(llm_query(strings.Repeat(\"a\", 3<<20)), \"budget exhausted\") {\n\t\tn++\n\t}\n}\nfmt.Println(\"refused by the budget:\", n)\n```", "FINAL(looped)"}
+	attacks["loop3"] = []string{"```go\nn := 0\nfor i := 0; i < 100; i++ {\n\tif strings.HasPrefix(llm_query(strings.Repeat(\"a\", 3<<20)), \"error: budget exhausted\") {\n\t\tn++\n\t}\n}\nfmt.Println(\"refused by the budget:\", n)\n```", "FINAL(looped)"}
 	t.Cleanup(func() { delete(attacks, "loop3") })
 	up := fakellm.New(rootScript, fakellm.WithoutRecording())
 	defer up.Close()

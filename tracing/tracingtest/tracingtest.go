@@ -35,6 +35,12 @@ type Shape struct {
 	// Parallel emits sibling sub-calls from concurrent goroutines, as the
 	// engine does.
 	Parallel bool
+	// ChildAnswer, when set, gives the FINAL answer of child node id
+	// ("0.1", "0.1.2", ...); nil means "42" for every child.
+	ChildAnswer func(id string) string
+	// ChildLatency, when set, is how long the model call of child node id
+	// takes; nil means 300ms, as for the root.
+	ChildLatency func(id string) time.Duration
 }
 
 // Counts are what a Shape produces, for tests to check against.
@@ -114,6 +120,14 @@ type emitter struct {
 	obs recursion.Observer
 }
 
+// answer is node id's FINAL answer.
+func (e *emitter) answer(id string) string {
+	if id != "0" && e.s.ChildAnswer != nil {
+		return e.s.ChildAnswer(id)
+	}
+	return "42"
+}
+
 func (e *emitter) emit(ev recursion.Event) {
 	if e.obs != nil {
 		e.obs.Observe(ev)
@@ -144,10 +158,13 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 		final := turn == turns && (depth > 0 || s.Stop == recursion.StopFinal)
 		code := fmt.Sprintf("parts := chunk(context, %d)\nfmt.Println(len(parts))", turn)
 		if final {
-			code += "\nFINAL(\"42\")"
+			code += fmt.Sprintf("\nFINAL(%q)", e.answer(id))
 		}
 		resp := "Let me look.\n```go\n" + code + "\n```"
 		latency := 300 * time.Millisecond
+		if depth > 0 && s.ChildLatency != nil {
+			latency = s.ChildLatency(id)
+		}
 		t = t.Add(latency)
 		usage := recursion.Usage{PromptTokens: 100 * turn, CompletionTokens: 20, TotalTokens: 100*turn + 20}
 		total = total.Add(usage)
@@ -176,7 +193,7 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 		ev.Kind, ev.Time, ev.Turn, ev.Cell = recursion.EventCellEnd, t, turn, 1
 		ev.CellRun = &recursion.CellEvent{Code: code, Output: out, OutputBytes: len(out), Duration: t.Sub(cellStart)}
 		if final {
-			a := "42"
+			a := e.answer(id)
 			ev.CellRun.Final = &a
 		}
 		e.emit(ev)
@@ -184,7 +201,7 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 			recursion.Message{Role: "user", Content: "Output:\n" + out})
 	}
 	stop := recursion.StopFinal
-	answer := "42"
+	answer := e.answer(id)
 	if depth == 0 {
 		stop = s.Stop
 		if stop != recursion.StopFinal {
@@ -229,7 +246,7 @@ func (e *emitter) subCalls(base recursion.Event, turn int, t time.Time) (recursi
 		resp := "summary of part " + strconv.Itoa(i+1)
 		if kind == "rlm" {
 			u, end = e.node(child, base.NodeID, base.Depth+1, s.ChildTurns, prompt, start)
-			resp = "42"
+			resp = e.answer(child)
 		} else {
 			lat := time.Duration(50+10*(i%5)) * time.Millisecond
 			end = start.Add(lat)

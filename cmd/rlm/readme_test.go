@@ -1,0 +1,106 @@
+package main
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rlm-project/rlm/internal/fakellm"
+)
+
+// TestREADMEWalkthrough runs the README's document-QA walkthrough, command
+// for command, in an empty directory against fakellm, a scripted fake
+// upstream (a test double, not a model) whose "root model" writes the Go a
+// model would write to count 401s per address in the real REPL. Only two
+// lines are swapped: the two go commands, which need the module's
+// checkout, run here beforehand with the same packages; and the gateway's
+// address is a free port instead of 8080.
+func TestREADMEWalkthrough(t *testing.T) {
+	sh := requireTool(t, "sh")
+	requireTool(t, "curl")
+	goTool := requireTool(t, "go")
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)<!-- walkthrough: begin[^>]*-->\n```sh\n(.*?)```\n<!-- walkthrough: end -->").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no walkthrough block")
+	}
+	script := string(m[1])
+
+	dir := t.TempDir()
+	tools := t.TempDir()
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	for _, b := range []struct{ line, pkg, bin string }{
+		{"go build -o bin/rlm ./cmd/rlm", "./cmd/rlm", "rlm"},
+		{"go run ./examples/docqa/gendoc", "./examples/docqa/gendoc", "gendoc"},
+	} {
+		if !strings.Contains(script, b.line) {
+			t.Fatalf("the walkthrough lacks %q:\n%s", b.line, script)
+		}
+		build := exec.Command(goTool, "build", "-o", filepath.Join(tools, b.bin), b.pkg)
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", b.pkg, err, out)
+		}
+		repl := filepath.Join(tools, b.bin)
+		if b.bin == "rlm" {
+			repl = "mkdir -p bin && cp " + repl + " bin/rlm"
+		}
+		script = strings.Replace(script, b.line, repl, 1)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	script = strings.ReplaceAll(script, "localhost:8080", addr)
+
+	topRE := regexp.MustCompile(`top: (\S+) (\d+)`)
+	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if m := topRE.FindStringSubmatch(req.LastUser()); m != nil {
+			return fakellm.Reply{Content: "FINAL(" + m[1] + ", with " + m[2] + " responses of 401)"}
+		}
+		if req.Turn() > 1 {
+			return fakellm.Reply{Content: "FINAL(lost)"}
+		}
+		return fakellm.Reply{Content: fakellm.Code(`import (
+	"fmt"
+	"strings"
+)
+counts := map[string]int{}
+for _, line := range strings.Split(context, "\n") {
+	f := strings.Fields(line)
+	if len(f) > 4 && f[4] == "401" {
+		counts[f[1]]++
+	}
+}
+best, n := "", 0
+for ip, c := range counts {
+	if c > n {
+		best, n = ip, c
+	}
+}
+fmt.Println("top:", best, n)`)}
+	})
+	defer up.Close()
+	env := []string{"RLM_UPSTREAM=" + up.URL, "OPENAI_API_KEY=unused", "RLM_ROOT_MODEL=root-model", "RLM_LISTEN=" + addr,
+		"RLM_CONFIG=", "RLM_API_KEYS="}
+	stdout, stderr := runExample(t, dir, env, sh, "-eu", "-c", script)
+	const answer = "203.0.113.77, with 1337 responses of 401"
+	if !strings.HasPrefix(stdout, answer+"\n") {
+		t.Errorf("rlm query did not print the answer first:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if !strings.Contains(stdout, `"content":"`+answer+`"`) || !strings.Contains(stdout, `"finish_reason":"stop"`) {
+		t.Errorf("the gateway's completion lacks the answer:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if !strings.Contains(stderr, "stop=final") {
+		t.Errorf("rlm query's summary is missing:\n%s", stderr)
+	}
+}

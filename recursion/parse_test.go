@@ -1,0 +1,75 @@
+package recursion
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestParseReply covers the shapes real models answer with: reasoning
+// blocks, unlabeled fences, Python, replies cut off by max_tokens.
+func TestParseReply(t *testing.T) {
+	tests := []struct {
+		name    string
+		resp    string
+		finish  string
+		cells   []string
+		visible string // "" means: do not check
+		python  int
+		cutOff  bool
+	}{
+		{name: "go fence", resp: "Let me look.\n```go\nfmt.Println(len(context))\n```", finish: "stop",
+			cells: []string{"fmt.Println(len(context))"}},
+		{name: "unlabeled fence that is Go runs", resp: "```\nn := strings.Count(context, \"x\")\nfmt.Println(n)\n```", finish: "stop",
+			cells: []string{"n := strings.Count(context, \"x\")\nfmt.Println(n)"}},
+		{name: "unlabeled fence with imports and a func", resp: "```\nimport \"strings\"\nfunc f() int { return 1 }\nx := f()\n```", finish: "stop",
+			cells: []string{"import \"strings\"\nfunc f() int { return 1 }\nx := f()"}},
+		{name: "unlabeled fence with prose does not run", resp: "```\nThe answer is probably 42.\n```", finish: "stop"},
+		{name: "unlabeled fence with pasted output does not run", resp: "Output was:\n```\n42\n```", finish: "stop"},
+		{name: "python fence", resp: "```python\nprint(len(context))\n```", finish: "stop", python: 1},
+		{name: "py fence next to a go fence", resp: "```py\nx = 1\n```\n```go\nx := 1\n```", finish: "stop",
+			cells: []string{"x := 1"}, python: 1},
+		{name: "think block never runs and is dropped", resp: "<think>\nmaybe\n```go\nos.Exit(1)\n```\n</think>\n```go\nfmt.Println(1)\n```",
+			finish: "stop", cells: []string{"fmt.Println(1)"}, visible: "```go\nfmt.Println(1)\n```"},
+		{name: "reasoning opened by the template", resp: "I think so.\n</think>\n\nFINAL(3)", finish: "stop", visible: "FINAL(3)"},
+		{name: "cut off while thinking", resp: "<think>\nlong reasoning", finish: "length", cutOff: true, visible: ""},
+		{name: "cut off inside a fence", resp: "```go\nx := 1\n```\n```go\nfor i := 0; i <", finish: "length",
+			cells: []string{"x := 1"}, cutOff: true},
+		{name: "unclosed fence not cut off runs", resp: "```go\nfmt.Println(2)", finish: "stop", cells: []string{"fmt.Println(2)"}},
+		{name: "closed fences with finish length run", resp: "```go\nfmt.Println(3)\n```\nAnd then", finish: "length",
+			cells: []string{"fmt.Println(3)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := parseReply(tt.resp, tt.finish)
+			if !slices.Equal(r.cells, tt.cells) {
+				t.Errorf("cells %q, want %q", r.cells, tt.cells)
+			}
+			if r.python != tt.python || r.cutOff != tt.cutOff {
+				t.Errorf("python %d cutOff %v, want %d %v", r.python, r.cutOff, tt.python, tt.cutOff)
+			}
+			if tt.visible != "" && r.visible != tt.visible {
+				t.Errorf("visible %q, want %q", r.visible, tt.visible)
+			}
+		})
+	}
+}
+
+// TestNoCodeMessages checks the specific reply each kind of code-less
+// response gets instead of the generic nudge.
+func TestNoCodeMessages(t *testing.T) {
+	tests := []struct {
+		rp   reply
+		c    Completion
+		want string
+	}{
+		{reply{python: 1}, Completion{}, pythonMessage},
+		{reply{cutOff: true}, Completion{}, cutOffMessage},
+		{reply{}, Completion{ToolCalls: []string{"search"}}, toolCallsMessage},
+		{reply{}, Completion{}, nudgeMessage},
+	}
+	for _, tt := range tests {
+		if got := noCodeMessage(tt.rp, tt.c); got != tt.want {
+			t.Errorf("noCodeMessage(%+v, %+v) = %q, want %q", tt.rp, tt.c, got, tt.want)
+		}
+	}
+}

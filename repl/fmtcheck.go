@@ -1,0 +1,454 @@
+package repl
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"unicode"
+	"unsafe"
+)
+
+// Values of types declared in the session reach native fmt as values of
+// the types yaegi built for them with reflect (a struct whose unexported
+// fields are renamed X..., a defined type as its underlying type), without
+// their methods. yaegi wraps a value passed directly to fmt so that its
+// String or Error method is called, but not one inside a slice, map,
+// struct or pointer, and %T, %#v and %+v show the built type. fmt output
+// would then differ from Go's without an error. So the rewriter registers
+// every declared type (and whether it has a method fmt calls), and the
+// worker's fmt functions refuse, with an error saying what to write, the
+// forms they cannot print as Go does.
+
+// typeRegistry maps the native types of declared types to their names.
+type typeRegistry struct {
+	mu    sync.RWMutex
+	names map[reflect.Type]string // native type -> declared name
+	meth  map[reflect.Type]bool   // the declared type has String, Error, Format or GoString
+	kinds map[string]string       // declared name -> the predeclared type it cannot be told from
+	// layout holds the native types of declared structs with embedded or
+	// unexported fields, which yaegi builds as plain exported fields.
+	layout map[reflect.Type]string
+	errs   map[reflect.Type]string // native types of declared types with an Error method
+}
+
+func (r *typeRegistry) registerError(name string, v any) {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.errs == nil {
+		r.errs = map[reflect.Type]string{}
+	}
+	r.errs[t], r.errs[reflect.PointerTo(t)] = name, name
+}
+
+// errSubject is the subject of a type switch with a case error: a value of
+// an error type declared in the session (which yaegi's switch cannot match
+// against error) that no earlier case lists is refused.
+func (r *typeRegistry) errSubject(x any, listed []any) any {
+	t := reflect.TypeOf(unbox(x))
+	if t == nil {
+		return x
+	}
+	for _, l := range listed {
+		if reflect.TypeOf(unbox(l)) == t {
+			return x
+		}
+	}
+	r.mu.RLock()
+	name, declared := r.errs[t]
+	r.mu.RUnlock()
+	if declared {
+		panic(fmt.Sprintf("a type switch cannot match a value of %s, declared in the REPL, against case error here; add a case for its type (case %s: or case *%s:) before case error, or use a type assertion", name, name, name))
+	}
+	return x
+}
+
+// unbox returns the value inside the boxes yaegi puts interpreted values
+// in when they cross into native code as interfaces: its error wrapper
+// (field IValue) and valueInterface (unexported field value, read through
+// an addressable copy).
+func unbox(x any) any {
+	x = unwrapIface(x)
+	v := reflect.ValueOf(x)
+	if !v.IsValid() || v.Kind() != reflect.Struct || v.Type().PkgPath() != yaegiPkg {
+		return x
+	}
+	f, ok := v.Type().FieldByName("value")
+	if !ok || f.Type != reflect.TypeOf(reflect.Value{}) {
+		return x
+	}
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	inner := *(*reflect.Value)(unsafe.Pointer(c.FieldByIndex(f.Index).UnsafeAddr()))
+	if !inner.IsValid() || !inner.CanInterface() {
+		return x
+	}
+	return inner.Interface()
+}
+
+func (r *typeRegistry) registerLayout(name string, v any) {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.layout == nil {
+		r.layout = map[reflect.Type]string{}
+	}
+	r.layout[t] = name
+}
+
+// jsonProblem returns why encoding/json would not treat v as Go does, or "".
+func (r *typeRegistry) jsonProblem(v any) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if len(r.layout) == 0 {
+		return ""
+	}
+	if name := r.hidden(reflect.ValueOf(v), 0); name != "" {
+		return fmt.Sprintf("encoding/json of type %s, declared in the REPL with embedded or unexported fields, is not supported here: "+
+			"the interpreter gives json a struct where those are plain exported fields; declare the type with exported fields only (tags work), or use a map", name)
+	}
+	return ""
+}
+
+// hidden returns the name of a layout-registered type inside v, or "".
+func (r *typeRegistry) hidden(v reflect.Value, depth int) string {
+	if depth > 6 || !v.IsValid() {
+		return ""
+	}
+	if name, ok := r.layout[v.Type()]; ok {
+		return name
+	}
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			if v.Kind() == reflect.Pointer {
+				return r.hiddenType(v.Type().Elem(), 0)
+			}
+			return ""
+		}
+		return r.hidden(v.Elem(), depth+1)
+	case reflect.Slice, reflect.Array:
+		if n := r.hiddenType(v.Type().Elem(), 0); n != "" {
+			return n
+		}
+		for i := 0; i < v.Len() && i < 64; i++ {
+			if n := r.hidden(v.Index(i), depth+1); n != "" {
+				return n
+			}
+		}
+	case reflect.Map:
+		if n := r.hiddenType(v.Type().Elem(), 0); n != "" {
+			return n
+		}
+		it := v.MapRange()
+		for i := 0; it.Next() && i < 64; i++ {
+			if n := r.hidden(it.Value(), depth+1); n != "" {
+				return n
+			}
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if n := r.hidden(v.Field(i), depth+1); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// hiddenType is hidden for the static type t (an empty slice or a nil
+// pointer to unmarshal into).
+func (r *typeRegistry) hiddenType(t reflect.Type, depth int) string {
+	if depth > 6 {
+		return ""
+	}
+	if name, ok := r.layout[t]; ok {
+		return name
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return r.hiddenType(t.Elem(), depth+1)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if n := r.hiddenType(t.Field(i).Type, depth+1); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+func (r *typeRegistry) register(name string, v any, methods bool) {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.names == nil {
+		r.names, r.meth, r.kinds = map[reflect.Type]string{}, map[reflect.Type]bool{}, map[string]string{}
+	}
+	if t.PkgPath() == "" && t.Name() != "" {
+		r.kinds[name] = t.Name() // int, float64, string...
+	}
+	for _, t := range []reflect.Type{t, reflect.PointerTo(t)} {
+		if _, ok := r.names[t]; !ok || methods {
+			r.names[t] = name
+		}
+		if methods {
+			r.meth[t] = true
+		}
+	}
+}
+
+// problem returns why fmt cannot print args as Go would with the verbs of
+// format ("" for Print and Println), or "".
+func (r *typeRegistry) problem(format string, args []any) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if len(r.names) == 0 {
+		return ""
+	}
+	verbs := verbsOf(format, len(args))
+	for i, a := range args {
+		v := reflect.ValueOf(a)
+		if !v.IsValid() {
+			continue
+		}
+		verb := verbs[i]
+		if isWrapper(v.Type()) {
+			// yaegi wrapped a value of a declared type to give fmt its
+			// methods; %T and %#v would show the wrapper.
+			if verb == "T" || verb == "#v" {
+				return fmt.Sprintf("%%%s of a value of a type declared in the REPL is not supported here (the interpreter hands fmt a wrapper); print a name you choose, or use %%v", verb)
+			}
+			continue
+		}
+		if name, ok := r.names[v.Type()]; ok {
+			if k := r.kinds[name]; k != "" && (verb == "T" || verb == "#v") {
+				return fmt.Sprintf("%%%s of a %s value is refused here: the interpreter cannot tell it from %s, declared in the REPL, whose name it cannot show", verb, k, name)
+			}
+			switch {
+			case verb == "T":
+				return fmt.Sprintf("%%T of a value of type %s declared in the REPL cannot show its name here; print a name you choose", name)
+			case verb == "#v":
+				return fmt.Sprintf("%%#v of a value of type %s declared in the REPL is not supported here; use %%v or %%+v", name)
+			case verb == "+v" && renamedFields(v.Type()):
+				return fmt.Sprintf("%%+v of a value of type %s, which has unexported fields, is not supported here (the interpreter renames them); print the fields you need", name)
+			}
+		}
+		if name := r.nested(v, 0, true); name != "" {
+			msg := fmt.Sprintf("fmt cannot call the String or Error method of %s on a value inside a slice, map, array, struct or pointer here; call the method yourself, e.g. loop and print x.String()", name)
+			if k := r.kinds[name]; k != "" {
+				msg += fmt.Sprintf(" (the interpreter cannot tell %s from %s: plain %s values in a container are refused too; print them one by one)", name, k, k)
+			}
+			return msg
+		}
+	}
+	return ""
+}
+
+// nested returns the name of a declared type with fmt methods found inside
+// v (not v itself when top, which yaegi wraps), or "".
+func (r *typeRegistry) nested(v reflect.Value, depth int, top bool) string {
+	if depth > 4 || !v.IsValid() {
+		return ""
+	}
+	if isWrapper(v.Type()) {
+		return "" // a value yaegi wrapped with its methods
+	}
+	if !top && r.meth[v.Type()] {
+		return r.names[v.Type()]
+	}
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.IsNil() {
+			return ""
+		}
+		return r.nested(v.Elem(), depth+1, false)
+	case reflect.Pointer:
+		if v.IsNil() {
+			return ""
+		}
+		if top && r.meth[v.Type()] {
+			return ""
+		}
+		return r.nested(v.Elem(), depth+1, false)
+	case reflect.Slice, reflect.Array:
+		if r.meth[v.Type().Elem()] && v.Len() > 0 {
+			return r.names[v.Type().Elem()]
+		}
+		if !mayHold(v.Type().Elem()) {
+			return ""
+		}
+		for i := 0; i < v.Len() && i < 64; i++ {
+			if n := r.nested(v.Index(i), depth+1, false); n != "" {
+				return n
+			}
+		}
+	case reflect.Map:
+		if (r.meth[v.Type().Elem()] || r.meth[v.Type().Key()]) && v.Len() > 0 {
+			if r.meth[v.Type().Key()] {
+				return r.names[v.Type().Key()]
+			}
+			return r.names[v.Type().Elem()]
+		}
+		if !mayHold(v.Type().Elem()) {
+			return ""
+		}
+		it := v.MapRange()
+		for i := 0; it.Next() && i < 64; i++ {
+			if n := r.nested(it.Value(), depth+1, false); n != "" {
+				return n
+			}
+		}
+	case reflect.Struct:
+		if top && r.meth[v.Type()] {
+			return ""
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if n := r.nested(v.Field(i), depth+1, false); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// isWrapper reports whether t is one of the types yaegi wraps interpreted
+// values in to give them methods: its own, or structs built at run time
+// that hold the value in a field IValue next to the method funcs.
+func isWrapper(t reflect.Type) bool {
+	if t.PkgPath() == yaegiPkg {
+		return true
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	_, ok := t.FieldByName("IValue")
+	return ok
+}
+
+// mayHold reports whether values of type t can hold other values.
+func mayHold(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface, reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map, reflect.Struct:
+		return true
+	}
+	return false
+}
+
+// renamedFields reports whether t (or what it points to) is a struct with
+// a field yaegi renamed from unexported (Xname).
+func renamedFields(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for i := 0; i < t.NumField(); i++ {
+		n := t.Field(i).Name
+		if len(n) > 1 && n[0] == 'X' && unicode.IsLower(rune(n[1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// verbsOf returns, for each of n operands, the verb of format that prints
+// it ("v", "+v", "#v", "T", ...); with no format every operand is "v".
+func verbsOf(format string, n int) []string {
+	verbs := make([]string, n)
+	for i := range verbs {
+		verbs[i] = "v"
+	}
+	arg := 0
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		flags := ""
+		for i < len(format) && strings.IndexByte("+-# 0123456789.*[]", format[i]) >= 0 {
+			switch format[i] {
+			case '*':
+				arg++
+			case '[':
+				return verbs // explicit indexes: keep the default
+			case '+', '#':
+				flags += string(format[i])
+			}
+			i++
+		}
+		if i >= len(format) || format[i] == '%' {
+			continue
+		}
+		if arg < n {
+			verbs[arg] = flags + string(format[i])
+			if format[i] != 'v' {
+				verbs[arg] = string(format[i])
+			}
+		}
+		arg++
+	}
+	return verbs
+}
+
+// fmtFuncs returns the worker's versions of fmt's printing functions.
+func (w *worker) fmtFuncs() map[string]reflect.Value {
+	check := func(format string, a []any) {
+		if p := w.types.problem(format, a); p != "" {
+			panic(p)
+		}
+	}
+	out := &w.output
+	return map[string]reflect.Value{
+		"__rlmFmtPrint":    reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprint(out, a...) }),
+		"__rlmFmtPrintln":  reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprintln(out, a...) }),
+		"__rlmFmtPrintf":   reflect.ValueOf(func(f string, a ...any) (int, error) { check(f, a); return fmt.Fprintf(out, f, a...) }),
+		"__rlmFmtSprint":   reflect.ValueOf(func(a ...any) string { check("", a); return fmt.Sprint(a...) }),
+		"__rlmFmtSprintln": reflect.ValueOf(func(a ...any) string { check("", a); return fmt.Sprintln(a...) }),
+		"__rlmFmtSprintf":  reflect.ValueOf(func(f string, a ...any) string { check(f, a); return fmt.Sprintf(f, a...) }),
+		"__rlmFmtFprint": reflect.ValueOf(func(wr io.Writer, a ...any) (int, error) {
+			check("", a)
+			return fmt.Fprint(wr, a...)
+		}),
+		"__rlmFmtFprintln": reflect.ValueOf(func(wr io.Writer, a ...any) (int, error) {
+			check("", a)
+			return fmt.Fprintln(wr, a...)
+		}),
+		"__rlmFmtFprintf": reflect.ValueOf(func(wr io.Writer, f string, a ...any) (int, error) {
+			check(f, a)
+			return fmt.Fprintf(wr, f, a...)
+		}),
+		"__rlmErrorf": reflect.ValueOf(func(f string, a ...any) error { check(f, a); return errorf(f, a...) }),
+	}
+}
+
+// jsonFuncs returns the worker's versions of encoding/json's functions,
+// which refuse declared structs json would see wrong.
+func (w *worker) jsonFuncs() map[string]reflect.Value {
+	check := func(v any) {
+		if p := w.types.jsonProblem(v); p != "" {
+			panic(p)
+		}
+	}
+	return map[string]reflect.Value{
+		"__rlmJSONMarshal": reflect.ValueOf(func(v any) ([]byte, error) { check(v); return json.Marshal(v) }),
+		"__rlmJSONMarshalIndent": reflect.ValueOf(func(v any, prefix, indent string) ([]byte, error) {
+			check(v)
+			return json.MarshalIndent(v, prefix, indent)
+		}),
+		"__rlmJSONUnmarshal": reflect.ValueOf(func(data []byte, v any) error { check(v); return json.Unmarshal(data, v) }),
+	}
+}

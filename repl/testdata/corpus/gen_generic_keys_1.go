@@ -1,0 +1,24 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+)
+
+func Keys[K comparable, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+func main() {
+	m := map[string]int{}
+	for i, x := range []string{"pear", "apple", "fig", "banana"} {
+		m[x] = i
+	}
+	ks := Keys(m)
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	fmt.Println(ks)
+}

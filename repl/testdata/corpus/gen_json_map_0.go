@@ -1,0 +1,25 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+func main() {
+	var m map[string]any
+	if err := json.Unmarshal([]byte("{\"name\":\"widget\",\"price\":9.99,\"tags\":[\"a\",\"b\"],\"stock\":3}"), &m); err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Printf("%s=%v (%T)\n", k, m[k], m[k])
+	}
+	b, _ := json.Marshal(m)
+	fmt.Println(string(b))
+}

@@ -1,0 +1,17 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+)
+
+func main() {
+	xs := []int{10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}
+	slices.Sort(xs)
+	fmt.Println(xs)
+	sum := 0
+	for _, x := range xs {
+		sum += x
+	}
+	fmt.Printf("n=%d sum=%d first=%d last=%d\n", len(xs), sum, xs[0], xs[len(xs)-1])
+}
