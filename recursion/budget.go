@@ -15,6 +15,9 @@ type BudgetError struct {
 	Used   int
 	Max    int
 	Need   int // tokens the refused call would have reserved (StopBudgetTokens)
+	// Batch is set when a call of this many prompts was refused whole,
+	// for wanting more calls than were left.
+	Batch int
 	// What the tree has left: calls and tokens (-1: no limit), and wall
 	// time (-1: no deadline).
 	CallsLeft, TokensLeft int
@@ -25,6 +28,9 @@ func (e *BudgetError) Error() string {
 	var s string
 	if e.Reason == StopBudgetTokens {
 		s = fmt.Sprintf("budget exhausted: %d/%d tokens used, and this call needs about %d", e.Used, e.Max, e.Need)
+	} else if e.Batch > 1 {
+		s = fmt.Sprintf("budget exhausted: a call of %d prompts needs more than the %d LLM calls left (%d/%d used); none of it ran",
+			e.Batch, e.CallsLeft, e.Used, e.Max)
 	} else {
 		s = fmt.Sprintf("budget exhausted: %d/%d LLM calls", e.Used, e.Max)
 	}
@@ -44,7 +50,9 @@ func (e *BudgetError) Error() string {
 // budget is shared by every node of one request tree. Calls reserve before
 // they start, so many calls in flight at once can never overshoot the call
 // limit; tokens are reserved as an estimate and settled with the usage the
-// upstream reports.
+// upstream reports. The prompt's estimate is spent at admission: a call the
+// upstream rejected without reporting usage keeps it, so model code cannot
+// send huge prompts for free by making the upstream refuse them.
 type budget struct {
 	maxCalls, maxTokens int
 	deadline            time.Time // zero: none
@@ -58,7 +66,8 @@ type budget struct {
 
 type reservation struct {
 	b      *budget
-	tokens int
+	tokens int // prompt estimate plus the completion reserved
+	prompt int // prompt estimate, kept when no usage is reported
 	done   bool
 }
 
@@ -84,9 +93,10 @@ func (b *budget) refusal(reason StopReason, need int) *BudgetError {
 	return e
 }
 
-// reserve claims one call and estTokens tokens, or refuses with a
-// *BudgetError when either would go over.
-func (b *budget) reserve(estTokens int) (*reservation, error) {
+// reserve claims one call and the tokens of its prompt (estimated) and of
+// its completion, or refuses with a *BudgetError when either would go over.
+func (b *budget) reserve(promptTokens, completionTokens int) (*reservation, error) {
+	estTokens := promptTokens + completionTokens
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.maxCalls > 0 && b.calls >= b.maxCalls {
@@ -97,11 +107,13 @@ func (b *budget) reserve(estTokens int) (*reservation, error) {
 	}
 	b.calls++
 	b.tokens += estTokens
-	return &reservation{b: b, tokens: estTokens}, nil
+	return &reservation{b: b, tokens: estTokens, prompt: promptTokens}, nil
 }
 
-// settle replaces the estimate with the actual usage. A call that never
-// reached the upstream (made false) gives its call back too.
+// settle replaces the estimate with the actual usage. A call that reached
+// the upstream but got no usage back (rejected, failed) keeps its prompt
+// estimate and returns only the completion reserve. A call that never
+// reached the upstream (made false) gives everything back, its call too.
 func (r *reservation) settle(u Usage, made bool) {
 	b := r.b
 	b.mu.Lock()
@@ -110,13 +122,30 @@ func (r *reservation) settle(u Usage, made bool) {
 		return
 	}
 	r.done = true
-	b.tokens += u.TotalTokens - r.tokens
+	spent := u.TotalTokens
+	if made && spent == 0 {
+		spent = r.prompt
+	}
+	b.tokens += spent - r.tokens
 	b.usage = b.usage.Add(u)
 	if made {
 		b.made++
 	} else {
 		b.calls--
 	}
+}
+
+// refuseCalls returns the refusal of a host call of n prompts when fewer
+// than n calls are left, or nil.
+func (b *budget) refuseCalls(n int) *BudgetError {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.maxCalls <= 0 || n <= b.maxCalls-b.calls {
+		return nil
+	}
+	e := b.refusal(StopBudgetCalls, 0)
+	e.Batch = n
+	return e
 }
 
 // exhausted returns the error a call would get when no call is left, so
@@ -128,6 +157,25 @@ func (b *budget) exhausted() error {
 		return b.refusal(StopBudgetCalls, 0)
 	}
 	return nil
+}
+
+// callsLeft is the number of calls that may still be reserved; -1 when
+// calls are not limited.
+func (b *budget) callsLeft() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.maxCalls <= 0 {
+		return -1
+	}
+	return max(b.maxCalls-b.calls, 0)
+}
+
+// tokensUsed is the tokens counted so far: settled usage, kept prompt
+// estimates of rejected calls and outstanding reservations.
+func (b *budget) tokensUsed() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tokens
 }
 
 func (b *budget) snapshot() (calls int, usage Usage) {

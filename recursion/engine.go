@@ -379,6 +379,16 @@ func (r *runState) usageByNode() map[string]Usage {
 // concurrency limits: reserve first (refusing up front), then queue for a
 // slot of the request and of the engine, then call and settle.
 func (r *runState) complete(ctx context.Context, nodeID string, client ModelClient, req CompletionRequest) (Completion, error) {
+	res, err := r.admit(req)
+	if err != nil {
+		return Completion{}, err
+	}
+	return r.call(ctx, res, nodeID, client, req)
+}
+
+// admit reserves a call and its estimated tokens, or refuses it with a
+// *BudgetError.
+func (r *runState) admit(req CompletionRequest) (*reservation, error) {
 	chars := 0
 	for _, m := range req.Messages {
 		chars += len(m.Content)
@@ -387,10 +397,11 @@ func (r *runState) complete(ctx context.Context, nodeID string, client ModelClie
 	if req.Sampling.MaxTokens != nil && *req.Sampling.MaxTokens > 0 {
 		completion = *req.Sampling.MaxTokens
 	}
-	res, err := r.budget.reserve(estimateTokens(chars) + completion)
-	if err != nil {
-		return Completion{}, err
-	}
+	return r.budget.reserve(estimateTokens(chars), completion)
+}
+
+// call makes an admitted call and settles its reservation.
+func (r *runState) call(ctx context.Context, res *reservation, nodeID string, client ModelClient, req CompletionRequest) (Completion, error) {
 	if err := r.reqSem.acquire(ctx); err != nil {
 		res.settle(Usage{}, false)
 		return Completion{}, err

@@ -88,6 +88,9 @@ type SubCallEvent struct {
 	// Fallback is set on an rlm_query made at the maximum depth, which
 	// was answered as an llm_query (Kind "llm").
 	Fallback bool
+	// Batch is set on the one event of a batch refused as a whole (more
+	// prompts than calls left): the number of prompts, none of which ran.
+	Batch    int
 	Prompt   string
 	Response string
 	Usage    Usage

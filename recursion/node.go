@@ -378,12 +378,38 @@ func inputMessage(off *offloaded) string {
 
 // LLMQuery implements repl.Host: one plain model call per prompt, all at once.
 func (n *node) LLMQuery(ctx context.Context, prompts []string) []string {
+	if out, refused := n.refuseBatch("llm", prompts); refused {
+		return out
+	}
 	return n.fanOut(ctx, prompts, n.llmCall)
+}
+
+// refuseBatch refuses, as a whole and with one event, a call with more
+// prompts than the budget has calls left: none of them could all run, and
+// refusing each alone would cost an event and a trace record per prompt.
+func (n *node) refuseBatch(kind string, prompts []string) ([]string, bool) {
+	r := n.r
+	be := r.budget.refuseCalls(len(prompts))
+	if be == nil {
+		return nil, false
+	}
+	r.emit(Event{Kind: EventSubCallEnd, NodeID: n.id, ParentID: n.parent, Depth: n.depth,
+		Turn: int(n.turn.Load()), Cell: int(n.cell.Load()),
+		SubCall: &SubCallEvent{ID: fmt.Sprintf("s%d", r.subCalls.Add(1)), Kind: kind, Batch: len(prompts), Err: be.Error()}})
+	why := "error: " + be.Error()
+	out := make([]string, len(prompts))
+	for i := range out {
+		out[i] = why // one string shared by every element
+	}
+	return out, true
 }
 
 // RLMQuery implements repl.Host: one child RLM per prompt, all at once; at
 // the maximum depth, plain model calls instead.
 func (n *node) RLMQuery(ctx context.Context, prompts []string) []string {
+	if out, refused := n.refuseBatch("rlm", prompts); refused {
+		return out
+	}
 	if n.depth+1 > n.r.lim.MaxDepth {
 		return n.fanOut(ctx, prompts, func(ctx context.Context, p string) string {
 			return n.subCall(ctx, p, true)
@@ -425,32 +451,36 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 	id := fmt.Sprintf("s%d", r.subCalls.Add(1))
 	turn, cell := int(n.turn.Load()), int(n.cell.Load())
 	base := Event{NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Cell: cell}
+	msgs := []Message{{Role: "user", Content: prompt}}
+	req := CompletionRequest{Model: r.subModel, Messages: msgs, Sampling: r.subSamp}
+	res, err := r.admit(req)
+	if err != nil {
+		// Refused before it started: one event, without the prompt, so
+		// that code looping on refused calls fills no trace with prompts.
+		ev := base
+		ev.Kind = EventSubCallEnd
+		ev.SubCall = &SubCallEvent{ID: id, Kind: "llm", Fallback: fallback, Err: err.Error()}
+		r.emit(ev)
+		return "error: " + err.Error()
+	}
 	ev := base
 	ev.Kind = EventSubCallStart
 	ev.SubCall = &SubCallEvent{ID: id, Kind: "llm", Prompt: prompt, Fallback: fallback}
 	r.emit(ev)
 
 	start := time.Now()
-	msgs := []Message{{Role: "user", Content: prompt}}
-	c, err := r.complete(withCall(ctx, CallInfo{NodeID: n.id, Depth: n.depth, Turn: turn, Kind: CallLLMQuery}), n.id, r.e.cfg.Sub, CompletionRequest{Model: r.subModel, Messages: msgs, Sampling: r.subSamp})
+	c, err := r.call(withCall(ctx, CallInfo{NodeID: n.id, Depth: n.depth, Turn: turn, Kind: CallLLMQuery}), res, n.id, r.e.cfg.Sub, req)
 	out := c.Content
 	sc := &SubCallEvent{ID: id, Kind: "llm", Prompt: prompt, Fallback: fallback, Response: c.Content, Usage: c.Usage, Duration: time.Since(start)}
-	var be *BudgetError
-	switch {
-	case errors.As(err, &be):
-		out = "error: " + be.Error()
-		sc.Err = be.Error()
-	case err != nil:
+	if err != nil {
 		out = "error: llm_query failed: " + err.Error()
 		sc.Err = err.Error()
 	}
 	ev = base
 	ev.Kind = EventSubCallEnd
 	ev.SubCall = sc
-	if be == nil {
-		ev.Model = &ModelCallEvent{Model: r.subModel, ResponseModel: c.Model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
-			Usage: c.Usage, Latency: sc.Duration, Logprobs: c.Logprobs, Err: sc.Err}
-	}
+	ev.Model = &ModelCallEvent{Model: r.subModel, ResponseModel: c.Model, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
+		Usage: c.Usage, Latency: sc.Duration, Logprobs: c.Logprobs, Err: sc.Err}
 	r.emit(ev)
 	return out
 }

@@ -43,6 +43,16 @@ type Limits struct {
 	MaxOutput     int           // characters of output shown back per cell
 	MaxGoroutines int           // goroutines the model code may have alive at once
 	StackBytes    int64         // maximum stack of one goroutine; deeper recursion crashes the worker (reported as a stack overflow)
+
+	// Sizes that cross from the worker to the parent. Model code is
+	// untrusted: each of these bounds what one cell can make the server
+	// hold in memory or write to a trace.
+	MaxPromptBytes int64 // one prompt of llm_query / rlm_query; a call with a larger one is refused
+	MaxCallBytes   int64 // all prompts of one host call together; also bounds the frames the parent reads
+	MaxBatch       int   // prompts in one batched call
+	MaxFinalBytes  int64 // the answer given to FINAL; a larger one is refused with a cell error
+	MaxErrorBytes  int   // a cell's error text; interpreter errors have long constants elided first
+	MaxHostCalls   int   // host calls in flight at once per worker; more wait (back-pressure)
 }
 
 // CellResult is what running one cell produced, phrased for the model.

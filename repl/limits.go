@@ -9,7 +9,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,6 +28,14 @@ func DefaultLimits() Limits {
 		MaxOutput:     20000,
 		MaxGoroutines: 1000,
 		StackBytes:    256 << 20,
+		// A 10M-token context is ~40 MB: a prompt is a slice of it that a
+		// sub-model can read (~1M tokens), a call a batch of such slices.
+		MaxPromptBytes: 4 << 20,
+		MaxCallBytes:   32 << 20,
+		MaxBatch:       10000,
+		MaxFinalBytes:  4 << 20,
+		MaxErrorBytes:  16 << 10,
+		MaxHostCalls:   64,
 	}
 }
 
@@ -51,6 +61,24 @@ func (l Limits) orDefault(d Limits) Limits {
 	}
 	if l.StackBytes <= 0 {
 		l.StackBytes = d.StackBytes
+	}
+	if l.MaxPromptBytes <= 0 {
+		l.MaxPromptBytes = d.MaxPromptBytes
+	}
+	if l.MaxCallBytes <= 0 {
+		l.MaxCallBytes = d.MaxCallBytes
+	}
+	if l.MaxBatch <= 0 {
+		l.MaxBatch = d.MaxBatch
+	}
+	if l.MaxFinalBytes <= 0 {
+		l.MaxFinalBytes = d.MaxFinalBytes
+	}
+	if l.MaxErrorBytes <= 0 {
+		l.MaxErrorBytes = d.MaxErrorBytes
+	}
+	if l.MaxHostCalls <= 0 {
+		l.MaxHostCalls = d.MaxHostCalls
 	}
 	return l
 }
@@ -122,4 +150,107 @@ func formatBytes(n int64) string {
 	default:
 		return fmt.Sprintf("%d bytes", n)
 	}
+}
+
+// frameLimit is the largest message a worker may send under l: a host call
+// (its prompts, JSON-encoded) or a cell result (FINAL, error and output,
+// each of which JSON may escape to six bytes per byte), plus room for the
+// envelope. The parent refuses a larger frame from its header alone.
+func (l Limits) frameLimit() int64 {
+	result := 6 * (l.MaxFinalBytes + int64(l.MaxErrorBytes) + int64(l.MaxOutput) + 64<<10)
+	return max(l.MaxCallBytes, result) + 1<<20
+}
+
+// checkCall says why a host call with these prompts is refused, or "".
+// Both sides check: the worker to explain it to the model without sending
+// anything, the parent because it does not trust the worker.
+func checkCall(l Limits, prompts []string) string {
+	if len(prompts) > l.MaxBatch {
+		return fmt.Sprintf("a batch of %d prompts exceeds the limit of %d prompts per call; split it", len(prompts), l.MaxBatch)
+	}
+	var total int64
+	for i, p := range prompts {
+		if int64(len(p)) > l.MaxPromptBytes {
+			return fmt.Sprintf("prompt %d is %d bytes, over the limit of %s per prompt; pass a smaller slice", i, len(p), formatBytes(l.MaxPromptBytes))
+		}
+		total += int64(len(p))
+	}
+	if total > l.MaxCallBytes {
+		return fmt.Sprintf("the prompts of this call total %d bytes, over the limit of %s per call; use fewer or smaller prompts", total, formatBytes(l.MaxCallBytes))
+	}
+	return ""
+}
+
+// clipError keeps the first max bytes of a cell's error, cut at a UTF-8
+// boundary, with a note of what was dropped.
+func clipError(s string, max int) string { return clipText(s, max, "error") }
+
+// clipText keeps the first max bytes of s (note included), cut at a UTF-8
+// boundary, with a note saying how much of what (error, output) was shown.
+func clipText(s string, max int, what string) string {
+	if max <= 0 || len(s) <= max {
+		return s
+	}
+	// len(s) twice: the note's length with the largest number it can show.
+	note := fmt.Sprintf("\n[%s truncated: %d of %d bytes shown]", what, len(s), len(s))
+	keep := max - len(note)
+	if keep < 0 {
+		keep = 0
+	}
+	for keep > 0 && keep < len(s) && s[keep]&0xC0 == 0x80 {
+		keep--
+	}
+	return s[:keep] + fmt.Sprintf("\n[%s truncated: %d of %d bytes shown]", what, keep, len(s))
+}
+
+// elideValues replaces, in an interpreter error, the text of long values
+// the error quotes whole: the context and its pieces by name, and the
+// value of any long constant yaegi prints in "cannot assign to V (T
+// constant)". A 40 MB context must not become a 40 MB error.
+func elideValues(s string, named map[string]string) string {
+	const long = 256
+	for _, name := range sortedKeys(named) {
+		v := named[name]
+		if len(v) >= long && strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, fmt.Sprintf("%s (string, %d bytes)", name, len(v)))
+		}
+	}
+	const prefix = "cannot assign to "
+	var b strings.Builder
+	for rest := s; ; {
+		i := strings.Index(rest, prefix)
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i+len(prefix)])
+		rest = rest[i+len(prefix):]
+		end := strings.Index(rest, " constant)")
+		open := -1
+		if end >= 0 {
+			open = strings.LastIndex(rest[:end], " (")
+		}
+		if open < long {
+			continue
+		}
+		typ := strings.TrimPrefix(rest[open+2:end], "untyped ")
+		fmt.Fprintf(&b, "a constant (%s, %d bytes)", typ, open)
+		rest = rest[open:]
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// Longest value first: a piece is a substring of the whole context.
+	sort.Slice(keys, func(i, j int) bool {
+		if len(m[keys[i]]) != len(m[keys[j]]) {
+			return len(m[keys[i]]) > len(m[keys[j]])
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }

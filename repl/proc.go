@@ -2,12 +2,14 @@ package repl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -39,7 +41,13 @@ type proc struct {
 	life    context.Context // cancelled when the worker is killed
 	end     context.CancelFunc
 
+	// limit is the largest frame read from the worker; slots bound the
+	// host calls answered at once. Both follow the session's Limits.
+	limit atomic.Int64
+
 	mu      sync.Mutex
+	slots   chan struct{}
+	limits  Limits
 	cellID  uint64
 	cellCtx context.Context
 	fatal   string
@@ -114,6 +122,7 @@ func startProc(cmd *exec.Cmd, stderr io.Writer, count *workerCount) (*proc, erro
 		stderr:  &tailWriter{max: 4096, also: stderr},
 		count:   count,
 	}
+	p.setLimits(DefaultLimits())
 	p.life, p.end = context.WithCancel(context.Background())
 	cmd.ExtraFiles = append([]*os.File{toR, fromW, ctxChild}, cmd.ExtraFiles...)
 	cmd.Stdout = io.Discard
@@ -143,8 +152,17 @@ func (p *proc) read() {
 	r := newMsgReader(p.fromW)
 	var calls sync.WaitGroup
 	for {
-		msg, err := r.recv()
+		msg, err := r.recv(p.limit.Load())
 		if err != nil {
+			var big *FrameTooLargeError
+			if errors.As(err, &big) {
+				// The worker checks sizes before it sends: a frame this large
+				// means it no longer follows the protocol. It is not read.
+				p.mu.Lock()
+				p.fatal = fmt.Sprintf("the worker was stopped: it sent a %s", big)
+				p.mu.Unlock()
+				_ = p.cmd.Process.Kill()
+			}
 			break
 		}
 		switch msg.Kind {
@@ -165,9 +183,21 @@ func (p *proc) read() {
 			p.fatal = msg.Error
 			p.mu.Unlock()
 		case kindLLM, kindRLM:
+			// Back-pressure: with every slot taken the reader stops, so
+			// the worker's writes block rather than the parent spawning a
+			// goroutine per message.
+			p.mu.Lock()
+			slots := p.slots
+			p.mu.Unlock()
+			select {
+			case slots <- struct{}{}:
+			case <-p.life.Done():
+				continue // killed: nobody reads answers
+			}
 			calls.Add(1)
 			go func() {
 				defer calls.Done()
+				defer func() { <-slots }()
 				p.answer(msg)
 			}()
 		}
@@ -187,11 +217,15 @@ func (p *proc) read() {
 // answer runs one host call on the parent's Host and replies.
 func (p *proc) answer(msg *message) {
 	p.mu.Lock()
-	ctx, host := p.cellCtx, p.host
+	ctx, host, l := p.cellCtx, p.host, p.limits
 	current := p.cellID == msg.Cell
 	p.mu.Unlock()
 	var res []string
-	switch {
+	name := map[string]string{kindLLM: "llm_query", kindRLM: "rlm_query"}[msg.Kind]
+	switch why := checkCall(l, msg.Prompts); {
+	case why != "":
+		// The worker refuses these itself; this is the parent's own check.
+		res = errorStrings(len(msg.Prompts), name+": "+why)
 	case !current || ctx == nil:
 		res = errorStrings(len(msg.Prompts), "the cell that made this call has ended")
 	case host == nil:
@@ -212,12 +246,24 @@ func (p *proc) answer(msg *message) {
 	_ = p.send(&message{Kind: kindReply, ID: msg.ID, Results: res})
 }
 
+// errorStrings answers n prompts with one error; the strings share their
+// bytes, so a refused batch of a million prompts costs only its slice.
 func errorStrings(n int, why string) []string {
 	r := make([]string, n)
+	msg := "error: " + why
 	for i := range r {
-		r[i] = "error: " + why
+		r[i] = msg
 	}
 	return r
+}
+
+// setLimits applies a session's limits to what the parent reads.
+func (p *proc) setLimits(l Limits) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.limits = l
+	p.limit.Store(l.frameLimit())
+	p.slots = make(chan struct{}, l.MaxHostCalls)
 }
 
 func (p *proc) setCell(id uint64, ctx context.Context) {
@@ -232,6 +278,7 @@ func (p *proc) send(msg *message) error { return p.out.send(msg) }
 func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits, timeout time.Duration) error {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
+	p.setLimits(l)
 	if cf != nil && cf.Path != "" {
 		f, err := os.Open(cf.Path)
 		if err != nil {

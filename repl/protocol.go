@@ -2,11 +2,13 @@ package repl
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // The parent and a worker talk over a dedicated pipe pair (fds 3 and 4 in
@@ -32,9 +34,26 @@ const (
 	kindFatal  = "fatal"  // Error: the worker is about to exit because a limit was hit
 )
 
-// maxMessage bounds one message so that a corrupt length prefix cannot make
-// the reader allocate without bound.
+// maxMessage bounds one message from the parent so that a corrupt length
+// prefix cannot make the worker allocate without bound. Messages from a
+// worker are bounded by its Limits (see Limits.frameLimit).
 const maxMessage = 1 << 30
+
+// FrameTooLargeError is a message longer than the reader (or writer)
+// accepts. The reader returns it after the 4-byte header, before reading
+// or allocating the body.
+type FrameTooLargeError struct {
+	Kind        string // set by the writer, which knows it
+	Size, Limit int64
+}
+
+func (e *FrameTooLargeError) Error() string {
+	what := "message"
+	if e.Kind != "" {
+		what = e.Kind + " message"
+	}
+	return fmt.Sprintf("%s of %d bytes exceeds the limit of %d bytes", what, e.Size, e.Limit)
+}
 
 type message struct {
 	Kind    string       `json:"kind"`
@@ -52,14 +71,28 @@ type message struct {
 
 // msgWriter serialises messages from many goroutines onto one pipe.
 type msgWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu    sync.Mutex
+	w     io.Writer
+	limit atomic.Int64 // largest body sent; 0: maxMessage
 }
 
 func (m *msgWriter) send(msg *message) error {
-	body, err := json.Marshal(msg)
-	if err != nil {
+	// Without HTML escaping, <, > and & stay one byte each: only control
+	// characters (and invalid UTF-8) grow, which keeps a call's frame
+	// close to the size of its prompts (see Limits.frameLimit).
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(msg); err != nil {
 		return fmt.Errorf("encode %s message: %w", msg.Kind, err)
+	}
+	body := bytes.TrimSuffix(enc.Bytes(), []byte("\n"))
+	limit := m.limit.Load()
+	if limit <= 0 {
+		limit = maxMessage
+	}
+	if int64(len(body)) > limit {
+		return &FrameTooLargeError{Kind: msg.Kind, Size: int64(len(body)), Limit: limit}
 	}
 	buf := make([]byte, 4+len(body))
 	binary.BigEndian.PutUint32(buf, uint32(len(body)))
@@ -79,14 +112,17 @@ type msgReader struct {
 
 func newMsgReader(r io.Reader) *msgReader { return &msgReader{r: bufio.NewReaderSize(r, 64<<10)} }
 
-func (m *msgReader) recv() (*message, error) {
+// recv reads one message of at most limit bytes. A larger one is refused
+// from its header: its body is neither read nor allocated, and the stream
+// cannot be read further.
+func (m *msgReader) recv(limit int64) (*message, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(m.r, hdr[:]); err != nil {
 		return nil, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
-	if n > maxMessage {
-		return nil, fmt.Errorf("message of %d bytes exceeds the limit of %d", n, maxMessage)
+	if int64(n) > limit {
+		return nil, &FrameTooLargeError{Size: int64(n), Limit: limit}
 	}
 	body := make([]byte, n)
 	if _, err := io.ReadFull(m.r, body); err != nil {

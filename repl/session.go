@@ -120,6 +120,15 @@ func (s *Session) Run(ctx context.Context, code string) (CellResult, error) {
 // result turns a worker's result message into the CellResult.
 func (s *Session) result(res CellResult, msg *message) CellResult {
 	r := *msg.Result
+	// The worker applies these caps; the parent does not rely on it.
+	if r.Final != nil && int64(len(*r.Final)) > s.limits.MaxFinalBytes {
+		r.Final = nil
+		r.Error = strings.TrimSpace(fmt.Sprintf("FINAL refused: the answer is over the limit of %s", formatBytes(s.limits.MaxFinalBytes)) + "\n" + r.Error)
+	}
+	r.Error = clipError(r.Error, s.limits.MaxErrorBytes)
+	if max := s.limits.MaxOutput + 256; len(r.Output) > max { // + the worker's truncation note
+		r.Output, r.Truncated = clipText(r.Output, max, "output"), true
+	}
 	r.Restarted = r.Restarted || res.Restarted
 	if res.Restarted {
 		r.Error = strings.TrimSpace(lostState + "\n" + r.Error)

@@ -102,6 +102,7 @@ type worker struct {
 	cell     *cellState
 	panics   []string // goroutine panics that happened between cells
 	calls    map[uint64]chan []string
+	slots    chan struct{} // host calls in flight, at most MaxHostCalls
 	nextCall atomic.Uint64
 	fatal    sync.Once
 }
@@ -113,6 +114,7 @@ type cellState struct {
 	cancel context.CancelFunc
 	final  *string
 	panics []string
+	notes  []string // refusals model code could not see, added to the cell's error
 }
 
 func runWorker(inF, outF, statm *os.File) int {
@@ -122,6 +124,7 @@ func runWorker(inF, outF, statm *os.File) int {
 		calls:  map[uint64]chan []string{},
 		limits: DefaultLimits(),
 	}
+	w.slots = make(chan struct{}, w.limits.MaxHostCalls)
 	// Build the interpreter before the first message arrives: pooled workers
 	// do this while they wait for a session.
 	w.trace.out = &w.output
@@ -131,7 +134,7 @@ func runWorker(inF, outF, statm *os.File) int {
 	}
 	r := newMsgReader(inF)
 	for {
-		msg, err := r.recv()
+		msg, err := r.recv(maxMessage)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return 0 // the parent closed the session
@@ -177,6 +180,8 @@ func (w *worker) init(cf *ContextFile, l *Limits) error {
 		w.limits = l.orDefault(DefaultLimits())
 	}
 	w.output.max = w.limits.MaxOutput
+	w.out.limit.Store(w.limits.frameLimit())
+	w.slots = make(chan struct{}, w.limits.MaxHostCalls)
 	if cf != nil && cf.Path != "" {
 		data, err := mapContext()
 		if err != nil {
@@ -406,16 +411,34 @@ func (w *worker) host(kind string, prompts []string) []string {
 	if len(prompts) == 0 {
 		return []string{}
 	}
+	if why := checkCall(w.limits, prompts); why != "" {
+		return errorStrings(len(prompts), name+": "+why)
+	}
 	c := w.currentCell()
 	if c == nil || c.ctx.Err() != nil {
 		return fail("the cell that made this call has ended")
 	}
+	// At most MaxHostCalls in flight: goroutines of model code that call
+	// beyond it wait here, cancelled with the cell.
+	select {
+	case w.slots <- struct{}{}:
+	case <-c.ctx.Done():
+		return fail("cancelled with the cell")
+	}
+	defer func() { <-w.slots }()
 	id := w.nextCall.Add(1)
 	ch := make(chan []string, 1)
 	w.mu.Lock()
 	w.calls[id] = ch
 	w.mu.Unlock()
 	if err := w.out.send(&message{Kind: kind, ID: id, Cell: c.id, Prompts: prompts}); err != nil {
+		w.mu.Lock()
+		delete(w.calls, id)
+		w.mu.Unlock()
+		var big *FrameTooLargeError
+		if errors.As(err, &big) {
+			return fail(fmt.Sprintf("the prompts encode to %d bytes, over the limit of %d; use fewer or smaller prompts", big.Size, big.Limit))
+		}
 		return fail(err.Error())
 	}
 	select {
@@ -436,9 +459,16 @@ func (w *worker) final(answer any) {
 	s := fmt.Sprint(answer)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.cell != nil {
-		w.cell.final = &s
+	if w.cell == nil {
+		return
 	}
+	if int64(len(s)) > w.limits.MaxFinalBytes {
+		w.cell.final = nil
+		w.cell.notes = append(w.cell.notes, fmt.Sprintf("FINAL refused: the answer is %d bytes, over the limit of %s; give a shorter answer",
+			len(s), formatBytes(w.limits.MaxFinalBytes)))
+		return
+	}
+	w.cell.final = &s
 }
 
 // goCall runs fn(args...) for a rewritten "go f(args)": the go statement
@@ -570,14 +600,35 @@ func (w *worker) runCell(id uint64, code string) {
 	panics := append(early, c.panics...)
 	res.Final = c.final
 	w.mu.Unlock()
-	if len(panics) > 0 {
-		errText = strings.TrimSpace(strings.Join(append(panics, errText), "\n"))
+	if len(panics) > 0 || len(c.notes) > 0 {
+		errText = strings.TrimSpace(strings.Join(append(append(c.notes, panics...), errText), "\n"))
 	}
-	res.Error = errText
+	res.Error = w.cellError(errText)
 	res.Output, res.OutputBytes, res.Truncated = w.output.result()
-	if err := w.out.send(&message{Kind: kindResult, ID: id, Result: res, Clean: clean}); err != nil {
+	err := w.out.send(&message{Kind: kindResult, ID: id, Result: res, Clean: clean})
+	var big *FrameTooLargeError
+	if errors.As(err, &big) {
+		// Cannot happen within the caps, which frameLimit adds up; if it
+		// does, the model still gets an answer.
+		res = &CellResult{Duration: res.Duration, Error: "the cell's result was too large to return: " + big.Error()}
+		err = w.out.send(&message{Kind: kindResult, ID: id, Result: res, Clean: clean})
+	}
+	if err != nil {
 		os.Exit(exitProtocol)
 	}
+}
+
+// cellError is a cell's error as the model and the trace get it: values
+// the interpreter quoted whole are named instead, and the rest is clipped.
+func (w *worker) cellError(s string) string {
+	if s == "" {
+		return s
+	}
+	named := map[string]string{"context": w.ctxData}
+	for i, c := range w.contexts {
+		named[fmt.Sprintf("contexts[%d]", i)] = c
+	}
+	return clipError(elideValues(s, named), w.limits.MaxErrorBytes)
 }
 
 // waitGoroutines waits up to d for the goroutine count to drop to n.

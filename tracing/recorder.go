@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"maps"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rlm-project/rlm/recursion"
 )
@@ -52,9 +54,19 @@ type Recorder struct {
 	subcalls map[string]*SubCall
 	// Pending links between a child node and the sub-call that started it,
 	// for whichever of the two events arrives second.
-	childOf  map[string]*SubCall // child node ID -> sub-call seen before the node
-	orphans  map[string]*Node    // child node ID -> node seen before its sub-call
-	models   map[string]bool
+	childOf map[string]*SubCall // child node ID -> sub-call seen before the node
+	orphans map[string]*Node    // child node ID -> node seen before its sub-call
+	models  map[string]bool
+	// Size limits: lim bounds fields and the whole record, size is what
+	// the record holds so far (JSON bytes, approximately from above), full
+	// is set once something was left out for want of room, and sums are
+	// hashes of each node's transcript messages as sent (the kept ones may
+	// be cut).
+	lim      RecordLimits
+	size     int64
+	full     bool
+	seed     maphash.Seed
+	sums     map[string][]uint64
 	done     bool
 	subs     map[chan LiveEvent]struct{}
 	finished chan struct{}
@@ -74,8 +86,43 @@ type LiveEvent struct {
 	Status    Status    `json:"status,omitempty"`
 }
 
-// NewRecorder starts the trajectory of one run.
-func NewRecorder(info RunInfo) *Recorder {
+// RecordLimits bound the trajectory a Recorder keeps, so that model code
+// cannot make the server hold or write without bound (a loop of sub-calls
+// with megabyte prompts, a huge FINAL). Zero fields mean the defaults.
+type RecordLimits struct {
+	// MaxFieldBytes cuts any one text field: a prompt, a response, a
+	// message, a cell's code, output or error, an answer.
+	MaxFieldBytes int
+	// MaxTraceBytes bounds the whole record as JSON: past it text fields
+	// are left out and sub-call records are counted but not kept.
+	MaxTraceBytes int64
+}
+
+// Defaults of RecordLimits.
+const (
+	DefaultMaxFieldBytes = 4 << 20
+	DefaultMaxTraceBytes = 64 << 20
+)
+
+func (l RecordLimits) orDefault() RecordLimits {
+	if l.MaxFieldBytes <= 0 {
+		l.MaxFieldBytes = DefaultMaxFieldBytes
+	}
+	if l.MaxTraceBytes <= 0 {
+		l.MaxTraceBytes = DefaultMaxTraceBytes
+	}
+	return l
+}
+
+// recordOverhead is what one record (node, turn, cell, call, message)
+// costs in JSON besides its text: field names, times, numbers.
+const recordOverhead = 512
+
+// NewRecorder starts the trajectory of one run with the default limits.
+func NewRecorder(info RunInfo) *Recorder { return NewRecorderLimits(info, RecordLimits{}) }
+
+// NewRecorderLimits starts the trajectory of one run under lim.
+func NewRecorderLimits(info RunInfo, lim RecordLimits) *Recorder {
 	start := info.Started
 	if start.IsZero() {
 		start = time.Now()
@@ -113,6 +160,10 @@ func NewRecorder(info RunInfo) *Recorder {
 		t.Context = append(t.Context, ContextRef{Kind: "document", Name: d.Name, Path: d.Path, Index: i})
 	}
 	return &Recorder{
+		lim:      lim.orDefault(),
+		size:     int64(recordOverhead * (4 + len(t.Context))),
+		seed:     maphash.MakeSeed(),
+		sums:     map[string][]uint64{},
 		t:        t,
 		nodes:    map[string]*Node{},
 		subcalls: map[string]*SubCall{},
@@ -167,8 +218,9 @@ func (r *Recorder) Observe(ev recursion.Event) {
 	case recursion.EventCellStart:
 		t := r.turn(ev)
 		c := &Cell{N: ev.Cell, Status: StatusRunning, Started: ev.Time}
+		r.record()
 		if ev.CellRun != nil {
-			c.Code = ev.CellRun.Code
+			c.Code = r.text(ev.CellRun.Code)
 		}
 		t.Cells = append(t.Cells, c)
 		r.t.Used.Cells++
@@ -189,9 +241,9 @@ func (r *Recorder) Observe(ev recursion.Event) {
 		n.Ended = ev.Time
 		n.DurationMS = ms(ev.Time.Sub(n.Started))
 		if ev.End != nil {
-			n.Answer = ev.End.Answer
+			n.Answer = r.text(ev.End.Answer)
 			n.StopReason = ev.End.StopReason
-			n.Error = ev.End.Error
+			n.Error = r.text(ev.End.Error)
 			n.Usage = ev.End.Usage
 			n.TreeUsage = ev.End.TreeUsage
 			n.Iterations = ev.End.Iterations
@@ -233,6 +285,7 @@ func (r *Recorder) node(ev recursion.Event) *Node {
 }
 
 func (r *Recorder) newNode(id string, at time.Time) *Node {
+	r.record()
 	n := &Node{ID: id, Status: StatusRunning, Started: at, Transcript: []recursion.Message{}, Turns: []*Turn{}}
 	r.nodes[id] = n
 	r.t.Nodes = append(r.t.Nodes, n)
@@ -247,6 +300,7 @@ func (r *Recorder) turn(ev recursion.Event) *Turn {
 			return n.Turns[i]
 		}
 	}
+	r.record()
 	t := &Turn{N: ev.Turn, Started: ev.Time}
 	n.Turns = append(n.Turns, t)
 	return t
@@ -259,6 +313,7 @@ func (r *Recorder) cell(ev recursion.Event) *Cell {
 			return t.Cells[i]
 		}
 	}
+	r.record()
 	c := &Cell{N: ev.Cell, Status: StatusRunning, Started: ev.Time}
 	t.Cells = append(t.Cells, c)
 	r.t.Used.Cells++
@@ -270,23 +325,31 @@ func (r *Recorder) modelCall(ev recursion.Event) {
 	r.countCall(m)
 	n := r.node(ev)
 	t := r.turn(ev)
+	r.record()
 	call := &ModelCall{
-		Model: m.Model, ResponseModel: m.ResponseModel, Response: m.Response, FinishReason: m.FinishReason, Usage: m.Usage,
-		LatencyMS: ms(m.Latency), Logprobs: m.Logprobs, Error: m.Err, Reasoning: m.Reasoning, ToolCalls: m.ToolCalls,
+		Model: m.Model, ResponseModel: m.ResponseModel, Response: r.text(m.Response), FinishReason: m.FinishReason, Usage: m.Usage,
+		LatencyMS: ms(m.Latency), Logprobs: r.logprobs(m.Logprobs), Error: r.text(m.Err), Reasoning: r.text(m.Reasoning), ToolCalls: m.ToolCalls,
 		Compaction: m.Compaction, Started: ev.Time.Add(-m.Latency), Ended: ev.Time,
 	}
 	// The transcript is append-only in the engine: find how much of it was
-	// resent and append only the new messages.
+	// resent and append only the new messages. Messages are compared by a
+	// hash of what was sent, since what is kept may be cut.
+	sums := r.sums[n.ID]
 	p := 0
-	for p < len(n.Transcript) && p < len(m.Messages) && n.Transcript[p] == m.Messages[p] {
+	for p < len(sums) && p < len(m.Messages) && sums[p] == r.sum(m.Messages[p]) {
 		p++
 	}
-	if p == len(n.Transcript) {
-		n.Transcript = append(n.Transcript, m.Messages[p:]...)
+	if p == len(sums) {
+		for _, msg := range m.Messages[p:] {
+			r.sums[n.ID] = append(r.sums[n.ID], r.sum(msg))
+			n.Transcript = append(n.Transcript, r.message(msg))
+		}
 		call.Prefix = len(m.Messages)
 	} else {
 		call.Prefix = p
-		call.Extra = slices.Clone(m.Messages[p:])
+		for _, msg := range m.Messages[p:] {
+			call.Extra = append(call.Extra, r.message(msg))
+		}
 	}
 	t.Calls = append(t.Calls, call)
 	if r.t.Question == "" && n.ParentID == "" {
@@ -311,11 +374,15 @@ func (r *Recorder) cellEnd(ev recursion.Event) {
 	c.Ended = ev.Time
 	c.Status = StatusCompleted
 	if ce := ev.CellRun; ce != nil {
-		if ce.Code != "" {
-			c.Code = ce.Code
+		if ce.Code != "" && c.Code == "" {
+			c.Code = r.text(ce.Code)
 		}
-		c.Output, c.OutputBytes, c.Truncated = ce.Output, ce.OutputBytes, ce.Truncated
-		c.Error, c.Final, c.Restarted = ce.Error, ce.Final, ce.Restarted
+		c.Output, c.OutputBytes, c.Truncated = r.text(ce.Output), ce.OutputBytes, ce.Truncated
+		c.Error, c.Restarted = r.text(ce.Error), ce.Restarted
+		if ce.Final != nil {
+			f := r.text(*ce.Final)
+			c.Final = &f
+		}
 		c.DurationMS = ms(ce.Duration)
 		if ce.Error != "" {
 			c.Status = StatusFailed
@@ -330,13 +397,21 @@ func (r *Recorder) subCallStart(ev recursion.Event) {
 	e := ev.SubCall
 	sc := r.subcalls[e.ID]
 	if sc == nil {
+		if r.full {
+			// Counted when it ends (see subCallEnd).
+			return
+		}
 		sc = &SubCall{ID: e.ID, Status: StatusRunning}
+		r.record()
 		r.subcalls[e.ID] = sc
 		c := r.cell(ev)
 		c.SubCalls = append(c.SubCalls, sc)
 		r.t.Used.SubCalls++
 	}
-	sc.Kind, sc.Prompt, sc.Turn, sc.Cell, sc.Started = e.Kind, e.Prompt, ev.Turn, ev.Cell, ev.Time
+	sc.Kind, sc.Turn, sc.Cell, sc.Started = e.Kind, ev.Turn, ev.Cell, ev.Time
+	if sc.Prompt == "" {
+		sc.Prompt = r.text(e.Prompt)
+	}
 	sc.Depth = ev.Depth + 1
 	r.linkChild(sc, e.ChildID)
 }
@@ -357,16 +432,23 @@ func (r *Recorder) linkChild(sc *SubCall, child string) {
 func (r *Recorder) subCallEnd(ev recursion.Event) {
 	e := ev.SubCall
 	sc := r.subcalls[e.ID]
+	if sc == nil && r.full {
+		// The trace is full: the call is counted, not kept.
+		r.t.Used.SubCalls++
+		r.truncation().DroppedSubCalls++
+		if m := ev.Model; m != nil {
+			r.countCall(m)
+		}
+		return
+	}
 	if sc == nil {
 		r.subCallStart(ev)
 		sc = r.subcalls[e.ID]
 		sc.Started = ev.Time.Add(-e.Duration)
 	}
-	if sc.Prompt == "" {
-		sc.Prompt = e.Prompt
-	}
 	r.linkChild(sc, e.ChildID)
-	sc.Response, sc.Usage, sc.Error, sc.Ended = e.Response, e.Usage, e.Err, ev.Time
+	sc.Batch = e.Batch
+	sc.Response, sc.Usage, sc.Error, sc.Ended = r.text(e.Response), e.Usage, r.text(e.Err), ev.Time
 	sc.DurationMS = ms(e.Duration)
 	if sc.DurationMS == 0 {
 		sc.DurationMS = ms(ev.Time.Sub(sc.Started))
@@ -374,7 +456,7 @@ func (r *Recorder) subCallEnd(ev recursion.Event) {
 	sc.Fallback = e.Fallback
 	if m := ev.Model; m != nil {
 		// The engine reports an llm_query's model call on its end event.
-		sc.Model, sc.Logprobs, sc.FinishReason = m.Model, m.Logprobs, m.FinishReason
+		sc.Model, sc.Logprobs, sc.FinishReason = m.Model, r.logprobs(m.Logprobs), m.FinishReason
 		r.countCall(m)
 		if n := r.nodes[ev.NodeID]; n != nil && n.Status == StatusRunning {
 			n.Usage = n.Usage.Add(m.Usage)
@@ -393,6 +475,121 @@ func (r *Recorder) countCall(m *recursion.ModelCallEvent) {
 		r.models[m.Model] = true
 		r.t.Models = append(r.t.Models, m.Model)
 	}
+}
+
+// text is s as the record keeps it: cut to the field limit, or left out
+// once the record would pass its size limit. Either is counted in the
+// trajectory's Truncated.
+func (r *Recorder) text(s string) string {
+	return r.keep(s, r.lim.MaxTraceBytes-r.finishReserve(), false)
+}
+
+// keep is text under a size limit; final ignores that earlier fields were
+// left out (Finish's fields have room kept for them).
+func (r *Recorder) keep(s string, limit int64, final bool) string {
+	if s == "" {
+		return s
+	}
+	if len(s) > r.lim.MaxFieldBytes {
+		cut := r.lim.MaxFieldBytes
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		tr := r.truncation()
+		tr.CutFields++
+		tr.DroppedBytes += int64(len(s) - cut)
+		s = s[:cut] + fmt.Sprintf("\n[cut by the trace: %d of %d bytes kept]", cut, len(s))
+	}
+	cost := jsonLen(s)
+	if (r.full && !final) || r.size+cost > limit {
+		r.full = true
+		tr := r.truncation()
+		tr.DroppedFields++
+		tr.DroppedBytes += int64(len(s))
+		return ""
+	}
+	r.size += cost
+	return s
+}
+
+// finishReserve is room kept for what Finish records (the run's answer
+// and error), which must not be left out because sub-calls filled the
+// trace first.
+func (r *Recorder) finishReserve() int64 {
+	return min(2*int64(r.lim.MaxFieldBytes+256)+recordOverhead, r.lim.MaxTraceBytes/4)
+}
+
+// finalText is text for Finish, which may use the room finishReserve kept.
+func (r *Recorder) finalText(s string) string { return r.keep(s, r.lim.MaxTraceBytes, true) }
+
+// message is m as the record keeps it.
+func (r *Recorder) message(m recursion.Message) recursion.Message {
+	r.record()
+	m.Content = r.text(m.Content)
+	return m
+}
+
+// logprobs are kept while there is room for them.
+func (r *Recorder) logprobs(lp []recursion.TokenLogprob) []recursion.TokenLogprob {
+	if len(lp) == 0 {
+		return lp
+	}
+	cost := int64(64 * len(lp))
+	for _, p := range lp {
+		cost += jsonLen(p.Token)
+	}
+	if r.full || r.size+cost > r.lim.MaxTraceBytes {
+		r.full = true
+		r.truncation().DroppedFields++
+		return nil
+	}
+	r.size += cost
+	return lp
+}
+
+// record counts the overhead of one more record. Records themselves are
+// bounded by the run's limits (turns, cells) except sub-calls, which the
+// caller checks against full.
+func (r *Recorder) record() { r.size += recordOverhead }
+
+func (r *Recorder) sum(m recursion.Message) uint64 {
+	return maphash.String(r.seed, m.Role) ^ maphash.String(r.seed, m.Content)*31
+}
+
+func (r *Recorder) truncation() *Truncation {
+	if r.t.Truncated == nil {
+		r.t.Truncated = &Truncation{MaxFieldBytes: r.lim.MaxFieldBytes, MaxTraceBytes: r.lim.MaxTraceBytes}
+	}
+	return r.t.Truncated
+}
+
+// jsonLen is the length of s encoded as a JSON string, quotes included:
+// encoding/json escapes control characters, quotes, backslashes and <, >, &
+// (up to 6 bytes each) and replaces invalid UTF-8 by \ufffd.
+func jsonLen(s string) int64 {
+	n := int64(len(s)) + 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"', c == '\\', c == '\b', c == '\f', c == '\n', c == '\r', c == '\t':
+				n++
+			case c < 0x20, c == '<', c == '>', c == '&':
+				n += 5
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 5
+		case r == '\u2028', r == '\u2029':
+			n += 3
+		}
+		i += size
+	}
+	return n
 }
 
 // statusFor maps how something ended to a Status.
@@ -436,9 +633,9 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 		t.DurationMS = ms(res.Duration)
 		t.Ended = t.Started.Add(res.Duration)
 	}
-	t.Answer = res.Answer
+	t.Answer = r.finalText(res.Answer)
 	t.StopReason = res.StopReason
-	t.Error = res.Error
+	t.Error = r.finalText(res.Error)
 	if l := res.Limits; l.MaxLLMCalls > 0 || l.MaxTotalTokens > 0 || l.Timeout > 0 {
 		// The budgets the run had, scaled to its input once the engine knew it.
 		t.Limits.MaxLLMCalls, t.Limits.MaxTotalTokens, t.Limits.TimeoutMS = l.MaxLLMCalls, l.MaxTotalTokens, ms(l.Timeout)

@@ -38,6 +38,9 @@ type Config struct {
 	// memory a store that is down or slow can make the server hold. 0
 	// means DefaultSaveQueue.
 	SaveQueue int
+	// Record bounds each trajectory: one text field and the whole record
+	// (see RecordLimits); zero fields mean the defaults.
+	Record RecordLimits
 	// Logger reports failures that cannot be returned to a caller (a feed
 	// that is down); nil means slog.Default().
 	Logger *slog.Logger
@@ -126,7 +129,7 @@ func (s *Service) StartRun(ctx context.Context, info RunInfo) (*Run, error) {
 	if info.Started.IsZero() {
 		info.Started = time.Now()
 	}
-	r := &Run{svc: s, rec: NewRecorder(info), key: info.Owner + "/" + info.TraceID, saved: make(chan struct{})}
+	r := &Run{svc: s, rec: NewRecorderLimits(info, s.cfg.Record), key: info.Owner + "/" + info.TraceID, saved: make(chan struct{})}
 	r.observer = r.rec
 	if s.cfg.Spans != nil {
 		r.spans = newSpanObserver(ctx, *s.cfg.Spans, info)

@@ -53,8 +53,22 @@ type Trajectory struct {
 	Ended      time.Time         `json:"ended,omitzero"`
 	DurationMS float64           `json:"duration_ms"`
 	Reward     *Reward           `json:"reward,omitempty"`
+	// Truncated is set when the record is not whole: text fields were cut
+	// to the recorder's field limit, or text and sub-call records were left
+	// out once the trace reached its size limit.
+	Truncated *Truncation `json:"truncated,omitempty"`
 	// Nodes are in the order they started; Nodes[0] is the root "0".
 	Nodes []*Node `json:"nodes"`
+}
+
+// Truncation says what a trajectory left out, under which limits.
+type Truncation struct {
+	MaxFieldBytes   int   `json:"max_field_bytes"`
+	MaxTraceBytes   int64 `json:"max_trace_bytes"`
+	CutFields       int   `json:"cut_fields"`        // text fields cut to max_field_bytes
+	DroppedFields   int   `json:"dropped_fields"`    // text fields left out once the trace was full
+	DroppedBytes    int64 `json:"dropped_bytes"`     // text not kept, both ways
+	DroppedSubCalls int   `json:"dropped_sub_calls"` // sub-call records left out once the trace was full
 }
 
 // Sampling holds the root model's sampling parameters; nil means "not set".
@@ -209,6 +223,7 @@ type SubCall struct {
 	ID           string          `json:"id"`
 	Kind         string          `json:"kind"`               // "llm" or "rlm"
 	Fallback     bool            `json:"fallback,omitempty"` // an rlm_query at max depth answered as llm_query
+	Batch        int             `json:"batch,omitempty"`    // a call of this many prompts refused whole, none run
 	ChildID      string          `json:"child_id,omitempty"`
 	Depth        int             `json:"depth"` // depth of the callee
 	Turn         int             `json:"turn"`

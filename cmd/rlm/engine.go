@@ -76,6 +76,19 @@ func (c *engineConfig) checkREPL() error {
 			return fmt.Errorf("%s %v: must be positive", s.name, s.v)
 		}
 	}
+	// Sizes a worker may send: zero is the REPL's default (an engineConfig
+	// not filled from the settings table), negative is refused.
+	for _, s := range []struct {
+		name string
+		v    any
+		bad  bool
+	}{{"max-prompt-bytes", l.MaxPromptBytes, l.MaxPromptBytes < 0}, {"max-call-bytes", l.MaxCallBytes, l.MaxCallBytes < 0},
+		{"max-batch", l.MaxBatch, l.MaxBatch < 0}, {"max-final-bytes", l.MaxFinalBytes, l.MaxFinalBytes < 0},
+		{"max-error-bytes", l.MaxErrorBytes, l.MaxErrorBytes < 0}, {"max-host-calls", l.MaxHostCalls, l.MaxHostCalls < 0}} {
+		if s.bad {
+			return fmt.Errorf("%s %v: must be positive", s.name, s.v)
+		}
+	}
 	if c.REPLWorkers < 0 {
 		return fmt.Errorf("repl-workers %d: must not be negative (0: none)", c.REPLWorkers)
 	}

@@ -64,6 +64,12 @@ func (c *config) checkServe() error {
 	if c.TraceSaveQueue <= 0 {
 		return fmt.Errorf("trace-save-queue %d: must be positive", c.TraceSaveQueue)
 	}
+	if c.REPL.MaxBatch <= 0 || c.REPL.MaxHostCalls <= 0 {
+		return fmt.Errorf("max-batch %d and max-host-calls %d: must be positive", c.REPL.MaxBatch, c.REPL.MaxHostCalls)
+	}
+	if c.TraceFieldBytes > c.TraceBytes/4 {
+		return fmt.Errorf("max-trace-field-bytes %d: must be at most a quarter of max-trace-bytes %d", c.TraceFieldBytes, c.TraceBytes)
+	}
 	return c.checkDocuments()
 }
 
@@ -179,6 +185,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeFeed()
 	traces := tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: log, Feed: feed,
 		SaveQueue: cfg.TraceSaveQueue, SaveTimeout: cfg.TraceSaveTime,
+		Record:     tracing.RecordLimits{MaxFieldBytes: int(cfg.TraceFieldBytes), MaxTraceBytes: cfg.TraceBytes},
 		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
 	defer func() {
 		// After the server's shutdown: the runs have ended, their traces

@@ -23,6 +23,7 @@ api_keys: [a, b]
 models: {rlm: gpt-x, small: gpt-mini}
 max_upload_bytes: 1GiB
 repl_stack_bytes: 8MiB
+max_final_bytes: 1MiB
 `), 0o600)
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("listne: x\n"), 0o600)
@@ -58,8 +59,19 @@ repl_stack_bytes: 8MiB
 			map[string]string{"RLM_KILL_GRACE": "5s", "RLM_MAX_OUTPUT": "300"}, func(c *config) bool {
 				want := repl.DefaultLimits()
 				want.MemoryBytes, want.MaxGoroutines, want.KillGrace, want.MaxOutput, want.StackBytes = 1<<30, 50, 5*time.Second, 300, 8<<20
+				want.MaxFinalBytes = 1 << 20
 				return c.REPL == want && c.REPLWorkers == 0
 			}, ""},
+		{"size caps", []string{"--config", file, "--max-prompt-bytes", "1MiB", "--max-batch", "50", "--max-error-bytes", "4KiB", "--max-trace-bytes", "8MiB"},
+			map[string]string{"RLM_MAX_CALL_BYTES": "2MiB", "RLM_MAX_HOST_CALLS": "8", "RLM_MAX_TRACE_FIELD_BYTES": "1MiB", "RLM_MAX_FINAL_BYTES": "2MiB"}, func(c *config) bool {
+				l := c.REPL
+				return l.MaxPromptBytes == 1<<20 && l.MaxCallBytes == 2<<20 && l.MaxBatch == 50 && l.MaxErrorBytes == 4<<10 &&
+					l.MaxHostCalls == 8 && l.MaxFinalBytes == 2<<20 && c.TraceBytes == 8<<20 && c.TraceFieldBytes == 1<<20 && c.checkServe() == nil
+			}, ""},
+		{"cap defaults", nil, nil, func(c *config) bool {
+			return c.TraceBytes == 64<<20 && c.TraceFieldBytes == 4<<20 && c.REPL.MaxBatch == 10000 && c.checkServe() == nil
+		}, ""},
+		{"bad prompt cap", []string{"--max-prompt-bytes", "0"}, nil, nil, "flag --max-prompt-bytes: not a positive size"},
 		{"repl ids", nil, nil, func(c *config) bool { return c.REPLUID == 65534 && c.REPLGID == 65534 && c.checkREPL() == nil }, ""},
 		{"repl ids set", []string{"--repl-gid", "-1"}, map[string]string{"RLM_REPL_UID": "1000"}, func(c *config) bool {
 			return c.REPLUID == 1000 && c.REPLGID == -1 && c.checkREPL() == nil
@@ -94,5 +106,24 @@ repl_stack_bytes: 8MiB
 				t.Errorf("config %+v", c)
 			}
 		})
+	}
+}
+
+func TestServeCapsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-batch", "0"}, "max-batch 0"},
+		{[]string{"--max-host-calls", "0"}, "max-host-calls 0"},
+		{[]string{"--max-trace-bytes", "4MiB", "--max-trace-field-bytes", "2MiB"}, "max-trace-field-bytes"},
+	} {
+		c, err := loadServeConfig(tc.args, func(string) string { return "" }, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.checkServe(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error about %s", tc.args, err, tc.want)
+		}
 	}
 }

@@ -64,6 +64,8 @@ type config struct {
 	ShutdownGrace     time.Duration
 	LogLevel          string
 	TraceContent      bool
+	TraceFieldBytes   int64
+	TraceBytes        int64
 	// The in-process model of --local-model.
 	LocalModel          string
 	LocalKVCache        string
@@ -195,6 +197,21 @@ func size(f func(c *config) *int64) func(*config, string) error {
 	}
 }
 
+// sizeInt is size for an int setting.
+func sizeInt(f func(c *config) *int) func(*config, string) error {
+	return func(c *config, v string) error {
+		n, err := parseSize(v)
+		if err != nil {
+			return err
+		}
+		if n > 1<<31-1 {
+			return fmt.Errorf("size %q is too large", v)
+		}
+		*f(c) = int(n)
+		return nil
+	}
+}
+
 // parseSize reads a byte count with an optional unit: 512MiB, 64MB, 1048576.
 func parseSize(v string) (int64, error) {
 	s := strings.TrimSpace(v)
@@ -288,6 +305,14 @@ var settingsTable = []setting{
 	{"repl-stack-bytes", allCommands, formatSize(repl.DefaultLimits().StackBytes), "largest stack of one goroutine in the REPL (deeper recursion crashes the worker)", size(func(c *config) *int64 { return &c.REPL.StackBytes })},
 	{"max-output", allCommands, strconv.Itoa(repl.DefaultLimits().MaxOutput), "characters of cell output shown to the model", num(func(c *config) *int { return &c.REPL.MaxOutput })},
 	{"max-goroutines", allCommands, strconv.Itoa(repl.DefaultLimits().MaxGoroutines), "goroutines model code may have alive at once in one REPL", num(func(c *config) *int { return &c.REPL.MaxGoroutines })},
+	{"max-prompt-bytes", allCommands, formatSize(repl.DefaultLimits().MaxPromptBytes), "largest prompt of one llm_query or rlm_query; a call with a larger one is refused before it leaves the REPL", size(func(c *config) *int64 { return &c.REPL.MaxPromptBytes })},
+	{"max-call-bytes", allCommands, formatSize(repl.DefaultLimits().MaxCallBytes), "all prompts of one llm_query/rlm_query call (batched ones included) together; also bounds every message a REPL worker sends, refused from its header", size(func(c *config) *int64 { return &c.REPL.MaxCallBytes })},
+	{"max-batch", allCommands, strconv.Itoa(repl.DefaultLimits().MaxBatch), "prompts in one llm_query_batched or rlm_query_batched call; a batch larger than the LLM calls left is refused whole, with one trace record", num(func(c *config) *int { return &c.REPL.MaxBatch })},
+	{"max-final-bytes", allCommands, formatSize(repl.DefaultLimits().MaxFinalBytes), "largest answer FINAL accepts; a larger one is refused with a cell error the model sees", size(func(c *config) *int64 { return &c.REPL.MaxFinalBytes })},
+	{"max-error-bytes", allCommands, formatSize(int64(repl.DefaultLimits().MaxErrorBytes)), "largest cell error; long values an interpreter error quotes (the context, a constant) are named with their size first", sizeInt(func(c *config) *int { return &c.REPL.MaxErrorBytes })},
+	{"max-host-calls", allCommands, strconv.Itoa(repl.DefaultLimits().MaxHostCalls), "llm_query/rlm_query calls in flight at once per REPL worker; goroutines of model code that call beyond it wait", num(func(c *config) *int { return &c.REPL.MaxHostCalls })},
+	{"max-trace-field-bytes", forServe, formatSize(tracing.DefaultMaxFieldBytes), "largest text field (prompt, response, message, output, answer) a trace keeps; longer ones are cut, with a note", size(func(c *config) *int64 { return &c.TraceFieldBytes })},
+	{"max-trace-bytes", forServe, formatSize(tracing.DefaultMaxTraceBytes), "largest trace of one run; past it text and sub-call records are left out and counted in the trace's truncated", size(func(c *config) *int64 { return &c.TraceBytes })},
 	{"log-level", forServe, "info", "debug, info, warn or error", str(func(c *config) *string { return &c.LogLevel })},
 	{"trace-content", forServe, "false", "put prompt and completion text on OpenTelemetry spans (traces in the store always keep them)", boolean(func(c *config) *bool { return &c.TraceContent })},
 }

@@ -110,6 +110,10 @@ func WithFailures(n, status int, retryAfter string) Option {
 	return func(s *Server) { s.failN, s.failStatus, s.failRetryAfter = n, status, retryAfter }
 }
 
+// WithoutRecording keeps no request (Requests returns none; Count still
+// counts them), for load tests that send the fake gigabytes of prompts.
+func WithoutRecording() Option { return func(s *Server) { s.noRecord = true } }
+
 // WithModels makes GET /v1/models list ids, as OpenAI's API does; without
 // it the fake has no model list (404). With a key, GET /v1/models answers
 // 401 unless the request carries it as a bearer token.
@@ -136,6 +140,7 @@ type Server struct {
 	inFlight    int
 	maxInFlight int
 	served      int
+	noRecord    bool
 }
 
 // New starts a fake upstream answering with script. Close it when done.
@@ -162,6 +167,13 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// Count is the number of requests received so far.
+func (s *Server) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.served
 }
 
 // MaxInFlight is the largest number of requests the fake was handling at once.
@@ -213,8 +225,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Model: req.Model, Messages: req.Messages, Body: body, Fields: fields}
 
 	s.mu.Lock()
-	s.requests = append(s.requests, rec)
-	n := len(s.requests)
+	if !s.noRecord {
+		s.requests = append(s.requests, rec)
+	}
+	s.served++
+	n := s.served
 	s.inFlight++
 	s.maxInFlight = max(s.maxInFlight, s.inFlight)
 	s.mu.Unlock()
