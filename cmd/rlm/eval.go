@@ -45,6 +45,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	haystack := fs.String("haystack", "", "sniah: text `file` to use as haystack instead of RULER's noise sentences")
 	uuid := fs.Bool("uuid", false, "sniah: needle values are UUIDs instead of 7-digit numbers")
 	depth := fs.Float64("depth", -1, "sniah: needle depth in [0,1]; negative picks a random depth per instance")
+	keys := fs.Int("keys", 1, "sniah: needles with distinct keys; more than 1 is the multi-key variant")
+	phrasings := fs.String("phrasings", "", "question wordings of sniah, records and label-count: \"in\" (held-in set), \"out\" (held-out set) or empty (each task's original)")
 	traces := fs.String("traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
 	traceOwner := fs.String("trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
 	if err := fs.Parse(args); err != nil {
@@ -85,7 +87,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if file, ok := strings.CutPrefix(name, "custom:"); ok {
 			t, err = eval.LoadCustom(file)
 		} else {
-			t, err = eval.NewTask(name, eval.TaskOptions{Haystack: *haystack, UUIDValues: *uuid, Depth: *depth})
+			t, err = eval.NewTask(name, eval.TaskOptions{Haystack: *haystack, UUIDValues: *uuid, Depth: *depth,
+				Keys: *keys, Phrasings: *phrasings})
 		}
 		if err != nil {
 			return fmt.Errorf("eval: --task: %w", err)
