@@ -47,6 +47,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	depth := fs.Float64("depth", -1, "sniah: needle depth in [0,1]; negative picks a random depth per instance")
 	keys := fs.Int("keys", 1, "sniah: needles with distinct keys; more than 1 is the multi-key variant")
 	phrasings := fs.String("phrasings", "", "question wordings of sniah, records and label-count: \"in\" (held-in set), \"out\" (held-out set) or empty (each task's original)")
+	localModel := fs.String("local-model", "", "checkpoint `directory` of a Qwen3 model to run in-process for root turns and sub-calls instead of --base-url (see docs/inference.md)")
+	maxCompletion := fs.Int("max-completion-tokens", 0, "max_tokens of each model call (0: the upstream's default)")
+	localKV := fs.String("local-kv-cache", "1GiB", "KV cache pool of --local-model: a size like 4GiB, or tokens like 65536tokens")
 	traces := fs.String("traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
 	traceOwner := fs.String("trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
 	if err := fs.Parse(args); err != nil {
@@ -65,6 +68,21 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := ec.checkREPL(); err != nil {
 		return badFlag("eval: --%w", err)
 	}
+	if *localModel != "" {
+		ic, err := parseKVCache(*localKV)
+		if err != nil {
+			return badFlag("eval: --local-kv-cache: %w", err)
+		}
+		le, err := loadLocalModel(*localModel, ic)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		defer le.Close()
+		ec.Local = localClient{le}
+		if ec.RootModel == "" {
+			ec.RootModel = le.Name()
+		}
+	}
 	if ec.RootModel == "" {
 		return errors.New("eval: no root model: set --root-model or RLM_ROOT_MODEL")
 	}
@@ -79,6 +97,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	samp, err := ec.sampling()
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
+	}
+	if *maxCompletion < 0 {
+		return badFlag("eval: --max-completion-tokens %d: must not be negative", *maxCompletion)
+	}
+	if *maxCompletion > 0 {
+		samp.MaxTokens = maxCompletion
 	}
 	var ts []eval.Task
 	for _, name := range strings.Split(*tasks, ",") {
@@ -128,6 +152,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *baseline == "direct" {
 		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = eng.client, *baselineModel, win
+		if ec.Local != nil {
+			cfg.Baseline = ec.Local
+		}
 		if cfg.BaselineModel == "" {
 			cfg.BaselineModel = ec.RootModel
 		}
