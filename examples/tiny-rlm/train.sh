@@ -64,7 +64,7 @@ echo "== 5. rlm eval --local-model on held-out S-NIAH (seed 1, --phrasings out)"
 for m in base sft; do
 	rm -rf "$OUT/eval-$m"
 	"$RLM" eval --local-model "$OUT/$m" --local-kv-cache 65536tokens --task sniah --phrasings out \
-		--lengths "$EVAL_LENGTHS" --n "$EVAL_N" --seed 1 --temperature 0 --max-iterations 5 \
+		--lengths "$EVAL_LENGTHS" --n "$EVAL_N" --seed 1 --temperature 0 --max-iterations 5 --max-completion-tokens 256 \
 		--out "$OUT/eval-$m" --traces none 2>"$OUT/eval-$m.log" | tee "$OUT/eval-$m.txt" || true
 done
 echo "== done: random init in $OUT/eval-base, after SFT in $OUT/eval-sft (summary.json, results.jsonl)"
