@@ -127,7 +127,6 @@ type state struct {
 }
 
 func (p Policy) root(msgs []Message) string {
-	var text strings.Builder
 	turn := 1
 	firstUser := ""
 	for _, m := range msgs {
@@ -140,8 +139,7 @@ func (p Policy) root(msgs []Message) string {
 			}
 		}
 	}
-	text.WriteString(firstUser)
-	q, ok := parse(text.String())
+	q, ok := parse(firstUser)
 	if !ok {
 		return "I can only answer questions of the kinds I was built for (needle lookup, record counting and extraction, comment labelling); this is not one of them.\nFINAL(unsupported question)"
 	}
