@@ -68,6 +68,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := ec.checkREPL(); err != nil {
 		return badFlag("eval: --%w", err)
 	}
+	if *maxCompletion < 0 {
+		return badFlag("eval: --max-completion-tokens %d: must not be negative", *maxCompletion)
+	}
 	if *localModel != "" {
 		ic, err := parseKVCache(*localKV)
 		if err != nil {
@@ -97,9 +100,6 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	samp, err := ec.sampling()
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
-	}
-	if *maxCompletion < 0 {
-		return badFlag("eval: --max-completion-tokens %d: must not be negative", *maxCompletion)
 	}
 	if *maxCompletion > 0 {
 		samp.MaxTokens = maxCompletion
