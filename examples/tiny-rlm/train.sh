@@ -11,7 +11,7 @@
 #   N, LENGTHS, SEEDS   data size, passed to data.sh (defaults 6, 8k, 2)
 #   VOCAB               vocabulary size (default 1024)
 #   LAYERS HIDDEN INTER HEADS   model size (defaults 2, 128, 384, 4)
-#   STEPS LR SEQ_LEN BATCH      SFT (defaults 300, 3e-3, 1536, 4)
+#   STEPS LR SEQ_LEN BATCH      SFT (defaults 200, 3e-3, 1536, 2)
 #   DEVICE              rlm train sft -device (default auto: a GPU if any)
 #   EVAL_N EVAL_LENGTHS held-out evaluation (defaults 10, 8k)
 set -eu
@@ -22,7 +22,7 @@ mkdir -p "$OUT/bin"
 OUT=$(cd "$OUT" && pwd)
 VOCAB=${VOCAB:-1024}
 LAYERS=${LAYERS:-2} HIDDEN=${HIDDEN:-128} INTER=${INTER:-384} HEADS=${HEADS:-4}
-STEPS=${STEPS:-300} LR=${LR:-3e-3} SEQ_LEN=${SEQ_LEN:-1536} BATCH=${BATCH:-4}
+STEPS=${STEPS:-200} LR=${LR:-3e-3} SEQ_LEN=${SEQ_LEN:-1536} BATCH=${BATCH:-2}
 DEVICE=${DEVICE:-auto}
 EVAL_N=${EVAL_N:-10} EVAL_LENGTHS=${EVAL_LENGTHS:-8k}
 
