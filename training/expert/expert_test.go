@@ -2,8 +2,11 @@ package expert
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -197,5 +200,43 @@ func TestUnknownQuestionAndSubCall(t *testing.T) {
 		"Date: Jan 03, 2022 || User: 12345 || Instance: Nothing about the kettle was a disappointment."}})
 	if sub != "negative\npositive" {
 		t.Errorf("sub-call labels %q", sub)
+	}
+}
+
+// TestExpertHandlesNotFound gives the expert inputs that lack what the
+// question asks for: its cells must notice, search more loosely, and answer
+// "not found" rather than invent a value.
+func TestExpertHandlesNotFound(t *testing.T) {
+	dir := t.TempDir()
+	hay := strings.Repeat("The grass is green. The sky is blue.\n", 600)
+	recs := "The following lines are order records.\n" + strings.Repeat("ID: 100001 | name: Alice Novak | city: Lisbon | product: kettle | quantity: 3\n", 200)
+	lines := []string{}
+	for i, c := range []struct{ ctx, q string }{
+		{hay, "What is the special magic number for brave-falcon mentioned in the provided text? Answer with the number itself."},
+		{hay, "Quote the special magic uuid that the provided text assigns to calm-raven."},
+		{recs, "What is the name of the record with ID 999999? Give your final answer in the form 'Answer: value'."},
+	} {
+		p := filepath.Join(dir, fmt.Sprintf("ctx%d.txt", i))
+		if err := os.WriteFile(p, []byte(c.ctx), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(map[string]any{"context_file": p, "question": c.q, "answer": "not found", "scorer": "contains"})
+		lines = append(lines, string(b))
+	}
+	file := filepath.Join(dir, "tasks.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task, err := eval.LoadCustom(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runExpert(t, eval.Config{Tasks: []eval.Task{task}, N: 3, Seed: 1}) {
+		if r.Score != 1 || r.StopReason != string(recursion.StopFinal) {
+			t.Errorf("%s: answer %q (stop %s), want not found", r.Question, r.Answer, r.StopReason)
+		}
+		if r.Iterations < 3 { // look, search, then conclude (needles: a looser search first)
+			t.Errorf("%s: concluded after %d turns", r.Question, r.Iterations)
+		}
 	}
 }
