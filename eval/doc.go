@@ -3,10 +3,18 @@
 // RLM engine (and, as a baseline, through the model directly).
 //
 // Tasks:
-//   - sniah: single needle in a haystack, as in RULER.
+//   - sniah: needle in a haystack, as in RULER: a single needle, or with
+//     several keys (multi-key); values are numbers or UUIDs.
+//   - records: counting and extraction over structured records.
+//   - label-count: counting comments by sentiment, which needs sub-calls
+//     (llm_query on chunks) and code to combine their answers.
 //   - oolong: OOLONG-style aggregation over labelled records.
 //   - oolong-pairs: OOLONG-Pairs-style questions about pairs of users.
 //   - custom: instances read from a JSONL file.
+//
+// Questions of sniah, records and label-count come in held-in and held-out
+// phrasing sets (TaskOptions.Phrasings): training data uses the first and
+// evaluation the second, as it uses seeds training never saw.
 //
 // Generators are deterministic functions of (seed, index, length) and stream
 // their context to an io.Writer, so a 10M-token input is written once to a

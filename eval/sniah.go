@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -34,9 +36,10 @@ var keyNouns = []string{
 	"velvet", "walrus", "willow", "zephyr", "biscuit", "compass", "garnet", "sparrow",
 }
 
-// SNIAH is the single-needle task of RULER: one sentence "One of the special
-// magic numbers for KEY is: VALUE." hidden in a haystack, and a question
-// asking for VALUE.
+// SNIAH is the needle task of RULER: sentences "One of the special magic
+// numbers for KEY is: VALUE." hidden in a haystack, and a question asking
+// for the VALUE of one KEY. With Keys > 1 it is RULER's multi-key variant:
+// the other needles have other keys and are distractors.
 type SNIAH struct {
 	// Haystack is a text file repeated as often as needed; empty means
 	// RULER's noise sentences. It must not contain "special magic".
@@ -46,6 +49,13 @@ type SNIAH struct {
 	// Depth is where the needle goes, as a fraction of the context; a
 	// negative value picks a uniformly random depth per instance.
 	Depth float64
+	// Keys is the number of needles, each with its own key, at independent
+	// random depths except the asked one, which follows Depth; 0 or 1 is
+	// the single needle.
+	Keys int
+	// Phrasings is the set of question wordings (PhrasingsHeldIn or
+	// PhrasingsHeldOut); empty is RULER's one question.
+	Phrasings string
 }
 
 // Name implements Task. Options other than the defaults are part of the
@@ -58,6 +68,12 @@ func (t *SNIAH) Name() string {
 	}
 	if t.Depth >= 0 {
 		v = append(v, fmt.Sprintf("depth=%.2f", min(t.Depth, 1)))
+	}
+	if t.Keys > 1 {
+		v = append(v, fmt.Sprintf("keys=%d", t.Keys))
+	}
+	if t.Phrasings != "" {
+		v = append(v, "phrasings="+t.Phrasings)
 	}
 	if t.Haystack != "" {
 		v = append(v, "haystack="+filepath.Base(t.Haystack))
@@ -73,11 +89,14 @@ func (t *SNIAH) Generate(ctx context.Context, w io.Writer, spec Spec) (Instance,
 	if spec.Tokens <= 0 {
 		return Instance{}, fmt.Errorf("sniah: length %d tokens: must be positive", spec.Tokens)
 	}
+	if t.Keys > len(keyAdjectives)*len(keyNouns) {
+		return Instance{}, fmt.Errorf("sniah: %d keys: at most %d distinct keys exist", t.Keys, len(keyAdjectives)*len(keyNouns))
+	}
 	r := newRand(t.Name(), spec)
 	key := keyAdjectives[r.IntN(len(keyAdjectives))] + "-" + keyNouns[r.IntN(len(keyNouns))]
-	kind, value := "numbers", strconv.Itoa(1_000_000+r.IntN(9_000_000))
+	kind, value := "numbers", t.value(r)
 	if t.UUID {
-		kind, value = "uuids", uuid(r)
+		kind = "uuids"
 	}
 	depth := t.Depth
 	if depth < 0 {
@@ -86,16 +105,32 @@ func (t *SNIAH) Generate(ctx context.Context, w io.Writer, spec Spec) (Instance,
 	if depth > 1 {
 		depth = 1
 	}
-	needle := fmt.Sprintf("One of the special magic %s for %s is: %s.", kind, key, value)
+	single := kind[:len(kind)-1]
+	template, err := sniahPhrasings.pick(r, t.Phrasings)
+	if err != nil {
+		return Instance{}, fmt.Errorf("sniah: %w", err)
+	}
 	target := int64(spec.Tokens) * CharsPerToken
-	insertAt := int64(depth * float64(target-int64(len(needle))))
+	needle := fmt.Sprintf("One of the special magic %s for %s is: %s.", kind, key, value)
+	needles := []placed{{at: int64(depth * float64(target-int64(len(needle)))), text: needle}}
+	keys := map[string]bool{key: true}
+	for len(needles) < t.Keys {
+		k := keyAdjectives[r.IntN(len(keyAdjectives))] + "-" + keyNouns[r.IntN(len(keyNouns))]
+		if keys[k] {
+			continue
+		}
+		keys[k] = true
+		n := fmt.Sprintf("One of the special magic %s for %s is: %s.", kind, k, t.value(r))
+		needles = append(needles, placed{at: int64(r.Float64() * float64(target-int64(len(n)))), text: n})
+	}
+	// Needles at the same offset keep their draw order: the asked one first.
+	slices.SortStableFunc(needles, func(a, b placed) int { return cmp.Compare(a.at, b.at) })
 
 	cw := newCountWriter(w)
-	var err error
 	if t.Haystack == "" {
-		err = writeNoise(ctx, cw, target, insertAt, needle)
+		err = writeNoise(ctx, cw, target, needles)
 	} else {
-		err = writeFileHaystack(ctx, cw, t.Haystack, target, insertAt, needle)
+		err = writeFileHaystack(ctx, cw, t.Haystack, target, needles)
 	}
 	if err == nil {
 		err = cw.Flush()
@@ -103,32 +138,49 @@ func (t *SNIAH) Generate(ctx context.Context, w io.Writer, spec Spec) (Instance,
 	if err != nil {
 		return Instance{}, fmt.Errorf("sniah: write haystack: %w", err)
 	}
-	single := kind[:len(kind)-1]
+	meta := map[string]string{"key": key, "depth": strconv.FormatFloat(depth, 'f', 3, 64)}
+	if t.Keys > 1 {
+		meta["keys"] = strconv.Itoa(t.Keys)
+	}
 	return Instance{
 		Task:   t.Name(),
 		Tokens: spec.Tokens, Index: spec.Index, Seed: spec.Seed,
-		Question: fmt.Sprintf("What is the special magic %s for %s mentioned in the provided text? "+
-			"Answer with the %s itself.", single, key, single),
+		Question: fillTemplate(template, map[string]string{"kind": single, "key": key}),
 		Answer:   value,
 		Expected: []string{value},
 		Scorer:   "sniah",
 		Bytes:    cw.n,
-		Meta:     map[string]string{"key": key, "depth": strconv.FormatFloat(depth, 'f', 3, 64)},
+		Meta:     meta,
 	}, nil
 }
 
-// writeNoise writes noise sentences up to target bytes with the needle at the
-// first sentence boundary at or after insertAt.
-func writeNoise(ctx context.Context, cw *countWriter, target, insertAt int64, needle string) error {
-	inserted := false
+// value draws a needle's value: a 7-digit number or a UUID.
+func (t *SNIAH) value(r *rand.Rand) string {
+	if t.UUID {
+		return uuid(r)
+	}
+	return strconv.Itoa(1_000_000 + r.IntN(9_000_000))
+}
+
+// placed is a needle and the byte offset it goes at (the first boundary at
+// or after it).
+type placed struct {
+	at   int64
+	text string
+}
+
+// writeNoise writes noise sentences up to target bytes with each needle at
+// the first sentence boundary at or after its offset. needles are sorted
+// by offset.
+func writeNoise(ctx context.Context, cw *countWriter, target int64, needles []placed) error {
 	for i := 0; cw.err == nil; i++ {
 		if i%(1<<14) == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !inserted && cw.n >= insertAt {
-			cw.WriteString(needle)
+		for len(needles) > 0 && cw.n >= needles[0].at {
+			cw.WriteString(needles[0].text)
 			cw.WriteString(" ")
-			inserted = true
+			needles = needles[1:]
 		}
 		s := noiseSentences[i%len(noiseSentences)]
 		if cw.n+int64(len(s))+1 > target {
@@ -141,16 +193,17 @@ func writeNoise(ctx context.Context, cw *countWriter, target, insertAt int64, ne
 			cw.WriteString(" ")
 		}
 	}
-	if !inserted {
-		cw.WriteString(needle)
+	for _, n := range needles {
+		cw.WriteString(n.text)
 		cw.WriteString("\n")
 	}
 	return cw.err
 }
 
-// writeFileHaystack repeats the file at path up to target bytes, with the
-// needle after the first whitespace at or after insertAt.
-func writeFileHaystack(ctx context.Context, cw *countWriter, path string, target, insertAt int64, needle string) error {
+// writeFileHaystack repeats the file at path up to target bytes, with each
+// needle after the first whitespace at or after its offset. needles are
+// sorted by offset.
+func writeFileHaystack(ctx context.Context, cw *countWriter, path string, target int64, needles []placed) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -162,7 +215,7 @@ func writeFileHaystack(ctx context.Context, cw *countWriter, path string, target
 		return fmt.Errorf("haystack %s contains %q, so the needle would not be unique", path, "special magic")
 	}
 	buf := make([]byte, 1<<16)
-	inserted, readThisPass := false, false
+	readThisPass := false
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
@@ -190,20 +243,22 @@ func writeFileHaystack(ctx context.Context, cw *countWriter, path string, target
 		if rem := target - cw.n; int64(len(chunk)) > rem {
 			chunk = chunk[:rem]
 		}
-		if !inserted && cw.n+int64(len(chunk)) > insertAt {
-			from := max(0, int(insertAt-cw.n))
-			if j := bytes.IndexAny(chunk[from:], " \n\t"); j >= 0 {
-				cut := from + j + 1
-				cw.WriteString(string(chunk[:cut]))
-				cw.WriteString(needle + " ")
-				chunk = chunk[cut:]
-				inserted = true
+		for len(needles) > 0 && cw.n+int64(len(chunk)) > needles[0].at {
+			from := max(0, int(needles[0].at-cw.n))
+			j := bytes.IndexAny(chunk[from:], " \n\t")
+			if j < 0 {
+				break
 			}
+			cut := from + j + 1
+			cw.WriteString(string(chunk[:cut]))
+			cw.WriteString(needles[0].text + " ")
+			chunk = chunk[cut:]
+			needles = needles[1:]
 		}
 		cw.WriteString(string(chunk))
 	}
-	if !inserted {
-		cw.WriteString(" " + needle + "\n")
+	for _, n := range needles {
+		cw.WriteString(" " + n.text + "\n")
 	}
 	return cw.err
 }

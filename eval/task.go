@@ -52,9 +52,16 @@ type FixedTask interface {
 // NewTask returns the built-in task called name. custom tasks need a file;
 // use LoadCustom for them.
 func NewTask(name string, opts TaskOptions) (Task, error) {
+	if err := CheckPhrasings(opts.Phrasings); err != nil {
+		return nil, err
+	}
 	switch name {
 	case "sniah":
-		return &SNIAH{Haystack: opts.Haystack, UUID: opts.UUIDValues, Depth: opts.Depth}, nil
+		return &SNIAH{Haystack: opts.Haystack, UUID: opts.UUIDValues, Depth: opts.Depth, Keys: opts.Keys, Phrasings: opts.Phrasings}, nil
+	case "records":
+		return Records{Phrasings: opts.Phrasings}, nil
+	case "label-count":
+		return LabelCount{Phrasings: opts.Phrasings}, nil
 	case "oolong":
 		return &Oolong{}, nil
 	case "oolong-pairs":
@@ -65,7 +72,7 @@ func NewTask(name string, opts TaskOptions) (Task, error) {
 
 // TaskNames lists the built-in tasks.
 func TaskNames() []string {
-	n := []string{"sniah", "oolong", "oolong-pairs"}
+	n := []string{"sniah", "oolong", "oolong-pairs", "records", "label-count"}
 	sort.Strings(n)
 	return n
 }
@@ -75,6 +82,11 @@ type TaskOptions struct {
 	Haystack   string  // sniah: text file used as haystack instead of the noise sentences
 	UUIDValues bool    // sniah: needle values are UUIDs instead of 7-digit numbers
 	Depth      float64 // sniah: needle depth in [0,1]; negative means random per instance
+	Keys       int     // sniah: needles with distinct keys (multi-key when > 1)
+	// Phrasings picks the question wordings of sniah, records and
+	// label-count: PhrasingsHeldIn, PhrasingsHeldOut, or empty for each
+	// task's original one.
+	Phrasings string
 }
 
 // newRand returns the random source of one instance. Mixing the task name,

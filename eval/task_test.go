@@ -46,7 +46,8 @@ func TestParseLength(t *testing.T) {
 }
 
 func TestGeneratorsDeterministic(t *testing.T) {
-	for _, task := range []Task{&SNIAH{Depth: -1}, &SNIAH{UUID: true, Depth: 0.5}, Oolong{}, OolongPairs{}} {
+	for _, task := range []Task{&SNIAH{Depth: -1}, &SNIAH{UUID: true, Depth: 0.5}, Oolong{}, OolongPairs{},
+		&SNIAH{Depth: -1, Keys: 4, Phrasings: PhrasingsHeldOut}, Records{}, Records{Phrasings: PhrasingsHeldIn}, LabelCount{}} {
 		t.Run(task.Name(), func(t *testing.T) {
 			spec := Spec{Tokens: 8 << 10, Index: 3, Seed: 42}
 			a, ca := generate(t, task, spec)

@@ -45,6 +45,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	uuid := fs.Bool("uuid", false, "sniah: needle values are UUIDs instead of 7-digit numbers")
 	depth := fs.Float64("depth", -1, "sniah: needle depth in [0,1]; negative picks a random depth per instance")
 	traces := fs.String("traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
+	keys := fs.Int("keys", 1, "sniah: needles with distinct keys; more than 1 is the multi-key variant")
+	phrasings := fs.String("phrasings", "", "question wordings of sniah, records and label-count: \"in\" (held-in set), \"out\" (held-out set) or empty (each task's original)")
+	maxCompletion := fs.Int("max-completion-tokens", 0, "max_tokens of each model call (0: the upstream's default)")
 	traceOwner := fs.String("trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -63,7 +66,17 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if *maxCompletion < 0 {
+		return badFlag("eval: --max-completion-tokens %d: must not be negative", *maxCompletion)
+	}
 	ec := &set.engineConfig
+	if set.LocalModel != "" {
+		le, err := set.startLocalModel()
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		defer le.Close()
+	}
 	if err := ec.check(); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -79,6 +92,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
+	if *maxCompletion > 0 {
+		samp.MaxTokens = maxCompletion
+	}
 	var ts []eval.Task
 	for _, name := range strings.Split(*tasks, ",") {
 		name = strings.TrimSpace(name)
@@ -86,7 +102,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if file, ok := strings.CutPrefix(name, "custom:"); ok {
 			t, err = eval.LoadCustom(file)
 		} else {
-			t, err = eval.NewTask(name, eval.TaskOptions{Haystack: *haystack, UUIDValues: *uuid, Depth: *depth})
+			t, err = eval.NewTask(name, eval.TaskOptions{Haystack: *haystack, UUIDValues: *uuid, Depth: *depth,
+				Keys: *keys, Phrasings: *phrasings})
 		}
 		if err != nil {
 			return fmt.Errorf("eval: --task: %w", err)
@@ -128,6 +145,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *baseline == "direct" {
 		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = eng.client, *baselineModel, win
+		if ec.Local != nil {
+			cfg.Baseline = ec.Local
+		}
 		if cfg.BaselineModel == "" {
 			cfg.BaselineModel = ec.RootModel
 		}

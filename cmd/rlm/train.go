@@ -19,13 +19,13 @@ import (
 )
 
 var trainCommand = command{
-	summary: "fine-tune a Qwen3 model on trajectories (train sft), with RL on harness rollouts (train rl), or make a random one (train init)",
+	summary: "fine-tune a Qwen3 model on trajectories (train sft), with RL on harness rollouts (train rl), make a random one (train init), or learn a BPE vocabulary (train tokenizer)",
 	run:     runTrain,
 }
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "Usage: rlm train <sft|rl|init> [flags]\n\n  sft   supervised fine-tuning on an SFT JSONL file\n  rl    reinforcement learning on rollouts through the RLM engine and REPL\n  init  write a randomly initialized model for a config.json\n\nRun `rlm train <sub> -h` for the flags.")
+		fmt.Fprintln(w, "Usage: rlm train <sft|rl|init|tokenizer> [flags]\n\n  sft        supervised fine-tuning on an SFT JSONL file\n  rl         reinforcement learning on rollouts through the RLM engine and REPL\n  init       write a randomly initialized model for a config.json\n  tokenizer  learn a byte-level BPE vocabulary from SFT samples and text files\n\nRun `rlm train <sub> -h` for the flags.")
 	}
 	if len(args) == 0 {
 		usage(stderr)
@@ -38,6 +38,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runTrainRL(ctx, args[1:], stdout, stderr)
 	case "init":
 		return runTrainInit(args[1:], stdout, stderr)
+	case "tokenizer":
+		return runTrainTokenizer(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return nil
@@ -259,5 +261,82 @@ Writes a randomly initialized Qwen3 model with config.json's dimensions to
 		return fmt.Errorf("train init: %w", err)
 	}
 	fmt.Fprintf(stdout, "wrote a random %d-parameter model to %s\n", m.NumParams(), *out)
+	return nil
+}
+
+func runTrainTokenizer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("rlm train tokenizer", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: rlm train tokenizer --out DIR [--data FILE.jsonl]... [--text FILE]... [flags]
+
+Learns a byte-level BPE vocabulary (Qwen3 pre-tokenizer, NFC) from SFT samples,
+each rendered in the chat format the model is trained on, and from plain text
+files, and writes tokenizer.json and tokenizer_config.json (with a Qwen3-style
+chat template) to --out. Deterministic: the same corpus gives the same files.
+See docs/tokenizer.md. Flags:
+`)
+		fs.PrintDefaults()
+	}
+	var dataFiles, textFiles multiFlag
+	fs.Var(&dataFiles, "data", "SFT JSONL `file` whose samples, rendered as chats, are corpus (repeatable)")
+	fs.Var(&textFiles, "text", "plain text `file` that is corpus (repeatable)")
+	out := fs.String("out", "", "output `directory`; required")
+	size := fs.Int("vocab-size", 2048, "vocabulary `size`, 256 byte tokens and the 5 chat tokens included")
+	minFreq := fs.Int("min-frequency", 2, "fewest occurrences of a pair worth a merge")
+	maxLen := fs.Int("model-max-length", 32768, "model_max_length written to tokenizer_config.json")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	if *out == "" || len(dataFiles)+len(textFiles) == 0 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "rlm train tokenizer: --out and at least one --data or --text are required")
+		fs.Usage()
+		return errUsage
+	}
+	if *minFreq < 1 {
+		return badFlag("train tokenizer: --min-frequency %d: must be at least 1", *minFreq)
+	}
+	tr := tokenizer.NewTrainer(nil)
+	var samples, texts int
+	var bytesIn int64
+	for _, path := range dataFiles {
+		ss, _, err := data.ReadFile(ctx, path, data.Filter{})
+		if err != nil {
+			return fmt.Errorf("train tokenizer: %w", err)
+		}
+		for _, s := range ss {
+			text, err := tokenizer.RenderChat(s.ChatMessages())
+			if err != nil {
+				return fmt.Errorf("train tokenizer: %s: sample %d: %w", path, samples+1, err)
+			}
+			tr.Add(text)
+			bytesIn += int64(len(text))
+			samples++
+		}
+	}
+	for _, path := range textFiles {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("train tokenizer: %w", err)
+		}
+		tr.Add(string(b))
+		bytesIn += int64(len(b))
+		texts++
+	}
+	voc, err := tr.Train(ctx, tokenizer.TrainConfig{VocabSize: *size, MinFrequency: *minFreq})
+	if err != nil {
+		return fmt.Errorf("train tokenizer: %w", err)
+	}
+	if err := voc.Save(*out, *maxLen); err != nil {
+		return fmt.Errorf("train tokenizer: %w", err)
+	}
+	fmt.Fprintf(stdout, "corpus: %d samples and %d text files, %d bytes; vocabulary of %d tokens (%d merges) in %s\n",
+		samples, texts, bytesIn, voc.VocabSize(), len(voc.Merges), *out)
+	if voc.VocabSize() < *size {
+		fmt.Fprintf(stdout, "note: the corpus had too few repeated pairs for %d tokens (--min-frequency %d)\n", *size, *minFreq)
+	}
 	return nil
 }

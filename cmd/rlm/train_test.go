@@ -260,3 +260,43 @@ func TestTrainSFTLoRA(t *testing.T) {
 		t.Errorf("-lora-targets qkv: err = %v", err)
 	}
 }
+
+// TestTrainTokenizer learns a vocabulary from the recorded trajectories with
+// `rlm train tokenizer` and checks that the tokenizer loader reads it and
+// that the samples it was learned from round-trip.
+func TestTrainTokenizer(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "tok")
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	if err := runTrain(ctx, []string{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl", "--vocab-size", "320", "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("train tokenizer: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "5 samples") {
+		t.Errorf("output %q", stdout.String())
+	}
+	tok, err := tokenizer.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "tokenizer_config.json")); err != nil {
+		t.Fatal(err)
+	}
+	msgs := []tokenizer.Message{{Role: "user", Content: "How long is the context?"}, {Role: "assistant", Content: "```repl\nprint(len(context))\n```", Train: true}}
+	text, _ := tokenizer.RenderChat(msgs)
+	ids, mask, err := tok.EncodeChat(msgs)
+	if err != nil || tok.Decode(ids) != text || len(mask) != len(ids) || len(ids) >= len(text)*2/3 {
+		t.Errorf("chat of %d bytes encodes to %d tokens (%v); decodes to %q", len(text), len(ids), err, tok.Decode(ids))
+	}
+	for _, bad := range [][]string{
+		{"tokenizer", "--out", out},                                  // no corpus
+		{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl"}, // no --out
+		{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl", "--out", out, "--min-frequency", "0"},
+	} {
+		if err := runTrain(ctx, bad, io.Discard, io.Discard); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+	if err := runTrain(ctx, []string{"tokenizer", "--data", "/nonexistent.jsonl", "--out", out}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "nonexistent") {
+		t.Errorf("missing data file: %v", err)
+	}
+}

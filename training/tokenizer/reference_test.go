@@ -81,10 +81,14 @@ type nodeResponse struct {
 	Prompts []nodeRendered `json:"prompts"`
 }
 
-// runNode runs tests/node/tokenize.mjs on req.
+// runNode runs tests/node/tokenize.mjs on req, with the tokenizer files of
+// req.Dir (default: the real Qwen3 ones).
 func runNode(ctx context.Context, req nodeRequest) (nodeResponse, error) {
 	var resp nodeResponse
-	dir, err := filepath.Abs(qwen3Dir)
+	if req.Dir == "" {
+		req.Dir = qwen3Dir
+	}
+	dir, err := filepath.Abs(req.Dir)
 	if err != nil {
 		return resp, err
 	}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlm-project/rlm/eval"
+)
+
+// TestExampleTinyRLMData runs examples/tiny-rlm/data.sh, small: the expert
+// policy's trajectories, recorded by rlm eval through the real engine and
+// REPL, exported as SFT samples of every task family.
+func TestExampleTinyRLMData(t *testing.T) {
+	sh := requireTool(t, "sh")
+	requireTool(t, "go")
+	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "tiny-rlm", "data.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	runExample(t, dir, []string{"N=2", "LENGTHS=8k", "SEEDS=1"}, sh, script, "out")
+	out := filepath.Join(dir, "out")
+
+	runs := 0
+	dirs, _ := filepath.Glob(filepath.Join(out, "eval", "*"))
+	for _, d := range dirs {
+		res, err := eval.ReadResults(filepath.Join(d, eval.ResultsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			runs++
+			if r.Score != 1 || r.StopReason != "final" {
+				t.Errorf("%s: expert scored %v (stop %s, answer %q, gold %q)", r.Key(), r.Score, r.StopReason, r.Answer, r.Gold)
+			}
+		}
+	}
+	if runs != 6*2 {
+		t.Fatalf("%d runs, want 6 task variants x 2 instances", runs)
+	}
+
+	f, err := os.Open(filepath.Join(out, "samples.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	samples := 0
+	families := map[string]bool{}
+	for sc.Scan() {
+		var s struct {
+			Reward   *float64 `json:"reward"`
+			Messages []struct {
+				Role, Content string
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		samples++
+		last := s.Messages[len(s.Messages)-1]
+		if s.Reward == nil || *s.Reward != 1 || last.Role != "assistant" || !strings.Contains(last.Content, "```go") {
+			t.Fatalf("sample %d: reward %v, last message %+v", samples, s.Reward, last)
+		}
+		q := s.Messages[1].Content
+		switch {
+		case strings.Contains(q, "special magic"):
+			families["sniah"] = true
+		case strings.Contains(q, "sentiment"):
+			families["label-count"] = true
+			if strings.Contains(last.Content, "llm_query_batched") {
+				families["sub-calls"] = true
+			}
+		case strings.Contains(q, "record"):
+			families["records"] = true
+		}
+	}
+	if samples < 2*runs || len(families) != 4 {
+		t.Errorf("%d samples from %d runs, families %v", samples, runs, families)
+	}
+}

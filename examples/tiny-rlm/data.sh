@@ -1,0 +1,80 @@
+#!/bin/sh
+# Training data for a tiny RLM model (issue 15, steps 1 and 2): expert
+# trajectories recorded through the real engine and REPL, exported as SFT
+# samples that `rlm train sft` reads.
+#
+#   sh examples/tiny-rlm/data.sh [OUT]        (OUT defaults to ./tiny-rlm)
+#
+# Environment (all optional):
+#   RLM      the rlm binary (default: built from this checkout)
+#   N        instances per task and length (default 8)
+#   LENGTHS  input lengths in tokens (default 8k,16k)
+#   SEED     first training seed (default 1000; see "Seeds" below)
+#   SEEDS    number of seeds (default 2)
+#
+# The "model" answering during collection is training/expert, a
+# programmatic expert policy: a documented data generator that writes
+# varied, correct Go cells for the task families (look first, search, handle
+# not-found, llm_query on chunks, FINAL), not a model. Its cells run in the
+# real REPL, so every trajectory is a real recording of the harness.
+#
+# Seeds and phrasings: training data uses the held-in question phrasings
+# (--phrasings in) and seeds from 1000 up; evaluation uses the held-out
+# phrasings (--phrasings out) and small seeds (rlm eval's default, 1), so
+# that no evaluated instance or wording was seen in training.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${1:-tiny-rlm}
+N=${N:-8}
+LENGTHS=${LENGTHS:-8k,16k}
+SEED=${SEED:-1000}
+SEEDS=${SEEDS:-2}
+mkdir -p "$OUT/bin"
+OUT=$(cd "$OUT" && pwd)
+
+if [ -z "${RLM:-}" ]; then
+	echo "== building rlm"
+	(cd "$ROOT" && go build -o "$OUT/bin/rlm" ./cmd/rlm)
+	RLM=$OUT/bin/rlm
+fi
+(cd "$ROOT" && go build -o "$OUT/bin/expert" ./examples/tiny-rlm/expert)
+
+rm -f "$OUT/expert.url"
+"$OUT/bin/expert" -timeout 60m >"$OUT/expert.url" 2>"$OUT/expert.log" &
+EXPERT_PID=$!
+stop_expert() { kill "$EXPERT_PID" 2>/dev/null && wait "$EXPERT_PID" 2>/dev/null; EXPERT_PID=; }
+trap 'stop_expert || true' EXIT
+trap 'exit 130' INT TERM
+i=0
+while [ ! -s "$OUT/expert.url" ]; do
+	i=$((i + 1))
+	[ "$i" -le 100 ] || { echo "expert did not start" >&2; cat "$OUT/expert.log" >&2; exit 1; }
+	sleep 0.1
+done
+URL=$(cat "$OUT/expert.url")
+echo "== collecting expert trajectories through rlm eval against $URL (the expert policy, a data generator)"
+
+# One rlm eval per seed and task variant, each into its own results
+# directory, all into one trace store.
+s=$SEED
+while [ "$s" -lt $((SEED + SEEDS)) ]; do
+	for variant in "sniah" "sniah --uuid" "sniah --keys 4" "sniah --uuid --keys 4" "records" "label-count"; do
+		set -- $variant
+		name=$(echo "$variant" | tr -d ' -')
+		echo "-- seed $s: $variant"
+		"$RLM" eval --task "$@" --phrasings in --lengths "$LENGTHS" --n "$N" --seed "$s" \
+			--upstream "$URL" --upstream-key unused --root-model rlm-expert \
+			--out "$OUT/eval/$name-$s" --traces "$OUT/traces" >/dev/null 2>>"$OUT/eval.log" ||
+			{ tail -20 "$OUT/eval.log" >&2; exit 1; }
+	done
+	s=$((s + 1))
+done
+stop_expert || true
+
+# Only runs that ended with FINAL and a fully correct answer (reward 1, the
+# score rlm eval attached) become training samples: one per root turn.
+echo "== exporting SFT samples"
+"$RLM" traces export --format sft --dir "$OUT/traces" --stop-reason final --min-reward 1 \
+	--out "$OUT/samples.jsonl"
+echo "samples: $OUT/samples.jsonl ($(wc -l <"$OUT/samples.jsonl") lines) from the trajectories in $OUT/traces"

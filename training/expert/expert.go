@@ -1,0 +1,501 @@
+// Package expert is a programmatic expert policy for the task families of
+// package eval (sniah, records, label-count): a data generator for training
+// a small RLM model, not a model and not a test double of one.
+//
+// The policy writes the Go cells a competent RLM would write for a question
+// it recognizes: it looks at the input first (its size and a slice), then
+// searches or splits it with strings and regexp, handles a search that
+// finds nothing, sends chunks to llm_query_batched when the answer needs
+// reading rather than matching (label-count), and ends with FINAL. Each
+// instance gets one of several cell styles, picked by a seeded hash of the
+// question, so that a model trained on the recordings learns the method
+// rather than one program. The policy reads only what a model would: the
+// conversation, including the REPL's output of its earlier cells; it never
+// sees the generated context or its answer.
+//
+// As the sub-model (requests without the RLM system prompt) it labels the
+// sentiment of the OOLONG-style comments it is sent with eval.OolongLabel:
+// the generator's ground truth, standing in for the reading a model does.
+//
+// Served over HTTP (Handler) it is an OpenAI-compatible upstream, so the
+// real engine and the real REPL run its cells and the trajectories they
+// record (rlm eval --traces) are real recordings of the harness.
+package expert
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+
+	"github.com/rlm-project/rlm/eval"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Policy is the expert. Seed varies the cell styles across datasets: the
+// same seed and question give the same trajectory.
+type Policy struct {
+	Seed uint64
+}
+
+// rlmMarker is a phrase of the RLM system prompt: a request that has it
+// is a root (or child) turn; one without it is an llm_query call.
+const rlmMarker = "persistent REPL"
+
+// Reply is the policy's next assistant message for a conversation.
+func (p Policy) Reply(msgs []Message) string {
+	if len(msgs) == 0 {
+		return "There is no message to answer."
+	}
+	if msgs[0].Role == "system" && strings.Contains(msgs[0].Content, rlmMarker) {
+		return p.root(msgs)
+	}
+	return p.sub(msgs[len(msgs)-1].Content)
+}
+
+// placeholderRE matches an offloaded input's placeholder in the root's view.
+var placeholderRE = regexp.MustCompile(`\[offloaded: [^\n]*\]\n  head: [^\n]*\n  tail: [^\n]*`)
+
+// question is what the policy understood of a request.
+type question struct {
+	family string // "sniah", "count", "extract", "labels"
+	key    string // sniah: the key
+	kind   string // sniah: "number" or "uuid"
+	field  string // records: the field asked about
+	value  string // count: the field value counted; extract: the record ID
+	label  string // labels: the sentiment label
+}
+
+var (
+	sniahKeyRE  = regexp.MustCompile(`\b([a-z]+-[a-z]+)\b`)
+	quotedRE    = regexp.MustCompile(`'([^']+)'`)
+	recordIDRE  = regexp.MustCompile(`\b(?:ID|record|number|ID is) (\d{4,})\b`)
+	fieldWordRE = regexp.MustCompile(`\b(name|city|product|quantity)\b`)
+	labelWordRE = regexp.MustCompile(`'(positive|negative|neutral)'`)
+)
+
+// parse recognizes the task in the text of the user's messages.
+func parse(text string) (question, bool) {
+	text = placeholderRE.ReplaceAllString(text, "")
+	switch {
+	case strings.Contains(text, "special magic"):
+		q := question{family: "sniah", kind: "number"}
+		if strings.Contains(text, "special magic uuid") {
+			q.kind = "uuid"
+		}
+		m := sniahKeyRE.FindStringSubmatch(text)
+		if m == nil {
+			return q, false
+		}
+		q.key = m[1]
+		return q, true
+	case strings.Contains(text, "comment") && labelWordRE.MatchString(text):
+		return question{family: "labels", label: labelWordRE.FindStringSubmatch(text)[1]}, true
+	case strings.Contains(text, "record") || strings.Contains(text, "ID"):
+		f := fieldWordRE.FindAllStringSubmatch(text, -1)
+		if len(f) == 0 {
+			return question{}, false
+		}
+		if id := recordIDRE.FindStringSubmatch(text); id != nil {
+			return question{family: "extract", field: f[0][1], value: id[1]}, true
+		}
+		v := quotedRE.FindStringSubmatch(text)
+		if v == nil {
+			return question{}, false
+		}
+		for _, w := range f {
+			if w[1] == "city" || w[1] == "product" {
+				return question{family: "count", field: w[1], value: v[1]}, true
+			}
+		}
+	}
+	return question{}, false
+}
+
+// state is what the root conversation holds so far.
+type state struct {
+	q        question
+	turn     int    // 1-based turn to write
+	feedback string // REPL output after the last assistant turn
+	rng      *rand.Rand
+}
+
+func (p Policy) root(msgs []Message) string {
+	turn := 1
+	firstUser := ""
+	for _, m := range msgs {
+		switch m.Role {
+		case "assistant":
+			turn++
+		case "user":
+			if firstUser == "" {
+				firstUser = m.Content
+			}
+		}
+	}
+	q, ok := parse(firstUser)
+	if !ok {
+		return "I can only answer questions of the kinds I was built for (needle lookup, record counting and extraction, comment labelling); this is not one of them.\nFINAL(unsupported question)"
+	}
+	s := state{q: q, turn: turn}
+	if last := msgs[len(msgs)-1]; last.Role == "user" && turn > 1 {
+		s.feedback = last.Content
+	}
+	h := fnv.New64a()
+	h.Write([]byte(firstUser))
+	s.rng = rand.New(rand.NewPCG(p.Seed, h.Sum64()))
+	// Every choice is drawn up front, in the same order on every turn, so
+	// that the turns of one conversation agree on the style they use.
+	st := styles{
+		inspect: s.rng.IntN(len(inspectCells)),
+		search:  s.rng.IntN(4),
+		final:   s.rng.IntN(2),
+		chunk:   []int{8, 10, 12, 16}[s.rng.IntN(4)],
+		prompt:  s.rng.IntN(len(labelPrompts)),
+		talk:    s.rng.IntN(3),
+	}
+	if s.turn == 1 {
+		return say(st.talk, "look") + fence(inspectCells[st.inspect])
+	}
+	switch q.family {
+	case "sniah":
+		return sniahTurn(s, st)
+	case "count":
+		return countTurn(s, st)
+	case "extract":
+		return extractTurn(s, st)
+	default:
+		return labelsTurn(s, st)
+	}
+}
+
+// styles are the per-instance choices of how to write the cells.
+type styles struct {
+	inspect, search, final, chunk, prompt, talk int
+}
+
+func fence(code string) string { return "```go\n" + strings.TrimSpace(code) + "\n```" }
+
+// say is the short prose before a cell, in one of a few voices.
+func say(voice int, what string) string {
+	lines := map[string][3]string{
+		"look":     {"Let me look at the input first.", "First, the size and format of the context.", "I'll inspect the context before searching it."},
+		"search":   {"Now I search for it.", "The format is clear; searching.", "Next, find the relevant part with code."},
+		"final":    {"Found it.", "That is the answer.", "The output gives the answer."},
+		"fallback": {"Nothing matched; I'll try a looser search.", "No exact match. Searching more broadly.", "The exact pattern is absent; trying a case-insensitive search."},
+		"missing":  {"The text does not contain it.", "There is no such entry in the context.", "Nothing matches, so the answer is that it is not there."},
+		"label":    {"Code cannot tell the sentiment, so I label chunks with llm_query and count.", "Each comment needs reading: I send chunks of lines to a sub-model and count its labels.", "I'll split the comments into chunks, have llm_query label them, and add up the matches."},
+	}
+	return lines[what][voice%3] + "\n"
+}
+
+// inspectCells look at the input: its size, and a slice of its start.
+var inspectCells = []string{
+	`fmt.Println(len(context), "chars")
+if len(context) > 300 {
+	fmt.Println(context[:300])
+} else {
+	fmt.Println(context)
+}`,
+	`n := len(context)
+fmt.Printf("%d chars in %d piece(s)\n", n, len(contexts))
+end := 400
+if end > n {
+	end = n
+}
+fmt.Println(context[:end])`,
+	`head := context
+if len(head) > 250 {
+	head = head[:250]
+}
+fmt.Println("length:", len(context))
+fmt.Println(head)
+if len(context) > 400 {
+	fmt.Println("...")
+	fmt.Println(context[len(context)-150:])
+}`,
+}
+
+var (
+	valueRE    = regexp.MustCompile(`(?:is: |value: )([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d+)`)
+	countOutRE = regexp.MustCompile(`(?m)^count: (\d+)`)
+	fieldOutRE = regexp.MustCompile(`(?m)^(?:name|city|product|quantity) = "([^"]*)"`)
+	lineOutRE  = regexp.MustCompile(`(?m)^ID: \d+ \|.*$`)
+	totalOutRE = regexp.MustCompile(`(?m)^total: (\d+)`)
+)
+
+func notFound(feedback string) bool {
+	return strings.Contains(feedback, "not found") || strings.Contains(feedback, "no match")
+}
+
+func finalString(st styles, v string) string {
+	return say(st.talk, "final") + fence(fmt.Sprintf("FINAL(%q)", v))
+}
+
+// sniahTurn writes turns 2 and later of a needle lookup.
+func sniahTurn(s state, st styles) string {
+	key := s.q.key
+	if s.turn == 2 {
+		var code string
+		switch st.search {
+		case 0:
+			code = fmt.Sprintf(`key := %q
+i := strings.Index(context, "for "+key+" is: ")
+if i < 0 {
+	fmt.Println("not found:", key)
+} else {
+	end := i + len(key) + 60
+	if end > len(context) {
+		end = len(context)
+	}
+	fmt.Println(context[i:end])
+}`, key)
+		case 1:
+			code = fmt.Sprintf("re := regexp.MustCompile(`special magic \\w+ for %s is: ([\\w-]+)`)\n", regexp.QuoteMeta(key)) +
+				`m := re.FindStringSubmatch(context)
+if m == nil {
+	fmt.Println("no match")
+} else {
+	fmt.Println("value:", m[1])
+}`
+		case 2:
+			code = fmt.Sprintf("m := regexp.MustCompile(`for %s is: ([\\w-]+)\\.`).FindStringSubmatch(context)\n", regexp.QuoteMeta(key)) +
+				`if m == nil {
+	fmt.Println("not found")
+} else {
+	fmt.Println("value:", m[1])
+	FINAL(m[1])
+}`
+		default:
+			code = fmt.Sprintf(`found := ""
+for _, line := range strings.Split(context, "\n") {
+	if j := strings.Index(line, "for %s is: "); j >= 0 {
+		found = line[j:]
+		break
+	}
+}
+if found == "" {
+	fmt.Println("not found")
+} else {
+	fmt.Println(found)
+}`, key)
+		}
+		return say(st.talk, "search") + fence(code)
+	}
+	if notFound(s.feedback) {
+		if s.turn == 3 {
+			return say(st.talk, "fallback") + fence(fmt.Sprintf("locs := regexp.MustCompile(`(?i)%s`).FindAllStringIndex(context, 5)\n", regexp.QuoteMeta(key))+
+				`fmt.Println(len(locs), "mention(s)")
+for _, l := range locs {
+	a, b := l[0]-100, l[1]+100
+	if a < 0 {
+		a = 0
+	}
+	if b > len(context) {
+		b = len(context)
+	}
+	fmt.Println(context[a:b])
+}`)
+		}
+		return say(st.talk, "missing") + fence(`FINAL("not found")`)
+	}
+	m := valueRE.FindStringSubmatch(s.feedback)
+	if m == nil {
+		return say(st.talk, "missing") + fence(`FINAL("not found")`)
+	}
+	if st.search == 1 && st.final == 1 {
+		return say(st.talk, "final") + fence("FINAL(m[1])")
+	}
+	return finalString(st, m[1])
+}
+
+// countTurn writes turns 2 and later of a records count.
+func countTurn(s state, st styles) string {
+	f, v := s.q.field, s.q.value
+	if s.turn == 2 {
+		pat := fmt.Sprintf("| %s: %s |", f, v)
+		var code string
+		switch st.search {
+		case 0:
+			code = fmt.Sprintf("n := strings.Count(context, %q)\nfmt.Println(\"count:\", n)", pat)
+		case 1:
+			code = fmt.Sprintf(`n := 0
+for _, line := range strings.Split(context, "\n") {
+	if strings.Contains(line, %q) {
+		n++
+	}
+}
+fmt.Println("count:", n)`, pat)
+		case 2:
+			code = fmt.Sprintf("re := regexp.MustCompile(`%s`)\n", regexp.QuoteMeta(pat)) +
+				"n := len(re.FindAllStringIndex(context, -1))\nfmt.Println(\"count:\", n)"
+		default:
+			code = fmt.Sprintf(`n, records := 0, 0
+for _, line := range strings.Split(context, "\n") {
+	if !strings.HasPrefix(line, "ID: ") {
+		continue
+	}
+	records++
+	for _, part := range strings.Split(line, " | ") {
+		if part == %q {
+			n++
+		}
+	}
+}
+fmt.Println("records:", records)
+fmt.Println("count:", n)`, f+": "+v)
+		}
+		if st.final == 1 {
+			code += "\nFINAL(fmt.Sprintf(\"Answer: %d\", n))"
+		}
+		return say(st.talk, "search") + fence(code)
+	}
+	if m := countOutRE.FindStringSubmatch(s.feedback); m != nil {
+		return finalString(st, "Answer: "+m[1])
+	}
+	return say(st.talk, "missing") + fence(`FINAL("Answer: 0")`)
+}
+
+// extractTurn writes turns 2 and later of a records extraction.
+func extractTurn(s state, st styles) string {
+	f, id := s.q.field, s.q.value
+	if s.turn == 2 {
+		var code string
+		switch st.search % 2 {
+		case 0:
+			code = fmt.Sprintf(`i := strings.Index(context, "ID: %s |")
+if i < 0 {
+	fmt.Println("not found")
+} else {
+	line := context[i:]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	fmt.Println(line)
+}`, id)
+		default:
+			code = fmt.Sprintf("line := regexp.MustCompile(`(?m)^ID: %s \\|.*$`).FindString(context)\n", id) +
+				fmt.Sprintf(`if line == "" {
+	fmt.Println("not found")
+} else {
+	for _, part := range strings.Split(line, " | ") {
+		if v, ok := strings.CutPrefix(part, %q); ok {
+			fmt.Printf("%%s = %%q\n", %q, v)
+		}
+	}
+}`, f+": ", f)
+		}
+		return say(st.talk, "search") + fence(code)
+	}
+	if notFound(s.feedback) {
+		return say(st.talk, "missing") + fence(`FINAL("Answer: not found")`)
+	}
+	if m := fieldOutRE.FindStringSubmatch(s.feedback); m != nil {
+		return finalString(st, "Answer: "+m[1])
+	}
+	if line := lineOutRE.FindString(s.feedback); line != "" {
+		for _, part := range strings.Split(line, " | ") {
+			if v, ok := strings.CutPrefix(part, f+": "); ok {
+				return finalString(st, "Answer: "+strings.TrimSpace(v))
+			}
+		}
+	}
+	return say(st.talk, "missing") + fence(`FINAL("Answer: not found")`)
+}
+
+// labelPrompts are the instructions sent with each chunk to llm_query; the
+// sub-model answers one label per comment line.
+var labelPrompts = []string{
+	"Label the sentiment of each comment below as positive, negative or neutral. Write one label per line, in order, nothing else.",
+	"For every line below, give the sentiment of its comment (positive, negative or neutral): one label per line, same order.",
+	"Classify each comment's sentiment as positive, negative or neutral. Answer with one label per line, in the order of the lines.",
+}
+
+// maxChunks keeps label-count under the default budget of 200 model calls.
+const maxChunks = 150
+
+// labelsTurn writes turns 2 and later of a label count.
+func labelsTurn(s state, st styles) string {
+	if s.turn == 2 {
+		collect := []string{`var lines []string
+for _, l := range strings.Split(context, "\n") {
+	if strings.Contains(l, "|| Instance: ") {
+		lines = append(lines, l)
+	}
+}`, "lines := regexp.MustCompile(`(?m)^Date: .*$`).FindAllString(context, -1)", `all := strings.Split(context, "\n")
+lines := make([]string, 0, len(all))
+for _, l := range all {
+	if strings.HasPrefix(l, "Date: ") {
+		lines = append(lines, l)
+	}
+}`}[st.search%3]
+		code := collect + fmt.Sprintf(`
+size := %d
+if (len(lines)+size-1)/size > %d {
+	size = (len(lines) + %d) / %d
+}
+var prompts []string
+for i := 0; i < len(lines); i += size {
+	j := i + size
+	if j > len(lines) {
+		j = len(lines)
+	}
+	prompts = append(prompts, %q+"\n\n"+strings.Join(lines[i:j], "\n"))
+}
+answers := llm_query_batched(prompts)
+total, failed := 0, 0
+for _, a := range answers {
+	if strings.HasPrefix(a, "error:") || strings.HasPrefix(a, "budget exhausted") {
+		failed++
+		continue
+	}
+	for _, l := range strings.Split(a, "\n") {
+		if strings.ToLower(strings.TrimSpace(l)) == %q {
+			total++
+		}
+	}
+}
+fmt.Println("comments:", len(lines), "chunks:", len(prompts), "failed:", failed)
+fmt.Println("total:", total)`, st.chunk, maxChunks, maxChunks-1, maxChunks, labelPrompts[st.prompt], s.q.label)
+		if st.final == 1 {
+			code += "\nif failed == 0 {\n\tFINAL(fmt.Sprintf(\"Answer: %d\", total))\n}"
+		}
+		return say(st.talk, "label") + fence(code)
+	}
+	if m := totalOutRE.FindStringSubmatch(s.feedback); m != nil {
+		return finalString(st, "Answer: "+m[1])
+	}
+	return say(st.talk, "missing") + fence(`FINAL("Answer: 0")`)
+}
+
+// commentRE finds the comment of an OOLONG-style line.
+var commentRE = regexp.MustCompile(`\|\| Instance: (.*)$`)
+
+// sub answers an llm_query prompt: one sentiment label per comment line.
+func (p Policy) sub(prompt string) string {
+	var labels []string
+	for _, l := range strings.Split(prompt, "\n") {
+		m := commentRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		label, ok := eval.OolongLabel(m[1])
+		if !ok {
+			label = "neutral"
+		}
+		labels = append(labels, label)
+	}
+	if len(labels) == 0 {
+		return "I can only label the sentiment of comment lines."
+	}
+	return strings.Join(labels, "\n")
+}
+
+// estimateTokens is the usage the server reports: four characters a token.
+func estimateTokens(s string) int { return len(s)/4 + 1 }
