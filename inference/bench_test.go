@@ -35,7 +35,7 @@ func BenchmarkGenerate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := model.New(backend.CPU{}, cfg)
+	m, err := model.New(backend.ForInference(backend.CPU{}), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -209,7 +209,7 @@ type sequence struct {
 // tokenizer.json: ours from `rlm train`, or a Hugging Face Qwen3 one,
 // sharded or not) onto be and starts an engine for it.
 func Load(be backend.Backend, dir string, cfg Config) (*Engine, error) {
-	m, err := model.Load(be, dir)
+	m, err := model.Load(backend.ForInference(be), dir)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +260,8 @@ func eosIDs(path string) []int32 {
 }
 
 // New starts an engine for a loaded model and its tokenizer. The chat end tokens <|im_end|> and <|endoftext|>
-// end a completion when the tokenizer has them.
+// end a completion when the tokenizer has them. Build the model on backend.ForInference(be) (Load does) so
+// that a sequence's results do not depend on the batch it runs in.
 func New(m *model.Model, tok *tokenizer.Tokenizer, cfg Config) (*Engine, error) {
 	cfg.defaults()
 	mc := m.Cfg

@@ -36,7 +36,7 @@ func Model(t testing.TB, seed uint64) (*model.Model, *tokenizer.Tokenizer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.New(backend.CPU{}, cfg)
+	m, err := model.New(backend.ForInference(backend.CPU{}), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,27 @@ type I32 []int32
 func (b I32) Len() int { return len(b) }
 
 // CPU runs the model on the host: the kernels of ops.go in float32 over all
-// cores (GOMAXPROCS), and a packed SGEMM with an AVX2+FMA micro-kernel.
-type CPU struct{}
+// cores (GOMAXPROCS), and SGEMMs with AVX-512 or AVX2+FMA kernels.
+type CPU struct {
+	// BatchInvariant computes every row of x·Wᵀ the same way whatever the
+	// number of rows (the inner-product path of sgemm_skinny.go at every
+	// size), so a sequence's logits do not depend on the batch it decodes
+	// in or on how much of its prompt the prefix cache supplied: seeded
+	// sampling then reproduces under continuous batching. Inference wants
+	// it (see ForInference); training leaves it off, since at hundreds of
+	// rows the packed path is about twice as fast.
+	BatchInvariant bool
+}
+
+// ForInference returns be set up for inference: the CPU backend batch
+// invariant, any other backend as it is.
+func ForInference(be Backend) Backend {
+	if c, ok := be.(CPU); ok {
+		c.BatchInvariant = true
+		return c
+	}
+	return be
+}
 
 var _ Backend = CPU{}
 
@@ -40,15 +59,19 @@ func (CPU) Embedding(out, table Buffer, ids Ints, C int) {
 	Embedding(f(out), f(table), ints(ids), C)
 }
 
-// MatMul runs the packed SGEMM of sgemm.go (row-major, so no transposition
-// tricks are needed).
-func (CPU) MatMul(c, a, b Buffer, m, n, k int, transA, transB bool, beta float32) {
+// MatMul runs the SGEMM of sgemm.go (row-major, so no transposition tricks
+// are needed).
+func (cpu CPU) MatMul(c, a, b Buffer, m, n, k int, transA, transB bool, beta float32) {
 	lda, ldb := k, n
 	if transA {
 		lda = m
 	}
 	if transB {
 		ldb = k
+	}
+	if cpu.BatchInvariant && !transA && transB {
+		sgemmSkinnyNT(m, n, k, f(a), lda, f(b), ldb, beta, f(c), n)
+		return
 	}
 	sgemm(transA, transB, m, n, k, f(a), lda, f(b), ldb, beta, f(c), n)
 }

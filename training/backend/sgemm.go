@@ -10,8 +10,8 @@ import (
 // amd64) that reads A and B from packed panels, kc deep, so the inner loop
 // streams contiguous memory from L1/L2. Work is split over cores by columns
 // or rows of C. It is about three times gonum's SGEMM on the shapes of a
-// linear layer (see BenchmarkGEMM). Products x·Wᵀ (B transposed, A not)
-// take the inner-product path of sgemm_skinny.go instead.
+// linear layer (see BenchmarkGEMM). Products x·Wᵀ with few rows take the
+// inner-product path of sgemm_skinny.go instead.
 const (
 	mr = 6   // rows of a micro-tile
 	nr = 32  // columns of a micro-tile (two 16-float or four 8-float vectors)
@@ -25,7 +25,7 @@ func sgemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, 
 	if m == 0 || n == 0 {
 		return
 	}
-	if useSkinny(transA, transB) {
+	if useSkinny(transA, transB, m) {
 		sgemmSkinnyNT(m, n, k, a, lda, b, ldb, beta, c, ldc)
 		return
 	}

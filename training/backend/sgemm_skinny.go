@@ -5,26 +5,28 @@ import (
 	"sync"
 )
 
-// Products against a weight stored row-major as out×in (x·Wᵀ, the forward
-// of every linear layer) take an unpacked inner-product path: four rows of
-// W at a time, a kcSkinny-deep slice of them kept in L1 while every row of
-// A passes over it, each element of C a vectorized dot product along k.
-//
-// Two reasons. Decoding multiplies one row per sequence by every weight:
+// Products with few rows against a weight stored row-major as out×in (x·Wᵀ,
+// the forward of every linear layer) take an unpacked inner-product path:
+// four rows of W at a time, a kcSkinny-deep slice of them kept in L1 while
+// every row of A passes over it, each element of C a vectorized dot product
+// along k. Decoding multiplies one row per sequence by every weight:
 // packing W there copies the whole weight to use each element a handful of
 // times, far below memory bandwidth, while this path reads W once per call
-// (BenchmarkGEMMSkinny). And every row of C is computed the same way
-// whatever the number of rows: a sequence's logits do not depend on which
-// other sequences share its batch, or on how much of its prompt came from
-// the prefix cache, so seeded sampling is reproducible under continuous
-// batching and a trainer recomputing a rollout's logprobs gets the
-// sampler's numbers. At hundreds of rows it runs at about 0.7x the packed
-// path, a price paid only by the forward of training.
-const kcSkinny = 1024 // floats of four W rows (16 KiB) kept in L1 beside A's slice
+// (BenchmarkGEMMSkinny).
+//
+// Every row of C is computed the same way whatever the number of rows, so
+// the CPU backend's BatchInvariant mode takes this path at every size.
+const (
+	// skinnyMaxM is the most rows for which sgemm takes this path by
+	// default; it stays ahead of the packed path up to about 64 rows.
+	skinnyMaxM = 64
+	// kcSkinny floats of four W rows (16 KiB) stay in L1 beside A's slice.
+	kcSkinny = 1024
+)
 
 // useSkinny reports whether sgemm should take the inner-product path.
-func useSkinny(transA, transB bool) bool {
-	return !transA && transB
+func useSkinny(transA, transB bool, m int) bool {
+	return !transA && transB && m <= skinnyMaxM
 }
 
 // sgemmSkinnyNT computes c = a·bᵀ + beta·c where a is m×k (row stride lda)

@@ -192,7 +192,7 @@ func New(m *model.Model, tok *tokenizer.Tokenizer, cfg Config) (*Trainer, error)
 		return nil, err
 	}
 	be := m.Backend()
-	policy, err := model.New(be, m.Cfg)
+	policy, err := model.New(backend.ForInference(be), m.Cfg)
 	if err != nil {
 		return nil, err
 	}
