@@ -12,7 +12,6 @@ import (
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/recursion"
-	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
 )
 
@@ -128,20 +127,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		OutDir: *out, WorkDir: *workDir, Engine: eng.Engine,
 		Model: ec.RootModel, Limits: runLimits, Sampling: samp, Progress: stderr,
 	}
-	if *traces != "none" {
-		dir := *traces
-		if dir == "" {
-			dir = filepath.Join(*out, "traces")
-		}
-		st, err := store.OpenDisk(dir)
-		if err != nil {
-			return fmt.Errorf("eval: --traces: %w", err)
-		}
-		if !tracing.ValidName(*traceOwner) {
-			return badFlag("eval: --trace-owner %q: use letters, digits, '-', '_' and '.'", *traceOwner)
-		}
-		cfg.Tracer = evalTracer{svc: tracing.NewService(tracing.Config{Store: st,
-			IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }}), owner: *traceOwner}
+	svc, err := openRunTraces("eval", *traces, *out, *traceOwner)
+	if err != nil {
+		return err
+	}
+	if svc != nil {
+		cfg.Tracer = evalTracer{svc: svc, owner: *traceOwner}
 	}
 	if *baseline == "direct" {
 		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = eng.client, *baselineModel, win

@@ -14,7 +14,6 @@ import (
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
-	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
 	"github.com/rlm-project/rlm/training/model"
 	"github.com/rlm-project/rlm/training/rl"
@@ -151,20 +150,12 @@ Flags:
 	}
 	defer pool.Close()
 	def.Sandbox, def.REPLLimits = recursion.PoolSandbox(pool), replLim
-	if *traces != "none" {
-		dir := *traces
-		if dir == "" {
-			dir = filepath.Join(*out, "traces")
-		}
-		st, err := store.OpenDisk(dir)
-		if err != nil {
-			return fmt.Errorf("train rl: --traces: %w", err)
-		}
-		if !tracing.ValidName(*traceOwner) {
-			return badFlag("train rl: --trace-owner %q: use letters, digits, '-', '_' and '.'", *traceOwner)
-		}
-		def.Tracer = rlTracer{svc: tracing.NewService(tracing.Config{Store: st,
-			IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }}), owner: *traceOwner}
+	svc, err := openRunTraces("train rl", *traces, *out, *traceOwner)
+	if err != nil {
+		return err
+	}
+	if svc != nil {
+		def.Tracer = rlTracer{svc: svc, owner: *traceOwner}
 	}
 	fmt.Fprintf(stdout, "model: %s, %d parameters, backend %s\n", *modelDir, m.NumParams(), m.Backend().Name())
 	tr, err := rl.New(m, tok, def)
