@@ -77,7 +77,7 @@ See docs/training.md. Flags:
 	dataPath := fs.String("data", "", "SFT JSONL `file` (docs/tokenizer.md, \"SFT data format\"); required")
 	out := fs.String("out", "", "output `directory`: checkpoints, final model, trainer_state.json, loss.svg; required")
 	seqLen := fs.Int("seq-len", 2048, "tokens per packed sequence")
-	overflow := fs.String("overflow", "truncate", "samples longer than -seq-len: truncate (keep the end) or drop")
+	overflow := fs.String("overflow", "truncate", "samples longer than -seq-len: truncate (from the middle: old REPL outputs first, never the system prompt, the question or a trained turn) or drop")
 	minReward := fs.Float64("min-reward", 0, "drop samples whose reward is lower or missing (only when set)")
 	stopReasons := fs.String("stop-reasons", "", "comma-separated stop reasons to keep (empty keeps all)")
 	fs.Float64Var(&def.LR, "lr", def.LR, "peak learning rate")
@@ -151,7 +151,7 @@ See docs/training.md. Flags:
 	dc := data.Config{Seed: def.Seed, Pack: data.PackConfig{SeqLen: *seqLen, PadID: pad}}
 	switch *overflow {
 	case "truncate":
-		dc.Pack.Overflow = data.TruncateLeft
+		dc.Pack.Overflow = data.Truncate
 	case "drop":
 		dc.Pack.Overflow = data.Drop
 	default:
@@ -181,8 +181,12 @@ See docs/training.md. Flags:
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}
-	fmt.Fprintf(stdout, "data: %d samples read, %d kept; %d sequences of %d tokens, %d trained tokens, %d truncated, %d dropped\n",
-		st.Read.Samples, st.Read.Kept, st.Pack.Sequences, *seqLen, st.Pack.TrainedTokens, st.Pack.Truncated, st.Pack.TooLong+st.Pack.NothingToTrain)
+	fmt.Fprintf(stdout, "data: %d samples read, %d kept; %d sequences of %d tokens, %d trained tokens, %d truncated, %d dropped (%d too long, %d with nothing to train)\n",
+		st.Read.Samples, st.Read.Kept, st.Pack.Sequences, *seqLen, st.Pack.TrainedTokens, st.Pack.Truncated, st.Pack.TooLong+st.Pack.NothingToTrain, st.Pack.TooLong, st.Pack.NothingToTrain)
+	if f := st.Pack.FitStats; f.Truncated > 0 {
+		fmt.Fprintf(stdout, "cut: %d samples shortened from the middle to fit -seq-len: %d old REPL outputs cut, %d messages elided, %d tokens cut (system prompts, questions and trained turns kept)\n",
+			f.Truncated, f.OutputsCut, f.MessagesElided, f.TokensCut)
+	}
 	fmt.Fprintf(stdout, "model: %s, %d parameters, backend %s\n", *modelDir, m.NumParams(), m.Backend().Name())
 	tr, err := sft.New(m, seqs, def)
 	if err != nil {

@@ -21,7 +21,8 @@ type Stats struct {
 }
 
 // Build reads the JSONL file at path, filters, shuffles by cfg.Seed,
-// tokenizes and packs it.
+// tokenizes (shortening long samples with Fit unless cfg.Pack.Overflow is
+// Drop) and packs it.
 func Build(ctx context.Context, path string, enc ChatEncoder, cfg Config) ([]Sequence, Stats, error) {
 	var st Stats
 	samples, rs, err := ReadFile(ctx, path, cfg.Filter)
@@ -33,11 +34,16 @@ func Build(ctx context.Context, path string, enc ChatEncoder, cfg Config) ([]Seq
 		return nil, st, fmt.Errorf("build data from %s: no sample passed the filters (%d read)", path, rs.Samples)
 	}
 	Shuffle(samples, cfg.Seed)
-	examples, err := Tokenize(ctx, enc, samples)
+	maxLen := 0
+	if cfg.Pack.Overflow == Truncate {
+		maxLen = cfg.Pack.SeqLen
+	}
+	examples, fs, err := TokenizeFit(ctx, enc, samples, maxLen)
 	if err != nil {
 		return nil, st, fmt.Errorf("build data from %s: %w", path, err)
 	}
 	seqs, ps, err := Pack(examples, cfg.Pack)
+	ps.FitStats = fs
 	st.Pack = ps
 	if err != nil {
 		return nil, st, fmt.Errorf("build data from %s: %w", path, err)
