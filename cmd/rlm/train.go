@@ -85,6 +85,7 @@ See docs/training.md. Flags:
 	fs.IntVar(&def.WarmupSteps, "warmup", def.WarmupSteps, "linear warmup steps")
 	fs.IntVar(&def.Epochs, "epochs", def.Epochs, "passes over the data (when -steps is 0)")
 	fs.IntVar(&def.Steps, "steps", 0, "optimizer steps (overrides -epochs when > 0)")
+	fs.IntVar(&def.ExtendSteps, "extend-steps", 0, "train this many steps past the schedule's last step at its final learning rate (-lr x -min-lr-ratio); continues a finished run in -out from its final step (keep its other flags)")
 	fs.IntVar(&def.BatchSize, "batch-size", def.BatchSize, "sequences per micro-batch")
 	fs.IntVar(&def.GradAccum, "grad-accum", def.GradAccum, "micro-batches per optimizer step")
 	fs.Float64Var(&def.WeightDecay, "weight-decay", def.WeightDecay, "AdamW decoupled weight decay (weight matrices only)")
@@ -101,7 +102,7 @@ See docs/training.md. Flags:
 	fs.IntVar(&def.KeepCheckpoints, "keep-checkpoints", def.KeepCheckpoints, "checkpoint directories to keep")
 	fs.IntVar(&def.LogEvery, "log-every", def.LogEvery, "steps between progress lines")
 	dtype := fs.String("dtype", "bf16", "`dtype` of the final model: bf16 or f32 (checkpoints are always f32)")
-	resume := fs.Bool("resume", true, "continue from the newest checkpoint in -out when there is one")
+	resume := fs.Bool("resume", true, "continue from the newest checkpoint in -out when there is one; a different schedule, optimizer or data setting is refused")
 	device := fs.String("device", "auto", "where to train: auto (a GPU when there is one), cpu, cuda or cuda:N")
 	precision := fs.String("precision", "bf16", "CUDA arithmetic of matrix products and attention: bf16, tf32 or fp32 (weights and optimizer stay float32)")
 	if err := fs.Parse(args); err != nil {
@@ -192,7 +193,7 @@ See docs/training.md. Flags:
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}
-	if tr.Step() > 0 {
+	if tr.Step() > 0 && tr.Step() < tr.TotalSteps() {
 		fmt.Fprintf(stdout, "resuming at step %d of %d from %s\n", tr.Step(), tr.TotalSteps(), *out)
 	}
 	if def.LoRA != nil {

@@ -39,8 +39,12 @@ type Config struct {
 	LR          float64 // peak learning rate
 	MinLRRatio  float64 // final learning rate as a fraction of LR
 	WarmupSteps int
-	Steps       int // optimizer steps; 0 means Epochs over the data
+	Steps       int // optimizer steps of the schedule; 0 means Epochs over the data
 	Epochs      int
+	// ExtendSteps trains this many steps past the schedule's last step at
+	// its final learning rate, LR·MinLRRatio. With Resume it continues a
+	// finished run from the checkpoint of its final step.
+	ExtendSteps int
 	BatchSize   int // sequences per micro-batch
 	GradAccum   int // micro-batches per optimizer step
 	WeightDecay float64
@@ -87,8 +91,8 @@ func (c *Config) validate(nData int) error {
 		return fmt.Errorf("sft: learning rate %g must be positive", c.LR)
 	case c.BatchSize <= 0 || c.GradAccum <= 0:
 		return fmt.Errorf("sft: batch size %d and gradient accumulation %d must be positive", c.BatchSize, c.GradAccum)
-	case c.Steps < 0 || c.Epochs < 0 || c.WarmupSteps < 0 || c.CheckpointEvery < 0:
-		return errors.New("sft: steps, epochs, warmup and checkpoint interval must not be negative")
+	case c.Steps < 0 || c.Epochs < 0 || c.WarmupSteps < 0 || c.CheckpointEvery < 0 || c.ExtendSteps < 0:
+		return errors.New("sft: steps, epochs, warmup, extension and checkpoint interval must not be negative")
 	case c.Steps == 0 && c.Epochs == 0:
 		return errors.New("sft: set steps or epochs")
 	case c.OutDir == "":
@@ -108,8 +112,9 @@ func (c *Config) validate(nData int) error {
 	return nil
 }
 
-// TotalSteps is the number of optimizer steps the run makes over nData sequences.
-func (c Config) TotalSteps(nData int) int {
+// ScheduleSteps is the number of optimizer steps of the warmup and cosine
+// schedule over nData sequences.
+func (c Config) ScheduleSteps(nData int) int {
 	if c.Steps > 0 {
 		return c.Steps
 	}
@@ -117,8 +122,17 @@ func (c Config) TotalSteps(nData int) int {
 	return c.Epochs * ((nData + perStep - 1) / perStep)
 }
 
-// LRAt returns the learning rate of 1-based step (see loop.Schedule).
+// TotalSteps is the number of optimizer steps the run makes over nData
+// sequences: the schedule's and the extension's.
+func (c Config) TotalSteps(nData int) int { return c.ScheduleSteps(nData) + c.ExtendSteps }
+
+// LRAt returns the learning rate of 1-based step of a schedule of total
+// steps (see loop.Schedule); past total, the extension, it is the final
+// learning rate LR·MinLRRatio.
 func (c Config) LRAt(step, total int) float64 {
+	if step > total {
+		return c.LR * c.MinLRRatio
+	}
 	return loop.Schedule{LR: c.LR, MinLRRatio: c.MinLRRatio, Warmup: c.WarmupSteps}.At(step, total)
 }
 
@@ -151,7 +165,8 @@ type Trainer struct {
 	cfg   Config
 	m     *model.Model
 	data  []Sequence
-	total int
+	sched int // steps of the warmup and cosine schedule
+	total int // sched plus the extension
 	T     int
 
 	opt       *loop.AdamW
@@ -183,7 +198,7 @@ func New(m *model.Model, data []Sequence, cfg Config) (*Trainer, error) {
 		cfg.LoRA = &lc // defaults filled in, as saved and compared on resume
 	}
 	// The optimizer keeps state only for what trains: with LoRA, the adapters.
-	t := &Trainer{cfg: cfg, m: m, data: data, total: cfg.TotalSteps(len(data)), T: T,
+	t := &Trainer{cfg: cfg, m: m, data: data, sched: cfg.ScheduleSteps(len(data)), total: cfg.TotalSteps(len(data)), T: T,
 		opt: loop.NewAdamW(m, cfg.Beta1, cfg.Beta2, cfg.Eps, cfg.WeightDecay, cfg.ClipNorm), permEpoch: -1}
 	if cfg.Resume {
 		if err := t.resume(); err != nil {
@@ -275,7 +290,7 @@ func (t *Trainer) TrainStep(ctx context.Context) (StepStats, error) {
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return StepStats{}, fmt.Errorf("step %d: loss is %g", step, loss)
 	}
-	lr := t.cfg.LRAt(step, t.total)
+	lr := t.cfg.LRAt(step, t.sched)
 	norm := t.opt.Update(step, lr)
 	t.step = step
 	t.losses = append(t.losses, loss)
@@ -327,6 +342,11 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 				return Result{}, err
 			}
 		}
+	}
+	// The checkpoint of the final step is what -extend-steps continues
+	// from: the final model alone may be BF16 and has no optimizer moments.
+	if err := t.SaveCheckpoint(); err != nil {
+		return Result{}, err
 	}
 	if err := t.saveFinal(); err != nil {
 		return Result{}, err
