@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,8 @@ See docs/training.md. Flags:
 	overflow := fs.String("overflow", "truncate", "samples longer than -seq-len: truncate (from the middle: old REPL outputs first, never the system prompt, the question or a trained turn) or drop")
 	minReward := fs.Float64("min-reward", 0, "drop samples whose reward is lower or missing (only when set)")
 	stopReasons := fs.String("stop-reasons", "", "comma-separated stop reasons to keep (empty keeps all)")
+	valFraction := fs.Float64("val-fraction", -1, "fraction of the samples held out for the validation loss, chosen by -seed (-1: 0.05 when there are at least 20 samples, else none; 0: none)")
+	fs.IntVar(&def.ValEvery, "val-every", 0, "steps between validation losses, also computed at the end (0: every tenth of the run)")
 	fs.Float64Var(&def.LR, "lr", def.LR, "peak learning rate")
 	fs.Float64Var(&def.MinLRRatio, "min-lr-ratio", def.MinLRRatio, "final learning rate of the cosine schedule, as a fraction of -lr")
 	fs.IntVar(&def.WarmupSteps, "warmup", def.WarmupSteps, "linear warmup steps")
@@ -149,7 +152,10 @@ See docs/training.md. Flags:
 	if !ok {
 		return fmt.Errorf("train sft: tokenizer has no <|endoftext|> token to pad with")
 	}
-	dc := data.Config{Seed: def.Seed, Pack: data.PackConfig{SeqLen: *seqLen, PadID: pad}}
+	if *valFraction >= 1 || (*valFraction < 0 && *valFraction != -1) {
+		return badFlag("train sft: -val-fraction %g: want -1 (auto) or a fraction in [0,1)", *valFraction)
+	}
+	dc := data.Config{Seed: def.Seed, Pack: data.PackConfig{SeqLen: *seqLen, PadID: pad}, ValFraction: *valFraction}
 	switch *overflow {
 	case "truncate":
 		dc.Pack.Overflow = data.Truncate
@@ -178,15 +184,24 @@ See docs/training.md. Flags:
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}
-	seqs, err := sft.FromPacked(packed, m.Cfg.VocabSize)
+	seqs, err := sft.FromPacked(packed.Train, m.Cfg.VocabSize)
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
+	}
+	if def.Validation, err = sft.FromPacked(packed.Val, m.Cfg.VocabSize); err != nil {
+		return fmt.Errorf("train sft: validation: %w", err)
 	}
 	fmt.Fprintf(stdout, "data: %d samples read, %d kept; %d sequences of %d tokens, %d trained tokens, %d truncated, %d dropped (%d too long, %d with nothing to train)\n",
 		st.Read.Samples, st.Read.Kept, st.Pack.Sequences, *seqLen, st.Pack.TrainedTokens, st.Pack.Truncated, st.Pack.TooLong+st.Pack.NothingToTrain, st.Pack.TooLong, st.Pack.NothingToTrain)
 	if f := st.Pack.FitStats; f.Truncated > 0 {
 		fmt.Fprintf(stdout, "cut: %d samples shortened from the middle to fit -seq-len: %d old REPL outputs cut, %d messages elided, %d tokens cut (system prompts, questions and trained turns kept)\n",
 			f.Truncated, f.OutputsCut, f.MessagesElided, f.TokensCut)
+	}
+	if st.ValSamples > 0 {
+		fmt.Fprintf(stdout, "validation: %d samples held out (never trained on), %d sequences, %d tokens scored, %d truncated, %d dropped\n",
+			st.ValSamples, st.Val.Sequences, st.Val.TrainedTokens, st.Val.Truncated, st.Val.TooLong+st.Val.NothingToTrain)
+	} else {
+		fmt.Fprintf(stdout, "validation: none (-val-fraction %g, %d samples)\n", *valFraction, st.Read.Kept)
 	}
 	fmt.Fprintf(stdout, "model: %s, %d parameters, backend %s\n", *modelDir, m.NumParams(), m.Backend().Name())
 	tr, err := sft.New(m, seqs, def)
@@ -209,8 +224,12 @@ See docs/training.md. Flags:
 	if def.LoRA != nil {
 		what = "LoRA adapter (serve with rlm model serve --lora " + *out + " " + *modelDir + ")"
 	}
-	fmt.Fprintf(stdout, "done: %d steps, final loss %.4f, %s in %s, loss chart %s\n",
-		res.Steps, res.FinalLoss, what, *out, filepath.Join(*out, "loss.svg"))
+	val := ""
+	if !math.IsNaN(res.FinalValLoss) {
+		val = fmt.Sprintf(", validation loss %.4f", res.FinalValLoss)
+	}
+	fmt.Fprintf(stdout, "done: %d steps, final loss %.4f%s, %s in %s, loss chart %s\n",
+		res.Steps, res.FinalLoss, val, what, *out, filepath.Join(*out, "loss.svg"))
 	return nil
 }
 

@@ -119,10 +119,11 @@ func TestBuildTruncatesFromTheMiddle(t *testing.T) {
 	if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	seqs, st, err := Build(t.Context(), path, tok, Config{Pack: PackConfig{SeqLen: 160, PadID: 266}})
+	ds, st, err := Build(t.Context(), path, tok, Config{Pack: PackConfig{SeqLen: 160, PadID: 266}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	seqs := ds.Train
 	if len(seqs) != 1 || st.Pack.Truncated != 1 || st.Pack.OutputsCut != 1 || st.Pack.TokensCut <= 0 {
 		t.Fatalf("%d sequences, stats %+v", len(seqs), st.Pack)
 	}

@@ -21,26 +21,28 @@ const (
 // optimizer settings are pointers because states written before they were
 // recorded lack them; those are not compared.
 type state struct {
-	Step          int       `json:"step"`
-	TotalSteps    int       `json:"total_steps"`              // the schedule's steps plus the extension
-	ScheduleSteps int       `json:"schedule_steps,omitempty"` // warmup and cosine; 0 in old states: TotalSteps
-	ExtendSteps   int       `json:"extend_steps,omitempty"`
-	Seed          uint64    `json:"seed"`
-	BatchSize     int       `json:"batch_size"`
-	GradAccum     int       `json:"grad_accum"`
-	SeqLen        int       `json:"seq_len"`
-	NumSequences  int       `json:"num_sequences"`
-	RowsSeen      int       `json:"rows_seen"`      // data position: sequences consumed
-	LoRA          string    `json:"lora,omitempty"` // adapters trained, empty for a full fine-tune
-	LR            *float64  `json:"lr,omitempty"`
-	MinLRRatio    *float64  `json:"min_lr_ratio,omitempty"`
-	WarmupSteps   *int      `json:"warmup_steps,omitempty"`
-	WeightDecay   *float64  `json:"weight_decay,omitempty"`
-	Beta1         *float64  `json:"beta1,omitempty"`
-	Beta2         *float64  `json:"beta2,omitempty"`
-	Eps           *float64  `json:"adam_eps,omitempty"`
-	ClipNorm      *float64  `json:"clip,omitempty"`
-	Losses        []float64 `json:"losses"`
+	Step          int        `json:"step"`
+	TotalSteps    int        `json:"total_steps"`              // the schedule's steps plus the extension
+	ScheduleSteps int        `json:"schedule_steps,omitempty"` // warmup and cosine; 0 in old states: TotalSteps
+	ExtendSteps   int        `json:"extend_steps,omitempty"`
+	Seed          uint64     `json:"seed"`
+	BatchSize     int        `json:"batch_size"`
+	GradAccum     int        `json:"grad_accum"`
+	SeqLen        int        `json:"seq_len"`
+	NumSequences  int        `json:"num_sequences"`
+	RowsSeen      int        `json:"rows_seen"`      // data position: sequences consumed
+	LoRA          string     `json:"lora,omitempty"` // adapters trained, empty for a full fine-tune
+	LR            *float64   `json:"lr,omitempty"`
+	MinLRRatio    *float64   `json:"min_lr_ratio,omitempty"`
+	WarmupSteps   *int       `json:"warmup_steps,omitempty"`
+	WeightDecay   *float64   `json:"weight_decay,omitempty"`
+	Beta1         *float64   `json:"beta1,omitempty"`
+	Beta2         *float64   `json:"beta2,omitempty"`
+	Eps           *float64   `json:"adam_eps,omitempty"`
+	ClipNorm      *float64   `json:"clip,omitempty"`
+	Losses        []float64  `json:"losses"`
+	ValSequences  int        `json:"val_sequences,omitempty"`
+	ValLosses     []ValPoint `json:"val_losses,omitempty"`
 }
 
 func (t *Trainer) state() state {
@@ -49,7 +51,8 @@ func (t *Trainer) state() state {
 		Seed: c.Seed, BatchSize: c.BatchSize, GradAccum: c.GradAccum, SeqLen: t.T, NumSequences: len(t.data),
 		RowsSeen: t.step * c.BatchSize * c.GradAccum, Losses: t.losses, LoRA: t.loraDesc(),
 		LR: &c.LR, MinLRRatio: &c.MinLRRatio, WarmupSteps: &c.WarmupSteps, WeightDecay: &c.WeightDecay,
-		Beta1: &c.Beta1, Beta2: &c.Beta2, Eps: &c.Eps, ClipNorm: &c.ClipNorm}
+		Beta1: &c.Beta1, Beta2: &c.Beta2, Eps: &c.Eps, ClipNorm: &c.ClipNorm,
+		ValSequences: len(c.Validation), ValLosses: t.valLosses}
 }
 
 // loraDesc names the adapters of the run, so a resume with other ones (or a
@@ -163,7 +166,7 @@ func (t *Trainer) resume() error {
 			return err
 		}
 		if final.Step >= t.total {
-			t.step, t.losses, t.complete = final.Step, final.Losses, true
+			t.step, t.losses, t.valLosses, t.complete = final.Step, final.Losses, final.ValLosses, true
 			return nil
 		}
 		finalStep = final.Step
@@ -206,5 +209,6 @@ func (t *Trainer) resume() error {
 	}
 	t.step = s.Step
 	t.losses = append([]float64(nil), s.Losses...)
+	t.valLosses = append([]ValPoint(nil), s.ValLosses...)
 	return nil
 }
