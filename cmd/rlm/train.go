@@ -139,6 +139,9 @@ See docs/training.md. Flags:
 		}
 		def.LoRA, def.BaseModel = lc, *modelDir
 	}
+	if *valFraction >= 1 || (*valFraction < 0 && *valFraction != -1) {
+		return badFlag("train sft: -val-fraction %g: want -1 (auto) or a fraction in [0,1)", *valFraction)
+	}
 	dev, err := parseDevice(*device, *precision)
 	if err != nil {
 		return badFlag("train sft: %w", err)
@@ -151,9 +154,6 @@ See docs/training.md. Flags:
 	pad, ok := tok.TokenID("<|endoftext|>")
 	if !ok {
 		return fmt.Errorf("train sft: tokenizer has no <|endoftext|> token to pad with")
-	}
-	if *valFraction >= 1 || (*valFraction < 0 && *valFraction != -1) {
-		return badFlag("train sft: -val-fraction %g: want -1 (auto) or a fraction in [0,1)", *valFraction)
 	}
 	dc := data.Config{Seed: def.Seed, Pack: data.PackConfig{SeqLen: *seqLen, PadID: pad}, ValFraction: *valFraction}
 	switch *overflow {

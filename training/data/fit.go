@@ -41,8 +41,8 @@ func (s *FitStats) add(o FitStats) {
 // much was cut (the smallest cut that fits, found by bisection), then the
 // next longest. The sample is re-encoded after every cut, so the
 // loss mask always comes from the encoder and stays aligned with the ids.
-// When even that does not fit (the trained turns alone are too long), the
-// returned example is still longer than maxLen and the caller drops it.
+// When even that does not fit (the trained turns alone are too long), Fit
+// returns the whole sample, reporting no cut, and the caller drops it.
 func Fit(enc ChatEncoder, s Sample, maxLen int) (Example, FitStats, error) {
 	encode := func(msgs []Message) (Example, error) {
 		ids, mask, err := enc.EncodeChat(Sample{Messages: msgs}.ChatMessages())
@@ -132,11 +132,12 @@ func Fit(enc ChatEncoder, s Sample, maxLen int) (Example, FitStats, error) {
 			return ex, st, err
 		}
 	}
-	st.TokensCut = full - len(ex.IDs)
-	if st.TokensCut <= 0 {
-		// Nothing could be cut: return the sample as it was, for Pack to drop.
+	if len(ex.IDs) > maxLen {
+		// It cannot fit: return the sample as it was, for Pack to drop
+		// and count as too long.
 		ex, err = encode(s.Messages)
 		return ex, FitStats{}, err
 	}
+	st.TokensCut = full - len(ex.IDs)
 	return ex, st, nil
 }
