@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,14 +78,17 @@ See docs/training.md. Flags:
 	dataPath := fs.String("data", "", "SFT JSONL `file` (docs/tokenizer.md, \"SFT data format\"); required")
 	out := fs.String("out", "", "output `directory`: checkpoints, final model, trainer_state.json, loss.svg; required")
 	seqLen := fs.Int("seq-len", 2048, "tokens per packed sequence")
-	overflow := fs.String("overflow", "truncate", "samples longer than -seq-len: truncate (keep the end) or drop")
+	overflow := fs.String("overflow", "truncate", "samples longer than -seq-len: truncate (from the middle: old REPL outputs first, never the system prompt, the question or a trained turn) or drop")
 	minReward := fs.Float64("min-reward", 0, "drop samples whose reward is lower or missing (only when set)")
 	stopReasons := fs.String("stop-reasons", "", "comma-separated stop reasons to keep (empty keeps all)")
+	valFraction := fs.Float64("val-fraction", -1, "fraction of the samples held out for the validation loss, chosen by -seed (-1: 0.05 when there are at least 20 samples, else none; 0: none)")
+	fs.IntVar(&def.ValEvery, "val-every", 0, "steps between validation losses, also computed at the end (0: every tenth of the run)")
 	fs.Float64Var(&def.LR, "lr", def.LR, "peak learning rate")
 	fs.Float64Var(&def.MinLRRatio, "min-lr-ratio", def.MinLRRatio, "final learning rate of the cosine schedule, as a fraction of -lr")
 	fs.IntVar(&def.WarmupSteps, "warmup", def.WarmupSteps, "linear warmup steps")
 	fs.IntVar(&def.Epochs, "epochs", def.Epochs, "passes over the data (when -steps is 0)")
 	fs.IntVar(&def.Steps, "steps", 0, "optimizer steps (overrides -epochs when > 0)")
+	fs.IntVar(&def.ExtendSteps, "extend-steps", 0, "train this many steps past the schedule's last step at its final learning rate (-lr x -min-lr-ratio); continues a finished run in -out from its final step (keep its other flags)")
 	fs.IntVar(&def.BatchSize, "batch-size", def.BatchSize, "sequences per micro-batch")
 	fs.IntVar(&def.GradAccum, "grad-accum", def.GradAccum, "micro-batches per optimizer step")
 	fs.Float64Var(&def.WeightDecay, "weight-decay", def.WeightDecay, "AdamW decoupled weight decay (weight matrices only)")
@@ -101,7 +105,7 @@ See docs/training.md. Flags:
 	fs.IntVar(&def.KeepCheckpoints, "keep-checkpoints", def.KeepCheckpoints, "checkpoint directories to keep")
 	fs.IntVar(&def.LogEvery, "log-every", def.LogEvery, "steps between progress lines")
 	dtype := fs.String("dtype", "bf16", "`dtype` of the final model: bf16 or f32 (checkpoints are always f32)")
-	resume := fs.Bool("resume", true, "continue from the newest checkpoint in -out when there is one")
+	resume := fs.Bool("resume", true, "continue from the newest checkpoint in -out when there is one; a different schedule, optimizer or data setting is refused")
 	device := fs.String("device", "auto", "where to train: auto (a GPU when there is one), cpu, cuda or cuda:N")
 	precision := fs.String("precision", "bf16", "CUDA arithmetic of matrix products and attention: bf16, tf32 or fp32 (weights and optimizer stay float32)")
 	if err := fs.Parse(args); err != nil {
@@ -135,6 +139,9 @@ See docs/training.md. Flags:
 		}
 		def.LoRA, def.BaseModel = lc, *modelDir
 	}
+	if *valFraction >= 1 || (*valFraction < 0 && *valFraction != -1) {
+		return badFlag("train sft: -val-fraction %g: want -1 (auto) or a fraction in [0,1)", *valFraction)
+	}
 	dev, err := parseDevice(*device, *precision)
 	if err != nil {
 		return badFlag("train sft: %w", err)
@@ -148,10 +155,10 @@ See docs/training.md. Flags:
 	if !ok {
 		return fmt.Errorf("train sft: tokenizer has no <|endoftext|> token to pad with")
 	}
-	dc := data.Config{Seed: def.Seed, Pack: data.PackConfig{SeqLen: *seqLen, PadID: pad}}
+	dc := data.Config{Seed: def.Seed, Pack: data.PackConfig{SeqLen: *seqLen, PadID: pad}, ValFraction: *valFraction}
 	switch *overflow {
 	case "truncate":
-		dc.Pack.Overflow = data.TruncateLeft
+		dc.Pack.Overflow = data.Truncate
 	case "drop":
 		dc.Pack.Overflow = data.Drop
 	default:
@@ -177,18 +184,31 @@ See docs/training.md. Flags:
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}
-	seqs, err := sft.FromPacked(packed, m.Cfg.VocabSize)
+	seqs, err := sft.FromPacked(packed.Train, m.Cfg.VocabSize)
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}
-	fmt.Fprintf(stdout, "data: %d samples read, %d kept; %d sequences of %d tokens, %d trained tokens, %d truncated, %d dropped\n",
-		st.Read.Samples, st.Read.Kept, st.Pack.Sequences, *seqLen, st.Pack.TrainedTokens, st.Pack.Truncated, st.Pack.TooLong+st.Pack.NothingToTrain)
+	if def.Validation, err = sft.FromPacked(packed.Val, m.Cfg.VocabSize); err != nil {
+		return fmt.Errorf("train sft: validation: %w", err)
+	}
+	fmt.Fprintf(stdout, "data: %d samples read, %d kept; %d sequences of %d tokens, %d trained tokens, %d truncated, %d dropped (%d too long, %d with nothing to train)\n",
+		st.Read.Samples, st.Read.Kept, st.Pack.Sequences, *seqLen, st.Pack.TrainedTokens, st.Pack.Truncated, st.Pack.TooLong+st.Pack.NothingToTrain, st.Pack.TooLong, st.Pack.NothingToTrain)
+	if f := st.Pack.FitStats; f.Truncated > 0 {
+		fmt.Fprintf(stdout, "cut: %d samples shortened from the middle to fit -seq-len: %d old REPL outputs cut, %d messages elided, %d tokens cut (system prompts, questions and trained turns kept)\n",
+			f.Truncated, f.OutputsCut, f.MessagesElided, f.TokensCut)
+	}
+	if st.ValSamples > 0 {
+		fmt.Fprintf(stdout, "validation: %d samples held out (never trained on), %d sequences, %d tokens scored, %d truncated, %d dropped\n",
+			st.ValSamples, st.Val.Sequences, st.Val.TrainedTokens, st.Val.Truncated, st.Val.TooLong+st.Val.NothingToTrain)
+	} else {
+		fmt.Fprintf(stdout, "validation: none (-val-fraction %g, %d samples)\n", *valFraction, st.Read.Kept)
+	}
 	fmt.Fprintf(stdout, "model: %s, %d parameters, backend %s\n", *modelDir, m.NumParams(), m.Backend().Name())
 	tr, err := sft.New(m, seqs, def)
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}
-	if tr.Step() > 0 {
+	if tr.Step() > 0 && tr.Step() < tr.TotalSteps() {
 		fmt.Fprintf(stdout, "resuming at step %d of %d from %s\n", tr.Step(), tr.TotalSteps(), *out)
 	}
 	if def.LoRA != nil {
@@ -204,8 +224,12 @@ See docs/training.md. Flags:
 	if def.LoRA != nil {
 		what = "LoRA adapter (serve with rlm model serve --lora " + *out + " " + *modelDir + ")"
 	}
-	fmt.Fprintf(stdout, "done: %d steps, final loss %.4f, %s in %s, loss chart %s\n",
-		res.Steps, res.FinalLoss, what, *out, filepath.Join(*out, "loss.svg"))
+	val := ""
+	if !math.IsNaN(res.FinalValLoss) {
+		val = fmt.Sprintf(", validation loss %.4f", res.FinalValLoss)
+	}
+	fmt.Fprintf(stdout, "done: %d steps, final loss %.4f%s, %s in %s, loss chart %s\n",
+		res.Steps, res.FinalLoss, val, what, *out, filepath.Join(*out, "loss.svg"))
 	return nil
 }
 

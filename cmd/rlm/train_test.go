@@ -89,6 +89,57 @@ func TestTrainSFTOverfits(t *testing.T) {
 	}
 }
 
+// TestTrainSFTRunManagement drives what `rlm train sft` says about a run's
+// data and its resumes: the validation split and loss, what was cut from
+// long samples, a resume with another learning rate refused with both
+// values, and -extend-steps continuing the finished run.
+func TestTrainSFTRunManagement(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "tiny.json")
+	os.WriteFile(cfgPath, []byte(`{"hidden_size":32,"intermediate_size":64,"num_hidden_layers":1,
+		"num_attention_heads":2,"num_key_value_heads":1,"head_dim":16,"rms_norm_eps":1e-6,
+		"rope_theta":10000,"max_position_embeddings":512,"tie_word_embeddings":true,"vocab_size":269}`), 0o644)
+	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+		t.Fatalf("train init: %v\n%s", err, stderr.String())
+	}
+	args := func(extra ...string) []string {
+		return append([]string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", out,
+			"-seq-len", "224", "-min-reward", "1", "-lr", "1e-2", "-warmup", "1", "-steps", "4",
+			"-grad-accum", "1", "-checkpoint-every", "0", "-dtype", "f32", "-val-fraction", "0.25", "-val-every", "2"}, extra...)
+	}
+	run := func(a []string) (string, error) {
+		stdout.Reset()
+		stderr.Reset()
+		err := runTrain(ctx, a, &stdout, &stderr)
+		return stdout.String() + stderr.String(), err
+	}
+	got, err := run(args())
+	if err != nil {
+		t.Fatalf("train sft: %v\n%s", err, got)
+	}
+	for _, want := range []string{"validation: 1 samples held out", "step 2/4 loss", " val ", "validation loss "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if got, err = run(args("-lr", "2e-2")); err == nil || !strings.Contains(err.Error(), "-lr was 0.01 there, 0.02 now") || !strings.Contains(err.Error(), "-extend-steps") {
+		t.Errorf("resume with another -lr: err %v\n%s", err, got)
+	}
+	if got, err = run(args("-extend-steps", "2")); err != nil || !strings.Contains(got, "resuming at step 4 of 6") || !strings.Contains(got, "done: 6 steps") {
+		t.Errorf("-extend-steps 2: err %v\n%s", err, got)
+	}
+	// Samples longer than -seq-len lose old REPL outputs, and say so.
+	got, err = run([]string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", filepath.Join(dir, "short"),
+		"-seq-len", "96", "-steps", "1", "-grad-accum", "1", "-checkpoint-every", "0", "-dtype", "f32"})
+	if err != nil || !strings.Contains(got, "cut: ") || !strings.Contains(got, "old REPL outputs cut") {
+		t.Errorf("short -seq-len: err %v\n%s", err, got)
+	}
+	t.Log(got)
+}
+
 func TestTrainBadArgs(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -101,6 +152,7 @@ func TestTrainBadArgs(t *testing.T) {
 		{[]string{"init", "-config", "/nonexistent.json", "-out", t.TempDir()}, "no such file"},
 		{[]string{"sft", "-model", "/nonexistent", "-data", "x.jsonl", "-out", t.TempDir()}, "no such file"},
 		{[]string{"init", "-config", "x", "-out", "y", "-dtype", "f8"}, "dtype"},
+		{[]string{"sft", "-model", "m", "-data", "d", "-out", "o", "-val-fraction", "1"}, "-val-fraction"},
 		{[]string{"init", "-config", sftTestdata + "/../../model/testdata/tiny-qwen3/config.json", "-out", t.TempDir(), "-tokenizer", sftTestdata + "/tokenizer.json"}, "not a directory"},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -100,8 +100,8 @@ rm -rf "$OUT/base" "$OUT/sft"   # a rerun starts afresh rather than resuming
 
 # --- 4. Supervised fine-tuning ----------------------------------------------
 # -seq-len holds every sample whole (the summary line says "0 truncated";
-# a longer sample would keep only its end, losing the system prompt and the
-# task the trained turn answers). The loss is over the trained assistant
+# a longer sample would lose its old REPL outputs first, then the middle of
+# its longest untrained message; see docs/training.md, "Long samples"). The loss is over the trained assistant
 # tokens only. A high learning rate so that a few
 # steps show the loss falling; real runs use the defaults (1e-5, warmup 10).
 echo "== 4. rlm train sft"

@@ -2,6 +2,7 @@ package data
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -161,17 +162,19 @@ func TestBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{Pack: PackConfig{SeqLen: 64, PadID: 266}, Seed: 1}
-	seqs, st, err := Build(t.Context(), path, tok, cfg)
+	ds, st, err := Build(t.Context(), path, tok, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	seqs := ds.Train
 	if st.Read.Kept != 4 || st.Pack.Examples != 4 || len(seqs) != st.Pack.Sequences {
 		t.Errorf("stats %+v with %d sequences", st, len(seqs))
 	}
-	again, _, err := Build(t.Context(), path, tok, cfg)
+	againDS, _, err := Build(t.Context(), path, tok, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	again := againDS.Train
 	for i := range seqs {
 		if !slices.Equal(seqs[i].Input, again[i].Input) || !slices.Equal(seqs[i].Target, again[i].Target) {
 			t.Fatal("Build is not deterministic for a seed")
@@ -204,5 +207,66 @@ func TestRootTurnSample(t *testing.T) {
 	}
 	if got, want := tok.Decode(trained), "<think>\n\n</think>\n\nthe<|im_end|>"; got != want {
 		t.Errorf("trained text %q, want %q", got, want)
+	}
+}
+
+// TestBuildValidationSplit: the held-out samples are deterministic for a
+// seed and none of their tokens is in a training sequence.
+func TestBuildValidationSplit(t *testing.T) {
+	tok := loadTiny(t)
+	var lines strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&lines, `{"id": "s%02d", "messages": [{"role": "user", "content": "question q%02dq"}, {"role": "assistant", "content": "answer a%02da"}]}`+"\n", i, i, i)
+	}
+	path := filepath.Join(t.TempDir(), "data.jsonl")
+	if err := os.WriteFile(path, []byte(lines.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	decodeAll := func(seqs []Sequence) string {
+		var b strings.Builder
+		for _, s := range seqs {
+			b.WriteString(tok.Decode(s.Input))
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		frac    float64
+		samples int
+		wantVal int
+	}{
+		{-1, 40, 2}, {-1, 19, 0}, {0, 40, 0}, {0.25, 40, 10}, {0.01, 40, 1}, {0.5, 2, 1},
+	} {
+		t.Run(fmt.Sprintf("%g of %d", tc.frac, tc.samples), func(t *testing.T) {
+			p := path
+			if tc.samples < 40 {
+				p = filepath.Join(t.TempDir(), "few.jsonl")
+				few := strings.SplitAfterN(lines.String(), "\n", tc.samples+1)[:tc.samples]
+				if err := os.WriteFile(p, []byte(strings.Join(few, "")), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg := Config{Pack: PackConfig{SeqLen: 64, PadID: 266}, Seed: 3, ValFraction: tc.frac}
+			ds, st, err := Build(t.Context(), p, tok, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.ValSamples != tc.wantVal || len(ds.ValIDs) != tc.wantVal || st.Pack.Examples != tc.samples-tc.wantVal || st.Val.Examples != tc.wantVal {
+				t.Fatalf("%d held out (%v), %d trained, want %d held out", st.ValSamples, ds.ValIDs, st.Pack.Examples, tc.wantVal)
+			}
+			train, val := decodeAll(ds.Train), decodeAll(ds.Val)
+			for _, id := range ds.ValIDs {
+				n := strings.TrimPrefix(id, "s")
+				if !strings.Contains(val, "a"+n+"a") || strings.Contains(train, "q"+n+"q") || strings.Contains(train, "a"+n+"a") {
+					t.Errorf("held-out sample %s: in validation %v, in training %v", id, strings.Contains(val, "a"+n+"a"), strings.Contains(train, "a"+n+"a"))
+				}
+			}
+			again, _, err := Build(t.Context(), p, tok, cfg)
+			if err != nil || !slices.Equal(again.ValIDs, ds.ValIDs) {
+				t.Errorf("split not deterministic: %v then %v (%v)", ds.ValIDs, again.ValIDs, err)
+			}
+		})
+	}
+	if _, _, err := Build(t.Context(), path, tok, Config{Pack: PackConfig{SeqLen: 64}, ValFraction: 1}); err == nil {
+		t.Error("validation fraction 1 accepted")
 	}
 }

@@ -26,7 +26,15 @@ type Example struct {
 
 // Tokenize encodes samples in parallel, keeping their order.
 func Tokenize(ctx context.Context, enc ChatEncoder, samples []Sample) ([]Example, error) {
+	out, _, err := TokenizeFit(ctx, enc, samples, 0)
+	return out, err
+}
+
+// TokenizeFit is Tokenize with each sample shortened by Fit to at most
+// maxLen tokens (0: no limit).
+func TokenizeFit(ctx context.Context, enc ChatEncoder, samples []Sample, maxLen int) ([]Example, FitStats, error) {
 	out := make([]Example, len(samples))
+	fits := make([]FitStats, len(samples))
 	errs := make([]error, len(samples))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -35,12 +43,12 @@ func Tokenize(ctx context.Context, enc ChatEncoder, samples []Sample) ([]Example
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				ids, mask, err := enc.EncodeChat(samples[i].ChatMessages())
+				ex, fs, err := Fit(enc, samples[i], maxLen)
 				if err != nil {
 					errs[i] = fmt.Errorf("tokenize sample %d (id %q): %w", i, samples[i].ID, err)
 					continue
 				}
-				out[i] = Example{ID: samples[i].ID, IDs: ids, Mask: mask}
+				out[i], fits[i] = ex, fs
 			}
 		}()
 	}
@@ -56,15 +64,17 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	var st FitStats
 	if err != nil {
-		return nil, fmt.Errorf("tokenize samples: %w", err)
+		return nil, st, fmt.Errorf("tokenize samples: %w", err)
 	}
-	for _, e := range errs {
+	for i, e := range errs {
 		if e != nil {
-			return nil, e
+			return nil, st, e
 		}
+		st.add(fits[i])
 	}
-	return out, nil
+	return out, st, nil
 }
 
 // Shuffle permutes xs in place, the same way for the same seed on every
@@ -81,9 +91,10 @@ func Shuffle[T any](xs []T, seed uint64) {
 type Overflow int
 
 const (
-	// TruncateLeft keeps the last SeqLen tokens: the final (trained) turn
-	// survives and the oldest context is cut.
-	TruncateLeft Overflow = iota
+	// Truncate shortens the sample from the middle with Fit (Build does it
+	// before packing): old REPL outputs first, never the system prompt, the
+	// question or a trained turn. Pack drops an example still too long.
+	Truncate Overflow = iota
 	// Drop discards the example.
 	Drop
 )
@@ -118,9 +129,9 @@ type Sequence struct {
 type PackStats struct {
 	Examples       int // examples in
 	Sequences      int
-	Truncated      int // cut from the left to fit
-	TooLong        int // dropped by Overflow Drop
-	NothingToTrain int // dropped: no target with loss (after truncation)
+	FitStats           // what Fit cut (Build with Overflow Truncate)
+	TooLong        int // dropped: longer than SeqLen (after Fit with Truncate)
+	NothingToTrain int // dropped: no target with loss
 	Tokens         int // non-padding input tokens
 	TrainedTokens  int // targets with loss
 	PadTokens      int
@@ -149,12 +160,8 @@ func Pack(examples []Example, cfg PackConfig) ([]Sequence, PackStats, error) {
 		}
 		ids, mask := ex.IDs, ex.Mask
 		if len(ids) > cfg.SeqLen {
-			if cfg.Overflow == Drop {
-				st.TooLong++
-				continue
-			}
-			ids, mask = ids[len(ids)-cfg.SeqLen:], mask[len(mask)-cfg.SeqLen:]
-			st.Truncated++
+			st.TooLong++
+			continue
 		}
 		trained := 0
 		for _, m := range mask[1:] {

@@ -80,12 +80,12 @@ func TestPackOverflow(t *testing.T) {
 		want     PackStats
 		wantIn   []int
 	}{
-		{"truncate left keeps the end", TruncateLeft, []Example{long}, 1,
-			PackStats{Examples: 1, Sequences: 1, Truncated: 1, Tokens: 8, TrainedTokens: 2}, []int{4, 5, 6, 7, 8, 9, 10, 11}},
-		{"drop", Drop, []Example{long}, 0,
+		{"truncate: an example Fit could not shorten is dropped", Truncate, []Example{long}, 0,
 			PackStats{Examples: 1, TooLong: 1}, nil},
-		{"truncation that cuts every trained token drops", TruncateLeft, []Example{untrainedTail}, 0,
-			PackStats{Examples: 1, Truncated: 1, NothingToTrain: 1}, nil},
+		{"drop", Drop, []Example{long, untrainedTail}, 0,
+			PackStats{Examples: 2, TooLong: 2}, nil},
+		{"nothing to train", Drop, []Example{ex("u", 4, 0, 4)}, 0,
+			PackStats{Examples: 1, NothingToTrain: 1}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,6 +15,22 @@ type Series struct {
 
 var colors = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"}
 
+// Sparse spreads values measured at some 1-based steps over steps 1..n, for
+// a series of a chart: NaN (left out; the line joins the points) at the
+// other steps, and values outside 1..n dropped.
+func Sparse(n int, steps []int, values []float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	for i, s := range steps {
+		if s >= 1 && s <= n {
+			out[s-1] = values[i]
+		}
+	}
+	return out
+}
+
 // LossChart draws values (one per step) as a standalone SVG line chart.
 func LossChart(values []float64, title string) []byte {
 	return LineChart(title, Series{Values: values})

@@ -43,3 +43,12 @@ func TestScheduleAndBar(t *testing.T) {
 		t.Errorf("bar %q", b)
 	}
 }
+
+func TestSparse(t *testing.T) {
+	got := Sparse(5, []int{2, 5, 0, 9}, []float64{1.5, 2.5, 7, 8})
+	for i, want := range []float64{math.NaN(), 1.5, math.NaN(), math.NaN(), 2.5} {
+		if g := got[i]; g != want && !(math.IsNaN(g) && math.IsNaN(want)) {
+			t.Errorf("step %d: %g, want %g", i+1, g, want)
+		}
+	}
+}

@@ -17,24 +17,42 @@ const (
 
 // state is what a checkpoint needs besides weights and optimizer moments to
 // continue exactly: the step (which fixes the data position and the learning
-// rate) and the settings that must not change across a resume.
+// rate) and the settings that must not change across a resume. The
+// optimizer settings are pointers because states written before they were
+// recorded lack them; those are not compared.
 type state struct {
-	Step         int       `json:"step"`
-	TotalSteps   int       `json:"total_steps"`
-	Seed         uint64    `json:"seed"`
-	BatchSize    int       `json:"batch_size"`
-	GradAccum    int       `json:"grad_accum"`
-	SeqLen       int       `json:"seq_len"`
-	NumSequences int       `json:"num_sequences"`
-	RowsSeen     int       `json:"rows_seen"`      // data position: sequences consumed
-	LoRA         string    `json:"lora,omitempty"` // adapters trained, empty for a full fine-tune
-	Losses       []float64 `json:"losses"`
+	Step          int        `json:"step"`
+	TotalSteps    int        `json:"total_steps"`              // the schedule's steps plus the extension
+	ScheduleSteps int        `json:"schedule_steps,omitempty"` // warmup and cosine; 0 in old states: TotalSteps
+	ExtendSteps   int        `json:"extend_steps,omitempty"`
+	Seed          uint64     `json:"seed"`
+	BatchSize     int        `json:"batch_size"`
+	GradAccum     int        `json:"grad_accum"`
+	SeqLen        int        `json:"seq_len"`
+	NumSequences  int        `json:"num_sequences"`
+	RowsSeen      int        `json:"rows_seen"`      // data position: sequences consumed
+	LoRA          string     `json:"lora,omitempty"` // adapters trained, empty for a full fine-tune
+	LR            *float64   `json:"lr,omitempty"`
+	MinLRRatio    *float64   `json:"min_lr_ratio,omitempty"`
+	WarmupSteps   *int       `json:"warmup_steps,omitempty"`
+	WeightDecay   *float64   `json:"weight_decay,omitempty"`
+	Beta1         *float64   `json:"beta1,omitempty"`
+	Beta2         *float64   `json:"beta2,omitempty"`
+	Eps           *float64   `json:"adam_eps,omitempty"`
+	ClipNorm      *float64   `json:"clip,omitempty"`
+	Losses        []float64  `json:"losses"`
+	ValSequences  int        `json:"val_sequences,omitempty"`
+	ValLosses     []ValPoint `json:"val_losses,omitempty"`
 }
 
 func (t *Trainer) state() state {
-	return state{Step: t.step, TotalSteps: t.total, Seed: t.cfg.Seed, BatchSize: t.cfg.BatchSize,
-		GradAccum: t.cfg.GradAccum, SeqLen: t.T, NumSequences: len(t.data),
-		RowsSeen: t.step * t.cfg.BatchSize * t.cfg.GradAccum, Losses: t.losses, LoRA: t.loraDesc()}
+	c := t.cfg
+	return state{Step: t.step, TotalSteps: t.total, ScheduleSteps: t.sched, ExtendSteps: c.ExtendSteps,
+		Seed: c.Seed, BatchSize: c.BatchSize, GradAccum: c.GradAccum, SeqLen: t.T, NumSequences: len(t.data),
+		RowsSeen: t.step * c.BatchSize * c.GradAccum, Losses: t.losses, LoRA: t.loraDesc(),
+		LR: &c.LR, MinLRRatio: &c.MinLRRatio, WarmupSteps: &c.WarmupSteps, WeightDecay: &c.WeightDecay,
+		Beta1: &c.Beta1, Beta2: &c.Beta2, Eps: &c.Eps, ClipNorm: &c.ClipNorm,
+		ValSequences: len(c.Validation), ValLosses: t.valLosses}
 }
 
 // loraDesc names the adapters of the run, so a resume with other ones (or a
@@ -75,18 +93,52 @@ func (t *Trainer) SaveCheckpoint() error {
 func checkpoints(out string) ([]string, error) { return loop.Checkpoints(out, stateFile) }
 
 // compatible reports why a saved state cannot continue in this run: the data
-// position and schedule only mean the same thing with the same settings.
+// position and the schedule only mean the same thing with the same
+// settings, and a silently changed learning rate or step count would make
+// the resumed run neither the old one nor the new one. The error names
+// every setting that differs with both values.
 func (t *Trainer) compatible(where string, s state) error {
-	if s.Seed != t.cfg.Seed || s.BatchSize != t.cfg.BatchSize || s.GradAccum != t.cfg.GradAccum ||
-		s.SeqLen != t.T || s.NumSequences != len(t.data) {
-		return fmt.Errorf("sft: resume %s: it was made with seed %d, batch %d, accumulation %d, %d sequences of %d; this run has seed %d, batch %d, accumulation %d, %d sequences of %d (use another -out to start afresh)",
-			where, s.Seed, s.BatchSize, s.GradAccum, s.NumSequences, s.SeqLen,
-			t.cfg.Seed, t.cfg.BatchSize, t.cfg.GradAccum, len(t.data), t.T)
+	c := t.cfg
+	var diffs []string
+	check := func(setting string, was, now any) {
+		if w, n := fmt.Sprint(was), fmt.Sprint(now); w != n {
+			diffs = append(diffs, fmt.Sprintf("%s was %s there, %s now", setting, w, n))
+		}
 	}
-	if s.LoRA != t.loraDesc() {
-		return fmt.Errorf("sft: resume %s: it trained adapters %q, this run %q (use another -out to start afresh)", where, s.LoRA, t.loraDesc())
+	checkF := func(setting string, was *float64, now float64) {
+		if was != nil {
+			check(setting, *was, now)
+		}
 	}
-	return nil
+	check("-seed", s.Seed, c.Seed)
+	check("-batch-size", s.BatchSize, c.BatchSize)
+	check("-grad-accum", s.GradAccum, c.GradAccum)
+	check("-seq-len", s.SeqLen, t.T)
+	check("training sequences (the data, -val-fraction)", s.NumSequences, len(t.data))
+	sched := s.ScheduleSteps
+	if sched == 0 {
+		sched = s.TotalSteps
+	}
+	check("steps (-steps, or -epochs over the data)", sched, t.sched)
+	checkF("-lr", s.LR, c.LR)
+	checkF("-min-lr-ratio", s.MinLRRatio, c.MinLRRatio)
+	if s.WarmupSteps != nil {
+		check("-warmup", *s.WarmupSteps, c.WarmupSteps)
+	}
+	checkF("-weight-decay", s.WeightDecay, c.WeightDecay)
+	checkF("-beta1", s.Beta1, c.Beta1)
+	checkF("-beta2", s.Beta2, c.Beta2)
+	checkF("-adam-eps", s.Eps, c.Eps)
+	checkF("-clip", s.ClipNorm, c.ClipNorm)
+	check("LoRA adapters", fmt.Sprintf("%q", s.LoRA), fmt.Sprintf("%q", t.loraDesc()))
+	if len(diffs) == 0 {
+		return nil
+	}
+	hint := "resume with the same settings, or use another -out (or -resume=false) to start afresh"
+	if s.Step >= s.TotalSteps {
+		hint = "to train this finished run longer, keep its settings and add -extend-steps N; or use another -out to start afresh"
+	}
+	return fmt.Errorf("sft: cannot resume %s: %s (%s)", where, strings.Join(diffs, "; "), hint)
 }
 
 func readState(path string) (state, error) {
@@ -103,8 +155,10 @@ func readState(path string) (state, error) {
 
 // resume loads the newest checkpoint of OutDir. Having none is not an error:
 // the run starts from step 0. A run whose final model is already in OutDir
-// is marked complete, so running the same command again changes nothing.
+// is marked complete, so running the same command again changes nothing;
+// with ExtendSteps it continues from the checkpoint of its final step.
 func (t *Trainer) resume() error {
+	finalStep := -1
 	final, err := readState(filepath.Join(t.cfg.OutDir, stateFile))
 	switch {
 	case err == nil:
@@ -112,9 +166,10 @@ func (t *Trainer) resume() error {
 			return err
 		}
 		if final.Step >= t.total {
-			t.step, t.losses, t.complete = final.Step, final.Losses, true
+			t.step, t.losses, t.valLosses, t.complete = final.Step, final.Losses, final.ValLosses, true
 			return nil
 		}
+		finalStep = final.Step
 	case !os.IsNotExist(err):
 		return fmt.Errorf("sft: resume: %w", err)
 	}
@@ -122,13 +177,22 @@ func (t *Trainer) resume() error {
 	if err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("sft: resume: %w", err)
 	}
-	if len(cps) == 0 {
-		return nil
+	var s state
+	dir := ""
+	if len(cps) > 0 {
+		dir = cps[len(cps)-1]
+		if s, err = readState(filepath.Join(dir, stateFile)); err != nil {
+			return fmt.Errorf("sft: resume: %w", err)
+		}
 	}
-	dir := cps[len(cps)-1]
-	s, err := readState(filepath.Join(dir, stateFile))
-	if err != nil {
-		return fmt.Errorf("sft: resume: %w", err)
+	// Continuing a finished run from an older checkpoint would train over
+	// its final model from a state it has already passed.
+	if finalStep >= 0 && (dir == "" || s.Step < finalStep) {
+		return fmt.Errorf("sft: cannot extend the run in %s: it finished at step %d but has no checkpoint of that step to continue from (the newest is %q); use another -out",
+			t.cfg.OutDir, finalStep, dir)
+	}
+	if dir == "" {
+		return nil
 	}
 	if err := t.compatible(dir, s); err != nil {
 		return err
@@ -145,5 +209,6 @@ func (t *Trainer) resume() error {
 	}
 	t.step = s.Step
 	t.losses = append([]float64(nil), s.Losses...)
+	t.valLosses = append([]ValPoint(nil), s.ValLosses...)
 	return nil
 }

@@ -39,8 +39,12 @@ type Config struct {
 	LR          float64 // peak learning rate
 	MinLRRatio  float64 // final learning rate as a fraction of LR
 	WarmupSteps int
-	Steps       int // optimizer steps; 0 means Epochs over the data
+	Steps       int // optimizer steps of the schedule; 0 means Epochs over the data
 	Epochs      int
+	// ExtendSteps trains this many steps past the schedule's last step at
+	// its final learning rate, LR·MinLRRatio. With Resume it continues a
+	// finished run from the checkpoint of its final step.
+	ExtendSteps int
 	BatchSize   int // sequences per micro-batch
 	GradAccum   int // micro-batches per optimizer step
 	WeightDecay float64
@@ -60,6 +64,12 @@ type Config struct {
 	LoRA *model.LoRAConfig
 	// BaseModel is written as the adapters' base_model_name_or_path.
 	BaseModel string
+
+	// Validation holds sequences of held-out samples: every ValEvery steps
+	// and at the end the mean loss over their trained tokens is computed
+	// (no gradient), printed, charted and saved. Empty: no validation.
+	Validation []Sequence
+	ValEvery   int // 0: every tenth of the run
 
 	OutDir          string
 	CheckpointEvery int               // steps between checkpoints; 0 saves only at the end
@@ -87,8 +97,8 @@ func (c *Config) validate(nData int) error {
 		return fmt.Errorf("sft: learning rate %g must be positive", c.LR)
 	case c.BatchSize <= 0 || c.GradAccum <= 0:
 		return fmt.Errorf("sft: batch size %d and gradient accumulation %d must be positive", c.BatchSize, c.GradAccum)
-	case c.Steps < 0 || c.Epochs < 0 || c.WarmupSteps < 0 || c.CheckpointEvery < 0:
-		return errors.New("sft: steps, epochs, warmup and checkpoint interval must not be negative")
+	case c.Steps < 0 || c.Epochs < 0 || c.WarmupSteps < 0 || c.CheckpointEvery < 0 || c.ExtendSteps < 0 || c.ValEvery < 0:
+		return errors.New("sft: steps, epochs, warmup, extension and checkpoint interval must not be negative")
 	case c.Steps == 0 && c.Epochs == 0:
 		return errors.New("sft: set steps or epochs")
 	case c.OutDir == "":
@@ -108,8 +118,9 @@ func (c *Config) validate(nData int) error {
 	return nil
 }
 
-// TotalSteps is the number of optimizer steps the run makes over nData sequences.
-func (c Config) TotalSteps(nData int) int {
+// ScheduleSteps is the number of optimizer steps of the warmup and cosine
+// schedule over nData sequences.
+func (c Config) ScheduleSteps(nData int) int {
 	if c.Steps > 0 {
 		return c.Steps
 	}
@@ -117,8 +128,17 @@ func (c Config) TotalSteps(nData int) int {
 	return c.Epochs * ((nData + perStep - 1) / perStep)
 }
 
-// LRAt returns the learning rate of 1-based step (see loop.Schedule).
+// TotalSteps is the number of optimizer steps the run makes over nData
+// sequences: the schedule's and the extension's.
+func (c Config) TotalSteps(nData int) int { return c.ScheduleSteps(nData) + c.ExtendSteps }
+
+// LRAt returns the learning rate of 1-based step of a schedule of total
+// steps (see loop.Schedule); past total, the extension, it is the final
+// learning rate LR·MinLRRatio.
 func (c Config) LRAt(step, total int) float64 {
+	if step > total {
+		return c.LR * c.MinLRRatio
+	}
 	return loop.Schedule{LR: c.LR, MinLRRatio: c.MinLRRatio, Warmup: c.WarmupSteps}.At(step, total)
 }
 
@@ -132,12 +152,22 @@ type StepStats struct {
 	Trained  int     // trained tokens
 }
 
+// ValPoint is the validation loss after a step.
+type ValPoint struct {
+	Step int     `json:"step"`
+	Loss float64 `json:"loss"`
+}
+
 // Result is what a finished run reports.
 type Result struct {
 	Steps     int
 	Losses    []float64 // per step, from the first step of the run (resumed ones included)
 	FinalLoss float64
-	Duration  time.Duration
+	ValLosses []ValPoint // validation losses, resumed ones included
+	// FinalValLoss is the validation loss of the final model; NaN without
+	// validation data.
+	FinalValLoss float64
+	Duration     time.Duration
 }
 
 // order returns the data permutation of an epoch.
@@ -151,12 +181,15 @@ type Trainer struct {
 	cfg   Config
 	m     *model.Model
 	data  []Sequence
-	total int
+	sched int // steps of the warmup and cosine schedule
+	total int // sched plus the extension
 	T     int
 
 	opt       *loop.AdamW
 	step      int // optimizer steps done
 	losses    []float64
+	valLosses []ValPoint
+	valEvery  int
 	perm      []int
 	permEpoch int
 	complete  bool // resumed a run that had already finished
@@ -174,6 +207,11 @@ func New(m *model.Model, data []Sequence, cfg Config) (*Trainer, error) {
 			return nil, fmt.Errorf("sft: sequence %d: all fields must have length %d", i, T)
 		}
 	}
+	for i, s := range cfg.Validation {
+		if len(s.IDs) != T || len(s.Targets) != T || len(s.Train) != T || len(s.Pos) != T || len(s.Seg) != T {
+			return nil, fmt.Errorf("sft: validation sequence %d: all fields must have length %d", i, T)
+		}
+	}
 	m.SetCheckpointActivations(cfg.CheckpointActivations)
 	if cfg.LoRA != nil {
 		if err := m.EnableLoRA(*cfg.LoRA); err != nil {
@@ -183,8 +221,12 @@ func New(m *model.Model, data []Sequence, cfg Config) (*Trainer, error) {
 		cfg.LoRA = &lc // defaults filled in, as saved and compared on resume
 	}
 	// The optimizer keeps state only for what trains: with LoRA, the adapters.
-	t := &Trainer{cfg: cfg, m: m, data: data, total: cfg.TotalSteps(len(data)), T: T,
+	t := &Trainer{cfg: cfg, m: m, data: data, sched: cfg.ScheduleSteps(len(data)), total: cfg.TotalSteps(len(data)), T: T,
 		opt: loop.NewAdamW(m, cfg.Beta1, cfg.Beta2, cfg.Eps, cfg.WeightDecay, cfg.ClipNorm), permEpoch: -1}
+	t.valEvery = cfg.ValEvery
+	if t.valEvery == 0 {
+		t.valEvery = max(t.total/10, 1)
+	}
 	if cfg.Resume {
 		if err := t.resume(); err != nil {
 			return nil, err
@@ -275,12 +317,85 @@ func (t *Trainer) TrainStep(ctx context.Context) (StepStats, error) {
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return StepStats{}, fmt.Errorf("step %d: loss is %g", step, loss)
 	}
-	lr := t.cfg.LRAt(step, t.total)
+	lr := t.cfg.LRAt(step, t.sched)
 	norm := t.opt.Update(step, lr)
 	t.step = step
 	t.losses = append(t.losses, loss)
 	return StepStats{Step: step, Loss: loss, LR: lr, GradNorm: norm,
 		Tokens: len(batches) * t.cfg.BatchSize * t.T, Trained: trained}, nil
+}
+
+// ValidationLoss is the mean cross-entropy over the trained tokens of the
+// validation sequences, computed without gradients (NaN without them).
+func (t *Trainer) ValidationLoss(ctx context.Context) (float64, error) {
+	val := t.cfg.Validation
+	if len(val) == 0 {
+		return math.NaN(), nil
+	}
+	var sum float64
+	trained := 0
+	for i := 0; i < len(val); i += t.cfg.BatchSize {
+		rows := val[i:min(i+t.cfg.BatchSize, len(val))]
+		b := &model.Batch{B: len(rows), T: t.T}
+		for _, s := range rows {
+			b.IDs = append(b.IDs, s.IDs...)
+			b.Targets = append(b.Targets, s.Targets...)
+			b.Pos = append(b.Pos, s.Pos...)
+			b.Seg = append(b.Seg, s.Seg...)
+			for _, tr := range s.Train {
+				w := float32(0)
+				if tr {
+					w = 1
+				}
+				b.Weights = append(b.Weights, w)
+			}
+		}
+		if err := t.m.Forward(ctx, b); err != nil {
+			return 0, fmt.Errorf("sft: validation: %w", err)
+		}
+		lp, err := t.m.TargetLogprobs()
+		if err != nil {
+			return 0, fmt.Errorf("sft: validation: %w", err)
+		}
+		for j, w := range b.Weights {
+			if w != 0 {
+				sum -= float64(lp[j])
+				trained++
+			}
+		}
+	}
+	if trained == 0 {
+		return math.NaN(), nil
+	}
+	return sum / float64(trained), nil
+}
+
+// validate records the validation loss after the current step.
+func (t *Trainer) validate(ctx context.Context) error {
+	if len(t.cfg.Validation) == 0 {
+		return nil
+	}
+	if n := len(t.valLosses); n > 0 && t.valLosses[n-1].Step == t.step {
+		return nil
+	}
+	l, err := t.ValidationLoss(ctx)
+	if err != nil || math.IsNaN(l) {
+		return err
+	}
+	t.valLosses = append(t.valLosses, ValPoint{Step: t.step, Loss: l})
+	return nil
+}
+
+func (t *Trainer) result(d time.Duration) Result {
+	res := Result{Steps: t.step, Losses: append([]float64(nil), t.losses...), Duration: d,
+		ValLosses: append([]ValPoint(nil), t.valLosses...), FinalValLoss: math.NaN()}
+	if len(t.losses) > 0 {
+		res.FinalLoss = t.losses[len(t.losses)-1]
+	}
+	if n := len(t.valLosses); n > 0 && t.valLosses[n-1].Step == t.step {
+		res.FinalValLoss = t.valLosses[n-1].Loss
+	}
+	return res
 }
 
 // Run trains to the last step, writing progress lines to progress,
@@ -290,11 +405,7 @@ func (t *Trainer) TrainStep(ctx context.Context) (StepStats, error) {
 func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 	if t.complete {
 		fmt.Fprintf(progress, "run in %s already complete (%d steps); nothing to do\n", t.cfg.OutDir, t.step)
-		res := Result{Steps: t.step, Losses: append([]float64(nil), t.losses...)}
-		if len(t.losses) > 0 {
-			res.FinalLoss = t.losses[len(t.losses)-1]
-		}
-		return res, nil
+		return t.result(0), nil
 	}
 	start := time.Now()
 	startStep := t.step
@@ -314,12 +425,27 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 			return Result{}, err
 		}
 		tokens += st.Tokens
+		if st.Step%t.valEvery == 0 || st.Step == t.total {
+			if err := t.validate(ctx); err != nil {
+				if ctx.Err() != nil {
+					return t.interrupted(err)
+				}
+				return Result{}, err
+			}
+		}
 		if st.Step%t.cfg.LogEvery == 0 || st.Step == t.total {
+			val := ""
+			if n := len(t.valLosses); n > 0 {
+				val = fmt.Sprintf(" val %.4f", t.valLosses[n-1].Loss)
+				if at := t.valLosses[n-1].Step; at != st.Step {
+					val += fmt.Sprintf(" (step %d)", at)
+				}
+			}
 			elapsed := time.Since(start)
 			done := st.Step - startStep
 			eta := time.Duration(float64(elapsed) / float64(done) * float64(t.total-st.Step))
-			fmt.Fprintf(progress, "%s step %d/%d loss %.4f lr %.3g gnorm %.3g tok/s %.0f eta %s\n",
-				loop.Bar(st.Step, t.total, 20), st.Step, t.total, st.Loss, st.LR, st.GradNorm,
+			fmt.Fprintf(progress, "%s step %d/%d loss %.4f%s lr %.3g gnorm %.3g tok/s %.0f eta %s\n",
+				loop.Bar(st.Step, t.total, 20), st.Step, t.total, st.Loss, val, st.LR, st.GradNorm,
 				float64(tokens)/elapsed.Seconds(), eta.Round(time.Second))
 		}
 		if t.cfg.CheckpointEvery > 0 && st.Step%t.cfg.CheckpointEvery == 0 && st.Step < t.total {
@@ -328,14 +454,15 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 			}
 		}
 	}
+	// The checkpoint of the final step is what -extend-steps continues
+	// from: the final model alone may be BF16 and has no optimizer moments.
+	if err := t.SaveCheckpoint(); err != nil {
+		return Result{}, err
+	}
 	if err := t.saveFinal(); err != nil {
 		return Result{}, err
 	}
-	res := Result{Steps: t.step, Losses: append([]float64(nil), t.losses...), Duration: time.Since(start)}
-	if len(t.losses) > 0 {
-		res.FinalLoss = t.losses[len(t.losses)-1]
-	}
-	return res, nil
+	return t.result(time.Since(start)), nil
 }
 
 func (t *Trainer) interrupted(cause error) (Result, error) {
@@ -344,8 +471,7 @@ func (t *Trainer) interrupted(cause error) (Result, error) {
 			return Result{}, fmt.Errorf("sft: interrupted (%w), and saving a checkpoint failed: %v", cause, err)
 		}
 	}
-	return Result{Steps: t.step, Losses: append([]float64(nil), t.losses...)},
-		fmt.Errorf("sft: interrupted after step %d (resume with the same out directory): %w", t.step, cause)
+	return t.result(0), fmt.Errorf("sft: interrupted after step %d (resume with the same out directory): %w", t.step, cause)
 }
 
 // saveWeights writes what the run trains into dir: the adapters with LoRA,
@@ -364,7 +490,7 @@ func (t *Trainer) saveFinal() error {
 	if err := writeState(filepath.Join(t.cfg.OutDir, stateFile), t.state()); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(t.cfg.OutDir, "loss.svg"), LossChart(t.losses, "training loss"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(t.cfg.OutDir, "loss.svg"), t.lossChart(), 0o644); err != nil {
 		return fmt.Errorf("sft: loss chart: %w", err)
 	}
 	return nil
