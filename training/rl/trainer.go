@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -73,6 +74,10 @@ type Config struct {
 	Sandbox       recursion.Sandbox
 	REPLLimits    repl.Limits
 	Tracer        Tracer // nil: rollouts are not stored
+	// Export, when set, appends every rollout's samples (token ids, loss
+	// masks, sampler logprobs, reward, advantage) to OutDir/rollouts.jsonl
+	// in that format (ExportFormats), for other trainers.
+	Export string
 
 	OutDir          string
 	WorkDir         string // contexts of running rollouts; empty: a temporary directory
@@ -120,6 +125,8 @@ func (c *Config) validate() error {
 		return errors.New("rl: no output directory")
 	case c.Beta1 < 0 || c.Beta1 >= 1 || c.Beta2 < 0 || c.Beta2 >= 1:
 		return fmt.Errorf("rl: betas %g, %g must be in [0,1)", c.Beta1, c.Beta2)
+	case c.Export != "" && !slices.Contains(ExportFormats, c.Export):
+		return fmt.Errorf("rl: unknown export format %q (want one of %v)", c.Export, ExportFormats)
 	case c.CheckpointEvery < 0 || c.WarmupSteps < 0:
 		return errors.New("rl: checkpoint interval and warmup must not be negative")
 	}
@@ -182,7 +189,8 @@ type Trainer struct {
 	step    int
 	history []StepStats
 	pending []*Batch // rollouts of the next steps, made before a checkpoint
-	done    bool     // resumed a finished run
+	export  *exporter
+	done    bool // resumed a finished run
 }
 
 // New prepares a run of m (with its tokenizer) under cfg. With cfg.Resume
@@ -315,6 +323,17 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 	}
 	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
 		return Result{}, fmt.Errorf("rl: %w", err)
+	}
+	if cfg.Export != "" {
+		e, err := openExporter(cfg.OutDir, cfg.Export, t.tok)
+		if err != nil {
+			return Result{}, err
+		}
+		// Deferred before the producer's wait, so it runs after it.
+		// Every step's lines were flushed, and their errors returned, by
+		// generate: what close could add is the descriptor's.
+		defer func() { e.close(); t.export = nil }()
+		t.export = e
 	}
 	start := time.Now()
 	first := t.step
