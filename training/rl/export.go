@@ -3,6 +3,7 @@ package rl
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,11 +84,18 @@ type exporter struct {
 	enc    *json.Encoder
 }
 
-func openExporter(dir, format string, tok *tokenizer.Tokenizer) (*exporter, error) {
+// openExporter opens OUT/rollouts.jsonl for appending, first dropping the
+// lines of steps after keepThrough: those a resumed run samples again (it
+// keeps the steps it trained and the rollouts its checkpoint holds).
+func openExporter(dir, format string, tok *tokenizer.Tokenizer, keepThrough int) (*exporter, error) {
 	if !slices.Contains(ExportFormats, format) {
 		return nil, fmt.Errorf("rl: unknown export format %q (want one of %v)", format, ExportFormats)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, ExportFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	path := filepath.Join(dir, ExportFile)
+	if err := keepSteps(path, keepThrough); err != nil {
+		return nil, fmt.Errorf("rl: export: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("rl: export: %w", err)
 	}
@@ -166,6 +174,55 @@ func (e *exporter) decode(ids []int32) string {
 		xs[i] = int(id)
 	}
 	return e.tok.Decode(xs)
+}
+
+// keepSteps rewrites the export at path without the lines of steps after
+// last, through a temporary file renamed over it.
+func keepSteps(path string, last int) error {
+	in, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".rollouts-*.jsonl")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriter(tmp)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	dropped := 0
+	for sc.Scan() {
+		var l struct {
+			Step *int `json:"step"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil || l.Step == nil {
+			tmp.Close()
+			return fmt.Errorf("%s: a line without a step (not an export of rlm train rl?)", path)
+		}
+		if *l.Step > last {
+			dropped++
+			continue
+		}
+		w.Write(sc.Bytes())
+		w.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	err = w.Flush()
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || dropped == 0 {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 func ones(n int) []int {

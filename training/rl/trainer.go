@@ -325,7 +325,11 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 		return Result{}, fmt.Errorf("rl: %w", err)
 	}
 	if cfg.Export != "" {
-		e, err := openExporter(cfg.OutDir, cfg.Export, t.tok)
+		keep := t.step
+		for _, b := range t.pending {
+			keep = max(keep, b.Step)
+		}
+		e, err := openExporter(cfg.OutDir, cfg.Export, t.tok, keep)
 		if err != nil {
 			return Result{}, err
 		}
@@ -347,11 +351,14 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := make(chan produced, cfg.MaxStaleness+1)
+	// The first step to sample is fixed before the producer starts: next
+	// takes pending batches away while it runs.
+	from := first + len(t.pending) + 1
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(out)
-		for k := first + len(t.pending) + 1; k <= cfg.Steps; k++ {
+		for k := from; k <= cfg.Steps; k++ {
 			version := max(k-1-cfg.MaxStaleness, first)
 			err := vs.use(ctx, version, t.infer.SetWeights)
 			var b *Batch
