@@ -25,10 +25,50 @@ const (
 	// FormatChat is one plain {"messages": [...]} line per run, the chat
 	// format TRL, verifiers/prime-rl and OpenPipe ART read.
 	FormatChat = "chat"
+	// FormatTRLMessages is TRL's conversational language-modeling dataset,
+	// one {"messages": [...]} line per run, with the run's reward and trace
+	// id as extra columns (TRL ignores columns it does not use).
+	FormatTRLMessages = "trl-messages"
+	// FormatTRLPromptCompletion is TRL's conversational prompt-completion
+	// dataset, one line per root turn: "prompt" is the messages as sent,
+	// "completion" the turn's assistant message.
+	FormatTRLPromptCompletion = "trl-prompt-completion"
+	// FormatVerifiers is one verifiers (prime-rl) rollout per run: "prompt"
+	// is the messages before the first model turn, "completion" the rest of
+	// the root transcript, with "answer", "task", "reward" and "info".
+	FormatVerifiers = "verifiers"
 )
 
 // Formats lists the export formats.
-var Formats = []string{FormatSFT, FormatSFTTranscript, FormatChat}
+var Formats = []string{FormatSFT, FormatSFTTranscript, FormatChat, FormatTRLMessages, FormatTRLPromptCompletion, FormatVerifiers}
+
+// TRLMessagesSample is one line of a trl-messages export.
+type TRLMessagesSample struct {
+	Messages []SFTMessage `json:"messages"`
+	Reward   *float64     `json:"reward"`
+	TraceID  string       `json:"trace_id"`
+}
+
+// TRLPromptCompletionSample is one line of a trl-prompt-completion export.
+type TRLPromptCompletionSample struct {
+	Prompt     []SFTMessage `json:"prompt"`
+	Completion []SFTMessage `json:"completion"`
+	Reward     *float64     `json:"reward"`
+	ID         string       `json:"id"`
+	TraceID    string       `json:"trace_id"`
+}
+
+// VerifiersSample is one line of a verifiers export: the fields of a
+// verifiers rollout (GenerateOutputs, one row). Reward is null for a run
+// without one (filter with --min-reward).
+type VerifiersSample struct {
+	Prompt     []SFTMessage      `json:"prompt"`
+	Completion []SFTMessage      `json:"completion"`
+	Answer     string            `json:"answer"`
+	Task       string            `json:"task"`
+	Reward     *float64          `json:"reward"`
+	Info       map[string]string `json:"info"`
+}
 
 // SFTMessage is one message of an exported sample. Train is set to false
 // on assistant messages that are context only.
@@ -73,7 +113,7 @@ func Samples(t *Trajectory, format string) ([]any, error) {
 	var out []any
 	if root == nil {
 		switch format {
-		case FormatSFT, FormatSFTTranscript, FormatChat:
+		case FormatSFT, FormatSFTTranscript, FormatChat, FormatTRLMessages, FormatTRLPromptCompletion, FormatVerifiers:
 			return nil, nil
 		}
 		return nil, fmt.Errorf("%w %q (want one of %v)", ErrFormat, format, Formats)
@@ -97,16 +137,43 @@ func Samples(t *Trajectory, format string) ([]any, error) {
 			msgs = append(msgs, SFTMessage{Role: "assistant", Content: c.Response})
 			out = append(out, sample(t.ID+"/turn-"+strconv.Itoa(turns[i]), msgs))
 		}
-	case FormatSFTTranscript, FormatChat:
+	case FormatTRLPromptCompletion:
+		for i, c := range calls {
+			out = append(out, TRLPromptCompletionSample{
+				Prompt:     toSFT(root.Messages(c), nil),
+				Completion: []SFTMessage{{Role: "assistant", Content: c.Response}},
+				Reward:     reward, ID: t.ID + "/turn-" + strconv.Itoa(turns[i]), TraceID: t.ID,
+			})
+		}
+	case FormatSFTTranscript, FormatChat, FormatTRLMessages, FormatVerifiers:
 		if len(calls) == 0 {
 			return nil, nil
 		}
 		last := calls[len(calls)-1]
 		msgs := toSFT(root.Messages(last), nil)
 		msgs = append(msgs, SFTMessage{Role: "assistant", Content: last.Response})
-		if format == FormatChat {
+		switch format {
+		case FormatChat:
 			out = append(out, ChatSample{Messages: msgs})
-		} else {
+		case FormatTRLMessages:
+			out = append(out, TRLMessagesSample{Messages: msgs, Reward: reward, TraceID: t.ID})
+		case FormatVerifiers:
+			first := len(msgs) - 1
+			for i, m := range msgs {
+				if m.Role == "assistant" {
+					first = i
+					break
+				}
+			}
+			task := t.Metadata["eval.task"]
+			if task == "" {
+				task = "rlm"
+			}
+			out = append(out, VerifiersSample{
+				Prompt: msgs[:first], Completion: msgs[first:], Answer: t.Metadata["eval.gold"], Task: task,
+				Reward: reward, Info: map[string]string{"trace_id": t.ID, "stop_reason": string(t.StopReason)},
+			})
+		default:
 			out = append(out, sample(t.ID+"/transcript", msgs))
 		}
 	default:

@@ -45,7 +45,7 @@ func (c *APIConfig) setDefaults() {
 // API serves the trace endpoints:
 //
 //	GET  /v1/traces                 list (filters: since, until, model, stop_reason, status, min_reward; limit, cursor)
-//	GET  /v1/traces/export          JSONL samples (format=sft|sft-transcript|chat, same filters)
+//	GET  /v1/traces/export          JSONL samples (format=sft|sft-transcript|chat|trl-messages|trl-prompt-completion|verifiers, same filters)
 //	GET  /v1/traces/{id}            the trajectory as JSON, live or stored
 //	GET  /v1/traces/{id}/events     server-sent events while the run is live
 //	POST /v1/traces/{id}/feedback   {"score": 0.8, "label": "correct"}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rlm-project/rlm/eval"
@@ -87,6 +88,7 @@ Flags:
 	resume := fs.Bool("resume", true, "continue from the newest checkpoint in -out when there is one")
 	traces := fs.String("traces", "", "disk store `directory` for the rollouts' trajectories (default OUT/traces; \"none\" disables)")
 	traceOwner := fs.String("trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
+	fs.StringVar(&def.Export, "export", "", "also append every rollout's samples (token ids, loss masks, sampler logprobs, reward, advantage) to OUT/"+rl.ExportFile+" in this `format`: "+strings.Join(rl.ExportFormats, " or ")+" (see docs/training.md)")
 	device := fs.String("device", "auto", "where to train: auto (a GPU when there is one), cpu, cuda or cuda:N")
 	precision := fs.String("precision", "bf16", "CUDA arithmetic of matrix products and attention: bf16, tf32 or fp32")
 	if err := parseWithConfig(fs, args, configPath); err != nil {
@@ -128,6 +130,9 @@ Flags:
 		def.Tasks = append(def.Tasks, t)
 	}
 	def.OutDir, def.Resume, def.TokenizerFrom = *out, *resume, *modelDir
+	if def.Export != "" && !slices.Contains(rl.ExportFormats, def.Export) {
+		return badFlag("train rl: -export %q: want one of %s", def.Export, strings.Join(rl.ExportFormats, ", "))
+	}
 	dev, err := parseDevice(*device, *precision)
 	if err != nil {
 		return badFlag("train rl: %w", err)

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rlm-project/rlm/internal/datasetschema"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
 )
@@ -38,7 +40,7 @@ func TestTrainRL(t *testing.T) {
 	}
 	args := []string{"rl", "-model", base, "-out", out, "-task", "custom:" + task, "-tasks-per-step", "1",
 		"-steps", "2", "-seq-len", "4096", "-max-iterations", "1", "-max-depth", "0", "-config", rlCfg,
-		"-dtype", "f32", "-checkpoint-every", "1", "-device", "cpu"}
+		"-dtype", "f32", "-checkpoint-every", "1", "-device", "cpu", "-export", "verifiers"}
 	stdout.Reset()
 	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train rl: %v\n%s\n%s", err, stdout.String(), stderr.String())
@@ -67,10 +69,37 @@ func TestTrainRL(t *testing.T) {
 	if len(page.Data) != 8 {
 		t.Errorf("%d trajectories stored, want 8 (2 steps of one group of 4)", len(page.Data))
 	}
+	stored := map[string]float64{}
 	for _, s := range page.Data {
 		if s.Reward == nil || !strings.HasPrefix(s.Reward.Label, "rl custom:letters") {
 			t.Errorf("trajectory %s: reward %+v", s.ID, s.Reward)
+			continue
 		}
+		stored[s.ID] = s.Reward.Score
+	}
+	// -export: every rollout's samples, each naming its stored trajectory
+	// and carrying the reward that trajectory has.
+	exp, err := os.ReadFile(filepath.Join(out, "rollouts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := datasetschema.CheckJSONL(bytes.NewReader(exp), datasetschema.VerifiersProcessed, datasetschema.Options{}); err != nil {
+		t.Errorf("rollouts.jsonl: %v", err)
+	}
+	exported := map[string]bool{}
+	for _, line := range bytes.Split(bytes.TrimSpace(exp), []byte("\n")) {
+		var l struct {
+			TraceID string  `json:"trace_id"`
+			Reward  float64 `json:"reward"`
+		}
+		json.Unmarshal(line, &l)
+		if r, ok := stored[l.TraceID]; !ok || r != l.Reward {
+			t.Errorf("exported rollout %q: reward %g; stored: %g, %v", l.TraceID, l.Reward, r, ok)
+		}
+		exported[l.TraceID] = true
+	}
+	if len(exported) != 8 {
+		t.Errorf("%d rollouts exported, want 8", len(exported))
 	}
 	// The same command again finds the run complete.
 	stdout.Reset()
@@ -93,6 +122,7 @@ func TestTrainRLBadConfig(t *testing.T) {
 		{"not an object", `[1]`, "want a JSON object of flag values"},
 		{"bad value", `{"group": "many"}`, "group"},
 		{"missing file", "", "-config"},
+		{"unknown export format", `{"export": "parquet"}`, "-export"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -209,6 +209,13 @@ func (t *Trainer) generate(ctx context.Context, step, version int) (*Batch, erro
 		}
 		for i, r := range o.rollouts {
 			r.Group = j
+			if t.export != nil {
+				h := exportLine{Step: step, Version: version, Task: r.Task, Index: r.Index, Group: j, Rollout: i,
+					TraceID: r.TraceID, Reward: r.Reward, Advantage: adv[i]}
+				if err := t.export.write(h, o.samples[i]); err != nil {
+					return nil, err
+				}
+			}
 			if keep {
 				for _, s := range o.samples[i] {
 					s.Advantage = adv[i]
@@ -216,6 +223,11 @@ func (t *Trainer) generate(ctx context.Context, step, version int) (*Batch, erro
 				}
 			}
 			b.Rollouts = append(b.Rollouts, r)
+		}
+	}
+	if t.export != nil {
+		if err := t.export.flush(); err != nil {
+			return nil, err
 		}
 	}
 	b.Seconds = time.Since(start).Seconds()

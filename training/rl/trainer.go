@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -73,6 +74,10 @@ type Config struct {
 	Sandbox       recursion.Sandbox
 	REPLLimits    repl.Limits
 	Tracer        Tracer // nil: rollouts are not stored
+	// Export, when set, appends every rollout's samples (token ids, loss
+	// masks, sampler logprobs, reward, advantage) to OutDir/rollouts.jsonl
+	// in that format (ExportFormats), for other trainers.
+	Export string
 
 	OutDir          string
 	WorkDir         string // contexts of running rollouts; empty: a temporary directory
@@ -120,6 +125,8 @@ func (c *Config) validate() error {
 		return errors.New("rl: no output directory")
 	case c.Beta1 < 0 || c.Beta1 >= 1 || c.Beta2 < 0 || c.Beta2 >= 1:
 		return fmt.Errorf("rl: betas %g, %g must be in [0,1)", c.Beta1, c.Beta2)
+	case c.Export != "" && !slices.Contains(ExportFormats, c.Export):
+		return fmt.Errorf("rl: unknown export format %q (want one of %v)", c.Export, ExportFormats)
 	case c.CheckpointEvery < 0 || c.WarmupSteps < 0:
 		return errors.New("rl: checkpoint interval and warmup must not be negative")
 	}
@@ -182,7 +189,8 @@ type Trainer struct {
 	step    int
 	history []StepStats
 	pending []*Batch // rollouts of the next steps, made before a checkpoint
-	done    bool     // resumed a finished run
+	export  *exporter
+	done    bool // resumed a finished run
 }
 
 // New prepares a run of m (with its tokenizer) under cfg. With cfg.Resume
@@ -316,6 +324,21 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
 		return Result{}, fmt.Errorf("rl: %w", err)
 	}
+	if cfg.Export != "" {
+		keep := t.step
+		for _, b := range t.pending {
+			keep = max(keep, b.Step)
+		}
+		e, err := openExporter(cfg.OutDir, cfg.Export, t.tok, keep)
+		if err != nil {
+			return Result{}, err
+		}
+		// Deferred before the producer's wait, so it runs after it.
+		// Every step's lines were flushed, and their errors returned, by
+		// generate: what close could add is the descriptor's.
+		defer func() { e.close(); t.export = nil }()
+		t.export = e
+	}
 	start := time.Now()
 	first := t.step
 	be := t.m.Backend()
@@ -328,11 +351,14 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := make(chan produced, cfg.MaxStaleness+1)
+	// The first step to sample is fixed before the producer starts: next
+	// takes pending batches away while it runs.
+	from := first + len(t.pending) + 1
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(out)
-		for k := first + len(t.pending) + 1; k <= cfg.Steps; k++ {
+		for k := from; k <= cfg.Steps; k++ {
 			version := max(k-1-cfg.MaxStaleness, first)
 			err := vs.use(ctx, version, t.infer.SetWeights)
 			var b *Batch

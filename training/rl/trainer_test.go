@@ -3,7 +3,9 @@ package rl
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,11 +171,13 @@ func TestResumeIsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.Tasks = []eval.Task{task}
+		cfg.Export = ExportVerifiers
 		return cfg
 	}
 	m, tok := harnessModel(t)
 	init := m.DownloadParams()
-	whole, _ := run(t, small(t.TempDir()), m, tok)
+	wholeOut := t.TempDir()
+	whole, _ := run(t, small(wholeOut), m, tok)
 	want := m.DownloadParams()
 	updates := 0
 	for _, s := range whole.Steps {
@@ -200,10 +204,38 @@ func TestResumeIsExact(t *testing.T) {
 	if len(first.Steps) != 2 || !strings.Contains(progress, "stopped after step 2") {
 		t.Fatalf("stop after 2: %d steps\n%s", len(first.Steps), progress)
 	}
+	// An export line of a step the resume samples again, as a run that
+	// died before its checkpoint leaves: the resume must drop it.
+	f, err := os.OpenFile(filepath.Join(out, ExportFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, `{"step": 4, "prompt_ids": []}`)
+	f.Close()
 	m3, _ := harnessModel(t)
 	cfg = small(out)
 	cfg.Resume = true
 	rest, _ := run(t, cfg, m3, tok)
+	// The export holds each step once, as in one go (trace ids aside).
+	if a, b := exportWithoutTraceIDs(t, wholeOut), exportWithoutTraceIDs(t, out); a != b || a == "" {
+		al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+		for _, x := range [][]string{al, bl} {
+			var steps []string
+			for _, l := range x {
+				var v struct{ Step, Group, Rollout int }
+				json.Unmarshal([]byte(l), &v)
+				steps = append(steps, fmt.Sprint(v))
+			}
+			t.Log(steps)
+		}
+		t.Errorf("export of the resumed run differs from the run in one go: %d and %d lines", len(al), len(bl))
+		for i := range min(len(al), len(bl)) {
+			if al[i] != bl[i] {
+				t.Errorf("line %d:\n%s\n%s", i, al[i], bl[i])
+				break
+			}
+		}
+	}
 	if len(rest.Steps) != 3 {
 		t.Fatalf("resumed run reports %d steps", len(rest.Steps))
 	}
@@ -228,6 +260,25 @@ func TestResumeIsExact(t *testing.T) {
 	if _, err := New(m3, tok, cfg); err == nil || !strings.Contains(err.Error(), "other settings") {
 		t.Errorf("resume with another learning rate: %v", err)
 	}
+}
+
+func exportWithoutTraceIDs(t *testing.T, out string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, ExportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var l map[string]any
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatal(err)
+		}
+		delete(l, "trace_id")
+		s, _ := json.Marshal(l)
+		lines = append(lines, string(s))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // failingTracer is a test double of a trajectory store that is down.
