@@ -548,19 +548,30 @@ func (c *lineCounter) Write(p []byte) (int, error) {
 
 func printList(w io.Writer, p tracing.Page) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tMODEL\tSTATUS\tSTOP\tNODES\tSUB-CALLS\tTOKENS\tDURATION\tREWARD")
+	fmt.Fprintln(tw, "ID\tSTARTED\tMODEL\tSTATUS\tSTOP\tNODES\tSUB-CALLS\tTOKENS\tDURATION\tREWARD\tQUESTION")
 	for _, s := range p.Data {
 		reward := "-"
 		if s.Reward != nil {
 			reward = strconv.FormatFloat(s.Reward.Score, 'g', 4, 64)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04:05"),
-			modelName(s.Model, s.Models), s.Status, orDash(string(s.StopReason)), s.Nodes, s.SubCalls, s.Usage.TotalTokens, fmtMS(s.DurationMS), reward)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04:05"),
+			modelName(s.Model, s.Models), s.Status, orDash(string(s.StopReason)), s.Nodes, s.SubCalls, s.Usage.TotalTokens, fmtMS(s.DurationMS), reward,
+			orDash(oneLine(s.Question, 60)))
 	}
 	tw.Flush()
 	if p.HasMore {
 		fmt.Fprintf(w, "more: --cursor %s\n", p.NextCursor)
 	}
+}
+
+// oneLine folds whitespace runs (newlines included) to one space and clips
+// s to max runes, so that a question fits a table row.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
 }
 
 // modelName shows a run's model as the caller named it, followed by the

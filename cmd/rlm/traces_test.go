@@ -31,7 +31,8 @@ func recordRuns(t *testing.T, svc *tracing.Service, owner string) {
 		{Start: t0.Add(time.Minute), Turns: 3, LLMPerCell: 2, Stop: recursion.StopMaxIterations},
 	} {
 		id := []string{"tr_one", "tr_two"}[i]
-		run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: id, Owner: owner, Model: "fake-root", Started: s.Start})
+		question := []string{"Which port\nanswers first?", "How many users?"}[i]
+		run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: id, Owner: owner, Model: "fake-root", Started: s.Start, Question: question})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,6 +81,12 @@ func TestTracesCommand(t *testing.T) {
 			out, _, err := runTraces(t.Context(), with("list")...)
 			if err != nil || !strings.Contains(out, "tr_one") || !strings.Contains(out, "tr_two") || strings.Index(out, "tr_two") > strings.Index(out, "tr_one") {
 				t.Errorf("list: %v\n%s", err, out)
+			}
+			// Each run's question on its own line, newlines folded.
+			for _, want := range []string{"QUESTION", "Which port answers first?", "How many users?"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("list lacks %q:\n%s", want, out)
+				}
 			}
 			out, _, err = runTraces(t.Context(), with("list", "--stop-reason", "final")...)
 			if err != nil || !strings.Contains(out, "tr_one") || strings.Contains(out, "tr_two") {
