@@ -262,20 +262,7 @@ func (t *Trainer) microBatches(step int) ([]*model.Batch, int, error) {
 	for a := range batches {
 		b := &model.Batch{B: cfg.BatchSize, T: t.T}
 		for r := range cfg.BatchSize {
-			s := t.sequence(first + a*cfg.BatchSize + r)
-			b.IDs = append(b.IDs, s.IDs...)
-			b.Targets = append(b.Targets, s.Targets...)
-			b.Pos = append(b.Pos, s.Pos...)
-			// Segment ids only need to differ within a row.
-			b.Seg = append(b.Seg, s.Seg...)
-			for _, tr := range s.Train {
-				w := float32(0)
-				if tr {
-					w = 1
-					trained++
-				}
-				b.Weights = append(b.Weights, w)
-			}
+			trained += appendRow(b, t.sequence(first+a*cfg.BatchSize+r))
 		}
 		batches[a] = b
 	}
@@ -325,6 +312,26 @@ func (t *Trainer) TrainStep(ctx context.Context) (StepStats, error) {
 		Tokens: len(batches) * t.cfg.BatchSize * t.T, Trained: trained}, nil
 }
 
+// appendRow appends sequence s as the next row of b, weight 1 on its
+// trained tokens and 0 elsewhere, and returns how many tokens it trains.
+func appendRow(b *model.Batch, s *Sequence) int {
+	b.IDs = append(b.IDs, s.IDs...)
+	b.Targets = append(b.Targets, s.Targets...)
+	b.Pos = append(b.Pos, s.Pos...)
+	// Segment ids only need to differ within a row.
+	b.Seg = append(b.Seg, s.Seg...)
+	trained := 0
+	for _, tr := range s.Train {
+		w := float32(0)
+		if tr {
+			w = 1
+			trained++
+		}
+		b.Weights = append(b.Weights, w)
+	}
+	return trained
+}
+
 // ValidationLoss is the mean cross-entropy over the trained tokens of the
 // validation sequences, computed without gradients (NaN without them).
 func (t *Trainer) ValidationLoss(ctx context.Context) (float64, error) {
@@ -337,18 +344,8 @@ func (t *Trainer) ValidationLoss(ctx context.Context) (float64, error) {
 	for i := 0; i < len(val); i += t.cfg.BatchSize {
 		rows := val[i:min(i+t.cfg.BatchSize, len(val))]
 		b := &model.Batch{B: len(rows), T: t.T}
-		for _, s := range rows {
-			b.IDs = append(b.IDs, s.IDs...)
-			b.Targets = append(b.Targets, s.Targets...)
-			b.Pos = append(b.Pos, s.Pos...)
-			b.Seg = append(b.Seg, s.Seg...)
-			for _, tr := range s.Train {
-				w := float32(0)
-				if tr {
-					w = 1
-				}
-				b.Weights = append(b.Weights, w)
-			}
+		for i := range rows {
+			appendRow(b, &rows[i])
 		}
 		if err := t.m.Forward(ctx, b); err != nil {
 			return 0, fmt.Errorf("sft: validation: %w", err)
