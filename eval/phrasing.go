@@ -65,6 +65,12 @@ var sniahPhrasings = phrasingSet{
 		"Which special magic {kind} does the text give for {key}?",
 		"Read the text and tell me the special magic {kind} for {key}.",
 		"Report the special magic {kind} that the document lists for {key}.",
+		"{key}: which special magic {kind} does the text give it?",
+		"Tell me the special magic {kind} listed under {key}.",
+		"There is a special magic {kind} with the key {key} in the document. Which one is it?",
+		"Give me {key}'s special magic {kind} from the text.",
+		"Search the document for the special magic {kind} paired with {key} and answer with it.",
+		"Key {key} has a special magic {kind} in the text. Report it.",
 	},
 	out: []string{
 		"Somewhere in the attached text there is a special magic {kind} belonging to {key}; what is that {kind}?",

@@ -306,6 +306,20 @@ func (e *Engine) Name() string { return e.name }
 // Tokenizer is the model's tokenizer.
 func (e *Engine) Tokenizer() *tokenizer.Tokenizer { return e.tok }
 
+// EncodeChat renders msgs with the model's chat template, ending with the
+// assistant's header, as the prompt of a Request.
+func (e *Engine) EncodeChat(msgs []tokenizer.Message) ([]int32, error) {
+	ids, err := e.tok.EncodePrompt(msgs)
+	if err != nil {
+		return nil, err
+	}
+	prompt := make([]int32, len(ids))
+	for i, id := range ids {
+		prompt[i] = int32(id)
+	}
+	return prompt, nil
+}
+
 // Model is the model the engine runs.
 func (e *Engine) Model() *model.Model { return e.m }
 

@@ -59,15 +59,11 @@ func (c localClient) Complete(ctx context.Context, req recursion.CompletionReque
 	for i, m := range req.Messages {
 		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content}
 	}
-	tok := c.e.Tokenizer()
-	ids, err := tok.EncodePrompt(msgs)
+	prompt, err := c.e.EncodeChat(msgs)
 	if err != nil {
 		return recursion.Completion{}, c.fail(http.StatusBadRequest, err)
 	}
-	r := inference.Request{Prompt: make([]int32, len(ids)), Stop: req.Sampling.Stop}
-	for i, id := range ids {
-		r.Prompt[i] = int32(id)
-	}
+	r := inference.Request{Prompt: prompt, Stop: req.Sampling.Stop}
 	s := req.Sampling
 	r.Temperature = 1
 	if s.Temperature != nil {
@@ -106,7 +102,7 @@ func (c localClient) Complete(ctx context.Context, req recursion.CompletionReque
 			TotalTokens: len(res.PromptTokens) + len(res.Tokens)}}
 	if req.Logprobs {
 		for _, t := range res.Tokens {
-			b := tok.TokenBytes(int(t.ID))
+			b := c.e.Tokenizer().TokenBytes(int(t.ID))
 			out.Logprobs = append(out.Logprobs, recursion.TokenLogprob{Token: string(b), Logprob: t.Logprob, Bytes: b})
 		}
 	}

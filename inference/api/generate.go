@@ -165,14 +165,10 @@ func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	ids, err := h.e.Tokenizer().EncodePrompt(msgs)
+	prompt, err := h.e.EncodeChat(msgs)
 	if err != nil {
 		writeError(w, invalid("messages", "%v", err))
 		return
-	}
-	prompt := make([]int32, len(ids))
-	for i, id := range ids {
-		prompt[i] = int32(id)
 	}
 	var jobs []job
 	for i := range n {

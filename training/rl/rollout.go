@@ -58,13 +58,9 @@ func (c policyClient) Complete(ctx context.Context, req recursion.CompletionRequ
 	for i, m := range req.Messages {
 		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content}
 	}
-	ids, err := c.e.Tokenizer().EncodePrompt(msgs)
+	prompt, err := c.e.EncodeChat(msgs)
 	if err != nil {
 		return recursion.Completion{}, fmt.Errorf("rl: render prompt: %w", err)
-	}
-	prompt := make([]int32, len(ids))
-	for i, id := range ids {
-		prompt[i] = int32(id)
 	}
 	maxTok := c.maxTokens
 	if s := req.Sampling.MaxTokens; s != nil && *s > 0 {
