@@ -316,7 +316,9 @@ func readStream(r io.Reader, maxLine int, done func()) (*streamAssembler, error)
 }
 
 // scanSSELines splits lines ending in CRLF, LF or CR, as the SSE format
-// allows all three.
+// allows all three. A last line without an end is dropped, as the format
+// says: the body was cut off in the middle of it (or the read failed, and
+// the scanner reports why).
 func scanSSELines(data []byte, atEOF bool) (int, []byte, error) {
 	if i := bytes.IndexAny(data, "\r\n"); i >= 0 {
 		if data[i] == '\n' {
@@ -333,8 +335,8 @@ func scanSSELines(data []byte, atEOF bool) (int, []byte, error) {
 		}
 		return i + 1, data[:i], nil
 	}
-	if atEOF && len(data) > 0 {
-		return len(data), data, nil
+	if atEOF {
+		return len(data), nil, nil
 	}
 	return 0, nil, nil
 }
