@@ -177,7 +177,10 @@ func TestResponseOverCapIsCut(t *testing.T) {
 		write  func(w io.Writer) error
 	}{
 		{"endless chunks", true, func(w io.Writer) error { _, err := io.WriteString(w, chunk("aaaaaaaa", "")); return err }},
-		{"one endless line", true, func(w io.Writer) error { _, err := io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"`+strings.Repeat("a", 4096)); return err }},
+		{"one endless line", true, func(w io.Writer) error {
+			_, err := io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"`+strings.Repeat("a", 4096))
+			return err
+		}},
 		{"endless JSON body", false, func(w io.Writer) error { _, err := io.WriteString(w, strings.Repeat(" ", 4096)); return err }},
 	}
 	for _, tt := range tests {
