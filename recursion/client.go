@@ -537,7 +537,7 @@ func retryable(err error, status int) bool {
 	// whole but does not parse, or is too large, is not retried. An error
 	// the upstream sent inside a stream is retried unless its code says
 	// the request was at fault.
-	if errors.Is(err, errResponseTooLarge) || errors.Is(err, errNoChoices) || errors.Is(err, errBadChunk) {
+	if errors.Is(err, errResponseTooLarge) || errors.Is(err, errNoChoices) || errors.Is(err, errBadChunk) || errors.Is(err, errNotStream) {
 		return false
 	}
 	var se *streamError

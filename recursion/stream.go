@@ -46,6 +46,10 @@ import (
 // errStreamCut is the cause of a stream that ended before it was complete.
 var errStreamCut = errors.New("stream ended before data: [DONE]")
 
+// errNotStream is a 200 answer to a streaming call that is neither JSON
+// nor an event stream (a proxy's login page); not retried.
+var errNotStream = errors.New("response is not an event stream")
+
 // errBadChunk is a data line that is not a JSON chunk; not retried, as a
 // complete non-streaming body that does not parse is not.
 var errBadChunk = errors.New("stream chunk is not JSON")
@@ -132,9 +136,10 @@ type streamAssembler struct {
 	tools              []streamToolCall
 	toolAt             map[int]int // a tool call's index in the stream -> its place in tools
 	logprobs           []TokenLogprob
-	chunks             int  // data chunks received
-	choices            bool // a chunk with choice 0 came
-	done               bool // data: [DONE] came
+	chunks             int    // data chunks received
+	foreign            string // the first line that is no SSE field
+	choices            bool   // a chunk with choice 0 came
+	done               bool   // data: [DONE] came
 }
 
 // add applies one data chunk.
@@ -213,8 +218,19 @@ func (a *streamAssembler) addToolCall(pos int, tc openai.ToolCall) {
 	t.Arguments += tc.Function.Arguments
 }
 
+// noteForeign keeps the first line that is no SSE field we know, to tell a
+// body that is no event stream at all.
+func (a *streamAssembler) noteForeign(line []byte) {
+	if a.foreign == "" {
+		a.foreign = string(line[:min(len(line), 200)])
+	}
+}
+
 // completion is the assembled answer, once the stream has ended.
 func (a *streamAssembler) completion() (Completion, error) {
+	if a.chunks == 0 && a.foreign != "" {
+		return Completion{}, fmt.Errorf("%w: it starts %q", errNotStream, a.foreign)
+	}
 	if !a.done && a.finish == "" {
 		return Completion{}, fmt.Errorf("%w: %d chunk(s) and no finish_reason: %w", errStreamCut, a.chunks, io.ErrUnexpectedEOF)
 	}
@@ -247,12 +263,22 @@ func readStream(r io.Reader, maxLine int, done func()) (*streamAssembler, error)
 	a := &streamAssembler{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine+2)
-	sc.Split(scanSSELines)
+	cut := false
+	sc.Split(scanSSELines(&cut))
 	event := "" // the current event's type, until the blank line ending it
 	for sc.Scan() {
 		line := sc.Bytes()
 		if a.done {
 			continue
+		}
+		if cut {
+			// The SSE format drops an unfinished last line: what it
+			// carried was cut off, or the read failed (sc.Err says why).
+			// It still tells a body that was never a stream.
+			if len(line) > 0 && line[0] != ':' && !bytes.HasPrefix(line, []byte("data")) {
+				a.noteForeign(line)
+			}
+			break
 		}
 		if len(line) == 0 {
 			event = ""
@@ -270,6 +296,7 @@ func readStream(r io.Reader, maxLine int, done func()) (*streamAssembler, error)
 			if json.Unmarshal(line, &bare) == nil && len(bare.Error) > 0 && string(bare.Error) != "null" {
 				return a, parseStreamError(bare.Error, a.chunks)
 			}
+			a.noteForeign(line)
 			continue
 		}
 		field, value, _ := bytes.Cut(line, []byte(":"))
@@ -302,9 +329,10 @@ func readStream(r io.Reader, maxLine int, done func()) (*streamAssembler, error)
 			if err := a.add(value); err != nil {
 				return a, err
 			}
+		case "id", "retry":
+		default:
+			a.noteForeign(line) // and ignore it, as the SSE format says
 		}
-		// Other fields (id, retry) and unknown ones are ignored, as the
-		// SSE specification says.
 	}
 	if err := sc.Err(); err != nil && !a.done {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -316,29 +344,31 @@ func readStream(r io.Reader, maxLine int, done func()) (*streamAssembler, error)
 }
 
 // scanSSELines splits lines ending in CRLF, LF or CR, as the SSE format
-// allows all three. A last line without an end is dropped, as the format
-// says: the body was cut off in the middle of it (or the read failed, and
-// the scanner reports why).
-func scanSSELines(data []byte, atEOF bool) (int, []byte, error) {
-	if i := bytes.IndexAny(data, "\r\n"); i >= 0 {
-		if data[i] == '\n' {
-			return i + 1, data[:i], nil
-		}
-		if i+1 < len(data) {
-			if data[i+1] == '\n' {
-				return i + 2, data[:i], nil
+// allows all three. It returns a last line without an end too, and says so
+// in *cut: the body ended in the middle of it.
+func scanSSELines(cut *bool) bufio.SplitFunc {
+	return func(data []byte, atEOF bool) (int, []byte, error) {
+		if i := bytes.IndexAny(data, "\r\n"); i >= 0 {
+			if data[i] == '\n' {
+				return i + 1, data[:i], nil
+			}
+			if i+1 < len(data) {
+				if data[i+1] == '\n' {
+					return i + 2, data[:i], nil
+				}
+				return i + 1, data[:i], nil
+			}
+			if !atEOF {
+				return 0, nil, nil // a CR last: wait to see whether LF follows
 			}
 			return i + 1, data[:i], nil
 		}
-		if !atEOF {
-			return 0, nil, nil // a CR last: wait to see whether LF follows
+		if atEOF && len(data) > 0 {
+			*cut = true
+			return len(data), data, nil
 		}
-		return i + 1, data[:i], nil
+		return 0, nil, nil
 	}
-	if atEOF {
-		return len(data), nil, nil
-	}
-	return 0, nil, nil
 }
 
 // doneGrace is how long the end of a body is awaited after data: [DONE]:

@@ -94,6 +94,9 @@ func TestStreamFaultsRetried(t *testing.T) {
 			sse(w, chunk("o", ""))
 			panic(http.ErrAbortHandler) // the server closes the connection
 		}, UpstreamConfig{}, "unexpected EOF"},
+		{"body ends in the middle of a chunk", func(w http.ResponseWriter, r *http.Request) {
+			sse(w, chunk("o", "")+`data: {"choices":[{"ind`)
+		}, UpstreamConfig{}, "stream ended before data: [DONE]: 1 chunk(s) and no finish_reason"},
 		{"503 with an error body", errorBody(http.StatusServiceUnavailable, `{"error":{"message":"overloaded","type":"server_error"}}`), UpstreamConfig{}, "overloaded"},
 		{"429 inside the stream", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", "")+`data: {"error":{"message":"slow down","type":"rate_limit_error","code":"429"}}`+"\n\n")
@@ -146,6 +149,14 @@ func TestStreamRequestFaultsNotRetried(t *testing.T) {
 		{"400 inside the stream as an event", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, "event: error\ndata: {\"error\":{\"message\":\"prompt too long\",\"code\":400}}\n\n")
 		}, "prompt too long"},
+		{"a 200 that is an HTML page", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "<html>\n<body>Sign in</body>\n</html>\n")
+		}, "response is not an event stream: it starts \"<html>\""},
+		{"a 200 that is JSON sent as text", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, `{"id":"c1","choices":[{"index":0,"message":{"content":"ok"}}]}`)
+		}, "response is not an event stream"},
 		{"a chunk that is not JSON", func(w http.ResponseWriter, r *http.Request) { sse(w, "data: <html>\n\n") }, "stream chunk is not JSON"},
 		{"a complete stream without choices", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, `data: {"object":"chat.completion.chunk","choices":[]}`+"\n\ndata: [DONE]\n\n")
