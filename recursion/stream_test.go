@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // The upstreams in this file are HTTP test doubles written here, not models.
@@ -357,5 +360,45 @@ func TestReadStreamShapes(t *testing.T) {
 				t.Errorf("tool calls %+v, want %+v", a.tools, tt.tools)
 			}
 		})
+	}
+}
+
+// BenchmarkReadStream measures assembling a 4,000-token answer streamed one
+// token a chunk, in OpenAI's chunk shape.
+func BenchmarkReadStream(b *testing.B) {
+	var sb strings.Builder
+	for i := range 4000 {
+		fmt.Fprintf(&sb, `data: {"id":"chatcmpl-x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"tok%d "},"logprobs":null,"finish_reason":null}],"usage":null}`+"\n\n", i)
+	}
+	sb.WriteString(chunk("", "stop") + "data: [DONE]\n\n")
+	body := sb.String()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		a, err := readStream(strings.NewReader(body), 1<<20, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.completion(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodePlain is BenchmarkReadStream's baseline: the same answer as
+// one non-streamed JSON body, decoded as the non-streaming path decodes it.
+func BenchmarkDecodePlain(b *testing.B) {
+	var content strings.Builder
+	for i := range 4000 {
+		fmt.Fprintf(&content, "tok%d ", i)
+	}
+	body, _ := json.Marshal(map[string]any{"id": "chatcmpl-x", "object": "chat.completion", "created": 1, "model": "m",
+		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": content.String()}, "finish_reason": "stop"}}})
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		var resp openai.ChatCompletionResponse
+		if err := json.Unmarshal(body, &resp); err != nil {
+			b.Fatal(err)
+		}
+		toCompletion(resp)
 	}
 }
