@@ -107,7 +107,24 @@ type UpstreamConfig struct {
 	// HTTPClient sends the requests; nil means a client with a connection
 	// pool sized for many concurrent calls.
 	HTTPClient *http.Client
+	// Stream makes every call a streaming one ("stream": true, with
+	// "stream_options": {"include_usage": true}) and assembles the server-sent
+	// chunks into the same Completion a non-streaming call returns. For
+	// upstreams that only stream, and for proxies that cut a connection that
+	// stays silent while a long completion is generated: a stream sends
+	// bytes as the model writes, so IdleTimeout bounds the gap between two
+	// chunks instead of the wait for the whole answer.
+	Stream bool
+	// MaxResponseBytes bounds the body of one response, streamed or not, and
+	// so one server-sent line too (default DefaultMaxResponseBytes): an
+	// upstream that sends more fails the call without a retry.
+	MaxResponseBytes int64
 }
+
+// DefaultMaxResponseBytes is UpstreamConfig.MaxResponseBytes' default: far
+// above any completion (128k tokens with their logprobs, streamed, is a few
+// tens of MiB), far below what would hurt the process.
+const DefaultMaxResponseBytes = 64 << 20
 
 // UpstreamError is a call that failed for good: a non-retryable status, or
 // retries exhausted.
@@ -130,6 +147,7 @@ type OpenAIClient struct {
 	cfg    UpstreamConfig
 	hc     *http.Client
 	client *openai.Client
+	url    string // of chat completions, for streaming calls
 }
 
 // CloseIdleConnections closes the kept-alive connections to the upstream.
@@ -160,6 +178,9 @@ func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
 	if cfg.BackoffMax <= 0 {
 		cfg.BackoffMax = 20 * time.Second
 	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -169,8 +190,8 @@ func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &patchingDoer{client: hc, idle: cfg.IdleTimeout}
-	return &OpenAIClient{cfg: cfg, hc: hc, client: openai.NewClientWithConfig(oc)}, nil
+	oc.HTTPClient = &patchingDoer{client: hc, idle: cfg.IdleTimeout, max: cfg.MaxResponseBytes}
+	return &OpenAIClient{cfg: cfg, hc: hc, client: openai.NewClientWithConfig(oc), url: oc.BaseURL + "/chat/completions"}, nil
 }
 
 // DefaultIdleTimeout is UpstreamConfig.IdleTimeout's default.
@@ -205,6 +226,7 @@ type callStateKey struct{}
 type patchingDoer struct {
 	client *http.Client
 	idle   time.Duration
+	max    int64 // MaxResponseBytes
 }
 
 func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
@@ -215,20 +237,8 @@ func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read request body: %w", err)
 		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(body, &fields); err != nil {
-			return nil, fmt.Errorf("patch request body: %w", err)
-		}
-		for k, v := range st.set {
-			raw, err := json.Marshal(v)
-			if err != nil {
-				return nil, fmt.Errorf("patch request field %s: %w", k, err)
-			}
-			fields[k] = raw
-		}
-		body, err = json.Marshal(fields)
-		if err != nil {
-			return nil, fmt.Errorf("patch request body: %w", err)
+		if body, err = patchBody(body, st.set); err != nil {
+			return nil, err
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))
@@ -242,8 +252,61 @@ func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
 			resp.Body = newIdleReader(resp.Body, d.idle, func() { st.cancel(errStalled) })
 		}
 		resp.Body = &keepReader{ReadCloser: resp.Body, buf: &st.body}
+		resp.Body = &capReader{ReadCloser: resp.Body, max: d.max}
 	}
 	return resp, err
+}
+
+// patchBody sets fields of a JSON object body.
+func patchBody(body []byte, set map[string]any) ([]byte, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, fmt.Errorf("patch request body: %w", err)
+	}
+	for k, v := range set {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("patch request field %s: %w", k, err)
+		}
+		fields[k] = raw
+	}
+	body, err := json.Marshal(fields)
+	if err != nil {
+		return nil, fmt.Errorf("patch request body: %w", err)
+	}
+	return body, nil
+}
+
+// errResponseTooLarge is the cause of a call whose response went past
+// MaxResponseBytes. It is not retried: the same request would most likely
+// get the same answer.
+var errResponseTooLarge = errors.New("response too large")
+
+// capReader fails the read that goes past max bytes, so that neither
+// go-openai's decoder nor the stream reader holds more than max bytes of one
+// response.
+type capReader struct {
+	io.ReadCloser
+	max, n int64
+}
+
+func (r *capReader) Read(p []byte) (int, error) {
+	if r.n > r.max {
+		return 0, r.err()
+	}
+	if left := r.max - r.n + 1; int64(len(p)) > left {
+		p = p[:left] // one byte past max is enough to know
+	}
+	n, err := r.ReadCloser.Read(p)
+	r.n += int64(n)
+	if r.n > r.max {
+		return n - int(r.n-r.max), r.err()
+	}
+	return n, err
+}
+
+func (r *capReader) err() error {
+	return fmt.Errorf("%w: more than %d bytes (the upstream response cap)", errResponseTooLarge, r.max)
 }
 
 // idleReader calls stall when no byte has arrived for idle: a read blocked
@@ -265,6 +328,13 @@ func (r *idleReader) Read(p []byte) (int, error) {
 		r.timer.Reset(r.idle)
 	}
 	return n, err
+}
+
+// setIdle changes the silence allowed from now on. Call it only from the
+// goroutine that reads.
+func (r *idleReader) setIdle(d time.Duration) {
+	r.idle = d
+	r.timer.Reset(d)
 }
 
 func (r *idleReader) Close() error {
@@ -344,46 +414,39 @@ func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Com
 	attempts := 0
 	for attempt := 0; attempt <= c.cfg.MaxRetries; attempt++ {
 		attempts++
-		actx, cancelCause := context.WithCancelCause(ctx)
-		st := &callState{set: set, cancel: cancelCause}
-		actx, cancel := context.WithTimeout(context.WithValue(actx, callStateKey{}, st), c.cfg.Timeout)
-		resp, err := c.client.CreateChatCompletion(actx, oreq)
-		stalled := errors.Is(context.Cause(actx), errStalled)
-		cancel()
-		cancelCause(nil)
-		if stalled && err != nil {
-			err = fmt.Errorf("%w: no data for %v after the headers (status %d): %w", errStalled, c.cfg.IdleTimeout, st.status, err)
+		var (
+			comp Completion
+			at   attemptInfo
+			err  error
+		)
+		if c.cfg.Stream {
+			comp, at, err = c.streamAttempt(ctx, oreq, set)
+		} else {
+			comp, at, err = c.plainAttempt(ctx, oreq, set)
 		}
 		if err == nil {
-			if len(resp.Choices) == 0 {
-				return Completion{}, &UpstreamError{Upstream: c.cfg.Name, Attempts: attempts, Status: st.status, Err: errors.New("response has no choices")}
-			}
-			c := toCompletion(resp)
-			if c.Reasoning == "" {
-				c.Reasoning = reasoningField(st.body.Bytes())
-			}
-			if resp.Usage.PromptTokens == 0 && resp.Usage.CompletionTokens == 0 && resp.Usage.TotalTokens == 0 {
+			if comp.Usage == (Usage{}) {
 				// No usage reported: estimate it, so that budgets still count.
 				chars := 0
 				for _, m := range req.Messages {
 					chars += len(m.Content)
 				}
-				c.Usage = Usage{PromptTokens: estimateTokens(chars), CompletionTokens: estimateTokens(len(c.Content) + len(c.Reasoning))}
-				c.Usage.TotalTokens = c.Usage.PromptTokens + c.Usage.CompletionTokens
-				c.UsageEstimated = true
+				comp.Usage = Usage{PromptTokens: estimateTokens(chars), CompletionTokens: estimateTokens(len(comp.Content) + len(comp.Reasoning))}
+				comp.Usage.TotalTokens = comp.Usage.PromptTokens + comp.Usage.CompletionTokens
+				comp.UsageEstimated = true
 			}
-			return c, nil
+			return comp, nil
 		}
 		if ctx.Err() != nil {
 			return Completion{}, fmt.Errorf("upstream %s: %w", c.cfg.Name, context.Cause(ctx))
 		}
-		lastErr, lastStatus = err, st.status
-		if !retryable(err, st.status) || attempt == c.cfg.MaxRetries {
+		lastErr, lastStatus = err, at.status
+		if !retryable(err, at.status) || attempt == c.cfg.MaxRetries {
 			break
 		}
 		wait := c.backoff(attempt)
-		if st.retryAfter > wait {
-			wait = st.retryAfter
+		if at.retryAfter > wait {
+			wait = at.retryAfter
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -394,6 +457,47 @@ func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Com
 		}
 	}
 	return Completion{}, &UpstreamError{Upstream: c.cfg.Name, Attempts: attempts, Status: lastStatus, Err: lastErr}
+}
+
+// attemptInfo is what one attempt's response said besides its body: the
+// HTTP status (0: none came) and the Retry-After wait.
+type attemptInfo struct {
+	status     int
+	retryAfter time.Duration
+}
+
+// errNoChoices is a complete response without a choice; it is not retried.
+var errNoChoices = errors.New("response has no choices")
+
+// plainAttempt makes one non-streaming attempt through go-openai.
+func (c *OpenAIClient) plainAttempt(ctx context.Context, oreq openai.ChatCompletionRequest, set map[string]any) (Completion, attemptInfo, error) {
+	actx, cancelCause := context.WithCancelCause(ctx)
+	defer cancelCause(nil)
+	st := &callState{set: set, cancel: cancelCause}
+	actx, cancel := context.WithTimeout(context.WithValue(actx, callStateKey{}, st), c.cfg.Timeout)
+	resp, err := c.client.CreateChatCompletion(actx, oreq)
+	stalled := errors.Is(context.Cause(actx), errStalled)
+	cancel()
+	at := attemptInfo{status: st.status, retryAfter: st.retryAfter}
+	if err != nil {
+		if stalled {
+			err = c.stallError(st.status, err)
+		}
+		return Completion{}, at, err
+	}
+	if len(resp.Choices) == 0 {
+		return Completion{}, at, errNoChoices
+	}
+	comp := toCompletion(resp)
+	if comp.Reasoning == "" {
+		comp.Reasoning = reasoningField(st.body.Bytes())
+	}
+	return comp, at, nil
+}
+
+// stallError names a stalled attempt and the idle timeout that ended it.
+func (c *OpenAIClient) stallError(status int, err error) error {
+	return fmt.Errorf("%w: no data for %v after the headers (status %d): %w", errStalled, c.cfg.IdleTimeout, status, err)
 }
 
 // backoff is full jitter: a uniform wait in [0, min(max, base*2^attempt)].
@@ -430,7 +534,16 @@ func retryable(err error, status int) bool {
 	// No status, or a success whose body never arrived whole: the request
 	// never got an answer (refused connection, reset, per-attempt timeout,
 	// a stalled body) or the answer was cut off. An answer that arrived
-	// whole but does not parse is not retried.
+	// whole but does not parse, or is too large, is not retried. An error
+	// the upstream sent inside a stream is retried unless its code says
+	// the request was at fault.
+	if errors.Is(err, errResponseTooLarge) || errors.Is(err, errNoChoices) || errors.Is(err, errBadChunk) || errors.Is(err, errNotStream) {
+		return false
+	}
+	var se *streamError
+	if errors.As(err, &se) {
+		return se.Code == 0 || se.Code == http.StatusTooManyRequests || se.Code >= 500
+	}
 	var netErr net.Error
 	return errors.Is(err, errStalled) || errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "connection")

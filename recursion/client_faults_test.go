@@ -115,8 +115,11 @@ func TestUpstreamFaultsRetried(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, recovers := range []bool{true, false} {
-				t.Run(fmt.Sprintf("recovers=%v", recovers), func(t *testing.T) {
+			// stream=true: the client asked for a stream and the upstream
+			// answered JSON, which must be read the same.
+			for _, mode := range []struct{ recovers, stream bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
+				recovers := mode.recovers
+				t.Run(fmt.Sprintf("recovers=%v/stream=%v", recovers, mode.stream), func(t *testing.T) {
 					const retries = 2
 					bad := retries // the last attempt succeeds
 					if !recovers {
@@ -124,7 +127,7 @@ func TestUpstreamFaultsRetried(t *testing.T) {
 					}
 					up := newFaultyUpstream(t, bad, tt.fault)
 					cfg := tt.cfg
-					cfg.Name, cfg.BaseURL, cfg.MaxRetries = "faulty", up.URL, retries
+					cfg.Name, cfg.BaseURL, cfg.MaxRetries, cfg.Stream = "faulty", up.URL, retries, mode.stream
 					cfg.BackoffBase, cfg.BackoffMax = time.Millisecond, 2*time.Millisecond
 					c, err := NewOpenAIClient(cfg)
 					if err != nil {
@@ -175,15 +178,17 @@ func TestUpstreamClientErrorsNotRetried(t *testing.T) {
 		{"200 that is not JSON", errorBody(http.StatusOK, `<html>login</html>`)},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			up := newFaultyUpstream(t, 10, tt.fault)
-			c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: up.URL, MaxRetries: 3, BackoffBase: time.Millisecond})
-			if _, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")}); err == nil {
-				t.Fatal("no error")
-			}
-			if n := up.count(); n != 1 {
-				t.Errorf("%d attempts, want 1", n)
-			}
-		})
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", tt.name, stream), func(t *testing.T) {
+				up := newFaultyUpstream(t, 10, tt.fault)
+				c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: up.URL, MaxRetries: 3, BackoffBase: time.Millisecond, Stream: stream})
+				if _, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")}); err == nil {
+					t.Fatal("no error")
+				}
+				if n := up.count(); n != 1 {
+					t.Errorf("%d attempts, want 1", n)
+				}
+			})
+		}
 	}
 }

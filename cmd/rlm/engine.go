@@ -23,6 +23,8 @@ type engineConfig struct {
 	SubModel        string // empty: the root model
 	UpstreamTimeout time.Duration
 	UpstreamIdle    time.Duration // silence allowed while reading a response body
+	UpstreamStream  bool          // call the upstream with "stream": true
+	UpstreamMaxBody int64         // largest upstream response body
 	UpstreamRetries int           // 0 or negative: none
 	UpstreamConc    int           // 0: the engine's default
 	ProbeTimeout    time.Duration // of GET /models at start (and for readiness)
@@ -185,7 +187,8 @@ func (c *engineConfig) client() (*recursion.OpenAIClient, error) {
 		retries = -1 // UpstreamConfig reads 0 as "default"
 	}
 	return recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: c.Upstream, APIKey: c.UpstreamKey,
-		Timeout: c.UpstreamTimeout, IdleTimeout: c.UpstreamIdle, MaxRetries: retries})
+		Timeout: c.UpstreamTimeout, IdleTimeout: c.UpstreamIdle, MaxRetries: retries,
+		Stream: c.UpstreamStream, MaxResponseBytes: c.UpstreamMaxBody})
 }
 
 // engine is an Engine with its upstream client and the REPL pool its

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -71,6 +76,12 @@ max_final_bytes: 1MiB
 		{"cap defaults", nil, nil, func(c *config) bool {
 			return c.TraceBytes == 64<<20 && c.TraceFieldBytes == 4<<20 && c.REPL.MaxBatch == 10000 && c.checkServe() == nil
 		}, ""},
+		{"upstream stream defaults", nil, nil, func(c *config) bool {
+			return !c.UpstreamStream && c.UpstreamMaxBody == recursion.DefaultMaxResponseBytes
+		}, ""},
+		{"upstream stream", []string{"--upstream-stream"}, map[string]string{"RLM_UPSTREAM_MAX_RESPONSE_BYTES": "1MiB"}, func(c *config) bool {
+			return c.UpstreamStream && c.UpstreamMaxBody == 1<<20
+		}, ""},
 		{"bad prompt cap", []string{"--max-prompt-bytes", "0"}, nil, nil, "flag --max-prompt-bytes: not a positive size"},
 		{"repl ids", nil, nil, func(c *config) bool { return c.REPLUID == 65534 && c.REPLGID == 65534 && c.checkREPL() == nil }, ""},
 		{"repl ids set", []string{"--repl-gid", "-1"}, map[string]string{"RLM_REPL_UID": "1000"}, func(c *config) bool {
@@ -124,6 +135,41 @@ func TestServeCapsChecked(t *testing.T) {
 		}
 		if err := c.checkServe(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error about %s", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestUpstreamStreamReachesClient: --upstream-stream makes the engine's
+// client stream, and --upstream-max-response-bytes bounds what it reads. The
+// upstream is an HTTP test double answering one event stream, not a model.
+func TestUpstreamStreamReachesClient(t *testing.T) {
+	var asked atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Stream bool `json:"stream"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		asked.Store(req.Stream)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"model":"m","choices":[{"index":0,"delta":{"content":"FINAL(1)"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	for _, max := range []int64{1 << 20, 16} {
+		ec := engineConfig{Upstream: srv.URL, UpstreamStream: true, UpstreamMaxBody: max}
+		c, err := ec.client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Complete(t.Context(), recursion.CompletionRequest{Model: "m", Messages: []recursion.Message{{Role: "user", Content: "q"}}})
+		c.CloseIdleConnections()
+		if max == 16 {
+			if err == nil || !strings.Contains(err.Error(), "more than 16 bytes") {
+				t.Errorf("cap of 16 bytes: got %q, %v", got.Content, err)
+			}
+			continue
+		}
+		if err != nil || got.Content != "FINAL(1)" || !asked.Load() {
+			t.Errorf("got %q, %v; stream asked: %v", got.Content, err, asked.Load())
 		}
 	}
 }
