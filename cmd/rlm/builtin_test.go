@@ -8,12 +8,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rlm-project/rlm/eval"
+	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/models/tinydemo"
+	"github.com/rlm-project/rlm/server"
 )
 
 // noUpstream clears every setting that would give serve or query a model,
@@ -210,5 +213,39 @@ func TestBuiltinModelScore(t *testing.T) {
 	if got.Instances != rec.Instances || got.Score != rec.Score || got.Solved != rec.Solved {
 		t.Errorf("the shipped weights score %v (%d/%d solved), eval.json records %v (%d/%d)",
 			got.Score, got.Solved, got.Instances, rec.Score, rec.Solved, rec.Instances)
+	}
+}
+
+// TestModelInfo: /v1/models names the model behind each alias: the
+// upstream model it maps to (the root model for a bare alias), or the
+// in-process model, which answers every alias.
+func TestModelInfo(t *testing.T) {
+	e, err := loadLocalModel(localBuiltin, inference.Config{KVCacheTokens: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	aliases := map[string]string{"rlm": "", "small": "mini"}
+	for _, tt := range []struct {
+		name  string
+		cfg   config
+		local *inference.Engine
+		want  map[string]server.ModelInfo
+	}{
+		{"upstream", config{engineConfig: engineConfig{Upstream: "http://u/v1", RootModel: "big"}}, nil, map[string]server.ModelInfo{
+			"rlm": {Model: "big", ServedBy: "upstream"}, "small": {Model: "mini", ServedBy: "upstream"}}},
+		{"upstream, no root model", config{engineConfig: engineConfig{Upstream: "http://u/v1"}}, nil, map[string]server.ModelInfo{
+			"small": {Model: "mini", ServedBy: "upstream"}}},
+		{"local", config{LocalModel: "/ckpt/mine"}, e, map[string]server.ModelInfo{
+			"rlm": {Model: e.Name(), ServedBy: "local"}, "small": {Model: e.Name(), ServedBy: "local"}}},
+		{"builtin", config{LocalModel: localBuiltin}, e, map[string]server.ModelInfo{
+			"rlm":   {Model: tinydemo.Name, ServedBy: "builtin", Description: tinydemo.About},
+			"small": {Model: tinydemo.Name, ServedBy: "builtin", Description: tinydemo.About}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := modelInfo(&tt.cfg, aliases, tt.local); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
 	}
 }
