@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -222,16 +223,48 @@ func Load(be backend.Backend, dir string, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", dir, err)
 	}
-	abs, _ := filepath.Abs(dir)
 	if cfg.Name == "" {
+		abs, _ := filepath.Abs(dir)
 		cfg.Name = filepath.Base(abs)
 	}
+	return start(m, tok, cfg, os.DirFS(dir))
+}
+
+// LoadFS is Load of a checkpoint in a file system, such as the model
+// embedded in the binary (models/tinydemo): the files are read into memory,
+// nothing is written to disk. cfg.Name is required; cfg.LoRA is not
+// supported.
+func LoadFS(be backend.Backend, fsys fs.FS, cfg Config) (*Engine, error) {
+	if cfg.Name == "" {
+		return nil, errors.New("inference: LoadFS needs a model name")
+	}
+	if cfg.LoRA != "" {
+		return nil, fmt.Errorf("load %s: a LoRA adapter is merged only into a checkpoint directory", cfg.Name)
+	}
+	m, err := model.LoadFS(backend.ForInference(be), fsys, cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := fs.ReadFile(fsys, "tokenizer.json")
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", cfg.Name, err)
+	}
+	tok, err := tokenizer.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", cfg.Name, err)
+	}
+	return start(m, tok, cfg, fsys)
+}
+
+// start is the engine of a loaded checkpoint: its config files add their
+// eos_token_id to the tokens that end a completion.
+func start(m *model.Model, tok *tokenizer.Tokenizer, cfg Config, fsys fs.FS) (*Engine, error) {
 	e, err := New(m, tok, cfg)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range []string{"config.json", "generation_config.json"} {
-		for _, id := range eosIDs(filepath.Join(dir, f)) {
+		for _, id := range eosIDs(fsys, f) {
 			e.eos[id] = true
 		}
 	}
@@ -239,8 +272,8 @@ func Load(be backend.Backend, dir string, cfg Config) (*Engine, error) {
 }
 
 // eosIDs reads eos_token_id (a number or a list) from a JSON file, if any.
-func eosIDs(path string) []int32 {
-	raw, err := os.ReadFile(path)
+func eosIDs(fsys fs.FS, name string) []int32 {
+	raw, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,10 @@ type rlmInfo struct {
 	LLMCalls   int    `json:"llm_calls"`
 	MaxDepth   int    `json:"max_depth"`
 	DurationMS int64  `json:"duration_ms"`
+	// Models are the models that answered the run's calls (root turns and
+	// sub-calls), as each upstream named itself: the request's model is an
+	// alias of this server, these are who wrote the answer.
+	Models []string `json:"models,omitempty"`
 }
 
 type choice struct {
@@ -77,7 +82,38 @@ type run struct {
 	req     recursion.Request
 	cleanup []func()
 	events  chan recursion.Event // nil unless streaming
+	models  modelSet             // who answered its model calls
 	done    chan runOutcome
+}
+
+// modelSet collects the models that answered a run's calls; the engine's
+// observers may be called from several goroutines.
+type modelSet struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (m *modelSet) add(name string) {
+	if name == "" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !slices.Contains(m.names, name) {
+		m.names = append(m.names, name)
+	}
+}
+
+// list is the models in sorted order, nil when none answered.
+func (m *modelSet) list() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.names) == 0 {
+		return nil
+	}
+	out := slices.Clone(m.names)
+	slices.Sort(out)
+	return out
 }
 
 type runOutcome struct {
@@ -297,7 +333,7 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 	if s.cfg.RunContext != nil {
 		runCtx = s.cfg.RunContext(ctx, r.owner, h)
 	}
-	r.req.Observer = &observer{s: s, events: r.events}
+	r.req.Observer = &observer{s: s, events: r.events, models: &r.models}
 	s.runs.Add(1)
 	s.m.runsInFlight.Inc()
 	go func() {
@@ -432,7 +468,7 @@ func infoOf(r *run, res recursion.Result) *rlmInfo {
 		tid = r.req.TraceID
 	}
 	return &rlmInfo{TraceID: tid, StopReason: string(res.StopReason), Iterations: res.Iterations,
-		LLMCalls: res.LLMCalls, MaxDepth: res.MaxDepth, DurationMS: res.Duration.Milliseconds()}
+		LLMCalls: res.LLMCalls, MaxDepth: res.MaxDepth, DurationMS: res.Duration.Milliseconds(), Models: r.models.list()}
 }
 
 // saveCompletion writes r's stored record, within StoreTimeout and whether
@@ -459,6 +495,7 @@ func (s *Server) saveCompletion(ctx context.Context, r *run, comp *completion) e
 type observer struct {
 	s      *Server
 	events chan recursion.Event
+	models *modelSet
 }
 
 func (o *observer) Observe(ev recursion.Event) {
@@ -473,6 +510,16 @@ func (o *observer) Observe(ev recursion.Event) {
 			kind = ev.SubCall.Kind
 		}
 		o.s.m.subCalls.WithLabelValues(kind).Inc()
+	}
+	// Root turns (model_call) and llm_query calls (subcall_end) carry the
+	// model call; the model that answered is the upstream's own name for
+	// itself when it gave one.
+	if m := ev.Model; m != nil && m.Err == "" && o.models != nil {
+		name := m.ResponseModel
+		if name == "" {
+			name = m.Model
+		}
+		o.models.add(name)
 	}
 	if o.events == nil {
 		return

@@ -44,6 +44,9 @@ type Config struct {
 	// Models are the model aliases clients may name; the first is listed
 	// first by /v1/models. Empty: any model name is passed to the runner.
 	Models []string
+	// ModelInfo says what answers under each alias, shown by /v1/models in
+	// each model's `rlm` object; an alias without an entry has none.
+	ModelInfo map[string]ModelInfo
 	// MaxRequestBytes bounds JSON request bodies (chat completions).
 	MaxRequestBytes int64
 	// MaxUploadBytes bounds one uploaded file.
@@ -117,6 +120,19 @@ type Config struct {
 	// RunContext, when set, decorates each run's context with its owner and
 	// the request's headers (trace recording reads them from there).
 	RunContext func(ctx context.Context, owner string, h http.Header) context.Context
+}
+
+// ModelInfo is what answers under a model alias: /v1/models shows it in the
+// model object's `rlm` extension, so a client sees which model it talks to.
+type ModelInfo struct {
+	// Model is the model the alias's root turns call.
+	Model string `json:"model"`
+	// ServedBy is where that model runs: "upstream" (an OpenAI-compatible
+	// server), "local" (a checkpoint run in-process) or "builtin" (the
+	// model built into the binary).
+	ServedBy string `json:"served_by"`
+	// Description says what the model is, when the server knows.
+	Description string `json:"description,omitempty"`
 }
 
 // WorkerCounter reports live REPL worker processes: idle ones kept ready
@@ -502,16 +518,32 @@ func owner(c *echo.Context) string {
 	return o
 }
 
-func (s *Server) listModels(c *echo.Context) error {
-	type model struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
+// ownedBy is the owned_by of the model aliases: the RLMs this server runs
+// are this project's, whatever model answers their calls (see ModelInfo).
+const ownedBy = "rlm-project"
+
+// modelObject is an alias as OpenAI's model object, with the `rlm`
+// extension naming the model behind it.
+type modelObject struct {
+	ID      string     `json:"id"`
+	Object  string     `json:"object"`
+	Created int64      `json:"created"`
+	OwnedBy string     `json:"owned_by"`
+	RLM     *ModelInfo `json:"rlm,omitempty"`
+}
+
+func (s *Server) modelObject(alias string) modelObject {
+	m := modelObject{ID: alias, Object: "model", OwnedBy: ownedBy}
+	if info, ok := s.cfg.ModelInfo[alias]; ok {
+		m.RLM = &info
 	}
-	data := []model{}
+	return m
+}
+
+func (s *Server) listModels(c *echo.Context) error {
+	data := []modelObject{}
 	for _, m := range s.cfg.Models {
-		data = append(data, model{ID: m, Object: "model", OwnedBy: "rlm"})
+		data = append(data, s.modelObject(m))
 	}
 	return c.JSON(http.StatusOK, map[string]any{"object": "list", "data": data})
 }
@@ -520,7 +552,7 @@ func (s *Server) getModel(c *echo.Context) error {
 	id := c.Param("model")
 	for _, m := range s.cfg.Models {
 		if m == id {
-			return c.JSON(http.StatusOK, map[string]any{"id": m, "object": "model", "created": 0, "owned_by": "rlm"})
+			return c.JSON(http.StatusOK, s.modelObject(m))
 		}
 	}
 	return &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model", Code: "model_not_found",

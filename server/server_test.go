@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -177,7 +178,17 @@ func TestRunOutcomes(t *testing.T) {
 }
 
 func TestChatCompletion(t *testing.T) {
-	fr := &fakeRunner{result: finalResult("The answer is 42.")}
+	// The models that answered: root turns and llm_query calls, by the
+	// name the upstream gave itself when it did; a failed call answered
+	// nothing.
+	fr := &fakeRunner{result: finalResult("The answer is 42."), events: []recursion.Event{
+		{Kind: recursion.EventModelCall, NodeID: "0", Model: &recursion.ModelCallEvent{Model: "root-up", ResponseModel: "root-up-2026-01"}},
+		{Kind: recursion.EventSubCallEnd, NodeID: "0", SubCall: &recursion.SubCallEvent{ID: "s1", Kind: "llm"},
+			Model: &recursion.ModelCallEvent{Model: "small-up"}},
+		{Kind: recursion.EventSubCallEnd, NodeID: "0", SubCall: &recursion.SubCallEvent{ID: "s2", Kind: "llm", Err: "429"},
+			Model: &recursion.ModelCallEvent{Model: "failed-up", Err: "429"}},
+		{Kind: recursion.EventModelCall, NodeID: "0", Model: &recursion.ModelCallEvent{Model: "root-up", ResponseModel: "root-up-2026-01"}},
+	}}
 	cfg := Config{Models: []string{"rlm", "small"},
 		MaxLimits: recursion.Limits{MaxDepth: 2, MaxIterations: 10, MaxLLMCalls: 50, MaxTotalTokens: 1000, Timeout: time.Minute}}
 	ts := startServer(t, cfg, nil, fr)
@@ -207,6 +218,9 @@ func TestChatCompletion(t *testing.T) {
 	}
 	if c.RLM.Iterations != 3 || c.RLM.LLMCalls != 7 || c.RLM.MaxDepth != 1 || c.RLM.DurationMS != 1500 || c.RLM.StopReason != "final" {
 		t.Errorf("rlm %+v", c.RLM)
+	}
+	if fmt.Sprint(c.RLM.Models) != "[root-up-2026-01 small-up]" {
+		t.Errorf("rlm.models %v: want the models that answered, each once", c.RLM.Models)
 	}
 	if tid := resp.Header.Get("X-RLM-Trace-Id"); tid == "" || tid != c.RLM.TraceID {
 		t.Errorf("X-RLM-Trace-Id %q, rlm.trace_id %q", tid, c.RLM.TraceID)
@@ -251,14 +265,29 @@ func TestNotConfigured(t *testing.T) {
 }
 
 func TestModelsAndHealth(t *testing.T) {
-	ts := startServer(t, Config{Models: []string{"rlm", "small"}}, nil, nil)
-	m := do(t, "GET", ts.URL+"/v1/models", "", nil).json(t)
-	data, _ := m["data"].([]any)
-	if m["object"] != "list" || len(data) != 2 || data[0].(map[string]any)["id"] != "rlm" {
-		t.Errorf("models %v", m)
+	info := ModelInfo{Model: "tiny", ServedBy: "builtin", Description: "a demo model"}
+	ts := startServer(t, Config{Models: []string{"rlm", "small"}, ModelInfo: map[string]ModelInfo{"rlm": info}}, nil, nil)
+	var list struct {
+		Object string        `json:"object"`
+		Data   []modelObject `json:"data"`
 	}
-	if r := do(t, "GET", ts.URL+"/v1/models/small", "", nil); r.Status != 200 {
-		t.Errorf("GET model: %d", r.Status)
+	if err := json.Unmarshal(do(t, "GET", ts.URL+"/v1/models", "", nil).Body, &list); err != nil {
+		t.Fatal(err)
+	}
+	if list.Object != "list" || len(list.Data) != 2 {
+		t.Fatalf("models %+v", list)
+	}
+	for i, want := range []modelObject{
+		{ID: "rlm", Object: "model", OwnedBy: "rlm-project", RLM: &info},
+		{ID: "small", Object: "model", OwnedBy: "rlm-project"},
+	} {
+		if got := list.Data[i]; !reflect.DeepEqual(got, want) {
+			t.Errorf("model %d: %+v %+v, want %+v %+v", i, got, got.RLM, want, want.RLM)
+		}
+	}
+	one := do(t, "GET", ts.URL+"/v1/models/rlm", "", nil)
+	if one.Status != 200 || !strings.Contains(string(one.Body), `"rlm":{"model":"tiny","served_by":"builtin","description":"a demo model"}`) {
+		t.Errorf("GET model: %d %s", one.Status, one.Body)
 	}
 	if r := do(t, "GET", ts.URL+"/readyz", "", nil); r.Status != 200 {
 		t.Errorf("readyz %d: %s", r.Status, r.Body)

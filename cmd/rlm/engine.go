@@ -110,6 +110,21 @@ func (c *engineConfig) checkREPL() error {
 // check refuses what `rlm query` and `rlm eval` cannot run with: no
 // upstream, no root model, limits and REPL settings out of range.
 func (c *engineConfig) check() error {
+	if err := c.checkRun(); err != nil {
+		return err
+	}
+	if c.Upstream == "" && c.Local == nil {
+		return errors.New("no upstream: set --upstream, RLM_UPSTREAM or OPENAI_BASE_URL (e.g. https://api.openai.com/v1)")
+	}
+	if c.RootModel == "" {
+		return errors.New("no root model: set --root-model or RLM_ROOT_MODEL")
+	}
+	return nil
+}
+
+// checkRun is check without the model: sampling, limits and REPL
+// settings, which can be refused before a local model loads.
+func (c *engineConfig) checkRun() error {
 	if _, err := c.sampling(); err != nil {
 		return err
 	}
@@ -118,12 +133,6 @@ func (c *engineConfig) check() error {
 	}
 	if err := c.checkREPL(); err != nil {
 		return badFlag("--%w", err)
-	}
-	if c.Upstream == "" && c.Local == nil {
-		return errors.New("no upstream: set --upstream, RLM_UPSTREAM or OPENAI_BASE_URL (e.g. https://api.openai.com/v1)")
-	}
-	if c.RootModel == "" {
-		return errors.New("no root model: set --root-model or RLM_ROOT_MODEL")
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return badFlag("eval: --max-completion-tokens %d: must not be negative", *maxCompletion)
 	}
 	ec := &set.engineConfig
-	if set.LocalModel != "" {
+	if set.wantsLocal() {
 		le, err := set.startLocalModel()
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/models/tinydemo"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/training/backend"
 	"github.com/rlm-project/rlm/training/tokenizer"
@@ -34,14 +35,49 @@ func parseKVCache(v string) (inference.Config, error) {
 	return c, nil
 }
 
-// loadLocalModel loads a checkpoint directory into an inference engine on
+// Values of --local-model other than a checkpoint directory.
+const (
+	// localBuiltin is the model built into the binary (models/tinydemo),
+	// which serve and query fall back to when no upstream is configured.
+	localBuiltin = "builtin"
+	// localNone turns that fallback off: with no upstream, serve answers
+	// chats with 503 and query refuses to run, naming what to set.
+	localNone = "none"
+	// builtinKVCache is the built-in model's KV cache pool when
+	// --local-kv-cache is left at its default.
+	builtinKVCache = "65536tokens"
+)
+
+// loadLocalModel loads a checkpoint directory, or with localBuiltin the
+// built-in model after checking its checksums, into an inference engine on
 // the CPU.
 func loadLocalModel(dir string, cfg inference.Config) (*inference.Engine, error) {
+	if dir == localBuiltin {
+		if err := tinydemo.Verify(); err != nil {
+			return nil, fmt.Errorf("built-in model: %w", err)
+		}
+		cfg.Name = tinydemo.Name
+		e, err := inference.LoadFS(backend.CPU{}, tinydemo.FS(), cfg)
+		if err != nil {
+			return nil, fmt.Errorf("built-in model: %w", err)
+		}
+		return e, nil
+	}
 	e, err := inference.Load(backend.CPU{}, dir, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("local model: %w", err)
 	}
 	return e, nil
+}
+
+// builtinNotice is the one line serve and query write when the built-in
+// model answers: what it is, what it scored, and how to use a real one.
+func builtinNotice() string {
+	s := "using the built-in model " + tinydemo.Name + " (" + tinydemo.About + ")"
+	if rec, err := tinydemo.RecordedEval(); err == nil {
+		s += fmt.Sprintf("; it solved %d/%d of %s", rec.Solved, rec.Instances, rec.Subset)
+	}
+	return s + "; set --upstream URL for a real model"
 }
 
 // localClient is the engine's upstream served in-process: recursion's

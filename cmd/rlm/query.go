@@ -57,15 +57,29 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	ec := &cfg.engineConfig
-	if err := ec.check(); err != nil {
-		return fmt.Errorf("query: %w", err)
-	}
 	samp, err := ec.sampling()
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-
 	if err := cfg.checkDocuments(); err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	cfg.fallBackToBuiltin()
+	if cfg.wantsLocal() {
+		// Checked before the model loads: bad settings fail at once.
+		if err := ec.checkRun(); err != nil {
+			return fmt.Errorf("query: %w", err)
+		}
+		local, err := cfg.startLocalModel()
+		if err != nil {
+			return fmt.Errorf("query: %w", err)
+		}
+		defer local.Close()
+		if cfg.LocalModel == localBuiltin {
+			fmt.Fprintln(stderr, "rlm: "+builtinNotice())
+		}
+	}
+	if err := ec.check(); err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
 

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/models/tinydemo"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
@@ -73,10 +74,27 @@ func (c *config) checkServe() error {
 	return c.checkDocuments()
 }
 
+// fallBackToBuiltin makes the built-in model the local model of serve and
+// query when neither an upstream nor --local-model is configured.
+func (c *config) fallBackToBuiltin() {
+	if c.Upstream == "" && c.LocalModel == "" {
+		c.LocalModel = localBuiltin
+	}
+}
+
+// wantsLocal reports whether --local-model names a model to run.
+func (c *config) wantsLocal() bool { return c.LocalModel != "" && c.LocalModel != localNone }
+
 // startLocalModel loads --local-model and makes it the upstream of root
 // turns and sub-calls; the root model defaults to its name.
 func (c *config) startLocalModel() (*inference.Engine, error) {
-	ic, err := parseKVCache(c.LocalKVCache)
+	kv := c.LocalKVCache
+	if c.LocalModel == localBuiltin && !c.explicit["local-kv-cache"] {
+		// The default pool is sized for real checkpoints; the small
+		// built-in model needs a fraction of it.
+		kv = builtinKVCache
+	}
+	ic, err := parseKVCache(kv)
 	if err != nil {
 		return nil, fmt.Errorf("local-kv-cache: %w", err)
 	}
@@ -110,8 +128,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	if cfg.LocalModel != "" {
-		local, err := cfg.startLocalModel()
+	if err := cfg.checkServe(); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if err := cfg.checkREPL(); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	cfg.fallBackToBuiltin()
+	var local *inference.Engine
+	if cfg.wantsLocal() {
+		local, err = cfg.startLocalModel()
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
@@ -128,8 +154,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			local.Close()
 		}()
 		st := local.Stats()
-		log.Info("local model loaded", "model", local.Name(), "dir", cfg.LocalModel,
-			"kv_cache_tokens", st.KVBlocks*st.KVBlockSize, "max_model_len", local.MaxModelLen())
+		attrs := []any{"model", local.Name(), "kv_cache_tokens", st.KVBlocks * st.KVBlockSize, "max_model_len", local.MaxModelLen()}
+		if cfg.LocalModel == localBuiltin {
+			log.Warn(builtinNotice(), attrs...)
+		} else {
+			log.Info("local model loaded", append(attrs, "dir", cfg.LocalModel)...)
+		}
 	}
 	aliases := map[string]string{}
 	var names []string
@@ -147,19 +177,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(names) == 0 {
 		return errors.New("serve: models: no model alias: set --models or RLM_MODELS (e.g. rlm)")
 	}
-	if err := cfg.checkServe(); err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	if err := cfg.checkREPL(); err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
 	st, closeStore, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 	scfg := server.Config{
-		Keys: cfg.APIKeys, Models: names, MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
+		Keys: cfg.APIKeys, Models: names, ModelInfo: modelInfo(cfg, aliases, local), MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
 		MaxConcurrent: cfg.MaxConcurrent, MaxQueued: cfg.MaxQueued, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
 		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.HeaderTimeout, MinBodyRate: cfg.MinBodyRate, BodyRateGrace: cfg.BodyRateGrace,
 		MaxConns: cfg.MaxConns, MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "", StoreTimeout: cfg.StoreTimeout,
@@ -210,7 +234,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var missing []string
 	if cfg.Upstream == "" && cfg.Local == nil {
-		missing = append(missing, "no upstream configured: set --upstream, RLM_UPSTREAM or OPENAI_BASE_URL (e.g. https://api.openai.com/v1)")
+		missing = append(missing, "no upstream configured: set --upstream, RLM_UPSTREAM or OPENAI_BASE_URL (e.g. https://api.openai.com/v1), "+
+			"or leave --local-model unset for the built-in model")
 	}
 	if cfg.RootModel == "" {
 		for _, u := range aliases {
@@ -302,6 +327,29 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return <-done
+}
+
+// modelInfo says what answers under each alias, for /v1/models: the local
+// engine for every alias when there is one (it serves every model name),
+// otherwise the upstream model the alias maps to.
+func modelInfo(cfg *config, aliases map[string]string, local *inference.Engine) map[string]server.ModelInfo {
+	out := map[string]server.ModelInfo{}
+	for alias, upstream := range aliases {
+		info := server.ModelInfo{Model: upstream, ServedBy: "upstream"}
+		if upstream == "" {
+			info.Model = cfg.RootModel
+		}
+		switch {
+		case local != nil && cfg.LocalModel == localBuiltin:
+			info = server.ModelInfo{Model: local.Name(), ServedBy: "builtin", Description: tinydemo.About}
+		case local != nil:
+			info = server.ModelInfo{Model: local.Name(), ServedBy: "local"}
+		}
+		if info.Model != "" {
+			out[alias] = info
+		}
+	}
+	return out
 }
 
 func openStore(ctx context.Context, cfg *config) (store.Store, func(), error) {

@@ -343,14 +343,15 @@ func TestNodeSDKStored(t *testing.T) {
 	}
 }
 
-// TestServeUnconfigured: with nothing configured, serve starts on
-// localhost, says loudly what is missing, and a chat request gets an error
-// naming what to configure.
+// TestServeUnconfigured: with no upstream and the built-in model turned
+// off (--local-model none; without it the built-in model answers, see
+// TestBuiltinServe), serve starts on localhost, says loudly what is
+// missing, and a chat request gets an error naming what to configure.
 func TestServeUnconfigured(t *testing.T) {
-	for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_ROOT_MODEL", "RLM_API_KEYS", "RLM_CONFIG"} {
+	for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_ROOT_MODEL", "RLM_API_KEYS", "RLM_CONFIG", "RLM_LOCAL_MODEL"} {
 		t.Setenv(k, "")
 	}
-	s := startServe(t)
+	s := startServe(t, "--local-model", "none")
 	if !strings.HasPrefix(s.URL, "http://127.0.0.1:") {
 		t.Errorf("listening on %s", s.URL)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/rlm-project/rlm/internal/fakellm"
 )
 
-var updateDocs = flag.Bool("update", false, "rewrite the generated table of docs/settings.md")
+var updateDocs = flag.Bool("update", false, "rewrite the generated table of docs/settings.md, and the built-in model's recorded score (TestBuiltinModelScore)")
 
 // commandFlags returns the flags each command (and subcommand) of rlm
 // shows in its -h output, with their help text.
@@ -194,8 +194,9 @@ func TestSettingsDocs(t *testing.T) {
 }
 
 // TestSettingsReachQuery: `rlm query` takes the upstream from RLM_UPSTREAM
-// (the name serve uses), before OPENAI_BASE_URL; with neither it refuses to
-// guess one. The upstream is fakellm, a scripted fake (not a model).
+// (the name serve uses), before OPENAI_BASE_URL; with neither, and the
+// built-in model turned off (RLM_LOCAL_MODEL=none), it refuses to guess
+// one. The upstream is fakellm, a scripted fake (not a model).
 func TestSettingsReachQuery(t *testing.T) {
 	srv := fakellm.New(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "FINAL(ok)"} })
 	defer srv.Close()
@@ -206,11 +207,11 @@ func TestSettingsReachQuery(t *testing.T) {
 	}{
 		{"RLM_UPSTREAM wins", map[string]string{"RLM_UPSTREAM": srv.URL, "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, "ok\n"},
 		{"OPENAI_BASE_URL as fallback", map[string]string{"OPENAI_BASE_URL": srv.URL}, "ok\n"},
-		{"none", nil, ""},
+		{"none", map[string]string{"RLM_LOCAL_MODEL": "none"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_UPSTREAM_KEY", "OPENAI_API_KEY"} {
+			for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_UPSTREAM_KEY", "OPENAI_API_KEY", "RLM_LOCAL_MODEL"} {
 				t.Setenv(k, tt.env[k])
 			}
 			t.Setenv("RLM_ROOT_MODEL", "root-model")

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,32 +21,56 @@ func Load(be backend.Backend, dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", dir, err)
 	}
-	m, err := New(be, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", dir, err)
-	}
 	st, err := safetensors.OpenDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", dir, err)
 	}
 	defer st.Close()
+	return load(be, cfg, st, dir)
+}
+
+// LoadFS is Load of a checkpoint in a file system (an embedded one), read
+// into memory; name says which checkpoint in errors.
+func LoadFS(be backend.Backend, fsys iofs.FS, name string) (*Model, error) {
+	raw, err := iofs.ReadFile(fsys, "config.json")
+	if err != nil {
+		return nil, fmt.Errorf("load %s: config: %w", name, err)
+	}
+	cfg, err := ParseConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", name, err)
+	}
+	st, err := safetensors.OpenFS(fsys)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", name, err)
+	}
+	defer st.Close()
+	return load(be, cfg, st, name)
+}
+
+// load builds the model of cfg and uploads its weights from st.
+func load(be backend.Backend, cfg Config, st *safetensors.Dir, name string) (*Model, error) {
+	m, err := New(be, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", name, err)
+	}
 	// One tensor at a time through a reused host buffer, so loading needs
 	// the model's memory plus its largest tensor, not twice the model.
 	var host []float32
 	for _, p := range m.params {
 		ti, ok := st.Info(p.Name)
 		if !ok {
-			return nil, fmt.Errorf("load %s: missing tensor %s", dir, p.Name)
+			return nil, fmt.Errorf("load %s: missing tensor %s", name, p.Name)
 		}
 		if !slices.Equal(ti.Shape, p.Shape) {
-			return nil, fmt.Errorf("load %s: tensor %s has shape %v, config wants %v", dir, p.Name, ti.Shape, p.Shape)
+			return nil, fmt.Errorf("load %s: tensor %s has shape %v, config wants %v", name, p.Name, ti.Shape, p.Shape)
 		}
 		if cap(host) < p.Size() {
 			host = make([]float32, p.Size())
 		}
 		host = host[:p.Size()]
 		if err := st.ReadFloat32(p.Name, host); err != nil {
-			return nil, fmt.Errorf("load %s: %w", dir, err)
+			return nil, fmt.Errorf("load %s: %w", name, err)
 		}
 		be.Upload(be.Slice(m.Params, p.Offset, p.Size()), host)
 	}

@@ -69,11 +69,13 @@ func (t TensorInfo) NumElements() int {
 // allocate gigabytes; real headers are kilobytes to a few megabytes.
 const maxHeader = 100 << 20
 
-// File is an open, memory-mapped safetensors file. Close it when done;
-// slices returned by Raw are invalid after Close.
+// File is an open safetensors file, memory-mapped (Open) or in memory
+// (Parse). Close it when done; slices returned by Raw are invalid after
+// Close.
 type File struct {
 	path     string
-	data     []byte // the whole mapping
+	data     []byte // the whole mapping, or the bytes Parse was given
+	mapped   bool   // data is a mapping Close must unmap
 	body     []byte // data after the header
 	Tensors  map[string]TensorInfo
 	Metadata map[string]string
@@ -104,7 +106,18 @@ func Open(path string) (*File, error) {
 		unix.Munmap(data)
 		return nil, err
 	}
+	f.mapped = true
 	return f, nil
+}
+
+// Parse reads a safetensors file already in memory (an embedded one); the
+// tensors' bytes stay in data, which must not change while f is used. name
+// is the file's name in errors.
+func Parse(name string, data []byte) (*File, error) {
+	if len(data) < 8 {
+		return nil, fmt.Errorf("safetensors: %s: file too short (%d bytes)", name, len(data))
+	}
+	return parse(name, data)
 }
 
 func parse(path string, data []byte) (*File, error) {
@@ -153,12 +166,15 @@ func parse(path string, data []byte) (*File, error) {
 	return f, nil
 }
 
-// Close unmaps the file.
+// Close unmaps the file (a parsed one only drops its bytes).
 func (f *File) Close() error {
 	if f.data == nil {
 		return nil
 	}
-	err := unix.Munmap(f.data)
+	var err error
+	if f.mapped {
+		err = unix.Munmap(f.data)
+	}
 	f.data, f.body = nil, nil
 	if err != nil {
 		return fmt.Errorf("safetensors: munmap %s: %w", f.path, err)

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -122,8 +124,32 @@ const IndexFile = "model.safetensors.index.json"
 
 // OpenDir opens the safetensors weights of a checkpoint directory.
 func OpenDir(dir string) (*Dir, error) {
+	return openDir(filepath.Join(dir, IndexFile), func(name string) ([]byte, error) {
+		return os.ReadFile(filepath.Join(dir, name))
+	}, func(name string) (*File, error) {
+		return Open(filepath.Join(dir, name))
+	})
+}
+
+// OpenFS opens the safetensors weights of a checkpoint in a file system
+// (an embedded one): each file is read into memory, not mapped.
+func OpenFS(fsys fs.FS) (*Dir, error) {
+	return openDir(IndexFile, func(name string) ([]byte, error) {
+		return fs.ReadFile(fsys, name)
+	}, func(name string) (*File, error) {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("safetensors: %w", err)
+		}
+		return Parse(name, data)
+	})
+}
+
+// openDir reads the shard index with readFile (none: one model.safetensors)
+// and opens every shard with open. indexPath names the index in errors.
+func openDir(indexPath string, readFile func(name string) ([]byte, error), open func(name string) (*File, error)) (*Dir, error) {
 	d := &Dir{byName: map[string]*File{}}
-	idx, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	idx, err := readFile(IndexFile)
 	var shards []string
 	switch {
 	case err == nil:
@@ -131,7 +157,7 @@ func OpenDir(dir string) (*Dir, error) {
 			WeightMap map[string]string `json:"weight_map"`
 		}
 		if err := json.Unmarshal(idx, &index); err != nil {
-			return nil, fmt.Errorf("safetensors: %s: %w", filepath.Join(dir, IndexFile), err)
+			return nil, fmt.Errorf("safetensors: %s: %w", indexPath, err)
 		}
 		seen := map[string]bool{}
 		for _, s := range index.WeightMap {
@@ -141,7 +167,7 @@ func OpenDir(dir string) (*Dir, error) {
 			}
 		}
 		sort.Strings(shards)
-	case os.IsNotExist(err):
+	case errors.Is(err, fs.ErrNotExist):
 		shards = []string{"model.safetensors"}
 	default:
 		return nil, fmt.Errorf("safetensors: %w", err)
@@ -151,7 +177,7 @@ func OpenDir(dir string) (*Dir, error) {
 			d.Close()
 			return nil, fmt.Errorf("safetensors: shard name %q is not a plain file name", s)
 		}
-		f, err := Open(filepath.Join(dir, s))
+		f, err := open(s)
 		if err != nil {
 			d.Close()
 			return nil, err

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rlm-project/rlm/eval"
+	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/models/tinydemo"
+	"github.com/rlm-project/rlm/server"
+)
+
+// noUpstream clears every setting that would give serve or query a model,
+// so that what they do with nothing configured is what a new user gets.
+func noUpstream(t *testing.T) {
+	t.Helper()
+	for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_ROOT_MODEL", "RLM_SUB_MODEL", "RLM_LOCAL_MODEL",
+		"RLM_LOCAL_KV_CACHE", "RLM_MODELS", "RLM_API_KEYS", "RLM_CONFIG"} {
+		t.Setenv(k, "")
+	}
+}
+
+// notices counts the built-in model's log line.
+func notices(log string) int { return strings.Count(log, "using the built-in model "+tinydemo.Name) }
+
+// TestBuiltinServe: with no upstream, `rlm serve` answers chat completions
+// with the built-in model in-process, through the real engine and REPL,
+// says so once in its log, and names the model in /v1/models and in each
+// response. The placeholder's answers are not right; the path is what is
+// checked.
+func TestBuiltinServe(t *testing.T) {
+	noUpstream(t)
+	s := startServe(t)
+	models := call(t, "GET", s.URL+"/v1/models", "", "")
+	var list struct {
+		Data []struct {
+			ID      string
+			OwnedBy string `json:"owned_by"`
+			RLM     struct {
+				Model       string
+				ServedBy    string `json:"served_by"`
+				Description string
+			} `json:"rlm"`
+		}
+	}
+	if err := json.Unmarshal(models.body, &list); err != nil || len(list.Data) != 1 {
+		t.Fatalf("/v1/models: %v %s", err, models.body)
+	}
+	if m := list.Data[0]; m.OwnedBy != "rlm-project" || m.RLM.Model != tinydemo.Name || m.RLM.Description != tinydemo.About {
+		t.Errorf("/v1/models does not name the built-in model: %s", models.body)
+	}
+	if list.Data[0].ID != "rlm" || list.Data[0].RLM.ServedBy != "builtin" {
+		t.Errorf("/v1/models: %s", models.body)
+	}
+	for i := range 2 {
+		r := call(t, "POST", s.URL+"/v1/chat/completions", "", `{"model":"rlm","temperature":0,"max_tokens":48,
+			"messages":[{"role":"user","content":"What is the secret number? The secret number is 4821."}],
+			"rlm":{"max_iterations":1}}`)
+		if r.status != http.StatusOK {
+			t.Fatalf("request %d: %d %s\nlog:\n%s", i, r.status, r.body, s.Stderr.String())
+		}
+		var c struct {
+			Model   string
+			Choices []struct {
+				FinishReason string `json:"finish_reason"`
+			}
+			RLM struct {
+				Models   []string
+				LLMCalls int `json:"llm_calls"`
+			}
+		}
+		if err := json.Unmarshal(r.body, &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Model != "rlm" || !slices.Equal(c.RLM.Models, []string{tinydemo.Name}) || c.RLM.LLMCalls == 0 || len(c.Choices) != 1 {
+			t.Errorf("request %d: the response does not say the built-in model answered: %s", i, r.body)
+		}
+	}
+	log := s.Stderr.String()
+	if n := notices(log); n != 1 {
+		t.Errorf("the built-in model's line is in the log %d times, want once:\n%s", n, log)
+	}
+	if strings.Contains(log, "NOT CONFIGURED") || !strings.Contains(log, "set --upstream URL for a real model") {
+		t.Errorf("log:\n%s", log)
+	}
+}
+
+// TestBuiltinRefused: --local-model none (flag or environment) keeps the
+// old behaviour: serve starts, says what is missing, and answers chats
+// with 503 naming --upstream; query refuses to run.
+func TestBuiltinRefused(t *testing.T) {
+	for _, how := range []string{"flag", "env"} {
+		t.Run(how, func(t *testing.T) {
+			noUpstream(t)
+			var args []string
+			if how == "flag" {
+				args = []string{"--local-model", "none"}
+			} else {
+				t.Setenv("RLM_LOCAL_MODEL", "none")
+			}
+			s := startServe(t, args...)
+			r := call(t, "POST", s.URL+"/v1/chat/completions", "", `{"model":"rlm","messages":[{"role":"user","content":"hi"}]}`)
+			if r.status != http.StatusServiceUnavailable || errorCode(t, r.body) != "not_configured" || !strings.Contains(string(r.body), "--upstream") {
+				t.Errorf("chat: %d %s", r.status, r.body)
+			}
+			if log := s.Stderr.String(); notices(log) != 0 || !strings.Contains(log, "NOT CONFIGURED") {
+				t.Errorf("log:\n%s", log)
+			}
+			var stdout, stderr bytes.Buffer
+			status := run(t.Context(), append([]string{"query", "--quiet"}, append(args, "q")...), &stdout, &stderr)
+			if status != 1 || !strings.Contains(stderr.String(), "no upstream: set --upstream") || notices(stderr.String()) != 0 {
+				t.Errorf("query: status %d, stderr:\n%s", status, stderr.String())
+			}
+		})
+	}
+}
+
+// TestBuiltinQuery: with no upstream, `rlm query` runs the built-in model
+// in-process over the context file, says so once on stderr, and ends with
+// its usual summary (the placeholder writes no FINAL, so it exits 1 with
+// the stop reason).
+func TestBuiltinQuery(t *testing.T) {
+	noUpstream(t)
+	ctxFile := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(ctxFile, []byte(strings.Repeat("nothing here\n", 100)+"the secret number is 4821\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// --local-max-model-len bounds how much each call may write (query has
+	// no max_tokens), so that the test takes seconds.
+	var stdout, stderr bytes.Buffer
+	status := run(t.Context(), []string{"query", "--quiet", "--temperature", "0", "--max-iterations", "1", "--local-max-model-len", "3072",
+		"--context", ctxFile, "What is the secret number?"}, &stdout, &stderr)
+	errText := stderr.String()
+	if n := notices(errText); n != 1 || !strings.HasPrefix(errText, "rlm: using the built-in model") {
+		t.Errorf("the built-in model's line is on stderr %d times, want once, first:\n%s", n, errText)
+	}
+	if !strings.Contains(errText, "llm_calls=") || (status != 0 && !strings.Contains(errText, "stopped without FINAL")) {
+		t.Errorf("status %d, stdout %q, stderr:\n%s", status, stdout.String(), errText)
+	}
+}
+
+// TestBuiltinModelScore is the CI check of the shipped weights: they load,
+// match their checksums, and reproduce the score recorded in eval.json on
+// its small held-out subset, run as `rlm eval --local-model builtin` (the
+// in-process path: engine, REPL and model). Greedy decoding makes the
+// score exact. With -update it records the score of the weights in
+// models/tinydemo/weights instead (examples/tiny-rlm/ship.sh runs that).
+func TestBuiltinModelScore(t *testing.T) {
+	noUpstream(t)
+	rec, err := tinydemo.RecordedEval()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tinydemo.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	sums, err := tinydemo.ReadSums(tinydemo.FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !*updateDocs && rec.WeightsSHA256 != sums["model.safetensors"] {
+		t.Fatalf("eval.json was recorded for weights %s, these are %s: record their score with examples/tiny-rlm/ship.sh",
+			rec.WeightsSHA256, sums["model.safetensors"])
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := append(slices.Clone(rec.Args), "--local-model", "builtin", "--out", out, "--traces", "none")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := runEval(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("rlm eval %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	res, err := eval.ReadResults(filepath.Join(out, eval.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tinydemo.Eval{Model: tinydemo.Name, Subset: rec.Subset, Args: rec.Args, Instances: len(res),
+		WeightsSHA256: sums["model.safetensors"], Note: rec.Note}
+	for _, r := range res {
+		if r.Error != "" {
+			t.Fatalf("%s failed (not a wrong answer, a harness error): %s", r.Key(), r.Error)
+		}
+		got.Score += r.Score
+		if r.Score == 1 {
+			got.Solved++
+		}
+	}
+	if len(res) > 0 {
+		got.Score = math.Round(got.Score/float64(len(res))*1e6) / 1e6
+	}
+	t.Logf("%s on %s: score %.4f, %d/%d solved\n%s", tinydemo.Name, rec.Subset, got.Score, got.Solved, got.Instances, stdout.String())
+	if *updateDocs {
+		b, err := json.MarshalIndent(got, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("..", "..", "models", "tinydemo", "weights", tinydemo.EvalFile)
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("recorded in %s", path)
+		return
+	}
+	if got.Instances != rec.Instances || got.Score != rec.Score || got.Solved != rec.Solved {
+		t.Errorf("the shipped weights score %v (%d/%d solved), eval.json records %v (%d/%d)",
+			got.Score, got.Solved, got.Instances, rec.Score, rec.Solved, rec.Instances)
+	}
+}
+
+// TestModelInfo: /v1/models names the model behind each alias: the
+// upstream model it maps to (the root model for a bare alias), or the
+// in-process model, which answers every alias.
+func TestModelInfo(t *testing.T) {
+	e, err := loadLocalModel(localBuiltin, inference.Config{KVCacheTokens: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	aliases := map[string]string{"rlm": "", "small": "mini"}
+	for _, tt := range []struct {
+		name  string
+		cfg   config
+		local *inference.Engine
+		want  map[string]server.ModelInfo
+	}{
+		{"upstream", config{engineConfig: engineConfig{Upstream: "http://u/v1", RootModel: "big"}}, nil, map[string]server.ModelInfo{
+			"rlm": {Model: "big", ServedBy: "upstream"}, "small": {Model: "mini", ServedBy: "upstream"}}},
+		{"upstream, no root model", config{engineConfig: engineConfig{Upstream: "http://u/v1"}}, nil, map[string]server.ModelInfo{
+			"small": {Model: "mini", ServedBy: "upstream"}}},
+		{"local", config{LocalModel: "/ckpt/mine"}, e, map[string]server.ModelInfo{
+			"rlm": {Model: e.Name(), ServedBy: "local"}, "small": {Model: e.Name(), ServedBy: "local"}}},
+		{"builtin", config{LocalModel: localBuiltin}, e, map[string]server.ModelInfo{
+			"rlm":   {Model: tinydemo.Name, ServedBy: "builtin", Description: tinydemo.About},
+			"small": {Model: tinydemo.Name, ServedBy: "builtin", Description: tinydemo.About}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := modelInfo(&tt.cfg, aliases, tt.local); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
