@@ -103,6 +103,7 @@ See docs/training.md. Flags:
 	fs.Uint64Var(&def.Seed, "seed", def.Seed, "seed for data order; same seed, data and flags give the same run")
 	fs.IntVar(&def.CheckpointEvery, "checkpoint-every", 100, "steps between checkpoints (0: only at the end)")
 	fs.IntVar(&def.KeepCheckpoints, "keep-checkpoints", def.KeepCheckpoints, "checkpoint directories to keep")
+	fs.IntVar(&def.StopAfter, "stop-after", 0, "end after this step with a checkpoint (to split a run into jobs, or keep an early checkpoint of the schedule)")
 	fs.IntVar(&def.LogEvery, "log-every", def.LogEvery, "steps between progress lines")
 	dtype := fs.String("dtype", "bf16", "`dtype` of the final model: bf16 or f32 (checkpoints are always f32)")
 	resume := fs.Bool("resume", true, "continue from the newest checkpoint in -out when there is one; a different schedule, optimizer or data setting is refused")

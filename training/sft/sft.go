@@ -78,6 +78,10 @@ type Config struct {
 	TokenizerFrom   string            // directory whose tokenizer files are copied into saves
 	LogEvery        int               // steps between progress lines
 	Resume          bool              // continue from the newest checkpoint in OutDir
+	// StopAfter, when positive, ends the run after that step with a
+	// checkpoint, as if interrupted there: to split a run into jobs, or to
+	// take an early checkpoint of a schedule without training the rest.
+	StopAfter int
 }
 
 // DefaultConfig returns the defaults documented in docs/training.md.
@@ -97,7 +101,7 @@ func (c *Config) validate(nData int) error {
 		return fmt.Errorf("sft: learning rate %g must be positive", c.LR)
 	case c.BatchSize <= 0 || c.GradAccum <= 0:
 		return fmt.Errorf("sft: batch size %d and gradient accumulation %d must be positive", c.BatchSize, c.GradAccum)
-	case c.Steps < 0 || c.Epochs < 0 || c.WarmupSteps < 0 || c.CheckpointEvery < 0 || c.ExtendSteps < 0 || c.ValEvery < 0:
+	case c.Steps < 0 || c.Epochs < 0 || c.WarmupSteps < 0 || c.CheckpointEvery < 0 || c.ExtendSteps < 0 || c.ValEvery < 0 || c.StopAfter < 0:
 		return errors.New("sft: steps, epochs, warmup, extension and checkpoint interval must not be negative")
 	case c.Steps == 0 && c.Epochs == 0:
 		return errors.New("sft: set steps or epochs")
@@ -445,10 +449,15 @@ func (t *Trainer) Run(ctx context.Context, progress io.Writer) (Result, error) {
 				loop.Bar(st.Step, t.total, 20), st.Step, t.total, st.Loss, val, st.LR, st.GradNorm,
 				float64(tokens)/elapsed.Seconds(), eta.Round(time.Second))
 		}
-		if t.cfg.CheckpointEvery > 0 && st.Step%t.cfg.CheckpointEvery == 0 && st.Step < t.total {
+		stop := t.cfg.StopAfter > 0 && st.Step >= t.cfg.StopAfter && st.Step < t.total
+		if stop || t.cfg.CheckpointEvery > 0 && st.Step%t.cfg.CheckpointEvery == 0 && st.Step < t.total {
 			if err := t.SaveCheckpoint(); err != nil {
 				return Result{}, err
 			}
+		}
+		if stop {
+			fmt.Fprintf(progress, "stopped after step %d of %d (-stop-after); resume with the same out directory\n", t.step, t.total)
+			return t.result(time.Since(start)), nil
 		}
 	}
 	// The checkpoint of the final step is what -extend-steps continues

@@ -614,3 +614,47 @@ func TestValidationLoss(t *testing.T) {
 		t.Errorf("loss.svg is not XML: %v", err)
 	}
 }
+
+// TestStopAfterThenResume splits a run into two jobs with StopAfter: the
+// first ends with a checkpoint and no final model, the second resumes it,
+// and the weights equal those of one uninterrupted run.
+func TestStopAfterThenResume(t *testing.T) {
+	tok := loadTokenizer(t)
+	data := sequences(t, tok, readTrajectories(t), 224)
+	cfg := DefaultConfig()
+	cfg.LR, cfg.WarmupSteps, cfg.Steps, cfg.BatchSize, cfg.GradAccum = 3e-3, 2, 5, 1, 2
+	cfg.SaveDType, cfg.LogEvery, cfg.Seed = "F32", 100, 7
+	run := func(out string, stopAfter int) ([]float32, string) {
+		m := tinyModel(t, tok.VocabSize(), 3)
+		c := cfg
+		c.OutDir, c.Resume, c.StopAfter = out, true, stopAfter
+		tr, err := New(m, data, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var progress bytes.Buffer
+		if _, err := tr.Run(context.Background(), &progress); err != nil {
+			t.Fatal(err)
+		}
+		return m.DownloadParams(), progress.String()
+	}
+	straight, _ := run(t.TempDir(), 0)
+
+	out := t.TempDir()
+	_, progress := run(out, 3)
+	if !strings.Contains(progress, "stopped after step 3 of 5") {
+		t.Fatalf("first job's progress: %q", progress)
+	}
+	if cps, _ := checkpoints(out); len(cps) != 1 || !strings.HasSuffix(cps[0], "checkpoint-000003") {
+		t.Fatalf("checkpoints after the first job: %v", cps)
+	}
+	if _, err := os.Stat(filepath.Join(out, "model.safetensors")); !os.IsNotExist(err) {
+		t.Fatalf("the first job wrote a final model (stat err %v)", err)
+	}
+	resumed, _ := run(out, 0)
+	for i := range straight {
+		if straight[i] != resumed[i] {
+			t.Fatalf("parameter %d: %g after two jobs, %g in one run", i, resumed[i], straight[i])
+		}
+	}
+}
