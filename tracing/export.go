@@ -22,6 +22,11 @@ const (
 	// FormatSFTTranscript is one sample per run: the whole root transcript
 	// with every assistant turn trained.
 	FormatSFTTranscript = "sft-transcript"
+	// FormatSFTSubCalls is one sample per answered llm_query call of the
+	// run, at any depth: the prompt as the user message (exactly what the
+	// sub-model was sent) and its answer as the trained target. Training
+	// on it, next to a root export, teaches one model both roles.
+	FormatSFTSubCalls = "sft-sub-calls"
 	// FormatChat is one plain {"messages": [...]} line per run, the chat
 	// format TRL, verifiers/prime-rl and OpenPipe ART read.
 	FormatChat = "chat"
@@ -40,7 +45,7 @@ const (
 )
 
 // Formats lists the export formats.
-var Formats = []string{FormatSFT, FormatSFTTranscript, FormatChat, FormatTRLMessages, FormatTRLPromptCompletion, FormatVerifiers}
+var Formats = []string{FormatSFT, FormatSFTTranscript, FormatSFTSubCalls, FormatChat, FormatTRLMessages, FormatTRLPromptCompletion, FormatVerifiers}
 
 // TRLMessagesSample is one line of a trl-messages export.
 type TRLMessagesSample struct {
@@ -113,7 +118,7 @@ func Samples(t *Trajectory, format string) ([]any, error) {
 	var out []any
 	if root == nil {
 		switch format {
-		case FormatSFT, FormatSFTTranscript, FormatChat, FormatTRLMessages, FormatTRLPromptCompletion, FormatVerifiers:
+		case FormatSFT, FormatSFTTranscript, FormatSFTSubCalls, FormatChat, FormatTRLMessages, FormatTRLPromptCompletion, FormatVerifiers:
 			return nil, nil
 		}
 		return nil, fmt.Errorf("%w %q (want one of %v)", ErrFormat, format, Formats)
@@ -136,6 +141,20 @@ func Samples(t *Trajectory, format string) ([]any, error) {
 			msgs := toSFT(root.Messages(c), &no)
 			msgs = append(msgs, SFTMessage{Role: "assistant", Content: c.Response})
 			out = append(out, sample(t.ID+"/turn-"+strconv.Itoa(turns[i]), msgs))
+		}
+	case FormatSFTSubCalls:
+		for _, n := range t.Nodes {
+			for _, tu := range n.Turns {
+				for _, cell := range tu.Cells {
+					for _, sc := range cell.SubCalls {
+						if sc.Kind != "llm" || sc.Error != "" || sc.Status != StatusCompleted {
+							continue
+						}
+						out = append(out, sample(t.ID+"/"+sc.ID, []SFTMessage{
+							{Role: "user", Content: sc.Prompt}, {Role: "assistant", Content: sc.Response}}))
+					}
+				}
+			}
 		}
 	case FormatTRLPromptCompletion:
 		for i, c := range calls {

@@ -23,14 +23,18 @@ func TestExportFormats(t *testing.T) {
 	rec := tracing.NewRecorder(tracing.RunInfo{TraceID: "tr_exp", Owner: "alice"})
 	var sent [][]recursion.Message
 	var responses []string
+	llmCalls := map[string][2]string{} // answered llm_query calls by sample ID: prompt, answer
 	spy := observerFunc(func(ev recursion.Event) {
 		if ev.Kind == recursion.EventModelCall && ev.NodeID == "0" {
 			sent = append(sent, ev.Model.Messages)
 			responses = append(responses, ev.Model.Response)
 		}
+		if ev.Kind == recursion.EventSubCallEnd && ev.SubCall.Kind == "llm" && ev.SubCall.Err == "" {
+			llmCalls["tr_exp/"+ev.SubCall.ID] = [2]string{ev.SubCall.Prompt, ev.SubCall.Response}
+		}
 		rec.Observe(ev)
 	})
-	res := tracingtest.Emit(spy, tracingtest.Shape{Turns: turns, Depth: 1, Fanout: 2})
+	res := tracingtest.Emit(spy, tracingtest.Shape{Turns: turns, Depth: 1, Fanout: 2, LLMPerCell: 3})
 	tr := rec.Finish(res, nil)
 	tr.Reward = &tracing.Reward{Score: 0.5}
 
@@ -80,6 +84,25 @@ func TestExportFormats(t *testing.T) {
 		}
 		if assistants != turns || len(s.Messages) != 2+2*turns-1 {
 			t.Errorf("%d assistant turns in %d messages", assistants, len(s.Messages))
+		}
+	})
+	t.Run("sft sub-calls", func(t *testing.T) {
+		out, err := tracing.Samples(tr, tracing.FormatSFTSubCalls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(llmCalls) == 0 || len(out) != len(llmCalls) {
+			t.Fatalf("%d samples for %d answered llm_query calls", len(out), len(llmCalls))
+		}
+		for _, x := range out {
+			s := x.(tracing.SFTSample)
+			if len(s.Messages) != 2 || s.Messages[0].Role != "user" || s.Messages[1].Role != "assistant" || *s.Reward != 0.5 {
+				t.Fatalf("sample %s = %+v", s.ID, s)
+			}
+			want, ok := llmCalls[s.ID]
+			if !ok || s.Messages[0].Content != want[0] || s.Messages[1].Content != want[1] {
+				t.Errorf("sample %s: prompt %q answer %q, not an llm_query call the run made", s.ID, s.Messages[0].Content, s.Messages[1].Content)
+			}
 		}
 	})
 	t.Run("chat", func(t *testing.T) {
