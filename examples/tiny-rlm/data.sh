@@ -11,6 +11,8 @@
 #   LENGTHS  input lengths in tokens (default 8k,16k)
 #   SEED     first training seed (default 1000; see "Seeds" below)
 #   SEEDS    number of seeds (default 2)
+#   VARIANTS task variants, separated by ';' (default: the four S-NIAH
+#            variants, records and label-count)
 #
 # The "model" answering during collection is training/expert, a
 # programmatic expert policy: a documented data generator that writes
@@ -30,6 +32,7 @@ N=${N:-8}
 LENGTHS=${LENGTHS:-8k,16k}
 SEED=${SEED:-1000}
 SEEDS=${SEEDS:-2}
+VARIANTS=${VARIANTS:-sniah;sniah --uuid;sniah --keys 4;sniah --uuid --keys 4;records;label-count}
 mkdir -p "$OUT/bin"
 OUT=$(cd "$OUT" && pwd)
 
@@ -59,7 +62,9 @@ echo "== collecting expert trajectories through rlm eval against $URL (the exper
 # directory, all into one trace store.
 s=$SEED
 while [ "$s" -lt $((SEED + SEEDS)) ]; do
-	for variant in "sniah" "sniah --uuid" "sniah --keys 4" "sniah --uuid --keys 4" "records" "label-count"; do
+	IFS=';'
+	for variant in $VARIANTS; do
+		unset IFS
 		set -- $variant
 		name=$(echo "$variant" | tr -d ' -')
 		echo "-- seed $s: $variant"
@@ -67,7 +72,9 @@ while [ "$s" -lt $((SEED + SEEDS)) ]; do
 			--upstream "$URL" --upstream-key unused --root-model rlm-expert \
 			--out "$OUT/eval/$name-$s" --traces "$OUT/traces" >/dev/null 2>>"$OUT/eval.log" ||
 			{ tail -20 "$OUT/eval.log" >&2; exit 1; }
+		IFS=';'
 	done
+	unset IFS
 	s=$((s + 1))
 done
 stop_expert || true
@@ -77,4 +84,10 @@ stop_expert || true
 echo "== exporting SFT samples"
 "$RLM" traces export --format sft --dir "$OUT/traces" --stop-reason final --min-reward 1 \
 	--out "$OUT/samples.jsonl"
-echo "samples: $OUT/samples.jsonl ($(wc -l <"$OUT/samples.jsonl") lines) from the trajectories in $OUT/traces"
+"$RLM" traces export --format sft-transcript --dir "$OUT/traces" --stop-reason final --min-reward 1 \
+	--out "$OUT/transcripts.jsonl"
+# The expert's answers to llm_query (label-count's chunks): the same model
+# is trained to be its own sub-model.
+"$RLM" traces export --format sft-sub-calls --dir "$OUT/traces" --stop-reason final --min-reward 1 \
+	--out "$OUT/sub-calls.jsonl"
+echo "samples: $OUT/samples.jsonl (one per root turn, $(wc -l <"$OUT/samples.jsonl") lines), $OUT/transcripts.jsonl (one per run, $(wc -l <"$OUT/transcripts.jsonl")), $OUT/sub-calls.jsonl (one per llm_query call, $(wc -l <"$OUT/sub-calls.jsonl")) from the trajectories in $OUT/traces"

@@ -32,7 +32,7 @@ fi
 
 IFS=';'
 for variant in $VARIANTS; do
-	IFS=' '
+	unset IFS
 	set -- $variant
 	name=$(echo "$variant" | tr -d ' -')
 	rm -rf "$OUT/$name"
