@@ -39,6 +39,7 @@ type Sandbox interface {
 // SessionConfig is what a node asks of its REPL session.
 type SessionConfig struct {
 	Context *repl.ContextFile // nil when nothing was offloaded
+	Query   string            // the node's question: its last user message, unless that was offloaded
 	Host    repl.Host
 	Limits  repl.Limits
 }

@@ -958,3 +958,33 @@ func TestCallInfo(t *testing.T) {
 		t.Errorf("calls %+v", calls)
 	}
 }
+
+// TestOffloadQuery: the REPL's query is the last user message when it
+// stayed in view, and empty when that message was offloaded.
+func TestOffloadQuery(t *testing.T) {
+	long := strings.Repeat("w ", 1000)
+	tests := []struct {
+		name string
+		msgs []Message
+		want string
+	}{
+		{"one short question", []Message{{Role: "user", Content: "Which year?"}}, "Which year?"},
+		{"last user message wins", []Message{{Role: "user", Content: "first"}, {Role: "assistant", Content: "ok"}, {Role: "user", Content: "second"}}, "second"},
+		{"system and assistant are not the query", []Message{{Role: "user", Content: "q"}, {Role: "assistant", Content: "a"}}, "q"},
+		{"offloaded question", []Message{{Role: "user", Content: "short"}, {Role: "user", Content: long}}, ""},
+		{"long document then the question", []Message{{Role: "user", Content: long}, {Role: "user", Content: "Which year?"}}, "Which year?"},
+		{"empty role is user", []Message{{Content: "untagged"}}, "untagged"},
+		{"no user message", []Message{{Role: "system", Content: "be brief"}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			off, err := offload(t.TempDir(), tt.msgs, nil, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if off.Query != tt.want {
+				t.Errorf("query = %q, want %q", off.Query, tt.want)
+			}
+		})
+	}
+}

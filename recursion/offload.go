@@ -61,6 +61,11 @@ func partLabel(label string) string {
 // model sees and, when anything was offloaded, the context file.
 type offloaded struct {
 	View   string // the input as the model sees it
+	// Query is the last user message when it stayed in view: the REPL's
+	// query, so that code can take the exact words of the question (a key,
+	// an ID) rather than the model copying them. Empty when that message
+	// was offloaded (its text is in context).
+	Query string
 	Pieces []piece
 	File   *repl.ContextFile // nil when nothing was offloaded
 }
@@ -147,8 +152,14 @@ func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *off
 		if role == "" {
 			role = "user"
 		}
+		if role == "user" {
+			out.Query = ""
+		}
 		if utf8.RuneCountInString(m.Content) <= threshold {
 			fmt.Fprintf(&view, "[%s]\n%s\n\n", role, m.Content)
+			if role == "user" {
+				out.Query = m.Content
+			}
 			continue
 		}
 		p, err := add(fmt.Sprintf("message %d (%s)", i+1, role), strings.NewReader(m.Content))

@@ -66,3 +66,22 @@ func statusKB(t *testing.T, pid int, field string) int64 {
 	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
 }
+
+// TestQueryPredeclared: query holds SessionConfig.Query, word for word, and
+// is empty without one; model code may shadow it like any predeclared name.
+func TestQueryPredeclared(t *testing.T) {
+	p := newTestPool(t, 1)
+	for _, q := range []string{"What is the special magic number for brave-falcon?", "", "line one\n\"quoted\" `raw` ünï"} {
+		s, err := p.NewSession(t.Context(), SessionConfig{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, s, `fmt.Print(query)`); r.Output != q || r.Error != "" {
+			t.Errorf("query %q: output %q, error %q", q, r.Output, r.Error)
+		}
+		if r := run(t, s, "query := 7\nfmt.Print(query + 1)"); r.Output != "8" || r.Error != "" {
+			t.Errorf("shadowing query: output %q, error %q", r.Output, r.Error)
+		}
+		s.Close()
+	}
+}

@@ -274,8 +274,9 @@ func (p *proc) setCell(id uint64, ctx context.Context) {
 
 func (p *proc) send(msg *message) error { return p.out.send(msg) }
 
-// init sends the session's context and limits and waits for the worker.
-func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits, timeout time.Duration) error {
+// init sends the session's context, query and limits and waits for the
+// worker.
+func (p *proc) init(ctx context.Context, cf *ContextFile, query string, l Limits, timeout time.Duration) error {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	p.setLimits(l)
@@ -290,7 +291,7 @@ func (p *proc) init(ctx context.Context, cf *ContextFile, l Limits, timeout time
 			return p.initWriteFailed(ctx, err, l, t.C)
 		}
 	}
-	if err := p.send(&message{Kind: kindInit, Context: cf, Limits: &l}); err != nil {
+	if err := p.send(&message{Kind: kindInit, Context: cf, Query: query, Limits: &l}); err != nil {
 		return p.initWriteFailed(ctx, err, l, t.C)
 	}
 	select {

@@ -61,6 +61,7 @@ type message struct {
 	Cell    uint64       `json:"cell,omitempty"`
 	Code    string       `json:"code,omitempty"`
 	Context *ContextFile `json:"context,omitempty"`
+	Query   string       `json:"query,omitempty"`
 	Limits  *Limits      `json:"limits,omitempty"`
 	Prompts []string     `json:"prompts,omitempty"`
 	Results []string     `json:"results,omitempty"`

@@ -1231,7 +1231,7 @@ var (
 
 // newTypeInfo starts the guesses for one cell from the session's globals.
 func (r *rewriter) newTypeInfo() *typeInfo {
-	t := &typeInfo{vars: map[string]string{"context": "string", "contexts": "[]string"}, defined: map[string]bool{}, consts: map[string]bool{}}
+	t := &typeInfo{vars: map[string]string{"context": "string", "contexts": "[]string", "query": "string"}, defined: map[string]bool{}, consts: map[string]bool{}}
 	if r.globals != nil {
 		for name, v := range r.globals() {
 			if !v.IsValid() {

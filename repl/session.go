@@ -12,6 +12,7 @@ import (
 // SessionConfig configures one session.
 type SessionConfig struct {
 	Context *ContextFile // nil: context is "" and contexts is empty
+	Query   string       // the value of query: the request's question, when it is short enough to stay in view
 	Host    Host         // answers llm_query and rlm_query; nil answers with an error string
 	Limits  Limits       // zero fields: the pool's limits
 }
@@ -42,7 +43,7 @@ func (s *Session) startWorker(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = w.init(ctx, s.cfg.Context, s.limits, s.pool.cfg.StartTimeout)
+		err = w.init(ctx, s.cfg.Context, s.cfg.Query, s.limits, s.pool.cfg.StartTimeout)
 		if err == nil {
 			w.host = s.cfg.Host
 			s.wmu.Lock()

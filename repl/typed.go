@@ -392,7 +392,17 @@ func (tc typeCtx) funcType(fun ast.Expr) reflect.Type {
 	case *ast.SelectorExpr:
 		x, ok := fun.X.(*ast.Ident)
 		if !ok {
-			return nil
+			// A method of a native value an expression yields:
+			// regexp.MustCompile(p).FindStringSubmatch(s).
+			t := tc.exprType(fun.X)
+			if t == nil {
+				return nil
+			}
+			m, ok := t.MethodByName(fun.Sel.Name)
+			if !ok || t.Kind() == reflect.Interface {
+				return nil
+			}
+			return methodValueType(m.Type)
 		}
 		if v, ok := tc.globals[x.Name]; ok && v.IsValid() {
 			if m := v.MethodByName(fun.Sel.Name); m.IsValid() {
@@ -414,6 +424,20 @@ func (tc typeCtx) funcType(fun ast.Expr) reflect.Type {
 		}
 	}
 	return nil
+}
+
+// methodValueType is the type of a method value: the method's function
+// type without its receiver.
+func methodValueType(ft reflect.Type) reflect.Type {
+	in := make([]reflect.Type, 0, ft.NumIn()-1)
+	for i := 1; i < ft.NumIn(); i++ {
+		in = append(in, ft.In(i))
+	}
+	out := make([]reflect.Type, ft.NumOut())
+	for i := range out {
+		out[i] = ft.Out(i)
+	}
+	return reflect.FuncOf(in, out, ft.IsVariadic())
 }
 
 var qualifiedRE = regexp.MustCompile(`\b([A-Za-z_]\w*)\.[A-Za-z_]\w*`)

@@ -92,6 +92,7 @@ type worker struct {
 	statm    *os.File // /proc/self/statm, opened before confinement
 	ctxData  string   // the mapped context file
 	contexts []string // pieces of ctxData
+	query    string   // the request's question (SessionConfig.Query)
 	limits   Limits
 	rw       rewriter
 	baseG    int // goroutines of the worker itself, before model code ran
@@ -144,7 +145,7 @@ func runWorker(inF, outF, statm *os.File) int {
 		}
 		switch msg.Kind {
 		case kindInit:
-			err := w.init(msg.Context, msg.Limits)
+			err := w.init(msg.Context, msg.Query, msg.Limits)
 			reply := &message{Kind: kindReady}
 			if err != nil {
 				reply.Error = err.Error()
@@ -174,8 +175,10 @@ func runWorker(inF, outF, statm *os.File) int {
 	}
 }
 
-// init maps the context and applies the limits; it runs once per worker.
-func (w *worker) init(cf *ContextFile, l *Limits) error {
+// init maps the context, sets query and applies the limits; it runs once
+// per worker.
+func (w *worker) init(cf *ContextFile, query string, l *Limits) error {
+	w.query = query
 	if l != nil {
 		w.limits = l.orDefault(DefaultLimits())
 	}
@@ -349,6 +352,7 @@ func (w *worker) predeclared() map[string]reflect.Value {
 	m := map[string]reflect.Value{
 		"context":             reflect.ValueOf(&w.ctxData).Elem(),
 		"contexts":            reflect.ValueOf(&w.contexts).Elem(),
+		"query":               reflect.ValueOf(&w.query).Elem(),
 		"llm_query":           reflect.ValueOf(func(p string) string { return w.host(kindLLM, []string{p})[0] }),
 		"llm_query_batched":   reflect.ValueOf(func(ps []string) []string { return w.host(kindLLM, ps) }),
 		"rlm_query":           reflect.ValueOf(func(p string) string { return w.host(kindRLM, []string{p})[0] }),

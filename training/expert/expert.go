@@ -222,42 +222,49 @@ if len(context) > 400 {
 }`,
 }
 
+// The cells take every exact string they need (the key, the record ID, the
+// field, the value, the label) from query, the REPL's copy of the
+// question, and FINAL reads the answer from a variable: nothing is retyped
+// from the question or from the REPL's output. That is how a careful
+// programmer works, and it is what a small model can learn, since copying
+// exact strings is what small models do worst.
 var (
-	valueRE    = regexp.MustCompile(`(?:is: |value: )([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d+)`)
-	countOutRE = regexp.MustCompile(`(?m)^count: (\d+)`)
-	fieldOutRE = regexp.MustCompile(`(?m)^(?:name|city|product|quantity) = "([^"]*)"`)
-	lineOutRE  = regexp.MustCompile(`(?m)^ID: \d+ \|.*$`)
-	totalOutRE = regexp.MustCompile(`(?m)^total: (\d+)`)
+	foundRE = regexp.MustCompile(`(?m)^(?:value|count|answer|total): `)
 )
+
+// finalVar ends the run on a variable the earlier cells set.
+func finalVar(st styles, expr string) string {
+	return say(st.talk, "final") + fence("FINAL("+expr+")")
+}
 
 func notFound(feedback string) bool {
 	return strings.Contains(feedback, "not found") || strings.Contains(feedback, "no match")
 }
 
-func finalString(st styles, v string) string {
-	return say(st.talk, "final") + fence(fmt.Sprintf("FINAL(%q)", v))
+// keyFromQuery are the ways the sniah cells take the key out of query.
+var keyFromQuery = []string{
+	"key := regexp.MustCompile(`[a-z]+-[a-z]+`).FindString(query)",
+	"key := regexp.MustCompile(`\\b[a-z]+-[a-z]+\\b`).FindString(query)",
 }
 
 // sniahTurn writes turns 2 and later of a needle lookup.
 func sniahTurn(s state, st styles) string {
-	key := s.q.key
+	key := keyFromQuery[st.final%len(keyFromQuery)] + "\nfmt.Println(\"key:\", key)\n"
 	if s.turn == 2 {
 		var code string
 		switch st.search {
 		case 0:
-			code = fmt.Sprintf(`key := %q
-i := strings.Index(context, "for "+key+" is: ")
+			code = key + `i := strings.Index(context, "for "+key+" is: ")
+value := ""
 if i < 0 {
 	fmt.Println("not found:", key)
 } else {
-	end := i + len(key) + 60
-	if end > len(context) {
-		end = len(context)
-	}
-	fmt.Println(context[i:end])
-}`, key)
+	value = context[i+len("for "+key+" is: "):]
+	value = value[:strings.IndexByte(value, '.')]
+	fmt.Println("value:", value)
+}`
 		case 1:
-			code = fmt.Sprintf("re := regexp.MustCompile(`special magic \\w+ for %s is: ([\\w-]+)`)\n", regexp.QuoteMeta(key)) +
+			code = key + "re := regexp.MustCompile(`special magic \\w+ for ` + regexp.QuoteMeta(key) + ` is: ([\\w-]+)`)\n" +
 				`m := re.FindStringSubmatch(context)
 if m == nil {
 	fmt.Println("no match")
@@ -265,7 +272,7 @@ if m == nil {
 	fmt.Println("value:", m[1])
 }`
 		case 2:
-			code = fmt.Sprintf("m := regexp.MustCompile(`for %s is: ([\\w-]+)\\.`).FindStringSubmatch(context)\n", regexp.QuoteMeta(key)) +
+			code = key + "m := regexp.MustCompile(`for ` + regexp.QuoteMeta(key) + ` is: ([\\w-]+)\\.`).FindStringSubmatch(context)\n" +
 				`if m == nil {
 	fmt.Println("not found")
 } else {
@@ -273,24 +280,24 @@ if m == nil {
 	FINAL(m[1])
 }`
 		default:
-			code = fmt.Sprintf(`found := ""
+			code = key + `found := ""
 for _, line := range strings.Split(context, "\n") {
-	if j := strings.Index(line, "for %s is: "); j >= 0 {
-		found = line[j:]
+	if j := strings.Index(line, "for "+key+" is: "); j >= 0 {
+		found = strings.TrimSuffix(strings.Fields(line[j+len("for "+key+" is: "):])[0], ".")
 		break
 	}
 }
 if found == "" {
 	fmt.Println("not found")
 } else {
-	fmt.Println(found)
-}`, key)
+	fmt.Println("value:", found)
+}`
 		}
 		return say(st.talk, "search") + fence(code)
 	}
 	if notFound(s.feedback) {
 		if s.turn == 3 {
-			return say(st.talk, "fallback") + fence(fmt.Sprintf("locs := regexp.MustCompile(`(?i)%s`).FindAllStringIndex(context, 5)\n", regexp.QuoteMeta(key))+
+			return say(st.talk, "fallback") + fence("locs := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(key)).FindAllStringIndex(context, 5)\n"+
 				`fmt.Println(len(locs), "mention(s)")
 for _, l := range locs {
 	a, b := l[0]-100, l[1]+100
@@ -305,71 +312,77 @@ for _, l := range locs {
 		}
 		return say(st.talk, "missing") + fence(`FINAL("not found")`)
 	}
-	m := valueRE.FindStringSubmatch(s.feedback)
-	if m == nil {
+	if !foundRE.MatchString(s.feedback) {
 		return say(st.talk, "missing") + fence(`FINAL("not found")`)
 	}
-	if st.search == 1 && st.final == 1 {
-		return say(st.talk, "final") + fence("FINAL(m[1])")
-	}
-	return finalString(st, m[1])
+	return finalVar(st, []string{"value", "m[1]", "m[1]", "found"}[st.search])
 }
+
+// recordFromQuery takes the record ID and the field asked about out of
+// query.
+const recordFromQuery = "id := regexp.MustCompile(`\\d{4,}`).FindString(query)\n" +
+	"field := regexp.MustCompile(`\\b(name|city|product|quantity)\\b`).FindString(query)\n" +
+	"fmt.Println(\"record\", id, \"field\", field)\n"
+
+// countFromQuery takes the field (city or product) and the quoted value
+// counted out of query.
+const countFromQuery = "field := regexp.MustCompile(`\\b(city|product)\\b`).FindString(query)\n" +
+	"value := regexp.MustCompile(`'([^']+)'`).FindStringSubmatch(query)[1]\n" +
+	"fmt.Printf(\"field %s value %q\\n\", field, value)\n"
 
 // countTurn writes turns 2 and later of a records count.
 func countTurn(s state, st styles) string {
-	f, v := s.q.field, s.q.value
 	if s.turn == 2 {
-		pat := fmt.Sprintf("| %s: %s |", f, v)
 		var code string
 		switch st.search {
 		case 0:
-			code = fmt.Sprintf("n := strings.Count(context, %q)\nfmt.Println(\"count:\", n)", pat)
+			code = countFromQuery + "n := strings.Count(context, \"| \"+field+\": \"+value+\" |\")\nfmt.Println(\"count:\", n)"
 		case 1:
-			code = fmt.Sprintf(`n := 0
+			code = countFromQuery + `n := 0
 for _, line := range strings.Split(context, "\n") {
-	if strings.Contains(line, %q) {
+	if strings.Contains(line, "| "+field+": "+value+" |") {
 		n++
 	}
 }
-fmt.Println("count:", n)`, pat)
+fmt.Println("count:", n)`
 		case 2:
-			code = fmt.Sprintf("re := regexp.MustCompile(`%s`)\n", regexp.QuoteMeta(pat)) +
+			code = countFromQuery + "re := regexp.MustCompile(regexp.QuoteMeta(\"| \" + field + \": \" + value + \" |\"))\n" +
 				"n := len(re.FindAllStringIndex(context, -1))\nfmt.Println(\"count:\", n)"
 		default:
-			code = fmt.Sprintf(`n, records := 0, 0
+			code = countFromQuery + `n, records := 0, 0
 for _, line := range strings.Split(context, "\n") {
 	if !strings.HasPrefix(line, "ID: ") {
 		continue
 	}
 	records++
 	for _, part := range strings.Split(line, " | ") {
-		if part == %q {
+		if part == field+": "+value {
 			n++
 		}
 	}
 }
 fmt.Println("records:", records)
-fmt.Println("count:", n)`, f+": "+v)
+fmt.Println("count:", n)`
 		}
 		if st.final == 1 {
 			code += "\nFINAL(fmt.Sprintf(\"Answer: %d\", n))"
 		}
 		return say(st.talk, "search") + fence(code)
 	}
-	if m := countOutRE.FindStringSubmatch(s.feedback); m != nil {
-		return finalString(st, "Answer: "+m[1])
+	if foundRE.MatchString(s.feedback) {
+		return finalVar(st, `fmt.Sprintf("Answer: %d", n)`)
 	}
 	return say(st.talk, "missing") + fence(`FINAL("Answer: 0")`)
 }
 
 // extractTurn writes turns 2 and later of a records extraction.
 func extractTurn(s state, st styles) string {
-	f, id := s.q.field, s.q.value
 	if s.turn == 2 {
 		var code string
 		switch st.search % 2 {
 		case 0:
-			code = fmt.Sprintf(`i := strings.Index(context, "ID: %s |")
+			code = recordFromQuery + `answer := ""
+i := strings.Index(context, "ID: "+id+" |")
 if i < 0 {
 	fmt.Println("not found")
 } else {
@@ -377,36 +390,34 @@ if i < 0 {
 	if j := strings.IndexByte(line, '\n'); j >= 0 {
 		line = line[:j]
 	}
+	for _, part := range strings.Split(line, " | ") {
+		if v, ok := strings.CutPrefix(part, field+": "); ok {
+			answer = strings.TrimSpace(v)
+		}
+	}
 	fmt.Println(line)
-}`, id)
+	fmt.Println("answer:", answer)
+}`
 		default:
-			code = fmt.Sprintf("line := regexp.MustCompile(`(?m)^ID: %s \\|.*$`).FindString(context)\n", id) +
-				fmt.Sprintf(`if line == "" {
+			code = recordFromQuery + "line := regexp.MustCompile(`(?m)^ID: ` + id + ` \\|.*$`).FindString(context)\n" +
+				`answer := ""
+if line == "" {
 	fmt.Println("not found")
 } else {
 	for _, part := range strings.Split(line, " | ") {
-		if v, ok := strings.CutPrefix(part, %q); ok {
-			fmt.Printf("%%s = %%q\n", %q, v)
+		if v, ok := strings.CutPrefix(part, field+": "); ok {
+			answer = strings.TrimSpace(v)
 		}
 	}
-}`, f+": ", f)
+	fmt.Println("answer:", answer)
+}`
 		}
 		return say(st.talk, "search") + fence(code)
 	}
-	if notFound(s.feedback) {
+	if notFound(s.feedback) || !foundRE.MatchString(s.feedback) {
 		return say(st.talk, "missing") + fence(`FINAL("Answer: not found")`)
 	}
-	if m := fieldOutRE.FindStringSubmatch(s.feedback); m != nil {
-		return finalString(st, "Answer: "+m[1])
-	}
-	if line := lineOutRE.FindString(s.feedback); line != "" {
-		for _, part := range strings.Split(line, " | ") {
-			if v, ok := strings.CutPrefix(part, f+": "); ok {
-				return finalString(st, "Answer: "+strings.TrimSpace(v))
-			}
-		}
-	}
-	return say(st.talk, "missing") + fence(`FINAL("Answer: not found")`)
+	return finalVar(st, `"Answer: " + answer`)
 }
 
 // labelPrompts are the instructions sent with each chunk to llm_query; the
@@ -435,7 +446,7 @@ for _, l := range all {
 		lines = append(lines, l)
 	}
 }`}[st.search%3]
-		code := collect + fmt.Sprintf(`
+		code := "label := regexp.MustCompile(`'(positive|negative|neutral)'`).FindStringSubmatch(query)[1]\n" + collect + fmt.Sprintf(`
 size := %d
 if (len(lines)+size-1)/size > %d {
 	size = (len(lines) + %d) / %d
@@ -456,20 +467,20 @@ for _, a := range answers {
 		continue
 	}
 	for _, l := range strings.Split(a, "\n") {
-		if strings.ToLower(strings.TrimSpace(l)) == %q {
+		if strings.ToLower(strings.TrimSpace(l)) == label {
 			total++
 		}
 	}
 }
 fmt.Println("comments:", len(lines), "chunks:", len(prompts), "failed:", failed)
-fmt.Println("total:", total)`, st.chunk, maxChunks, maxChunks-1, maxChunks, labelPrompts[st.prompt], s.q.label)
+fmt.Println("total:", total)`, st.chunk, maxChunks, maxChunks-1, maxChunks, labelPrompts[st.prompt])
 		if st.final == 1 {
 			code += "\nif failed == 0 {\n\tFINAL(fmt.Sprintf(\"Answer: %d\", total))\n}"
 		}
 		return say(st.talk, "label") + fence(code)
 	}
-	if m := totalOutRE.FindStringSubmatch(s.feedback); m != nil {
-		return finalString(st, "Answer: "+m[1])
+	if foundRE.MatchString(s.feedback) {
+		return finalVar(st, `fmt.Sprintf("Answer: %d", total)`)
 	}
 	return say(st.talk, "missing") + fence(`FINAL("Answer: 0")`)
 }

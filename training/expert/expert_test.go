@@ -177,7 +177,7 @@ func TestCellStylesVary(t *testing.T) {
 				t.Fatal("the same conversation got two different replies")
 			}
 			inspect[strings.SplitN(first, "```", 2)[1]] = true
-			search[strings.SplitN(second, "```", 2)[1][:60]] = true
+			search[strings.SplitN(second, "```", 3)[1]] = true
 		}
 		want := 3
 		if _, ok := task.(eval.LabelCount); ok {
