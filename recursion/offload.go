@@ -60,12 +60,12 @@ func partLabel(label string) string {
 // offloaded is the input of one node after the offload rule: the text the
 // model sees and, when anything was offloaded, the context file.
 type offloaded struct {
-	View   string // the input as the model sees it
+	View string // the input as the model sees it
 	// Query is the last user message when it stayed in view: the REPL's
 	// query, so that code can take the exact words of the question (a key,
 	// an ID) rather than the model copying them. Empty when that message
 	// was offloaded (its text is in context).
-	Query string
+	Query  string
 	Pieces []piece
 	File   *repl.ContextFile // nil when nothing was offloaded
 }
