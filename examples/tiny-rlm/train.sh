@@ -1,30 +1,37 @@
 #!/bin/sh
-# A tiny RLM model trained from scratch by this project (issue 15, steps 1-4
-# without RL): expert trajectories, a BPE vocabulary learned on them, a
-# random Qwen3-architecture model, SFT, and an evaluation of the result on
-# held-out S-NIAH (held-out seed and phrasings) through `rlm eval
-# --local-model` (the real engine and REPL, the model run in-process).
+# The recipe of rlm-tiny-demo, the built-in model (issue 15): a small
+# Qwen3-architecture model trained from scratch by this project, from the
+# tasks to the weights. One command:
 #
 #   sh examples/tiny-rlm/train.sh [OUT]       (OUT defaults to ./tiny-rlm)
 #
-# Environment (all optional; defaults sized for a few minutes on 2 CPU cores):
-#   N, LENGTHS, SEEDS   data size, passed to data.sh (defaults 6, 8k, 2)
-#   VOCAB               vocabulary size (default 1024)
-#   LAYERS HIDDEN INTER HEADS   model size (defaults 2, 128, 384, 4)
-#   STEPS LR SEQ_LEN BATCH      SFT (defaults 200, 3e-3, 1536, 2)
-#   DEVICE              rlm train sft -device (default auto: a GPU if any)
-#   EVAL_N EVAL_LENGTHS held-out evaluation (defaults 10, 8k)
+# 1-2. expert trajectories through the real engine and REPL (data.sh)
+# 3.   a byte-level BPE vocabulary learned on them (rlm train tokenizer)
+# 4.   a random model (rlm train init), SFT on the root transcripts and the
+#      llm_query answers (rlm train sft), then RL on held-in tasks (rlm train rl)
+# 5.   held-out evaluation of the random, SFT and RL models (eval.sh)
+#
+# On 2 CPU cores the defaults take about an hour (SFT ~40 min, RL ~10 min).
+# Environment (all optional):
+#   N, SEEDS, LENGTHS           data (defaults 60, 4, 8k,128k: 2,880 runs)
+#   VOCAB                       vocabulary size (default 2048)
+#   LAYERS HIDDEN INTER HEADS   model size (defaults 4, 128, 384, 4: 1.05M parameters)
+#   STEPS LR BATCH SEQ_LEN      SFT (defaults 750, 2e-3, 4, 2048)
+#   RL_STEPS RL_LR              RL (defaults 20, 2e-4; RL_STEPS=0 skips RL)
+#   DEVICE                      -device of the trainers (default auto: a GPU if any)
+#   EVAL_N EVAL_LENGTHS         held-out evaluation (defaults 10, 8k,128k,1m,10m)
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-tiny-rlm}
 mkdir -p "$OUT/bin"
 OUT=$(cd "$OUT" && pwd)
-VOCAB=${VOCAB:-1024}
-LAYERS=${LAYERS:-2} HIDDEN=${HIDDEN:-128} INTER=${INTER:-384} HEADS=${HEADS:-4}
-STEPS=${STEPS:-200} LR=${LR:-3e-3} SEQ_LEN=${SEQ_LEN:-1536} BATCH=${BATCH:-2}
+VOCAB=${VOCAB:-2048}
+LAYERS=${LAYERS:-4} HIDDEN=${HIDDEN:-128} INTER=${INTER:-384} HEADS=${HEADS:-4}
+STEPS=${STEPS:-750} LR=${LR:-2e-3} BATCH=${BATCH:-4} SEQ_LEN=${SEQ_LEN:-2048}
+RL_STEPS=${RL_STEPS:-20} RL_LR=${RL_LR:-2e-4}
 DEVICE=${DEVICE:-auto}
-EVAL_N=${EVAL_N:-10} EVAL_LENGTHS=${EVAL_LENGTHS:-8k}
+EVAL_N=${EVAL_N:-10} EVAL_LENGTHS=${EVAL_LENGTHS:-8k,128k,1m,10m}
 
 if [ -z "${RLM:-}" ]; then
 	echo "== building rlm"
@@ -34,13 +41,20 @@ fi
 export RLM
 
 # --- 1 and 2. Tasks and expert trajectories --------------------------------
-N=${N:-6} LENGTHS=${LENGTHS:-8k} SEEDS=${SEEDS:-2} sh "$ROOT/examples/tiny-rlm/data.sh" "$OUT"
+# Held-in phrasings and seeds from 1000 up; evaluation uses seed 1 and the
+# held-out phrasings.
+N=${N:-60} SEEDS=${SEEDS:-4} LENGTHS=${LENGTHS:-8k,128k} SEED=1000 sh "$ROOT/examples/tiny-rlm/data.sh" "$OUT"
+# SFT data: every run's whole root transcript, and one in 21 of the expert's
+# llm_query answers (label-count's chunks; there are ~15 per run), so that
+# the model learns to be its own sub-model without drowning the root turns.
+awk 'NR % 21 == 0' "$OUT/sub-calls.jsonl" >"$OUT/sub-calls-kept.jsonl"
+cat "$OUT/transcripts.jsonl" "$OUT/sub-calls-kept.jsonl" >"$OUT/sft-data.jsonl"
 
-# --- 3. A BPE vocabulary learned on the samples -----------------------------
+# --- 3. A BPE vocabulary learned on the SFT data ---------------------------
 echo "== 3. rlm train tokenizer ($VOCAB tokens)"
-"$RLM" train tokenizer --data "$OUT/samples.jsonl" --vocab-size "$VOCAB" --out "$OUT/tokenizer"
+"$RLM" train tokenizer --data "$OUT/sft-data.jsonl" --vocab-size "$VOCAB" --out "$OUT/tokenizer"
 
-# --- 4. A random Qwen3-architecture model, then SFT --------------------------
+# --- 4. A random Qwen3-architecture model, SFT, then RL ----------------------
 # The chat tokens are the last five ids: <|endoftext|>, <|im_start|>,
 # <|im_end|>, <think>, </think>. <|im_end|> ends a turn.
 EOT=$((VOCAB - 5)) IM_END=$((VOCAB - 3))
@@ -50,21 +64,31 @@ cat >"$OUT/config.json" <<JSON
  "head_dim": $((HIDDEN / HEADS)), "rms_norm_eps": 1e-6, "rope_theta": 1000000, "max_position_embeddings": 8192,
  "tie_word_embeddings": true, "vocab_size": $VOCAB, "bos_token_id": $EOT, "eos_token_id": $IM_END}
 JSON
-rm -rf "$OUT/base" "$OUT/sft"
-echo "== 4. rlm train init ($LAYERS layers, hidden $HIDDEN) and rlm train sft ($STEPS steps)"
+echo "== 4a. rlm train init ($LAYERS layers, hidden $HIDDEN)"
+rm -rf "$OUT/base"
 "$RLM" train init -config "$OUT/config.json" -tokenizer "$OUT/tokenizer" -out "$OUT/base" -seed 1
-"$RLM" train sft -model "$OUT/base" -data "$OUT/samples.jsonl" -out "$OUT/sft" -device "$DEVICE" \
-	-seq-len "$SEQ_LEN" -batch-size "$BATCH" -grad-accum 1 -steps "$STEPS" -lr "$LR" -warmup 20 \
-	-weight-decay 0.01 -log-every 25 -checkpoint-every 0 -dtype f32 -min-reward 1
+echo "== 4b. rlm train sft ($STEPS steps; resumes if interrupted)"
+"$RLM" train sft -model "$OUT/base" -data "$OUT/sft-data.jsonl" -out "$OUT/sft" -device "$DEVICE" \
+	-seq-len "$SEQ_LEN" -batch-size "$BATCH" -grad-accum 1 -steps "$STEPS" -lr "$LR" -warmup 30 \
+	-weight-decay 0.01 -log-every 10 -val-every 150 -checkpoint-every 150 -dtype f32 -min-reward 1
+MODEL=$OUT/sft
+if [ "$RL_STEPS" -gt 0 ]; then
+	# Held-in tasks (seeds from the RL seed, held-in phrasings), 4 instances
+	# of 8 rollouts a step: records and label-count, where SFT leaves the
+	# most to gain, and sniah so that it is not forgotten.
+	echo "== 4c. rlm train rl ($RL_STEPS steps)"
+	"$RLM" train rl -model "$OUT/sft" -out "$OUT/rl" -device "$DEVICE" -task sniah,records,label-count \
+		-phrasings in -lengths 8k -group 8 -tasks-per-step 4 -steps "$RL_STEPS" -lr "$RL_LR" \
+		-max-iterations 5 -max-tokens 384 -seq-len 4096 -seed 1000 -checkpoint-every 5 -dtype f32 -log-every 1
+	MODEL=$OUT/rl
+fi
 
 # --- 5. Held-out evaluation ---------------------------------------------------
-# Seed 1 and the held-out phrasings: no instance or wording seen in training.
-# Greedy decoding; a few turns at most, since the expert needs three.
-echo "== 5. rlm eval --local-model on held-out S-NIAH (seed 1, --phrasings out)"
-for m in base sft; do
-	rm -rf "$OUT/eval-$m"
-	"$RLM" eval --local-model "$OUT/$m" --local-kv-cache 65536tokens --task sniah --phrasings out \
-		--lengths "$EVAL_LENGTHS" --n "$EVAL_N" --seed 1 --temperature 0 --max-iterations 5 --max-completion-tokens 256 \
-		--out "$OUT/eval-$m" --traces none 2>"$OUT/eval-$m.log" | tee "$OUT/eval-$m.txt" || true
+echo "== 5. held-out evaluation (seed 1, held-out phrasings): random init, SFT, RL"
+# The random model writes no valid cell, so 8K is enough to show it.
+N=$EVAL_N LENGTHS=8k sh "$ROOT/examples/tiny-rlm/eval.sh" "$OUT/base" "$OUT/eval-base" | tee "$OUT/eval-base.txt"
+for m in sft rl; do
+	[ -d "$OUT/$m" ] || continue
+	N=$EVAL_N LENGTHS=$EVAL_LENGTHS sh "$ROOT/examples/tiny-rlm/eval.sh" "$OUT/$m" "$OUT/eval-$m" | tee "$OUT/eval-$m.txt"
 done
-echo "== done: random init in $OUT/eval-base, after SFT in $OUT/eval-sft (summary.json, results.jsonl)"
+echo "== done: the model to ship is $MODEL (sh examples/tiny-rlm/ship.sh $MODEL)"
