@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -98,7 +99,7 @@ func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *off
 		if err != nil {
 			return fmt.Errorf("create context file: %w", err)
 		}
-		w = bufio.NewWriterSize(f, 1<<20)
+		w = bufio.NewWriterSize(f, 64<<10) // large pieces bypass it
 		out.File = &repl.ContextFile{Path: f.Name()}
 		return nil
 	}
@@ -147,7 +148,7 @@ func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *off
 		if role == "" {
 			role = "user"
 		}
-		if utf8.RuneCountInString(m.Content) <= threshold {
+		if !longerThan(m.Content, threshold) {
 			fmt.Fprintf(&view, "[%s]\n%s\n\n", role, m.Content)
 			continue
 		}
@@ -203,11 +204,7 @@ type previewWriter struct {
 }
 
 func (p *previewWriter) Write(b []byte) (int, error) {
-	for _, c := range b {
-		if c&0xC0 != 0x80 { // not a UTF-8 continuation byte: a new character
-			p.chars++
-		}
-	}
+	p.chars += countChars(b)
 	if len(p.headBuf) < 4*previewChars {
 		p.headBuf = append(p.headBuf, b[:min(len(b), 4*previewChars-len(p.headBuf))]...)
 	}
@@ -227,11 +224,7 @@ func (p *previewWriter) Write(b []byte) (int, error) {
 // strings.Reader hands a whole message to io.MultiWriter, which would
 // otherwise copy a 40 MB message into a []byte for a writer without it.
 func (p *previewWriter) WriteString(s string) (int, error) {
-	for i := 0; i < len(s); i++ {
-		if s[i]&0xC0 != 0x80 {
-			p.chars++
-		}
-	}
+	p.chars += countChars(s)
 	if len(p.headBuf) < 4*previewChars {
 		p.headBuf = append(p.headBuf, s[:min(len(s), 4*previewChars-len(p.headBuf))]...)
 	}
@@ -261,4 +254,39 @@ func (p *previewWriter) tail() string {
 		return string(r[len(r)-previewChars:])
 	}
 	return s
+}
+
+// longerThan reports whether s has more than n characters (runes),
+// counting only when the byte length leaves it open: a message of a
+// million characters is not walked rune by rune to learn that it is long.
+func longerThan(s string, n int) bool {
+	switch {
+	case len(s) <= n:
+		return false
+	case len(s) > utf8.UTFMax*n:
+		return true
+	}
+	return utf8.RuneCountInString(s) > n
+}
+
+// countChars counts the bytes of b that are not UTF-8 continuation bytes
+// (10xxxxxx): the characters of valid UTF-8, each stray byte of invalid
+// UTF-8 one more. It reads eight bytes at a time, since whole offloaded
+// inputs (tens of megabytes) pass through it.
+func countChars[T string | []byte](b T) int {
+	const high = 0x8080808080808080
+	n, i := 0, 0
+	for ; i+8 <= len(b); i += 8 {
+		x := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+		// A continuation byte has bit 7 set and bit 6 clear; x<<1 moves
+		// each byte's bit 6 to its bit 7.
+		n += 8 - bits.OnesCount64(x&^(x<<1)&high)
+	}
+	for ; i < len(b); i++ {
+		if b[i]&0xC0 != 0x80 {
+			n++
+		}
+	}
+	return n
 }
