@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// TestCountChars checks the eight-bytes-at-a-time count against the byte
+// TestCountChars checks the word-at-a-time count against the byte
 // by byte rule (every byte that is not a continuation byte) on ASCII,
 // multi-byte text, invalid UTF-8 and random bytes of lengths 0 to 99, on
 // both sides of the 32-byte blocks it reads.
