@@ -25,7 +25,7 @@ import (
 // in-process harness written here as the baseline: yaegi in the same
 // process, `context` a Go string, cells evaluated directly, the
 // architecture of XiaoConstantine/rlm-go. The "model" on both sides is
-// niahScript, a scripted fake (a test double, not a model) called
+// niahReply, a scripted fake (a test double, not a model) called
 // in-process, so the times are the harnesses' own.
 
 // niahNeedle is the line the scripts look for; niahAnswer is what FINAL
