@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -103,7 +104,7 @@ func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *off
 		if err != nil {
 			return fmt.Errorf("create context file: %w", err)
 		}
-		w = bufio.NewWriterSize(f, 1<<20)
+		w = bufio.NewWriterSize(f, 64<<10) // large pieces bypass it
 		out.File = &repl.ContextFile{Path: f.Name()}
 		return nil
 	}
@@ -155,7 +156,7 @@ func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *off
 		if role == "user" {
 			out.Query = ""
 		}
-		if utf8.RuneCountInString(m.Content) <= threshold {
+		if !longerThan(m.Content, threshold) {
 			fmt.Fprintf(&view, "[%s]\n%s\n\n", role, m.Content)
 			if role == "user" {
 				out.Query = m.Content
@@ -214,11 +215,7 @@ type previewWriter struct {
 }
 
 func (p *previewWriter) Write(b []byte) (int, error) {
-	for _, c := range b {
-		if c&0xC0 != 0x80 { // not a UTF-8 continuation byte: a new character
-			p.chars++
-		}
-	}
+	p.chars += countChars(b)
 	if len(p.headBuf) < 4*previewChars {
 		p.headBuf = append(p.headBuf, b[:min(len(b), 4*previewChars-len(p.headBuf))]...)
 	}
@@ -238,11 +235,7 @@ func (p *previewWriter) Write(b []byte) (int, error) {
 // strings.Reader hands a whole message to io.MultiWriter, which would
 // otherwise copy a 40 MB message into a []byte for a writer without it.
 func (p *previewWriter) WriteString(s string) (int, error) {
-	for i := 0; i < len(s); i++ {
-		if s[i]&0xC0 != 0x80 {
-			p.chars++
-		}
-	}
+	p.chars += countChars(s)
 	if len(p.headBuf) < 4*previewChars {
 		p.headBuf = append(p.headBuf, s[:min(len(s), 4*previewChars-len(p.headBuf))]...)
 	}
@@ -272,4 +265,45 @@ func (p *previewWriter) tail() string {
 		return string(r[len(r)-previewChars:])
 	}
 	return s
+}
+
+// longerThan reports whether s has more than n characters (runes),
+// counting only when the byte length leaves it open: a message of a
+// million characters is not walked rune by rune to learn that it is long.
+func longerThan(s string, n int) bool {
+	switch {
+	case len(s) <= n:
+		return false
+	case len(s) > utf8.UTFMax*n:
+		return true
+	}
+	return utf8.RuneCountInString(s) > n
+}
+
+// countChars counts the bytes of b that are not UTF-8 continuation bytes
+// (10xxxxxx): the characters of valid UTF-8, each stray byte of invalid
+// UTF-8 one more. It reads 32 bytes at a time, as four 64-bit words (the
+// compiler merges each word's byte loads into one), since whole offloaded
+// inputs (tens of megabytes) pass through it.
+func countChars[T string | []byte](b T) int {
+	// A continuation byte has bit 7 set and bit 6 clear; x<<1 moves each
+	// byte's bit 6 to its bit 7.
+	const high = 0x8080808080808080
+	cont, i := 0, 0
+	for ; i+32 <= len(b); i += 32 {
+		w := b[i : i+32]
+		x0 := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 | uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		x1 := uint64(w[8]) | uint64(w[9])<<8 | uint64(w[10])<<16 | uint64(w[11])<<24 | uint64(w[12])<<32 | uint64(w[13])<<40 | uint64(w[14])<<48 | uint64(w[15])<<56
+		x2 := uint64(w[16]) | uint64(w[17])<<8 | uint64(w[18])<<16 | uint64(w[19])<<24 | uint64(w[20])<<32 | uint64(w[21])<<40 | uint64(w[22])<<48 | uint64(w[23])<<56
+		x3 := uint64(w[24]) | uint64(w[25])<<8 | uint64(w[26])<<16 | uint64(w[27])<<24 | uint64(w[28])<<32 | uint64(w[29])<<40 | uint64(w[30])<<48 | uint64(w[31])<<56
+		cont += bits.OnesCount64(x0&^(x0<<1)&high) + bits.OnesCount64(x1&^(x1<<1)&high) +
+			bits.OnesCount64(x2&^(x2<<1)&high) + bits.OnesCount64(x3&^(x3<<1)&high)
+	}
+	n := i - cont
+	for ; i < len(b); i++ {
+		if b[i]&0xC0 != 0x80 {
+			n++
+		}
+	}
+	return n
 }

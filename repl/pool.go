@@ -24,6 +24,14 @@ type PoolConfig struct {
 	Command func() *exec.Cmd
 	// Limits are the defaults for sessions; zero fields mean DefaultLimits.
 	Limits Limits
+	// RefillDelay is how long the pool waits, after a session took a
+	// worker, before it starts the replacement, unless another session
+	// takes one first: starting a worker costs tens of milliseconds of CPU,
+	// which would otherwise compete with the session that just began (its
+	// start and first cells) on a small machine. With a real model the
+	// replacement then starts while the session waits for the model. 0
+	// means 25ms; a negative value starts replacements at once.
+	RefillDelay time.Duration
 	// StartTimeout bounds how long a session waits for its worker to be
 	// ready (process started, context mapped). 0 means 30s.
 	StartTimeout time.Duration
@@ -57,8 +65,11 @@ type Pool struct {
 	// to it (a build cache under /root) need not be open to that user.
 	exe  *os.File
 	idle chan *proc
-	stop chan struct{}
-	done chan struct{}
+	// taken is signalled by every take that got an idle worker, so that a
+	// delayed refill starts at once when the pool is no longer full.
+	taken chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
 
 	count workerCount
 
@@ -90,11 +101,15 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = 30 * time.Second
 	}
+	if cfg.RefillDelay == 0 {
+		cfg.RefillDelay = 25 * time.Millisecond
+	}
 	p := &Pool{
 		cfg:    cfg,
 		limits: cfg.Limits.orDefault(DefaultLimits()),
 		cred:   workerCredential(cfg),
 		idle:   make(chan *proc, cfg.Size),
+		taken:  make(chan struct{}, 1),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 	}
@@ -152,7 +167,33 @@ func (p *Pool) fill() {
 			w.kill()
 			return
 		}
+		if !p.waitRefill() {
+			return
+		}
 	}
+}
+
+// waitRefill waits, after the filler queued a worker, before it starts the
+// next: at once while idle workers are missing, but RefillDelay when the
+// pool is full (the next worker is the spare the filler holds for the next
+// take), cut short when a session takes a worker meanwhile. It reports
+// false when the pool stops.
+func (p *Pool) waitRefill() bool {
+	if p.cfg.RefillDelay < 0 {
+		return true
+	}
+	t := time.NewTimer(p.cfg.RefillDelay)
+	defer t.Stop()
+	for len(p.idle) == cap(p.idle) {
+		select {
+		case <-t.C:
+			return true
+		case <-p.taken: // may be the take that let the filler queue: check again
+		case <-p.stop:
+			return false
+		}
+	}
+	return true
 }
 
 // take returns an idle worker, or starts one when none is ready.
@@ -166,6 +207,10 @@ func (p *Pool) take() (*proc, error) {
 	for {
 		select {
 		case w := <-p.idle:
+			select {
+			case p.taken <- struct{}{}:
+			default:
+			}
 			if w.alive() {
 				p.count.lease(w)
 				return w, nil

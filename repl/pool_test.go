@@ -64,3 +64,40 @@ func TestPoolWorkers(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolRefillDelay checks when the pool replaces a taken worker: not
+// while the session that took it starts (RefillDelay, here long enough
+// that no timing on a loaded machine matters), but at once when a second
+// session finds the pool no longer full; and that Close does not wait out
+// the delay.
+func TestPoolRefillDelay(t *testing.T) {
+	p, err := NewPool(PoolConfig{Size: 1, Limits: testLimits(), RefillDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	waitWorkers(t, p, 2, 0) // Size queued, and the spare the filler holds
+	a := newTestSession(t, p)
+	// The spare was queued in place of a's worker; no new spare within
+	// the hour.
+	waitWorkers(t, p, 1, 1)
+	time.Sleep(300 * time.Millisecond)
+	if idle, busy := p.Workers(); idle != 1 || busy != 1 {
+		t.Fatalf("a replacement started at once: %d idle, %d busy", idle, busy)
+	}
+	// The second session takes the queued worker: the pool is no longer
+	// full and refills at once.
+	b := newTestSession(t, p)
+	waitWorkers(t, p, 1, 2)
+	for _, s := range []*Session{a, b} {
+		if r, err := s.Run(context.Background(), `fmt.Print("ok")`); err != nil || r.Output != "ok" {
+			t.Fatalf("run: %+v %v", r, err)
+		}
+		s.Close()
+	}
+	start := time.Now()
+	p.Close()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("Close took %s", d)
+	}
+}

@@ -53,6 +53,7 @@ type proc struct {
 	fatal   string
 	waitErr error
 	once    sync.Once
+	calls   sync.WaitGroup // host calls being answered; Add under mu while life is not done
 
 	// count, when set, is the pool's tally of live workers; leased and gone
 	// are guarded by count.mu.
@@ -78,10 +79,14 @@ func (c *workerCount) lease(w *proc) {
 	}
 }
 
-// exited removes w from the tally once its process is reaped.
+// exited removes w from the tally once its process is reaped, or once a
+// session stopped it (proc.stop), whichever is first.
 func (c *workerCount) exited(w *proc) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if w.gone {
+		return
+	}
 	w.gone = true
 	c.live--
 	if w.leased {
@@ -150,7 +155,6 @@ func startProc(cmd *exec.Cmd, stderr io.Writer, count *workerCount) (*proc, erro
 // the process.
 func (p *proc) read() {
 	r := newMsgReader(p.fromW)
-	var calls sync.WaitGroup
 	for {
 		msg, err := r.recv(p.limit.Load())
 		if err != nil {
@@ -194,9 +198,18 @@ func (p *proc) read() {
 			case <-p.life.Done():
 				continue // killed: nobody reads answers
 			}
-			calls.Add(1)
+			// Under mu, so that stop, which ends life under mu and then
+			// waits for the calls, sees every call started before.
+			p.mu.Lock()
+			if p.life.Err() != nil {
+				p.mu.Unlock()
+				<-slots
+				continue
+			}
+			p.calls.Add(1)
+			p.mu.Unlock()
 			go func() {
-				defer calls.Done()
+				defer p.calls.Done()
 				defer func() { <-slots }()
 				p.answer(msg)
 			}()
@@ -205,8 +218,10 @@ func (p *proc) read() {
 	p.fromW.Close()
 	p.waitErr = p.cmd.Wait()
 	p.ctxSock.Close()
+	p.mu.Lock()
 	p.end() // the worker is gone: nobody reads answers any more
-	calls.Wait()
+	p.mu.Unlock()
+	p.calls.Wait()
 	// Before dead closes, so that the tally is current once kill returns.
 	if p.count != nil {
 		p.count.exited(p)
@@ -368,14 +383,34 @@ func (p *proc) alive() bool {
 
 // kill ends the worker and waits until it is reaped.
 func (p *proc) kill() {
+	p.signal()
+	<-p.dead
+}
+
+// stop ends the worker without waiting for the kernel to tear the process
+// down (milliseconds for a worker with a large heap, on the path of every
+// request otherwise): once it returns, no host call of the worker is
+// running or will start, and the pool no longer counts it. read reaps it.
+func (p *proc) stop() {
+	p.signal()
+	p.calls.Wait()
+	if p.count != nil {
+		p.count.exited(p)
+	}
+}
+
+// signal kills the worker once and ends its life: host calls in flight are
+// cancelled and no new one starts.
+func (p *proc) signal() {
 	p.once.Do(func() {
+		p.mu.Lock()
 		p.end()
+		p.mu.Unlock()
 		if p.cmd.Process != nil {
 			_ = p.cmd.Process.Kill()
 		}
 		p.toW.Close()
 	})
-	<-p.dead
 }
 
 // deathReason says, for the model, why the worker exited.

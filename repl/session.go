@@ -208,8 +208,9 @@ func (s *Session) replace(ctx context.Context, why string) (CellResult, error) {
 	return r, nil
 }
 
-// Close kills the session's worker. A cell running meanwhile ends at once
-// and its Run returns ErrClosed.
+// Close kills the session's worker; the process is reaped in the
+// background. A cell running meanwhile ends at once and its Run returns
+// ErrClosed.
 func (s *Session) Close() error {
 	s.wmu.Lock()
 	if s.closed {
@@ -221,7 +222,9 @@ func (s *Session) Close() error {
 	s.w = nil
 	s.wmu.Unlock()
 	if w != nil {
-		w.kill()
+		// Not kill: the request need not wait while the kernel tears the
+		// process down; its reaping goes on in the background.
+		w.stop()
 	}
 	return nil
 }

@@ -31,6 +31,9 @@ type engineConfig struct {
 	Limits          recursion.Limits
 	Temperature     string // empty: the upstream's default
 	REPLWorkers     int    // idle workers kept ready; 0: none
+	// REPLRefillDelay is how long the pool waits before replacing a taken
+	// worker (repl.PoolConfig.RefillDelay); 0: at once.
+	REPLRefillDelay time.Duration
 	// REPLUID and REPLGID are the user and group of REPL workers when the
 	// process runs as root; -1: root's (see repl.PoolConfig).
 	REPLUID, REPLGID int
@@ -90,6 +93,9 @@ func (c *engineConfig) checkREPL() error {
 		if s.bad {
 			return fmt.Errorf("%s %v: must be positive", s.name, s.v)
 		}
+	}
+	if c.REPLRefillDelay < 0 {
+		return fmt.Errorf("repl-refill-delay %s: must not be negative (0: at once)", c.REPLRefillDelay)
 	}
 	if c.REPLWorkers < 0 {
 		return fmt.Errorf("repl-workers %d: must not be negative (0: none)", c.REPLWorkers)
@@ -230,7 +236,11 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	if size <= 0 {
 		size = -1 // PoolConfig reads 0 as "default"
 	}
-	pool, err := repl.NewPool(repl.PoolConfig{Size: size, Limits: c.REPL, WorkerUID: c.REPLUID, WorkerGID: c.REPLGID})
+	refill := c.REPLRefillDelay
+	if refill == 0 {
+		refill = -1 // PoolConfig reads 0 as "default"
+	}
+	pool, err := repl.NewPool(repl.PoolConfig{Size: size, RefillDelay: refill, Limits: c.REPL, WorkerUID: c.REPLUID, WorkerGID: c.REPLGID})
 	if err != nil {
 		return nil, fmt.Errorf("start REPL pool: %w", err)
 	}

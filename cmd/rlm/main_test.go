@@ -68,6 +68,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--data-dir", dir, "--max-depth", "-1"}, 1, "max-depth -1: must not be negative (0: the root alone)"},
 		{[]string{"serve", "--data-dir", dir, "--max-queued", "0"}, 1, "max-queued 0: must be positive"},
 		{[]string{"serve", "--data-dir", dir, "--max-iterations", "-1"}, 1, "max-iterations -1: must not be negative"},
+		{[]string{"serve", "--data-dir", dir, "--repl-refill-delay", "-1s"}, 1, "repl-refill-delay -1s: must not be negative (0: at once)"},
 		{[]string{"traces", "list", "--nope"}, 2, "flag provided but not defined: -nope"},
 		{[]string{"train", "sft", "--nope"}, 2, "flag provided but not defined: -nope"},
 		{[]string{"train", "sft", "--model", dir, "--data", dir, "--out", dir, "--dtype", "f8"}, 2, "want bf16 or f32"},

@@ -59,7 +59,10 @@ max_final_bytes: 1MiB
 		{"sizes", []string{"--max-request-bytes", "10MB", "--max-upload-bytes", "2048"}, nil, func(c *config) bool {
 			return c.MaxRequestBytes == 10e6 && c.MaxUploadBytes == 2048
 		}, ""},
-		{"repl defaults", nil, nil, func(c *config) bool { return c.REPL == repl.DefaultLimits() && c.REPLWorkers == 2 }, ""},
+		{"repl defaults", nil, nil, func(c *config) bool {
+			return c.REPL == repl.DefaultLimits() && c.REPLWorkers == 2 && c.REPLRefillDelay == 25*time.Millisecond
+		}, ""},
+		{"repl refill delay", []string{"--repl-refill-delay", "0"}, nil, func(c *config) bool { return c.REPLRefillDelay == 0 }, ""},
 		{"repl limits", []string{"--config", file, "--repl-memory-bytes", "1GiB", "--max-goroutines", "50", "--repl-workers", "0"},
 			map[string]string{"RLM_KILL_GRACE": "5s", "RLM_MAX_OUTPUT": "300"}, func(c *config) bool {
 				want := repl.DefaultLimits()

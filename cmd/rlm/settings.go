@@ -298,6 +298,7 @@ var settingsTable = []setting{
 	{"model-window", allCommands, strconv.Itoa(recursion.DefaultContextWindow), "context window in tokens of root and child models not in --model-windows: before a turn that would overflow it, older cell outputs are elided; negative: no compaction", num(func(c *config) *int { return &c.ContextWindow })},
 	{"model-windows", allCommands, "", "comma-separated model=tokens context windows of upstream models", list(func(c *config) *[]string { return &c.ContextWindows })},
 	{"repl-workers", allCommands, "2", "idle REPL worker processes kept ready; 0: none", num(func(c *config) *int { return &c.REPLWorkers })},
+	{"repl-refill-delay", allCommands, "25ms", "how long the REPL pool waits before replacing a worker a request took, so that starting one (tens of ms of CPU) does not compete with that request's start; sooner when another request takes one; 0: at once", dur(func(c *config) *time.Duration { return &c.REPLRefillDelay })},
 	{"repl-uid", allCommands, strconv.Itoa(defaultREPLID), replUIDHelp, num(func(c *config) *int { return &c.REPLUID })},
 	{"repl-gid", allCommands, strconv.Itoa(defaultREPLID), replGIDHelp, num(func(c *config) *int { return &c.REPLGID })},
 	{"cell-timeout", allCommands, repl.DefaultLimits().CellTimeout.String(), "wall time per REPL cell", dur(func(c *config) *time.Duration { return &c.REPL.CellTimeout })},
