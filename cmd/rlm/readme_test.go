@@ -104,3 +104,57 @@ fmt.Println("top:", best, n)`)}
 		t.Errorf("rlm query's summary is missing:\n%s", stderr)
 	}
 }
+
+// TestREADMEOffline runs the README's offline block, command for command,
+// in an empty directory: it writes a 10 MB document and asks `rlm query`,
+// with nothing configured, a question the built-in model must answer from
+// it. Only `go run ./cmd/rlm` is swapped for the same package built
+// beforehand.
+func TestREADMEOffline(t *testing.T) {
+	sh := requireTool(t, "sh")
+	goTool := requireTool(t, "go")
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)<!-- offline: begin[^>]*-->\n```sh\n(.*?)```\n<!-- offline: end -->").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no offline block")
+	}
+	script := string(m[1])
+	if !strings.Contains(script, "go run ./cmd/rlm query") {
+		t.Fatalf("the offline block does not run rlm query:\n%s", script)
+	}
+	bin := filepath.Join(t.TempDir(), "rlm")
+	build := exec.Command(goTool, "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	script = strings.ReplaceAll(script, "go run ./cmd/rlm", bin)
+	cmd := exec.Command(sh, "-eu", "-c", script)
+	cmd.Dir = t.TempDir()
+	cmd.Env = cleanEnv()
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("offline block: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "4817201") {
+		t.Fatalf("the built-in model did not answer 4817201:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "rlm-tiny-demo") {
+		t.Errorf("the log does not name the built-in model:\n%s", stderr.String())
+	}
+}
+
+// cleanEnv is the test's environment without the settings that would give
+// rlm an upstream (RLM_*, OPENAI_*), as on a fresh machine.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RLM_") && !strings.HasPrefix(kv, "OPENAI_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}

@@ -123,6 +123,7 @@ func TestTrainRLBadConfig(t *testing.T) {
 		{"bad value", `{"group": "many"}`, "group"},
 		{"missing file", "", "-config"},
 		{"unknown export format", `{"export": "parquet"}`, "-export"},
+		{"unknown phrasing set", `{"phrasings": "held-out"}`, `phrasings "held-out"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
