@@ -8,13 +8,14 @@
 #             checkpoint (rlm eval --temperature 1, the same tasks, phrasings
 #             and seeds), the ones that scored 1 exported (root transcripts
 #             and llm_query answers) and trained on with rlm train sft;
-# then every model, the start included, is evaluated greedily on held-out
-# instances (seed 1, held-out phrasings) of the same tasks.
+# then every model, the start included, is evaluated on held-out instances
+# (seed 1, held-out phrasings) of the same tasks, sampling at EVAL_TEMP.
 #
 #   bench/rl-learning.sh START_DIR [OUT]
 #
-# Environment: TASKS (default records,label-count), STEPS (8), TPS (4),
-# G (8), SEEDS ("1000 2000"), LR (2e-4), EVAL_N (20), RS_STEPS (30),
+# Environment: TASKS (default sniah), STEPS (8), TPS (4), G (8), SEEDS
+# ("1000 2000"), LR (2e-4), EVAL_N (40), EVAL_TEMP (1: the held-out reward
+# of the sampling policy, the one RL optimizes; 0: greedy), RS_STEPS (30),
 # RS_LR (5e-4), LENGTH (8k).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,8 +23,9 @@ START=$(cd "${1:?usage: bench/rl-learning.sh START_DIR [OUT]}" && pwd)
 OUT=${2:-$(mktemp -d)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-TASKS=${TASKS:-records,label-count} STEPS=${STEPS:-8} TPS=${TPS:-4} G=${G:-8}
-SEEDS=${SEEDS:-1000 2000} LR=${LR:-2e-4} EVAL_N=${EVAL_N:-20} RS_STEPS=${RS_STEPS:-30} RS_LR=${RS_LR:-5e-4}
+TASKS=${TASKS:-sniah} STEPS=${STEPS:-8} TPS=${TPS:-4} G=${G:-8}
+SEEDS=${SEEDS:-1000 2000} LR=${LR:-2e-4} EVAL_N=${EVAL_N:-40} EVAL_TEMP=${EVAL_TEMP:-1}
+RS_STEPS=${RS_STEPS:-30} RS_LR=${RS_LR:-5e-4}
 LENGTH=${LENGTH:-8k}
 go build -o "$OUT/rlm" ./cmd/rlm
 RLM=$OUT/rlm
@@ -32,7 +34,7 @@ echo "start: $START; tasks $TASKS at $LENGTH; $STEPS steps x $TPS instances x $G
 
 evaluate() { # model name
 	"$RLM" eval --local-model "$1" --local-kv-cache 65536tokens --task "$TASKS" --phrasings out --lengths "$LENGTH" \
-		--n "$EVAL_N" --seed 1 --temperature 0 --max-iterations 5 --max-completion-tokens 384 \
+		--n "$EVAL_N" --seed 1 --temperature "$EVAL_TEMP" --max-iterations 5 --max-completion-tokens 384 \
 		--out "$OUT/eval-$2" --traces none 2>"$OUT/eval-$2.log" | grep -v '^ *task ' | sed "s/^/$2: /"
 }
 

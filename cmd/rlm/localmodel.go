@@ -83,13 +83,16 @@ func builtinNotice() string {
 // localClient is the engine's upstream served in-process: recursion's
 // ModelClient over an inference engine, with no HTTP hop. It serves every
 // model name the engine asks for (root and sub-model are the same model).
-type localClient struct{ e *inference.Engine }
+// temperature applies when a request sets none.
+type localClient struct {
+	e           *inference.Engine
+	temperature float64
+}
 
 var _ recursion.ModelClient = localClient{}
 
 // Complete renders the messages with the chat template, generates, and
-// reports usage and logprobs as an OpenAI upstream would. An unset
-// temperature is OpenAI's default, 1.
+// reports usage and logprobs as an OpenAI upstream would.
 func (c localClient) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
 	msgs := make([]tokenizer.Message, len(req.Messages))
 	for i, m := range req.Messages {
@@ -101,7 +104,7 @@ func (c localClient) Complete(ctx context.Context, req recursion.CompletionReque
 	}
 	r := inference.Request{Prompt: prompt, Stop: req.Sampling.Stop}
 	s := req.Sampling
-	r.Temperature = 1
+	r.Temperature = c.temperature
 	if s.Temperature != nil {
 		r.Temperature = *s.Temperature
 	}

@@ -109,7 +109,14 @@ func (c *config) startLocalModel() (*inference.Engine, error) {
 	if c.RootModel == "" {
 		c.RootModel = e.Name()
 	}
-	c.Local = localClient{e}
+	// An unset temperature is OpenAI's default, 1, except for the built-in
+	// model: it was trained and evaluated (eval.json) greedy, and a demo
+	// should answer the same question the same way every time.
+	temp := 1.0
+	if c.LocalModel == localBuiltin {
+		temp = 0
+	}
+	c.Local = localClient{e, temp}
 	return e, nil
 }
 
