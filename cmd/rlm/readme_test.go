@@ -23,15 +23,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	sh := requireTool(t, "sh")
 	requireTool(t, "curl")
 	goTool := requireTool(t, "go")
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)<!-- walkthrough: begin[^>]*-->\n```sh\n(.*?)```\n<!-- walkthrough: end -->").FindSubmatch(readme)
-	if m == nil {
-		t.Fatal("README.md has no walkthrough block")
-	}
-	script := string(m[1])
+	script := readmeBlock(t, "walkthrough")
 
 	dir := t.TempDir()
 	tools := t.TempDir()
@@ -113,15 +105,7 @@ fmt.Println("top:", best, n)`)}
 func TestREADMEOffline(t *testing.T) {
 	sh := requireTool(t, "sh")
 	goTool := requireTool(t, "go")
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)<!-- offline: begin[^>]*-->\n```sh\n(.*?)```\n<!-- offline: end -->").FindSubmatch(readme)
-	if m == nil {
-		t.Fatal("README.md has no offline block")
-	}
-	script := string(m[1])
+	script := readmeBlock(t, "offline")
 	if !strings.Contains(script, "go run ./cmd/rlm query") {
 		t.Fatalf("the offline block does not run rlm query:\n%s", script)
 	}
@@ -157,4 +141,20 @@ func cleanEnv() []string {
 		}
 	}
 	return env
+}
+
+// readmeBlock returns the sh block of README.md between the markers
+// <!-- NAME: begin ...--> and <!-- NAME: end -->.
+func readmeBlock(t *testing.T, name string) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("(?s)<!-- " + name + ": begin[^>]*-->\n```sh\n(.*?)```\n<!-- " + name + ": end -->")
+	m := re.FindSubmatch(readme)
+	if m == nil {
+		t.Fatalf("README.md has no %s block", name)
+	}
+	return string(m[1])
 }
