@@ -988,3 +988,42 @@ func TestOffloadQuery(t *testing.T) {
 		})
 	}
 }
+
+// TestLLMQueryDropsReasoning: llm_query hands code the answer without its
+// <think> block, as a root reply's reasoning never runs; the trace keeps
+// the response as the upstream sent it.
+func TestLLMQueryDropsReasoning(t *testing.T) {
+	tests := []struct {
+		name, answer, want string
+	}{
+		{"no reasoning", "positive\nnegative", "positive\nnegative"},
+		{"empty block, as Qwen3's template writes it", "<think>\n\n</think>\n\npositive\nnegative", "positive\nnegative"},
+		{"reasoning then answer", "<think>the first is glad</think>positive", "positive"},
+		{"opened in the prompt, closed in the answer", "weighing it</think>\nneutral", "neutral"},
+		{"cut off while reasoning", "<think>let me see", "error: llm_query answer was cut off while the model was still reasoning"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got string
+			sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+				"ask": func(env *cellEnv) repl.CellResult {
+					got = env.host.LLMQuery(env.ctx, []string{"label these"})[0]
+					return repl.CellResult{Final: final("done")}
+				},
+			}}
+			e, _ := testEngine(t, sb, rootScript([]string{code("ask")}, func(string) string { return tt.answer }), Config{})
+			rec := &recorder{}
+			if _, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Observer: rec}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("llm_query returned %q, want %q", got, tt.want)
+			}
+			for _, ev := range rec.all() {
+				if ev.Kind == EventSubCallEnd && ev.SubCall.Response != tt.answer {
+					t.Errorf("trace response %q, want the answer as sent %q", ev.SubCall.Response, tt.answer)
+				}
+			}
+		})
+	}
+}

@@ -470,7 +470,13 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 
 	start := time.Now()
 	c, err := r.call(withCall(ctx, CallInfo{NodeID: n.id, Depth: n.depth, Turn: turn, Kind: CallLLMQuery}), res, n.id, r.e.cfg.Sub, req)
-	out := c.Content
+	// The code gets the answer without reasoning blocks (a Qwen3-style
+	// model served without a reasoning parser writes them into the
+	// content); the trace keeps the response as it came.
+	out, open := stripThink(c.Content)
+	if open && out == "" {
+		out = "error: llm_query answer was cut off while the model was still reasoning (finish_reason " + c.FinishReason + "); ask for a shorter answer or raise the completion tokens"
+	}
 	sc := &SubCallEvent{ID: id, Kind: "llm", Prompt: prompt, Fallback: fallback, Response: c.Content, Usage: c.Usage, Duration: time.Since(start)}
 	if err != nil {
 		out = "error: llm_query failed: " + err.Error()
