@@ -228,9 +228,9 @@ if len(context) > 400 {
 // from the question or from the REPL's output. That is how a careful
 // programmer works, and it is what a small model can learn, since copying
 // exact strings is what small models do worst.
-var (
-	foundRE = regexp.MustCompile(`(?m)^(?:value|count|answer|total): `)
-)
+
+// foundRE matches the line a search cell prints when it found its answer.
+var foundRE = regexp.MustCompile(`(?m)^(?:value|count|answer|total): `)
 
 // finalVar ends the run on a variable the earlier cells set.
 func finalVar(st styles, expr string) string {
@@ -249,6 +249,8 @@ var keyFromQuery = []string{
 
 // sniahTurn writes turns 2 and later of a needle lookup.
 func sniahTurn(s state, st styles) string {
+	// st.final picks the key's regexp here: sniah's FINAL placement
+	// follows from the search style.
 	key := keyFromQuery[st.final%len(keyFromQuery)] + "\nfmt.Println(\"key:\", key)\n"
 	if s.turn == 2 {
 		var code string
