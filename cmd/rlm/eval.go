@@ -41,11 +41,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	baselineModel := fs.String("baseline-model", "", "`model` for the direct baseline (default: the root model)")
 	window := fs.String("context-window", "128k", "baseline model's context window in tokens; longer inputs are skipped and marked")
 	haystack := fs.String("haystack", "", "sniah: text `file` to use as haystack instead of RULER's noise sentences")
-	uuid := fs.Bool("uuid", false, "sniah: needle values are UUIDs instead of 7-digit numbers")
+	var taskOpts eval.TaskOptions
+	taskOptionFlags(fs, &taskOpts)
 	depth := fs.Float64("depth", -1, "sniah: needle depth in [0,1]; negative picks a random depth per instance")
 	traces := fs.String("traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
-	keys := fs.Int("keys", 1, "sniah: needles with distinct keys; more than 1 is the multi-key variant")
-	phrasings := fs.String("phrasings", "", "question wordings of sniah, records and label-count: \"in\" (held-in set), \"out\" (held-out set) or empty (each task's original)")
 	maxCompletion := fs.Int("max-completion-tokens", 0, "max_tokens of each model call (0: the upstream's default)")
 	traceOwner := fs.String("trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
 	if err := fs.Parse(args); err != nil {
@@ -94,20 +93,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *maxCompletion > 0 {
 		samp.MaxTokens = maxCompletion
 	}
-	var ts []eval.Task
-	for _, name := range strings.Split(*tasks, ",") {
-		name = strings.TrimSpace(name)
-		var t eval.Task
-		if file, ok := strings.CutPrefix(name, "custom:"); ok {
-			t, err = eval.LoadCustom(file)
-		} else {
-			t, err = eval.NewTask(name, eval.TaskOptions{Haystack: *haystack, UUIDValues: *uuid, Depth: *depth,
-				Keys: *keys, Phrasings: *phrasings})
-		}
-		if err != nil {
-			return fmt.Errorf("eval: --task: %w", err)
-		}
-		ts = append(ts, t)
+	taskOpts.Haystack, taskOpts.Depth = *haystack, *depth
+	ts, err := parseTasks(*tasks, taskOpts)
+	if err != nil {
+		return fmt.Errorf("eval: --task: %w", err)
 	}
 
 	tmp, err := os.MkdirTemp("", "rlm-eval-engine-*")

@@ -45,9 +45,8 @@ Flags:
 	modelDir := fs.String("model", "", "Qwen3 checkpoint `directory` to start from (config.json, *.safetensors, tokenizer.json); required")
 	out := fs.String("out", "", "output `directory`; required")
 	tasks := fs.String("task", "sniah", "comma-separated `tasks`: "+strings.Join(eval.TaskNames(), ", ")+", or custom:FILE.jsonl")
-	uuid := fs.Bool("uuid", false, "sniah: needle values are UUIDs instead of 7-digit numbers")
-	keys := fs.Int("keys", 1, "sniah: needles with distinct keys; more than 1 is the multi-key variant")
-	phrasings := fs.String("phrasings", "", "question wordings of sniah, records and label-count: \"in\" (held-in set), \"out\" (held-out set, meant for evaluation) or empty (each task's original)")
+	taskOpts := eval.TaskOptions{Depth: -1}
+	taskOptionFlags(fs, &taskOpts)
 	lengths := fs.String("lengths", "1k", "comma-separated context `lengths` in tokens, used in turn (k=1024)")
 	fs.IntVar(&def.TasksPerStep, "tasks-per-step", def.TasksPerStep, "task instances per step")
 	fs.IntVar(&def.Group, "group", def.Group, "rollouts per task instance (G)")
@@ -119,18 +118,8 @@ Flags:
 	if *maxDepth == 0 {
 		def.Limits.MaxDepth = -1 // recursion.Limits writes "root alone" as -1
 	}
-	for _, name := range strings.Split(*tasks, ",") {
-		name = strings.TrimSpace(name)
-		var t eval.Task
-		if file, ok := strings.CutPrefix(name, "custom:"); ok {
-			t, err = eval.LoadCustom(file)
-		} else {
-			t, err = eval.NewTask(name, eval.TaskOptions{Depth: -1, UUIDValues: *uuid, Keys: *keys, Phrasings: *phrasings})
-		}
-		if err != nil {
-			return badFlag("train rl: -task: %w", err)
-		}
-		def.Tasks = append(def.Tasks, t)
+	if def.Tasks, err = parseTasks(*tasks, taskOpts); err != nil {
+		return badFlag("train rl: -task: %w", err)
 	}
 	def.OutDir, def.Resume, def.TokenizerFrom = *out, *resume, *modelDir
 	if def.Export != "" && !slices.Contains(rl.ExportFormats, def.Export) {
