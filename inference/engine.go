@@ -553,7 +553,8 @@ func (e *Engine) loop() {
 	for {
 		e.mu.Lock()
 		if e.closed {
-			for _, s := range append(e.running, e.waiting...) {
+			// finishSeq edits e.running in place, so range over a copy.
+			for _, s := range slices.Concat(e.running, e.waiting) {
 				e.finishSeq(s, "", ErrClosed)
 			}
 			e.running, e.waiting = nil, nil

@@ -439,3 +439,39 @@ func TestSetWeights(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestCloseEndsEverySequence: closing an engine with several sequences
+// running, and some waiting, ends each of them with ErrClosed. (Close once
+// walked e.running while finishing sequences deleted themselves from it in
+// place, and reached the nil the delete leaves at the end.)
+func TestCloseEndsEverySequence(t *testing.T) {
+	for _, tc := range []struct{ running, waiting int }{{3, 0}, {4, 2}} {
+		t.Run(fmt.Sprintf("%d running %d waiting", tc.running, tc.waiting), func(t *testing.T) {
+			m, tok := testModel(t, 1)
+			e, err := New(m, tok, Config{Name: "tiny", MaxSeqs: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := prompt(t, e, "hi")
+			n := tc.running + tc.waiting
+			errs := make(chan error, n)
+			for range n {
+				go func() {
+					_, err := e.Generate(context.Background(), Request{Prompt: p, MaxTokens: 8000, IgnoreEOS: true}, nil)
+					errs <- err
+				}()
+			}
+			for st := e.Stats(); st.Running < tc.running || st.Waiting < tc.waiting; st = e.Stats() {
+				time.Sleep(time.Millisecond)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for range n {
+				if err := <-errs; !errors.Is(err, ErrClosed) {
+					t.Errorf("request after Close: %v, want ErrClosed", err)
+				}
+			}
+		})
+	}
+}
