@@ -762,6 +762,12 @@ func notify(s *sequence) {
 func (e *Engine) sampleToken(s *sequence, row []float32) Token {
 	t := Token{ID: sample(row, &s.req.Sampling, s.rng)}
 	if s.req.Logprobs || s.req.TopLogprobs > 0 {
+		if s.req.TemperedLogprobs && s.req.Temperature >= greedyBelow && s.req.Temperature != 1 {
+			inv := float32(1 / s.req.Temperature)
+			for i := range row {
+				row[i] *= inv
+			}
+		}
 		lse := logSumExp(row)
 		t.Logprob = float64(row[t.ID]) - lse
 		for _, c := range topK(row, s.req.TopLogprobs) {

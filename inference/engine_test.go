@@ -63,6 +63,11 @@ func generate(t testing.TB, e *Engine, req Request) Result {
 // fullLogprobs runs the training forward over prompt+completion and
 // returns log-softmax at each completion token.
 func fullLogprobs(t *testing.T, m *model.Model, prompt, completion []int32) []float64 {
+	return fullLogprobsAt(t, m, prompt, completion, 1)
+}
+
+// fullLogprobsAt is fullLogprobs of the logits divided by temp.
+func fullLogprobsAt(t *testing.T, m *model.Model, prompt, completion []int32, temp float32) []float64 {
 	seq := append(slices.Clone(prompt), completion...)
 	T := len(seq)
 	b := &model.Batch{B: 1, T: T, IDs: seq, Pos: make([]int32, T), Seg: make([]int32, T)}
@@ -77,6 +82,9 @@ func fullLogprobs(t *testing.T, m *model.Model, prompt, completion []int32) []fl
 	for i, tok := range completion {
 		if err := m.Logits(len(prompt)-1+i, row); err != nil {
 			t.Fatal(err)
+		}
+		for j := range row {
+			row[j] /= temp
 		}
 		out = append(out, float64(row[tok])-logSumExp(row))
 	}
@@ -133,6 +141,19 @@ func TestSampledLogprobsAndSeeds(t *testing.T) {
 	for i, tok := range a.Tokens {
 		if math.Abs(tok.Logprob-lp[i]) > 1e-5 {
 			t.Errorf("token %d: logprob %g, full forward %g", i, tok.Logprob, lp[i])
+		}
+	}
+
+	// Tempered: the same tokens, with logprobs of the logits divided by 0.9.
+	req.Seed, req.TemperedLogprobs = seed(7), true
+	tempered := generate(t, e, req)
+	if !slices.Equal(ids(a), ids(tempered)) {
+		t.Fatalf("tempered logprobs changed the sampled tokens")
+	}
+	lp = fullLogprobsAt(t, e.Model(), p, ids(a), 0.9)
+	for i, tok := range tempered.Tokens {
+		if math.Abs(tok.Logprob-lp[i]) > 1e-5 {
+			t.Errorf("token %d: tempered logprob %g, full forward at temperature 0.9 %g", i, tok.Logprob, lp[i])
 		}
 	}
 }

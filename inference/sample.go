@@ -26,6 +26,10 @@ type Sampling struct {
 	// before temperature, top-k and top-p, as vLLM reports them.
 	Logprobs    bool
 	TopLogprobs int
+	// TemperedLogprobs reports them of the distribution sampled from
+	// instead: log-softmax of the logits divided by Temperature (before
+	// top-k and top-p). A policy trained on its own samples needs these.
+	TemperedLogprobs bool
 }
 
 // greedyBelow is the temperature under which sampling is argmax: dividing

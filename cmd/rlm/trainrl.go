@@ -66,6 +66,7 @@ Flags:
 	fs.Float64Var(&def.Loss.ClipLow, "clip-low", def.Loss.ClipLow, "ppo: lower clip of the ratio is 1-clip-low")
 	fs.Float64Var(&def.Loss.ClipHigh, "clip-high", def.Loss.ClipHigh, "ppo: upper clip of the ratio is 1+clip-high")
 	fs.Float64Var(&def.Loss.LogRatioPenalty, "log-ratio-penalty", def.Loss.LogRatioPenalty, "weight of the (log ratio)^2 penalty on sampled tokens (0: none)")
+	fs.Float64Var(&def.Temperature, "temperature", def.Temperature, "sampling temperature of the rollouts; the loss scores them under the same tempered distribution (below 1 a weak policy finds more correct runs)")
 	fs.BoolVar(&def.ScaleByStd, "scale-by-std", def.ScaleByStd, "divide advantages by the group's standard deviation")
 	fs.IntVar(&def.MaxStaleness, "max-staleness", def.MaxStaleness, "steps the sampling policy may lag the trained one; rollouts of the next steps are generated while a step trains (0: synchronous)")
 	fs.BoolVar(&def.RootOnly, "root-only", def.RootOnly, "train only the root node's turns, not child RLMs' or llm_query calls'")

@@ -37,7 +37,8 @@ def main():
     B, T = b["B"], b["T"]
     shape = lambda k: torch.tensor(b[k], dtype=torch.long).view(B, T)
     logits = forward(cfg, params, shape("ids"), shape("pos"), shape("seg"), dtype)
-    lp_all = torch.log_softmax(logits.reshape(B * T, -1), dim=-1)
+    # Rollouts sampled at temperature t are scored under softmax(logits/t).
+    lp_all = torch.log_softmax(logits.reshape(B * T, -1) / b.get("temperature", 1.0), dim=-1)
     lp = lp_all.gather(1, shape("targets").reshape(-1, 1)).reshape(-1)
     q = torch.tensor(b["old_logprobs"], dtype=dtype)
     adv = torch.tensor(b["advantages"], dtype=dtype)

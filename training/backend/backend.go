@@ -57,8 +57,9 @@ type Backend interface {
 	// lets each new token attend to its sequence's cached rows.
 	ScatterRows(dst, src Buffer, idx Ints, C int)
 	PagedAttention(out, q, kCache, vCache Buffer, blockTable, seq, pos Ints, sh PagedShape)
-	// CrossEntropy returns Σ weights·loss and leaves the loss gradient in logits.
-	CrossEntropy(losses, logits Buffer, targets Ints, weights Buffer, V int) float64
+	// CrossEntropy of scale·logits returns Σ weights·loss and leaves the
+	// loss gradient in logits.
+	CrossEntropy(losses, logits Buffer, targets Ints, weights Buffer, V int, scale float32) float64
 
 	// Optimizer support.
 	SumSquares(x Buffer) float64

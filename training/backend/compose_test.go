@@ -56,13 +56,13 @@ func TestLMHeadBackward(t *testing.T) {
 			Embedding(h, table, ids, C)
 			logits := make([]float64, N*V)
 			MatMulRef(logits, h, head, N, V, C, false, true, 0)
-			return CrossEntropy(make([]float64, N), logits, targets, weights, V)
+			return CrossEntropy(make([]float64, N), logits, targets, weights, V, 1)
 		}
 		h := make([]float64, N*C)
 		Embedding(h, table, ids, C)
 		dlogits := make([]float64, N*V)
 		MatMulRef(dlogits, h, head, N, V, C, false, true, 0)
-		CrossEntropy(make([]float64, N), dlogits, targets, weights, V)
+		CrossEntropy(make([]float64, N), dlogits, targets, weights, V, 1)
 		dtable, dhead := make([]float64, V*C), make([]float64, V*C)
 		if tied {
 			dhead = dtable

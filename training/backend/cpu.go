@@ -104,8 +104,8 @@ func (CPU) SwiGLUBackward(dgate, dup, dout, gate, up Buffer) {
 	SwiGLUBackward(f(dgate), f(dup), f(dout), f(gate), f(up))
 }
 
-func (CPU) CrossEntropy(losses, logits Buffer, targets Ints, weights Buffer, V int) float64 {
-	return CrossEntropy(f(losses), f(logits), ints(targets), f(weights), V)
+func (CPU) CrossEntropy(losses, logits Buffer, targets Ints, weights Buffer, V int, scale float32) float64 {
+	return CrossEntropy(f(losses), f(logits), ints(targets), f(weights), V, float64(scale))
 }
 
 func (CPU) AdamW(params, grads, m, v Buffer, p AdamWParams) {

@@ -438,11 +438,14 @@ func Add[F Float](dst, src []F) {
 	})
 }
 
-// CrossEntropy computes, for each row of logits (N×V), the loss
-// −log softmax(logits)[target] into losses, and overwrites logits with the
-// gradient of Σ weights[n]·loss[n]: (softmax − onehot(target))·weights[n].
-// Rows with weight 0 get loss 0 and zero gradient. It returns Σ w·loss.
-func CrossEntropy[F Float](losses, logits []F, targets []int32, weights []F, V int) float64 {
+// CrossEntropy computes, for each row of logits (N×V) scaled by s, the loss
+// −log softmax(s·logits)[target] into losses, and overwrites logits with the
+// gradient of Σ weights[n]·loss[n] with respect to the unscaled logits:
+// s·(softmax(s·logits) − onehot(target))·weights[n]. Rows with weight 0 get
+// loss 0 and zero gradient. It returns Σ w·loss. The scale is 1 for plain
+// cross-entropy; s = 1/T gives the distribution a sampler at temperature T
+// draws from, which reinforcement learning trains on.
+func CrossEntropy[F Float](losses, logits []F, targets []int32, weights []F, V int, s float64) float64 {
 	N := len(targets)
 	parallelFor(N, 4, func(lo, hi int) {
 		for n := lo; n < hi; n++ {
@@ -455,23 +458,23 @@ func CrossEntropy[F Float](losses, logits []F, targets []int32, weights []F, V i
 			}
 			maxv := math.Inf(-1)
 			for _, x := range row {
-				maxv = max(maxv, float64(x))
+				maxv = max(maxv, s*float64(x))
 			}
 			tgt := int(targets[n])
-			xt := float64(row[tgt])
-			// One exponential per logit: keep exp(x−max) in the row, then scale.
+			xt := s * float64(row[tgt])
+			// One exponential per logit: keep exp(s·x−max) in the row, then scale.
 			var sum float64
 			for i, x := range row {
-				e := math.Exp(float64(x) - maxv)
+				e := math.Exp(s*float64(x) - maxv)
 				row[i] = F(e)
 				sum += e
 			}
 			losses[n] = F(math.Log(sum) + maxv - xt)
-			scale := float64(w) / sum
+			scale := s * float64(w) / sum
 			for i, e := range row {
 				row[i] = F(float64(e) * scale)
 			}
-			row[tgt] -= w
+			row[tgt] -= F(s * float64(w))
 		}
 	})
 	var total float64

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -235,31 +236,35 @@ func TestSwiGLUBackward(t *testing.T) {
 }
 
 func TestCrossEntropy(t *testing.T) {
-	rng := rand.New(rand.NewPCG(15, 16))
-	const N, V = 4, 7
-	logits := randVec(rng, N*V, 2)
-	targets := []int32{3, 0, 6, 2}
-	weights := []float64{0.5, 0, 0.25, 0.25} // row 1 is masked out
-	loss := func() float64 {
-		l := append([]float64(nil), logits...)
-		return CrossEntropy(make([]float64, N), l, targets, weights, V)
-	}
-	grad := append([]float64(nil), logits...)
-	losses := make([]float64, N)
-	total := CrossEntropy(losses, grad, targets, weights, V)
-	checkGrad(t, "dlogits", logits, grad, loss)
+	for _, scale := range []float64{1, 1 / 0.6} { // plain, and temperature 0.6
+		t.Run(fmt.Sprint(scale), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(15, 16))
+			const N, V = 4, 7
+			logits := randVec(rng, N*V, 2)
+			targets := []int32{3, 0, 6, 2}
+			weights := []float64{0.5, 0, 0.25, 0.25} // row 1 is masked out
+			loss := func() float64 {
+				l := append([]float64(nil), logits...)
+				return CrossEntropy(make([]float64, N), l, targets, weights, V, scale)
+			}
+			grad := append([]float64(nil), logits...)
+			losses := make([]float64, N)
+			total := CrossEntropy(losses, grad, targets, weights, V, scale)
+			checkGrad(t, "dlogits", logits, grad, loss)
 
-	// Against the textbook formula.
-	var want float64
-	for n := range N {
-		var z float64
-		for _, x := range logits[n*V : (n+1)*V] {
-			z += math.Exp(x)
-		}
-		want += weights[n] * (math.Log(z) - logits[n*V+int(targets[n])])
-	}
-	if math.Abs(total-want) > 1e-12 {
-		t.Fatalf("loss %g, want %g", total, want)
+			// Against the textbook formula.
+			var want float64
+			for n := range N {
+				var z float64
+				for _, x := range logits[n*V : (n+1)*V] {
+					z += math.Exp(scale * x)
+				}
+				want += weights[n] * (math.Log(z) - scale*logits[n*V+int(targets[n])])
+			}
+			if math.Abs(total-want) > 1e-12 {
+				t.Fatalf("loss %g, want %g", total, want)
+			}
+		})
 	}
 }
 

@@ -57,6 +57,26 @@ type Model struct {
 	checkpoint bool       // see SetCheckpointActivations
 	lora       *loraState // adapters (lora.go); with them the base weights are frozen
 	stepActs   *stepActs  // inference (step.go)
+	lossTemp   float64    // see SetLossTemperature; 0 means 1
+}
+
+// SetLossTemperature makes Loss and TargetLogprobs work on the distribution
+// softmax(logits/t) instead of softmax(logits): the one a sampler at
+// temperature t draws from, which a policy trained on its own samples
+// (reinforcement learning) must score them with. It is 1 until set.
+func (m *Model) SetLossTemperature(t float64) error {
+	if !(t > 0) || math.IsInf(t, 0) {
+		return fmt.Errorf("loss temperature %g: must be positive", t)
+	}
+	m.lossTemp = t
+	return nil
+}
+
+func (m *Model) logitScale() float32 {
+	if m.lossTemp == 0 {
+		return 1
+	}
+	return float32(1 / m.lossTemp)
 }
 
 // New allocates a model with zero parameters; call InitRandom or Load.
@@ -501,7 +521,7 @@ func (m *Model) Loss() (float64, error) {
 		lnf := be.Slice(a.lnf, r0*C, rows*C)
 		be.MatMul(logits, lnf, m.w.lmHead, rows, V, C, false, true, 0)
 		total += be.CrossEntropy(be.Slice(a.losses, r0, rows), logits,
-			be.SliceInts(a.targets, r0, rows), be.Slice(a.weights, r0, rows), V)
+			be.SliceInts(a.targets, r0, rows), be.Slice(a.weights, r0, rows), V, m.logitScale())
 		// logits now holds dlogits.
 		be.MatMul(be.Slice(a.dln, r0*C, rows*C), logits, m.w.lmHead, rows, C, V, false, false, 0)
 		if m.g.lmHead != nil { // nil when the base weights are frozen
@@ -512,7 +532,8 @@ func (m *Model) Loss() (float64, error) {
 }
 
 // TargetLogprobs returns log p(target) at each position of the last
-// Forward's batch (0 where the batch's weight is 0). Objectives whose
+// Forward's batch (0 where the batch's weight is 0), at the loss
+// temperature. Objectives whose
 // per-token weights depend on the current probabilities (reinforcement
 // learning's importance ratios) read them here, set the weights with
 // SetWeights, then call Loss and Backward as usual.
@@ -529,7 +550,7 @@ func (m *Model) TargetLogprobs() ([]float32, error) {
 		logits := be.Slice(a.head, 0, rows*V)
 		be.MatMul(logits, be.Slice(a.lnf, r0*C, rows*C), m.w.lmHead, rows, V, C, false, true, 0)
 		be.CrossEntropy(be.Slice(a.losses, r0, rows), logits,
-			be.SliceInts(a.targets, r0, rows), be.Slice(a.weights, r0, rows), V)
+			be.SliceInts(a.targets, r0, rows), be.Slice(a.weights, r0, rows), V, m.logitScale())
 	}
 	be.Download(out, a.losses)
 	for i := range out {

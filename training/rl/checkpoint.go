@@ -32,6 +32,7 @@ type settings struct {
 	WarmupSteps  int        `json:"warmup_steps"`
 	MaxStaleness int        `json:"max_staleness"`
 	Loss         LossConfig `json:"loss"`
+	Temperature  float64    `json:"temperature"`
 	ScaleByStd   bool       `json:"scale_by_std"`
 	RootOnly     bool       `json:"root_only"`
 	MaxTokens    int        `json:"max_tokens"`
@@ -48,7 +49,7 @@ func (t *Trainer) settings() settings {
 	c := t.cfg
 	s := settings{Steps: c.Steps, Seed: c.Seed, Lengths: c.Lengths, TasksPerStep: c.TasksPerStep, Group: c.Group,
 		LR: c.LR, MinLRRatio: c.MinLRRatio, WarmupSteps: c.WarmupSteps, MaxStaleness: c.MaxStaleness, Loss: c.Loss,
-		ScaleByStd: c.ScaleByStd, RootOnly: c.RootOnly, MaxTokens: c.MaxTokens, SeqLen: c.SeqLen}
+		Temperature: c.Temperature, ScaleByStd: c.ScaleByStd, RootOnly: c.RootOnly, MaxTokens: c.MaxTokens, SeqLen: c.SeqLen}
 	for _, task := range c.Tasks {
 		s.Tasks = append(s.Tasks, task.Name())
 	}
@@ -93,6 +94,9 @@ func (t *Trainer) SaveCheckpoint() error {
 }
 
 func (t *Trainer) compatible(where string, s state) error {
+	if s.Settings.Temperature == 0 {
+		s.Settings.Temperature = 1 // saved before the setting existed
+	}
 	if want := t.settings(); !reflect.DeepEqual(s.Settings, want) {
 		a, _ := json.Marshal(s.Settings)
 		b, _ := json.Marshal(want)

@@ -3,6 +3,7 @@ package rl
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -186,13 +187,21 @@ func TestLossMatchesPyTorch(t *testing.T) {
 		}
 		t.Skipf("no PyTorch: %v", err)
 	}
-	for _, c := range []LossConfig{
-		{Mode: ModeDPPO, TVLow: 0.05, TVHigh: 0.05, ClipLow: 0.2, ClipHigh: 0.28, LogRatioPenalty: 0.3},
-		{Mode: ModePPO, TVLow: 0.2, TVHigh: 0.2, ClipLow: 0.2, ClipHigh: 0.28},
+	for _, tc := range []struct {
+		c    LossConfig
+		temp float64 // of the rollouts, and so of the loss
+	}{
+		{LossConfig{Mode: ModeDPPO, TVLow: 0.05, TVHigh: 0.05, ClipLow: 0.2, ClipHigh: 0.28, LogRatioPenalty: 0.3}, 1},
+		{LossConfig{Mode: ModePPO, TVLow: 0.2, TVHigh: 0.2, ClipLow: 0.2, ClipHigh: 0.28}, 1},
+		{LossConfig{Mode: ModeDPPO, TVLow: 0.05, TVHigh: 0.05, ClipLow: 0.2, ClipHigh: 0.28, LogRatioPenalty: 0.3}, 0.6},
 	} {
-		t.Run(c.Mode, func(t *testing.T) {
+		c := tc.c
+		t.Run(fmt.Sprintf("%s temperature %g", c.Mode, tc.temp), func(t *testing.T) {
 			ctx := context.Background()
 			m := tinyRandomModel(t, 19, 5, 0.5)
+			if err := m.SetLossTemperature(tc.temp); err != nil {
+				t.Fatal(err)
+			}
 			dir := t.TempDir()
 			if err := m.Save(dir, model.SaveOptions{DType: safetensors.F32}); err != nil {
 				t.Fatal(err)
@@ -216,7 +225,7 @@ func TestLossMatchesPyTorch(t *testing.T) {
 			bj, _ := json.Marshal(map[string]any{"B": 1, "T": r.batch.T, "ids": r.batch.IDs, "pos": r.batch.Pos, "seg": r.batch.Seg,
 				"targets": r.batch.Targets, "loss": lossMask, "old_logprobs": r.oldLP, "advantages": r.adv, "norm": st.Tokens,
 				"mode": c.Mode, "tv_low": c.TVLow, "tv_high": c.TVHigh, "clip_low": c.ClipLow, "clip_high": c.ClipHigh,
-				"log_ratio_penalty": c.LogRatioPenalty})
+				"log_ratio_penalty": c.LogRatioPenalty, "temperature": tc.temp})
 			bp := filepath.Join(dir, "batch.json")
 			os.WriteFile(bp, bj, 0o644)
 			out, err := exec.Command("/usr/bin/python3", "../../tests/python/rl_loss_ref.py", dir, bp).Output()

@@ -39,13 +39,14 @@ type recorder struct {
 type recorderKey struct{}
 
 // policyClient is the engine's upstream during training: the policy served
-// in-process by the inference engine, sampling at temperature 1 with no
-// truncation of the distribution, so that the sampler's logprobs are the
-// policy's. It records every call's prompt and sampled tokens in the
-// rollout's recorder.
+// in-process by the inference engine, sampling at the run's temperature
+// with no truncation of the distribution, so that the sampler's (tempered)
+// logprobs are the policy's. It records every call's prompt and sampled
+// tokens in the rollout's recorder.
 type policyClient struct {
-	e         *inference.Engine
-	maxTokens int
+	e           *inference.Engine
+	maxTokens   int
+	temperature float64
 }
 
 func (c policyClient) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
@@ -75,7 +76,7 @@ func (c policyClient) Complete(ctx context.Context, req recursion.CompletionRequ
 	}
 	seed := callSeed(rec.seed, info, prompt)
 	res, err := c.e.Generate(ctx, inference.Request{Prompt: prompt, MaxTokens: maxTok, Stop: req.Sampling.Stop,
-		Sampling: inference.Sampling{Temperature: 1, Seed: &seed, Logprobs: true}}, nil)
+		Sampling: inference.Sampling{Temperature: c.temperature, Seed: &seed, Logprobs: true, TemperedLogprobs: true}}, nil)
 	if err != nil {
 		return recursion.Completion{}, fmt.Errorf("rl: policy: %w", err)
 	}

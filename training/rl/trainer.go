@@ -43,6 +43,12 @@ type Config struct {
 	Eps, ClipNorm             float64
 
 	Loss LossConfig
+	// Temperature is the rollouts' sampling temperature. The sampler's
+	// logprobs and the loss are both of the tempered distribution
+	// softmax(logits/Temperature), the one the rollouts come from, so the
+	// importance ratios stay those of the sampled policy. Below 1 a weak
+	// policy finds more correct runs, so more groups carry a signal.
+	Temperature float64
 	// ScaleByStd divides advantages by their group's standard deviation
 	// (GRPO's original normalization; Dr. GRPO leaves it out).
 	ScaleByStd bool
@@ -97,7 +103,7 @@ func DefaultConfig() Config {
 	return Config{
 		Lengths: []int{1024}, TasksPerStep: 4, Group: 8, Steps: 100, Seed: 1,
 		LR: 1e-6, MinLRRatio: 1, WarmupSteps: 0, WeightDecay: 0, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, ClipNorm: 1,
-		Loss: DefaultLossConfig(), MaxStaleness: 1, PassScore: 1,
+		Loss: DefaultLossConfig(), Temperature: 1, MaxStaleness: 1, PassScore: 1,
 		MaxTokens: 1024, SeqLen: 8192, Limits: recursion.Limits{MaxIterations: 8, MaxDepth: 1},
 		CheckpointEvery: 10, KeepCheckpoints: 2, SaveDType: safetensors.BF16, LogEvery: 1,
 	}
@@ -115,6 +121,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("rl: steps %d must be positive", c.Steps)
 	case c.LR <= 0:
 		return fmt.Errorf("rl: learning rate %g must be positive", c.LR)
+	case !(c.Temperature >= 0.05 && c.Temperature <= 10):
+		return fmt.Errorf("rl: temperature %g: want 0.05 to 10 (greedy rollouts all sample the same run)", c.Temperature)
 	case c.MaxStaleness < 0:
 		return fmt.Errorf("rl: max staleness %d must not be negative", c.MaxStaleness)
 	case c.MaxTokens <= 0 || c.SeqLen <= c.MaxTokens:
@@ -199,6 +207,9 @@ func New(m *model.Model, tok *tokenizer.Tokenizer, cfg Config) (*Trainer, error)
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if err := m.SetLossTemperature(cfg.Temperature); err != nil {
+		return nil, fmt.Errorf("rl: %w", err)
+	}
 	be := m.Backend()
 	policy, err := model.New(backend.ForInference(be), m.Cfg)
 	if err != nil {
@@ -217,7 +228,7 @@ func New(m *model.Model, tok *tokenizer.Tokenizer, cfg Config) (*Trainer, error)
 	t := &Trainer{cfg: cfg, m: m, tok: tok, infer: infer,
 		opt:   loop.NewAdamW(m, cfg.Beta1, cfg.Beta2, cfg.Eps, cfg.WeightDecay, cfg.ClipNorm),
 		sched: loop.Schedule{LR: cfg.LR, MinLRRatio: cfg.MinLRRatio, Warmup: cfg.WarmupSteps}}
-	t.engine, err = recursion.New(recursion.Config{Root: policyClient{e: infer, maxTokens: cfg.MaxTokens}, RootModel: "policy",
+	t.engine, err = recursion.New(recursion.Config{Root: policyClient{e: infer, maxTokens: cfg.MaxTokens, temperature: cfg.Temperature}, RootModel: "policy",
 		Sandbox: cfg.Sandbox, REPLLimits: cfg.REPLLimits, Defaults: cfg.Limits, CompletionReserve: cfg.MaxTokens})
 	if err != nil {
 		infer.Close()

@@ -508,7 +508,7 @@ func (be *Backend) Add(dst, src backend.Buffer) {
 
 // CrossEntropy runs one block per row, then sums w·loss on the device and
 // downloads the total (which waits for the queue).
-func (be *Backend) CrossEntropy(losses, logits backend.Buffer, targets backend.Ints, weights backend.Buffer, V int) float64 {
+func (be *Backend) CrossEntropy(losses, logits backend.Buffer, targets backend.Ints, weights backend.Buffer, V int, scale float32) float64 {
 	defer be.enter()()
 	defer be.wrote(fb(losses), fb(logits))
 	N := ib(targets).n
@@ -516,7 +516,7 @@ func (be *Backend) CrossEntropy(losses, logits backend.Buffer, targets backend.I
 		return 0
 	}
 	be.launch(be.k.crossEntropy, dim3{uint32(N), 1, 1}, dim3{1024, 1, 1}, 0, ptrArg(fb(losses).ptr()),
-		ptrArg(fb(logits).ptr()), ptrArg(ib(targets).ptr()), ptrArg(fb(weights).ptr()), i32Arg(V))
+		ptrArg(fb(logits).ptr()), ptrArg(ib(targets).ptr()), ptrArg(fb(weights).ptr()), i32Arg(V), f32Arg(scale))
 	out := be.scratchBuf("ce.total", 8)
 	be.launch(be.k.weightedSum, dim3{1, 1, 1}, dim3{1024, 1, 1}, 0, ptrArg(out), ptrArg(fb(losses).ptr()),
 		ptrArg(fb(weights).ptr()), i64Arg(N))

@@ -202,17 +202,19 @@ func TestSwiGLUAndAdd(t *testing.T) {
 func TestCrossEntropy(t *testing.T) {
 	g := gpu(t, cuda.FP32)
 	for _, V := range []int{19, 151936} {
-		t.Run(fmt.Sprint(V), func(t *testing.T) {
-			both(t, g, 1e-5, func(be backend.Backend) map[string][]float32 {
-				rng := rand.New(rand.NewPCG(uint64(V), 9))
-				targets := []int32{0, int32(V - 1), 5, 3}
-				weights := []float32{0.25, 0.5, 0, 0.125}
-				logits := up(be, randFloats(rng, len(targets)*V, 4))
-				losses := be.Alloc(len(targets))
-				total := be.CrossEntropy(losses, logits, upInts(be, targets), up(be, weights), V)
-				return map[string][]float32{"losses": down(be, losses), "dlogits": down(be, logits), "total": {float32(total)}}
+		for _, scale := range []float32{1, 1 / 0.6} {
+			t.Run(fmt.Sprint(V, scale), func(t *testing.T) {
+				both(t, g, 1e-5, func(be backend.Backend) map[string][]float32 {
+					rng := rand.New(rand.NewPCG(uint64(V), 9))
+					targets := []int32{0, int32(V - 1), 5, 3}
+					weights := []float32{0.25, 0.5, 0, 0.125}
+					logits := up(be, randFloats(rng, len(targets)*V, 4))
+					losses := be.Alloc(len(targets))
+					total := be.CrossEntropy(losses, logits, upInts(be, targets), up(be, weights), V, scale)
+					return map[string][]float32{"losses": down(be, losses), "dlogits": down(be, logits), "total": {float32(total)}}
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -183,12 +183,13 @@ DEV double block_sum_d(double v, double* sh) {
 }
 
 // ---------------------------------------------------------------- cross-entropy
-// One block per row. losses[n] = −log softmax(row)[target]; the row becomes
-// the gradient (softmax − onehot)·w; rows with weight 0 get loss 0 and a
-// zero gradient.
+// One block per row, over the logits scaled by s (1/temperature).
+// losses[n] = −log softmax(s·row)[target]; the row becomes the gradient with
+// respect to the unscaled logits, s·(softmax − onehot)·w; rows with weight 0
+// get loss 0 and a zero gradient.
 
 extern "C" __global__ void cross_entropy(float* losses, float* logits, const int* targets,
-                                         const float* weights, int V) {
+                                         const float* weights, int V, float s) {
   __shared__ float shf[32];
   __shared__ double shd[32];
   i64 n = blockIdx.x;
@@ -200,18 +201,18 @@ extern "C" __global__ void cross_entropy(float* losses, float* logits, const int
     return;
   }
   int tgt = targets[n];
-  float xt = row[tgt];
+  float xt = s * row[tgt];
   float mx = -finf();
-  for (int i = threadIdx.x; i < V; i += blockDim.x) mx = __builtin_fmaxf(mx, row[i]);
+  for (int i = threadIdx.x; i < V; i += blockDim.x) mx = __builtin_fmaxf(mx, s * row[i]);
   mx = block_max(mx, shf);
   double sum = 0;
-  for (int i = threadIdx.x; i < V; i += blockDim.x) sum += fexp(row[i] - mx);
+  for (int i = threadIdx.x; i < V; i += blockDim.x) sum += fexp(s * row[i] - mx);
   sum = block_sum_d(sum, shd);
   if (threadIdx.x == 0) losses[n] = flog((float)sum) + mx - xt;
-  float scale = (float)(w / sum);
-  for (int i = threadIdx.x; i < V; i += blockDim.x) row[i] = fexp(row[i] - mx) * scale;
+  float scale = (float)(s * w / sum);
+  for (int i = threadIdx.x; i < V; i += blockDim.x) row[i] = fexp(s * row[i] - mx) * scale;
   syncthreads();
-  if (threadIdx.x == 0) row[tgt] -= w;
+  if (threadIdx.x == 0) row[tgt] -= s * w;
 }
 
 // out[0] = Σ weights·losses in float64, one block in a fixed order.
