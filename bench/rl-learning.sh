@@ -5,7 +5,7 @@
 #   - RL:     rlm train rl for STEPS steps on held-in tasks (TASKS, held-in
 #             phrasings, seeds 1000+), TPS instances x G rollouts a step;
 #   - RS-SFT: the same number of rollouts sampled from the starting
-#             checkpoint (rlm eval --temperature 1, the same tasks, phrasings
+#             checkpoint (rlm eval --temperature TEMP, the same tasks, phrasings
 #             and seeds), the ones that scored 1 exported (root transcripts
 #             and llm_query answers) and trained on with rlm train sft;
 # then every model, the start included, is evaluated on held-out instances
@@ -14,9 +14,9 @@
 #   bench/rl-learning.sh START_DIR [OUT]
 #
 # Environment: TASKS (default sniah), STEPS (8), TPS (4), G (8), SEEDS
-# ("1000 2000"), LR (2e-4), EVAL_N (40), EVAL_TEMP (1: the held-out reward
-# of the sampling policy, the one RL optimizes; 0: greedy), RS_STEPS (30),
-# RS_LR (5e-4), LENGTH (8k).
+# ("1000 2000"), LR (2e-4), TEMP (1: the rollouts' sampling temperature, for
+# RL and RS-SFT alike), EVAL_N (40), EVAL_TEMP (1: the held-out reward of the
+# sampling policy; 0: greedy), RS_STEPS (30), RS_LR (5e-4), LENGTH (8k).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 START=$(cd "${1:?usage: bench/rl-learning.sh START_DIR [OUT]}" && pwd)
@@ -24,13 +24,13 @@ OUT=${2:-$(mktemp -d)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 TASKS=${TASKS:-sniah} STEPS=${STEPS:-8} TPS=${TPS:-4} G=${G:-8}
-SEEDS=${SEEDS:-1000 2000} LR=${LR:-2e-4} EVAL_N=${EVAL_N:-40} EVAL_TEMP=${EVAL_TEMP:-1}
+SEEDS=${SEEDS:-1000 2000} LR=${LR:-2e-4} TEMP=${TEMP:-1} EVAL_N=${EVAL_N:-40} EVAL_TEMP=${EVAL_TEMP:-1}
 RS_STEPS=${RS_STEPS:-30} RS_LR=${RS_LR:-5e-4}
 LENGTH=${LENGTH:-8k}
 go build -o "$OUT/rlm" ./cmd/rlm
 RLM=$OUT/rlm
 echo "machine: $(nproc) threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%F)"
-echo "start: $START; tasks $TASKS at $LENGTH; $STEPS steps x $TPS instances x $G rollouts per seed"
+echo "start: $START; tasks $TASKS at $LENGTH; $STEPS steps x $TPS instances x $G rollouts per seed at temperature $TEMP, lr $LR"
 
 evaluate() { # model name
 	"$RLM" eval --local-model "$1" --local-kv-cache 65536tokens --task "$TASKS" --phrasings out --lengths "$LENGTH" \
@@ -45,16 +45,16 @@ ntasks=$(echo "$TASKS" | tr ',' '\n' | wc -l)
 per_task=$(( (STEPS * TPS + ntasks - 1) / ntasks ))
 for seed in $SEEDS; do
 	"$RLM" train rl -model "$START" -out "$OUT/rl-$seed" -task "$TASKS" -phrasings in -lengths "$LENGTH" \
-		-group "$G" -tasks-per-step "$TPS" -steps "$STEPS" -lr "$LR" -max-iterations 5 -max-tokens 384 \
+		-group "$G" -tasks-per-step "$TPS" -steps "$STEPS" -lr "$LR" -temperature "$TEMP" -max-iterations 5 -max-tokens 384 \
 		-seq-len 4096 -seed "$seed" -checkpoint-every 0 -dtype f32 -log-every 1 -device cpu \
-		2>&1 | grep -E '^\[|done' | sed "s/^\[[= ]*\] /rl-$seed: /"
+		2>&1 | grep --line-buffered -E '^\[|done' | sed "s/^\[[= ]*\] /rl-$seed: /"
 	evaluate "$OUT/rl-$seed" "rl-$seed"
 
 	# RS-SFT: G samples of each of per_task instances per task, from the start.
 	rm -rf "$OUT/rs-$seed"
 	for g in $(seq 1 "$G"); do
 		"$RLM" eval --local-model "$START" --local-kv-cache 65536tokens --task "$TASKS" --phrasings in \
-			--lengths "$LENGTH" --n "$per_task" --seed "$seed" --temperature 1 --max-iterations 5 \
+			--lengths "$LENGTH" --n "$per_task" --seed "$seed" --temperature "$TEMP" --max-iterations 5 \
 			--max-completion-tokens 384 --out "$OUT/rs-$seed/eval-$g" --traces "$OUT/rs-$seed/traces" \
 			>/dev/null 2>>"$OUT/rs-$seed.log"
 	done

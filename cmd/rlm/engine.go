@@ -30,6 +30,7 @@ type engineConfig struct {
 	ProbeTimeout    time.Duration // of GET /models at start (and for readiness)
 	Limits          recursion.Limits
 	Temperature     string // empty: the upstream's default
+	SamplingSeed    string // empty: none sent
 	REPLWorkers     int    // idle workers kept ready; 0: none
 	// REPLRefillDelay is how long the pool waits before replacing a taken
 	// worker (repl.PoolConfig.RefillDelay); 0: at once.
@@ -191,6 +192,13 @@ func (c *engineConfig) sampling() (recursion.Sampling, error) {
 			return s, badFlag("--temperature %q: not a number", c.Temperature)
 		}
 		s.Temperature = &t
+	}
+	if c.SamplingSeed != "" {
+		seed, err := strconv.Atoi(c.SamplingSeed)
+		if err != nil {
+			return s, badFlag("--sampling-seed %q: not an integer", c.SamplingSeed)
+		}
+		s.Seed = &seed
 	}
 	return s, nil
 }

@@ -245,6 +245,7 @@ func TestEvalBadInput(t *testing.T) {
 		{[]string{"--context-window", "0"}, "--context-window"},
 		{[]string{"--baseline", "rag"}, "baseline"},
 		{[]string{"--temperature", "hot"}, "temperature"},
+		{[]string{"--sampling-seed", "1.5"}, "sampling-seed"},
 		{[]string{"--trace-owner", "a b"}, "trace-owner"},
 	} {
 		var stderr bytes.Buffer

@@ -250,6 +250,7 @@ var settingsTable = []setting{
 	{"root-model", allCommands, "", "upstream model of root turns; serve: of requests naming an alias without a mapping", str(func(c *config) *string { return &c.RootModel })},
 	{"sub-model", allCommands, "", "upstream model for llm_query and child RLMs; empty: the root model", str(func(c *config) *string { return &c.SubModel })},
 	{"temperature", forQuery | forEval, "", "sampling temperature of root turns and sub-calls; unset: the upstream's default (0 is sent as 0)", str(func(c *config) *string { return &c.Temperature })},
+	{"sampling-seed", forQuery | forEval, "", "seed sent with every model call (OpenAI's seed), so that sampled runs repeat where the upstream honours it (the local models do); unset: none", str(func(c *config) *string { return &c.SamplingSeed })},
 	{"models", forServe, "rlm", "comma-separated model aliases clients may name, each alias or alias=upstream-model; an alias without = runs the root model", list(func(c *config) *[]string { return &c.Models })},
 	{"upstream-timeout", allCommands, "120s", "timeout of one upstream call attempt", dur(func(c *config) *time.Duration { return &c.UpstreamTimeout })},
 	{"upstream-idle-timeout", allCommands, recursion.DefaultIdleTimeout.String(), "longest silence while an upstream response body is read, once its headers arrived; the attempt then fails and is retried", dur(func(c *config) *time.Duration { return &c.UpstreamIdle })},
