@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -381,6 +382,21 @@ func generateFile(ctx context.Context, t Task, path string, spec Spec) (Instance
 	return inst, err
 }
 
+// instanceSampling gives each instance its own sampling seed, derived from
+// the configured one and what the instance is: one seed shared by every
+// instance would hand them all the same random stream, so that runs of
+// similar prompts sample alike and a score measures one draw, not n.
+func instanceSampling(s recursion.Sampling, inst Instance) recursion.Sampling {
+	if s.Seed == nil {
+		return s
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d\x00%s\x00%d\x00%d\x00%d", *s.Seed, inst.Task, inst.Tokens, inst.Seed, inst.Index)
+	seed := int(h.Sum64() >> 33) // non-negative, and within an int32 for upstreams that want one
+	s.Seed = &seed
+	return s
+}
+
 // RLMRequest is the RLM request of an instance whose context was written
 // to path: the question, with the context attached as the document
 // context.txt. Training (training/rl) asks exactly what evaluation asks.
@@ -394,7 +410,7 @@ func RLMRequest(inst Instance, path string) recursion.Request {
 
 func runRLM(ctx context.Context, cfg Config, path string, inst Instance, r *Result) {
 	req := RLMRequest(inst, path)
-	req.Model, req.Sampling, req.Limits = cfg.Model, cfg.Sampling, cfg.Limits
+	req.Model, req.Sampling, req.Limits = cfg.Model, instanceSampling(cfg.Sampling, inst), cfg.Limits
 	var finish func(recursion.Result, error) error
 	if cfg.Tracer != nil {
 		id, obs, fin, err := cfg.Tracer.StartTrace(ctx, *r, req)
@@ -442,7 +458,7 @@ func runDirect(ctx context.Context, cfg Config, path string, inst Instance, r *R
 		finish func(recursion.Result, error) error
 	)
 	if cfg.Tracer != nil {
-		req := recursion.Request{Messages: msgs, Model: cfg.BaselineModel, Sampling: cfg.Sampling}
+		req := recursion.Request{Messages: msgs, Model: cfg.BaselineModel, Sampling: instanceSampling(cfg.Sampling, inst)}
 		id, o, fin, err := cfg.Tracer.StartTrace(ctx, *r, req)
 		if err != nil {
 			r.Error = fmt.Sprintf("start trace: %v", err)
@@ -459,7 +475,7 @@ func runDirect(ctx context.Context, cfg Config, path string, inst Instance, r *R
 	start := time.Now()
 	emit(recursion.Event{Kind: recursion.EventNodeStart})
 	emit(recursion.Event{Kind: recursion.EventTurnStart, Turn: 1})
-	c, err := cfg.Baseline.Complete(ctx, recursion.CompletionRequest{Model: cfg.BaselineModel, Messages: msgs, Sampling: cfg.Sampling})
+	c, err := cfg.Baseline.Complete(ctx, recursion.CompletionRequest{Model: cfg.BaselineModel, Messages: msgs, Sampling: instanceSampling(cfg.Sampling, inst)})
 	call := &recursion.ModelCallEvent{Model: cfg.BaselineModel, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
 		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -636,5 +637,37 @@ func TestLengthBucket(t *testing.T) {
 		if got := LengthBucket(tc.n); got != tc.want {
 			t.Errorf("LengthBucket(%d) = %d, want %d", tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestInstanceSamplingSeeds: with a sampling seed set, every instance gets
+// its own, the same on every run; without one, none is invented.
+func TestInstanceSamplingSeeds(t *testing.T) {
+	if s := instanceSampling(recursion.Sampling{}, Instance{Task: "sniah", Index: 3}); s.Seed != nil {
+		t.Fatalf("no configured seed, got %d", *s.Seed)
+	}
+	base := 1
+	cfg := recursion.Sampling{Seed: &base}
+	seen := map[int]Instance{}
+	for _, task := range []string{"sniah", "records"} {
+		for _, tokens := range []int{8192, 131072} {
+			for idx := range 20 {
+				inst := Instance{Task: task, Tokens: tokens, Seed: 1, Index: idx}
+				s := instanceSampling(cfg, inst)
+				if again := instanceSampling(cfg, inst); *again.Seed != *s.Seed {
+					t.Fatalf("%+v: seed %d, then %d", inst, *s.Seed, *again.Seed)
+				}
+				if *s.Seed < 0 || *s.Seed > math.MaxInt32 {
+					t.Errorf("%+v: seed %d outside int32", inst, *s.Seed)
+				}
+				if other, dup := seen[*s.Seed]; dup {
+					t.Errorf("%+v and %+v share seed %d", inst, other, *s.Seed)
+				}
+				seen[*s.Seed] = inst
+			}
+		}
+	}
+	if *cfg.Seed != 1 {
+		t.Errorf("the configured seed changed to %d", *cfg.Seed)
 	}
 }
