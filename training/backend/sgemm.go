@@ -80,7 +80,10 @@ func sgemmPacked(transA, transB bool, m, n, k int, a []float32, lda int, b []flo
 }
 
 func sgemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if beta != 1 {
+	// With beta 0 the first panel's products are stored rather than added,
+	// so C is not cleared first (one pass over C fewer).
+	overwrite := beta == 0 && k > 0
+	if beta != 1 && !overwrite {
 		for i := range m {
 			row := c[i*ldc : i*ldc+n]
 			if beta == 0 {
@@ -104,6 +107,7 @@ func sgemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []flo
 	var tile [mr * nr]float32
 	for pc := 0; pc < k; pc += kc {
 		kb := min(kc, k-pc)
+		add := pc > 0 || !overwrite
 		packB(bufB, transB, b, ldb, pc, kb, n)
 		for ic := 0; ic < m; ic += mc {
 			mb := min(mc, m-ic)
@@ -115,15 +119,18 @@ func sgemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []flo
 					i := ic + is*mr
 					ap := bufA[is*kb*mr:]
 					if i+mr <= m && j+nr <= n {
-						microKernel(kb, ap, bp, c[i*ldc+j:], ldc)
+						microKernel(kb, ap, bp, c[i*ldc+j:], ldc, add)
 						continue
 					}
-					clear(tile[:])
-					microKernel(kb, ap, bp, tile[:], nr)
+					microKernel(kb, ap, bp, tile[:], nr, false)
 					for ii := 0; ii < mr && i+ii < m; ii++ {
-						crow := c[(i+ii)*ldc:]
-						for jj := 0; jj < nr && j+jj < n; jj++ {
-							crow[j+jj] += tile[ii*nr+jj]
+						crow := c[(i+ii)*ldc+j : (i+ii)*ldc+min(j+nr, n)]
+						if !add {
+							copy(crow, tile[ii*nr:])
+							continue
+						}
+						for jj := range crow {
+							crow[jj] += tile[ii*nr+jj]
 						}
 					}
 				}
@@ -156,50 +163,109 @@ func packB(dst []float32, transB bool, b []float32, ldb, pc, kb, n int) {
 		if w < nr {
 			clear(strip)
 		}
-		if !transB {
+		switch {
+		case !transB && w == nr:
+			for p := range kb {
+				*(*[nr]float32)(strip[p*nr:]) = *(*[nr]float32)(b[(pc+p)*ldb+j0:])
+			}
+		case !transB:
 			for p := range kb {
 				copy(strip[p*nr:p*nr+w], b[(pc+p)*ldb+j0:])
 			}
-			continue
-		}
-		for jj := range w {
-			col := b[(j0+jj)*ldb+pc:]
-			for p := range kb {
-				strip[p*nr+jj] = col[p]
+		default:
+			// Column j of op(b) is row j of b. Eight of them at a time, so
+			// that the reads stream along eight rows and each write fills
+			// eight consecutive floats of the strip.
+			jj := 0
+			for ; jj+8 <= w; jj += 8 {
+				packCols8(strip[jj:], b[(j0+jj)*ldb+pc:], ldb, kb)
+			}
+			for ; jj < w; jj++ {
+				col := b[(j0+jj)*ldb+pc:][:kb]
+				for p, v := range col {
+					strip[p*nr+jj] = v
+				}
 			}
 		}
 	}
 }
 
+// packCols8 writes b[r·ldb+p] to dst[p·nr+r] for r < 8, p < kb: eight rows
+// of b become eight consecutive columns of a packed B strip.
+func packCols8(dst, b []float32, ldb, kb int) {
+	r0 := b[:kb]
+	r1 := b[ldb:][:len(r0)]
+	r2 := b[2*ldb:][:len(r0)]
+	r3 := b[3*ldb:][:len(r0)]
+	r4 := b[4*ldb:][:len(r0)]
+	r5 := b[5*ldb:][:len(r0)]
+	r6 := b[6*ldb:][:len(r0)]
+	r7 := b[7*ldb:][:len(r0)]
+	for p := range r0 {
+		d := (*[8]float32)(dst[p*nr:])
+		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
+		d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]
+	}
+}
+
+// packA's unrolled loop is written for mr = 6.
+const _, _ uint = mr - 6, 6 - mr
+
 // packA lays rows ic..ic+mb, columns pc..pc+kb of op(a) into strips of mr
 // rows, each kb×mr contiguous (column p of the strip is mr values); rows
 // past the block are zero.
 func packA(dst []float32, transA bool, a []float32, lda, ic, mb, pc, kb int) {
+	if transA {
+		// Row p of a holds column p of op(a): read it once, contiguously,
+		// and deal it out to the strips, rather than visiting each cache
+		// line once per strip.
+		full := mb / mr
+		for p := range kb {
+			row := a[(pc+p)*lda+ic:][:mb]
+			for s := range full {
+				*(*[mr]float32)(dst[s*kb*mr+p*mr:]) = *(*[mr]float32)(row[s*mr:])
+			}
+			if h := mb - full*mr; h > 0 {
+				d := dst[full*kb*mr+p*mr:][:mr]
+				copy(d, row[full*mr:])
+				clear(d[h:])
+			}
+		}
+		return
+	}
 	for s := 0; s*mr < mb; s++ {
 		strip := dst[s*kb*mr : (s+1)*kb*mr]
 		i0 := ic + s*mr
 		h := min(mr, mb-s*mr)
 		if h < mr {
 			clear(strip)
-		}
-		if transA {
-			for p := range kb {
-				copy(strip[p*mr:p*mr+h], a[(pc+p)*lda+i0:])
+			for ii := range h {
+				row := a[(i0+ii)*lda+pc:][:kb]
+				for p, v := range row {
+					strip[p*mr+ii] = v
+				}
 			}
 			continue
 		}
-		for ii := range h {
-			row := a[(i0+ii)*lda+pc:]
-			for p := range kb {
-				strip[p*mr+ii] = row[p]
-			}
+		// All mr = 6 rows at once (checked at compile time below): the
+		// reads stream along the rows, each write fills a column of the strip.
+		r0 := a[i0*lda+pc:][:kb]
+		r1 := a[(i0+1)*lda+pc:][:len(r0)]
+		r2 := a[(i0+2)*lda+pc:][:len(r0)]
+		r3 := a[(i0+3)*lda+pc:][:len(r0)]
+		r4 := a[(i0+4)*lda+pc:][:len(r0)]
+		r5 := a[(i0+5)*lda+pc:][:len(r0)]
+		for p := range r0 {
+			d := (*[mr]float32)(strip[p*mr:])
+			d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 		}
 	}
 }
 
 // microKernelGo is the portable micro-kernel: c[mr×nr] (row stride ldc) +=
-// the product of a packed A strip and a packed B strip of depth k.
-func microKernelGo(k int, a, b, c []float32, ldc int) {
+// (or, without add, =) the product of a packed A strip and a packed B strip
+// of depth k.
+func microKernelGo(k int, a, b, c []float32, ldc int, add bool) {
 	var acc [mr * nr]float32
 	for p := range k {
 		ap := a[p*mr : p*mr+mr]
@@ -213,6 +279,10 @@ func microKernelGo(k int, a, b, c []float32, ldc int) {
 	}
 	for i := range mr {
 		crow := c[i*ldc : i*ldc+nr]
+		if !add {
+			copy(crow, acc[i*nr:])
+			continue
+		}
 		for j := range crow {
 			crow[j] += acc[i*nr+j]
 		}

@@ -10,10 +10,10 @@ var (
 )
 
 //go:noescape
-func kernel6x16(k int, a, b, c *float32, ldc int)
+func kernel6x16(k int, a, b, c *float32, ldc int, add bool)
 
 //go:noescape
-func kernel6x32(k int, a, b, c *float32, ldc int)
+func kernel6x32(k int, a, b, c *float32, ldc int, add bool)
 
 //go:noescape
 func dot4x32(n32 int, a, b *float32, ldb int, s *[4]float32)
@@ -21,8 +21,15 @@ func dot4x32(n32 int, a, b *float32, ldb int, s *[4]float32)
 //go:noescape
 func dot4x16(n16 int, a, b *float32, ldb int, s *[4]float32)
 
-func microKernel(k int, a, b, c []float32, ldc int) {
+// microKernel adds the product of a packed A strip and a packed B strip of
+// depth k to c[mr×nr] (row stride ldc), or with add false stores it there.
+func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	if k == 0 {
+		if !add {
+			for i := range mr {
+				clear(c[i*ldc : i*ldc+nr])
+			}
+		}
 		return
 	}
 	if hasFMA {
@@ -30,14 +37,14 @@ func microKernel(k int, a, b, c []float32, ldc int) {
 		_ = b[k*nr-1]
 		_ = c[(mr-1)*ldc+nr-1]
 		if hasAVX512 {
-			kernel6x32(k, &a[0], &b[0], &c[0], ldc)
+			kernel6x32(k, &a[0], &b[0], &c[0], ldc, add)
 			return
 		}
-		kernel6x16(k, &a[0], &b[0], &c[0], ldc)
-		kernel6x16(k, &a[0], &b[16], &c[16], ldc)
+		kernel6x16(k, &a[0], &b[0], &c[0], ldc, add)
+		kernel6x16(k, &a[0], &b[16], &c[16], ldc, add)
 		return
 	}
-	microKernelGo(k, a, b, c, ldc)
+	microKernelGo(k, a, b, c, ldc, add)
 }
 
 // dot4 adds to s[r] the dot product of a[:k] with row r of b (rows ldb

@@ -1,10 +1,10 @@
 #include "textflag.h"
 
-// func kernel6x16(k int, a, b, c *float32, ldc int)
-// c[6×16] (row stride ldc floats) += packed A (k×6) · 16 columns of packed
+// func kernel6x16(k int, a, b, c *float32, ldc int, add bool)
+// c[6×16] (row stride ldc floats) += (or, without add, =) packed A (k×6) · 16 columns of packed
 // B (k×32, so rows of B are 128 bytes apart); AVX2 runs it twice per tile.
 // Accumulators: Y4..Y15, two per row; Y0, Y1 hold a row of B; Y2, Y3 broadcasts of A.
-TEXT ·kernel6x16(SB), NOSPLIT, $0-40
+TEXT ·kernel6x16(SB), NOSPLIT, $0-41
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -51,6 +51,9 @@ loop:
 	DECQ CX
 	JNZ loop
 store:
+	MOVBLZX add+40(FP), R9
+	TESTQ R9, R9
+	JZ storeset
 	VADDPS (DX), Y4, Y4
 	VMOVUPS Y4, (DX)
 	VADDPS 32(DX), Y5, Y5
@@ -82,12 +85,32 @@ store:
 	VMOVUPS Y15, 32(DX)
 	VZEROUPPER
 	RET
+storeset:
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y12, (DX)
+	VMOVUPS Y13, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y14, (DX)
+	VMOVUPS Y15, 32(DX)
+	VZEROUPPER
+	RET
 
-// func kernel6x32(k int, a, b, c *float32, ldc int)
-// c[6×32] (row stride ldc floats) += packed A (k×6) · packed B (k×32), with
+// func kernel6x32(k int, a, b, c *float32, ldc int, add bool)
+// c[6×32] (row stride ldc floats) += (or, without add, =) packed A (k×6) · packed B (k×32), with
 // AVX-512: accumulators Z4..Z15, two per row; Z0, Z1 a row of B; Z2, Z3
 // broadcasts of A.
-TEXT ·kernel6x32(SB), NOSPLIT, $0-40
+TEXT ·kernel6x32(SB), NOSPLIT, $0-41
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -134,6 +157,9 @@ loop32:
 	DECQ CX
 	JNZ loop32
 store32:
+	MOVBLZX add+40(FP), R9
+	TESTQ R9, R9
+	JZ store32set
 	VADDPS (DX), Z4, Z4
 	VMOVUPS Z4, (DX)
 	VADDPS 64(DX), Z5, Z5
@@ -162,6 +188,26 @@ store32:
 	VADDPS (DX), Z14, Z14
 	VMOVUPS Z14, (DX)
 	VADDPS 64(DX), Z15, Z15
+	VMOVUPS Z15, 64(DX)
+	VZEROUPPER
+	RET
+store32set:
+	VMOVUPS Z4, (DX)
+	VMOVUPS Z5, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z6, (DX)
+	VMOVUPS Z7, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z8, (DX)
+	VMOVUPS Z9, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z10, (DX)
+	VMOVUPS Z11, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z12, (DX)
+	VMOVUPS Z13, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z14, (DX)
 	VMOVUPS Z15, 64(DX)
 	VZEROUPPER
 	RET

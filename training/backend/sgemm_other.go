@@ -2,9 +2,9 @@
 
 package backend
 
-const hasFMA = false
+const hasFMA, hasAVX512 = false, false
 
-func microKernel(k int, a, b, c []float32, ldc int) { microKernelGo(k, a, b, c, ldc) }
+func microKernel(k int, a, b, c []float32, ldc int, add bool) { microKernelGo(k, a, b, c, ldc, add) }
 
 func dot4(k int, a, b []float32, ldb int, s *[4]float32) { dot4Go(k, a, b, ldb, s) }
 

@@ -71,17 +71,19 @@ func testMicroKernel(t *testing.T) {
 		for i := range b {
 			b[i] = float32(rng.NormFloat64())
 		}
-		const ldc = nr + 5
-		c1, c2 := make([]float32, mr*ldc), make([]float32, mr*ldc)
-		for i := range c1 {
-			c1[i] = float32(i)
-			c2[i] = float32(i)
-		}
-		microKernel(k, a, b, c1, ldc)
-		microKernelGo(k, a, b, c2, ldc)
-		for i := range c1 {
-			if math.Abs(float64(c1[i]-c2[i])) > 1e-4*(1+math.Abs(float64(c2[i]))) {
-				t.Fatalf("k=%d: c[%d] = %g (asm), %g (Go)", k, i, c1[i], c2[i])
+		for _, add := range []bool{true, false} {
+			const ldc = nr + 5 // the 5 columns past the tile must stay as they are
+			c1, c2 := make([]float32, mr*ldc), make([]float32, mr*ldc)
+			for i := range c1 {
+				c1[i] = float32(i)
+				c2[i] = float32(i)
+			}
+			microKernel(k, a, b, c1, ldc, add)
+			microKernelGo(k, a, b, c2, ldc, add)
+			for i := range c1 {
+				if math.Abs(float64(c1[i]-c2[i])) > 1e-4*(1+math.Abs(float64(c2[i]))) {
+					t.Fatalf("k=%d add=%v: c[%d] = %g (asm), %g (Go)", k, add, i, c1[i], c2[i])
+				}
 			}
 		}
 	}
