@@ -533,10 +533,9 @@ func (m *Model) Loss() (float64, error) {
 
 // TargetLogprobs returns log p(target) at each position of the last
 // Forward's batch (0 where the batch's weight is 0), at the loss
-// temperature. Objectives whose
-// per-token weights depend on the current probabilities (reinforcement
-// learning's importance ratios) read them here, set the weights with
-// SetWeights, then call Loss and Backward as usual.
+// temperature. Objectives whose per-token weights depend on the current
+// probabilities (reinforcement learning's importance ratios) read them here,
+// set the weights with SetWeights, then call Loss and Backward as usual.
 func (m *Model) TargetLogprobs() ([]float32, error) {
 	a := m.acts
 	if a == nil || !a.fwdRan || !a.hasTargets || a.lossDone {
