@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/rlm-project/rlm/recursion"
@@ -117,8 +118,7 @@ func Samples(t *Trajectory, format string) ([]any, error) {
 	}
 	var out []any
 	if root == nil {
-		switch format {
-		case FormatSFT, FormatSFTTranscript, FormatSFTSubCalls, FormatChat, FormatTRLMessages, FormatTRLPromptCompletion, FormatVerifiers:
+		if slices.Contains(Formats, format) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("%w %q (want one of %v)", ErrFormat, format, Formats)
