@@ -38,7 +38,7 @@ for variant in $VARIANTS; do
 	rm -rf "$OUT/$name"
 	"$RLM" eval --local-model "$MODEL" --local-kv-cache 65536tokens --task "$@" --phrasings out \
 		--lengths "$LENGTHS" --n "$N" --seed "$SEED" --temperature 0 --max-iterations 6 \
-		--max-completion-tokens 384 --out "$OUT/$name" --traces none >"$OUT/$name.txt" 2>"$OUT/$name.log" ||
+		--max-completion-tokens 768 --out "$OUT/$name" --traces none >"$OUT/$name.txt" 2>"$OUT/$name.log" ||
 		{ tail -20 "$OUT/$name.log" >&2; exit 1; }
 	echo "== $variant"
 	cat "$OUT/$name.txt"

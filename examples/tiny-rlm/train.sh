@@ -16,10 +16,11 @@
 #   N, SEEDS, LENGTHS           data (defaults 60, 4, 8k,128k: 2,880 runs)
 #   VOCAB                       vocabulary size (default 2048)
 #   LAYERS HIDDEN INTER HEADS   model size (defaults 4, 128, 384, 4: 1.05M parameters)
-#   STEPS LR BATCH SEQ_LEN      SFT (defaults 750, 2e-3, 4, 2048)
+#   STEPS LR BATCH SEQ_LEN      SFT (defaults 900, 2e-3, 4, 2048)
 #   RL_STEPS RL_LR RL_TEMP      RL (defaults 0: skipped, see below; 2e-4; 1)
 #   DEVICE                      -device of the trainers (default auto: a GPU if any)
 #   EVAL_N EVAL_LENGTHS         held-out evaluation (defaults 10, 8k,128k,1m,10m)
+#   EVAL_LC_LENGTHS             label-count evaluation lengths (default 8k,32k)
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,10 +29,10 @@ mkdir -p "$OUT/bin"
 OUT=$(cd "$OUT" && pwd)
 VOCAB=${VOCAB:-2048}
 LAYERS=${LAYERS:-4} HIDDEN=${HIDDEN:-128} INTER=${INTER:-384} HEADS=${HEADS:-4}
-STEPS=${STEPS:-750} LR=${LR:-2e-3} BATCH=${BATCH:-4} SEQ_LEN=${SEQ_LEN:-2048}
+STEPS=${STEPS:-900} LR=${LR:-2e-3} BATCH=${BATCH:-4} SEQ_LEN=${SEQ_LEN:-2048}
 RL_STEPS=${RL_STEPS:-0} RL_LR=${RL_LR:-2e-4} RL_TEMP=${RL_TEMP:-1}
 DEVICE=${DEVICE:-auto}
-EVAL_N=${EVAL_N:-10} EVAL_LENGTHS=${EVAL_LENGTHS:-8k,128k,1m,10m}
+EVAL_N=${EVAL_N:-10} EVAL_LENGTHS=${EVAL_LENGTHS:-8k,128k,1m,10m} EVAL_LC_LENGTHS=${EVAL_LC_LENGTHS:-8k,32k}
 
 if [ -z "${RLM:-}" ]; then
 	echo "== building rlm"
@@ -44,10 +45,14 @@ export RLM
 # Held-in phrasings and seeds from 1000 up; evaluation uses seed 1 and the
 # held-out phrasings.
 N=${N:-60} SEEDS=${SEEDS:-4} LENGTHS=${LENGTHS:-8k,128k} SEED=1000 sh "$ROOT/examples/tiny-rlm/data.sh" "$OUT"
-# SFT data: every run's whole root transcript, and one in 21 of the expert's
-# llm_query answers (label-count's chunks; there are ~15 per run), so that
-# the model learns to be its own sub-model without drowning the root turns.
-awk 'NR % 21 == 0' "$OUT/sub-calls.jsonl" >"$OUT/sub-calls-kept.jsonl"
+# SFT data: every run's whole root transcript, and one in 5 of the expert's
+# llm_query answers (label-count's chunks, 20 to 150 per run), so that the
+# model learns to be its own sub-model without drowning the root turns. A
+# sub-call answer repeats each comment before its label: a model this small
+# cannot look up "the label of line 7" in a list (trained on numbered or bare
+# lines it labelled at chance), but it learns to copy a line and label what
+# it just wrote.
+awk 'NR % 5 == 0' "$OUT/sub-calls.jsonl" >"$OUT/sub-calls-kept.jsonl"
 cat "$OUT/transcripts.jsonl" "$OUT/sub-calls-kept.jsonl" >"$OUT/sft-data.jsonl"
 
 # --- 3. A BPE vocabulary learned on the SFT data ---------------------------
@@ -94,5 +99,8 @@ N=$EVAL_N LENGTHS=8k sh "$ROOT/examples/tiny-rlm/eval.sh" "$OUT/base" "$OUT/eval
 for m in sft rl; do
 	[ -d "$OUT/$m" ] || continue
 	N=$EVAL_N LENGTHS=$EVAL_LENGTHS sh "$ROOT/examples/tiny-rlm/eval.sh" "$OUT/$m" "$OUT/eval-$m" | tee "$OUT/eval-$m.txt"
+	# label-count has one comment per ~25 tokens and every one must be
+	# labelled right, so it is evaluated where its chunks stay small.
+	N=$EVAL_N LENGTHS=$EVAL_LC_LENGTHS VARIANTS=label-count sh "$ROOT/examples/tiny-rlm/eval.sh" "$OUT/$m" "$OUT/eval-$m" | tee -a "$OUT/eval-$m.txt"
 done
 echo "== done: the model to ship is $MODEL (sh examples/tiny-rlm/ship.sh $MODEL)"

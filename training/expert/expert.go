@@ -422,12 +422,15 @@ if line == "" {
 	return finalVar(st, `"Answer: " + answer`)
 }
 
-// labelPrompts are the instructions sent with each chunk to llm_query; the
-// sub-model answers one label per comment line.
+// labelPrompts are the instructions sent with each chunk to llm_query. The
+// cells send only the comments, numbered from 1 in each chunk, and the
+// sub-model answers "number. label" per comment: the numbers let a reader
+// keep its place, which a small model needs to label a list in order (with
+// bare lines the tiny model answered every chunk with one label repeated).
 var labelPrompts = []string{
-	"Label the sentiment of each comment below as positive, negative or neutral. Write one label per line, in order, nothing else.",
-	"For every line below, give the sentiment of its comment (positive, negative or neutral): one label per line, same order.",
-	"Classify each comment's sentiment as positive, negative or neutral. Answer with one label per line, in the order of the lines.",
+	"Label the sentiment of each comment below as positive, negative or neutral. Write one line per comment: the comment, then \" | \" and its label.",
+	"For every comment below, give its sentiment (positive, negative or neutral): repeat each comment on its own line followed by \" | \" and the label.",
+	"Classify each comment's sentiment as positive, negative or neutral. Answer with one line per comment, in order: the comment as written, \" | \", its label.",
 }
 
 // maxChunks keeps label-count under the default budget of 200 model calls.
@@ -459,7 +462,13 @@ for i := 0; i < len(lines); i += size {
 	if j > len(lines) {
 		j = len(lines)
 	}
-	prompts = append(prompts, %q+"\n\n"+strings.Join(lines[i:j], "\n"))
+	var b strings.Builder
+	b.WriteString(%q + "\n\n")
+	for _, l := range lines[i:j] {
+		_, comment, _ := strings.Cut(l, "Instance: ")
+		b.WriteString(comment + "\n")
+	}
+	prompts = append(prompts, b.String())
 }
 answers := llm_query_batched(prompts)
 total, failed := 0, 0
@@ -469,7 +478,7 @@ for _, a := range answers {
 		continue
 	}
 	for _, l := range strings.Split(a, "\n") {
-		if strings.ToLower(strings.TrimSpace(l)) == label {
+		if strings.HasSuffix(strings.ToLower(strings.TrimSpace(l)), "| "+label) {
 			total++
 		}
 	}
@@ -487,27 +496,29 @@ fmt.Println("total:", total)`, st.chunk, maxChunks, maxChunks-1, maxChunks, labe
 	return say(st.talk, "missing") + fence(`FINAL("Answer: 0")`)
 }
 
-// commentRE finds the comment of an OOLONG-style line.
+// commentRE finds the comment of an OOLONG-style record line.
 var commentRE = regexp.MustCompile(`\|\| Instance: (.*)$`)
 
-// sub answers an llm_query prompt: one sentiment label per comment line.
+// sub answers an llm_query prompt: one line per comment, the comment then
+// " | " and its sentiment label. Whole record lines are reduced to their
+// comment.
 func (p Policy) sub(prompt string) string {
-	var labels []string
+	var lines []string
 	for _, l := range strings.Split(prompt, "\n") {
-		m := commentRE.FindStringSubmatch(l)
-		if m == nil {
+		if m := commentRE.FindStringSubmatch(l); m != nil {
+			l = m[1]
+		}
+		l = strings.TrimSpace(l)
+		label, ok := eval.OolongLabel(l)
+		if !ok {
 			continue
 		}
-		label, ok := eval.OolongLabel(m[1])
-		if !ok {
-			label = "neutral"
-		}
-		labels = append(labels, label)
+		lines = append(lines, l+" | "+label)
 	}
-	if len(labels) == 0 {
-		return "I can only label the sentiment of comment lines."
+	if len(lines) == 0 {
+		return "I can only label the sentiment of customer comments."
 	}
-	return strings.Join(labels, "\n")
+	return strings.Join(lines, "\n")
 }
 
 // estimateTokens is the usage the server reports: four characters a token.

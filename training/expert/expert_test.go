@@ -198,8 +198,13 @@ func TestUnknownQuestionAndSubCall(t *testing.T) {
 	sub := p.Reply([]Message{{Role: "user", Content: labelPrompts[0] + "\n\n" +
 		"Date: Jan 02, 2022 || User: 12345 || Instance: I cannot recommend the tent to anyone.\n" +
 		"Date: Jan 03, 2022 || User: 12345 || Instance: Nothing about the kettle was a disappointment."}})
-	if sub != "negative\npositive" {
-		t.Errorf("sub-call labels %q", sub)
+	if want := "I cannot recommend the tent to anyone. | negative\nNothing about the kettle was a disappointment. | positive"; sub != want {
+		t.Errorf("sub-call on record lines: %q, want %q", sub, want)
+	}
+	sub = p.Reply([]Message{{Role: "user", Content: labelPrompts[1] + "\n\n" +
+		"The kettle comes in three colours and two sizes.\nI cannot recommend the tent to anyone.\n"}})
+	if want := "The kettle comes in three colours and two sizes. | neutral\nI cannot recommend the tent to anyone. | negative"; sub != want {
+		t.Errorf("sub-call on comments: %q, want %q", sub, want)
 	}
 }
 
