@@ -18,6 +18,7 @@
 #   LAYERS HIDDEN INTER HEADS   model size (defaults 4, 128, 384, 4: 1.05M parameters)
 #   STEPS LR BATCH SEQ_LEN      SFT (defaults 900, 2e-3, 4, 2048)
 #   RL_STEPS RL_LR RL_TEMP      RL (defaults 0: skipped, see below; 2e-4; 1)
+#   MODEL_SEED                  seed of the random weights and the SFT data order (default 1)
 #   DEVICE                      -device of the trainers (default auto: a GPU if any)
 #   EVAL_N EVAL_LENGTHS         held-out evaluation (defaults 10, 8k,128k,1m,10m)
 #   EVAL_LC_LENGTHS             label-count evaluation lengths (default 8k,32k)
@@ -31,7 +32,7 @@ VOCAB=${VOCAB:-2048}
 LAYERS=${LAYERS:-4} HIDDEN=${HIDDEN:-128} INTER=${INTER:-384} HEADS=${HEADS:-4}
 STEPS=${STEPS:-900} LR=${LR:-2e-3} BATCH=${BATCH:-4} SEQ_LEN=${SEQ_LEN:-2048}
 RL_STEPS=${RL_STEPS:-0} RL_LR=${RL_LR:-2e-4} RL_TEMP=${RL_TEMP:-1}
-DEVICE=${DEVICE:-auto}
+MODEL_SEED=${MODEL_SEED:-1} DEVICE=${DEVICE:-auto}
 EVAL_N=${EVAL_N:-10} EVAL_LENGTHS=${EVAL_LENGTHS:-8k,128k,1m,10m} EVAL_LC_LENGTHS=${EVAL_LC_LENGTHS:-8k,32k}
 
 if [ -z "${RLM:-}" ]; then
@@ -71,11 +72,11 @@ cat >"$OUT/config.json" <<JSON
 JSON
 echo "== 4a. rlm train init ($LAYERS layers, hidden $HIDDEN)"
 rm -rf "$OUT/base"
-"$RLM" train init -config "$OUT/config.json" -tokenizer "$OUT/tokenizer" -out "$OUT/base" -seed 1
+"$RLM" train init -config "$OUT/config.json" -tokenizer "$OUT/tokenizer" -out "$OUT/base" -seed "$MODEL_SEED"
 echo "== 4b. rlm train sft ($STEPS steps; resumes if interrupted)"
 "$RLM" train sft -model "$OUT/base" -data "$OUT/sft-data.jsonl" -out "$OUT/sft" -device "$DEVICE" \
 	-seq-len "$SEQ_LEN" -batch-size "$BATCH" -grad-accum 1 -steps "$STEPS" -lr "$LR" -warmup 30 \
-	-weight-decay 0.01 -log-every 10 -val-every 150 -checkpoint-every 150 -dtype f32 -min-reward 1
+	-weight-decay 0.01 -log-every 10 -val-every 150 -checkpoint-every 150 -dtype f32 -min-reward 1 -seed "$MODEL_SEED"
 MODEL=$OUT/sft
 if [ "$RL_STEPS" -gt 0 ]; then
 	# Held-in S-NIAH (held-in phrasings, seeds from 1000), 4 instances of 8
