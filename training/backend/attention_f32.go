@@ -48,40 +48,79 @@ func softmaxTile(p []float32, tl attnTile, sg []int32, scale float32, lse []floa
 	for r := range tl.t1 - tl.t0 {
 		t := tl.t0 + r
 		row := p[r*w : (r+1)*w]
-		if recompute {
-			l := float64(lse[t])
-			for j := range row {
-				if s := tl.k0 + j; attends(sg, s, t) {
-					row[j] = float32(math.Exp(float64(row[j]*scale) - l))
-				} else {
-					row[j] = 0
+		// The keys a query attends to are one run (its segment up to
+		// itself) when segments are contiguous, as packing makes them:
+		// then the exponentials go to the vector kernel in one call.
+		a, b, n := -1, 0, 0
+		for j := range row {
+			if attends(sg, tl.k0+j, t) {
+				if a < 0 {
+					a = j
 				}
+				b, n = j+1, n+1
 			}
+		}
+		if n != b-a { // (n > 0: every query attends to itself)
+			softmaxRowMasked(row, tl, sg, t, scale, lse, recompute)
+			continue
+		}
+		clear(row[:a])
+		clear(row[b:])
+		run := row[a:b]
+		if recompute {
+			expScaled(run, scale, lse[t])
 			continue
 		}
 		maxv := float32(math.Inf(-1))
-		for j := range row {
-			if attends(sg, tl.k0+j, t) {
-				row[j] *= scale
-				maxv = max(maxv, row[j])
-			}
+		for j := range run {
+			run[j] *= scale
+			maxv = max(maxv, run[j])
 		}
-		var sum float64
-		for j := range row {
-			if !attends(sg, tl.k0+j, t) {
-				row[j] = 0
-				continue
-			}
-			e := math.Exp(float64(row[j] - maxv))
-			row[j] = float32(e)
-			sum += e
-		}
+		sum := expScaled(run, 1, maxv)
 		inv := float32(1 / sum)
-		for j := range row {
-			row[j] *= inv
+		for j := range run {
+			run[j] *= inv
 		}
 		lse[t] = maxv + float32(math.Log(sum))
 	}
+}
+
+// softmaxRowMasked is one row of softmaxTile when the keys it attends to
+// are not one run (segments that are not contiguous), one key at a time.
+func softmaxRowMasked(row []float32, tl attnTile, sg []int32, t int, scale float32, lse []float32, recompute bool) {
+	if recompute {
+		l := float64(lse[t])
+		for j := range row {
+			if s := tl.k0 + j; attends(sg, s, t) {
+				row[j] = float32(math.Exp(float64(row[j]*scale) - l))
+			} else {
+				row[j] = 0
+			}
+		}
+		return
+	}
+	maxv := float32(math.Inf(-1))
+	for j := range row {
+		if attends(sg, tl.k0+j, t) {
+			row[j] *= scale
+			maxv = max(maxv, row[j])
+		}
+	}
+	var sum float64
+	for j := range row {
+		if !attends(sg, tl.k0+j, t) {
+			row[j] = 0
+			continue
+		}
+		e := math.Exp(float64(row[j] - maxv))
+		row[j] = float32(e)
+		sum += e
+	}
+	inv := float32(1 / sum)
+	for j := range row {
+		row[j] *= inv
+	}
+	lse[t] = maxv + float32(math.Log(sum))
 }
 
 // attentionF32 is Attention (contract in ops.go) with the products of each

@@ -86,13 +86,7 @@ func softmaxPrefix(row []float32, n int, scale float32) {
 		row[j] *= scale
 		maxv = max(maxv, row[j])
 	}
-	var sum float64
-	for j := range n {
-		e := math.Exp(float64(row[j] - maxv))
-		row[j] = float32(e)
-		sum += e
-	}
-	inv := float32(1 / sum)
+	inv := float32(1 / expScaled(row[:n], 1, maxv))
 	for j := range n {
 		row[j] *= inv
 	}

@@ -102,11 +102,16 @@ func TestAttentionF32MatchesReference(t *testing.T) {
 		{AttnShape{B: 2, T: 37, H: 4, KV: 2, D: 16}, 7},
 		{AttnShape{B: 1, T: 300, H: 6, KV: 2, D: 8}, 90},   // three tiles, segments across tile edges
 		{AttnShape{B: 1, T: 260, H: 2, KV: 1, D: 4}, 1000}, // one segment: causal only
+		{AttnShape{B: 1, T: 150, H: 2, KV: 2, D: 4}, -9},   // segments 0,1,0,1,...: keys not one run
 	} {
 		sh := tc.sh
 		N := sh.B * sh.T
 		seg := make([]int32, N)
 		for i := range seg {
+			if tc.segLen < 0 { // alternating segment ids, 9 positions each
+				seg[i] = int32(i / -tc.segLen % 2)
+				continue
+			}
 			seg[i] = int32(i / tc.segLen)
 		}
 		rnd := func(n int) []float32 {
