@@ -160,12 +160,20 @@ func RMSNormBackward[F Float](din, dw, dout, in, w, rstd []F, rows, C int) {
 	})
 }
 
-// ropeAngles fills cos and sin (D/2 each) for one position using the
-// Hugging Face inverse frequencies theta^(-2i/D).
-func ropeAngles[F Float](cos, sin []F, pos int32, D int, theta float64) {
-	for i := 0; i < D/2; i++ {
-		invFreq := 1 / math.Pow(theta, float64(2*i)/float64(D))
-		a := float64(pos) * invFreq
+// ropeInvFreq returns the Hugging Face inverse frequencies theta^(-2i/D),
+// i < D/2.
+func ropeInvFreq(D int, theta float64) []float64 {
+	inv := make([]float64, D/2)
+	for i := range inv {
+		inv[i] = 1 / math.Pow(theta, float64(2*i)/float64(D))
+	}
+	return inv
+}
+
+// ropeAngles fills cos and sin (D/2 each) for one position.
+func ropeAngles[F Float](cos, sin []F, pos int32, invFreq []float64) {
+	for i, f := range invFreq {
+		a := float64(pos) * f
 		cos[i] = F(math.Cos(a))
 		sin[i] = F(math.Sin(a))
 	}
@@ -177,11 +185,12 @@ func ropeAngles[F Float](cos, sin []F, pos int32, D int, theta float64) {
 // backward pass (the rotation is orthogonal).
 func RoPE[F Float](x []F, pos []int32, H, D int, theta float64, inverse bool) {
 	half := D / 2
+	invFreq := ropeInvFreq(D, theta)
 	parallelFor(len(pos), 8, func(lo, hi int) {
 		cos := make([]F, half)
 		sin := make([]F, half)
 		for n := lo; n < hi; n++ {
-			ropeAngles(cos, sin, pos[n], D, theta)
+			ropeAngles(cos, sin, pos[n], invFreq)
 			for h := 0; h < H; h++ {
 				v := x[(n*H+h)*D : (n*H+h+1)*D]
 				for i := 0; i < half; i++ {

@@ -13,7 +13,8 @@ import (
 // blocks, the parallel split in both directions, transposes and beta.
 func TestSgemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	for _, sh := range [][3]int{{1, 1, 1}, {5, 15, 3}, {6, 16, 256}, {7, 17, 257}, {100, 33, 600}, {13, 200, 40}, {97, 130, 70}, {200, 8, 9}, {3, 9, 2100}, {16, 37, 1040}} {
+	for _, sh := range [][3]int{{1, 1, 1}, {5, 15, 3}, {6, 16, 256}, {7, 17, 257}, {100, 33, 600}, {13, 200, 40}, {97, 130, 70}, {200, 8, 9}, {3, 9, 2100}, {16, 37, 1040},
+		{401, 1600, 300}, {777, 40, 513}, {50, 3100, 70}} { // the last three cross the parallel blocks (mcPar, ncPar, kc)
 		m, n, k := sh[0], sh[1], sh[2]
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, beta := range []float32{0, 1, 0.5} {
