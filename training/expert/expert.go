@@ -16,6 +16,9 @@
 // As the sub-model (requests without the RLM system prompt) it labels the
 // sentiment of the OOLONG-style comments it is sent with eval.OolongLabel:
 // the generator's ground truth, standing in for the reading a model does.
+// It answers one line per comment, the comment again and then its label,
+// the format a small model trained on these answers can learn (see
+// labelPrompts).
 //
 // Served over HTTP (Handler) it is an OpenAI-compatible upstream, so the
 // real engine and the real REPL run its cells and the trajectories they
@@ -423,10 +426,12 @@ if line == "" {
 }
 
 // labelPrompts are the instructions sent with each chunk to llm_query. The
-// cells send only the comments, numbered from 1 in each chunk, and the
-// sub-model answers "number. label" per comment: the numbers let a reader
-// keep its place, which a small model needs to label a list in order (with
-// bare lines the tiny model answered every chunk with one label repeated).
+// cells send the bare comments, one per line, and the sub-model answers
+// "comment | label" per line. Repeating the comment is for the small model
+// trained on these answers: labelling "the 7th line" of a list means
+// finding it, which a 4-layer model learns slowly, while after copying a
+// line the label depends only on what it just wrote (examples/tiny-rlm
+// measures both).
 var labelPrompts = []string{
 	"Label the sentiment of each comment below as positive, negative or neutral. Write one line per comment: the comment, then \" | \" and its label.",
 	"For every comment below, give its sentiment (positive, negative or neutral): repeat each comment on its own line followed by \" | \" and the label.",
