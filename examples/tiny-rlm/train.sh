@@ -16,7 +16,7 @@
 #   N, SEEDS, LENGTHS           data (defaults 60, 4, 8k,128k: 2,880 runs)
 #   VOCAB                       vocabulary size (default 2048)
 #   LAYERS HIDDEN INTER HEADS   model size (defaults 4, 128, 384, 4: 1.05M parameters)
-#   STEPS LR BATCH SEQ_LEN      SFT (defaults 900, 2e-3, 4, 2048)
+#   STEPS LR BATCH SEQ_LEN      SFT (defaults 1000, 2e-3, 4, 2048)
 #   RL_STEPS RL_LR RL_TEMP      RL (defaults 0: skipped, see below; 2e-4; 1)
 #   MODEL_SEED                  seed of the random weights and the SFT data order (default 1)
 #   DEVICE                      -device of the trainers (default auto: a GPU if any)
@@ -30,7 +30,7 @@ mkdir -p "$OUT/bin"
 OUT=$(cd "$OUT" && pwd)
 VOCAB=${VOCAB:-2048}
 LAYERS=${LAYERS:-4} HIDDEN=${HIDDEN:-128} INTER=${INTER:-384} HEADS=${HEADS:-4}
-STEPS=${STEPS:-900} LR=${LR:-2e-3} BATCH=${BATCH:-4} SEQ_LEN=${SEQ_LEN:-2048}
+STEPS=${STEPS:-1000} LR=${LR:-2e-3} BATCH=${BATCH:-4} SEQ_LEN=${SEQ_LEN:-2048}
 RL_STEPS=${RL_STEPS:-0} RL_LR=${RL_LR:-2e-4} RL_TEMP=${RL_TEMP:-1}
 MODEL_SEED=${MODEL_SEED:-1} DEVICE=${DEVICE:-auto}
 EVAL_N=${EVAL_N:-10} EVAL_LENGTHS=${EVAL_LENGTHS:-8k,128k,1m,10m} EVAL_LC_LENGTHS=${EVAL_LC_LENGTHS:-8k,32k}
@@ -46,14 +46,16 @@ export RLM
 # Held-in phrasings and seeds from 1000 up; evaluation uses seed 1 and the
 # held-out phrasings.
 N=${N:-60} SEEDS=${SEEDS:-4} LENGTHS=${LENGTHS:-8k,128k} SEED=1000 sh "$ROOT/examples/tiny-rlm/data.sh" "$OUT"
-# SFT data: every run's whole root transcript, and one in 5 of the expert's
-# llm_query answers (label-count's chunks, 20 to 150 per run), so that the
-# model learns to be its own sub-model without drowning the root turns. A
+# SFT data: every run's whole root transcript, and the expert's llm_query
+# answers (label-count's chunks), so that the model learns to be its own
+# sub-model: all answers to chunks of at most 16 comments (8K runs, ~7,000)
+# and one in 40 of the longer ones (128K runs, 34 comments a chunk, ~35,000),
+# which would otherwise drown the short ones that evaluation uses. A
 # sub-call answer repeats each comment before its label: a model this small
-# cannot look up "the label of line 7" in a list (trained on numbered or bare
-# lines it labelled at chance), but it learns to copy a line and label what
-# it just wrote.
-awk 'NR % 5 == 0' "$OUT/sub-calls.jsonl" >"$OUT/sub-calls-kept.jsonl"
+# barely learns to look up "the label of line 7" in a list, but it learns to
+# copy a line and label what it just wrote (README.md measures both). A
+# chunk of c comments is 2c+1 escaped newlines on its JSON line.
+awk '{ n = gsub(/\\n/, "&") } n <= 33 || NR % 40 == 0' "$OUT/sub-calls.jsonl" >"$OUT/sub-calls-kept.jsonl"
 cat "$OUT/transcripts.jsonl" "$OUT/sub-calls-kept.jsonl" >"$OUT/sft-data.jsonl"
 
 # --- 3. A BPE vocabulary learned on the SFT data ---------------------------
