@@ -9,9 +9,8 @@ import (
 // mr×nr by a register-blocked micro-kernel (AVX-512 or AVX2+FMA assembly on
 // amd64) that reads A and B from packed panels, kc deep, so the inner loop
 // streams contiguous memory from L1/L2. Work is split over cores by columns
-// of C within blocks whose panels the cores pack together. It is about
-// three times gonum's SGEMM on the shapes of a linear layer (see
-// BenchmarkGEMM). Products x·Wᵀ with few rows take the
+// or rows of C. It is about three times gonum's SGEMM on the shapes of a
+// linear layer (see BenchmarkGEMM). Products x·Wᵀ with few rows take the
 // inner-product path of sgemm_skinny.go instead.
 const (
 	mr = 6   // rows of a micro-tile
@@ -33,79 +32,52 @@ func sgemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, 
 	sgemmPacked(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)
 }
 
-// The parallel path packs blocks of up to mcPar rows of op(a) and ncPar
-// columns of op(b), kc deep, once, with every core packing a share; then
-// each core multiplies its share of the block's micro-tiles. Each core then
-// reads the whole A block and its half of the B panel, about 1.2 MB, from
-// its own L2.
-const (
-	mcPar = 384  // rows of a shared A block (a multiple of mr)
-	ncPar = 1536 // columns of a shared B panel (a multiple of nr)
-)
-
 // sgemmPacked is sgemm through packed panels, whatever the shape.
 func sgemmPacked(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	workers := runtime.GOMAXPROCS(0)
-	if float64(m)*float64(n)*float64(k) < 1<<18 || k == 0 {
+	if float64(m)*float64(n)*float64(k) < 1<<18 {
 		workers = 1
 	}
+	// Split along the larger side of C, in whole micro-tiles.
+	splitCols := n >= m
+	tiles := (m + mr - 1) / mr
+	if splitCols {
+		tiles = (n + nr - 1) / nr
+	}
+	workers = min(workers, tiles)
 	if workers <= 1 {
 		sgemmSerial(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	if beta != 0 && beta != 1 {
-		parallelFor(m, 16, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				row := c[i*ldc : i*ldc+n]
-				for j := range row {
-					row[j] *= beta
-				}
-			}
-		})
-	}
-	bufs := packPool.Get().(*packBuffers)
-	defer packPool.Put(bufs)
-	kb0 := min(kc, k)
-	bufB := grow(&bufs.b, roundUp(min(n, ncPar), nr)*kb0)
-	bufA := grow(&bufs.a, roundUp(min(m, mcPar), mr)*kb0)
-	for jc := 0; jc < n; jc += ncPar {
-		nb := min(ncPar, n-jc)
-		nStrips := (nb + nr - 1) / nr
-		for pc := 0; pc < k; pc += kc {
-			kb := min(kc, k-pc)
-			add := pc > 0 || beta != 0 // with beta 0 the first panel stores
-			parallelFor(nStrips, 1, func(s0, s1 int) {
-				j0 := jc + s0*nr
+	per := (tiles + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		t0, t1 := w*per, min((w+1)*per, tiles)
+		if t0 >= t1 {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if splitCols {
+				j0, j1 := t0*nr, min(t1*nr, n)
 				boff := j0
 				if transB {
 					boff = j0 * ldb
 				}
-				packB(bufB[s0*kb*nr:], transB, b[boff:], ldb, pc, kb, min((s1-s0)*nr, nb-s0*nr))
-			})
-			for ic := 0; ic < m; ic += mcPar {
-				mb := min(mcPar, m-ic)
-				mStrips := (mb + mr - 1) / mr
-				parallelFor(mStrips, 1, func(s0, s1 int) {
-					packA(bufA[s0*kb*mr:], transA, a, lda, ic+s0*mr, min((s1-s0)*mr, mb-s0*mr), pc, kb)
-				})
-				// Deal out column strips when there are enough of them to
-				// go around evenly, row strips otherwise.
-				cb := c[ic*ldc+jc:]
-				if nStrips >= 4*workers || nStrips >= mStrips {
-					parallelFor(nStrips, 1, func(s0, s1 int) {
-						macroKernel(kb, bufA, bufB, 0, mStrips, s0, s1, mb, nb, cb, ldc, add)
-					})
-				} else {
-					parallelFor(mStrips, 1, func(r0, r1 int) {
-						macroKernel(kb, bufA, bufB, r0, r1, 0, nStrips, mb, nb, cb, ldc, add)
-					})
+				sgemmSerial(transA, transB, m, j1-j0, k, a, lda, b[boff:], ldb, beta, c[j0:], ldc)
+			} else {
+				i0, i1 := t0*mr, min(t1*mr, m)
+				aoff := i0 * lda
+				if transA {
+					aoff = i0
 				}
+				sgemmSerial(transA, transB, i1-i0, n, k, a[aoff:], lda, b, ldb, beta, c[i0*ldc:], ldc)
 			}
-		}
+		}()
 	}
+	wg.Wait()
 }
-
-func roundUp(x, to int) int { return (x + to - 1) / to * to }
 
 func sgemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	// With beta 0 the first panel's products are stored rather than added,
@@ -132,6 +104,7 @@ func sgemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []flo
 	defer packPool.Put(bufs)
 	bufB := grow(&bufs.b, nStrips*nr*kb0)
 	bufA := grow(&bufs.a, mc*kb0)
+	var tile [mr * nr]float32
 	for pc := 0; pc < k; pc += kc {
 		kb := min(kc, k-pc)
 		add := pc > 0 || !overwrite
@@ -139,36 +112,27 @@ func sgemmSerial(transA, transB bool, m, n, k int, a []float32, lda int, b []flo
 		for ic := 0; ic < m; ic += mc {
 			mb := min(mc, m-ic)
 			packA(bufA, transA, a, lda, ic, mb, pc, kb)
-			macroKernel(kb, bufA, bufB, 0, (mb+mr-1)/mr, 0, nStrips, mb, n, c[ic*ldc:], ldc, add)
-		}
-	}
-}
-
-// macroKernel multiplies row strips [r0,r1) of a packed A block by column
-// strips [s0,s1) of a packed B panel, kb deep, into the mb×nb block of C
-// that starts at c[0]: adding to it, or with add false storing. Tiles that
-// cross the block's edge go through a buffer.
-func macroKernel(kb int, bufA, bufB []float32, r0, r1, s0, s1, mb, nb int, c []float32, ldc int, add bool) {
-	var tile [mr * nr]float32
-	for js := s0; js < s1; js++ {
-		j := js * nr
-		bp := bufB[js*kb*nr:]
-		for is := r0; is < r1; is++ {
-			i := is * mr
-			ap := bufA[is*kb*mr:]
-			if i+mr <= mb && j+nr <= nb {
-				microKernel(kb, ap, bp, c[i*ldc+j:], ldc, add)
-				continue
-			}
-			microKernel(kb, ap, bp, tile[:], nr, false)
-			for ii := 0; ii < mr && i+ii < mb; ii++ {
-				crow := c[(i+ii)*ldc+j : (i+ii)*ldc+min(j+nr, nb)]
-				if !add {
-					copy(crow, tile[ii*nr:])
-					continue
-				}
-				for jj := range crow {
-					crow[jj] += tile[ii*nr+jj]
+			for js := range nStrips {
+				j := js * nr
+				bp := bufB[js*kb*nr:]
+				for is := 0; is*mr < mb; is++ {
+					i := ic + is*mr
+					ap := bufA[is*kb*mr:]
+					if i+mr <= m && j+nr <= n {
+						microKernel(kb, ap, bp, c[i*ldc+j:], ldc, add)
+						continue
+					}
+					microKernel(kb, ap, bp, tile[:], nr, false)
+					for ii := 0; ii < mr && i+ii < m; ii++ {
+						crow := c[(i+ii)*ldc+j : (i+ii)*ldc+min(j+nr, n)]
+						if !add {
+							copy(crow, tile[ii*nr:])
+							continue
+						}
+						for jj := range crow {
+							crow[jj] += tile[ii*nr+jj]
+						}
+					}
 				}
 			}
 		}
