@@ -8,7 +8,7 @@
 #   sh examples/tiny-rlm/ship.sh CHECKPOINT_DIR
 #
 # CHECKPOINT_DIR holds config.json, model.safetensors, tokenizer.json and
-# tokenizer_config.json, e.g. OUT/sft of train.sh; f32 weights are
+# tokenizer_config.json, e.g. OUT/rl of train.sh; f32 weights are
 # converted to bf16 (examples/tiny-rlm/tobf16).
 # Before running it, edit models/tinydemo/weights/eval.json: "note" (where
 # the weights came from) and, to evaluate another subset, "args" (rlm

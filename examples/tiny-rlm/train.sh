@@ -11,8 +11,8 @@
 #      llm_query answers (rlm train sft), then RL on held-in tasks (rlm train rl)
 # 5.   held-out evaluation of the random, SFT and RL models (eval.sh)
 #
-# On 2 CPU cores the defaults take about 70 minutes (SFT ~37 min, RL ~23 min,
-# evaluation ~10 min).
+# On 2 CPU cores the defaults take about 70 minutes (SFT ~26 min, RL ~23 min,
+# evaluation of the random, SFT and RL models ~15 min).
 # Environment (all optional):
 #   N, SEEDS, LENGTHS           data (defaults 60, 4, 8k,128k: 2,880 runs)
 #   VOCAB                       vocabulary size (default 2048)
