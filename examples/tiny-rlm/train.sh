@@ -9,7 +9,8 @@
 # 3.   a byte-level BPE vocabulary learned on them (rlm train tokenizer)
 # 4.   a random model (rlm train init), SFT on the root transcripts and the
 #      llm_query answers (rlm train sft), then RL on held-in tasks (rlm train rl)
-# 5.   held-out evaluation of the random, SFT and RL models (eval.sh)
+# 5.   held-out evaluation of the random, SFT and RL models (eval.sh), charted
+#      in OUT/heldout.svg (examples/tiny-rlm/chart)
 #
 # On 2 CPU cores the defaults take about 70 minutes (SFT ~26 min, RL ~23 min,
 # evaluation of the random, SFT and RL models ~15 min).
@@ -110,4 +111,8 @@ for m in sft rl; do
 	# labelled right, so it is evaluated where its chunks stay small.
 	N=$EVAL_N LENGTHS=$EVAL_LC_LENGTHS VARIANTS=label-count sh "$ROOT/examples/tiny-rlm/eval.sh" "$OUT/$m" "$OUT/eval-$m" | tee -a "$OUT/eval-$m.txt"
 done
+set -- "random init=$OUT/eval-base" "SFT=$OUT/eval-sft"
+[ -d "$OUT/eval-rl" ] && set -- "$@" "SFT + RL=$OUT/eval-rl"
+(cd "$ROOT" && go run ./examples/tiny-rlm/chart -out "$OUT/heldout.svg" "$@")
+echo "== chart of the held-out scores: $OUT/heldout.svg"
 echo "== done: the model to ship is $MODEL (sh examples/tiny-rlm/ship.sh $MODEL)"
