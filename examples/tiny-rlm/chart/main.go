@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -156,7 +157,7 @@ func writeChart(w io.Writer, title string, models []model) error {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="11">`, width, height)
 	p(`<rect width="100%%" height="100%%" fill="white"/>`)
-	p(`<text x="%.0f" y="24" font-size="15">%s</text>`, left, esc(title))
+	p(`<text x="%.0f" y="24" font-size="15">%s</text>`, left, html.EscapeString(title))
 	for i := 0; i <= 4; i++ {
 		v := float64(i) / 4
 		y := top + plotH*(1-v)
@@ -177,12 +178,12 @@ func writeChart(w io.Writer, title string, models []model) error {
 			h := max(plotH*v, 1.5)
 			x := x0 + float64(j)*(barW+barGap)
 			p(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s, %s %s: %.3f</title></rect>`,
-				x, top+plotH-h, barW, h, colors[j], esc(m.name), esc(c.task), c.length, v)
+				x, top+plotH-h, barW, h, colors[j], html.EscapeString(m.name), html.EscapeString(c.task), c.length, v)
 		}
 		p(`<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x0+(groupW-10)/2, top+plotH+14, c.length)
 		if c.task != prevTask {
 			p(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#999"/>`, x0-5, x0-5, top, top+plotH+40)
-			p(`<text x="%.1f" y="%.1f">%s</text>`, x0-2, top+plotH+32, esc(shortTask(c.task)))
+			p(`<text x="%.1f" y="%.1f">%s</text>`, x0-2, top+plotH+32, html.EscapeString(shortTask(c.task)))
 			prevTask = c.task
 		}
 	}
@@ -190,7 +191,7 @@ func writeChart(w io.Writer, title string, models []model) error {
 	for j, m := range models {
 		y := top + 10 + float64(j)*18
 		p(`<rect x="%.1f" y="%.1f" width="12" height="12" fill="%s"/>`, lx, y-10, colors[j])
-		p(`<text x="%.1f" y="%.1f">%s</text>`, lx+18, y, esc(m.name))
+		p(`<text x="%.1f" y="%.1f">%s</text>`, lx+18, y, html.EscapeString(m.name))
 	}
 	p(`</svg>`)
 	return nil
@@ -213,8 +214,4 @@ func shortTask(task string) string {
 		return name
 	}
 	return name + " " + strings.Join(keep, ",")
-}
-
-func esc(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
