@@ -90,8 +90,8 @@ if [ "$RL_STEPS" -gt 0 ]; then
 	# count) and trains the root's cells and every llm_query answer the
 	# model gave. SFT leaves S-NIAH solved, so RL works where the model is
 	# still wrong: a mislabelled comment in a sub-call, a cell broken by a
-	# sampled typo. The rate matters: at 2e-4 the reward fell from 0.9 to
-	# 0.5 within 20 steps; at 3e-5 it holds and held-out label-count rises
+	# sampled typo. The rate matters: at 2e-4 the reward fell from 0.9 to about
+	# 0.6 within 20 steps; at 3e-5 it holds and held-out label-count rises
 	# (README.md, BENCHMARKS.md).
 	echo "== 4c. rlm train rl ($RL_STEPS steps)"
 	"$RLM" train rl -model "$OUT/sft" -out "$OUT/rl" -device "$DEVICE" -task label-count \
