@@ -50,20 +50,26 @@ func main() {
 		}
 		models = append(models, model{name, sums})
 	}
-	w := io.Writer(os.Stdout)
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "chart:", err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		w = f
-	}
-	if err := writeChart(w, *title, models); err != nil {
+	if err := write(*out, *title, models); err != nil {
 		fmt.Fprintln(os.Stderr, "chart:", err)
 		os.Exit(1)
 	}
+}
+
+// write draws the chart to path, or to standard output when path is empty.
+func write(path, title string, models []model) error {
+	if path == "" {
+		return writeChart(os.Stdout, title, models)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeChart(f, title, models); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // model is one bar colour: a name and the summaries of its evaluation.
@@ -74,7 +80,7 @@ type model struct {
 
 // loadSummaries reads DIR/*/summary.json, the layout eval.sh writes.
 func loadSummaries(dir string) ([]eval.Summary, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*", "summary.json"))
+	files, err := filepath.Glob(filepath.Join(dir, "*", eval.SummaryJSON))
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
@@ -120,16 +126,18 @@ func writeChart(w io.Writer, title string, models []model) error {
 	if len(models) > len(colors) {
 		return fmt.Errorf("%d models: at most %d fit the palette", len(models), len(colors))
 	}
-	score := map[string]map[cell]float64{}
+	// score[j] holds model j's scores: by position, so that two models
+	// given the same name stay two bars.
+	score := make([]map[cell]float64, len(models))
 	var cells []cell
-	for _, m := range models {
-		score[m.name] = map[cell]float64{}
+	for j, m := range models {
+		score[j] = map[cell]float64{}
 		for _, s := range m.sums {
 			if s.Runs == 0 {
 				continue
 			}
 			c := cell{s.Task, s.Tokens, s.Length}
-			score[m.name][c] = s.Score
+			score[j][c] = s.Score
 			if !slices.Contains(cells, c) {
 				cells = append(cells, c)
 			}
@@ -169,7 +177,7 @@ func writeChart(w io.Writer, title string, models []model) error {
 	for i, c := range cells {
 		x0 := left + float64(i)*groupW + 5
 		for j, m := range models {
-			v, ok := score[m.name][c]
+			v, ok := score[j][c]
 			if !ok {
 				continue
 			}

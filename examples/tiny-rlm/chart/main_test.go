@@ -109,3 +109,14 @@ func TestShortTask(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteChartSameNames(t *testing.T) {
+	sums := []eval.Summary{{Task: "sniah", Tokens: 8192, Length: "8K", Runs: 10, Score: 1}}
+	var buf bytes.Buffer
+	if err := writeChart(&buf, "t", []model{{"run", sums}, {"run", sums}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "<title>run, sniah 8K: 1.000</title>"); n != 2 {
+		t.Errorf("two models named alike drew %d bars, want 2", n)
+	}
+}
