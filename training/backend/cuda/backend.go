@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -116,6 +117,10 @@ func (be *Backend) Device() string {
 	return fmt.Sprintf("%s (sm_%d%d, %d SMs, %.1f GiB)", be.name, be.ccMajor, be.ccMinor, be.sms,
 		float64(be.totalMem)/(1<<30))
 }
+
+// Emulated reports whether the "GPU" is package cudaemu's CPU emulator:
+// right answers, no meaningful timings.
+func (be *Backend) Emulated() bool { return strings.HasPrefix(be.name, "rlm CUDA emulator") }
 
 // Precision reports the precision the backend runs its products in.
 func (be *Backend) Precision() Precision { return be.opts.Precision }

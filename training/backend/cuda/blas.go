@@ -5,6 +5,7 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"os"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -68,11 +69,16 @@ type blasLib struct {
 // blasSonames are tried in order: CUDA 13, 12 and 11 builds of cuBLASLt.
 var blasSonames = []string{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"}
 
+// $RLM_CUBLASLT names the one library to load instead.
 func loadBlas() (*blasLib, error) {
 	var lib uintptr
 	var errs []string
 	var soname string
-	for _, name := range blasSonames {
+	names := blasSonames
+	if p := os.Getenv("RLM_CUBLASLT"); p != "" {
+		names = []string{p}
+	}
+	for _, name := range names {
 		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 		if err == nil {
 			lib, soname = h, name

@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"unsafe"
 
@@ -65,8 +66,14 @@ type driver struct {
 }
 
 // loadDriver opens libcuda and resolves every entry point the backend uses.
+// $RLM_CUDA_DRIVER names another library to load in its place (such as
+// the CPU emulator of package cudaemu, which the tests use without a GPU).
 func loadDriver() (*driver, error) {
-	lib, err := purego.Dlopen("libcuda.so.1", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	name := "libcuda.so.1"
+	if p := os.Getenv("RLM_CUDA_DRIVER"); p != "" {
+		name = p
+	}
+	lib, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 	if err != nil {
 		return nil, fmt.Errorf("load the NVIDIA driver: %w", err)
 	}

@@ -15,6 +15,16 @@
 #define BC 64  // key rows per tile (forward, dq) and per block (dk/dv)
 #define BQ 32  // query rows per tile in the dk/dv kernel (32 keeps its accumulators in registers)
 
+#ifdef RLM_EMU
+DEV void cp_async16(void* dst, const void* src, int bytes) {
+  for (int i = 0; i < 16; i++) ((char*)dst)[i] = i < bytes ? ((const char*)src)[i] : 0;
+}
+DEV void cp_async_commit() {}
+template <int N>
+DEV void cp_async_wait() {}
+DEV void ldsm_x4(u32* r, const u16* p) { emu_ldmatrix_x4(r, p, 0); }
+DEV void ldsm_x4_t(u32* r, const u16* p) { emu_ldmatrix_x4(r, p, 1); }
+#else
 DEV u32 smem_addr(const void* p) {
   u32 a;
   asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
@@ -42,6 +52,7 @@ DEV void ldsm_x4_t(u32* r, const u16* p) {
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(smem_addr(p)));
 }
+#endif
 
 // A fragments (16×16) of rows [row, row+16), columns [col, col+16) of a
 // row-major bf16 tile: lane i addresses row (i%8) + 8·((i/8)%2) at column

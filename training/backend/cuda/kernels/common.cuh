@@ -4,12 +4,18 @@
 // defined here on top of clang's own NVPTX builtins.
 #pragma once
 
+#ifdef RLM_EMU
+// Compiled for the host by the CUDA emulator (../emu): the same sources,
+// with the device's builtins and warp instructions emulated.
+#include "../emu/emu.h"
+#else
 #include <__clang_cuda_builtin_vars.h>
 
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __shared__ __attribute__((shared))
 #define __forceinline__ __attribute__((always_inline))
+#endif
 #define DEV static __device__ __forceinline__ inline
 
 typedef long long i64;
@@ -91,6 +97,9 @@ DEV u32 pack2(float lo, float hi) { return (u32)to_bf16(lo) | ((u32)to_bf16(hi) 
 //   a[2] = A[g][2c+8..+9]    a[3] = A[g+8][2c+8..+9]
 //   b[0] = B[2c..2c+1][g]    b[1] = B[2c+8..+9][g]
 //   d[0..1] = D[g][2c..2c+1] d[2..3] = D[g+8][2c..2c+1]
+#ifdef RLM_EMU
+DEV void mma_bf16(float* d, const u32* a, u32 b0, u32 b1) { emu_mma_bf16(d, a, b0, b1); }
+#else
 DEV void mma_bf16(float* d, const u32* a, u32 b0, u32 b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
@@ -98,7 +107,12 @@ DEV void mma_bf16(float* d, const u32* a, u32 b0, u32 b1) {
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
+#endif
 
 DEV u32 lds32(const u16* p) { return *(const u32*)p; }
 
+#ifdef RLM_EMU
+#define dyn_smem emu_dyn_smem_ptr
+#else
 extern __shared__ __attribute__((aligned(16))) char dyn_smem[];
+#endif
