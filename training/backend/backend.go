@@ -14,6 +14,15 @@
 // (ScatterRows and PagedAttention), nothing speculative.
 package backend
 
+// RowSampler is implemented by backends whose memory is not the host's (a
+// GPU): SampleRows reduces each row of next-token logits to what choosing
+// the token needs (see SampleParams), so an inference step hands a few
+// numbers per row to the host instead of the whole vocabulary. The
+// contract and its reference implementation are SampleRows in ops.go.
+type RowSampler interface {
+	SampleRows(out []SampleResult, logits Buffer, V int, params []SampleParams)
+}
+
 // Buffer is a float32 array in a backend's memory.
 type Buffer interface{ Len() int }
 

@@ -17,6 +17,7 @@ package backend
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -538,4 +539,141 @@ func AdamW[F Float](params, grads, m, v []F, p AdamWParams) {
 			params[i] = F(x)
 		}
 	})
+}
+
+// MaxSampleTopK bounds SampleParams.TopK.
+const MaxSampleTopK = 64
+
+// SampleParams say what SampleRows computes for one row of logits.
+type SampleParams struct {
+	// InvTemp is 1/temperature, or 0 for greedy decoding.
+	InvTemp float32
+	// Walk draws a token: with m the row's maximum, the first id at which
+	// U·Σexp(x·InvTemp − m·InvTemp) minus the running sum of the same terms,
+	// in id order, reaches 0 (the last id if rounding leaves some over).
+	Walk bool
+	U    float64 // uniform in [0, 1), for Walk
+	// TopK lists that many largest logits (at most MaxSampleTopK and V).
+	TopK int
+	// Logprobs asks for SumExp (SumExpTemp is computed whenever InvTemp > 0).
+	Logprobs bool
+}
+
+// SampleResult is what SampleRows found in one row.
+type SampleResult struct {
+	ID    int32   // the drawn id when Walk, else the argmax (the lowest id among equal maxima)
+	Logit float32 // the row's logit of ID
+	Max   float32 // the row's largest logit
+	// SumExp is Σexp(x − Max) (with Logprobs) and SumExpTemp is
+	// Σexp(x·InvTemp − Max·InvTemp) (with InvTemp > 0), in float64: the
+	// log-sum-exps are Max + log SumExp and Max·InvTemp + log SumExpTemp.
+	SumExp, SumExpTemp float64
+	Top                []TokenLogit // the TopK largest logits, largest first, lower id first on ties
+}
+
+// TokenLogit is a token id and its logit.
+type TokenLogit struct {
+	ID    int32
+	Logit float32
+}
+
+// LSE is the log-sum-exp of the row (with Logprobs).
+func (r SampleResult) LSE() float64 { return float64(r.Max) + math.Log(r.SumExp) }
+
+// LSETemp is the log-sum-exp of the row times invTemp (invTemp > 0).
+func (r SampleResult) LSETemp(invTemp float32) float64 {
+	return float64(r.Max*invTemp) + math.Log(r.SumExpTemp)
+}
+
+// SampleRows is the reference of RowSampler.SampleRows over rows of
+// logits on the host (len(params) rows of V): the CPU path of inference
+// uses it, and a GPU's kernel must choose the same ids. Every sum runs in
+// id order in float64; the products x·InvTemp are float32.
+func SampleRows(out []SampleResult, logits []float32, V int, params []SampleParams) {
+	for r, p := range params {
+		row := logits[r*V : (r+1)*V]
+		res := SampleResult{ID: 0}
+		for i, x := range row {
+			if x > row[res.ID] {
+				res.ID = int32(i)
+			}
+		}
+		m := row[res.ID]
+		res.Max = m
+		if p.Logprobs {
+			for _, x := range row {
+				res.SumExp += math.Exp(float64(x - m))
+			}
+		}
+		if inv := p.InvTemp; inv > 0 {
+			mT := m * inv
+			for _, x := range row {
+				res.SumExpTemp += math.Exp(float64(x*inv - mT))
+			}
+			if p.Walk {
+				u := p.U * res.SumExpTemp
+				res.ID = int32(V - 1)
+				for i, x := range row {
+					u -= math.Exp(float64(x*inv - mT))
+					if u <= 0 {
+						res.ID = int32(i)
+						break
+					}
+				}
+			}
+		}
+		res.Logit = row[res.ID]
+		res.Top = TopLogits(row, p.TopK)
+		out[r] = res
+	}
+}
+
+// TopLogits returns the k largest logits of row, largest first, lower id
+// first on ties, in O(V log k).
+func TopLogits(row []float32, k int) []TokenLogit {
+	k = min(k, len(row))
+	if k <= 0 {
+		return nil
+	}
+	// A min-heap of the k best seen, worst on top.
+	worse := func(a, b TokenLogit) bool { return a.Logit < b.Logit || a.Logit == b.Logit && a.ID > b.ID }
+	h := make([]TokenLogit, 0, k)
+	down := func(i int) {
+		for {
+			l, s := 2*i+1, i
+			if l < len(h) && worse(h[l], h[s]) {
+				s = l
+			}
+			if r := l + 1; r < len(h) && worse(h[r], h[s]) {
+				s = r
+			}
+			if s == i {
+				return
+			}
+			h[i], h[s] = h[s], h[i]
+			i = s
+		}
+	}
+	for i, x := range row {
+		c := TokenLogit{int32(i), x}
+		if len(h) < k {
+			h = append(h, c)
+			for j := len(h) - 1; j > 0 && worse(h[j], h[(j-1)/2]); j = (j - 1) / 2 {
+				h[j], h[(j-1)/2] = h[(j-1)/2], h[j]
+			}
+		} else if worse(h[0], c) {
+			h[0] = c
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b TokenLogit) int {
+		switch {
+		case worse(b, a):
+			return -1
+		case worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	return h
 }

@@ -51,11 +51,17 @@ func (be *Backend) tensorCoreAttention(D int) bool {
 func (be *Backend) Attention(out, lse, q, k, v backend.Buffer, seg backend.Ints, sh backend.AttnShape) {
 	defer be.enter()()
 	defer be.wrote(fb(out), fb(lse))
-	first, _ := be.segBounds(ib(seg), sh.B, sh.T)
+	be.attentionForward(fb(out).ptr(), fb(lse).ptr(), fb(q), fb(k), fb(v), ib(seg), sh)
+}
+
+// attentionForward is Attention into device pointers o and l; the caller
+// holds be.mu.
+func (be *Backend) attentionForward(o, l uint64, q, k, v *buffer, seg *ints, sh backend.AttnShape) {
+	first, _ := be.segBounds(seg, sh.B, sh.T)
 	scale := float32(1 / math.Sqrt(float64(sh.D)))
-	o, l, qp, kp, vp, sp := fb(out).ptr(), fb(lse).ptr(), fb(q).ptr(), fb(k).ptr(), fb(v).ptr(), ib(seg).ptr()
+	qp, kp, vp, sp := q.ptr(), k.ptr(), v.ptr(), seg.ptr()
 	if be.tensorCoreAttention(sh.D) {
-		qb, kb, vb := be.bf16Of(fb(q)), be.bf16Of(fb(k)), be.bf16Of(fb(v))
+		qb, kb, vb := be.bf16Of(q), be.bf16Of(k), be.bf16Of(v)
 		fwd, _, _ := be.attnKernels(sh.D)
 		be.launch(fwd, dim3{uint32((sh.T + 127) / 128), uint32(sh.B * sh.H), 1}, dim3{256, 1, 1}, attnFwdSmem(sh.D),
 			ptrArg(o), ptrArg(l), ptrArg(qb), ptrArg(kb), ptrArg(vb), ptrArg(sp), ptrArg(first),

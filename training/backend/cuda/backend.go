@@ -41,6 +41,7 @@ type Backend struct {
 	scratch          map[string]*allocation
 	invFreq          map[ropeKey]*allocation
 	segCache         segBoundsCache
+	paged            *pagedPlan
 	host8            [1]float64
 	prof             profiler
 	conv             convCache
@@ -159,6 +160,10 @@ func (be *Backend) MemoryInfo() (free, total uint64) {
 type allocation struct {
 	ptr, bytes uint64
 	version    uint64 // bumped by each upload into it (see segBoundsCache)
+	// mirror is the host's copy of an Ints allocation: no kernel writes
+	// Ints, so what was uploaded is what the device holds, and inference
+	// plans its attention launches from it without a download.
+	mirror []int32
 }
 
 // buffer is a float32 view into an allocation.
@@ -277,6 +282,7 @@ func (be *Backend) AllocInts(n int) backend.Ints {
 	defer be.enter()()
 	a := be.allocUser(uint64(n) * 4)
 	be.drv.check(be.drv.cuMemsetD32Async(a.ptr, 0, uint64(n), 0), "zero %d ints", n)
+	a.mirror = make([]int32, n)
 	return &ints{a: a, n: n}
 }
 
@@ -319,6 +325,7 @@ func (be *Backend) UploadInts(dst backend.Ints, src []int32) {
 	}
 	defer be.enter()()
 	d.a.version++
+	copy(d.a.mirror[d.off:d.off+d.n], src)
 	be.drv.check(be.drv.cuMemcpyHtoD(d.ptr(), unsafe.Pointer(&src[0]), uint64(4*d.n)), "upload %d ints", d.n)
 }
 

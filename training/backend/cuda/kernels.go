@@ -33,7 +33,8 @@ type kernels struct {
 	crossEntropy, weightedSum, sumsqPartial, sumPartials, adamw     kernel
 	segBounds, attnFwdF32, attnBwdDi, attnBwdDqF32, attnBwdDkdvF32  kernel
 	attnFwd64, attnBwdDq64, attnBwdDkdv64, attnFwd128, attnBwdDq128 kernel
-	attnBwdDkdv128                                                  kernel
+	attnBwdDkdv128, scatterRows, gatherPagedRows, pagedAttn         kernel
+	pagedAttnCombine, sampleRows                                    kernel
 }
 
 func (be *Backend) loadKernels() error {
@@ -66,6 +67,8 @@ func (be *Backend) loadKernels() error {
 		{&k.attnFwd64, "attn_fwd_mma_d64"}, {&k.attnBwdDq64, "attn_bwd_dq_mma_d64"},
 		{&k.attnBwdDkdv64, "attn_bwd_dkdv_mma_d64"}, {&k.attnFwd128, "attn_fwd_mma_d128"},
 		{&k.attnBwdDq128, "attn_bwd_dq_mma_d128"}, {&k.attnBwdDkdv128, "attn_bwd_dkdv_mma_d128"},
+		{&k.scatterRows, "scatter_rows"}, {&k.gatherPagedRows, "gather_paged_rows"}, {&k.pagedAttn, "paged_attn"},
+		{&k.pagedAttnCombine, "paged_attn_combine"}, {&k.sampleRows, "sample_rows"},
 	} {
 		if err := d.checkErr(d.cuModuleGetFunction(&f.k.fn, mod, f.name), "cuModuleGetFunction %s", f.name); err != nil {
 			return err

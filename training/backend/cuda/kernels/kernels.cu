@@ -480,3 +480,4 @@ extern "C" __global__ void attn_bwd_dkdv_f32(float* dk, float* dv, const float* 
 }
 
 #include "attention.cuh"
+#include "paged.cuh"
