@@ -686,24 +686,7 @@ func (e *Engine) step(plan []work) {
 			st.Logits = append(st.Logits, int32(len(st.IDs)-1))
 		}
 	}
-	V := e.m.Cfg.VocabSize
-	if need := len(st.Logits) * V; cap(e.logits) < need {
-		e.logits = make([]float32, need)
-	}
-	err := e.m.ForwardStep(context.Background(), e.kv, st, e.logits[:len(st.Logits)*V])
-
-	// Sampling reads only the engine goroutine's state; publish under the lock.
-	sampled := make([]Token, len(plan))
-	if err == nil {
-		row := 0
-		for i, w := range plan {
-			if !w.logits {
-				continue
-			}
-			sampled[i] = e.sampleToken(w.s, e.logits[row*V:(row+1)*V])
-			row++
-		}
-	}
+	sampled, err := e.forward(st, plan)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.stats.Steps++
@@ -759,20 +742,52 @@ func notify(s *sequence) {
 	}
 }
 
-func (e *Engine) sampleToken(s *sequence, row []float32) Token {
-	t := Token{ID: sample(row, &s.req.Sampling, s.rng)}
-	if s.req.Logprobs || s.req.TopLogprobs > 0 {
-		if s.req.TemperedLogprobs && s.req.Temperature >= greedyBelow && s.req.Temperature != 1 {
-			inv := float32(1 / s.req.Temperature)
-			for i := range row {
-				row[i] *= inv
-			}
-		}
-		lse := logSumExp(row)
-		t.Logprob = float64(row[t.ID]) - lse
-		for _, c := range topK(row, s.req.TopLogprobs) {
-			t.Top = append(t.Top, TokenLogprob{ID: c.id, Logprob: float64(c.z) - lse})
+// forward runs the step and chooses the next token of every sequence that
+// samples after it (by plan index). A backend that samples where its
+// logits are (backend.RowSampler: a GPU) hands back a few numbers per row;
+// otherwise the rows come to the host and backend.SampleRows runs here.
+func (e *Engine) forward(st *model.Step, plan []work) ([]Token, error) {
+	V := e.m.Cfg.VocabSize
+	params := make([]backend.SampleParams, 0, len(st.Logits))
+	for _, w := range plan {
+		if w.logits {
+			params = append(params, sampleParams(&w.s.req.Sampling, w.s.rng, V))
 		}
 	}
-	return t
+	logits, err := e.m.StepLogits(context.Background(), e.kv, st)
+	if err != nil || logits == nil {
+		return nil, err
+	}
+	be := e.m.Backend()
+	results := make([]backend.SampleResult, len(params))
+	var row func(i int) []float32
+	if rs, ok := be.(backend.RowSampler); ok {
+		rs.SampleRows(results, logits, V, params)
+		row = func(i int) []float32 { // rare: a nucleus wider than the top 64
+			r := make([]float32, V)
+			be.Download(r, be.Slice(logits, i*V, V))
+			return r
+		}
+	} else {
+		if need := len(params) * V; cap(e.logits) < need {
+			e.logits = make([]float32, need)
+		}
+		host := e.logits[:len(params)*V]
+		be.Download(host, logits)
+		backend.SampleRows(results, host, V, params)
+		row = func(i int) []float32 { return host[i*V : (i+1)*V] }
+	}
+	sampled := make([]Token, len(plan))
+	i := 0
+	for j, w := range plan {
+		if !w.logits {
+			continue
+		}
+		s, r := &w.s.req.Sampling, results[i]
+		id, logit := choose(r, s, w.s.rng, V, func() []float32 { return row(i) })
+		sampled[j] = Token{ID: id}
+		logprobs(&sampled[j], logit, r, s)
+		i++
+	}
+	return sampled, nil
 }

@@ -496,3 +496,17 @@ func TestCloseEndsEverySequence(t *testing.T) {
 		})
 	}
 }
+
+// logSumExp of a logits row, in float64: the test's own, independent of
+// the engine's sampling path.
+func logSumExp(row []float32) float64 {
+	m := float32(math.Inf(-1))
+	for _, x := range row {
+		m = max(m, x)
+	}
+	var s float64
+	for _, x := range row {
+		s += math.Exp(float64(x - m))
+	}
+	return float64(m) + math.Log(s)
+}

@@ -1,10 +1,10 @@
 package inference
 
 import (
-	"container/heap"
 	"math"
 	"math/rand/v2"
-	"slices"
+
+	"github.com/rlm-project/rlm/training/backend"
 )
 
 // Sampling controls how the next token is chosen from the logits.
@@ -42,125 +42,74 @@ type TokenLogprob struct {
 	Logprob float64
 }
 
-// logSumExp of a logits row, accumulated in float64.
-func logSumExp(row []float32) float64 {
-	m := float32(math.Inf(-1))
-	for _, x := range row {
-		m = max(m, x)
-	}
-	var s float64
-	for _, x := range row {
-		s += math.Exp(float64(x - m))
-	}
-	return float64(m) + math.Log(s)
-}
+// The engine chooses tokens in two parts. sampleParams says what must be
+// computed over a sequence's logits row (and takes the random draw of a
+// plain sampling step); the backend computes it where the logits are
+// (backend.SampleRows on the host, the GPU's own kernel on a GPU) and hands
+// back a few numbers per row; choose and logprobs finish on the host. Only
+// a nucleus wider than the 64 largest logits needs the whole row.
 
-func argmax(row []float32) int32 {
-	best := 0
-	for i, x := range row {
-		if x > row[best] {
-			best = i
-		}
-	}
-	return int32(best)
-}
+// nucleusTry is how many of the largest logits are tried first for top-k
+// and top-p sampling: the nucleus usually lies within a few dozen tokens.
+const nucleusTry = backend.MaxSampleTopK
 
-// cand is a candidate token and its (scaled) logit.
-type cand struct {
-	id int32
-	z  float32
-}
-
-// minHeap keeps the k largest candidates seen, smallest on top.
-type minHeap []cand
-
-func (h minHeap) Len() int { return len(h) }
-func (h minHeap) Less(i, j int) bool {
-	return h[i].z < h[j].z || h[i].z == h[j].z && h[i].id > h[j].id
-}
-func (h minHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)   { *h = append(*h, x.(cand)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// topK returns the k largest logits, largest first (lowest id first on
-// ties), in O(V log k).
-func topK(row []float32, k int) []cand {
-	k = min(k, len(row))
-	if k <= 0 {
-		return nil
-	}
-	h := make(minHeap, 0, k)
-	for i, x := range row {
-		c := cand{int32(i), x}
-		if len(h) < k {
-			heap.Push(&h, c)
-		} else if c.z > h[0].z {
-			h[0] = c
-			heap.Fix(&h, 0)
-		}
-	}
-	slices.SortFunc(h, func(a, b cand) int {
-		if a.z != b.z {
-			if a.z > b.z {
-				return -1
-			}
-			return 1
-		}
-		return int(a.id - b.id)
-	})
-	return h
-}
-
-// sample picks the next token from a logits row. rng is the sequence's own
-// generator, so a seeded request does not depend on what else runs.
-func sample(row []float32, s *Sampling, rng *rand.Rand) int32 {
-	if s.Temperature < greedyBelow {
-		return argmax(row)
-	}
-	inv := float32(1 / s.Temperature)
-	k := len(row)
+// truncated reports whether s samples from fewer than all V tokens, and k,
+// the most it samples from.
+func truncated(s *Sampling, V int) (k int, nucleus, trunc bool) {
+	k = V
 	if s.TopK > 0 {
 		k = min(k, s.TopK)
 	}
-	nucleus := s.TopP > 0 && s.TopP < 1
-	if k == len(row) && !nucleus {
-		// Plain sampling over the whole vocabulary: no sort needed.
-		m := row[argmax(row)] * inv
-		var total float64
-		for _, x := range row {
-			total += math.Exp(float64(x*inv - m))
-		}
-		u := rng.Float64() * total
-		for i, x := range row {
-			u -= math.Exp(float64(x*inv - m))
-			if u <= 0 {
-				return int32(i)
-			}
-		}
-		return int32(len(row) - 1)
+	nucleus = s.TopP > 0 && s.TopP < 1
+	return k, nucleus, k < V || nucleus
+}
+
+// sampleParams is what choosing s's next token needs from its logits row.
+// A plain sampling step draws its random number here: one draw per token,
+// from the sequence's own generator, so a seeded request does not depend
+// on what else runs.
+func sampleParams(s *Sampling, rng *rand.Rand, V int) backend.SampleParams {
+	p := backend.SampleParams{Logprobs: s.Logprobs || s.TopLogprobs > 0, TopK: s.TopLogprobs}
+	if s.Temperature < greedyBelow {
+		return p
 	}
-	// The nucleus usually lies within a few dozen tokens: try the top 64,
-	// and widen only when their mass falls short of top_p.
+	p.InvTemp = float32(1 / s.Temperature)
+	if k, _, trunc := truncated(s, V); trunc {
+		p.TopK = max(p.TopK, min(k, nucleusTry))
+	} else {
+		p.Walk, p.U = true, rng.Float64()
+	}
+	return p
+}
+
+// choose picks the token from the row's SampleResult r: greedy decoding
+// and plain sampling are already done (r.ID); top-k and top-p sample from
+// the largest logits, widening through row (the whole row, fetched only
+// then) when the nucleus is wider than r.Top. It returns the token and its
+// logit.
+func choose(r backend.SampleResult, s *Sampling, rng *rand.Rand, V int, row func() []float32) (int32, float32) {
+	k, nucleus, trunc := truncated(s, V)
+	if s.Temperature < greedyBelow || !trunc {
+		return r.ID, r.Logit
+	}
+	inv := float32(1 / s.Temperature)
+	m := r.Max * inv
 	var total float64
-	m := row[argmax(row)] * inv
 	if nucleus {
-		for _, x := range row {
-			total += math.Exp(float64(x*inv - m))
-		}
+		total = r.SumExpTemp
 	}
-	try := min(k, 64)
+	try := min(k, nucleusTry)
 	for {
-		cs := topK(row, try)
+		cs := r.Top
+		if try > len(cs) {
+			cs = backend.TopLogits(row(), try)
+		}
+		cs = cs[:try]
 		ps := make([]float64, len(cs))
 		var mass float64
 		cut := len(cs)
 		for i, c := range cs {
-			ps[i] = math.Exp(float64(c.z*inv - m))
+			ps[i] = math.Exp(float64(c.Logit*inv - m))
 			mass += ps[i]
 			if nucleus && mass >= s.TopP*total {
 				cut = i + 1
@@ -178,11 +127,41 @@ func sample(row []float32, s *Sampling, rng *rand.Rand) int32 {
 			for i := range cut {
 				u -= ps[i]
 				if u <= 0 {
-					return cs[i].id
+					return cs[i].ID, cs[i].Logit
 				}
 			}
-			return cs[cut-1].id
+			return cs[cut-1].ID, cs[cut-1].Logit
 		}
 		try = min(k, try*8)
 	}
+}
+
+// logprobs fills t's log probability (of the logit of t.ID) and its top
+// alternatives from the row's SampleResult: of the model's distribution, or
+// with TemperedLogprobs of the one sampled from.
+func logprobs(t *Token, logit float32, r backend.SampleResult, s *Sampling) {
+	if !s.Logprobs && s.TopLogprobs == 0 {
+		return
+	}
+	scale, lse := float32(1), 0.0
+	if s.TemperedLogprobs && s.Temperature >= greedyBelow && s.Temperature != 1 {
+		scale = float32(1 / s.Temperature)
+		lse = r.LSETemp(scale)
+	} else {
+		lse = r.LSE()
+	}
+	t.Logprob = float64(logit*scale) - lse
+	for _, c := range r.Top[:min(s.TopLogprobs, len(r.Top))] {
+		t.Top = append(t.Top, TokenLogprob{ID: c.ID, Logprob: float64(c.Logit*scale) - lse})
+	}
+}
+
+// sample picks the next token from a logits row on the host: the whole
+// path of the engine for one row.
+func sample(row []float32, s *Sampling, rng *rand.Rand) int32 {
+	p := []backend.SampleParams{sampleParams(s, rng, len(row))}
+	r := make([]backend.SampleResult, 1)
+	backend.SampleRows(r, row, len(row), p)
+	id, _ := choose(r[0], s, rng, len(row), func() []float32 { return row })
+	return id
 }

@@ -141,20 +141,34 @@ func (m *Model) ensureStepActs(N, L, B int) *stepActs {
 // computed exactly as the full Forward of its whole sequence would compute
 // it, so decoding token by token gives the logits of one long forward.
 func (m *Model) ForwardStep(ctx context.Context, kv *KVCache, st *Step, logits []float32) error {
-	cfg, be := m.Cfg, m.be
-	if len(kv.K) != cfg.NumHiddenLayers {
-		return fmt.Errorf("step: cache has %d layers, model %d", len(kv.K), cfg.NumHiddenLayers)
-	}
-	if m.lora != nil {
-		return fmt.Errorf("step: the model has unmerged LoRA adapters; serve base weights with the adapter merged (MergeLoRA)")
-	}
-	if err := st.validate(cfg, kv); err != nil {
-		return err
-	}
-	N, L, V := len(st.IDs), len(st.Logits), cfg.VocabSize
+	L, V := len(st.Logits), m.Cfg.VocabSize
 	if len(logits) < L*V {
 		return fmt.Errorf("step: logits buffer of %d for %d rows of %d", len(logits), L, V)
 	}
+	out, err := m.StepLogits(ctx, kv, st)
+	if err != nil || out == nil {
+		return err
+	}
+	m.be.Download(logits[:L*V], out)
+	return nil
+}
+
+// StepLogits is ForwardStep leaving the logits where the backend keeps
+// them: a buffer of len(st.Logits)×V rows (nil when st.Logits is empty),
+// valid until the next step. A GPU's inference samples from it on the
+// device (backend.RowSampler).
+func (m *Model) StepLogits(ctx context.Context, kv *KVCache, st *Step) (backend.Buffer, error) {
+	cfg, be := m.Cfg, m.be
+	if len(kv.K) != cfg.NumHiddenLayers {
+		return nil, fmt.Errorf("step: cache has %d layers, model %d", len(kv.K), cfg.NumHiddenLayers)
+	}
+	if m.lora != nil {
+		return nil, fmt.Errorf("step: the model has unmerged LoRA adapters; serve base weights with the adapter merged (MergeLoRA)")
+	}
+	if err := st.validate(cfg, kv); err != nil {
+		return nil, err
+	}
+	N, L, V := len(st.IDs), len(st.Logits), cfg.VocabSize
 	C, H, KV, D := cfg.HiddenSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads, cfg.HeadDim
 	full := m.ensureStepActs(N, L, len(st.BlockTable))
 	ints := func(b backend.Ints, src []int32) backend.Ints {
@@ -179,7 +193,7 @@ func (m *Model) ForwardStep(ctx context.Context, kv *KVCache, st *Step, logits [
 	be.Embedding(la.x, m.w.embed, ids, C)
 	for l := range cfg.NumHiddenLayers {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("step: %w", err)
+			return nil, fmt.Errorf("step: %w", err)
 		}
 		m.attentionInputs(l, &la, pos, N)
 		be.ScatterRows(kv.K[l], la.k, slots, KV*D)
@@ -189,7 +203,7 @@ func (m *Model) ForwardStep(ctx context.Context, kv *KVCache, st *Step, logits [
 		la.x, la.xOutNext = la.xOutNext, la.x
 	}
 	if L == 0 {
-		return nil
+		return nil, nil
 	}
 	// Only the rows that sample go through the final norm and the LM head.
 	last := rows(full.last, L*C)
@@ -198,6 +212,5 @@ func (m *Model) ForwardStep(ctx context.Context, kv *KVCache, st *Step, logits [
 	be.RMSNorm(lnf, rows(full.rstdf, L), last, m.w.norm, L, C, cfg.RMSNormEps)
 	out := rows(full.logit, L*V)
 	be.MatMul(out, lnf, m.w.lmHead, L, V, C, false, true, 0)
-	be.Download(logits[:L*V], out)
-	return nil
+	return out, nil
 }

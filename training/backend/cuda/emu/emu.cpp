@@ -108,9 +108,14 @@ struct Block {
   int n = 0, cur = 0, live = 0;
   int arrived = 0;
   int warpLive[kMaxThreads / 32], warpArrived[kMaxThreads / 32];
-  uint64_t xchg[kMaxThreads / 32][32];
-  const void* xptr[kMaxThreads / 32][32];
-  unsigned mmaA[kMaxThreads / 32][32][4], mmaB[kMaxThreads / 32][32][2];
+  // Exchange slots of the warp-wide operations, two generations deep: a
+  // lane writes generation k+2's slot only after the rendezvous of k+1,
+  // which every lane reaches after reading generation k. So one
+  // rendezvous per exchange suffices.
+  uint64_t xchg[2][kMaxThreads / 32][32];
+  const void* xptr[2][kMaxThreads / 32][32];
+  unsigned char gen[kMaxThreads];  // exchanges each thread has made, mod 2
+  unsigned mmaA[2][kMaxThreads / 32][32][4], mmaB[2][kMaxThreads / 32][32][2];
   void (*fn)(void**) = nullptr;
   void** args = nullptr;
   const char* name = nullptr;
@@ -178,6 +183,7 @@ void runBlock(Block* b) {
     f.tid = {(unsigned)(i % blockDim.x), (unsigned)(i / blockDim.x % blockDim.y),
              (unsigned)(i / (blockDim.x * blockDim.y))};
     f.state = kRunnable;
+    b->gen[i] = 0;
     char* top = b->stacks + (size_t)(i + 1) * (kStackBytes + kGuardBytes);
     void** sp = (void**)(((uintptr_t)top & ~(uintptr_t)15) - 64);
     for (int r = 0; r < 6; r++) sp[r] = nullptr;  // r15 r14 r13 r12 rbx rbp
@@ -319,12 +325,11 @@ static int srcLane(int lane, int mode, int arg) {
 template <typename T>
 static T shfl(T v, int mode, int arg) {
   Block* b = tlsBlock;
-  int w = b->cur / 32, lane = b->cur % 32;
-  memcpy(&b->xchg[w][lane], &v, sizeof v);
+  int w = b->cur / 32, lane = b->cur % 32, g = b->gen[b->cur] ^= 1;
+  memcpy(&b->xchg[g][w][lane], &v, sizeof v);
   warpSync(b);
   T r;
-  memcpy(&r, &b->xchg[w][srcLane(lane, mode, arg) & 31], sizeof r);
-  warpSync(b);
+  memcpy(&r, &b->xchg[g][w][srcLane(lane, mode, arg) & 31], sizeof r);
   return r;
 }
 
@@ -358,18 +363,18 @@ static unsigned short half(unsigned v, int hi) { return (unsigned short)(hi ? v 
 // fragments, then computes its own four results from the warp's.
 extern "C" void emu_mma_bf16(float* d, const unsigned* a, unsigned b0, unsigned b1) {
   Block* b = tlsBlock;
-  int w = b->cur / 32, lane = b->cur % 32;
-  for (int i = 0; i < 4; i++) b->mmaA[w][lane][i] = a[i];
-  b->mmaB[w][lane][0] = b0;
-  b->mmaB[w][lane][1] = b1;
+  int w = b->cur / 32, lane = b->cur % 32, gn = b->gen[b->cur] ^= 1;
+  for (int i = 0; i < 4; i++) b->mmaA[gn][w][lane][i] = a[i];
+  b->mmaB[gn][w][lane][0] = b0;
+  b->mmaB[gn][w][lane][1] = b1;
   warpSync(b);
   auto A = [&](int r, int k) {
     int l = (r % 8) * 4 + (k % 8) / 2, reg = (k / 8) * 2 + r / 8;
-    return bf16(half(b->mmaA[w][l][reg], k % 2));
+    return bf16(half(b->mmaA[gn][w][l][reg], k % 2));
   };
   auto B = [&](int k, int n) {
     int l = n * 4 + (k % 8) / 2;
-    return bf16(half(b->mmaB[w][l][k / 8], k % 2));
+    return bf16(half(b->mmaB[gn][w][l][k / 8], k % 2));
   };
   int g = lane / 4, c = lane % 4;
   float out[4];
@@ -379,7 +384,6 @@ extern "C" void emu_mma_bf16(float* d, const unsigned* a, unsigned b0, unsigned 
     for (int k = 0; k < 16; k++) acc += A(row, k) * B(k, col);
     out[j] = acc;
   }
-  warpSync(b);
   for (int j = 0; j < 4; j++) d[j] = out[j];
 }
 
@@ -387,23 +391,22 @@ extern "C" void emu_mma_bf16(float* d, const unsigned* a, unsigned b0, unsigned 
 // row addresses of matrix i; lane l receives two elements of each matrix.
 extern "C" void emu_ldmatrix_x4(unsigned* r, const unsigned short* p, int trans) {
   Block* b = tlsBlock;
-  int w = b->cur / 32, lane = b->cur % 32;
-  b->xptr[w][lane] = p;
+  int w = b->cur / 32, lane = b->cur % 32, g = b->gen[b->cur] ^= 1;
+  b->xptr[g][w][lane] = p;
   warpSync(b);
   unsigned out[4];
   for (int i = 0; i < 4; i++) {
     unsigned short lo, hi;
     if (!trans) {
-      const unsigned short* row = (const unsigned short*)b->xptr[w][i * 8 + lane / 4];
+      const unsigned short* row = (const unsigned short*)b->xptr[g][w][i * 8 + lane / 4];
       lo = row[2 * (lane % 4)];
       hi = row[2 * (lane % 4) + 1];
     } else {
-      lo = ((const unsigned short*)b->xptr[w][i * 8 + 2 * (lane % 4)])[lane / 4];
-      hi = ((const unsigned short*)b->xptr[w][i * 8 + 2 * (lane % 4) + 1])[lane / 4];
+      lo = ((const unsigned short*)b->xptr[g][w][i * 8 + 2 * (lane % 4)])[lane / 4];
+      hi = ((const unsigned short*)b->xptr[g][w][i * 8 + 2 * (lane % 4) + 1])[lane / 4];
     }
     out[i] = (unsigned)lo | ((unsigned)hi << 16);
   }
-  warpSync(b);
   for (int i = 0; i < 4; i++) r[i] = out[i];
 }
 
@@ -669,10 +672,8 @@ int cublasLtMatmul(uintptr_t, uintptr_t desc, const float* alpha, const void* A,
   int64_t m = c->rows, n = c->cols, k = d->transA ? a->rows : a->cols;
   float al = *alpha, be = *beta;
   int nt = (int)std::thread::hardware_concurrency();
-  if (nt < 1) nt = 1;
-  std::vector<std::thread> ts;
-  for (int t = 0; t < nt; t++)
-    ts.emplace_back([&, t] {
+  if (nt < 1 || m * n * k < (1 << 22)) nt = 1;
+  auto part = [&](int t) {
       for (int64_t j = t; j < n; j += nt)
         for (int64_t i = 0; i < m; i++) {
           float acc = 0;
@@ -684,7 +685,13 @@ int cublasLtMatmul(uintptr_t, uintptr_t desc, const float* alpha, const void* A,
           float* out = D + i + j * c->ld;
           *out = al * acc + (be == 0 ? 0 : be * *out);
         }
-    });
+  };
+  if (nt == 1) {
+    part(0);
+    return 0;
+  }
+  std::vector<std::thread> ts;
+  for (int t = 0; t < nt; t++) ts.emplace_back(part, t);
   for (auto& t : ts) t.join();
   return 0;
 }
