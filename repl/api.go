@@ -36,7 +36,11 @@ type Range struct{ Start, End int64 }
 // Limits bound what one session may use. The zero value of a field means the
 // default from DefaultLimits.
 type Limits struct {
-	CellTimeout   time.Duration // wall time per cell before it is cancelled
+	// CellTimeout is the time a cell may run before it is cancelled, not
+	// counting the time it waits for answers to its llm_query/rlm_query
+	// calls: those are bounded by the run's own time and call budgets, and
+	// a cell waiting on a slow model is not a runaway cell.
+	CellTimeout   time.Duration
 	KillGrace     time.Duration // how long a cancelled cell may take to stop before the worker is killed
 	MemoryBytes   int64         // address-space limit of the worker (RLIMIT_AS), on top of the mapped context
 	HeapBytes     int64         // live heap above which the watchdog kills the worker

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -119,7 +120,7 @@ func TestCallerCancel(t *testing.T) {
 }
 
 // TestHostCallCancelled checks that a host call in flight is cancelled with
-// the cell: the Host sees a cancelled context.
+// the cell: the Host sees a cancelled context, and the session goes on.
 func TestHostCallCancelled(t *testing.T) {
 	p := newTestPool(t, 1)
 	h := &echoHost{delay: time.Hour}
@@ -128,12 +129,63 @@ func TestHostCallCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	r := run(t, s, `fmt.Print(llm_query("slow"))`)
-	if !strings.Contains(r.Error, "time limit") {
-		t.Fatalf("error %q", r.Error)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := s.Run(ctx, `fmt.Print(llm_query("slow"))`); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Fatalf("Run returned %v after %v", err, time.Since(start))
 	}
 	if r := run(t, s, `fmt.Print("ok")`); r.Output != "ok" {
 		t.Fatalf("next cell: %+v", r)
+	}
+}
+
+// TestCellClockStopsForHostCalls: the cell time limit counts the cell's own
+// time, not the time its llm_query calls wait for a model (a shared model
+// under load answers slowly; RL rollouts on a busy policy scored 0 when it
+// did). A cell that computes past the limit around its calls is still
+// stopped.
+func TestCellClockStopsForHostCalls(t *testing.T) {
+	p := newTestPool(t, 1)
+	h := &echoHost{delay: 250 * time.Millisecond}
+	s, err := p.NewSession(context.Background(), SessionConfig{Host: h, Limits: Limits{CellTimeout: 400 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	r := run(t, s, `for i := 0; i < 6; i++ { llm_query("x") }
+results := llm_query_batched([]string{"a", "b"})
+fmt.Print(len(results))`)
+	if r.Error != "" || r.Output != "2" {
+		t.Fatalf("a cell waiting %v for its calls was stopped: %+v", time.Since(start), r)
+	}
+	if took := time.Since(start); took < 1500*time.Millisecond {
+		t.Fatalf("the calls took %v; the test needs them to outlast the limit", took)
+	}
+	r = run(t, s, `busy := func() { t0 := time.Now(); for time.Since(t0) < 250*time.Millisecond {} }
+busy()
+llm_query("x")
+busy()
+fmt.Print("not stopped")`)
+	if !strings.Contains(r.Error, "time limit") {
+		t.Fatalf("a cell that computed 500ms against a limit of 400ms: %+v", r)
+	}
+	// Computing in another goroutine while a call waits earns no credit.
+	s2, err := p.NewSession(context.Background(), SessionConfig{Host: &echoHost{delay: 2 * time.Second},
+		Limits: Limits{CellTimeout: 400 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	r = run(t, s2, `done := make(chan bool)
+go func() { llm_query("x"); done <- true }()
+t0 := time.Now()
+for time.Since(t0) < time.Second {}
+<-done
+fmt.Print("not stopped")`)
+	if !strings.Contains(r.Error, "time limit") {
+		t.Fatalf("a cell that computed 1s during a 2s call against a limit of 400ms: %+v", r)
 	}
 }
 

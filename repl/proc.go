@@ -50,10 +50,17 @@ type proc struct {
 	limits  Limits
 	cellID  uint64
 	cellCtx context.Context
-	fatal   string
-	waitErr error
-	once    sync.Once
-	calls   sync.WaitGroup // host calls being answered; Add under mu while life is not done
+	// The current cell's time spent waiting for host calls: calls in
+	// flight, since when at least one has been (and the worker's CPU time
+	// then), and the credit of the intervals before (see waited).
+	calling   int
+	callSince time.Time
+	cpuSince  time.Duration
+	callTotal time.Duration
+	fatal     string
+	waitErr   error
+	once      sync.Once
+	calls     sync.WaitGroup // host calls being answered; Add under mu while life is not done
 
 	// count, when set, is the pool's tally of live workers; leased and gone
 	// are guarded by count.mu.
@@ -250,11 +257,13 @@ func (p *proc) answer(msg *message) {
 		// first: Close must not wait for a slow model.
 		ctx, cancel := context.WithCancel(ctx)
 		stop := context.AfterFunc(p.life, cancel)
+		p.hostCall(msg.Cell, +1)
 		if msg.Kind == kindLLM {
 			res = host.LLMQuery(ctx, msg.Prompts)
 		} else {
 			res = host.RLMQuery(ctx, msg.Prompts)
 		}
+		p.hostCall(msg.Cell, -1)
 		stop()
 		cancel()
 	}
@@ -285,6 +294,50 @@ func (p *proc) setCell(id uint64, ctx context.Context) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cellID, p.cellCtx = id, ctx
+	p.calling, p.callTotal = 0, 0
+}
+
+// hostCall marks a host call of cell id as started (+1) or ended (-1).
+func (p *proc) hostCall(id uint64, delta int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cellID != id {
+		return
+	}
+	if p.calling == 0 && delta > 0 {
+		p.callSince, p.cpuSince = time.Now(), p.cpuTime()
+	}
+	p.calling += delta
+	if p.calling == 0 {
+		p.callTotal += p.credit()
+	}
+}
+
+// credit is the current waiting interval's time, less the CPU time the
+// worker spent in it: a cell that computes in other goroutines while it
+// waits gets no credit for that.
+func (p *proc) credit() time.Duration {
+	return max(0, time.Since(p.callSince)-(p.cpuTime()-p.cpuSince))
+}
+
+// waited is how long the current cell has waited for host calls (the
+// intervals in which at least one was in flight), less what it computed
+// meanwhile: the time its clock stood still.
+func (p *proc) waited() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.calling > 0 {
+		return p.callTotal + p.credit()
+	}
+	return p.callTotal
+}
+
+// cpuTime is the worker's CPU time so far (0 where it cannot be read).
+func (p *proc) cpuTime() time.Duration {
+	if p.cmd.Process == nil {
+		return 0
+	}
+	return processCPU(p.cmd.Process.Pid)
 }
 
 func (p *proc) send(msg *message) error { return p.out.send(msg) }

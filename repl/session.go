@@ -101,20 +101,32 @@ func (s *Session) Run(ctx context.Context, code string) (CellResult, error) {
 	if err := w.send(&message{Kind: kindCell, ID: id, Code: code}); err != nil {
 		return s.died(ctx, w, res, start)
 	}
+	// The cell's clock stops while it waits for its host calls: when the
+	// timer fires, it is set again for the time the cell has left.
 	timer := time.NewTimer(s.limits.CellTimeout)
 	defer timer.Stop()
-	select {
-	case msg := <-w.results:
-		return s.result(res, msg), nil
-	case <-w.dead:
-		return s.died(ctx, w, res, start)
-	case <-timer.C:
-		why := fmt.Sprintf("time limit of %s", s.limits.CellTimeout)
-		r, err := s.cancel(ctx, w, id, res, start, why)
-		return r, err
-	case <-ctx.Done():
-		r, _ := s.cancel(ctx, w, id, res, start, "the caller cancelled")
-		return r, ctx.Err()
+	for {
+		select {
+		case msg := <-w.results:
+			return s.result(res, msg), nil
+		case <-w.dead:
+			return s.died(ctx, w, res, start)
+		case <-timer.C:
+			waited := w.waited()
+			if left := s.limits.CellTimeout - (time.Since(start) - waited); left > 0 {
+				timer.Reset(left)
+				continue
+			}
+			why := fmt.Sprintf("time limit of %s", s.limits.CellTimeout)
+			if waited >= time.Millisecond {
+				why += fmt.Sprintf(" (not counting %s of waiting for llm_query/rlm_query answers)", waited.Round(time.Millisecond))
+			}
+			r, err := s.cancel(ctx, w, id, res, start, why)
+			return r, err
+		case <-ctx.Done():
+			r, _ := s.cancel(ctx, w, id, res, start, "the caller cancelled")
+			return r, ctx.Err()
+		}
 	}
 }
 

@@ -302,7 +302,7 @@ var settingsTable = []setting{
 	{"repl-refill-delay", allCommands, "25ms", "how long the REPL pool waits before replacing a worker a request took, so that starting one (tens of ms of CPU) does not compete with that request's start; sooner when another request takes one; 0: at once", dur(func(c *config) *time.Duration { return &c.REPLRefillDelay })},
 	{"repl-uid", allCommands, strconv.Itoa(defaultREPLID), replUIDHelp, num(func(c *config) *int { return &c.REPLUID })},
 	{"repl-gid", allCommands, strconv.Itoa(defaultREPLID), replGIDHelp, num(func(c *config) *int { return &c.REPLGID })},
-	{"cell-timeout", allCommands, repl.DefaultLimits().CellTimeout.String(), "wall time per REPL cell", dur(func(c *config) *time.Duration { return &c.REPL.CellTimeout })},
+	{"cell-timeout", allCommands, repl.DefaultLimits().CellTimeout.String(), "time a REPL cell may run, not counting the time it waits for its llm_query/rlm_query calls", dur(func(c *config) *time.Duration { return &c.REPL.CellTimeout })},
 	{"kill-grace", allCommands, repl.DefaultLimits().KillGrace.String(), "how long a cancelled cell may take to stop before its REPL worker is killed and replaced", dur(func(c *config) *time.Duration { return &c.REPL.KillGrace })},
 	{"repl-memory-bytes", allCommands, formatSize(repl.DefaultLimits().MemoryBytes), "address space for model data in a REPL worker (RLIMIT_AS, on top of what it mapped at start)", size(func(c *config) *int64 { return &c.REPL.MemoryBytes })},
 	{"repl-heap-bytes", allCommands, formatSize(repl.DefaultLimits().HeapBytes), "live heap above which a REPL worker is stopped", size(func(c *config) *int64 { return &c.REPL.HeapBytes })},

@@ -81,7 +81,7 @@ Flags:
 	fs.IntVar(&def.Limits.MaxLLMCalls, "max-calls", 0, "model calls per rollout (0: the engine's default)")
 	fs.DurationVar(&def.Limits.Timeout, "timeout", 0, "wall time per rollout (0: the engine's default)")
 	replLim := repl.DefaultLimits()
-	fs.DurationVar(&replLim.CellTimeout, "cell-timeout", replLim.CellTimeout, "wall time per REPL cell")
+	fs.DurationVar(&replLim.CellTimeout, "cell-timeout", replLim.CellTimeout, "time a REPL cell may run, not counting the time it waits for its llm_query/rlm_query calls")
 	fs.IntVar(&replLim.MaxOutput, "max-output", replLim.MaxOutput, "characters of cell output shown to the model")
 	fs.IntVar(&def.CheckpointEvery, "checkpoint-every", def.CheckpointEvery, "steps between checkpoints (0: only at the end)")
 	fs.IntVar(&def.KeepCheckpoints, "keep-checkpoints", def.KeepCheckpoints, "checkpoint directories to keep")
