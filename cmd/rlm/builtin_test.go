@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -220,7 +221,7 @@ func TestBuiltinModelScore(t *testing.T) {
 // upstream model it maps to (the root model for a bare alias), or the
 // in-process model, which answers every alias.
 func TestModelInfo(t *testing.T) {
-	e, err := loadLocalModel(localBuiltin, inference.Config{KVCacheTokens: 1024})
+	e, err := loadLocalModel(localBuiltin, inference.Config{KVCacheTokens: 1024}, deviceSpec{kind: "cpu"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

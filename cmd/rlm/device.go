@@ -38,21 +38,27 @@ func parseDevice(device, precision string) (deviceSpec, error) {
 	return d, nil
 }
 
-// open returns the backend and says on log which one it is and, for auto
+// open returns the backend and a line that says which it is and, for auto
 // without a GPU, why not the GPU.
-func (d deviceSpec) open(log io.Writer) (backend.Backend, error) {
+func (d deviceSpec) open() (backend.Backend, string, error) {
 	if d.kind == "cpu" {
-		fmt.Fprintln(log, "device: cpu")
-		return backend.CPU{}, nil
+		return backend.CPU{}, "cpu", nil
 	}
 	be, err := cuda.Open(cuda.Options{Device: d.ordinal, Precision: d.precision})
 	if err != nil {
 		if d.kind == "auto" {
-			fmt.Fprintf(log, "device: cpu (no CUDA device: %v)\n", err)
-			return backend.CPU{}, nil
+			return backend.CPU{}, fmt.Sprintf("cpu (no CUDA device: %v)", err), nil
 		}
-		return nil, fmt.Errorf("device cuda:%d: %w", d.ordinal, err)
+		return nil, "", fmt.Errorf("device cuda:%d: %w", d.ordinal, err)
 	}
-	fmt.Fprintf(log, "device: cuda:%d %s, %s\n", d.ordinal, be.Device(), d.precision)
-	return be, nil
+	return be, fmt.Sprintf("cuda:%d %s, %s", d.ordinal, be.Device(), d.precision), nil
+}
+
+// openLogged is open for the trainers, which always say where they run.
+func (d deviceSpec) openLogged(log io.Writer) (backend.Backend, error) {
+	be, desc, err := d.open()
+	if err == nil {
+		fmt.Fprintln(log, "device: "+desc)
+	}
+	return be, err
 }

@@ -69,7 +69,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	ec := &set.engineConfig
 	if set.wantsLocal() {
-		le, err := set.startLocalModel()
+		le, err := set.startLocalModel(stderr)
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}

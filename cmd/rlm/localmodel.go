@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/models/tinydemo"
 	"github.com/rlm-project/rlm/recursion"
-	"github.com/rlm-project/rlm/training/backend"
 	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
@@ -50,20 +50,27 @@ const (
 
 // loadLocalModel loads a checkpoint directory, or with localBuiltin the
 // built-in model after checking its checksums, into an inference engine on
-// the CPU.
-func loadLocalModel(dir string, cfg inference.Config) (*inference.Engine, error) {
+// the device dev (a GPU it picks is named on log).
+func loadLocalModel(dir string, cfg inference.Config, dev deviceSpec, log io.Writer) (*inference.Engine, error) {
+	be, desc, err := dev.open()
+	if err != nil {
+		return nil, fmt.Errorf("local model: %w", err)
+	}
+	if be.Name() != "cpu" || dev.kind == "cpu" {
+		fmt.Fprintf(log, "rlm: local model on %s\n", desc)
+	}
 	if dir == localBuiltin {
 		if err := tinydemo.Verify(); err != nil {
 			return nil, fmt.Errorf("built-in model: %w", err)
 		}
 		cfg.Name = tinydemo.Name
-		e, err := inference.LoadFS(backend.CPU{}, tinydemo.FS(), cfg)
+		e, err := inference.LoadFS(be, tinydemo.FS(), cfg)
 		if err != nil {
 			return nil, fmt.Errorf("built-in model: %w", err)
 		}
 		return e, nil
 	}
-	e, err := inference.Load(backend.CPU{}, dir, cfg)
+	e, err := inference.Load(be, dir, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("local model: %w", err)
 	}

@@ -81,6 +81,8 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	maxBody := fs.String("max-request-bytes", "16MiB", "largest request body")
 	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with 429")
 	engineCfg := engineFlags(fs)
+	device := fs.String("device", "auto", "where the model runs: auto (a GPU when there is one, and the log says so; else the CPU), cpu, cuda or cuda:N")
+	precision := fs.String("precision", "bf16", "arithmetic of matrix products and attention on a GPU: bf16, tf32 or fp32")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -96,12 +98,16 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	cfg.Name = *name
+	dev, err := parseDevice(*device, *precision)
+	if err != nil {
+		return badFlag("model serve: %v", err)
+	}
 	limit, err := parseSize(*maxBody)
 	if err != nil {
 		return badFlag("--max-request-bytes: %v", err)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	e, err := loadLocalModel(fs.Arg(0), cfg)
+	e, err := loadLocalModel(fs.Arg(0), cfg, dev, stderr)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := ec.checkRun(); err != nil {
 			return fmt.Errorf("query: %w", err)
 		}
-		local, err := cfg.startLocalModel()
+		local, err := cfg.startLocalModel(stderr)
 		if err != nil {
 			return fmt.Errorf("query: %w", err)
 		}

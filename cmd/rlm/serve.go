@@ -85,9 +85,14 @@ func (c *config) fallBackToBuiltin() {
 // wantsLocal reports whether --local-model names a model to run.
 func (c *config) wantsLocal() bool { return c.LocalModel != "" && c.LocalModel != localNone }
 
-// startLocalModel loads --local-model and makes it the upstream of root
-// turns and sub-calls; the root model defaults to its name.
-func (c *config) startLocalModel() (*inference.Engine, error) {
+// startLocalModel loads --local-model on --device and makes it the
+// upstream of root turns and sub-calls; the root model defaults to its
+// name. A GPU it runs on is named on log.
+func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
+	dev, err := parseDevice(c.Device, c.Precision)
+	if err != nil {
+		return nil, err
+	}
 	kv := c.LocalKVCache
 	if c.LocalModel == localBuiltin && !c.explicit["local-kv-cache"] {
 		// The default pool is sized for real checkpoints; the small
@@ -102,7 +107,7 @@ func (c *config) startLocalModel() (*inference.Engine, error) {
 		return nil, fmt.Errorf("local-max-seqs and local-max-batch-tokens must be positive, local-max-model-len not negative")
 	}
 	ic.MaxSeqs, ic.MaxBatchTokens, ic.MaxModelLen = c.LocalMaxSeqs, c.LocalMaxBatchTokens, c.LocalMaxModelLen
-	e, err := loadLocalModel(c.LocalModel, ic)
+	e, err := loadLocalModel(c.LocalModel, ic, dev, log)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +149,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.fallBackToBuiltin()
 	var local *inference.Engine
 	if cfg.wantsLocal() {
-		local, err = cfg.startLocalModel()
+		local, err = cfg.startLocalModel(stderr)
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}

@@ -68,6 +68,7 @@ type config struct {
 	TraceBytes        int64
 	// The in-process model of --local-model.
 	LocalModel          string
+	Device, Precision   string
 	LocalKVCache        string
 	LocalMaxSeqs        int
 	LocalMaxBatchTokens int
@@ -243,6 +244,8 @@ var settingsTable = []setting{
 	{"upstream", allCommands, "", "base URL of the OpenAI-compatible upstream, e.g. https://api.openai.com/v1", str(func(c *config) *string { return &c.Upstream })},
 	{"upstream-key", allCommands, "", "API key for the upstream", str(func(c *config) *string { return &c.UpstreamKey })},
 	{"local-model", allCommands, "", "checkpoint directory of a Qwen3 model to run in-process as the upstream of root turns and sub-calls, instead of --upstream; builtin: the model built into rlm (rlm-tiny-demo); none: no local model. Empty: serve and query use builtin when no --upstream is set (see docs/inference.md)", str(func(c *config) *string { return &c.LocalModel })},
+	{"device", allCommands, "auto", "where --local-model runs: auto (a GPU when there is one, and the log says so; else the CPU), cpu, cuda or cuda:N", str(func(c *config) *string { return &c.Device })},
+	{"precision", allCommands, "bf16", "arithmetic of --local-model's matrix products and attention on a GPU: bf16, tf32 or fp32", str(func(c *config) *string { return &c.Precision })},
 	{"local-kv-cache", allCommands, "1GiB", "KV cache pool of --local-model, allocated at start: a size like 4GiB, or tokens like 65536tokens; left at its default, the built-in model takes 65536tokens", str(func(c *config) *string { return &c.LocalKVCache })},
 	{"local-max-seqs", allCommands, "64", "sequences --local-model decodes together in one step", num(func(c *config) *int { return &c.LocalMaxSeqs })},
 	{"local-max-batch-tokens", allCommands, "512", "tokens in one forward step of --local-model; longer prompts are prefilled in chunks", num(func(c *config) *int { return &c.LocalMaxBatchTokens })},

@@ -173,7 +173,7 @@ See docs/training.md. Flags:
 	if *stopReasons != "" {
 		dc.Filter.StopReasons = strings.Split(*stopReasons, ",")
 	}
-	be, err := dev.open(stdout)
+	be, err := dev.openLogged(stdout)
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/backend/cuda"
+	"github.com/rlm-project/rlm/training/backend/cuda/cudaemu"
 	"github.com/rlm-project/rlm/training/model"
 	"github.com/rlm-project/rlm/training/tokenizer"
 )
@@ -224,21 +224,49 @@ func TestTrainSFTRealTokenizer(t *testing.T) {
 // TestTrainSFTDevice: asking for a GPU where there is none is a clear error,
 // and auto falls back to the CPU and says why.
 func TestTrainSFTDevice(t *testing.T) {
-	if _, err := cuda.Open(cuda.Options{}); err == nil {
-		t.Skip("a CUDA device is present")
-	}
+	t.Setenv(cudaemu.DriverEnv, filepath.Join(t.TempDir(), "libcuda.so.1")) // no driver, even on a GPU machine
 	dev, err := parseDevice("cuda", "bf16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dev.open(io.Discard); err == nil || !strings.Contains(err.Error(), "device cuda:0") {
+	if _, err := dev.openLogged(io.Discard); err == nil || !strings.Contains(err.Error(), "device cuda:0") {
 		t.Fatalf("cuda without a GPU: %v", err)
 	}
 	var log strings.Builder
 	dev, _ = parseDevice("auto", "bf16")
-	be, err := dev.open(&log)
+	be, err := dev.openLogged(&log)
 	if err != nil || be.Name() != "cpu" || !strings.Contains(log.String(), "device: cpu (no CUDA device:") {
 		t.Fatalf("auto without a GPU: %v, %q", err, log.String())
+	}
+}
+
+// TestLocalModelDevice: --device and --precision reach the local model of
+// serve, query and eval as they do the trainers: a bad value or a missing
+// GPU is a clear error; auto without a GPU runs on the CPU without a word.
+func TestLocalModelDevice(t *testing.T) {
+	t.Setenv(cudaemu.DriverEnv, filepath.Join(t.TempDir(), "libcuda.so.1"))
+	for _, c := range []struct{ device, precision, want string }{
+		{"gpu0", "bf16", "want auto, cpu, cuda or cuda:N"},
+		{"cuda:x", "bf16", "cuda:N"},
+		{"auto", "fp16", "unknown CUDA precision"},
+		{"cuda:1", "bf16", "device cuda:1"},
+	} {
+		cfg := &config{LocalModel: localBuiltin, Device: c.device, Precision: c.precision, LocalKVCache: "1GiB",
+			LocalMaxSeqs: 4, LocalMaxBatchTokens: 64}
+		if _, err := cfg.startLocalModel(io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--device %s --precision %s: %v, want an error with %q", c.device, c.precision, err, c.want)
+		}
+	}
+	var log strings.Builder
+	cfg := &config{LocalModel: localBuiltin, Device: "auto", Precision: "bf16", LocalKVCache: "1GiB",
+		LocalMaxSeqs: 4, LocalMaxBatchTokens: 64}
+	e, err := cfg.startLocalModel(&log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.Model().Backend().Name() != "cpu" || log.Len() != 0 {
+		t.Errorf("auto without a GPU: backend %s, log %q", e.Model().Backend().Name(), log.String())
 	}
 }
 

@@ -134,7 +134,7 @@ Flags:
 	if err != nil {
 		return fmt.Errorf("train rl: %w", err)
 	}
-	be, err := dev.open(stdout)
+	be, err := dev.openLogged(stdout)
 	if err != nil {
 		return fmt.Errorf("train rl: %w", err)
 	}
