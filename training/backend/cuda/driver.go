@@ -24,6 +24,7 @@ const (
 	attrComputeMinor        = 76
 	attrMaxSharedOptin      = 97
 
+	funcAttrMaxThreads       = 0
 	funcAttrNumRegs          = 4
 	funcAttrMaxDynamicShared = 8
 

@@ -22,9 +22,13 @@ var (
 )
 
 type kernel struct {
-	name string
-	fn   uintptr
+	name       string
+	fn         uintptr
+	maxThreads int // the most threads per block it can be launched with
 }
+
+// threads rounds want down to what k can be launched with, in whole warps.
+func (k kernel) threads(want int) int { return max(32, min(want, k.maxThreads)/32*32) }
 
 // kernels holds every function of the module.
 type kernels struct {
@@ -74,6 +78,11 @@ func (be *Backend) loadKernels() error {
 			return err
 		}
 		f.k.name = f.name
+		var n int32
+		if err := d.checkErr(d.cuFuncGetAttribute(&n, funcAttrMaxThreads, f.k.fn), "cuFuncGetAttribute %s", f.name); err != nil {
+			return err
+		}
+		f.k.maxThreads = int(n)
 	}
 	// The tensor-core attention kernels take more than the default 48 KiB of
 	// shared memory.

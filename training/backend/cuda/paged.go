@@ -145,7 +145,7 @@ func (be *Backend) PagedAttention(out, q, kCache, vCache backend.Buffer, blockTa
 		partML = be.scratchBuf("paged.ml", uint64(4*2*plan.nRest*sh.H*nparts))
 		partO = be.scratchBuf("paged.o", uint64(4*plan.nRest*sh.H*nparts*sh.D))
 	}
-	threads := min(512, max(128, (G*sh.D+31)/32*32))
+	threads := be.k.pagedAttn.threads(min(512, max(128, G*sh.D+31)))
 	scale := float32(1 / math.Sqrt(float64(sh.D)))
 	be.launch(be.k.pagedAttn, dim3{uint32(plan.nRest), uint32(sh.KV), uint32(nparts)}, dim3{uint32(threads), 1, 1},
 		pagedSmem(G, sh.D, plan.P), ptrArg(fb(out).ptr()), ptrArg(partML), ptrArg(partO), ptrArg(fb(q).ptr()),

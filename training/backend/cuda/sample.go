@@ -59,7 +59,7 @@ func (be *Backend) SampleRows(out []backend.SampleResult, logits backend.Buffer,
 	outBytes := uint64(rows) * uint64(unsafe.Sizeof(sampleOut{}))
 	topBytes := uint64(4 * rows * maxK)
 	res := be.scratchBuf("sample.out", outBytes+2*topBytes)
-	threads := min(1024, max(128, (V/8+31)/32*32)) // a small vocabulary needs few threads
+	threads := be.k.sampleRows.threads(min(1024, max(128, V/8))) // a small vocabulary needs few threads
 	be.launch(be.k.sampleRows, dim3{uint32(rows), 1, 1}, dim3{uint32(threads), 1, 1}, 0, ptrArg(res), ptrArg(res+outBytes),
 		ptrArg(res+outBytes+topBytes), ptrArg(fb(logits).ptr()), ptrArg(pdev), i32Arg(V), i32Arg(maxK))
 	words := make([]uint64, (outBytes+2*topBytes+7)/8) // 8-byte aligned for the float64s

@@ -547,8 +547,8 @@ int cuModuleGetFunction(uintptr_t* f, uintptr_t, const char* name) {
   return 500;  // CUDA_ERROR_NOT_FOUND
 }
 int cuFuncSetAttribute(uintptr_t, int, int) { return 0; }
-int cuFuncGetAttribute(int* v, int, uintptr_t) {
-  *v = 32;
+int cuFuncGetAttribute(int* v, int attr, uintptr_t) {
+  *v = attr == 0 ? kMaxThreads : 32;  // max threads per block; registers
   return 0;
 }
 int cuGetErrorName(int r, const char** s) {

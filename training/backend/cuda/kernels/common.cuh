@@ -16,6 +16,15 @@
 #define __shared__ __attribute__((shared))
 #define __forceinline__ __attribute__((always_inline))
 #endif
+
+// LAUNCH_BOUNDS(n) promises launches of at most n threads per block, so the
+// compiler keeps each thread's registers within what n threads can have
+// (a 1024-thread launch of a kernel that needs more fails on the device).
+#ifdef RLM_EMU
+#define LAUNCH_BOUNDS(n)
+#else
+#define LAUNCH_BOUNDS(n) __attribute__((launch_bounds(n)))
+#endif
 #define DEV static __device__ __forceinline__ inline
 
 typedef long long i64;

@@ -39,7 +39,7 @@ extern "C" __global__ void gather_paged_rows(float* dst, const float* cache, con
 // writes its unnormalised output and (max, sum) for paged_attn_combine.
 // rows lists the query rows to compute (all N when null).
 // Dynamic shared memory: (G·D + G·P + 2·G) floats.
-extern "C" __global__ void paged_attn(float* out, float* partML, float* partO, const float* q, const float* kc,
+extern "C" __global__ LAUNCH_BOUNDS(512) void paged_attn(float* out, float* partML, float* partO, const float* q, const float* kc,
                                       const float* vc, const int* blockTable, const int* seq, const int* pos,
                                       const int* rows, int H, int KV, int D, int BS, int maxBlocks, int P,
                                       int nparts, float scale) {
@@ -262,7 +262,7 @@ struct SampleOut {
 // draw subtracts exp(x·invTemp − max·invTemp) in id order from u·Σ and
 // takes the first id where it reaches 0 (the last id if rounding leaves
 // some over); top-K lists by value, lower id first on ties.
-extern "C" __global__ void sample_rows(SampleOut* out, int* topIds, float* topVals, const float* logits,
+extern "C" __global__ LAUNCH_BOUNDS(1024) void sample_rows(SampleOut* out, int* topIds, float* topVals, const float* logits,
                                        const SampleParam* params, int V, int maxK) {
 #pragma clang fp contract(off)
   __shared__ float shv[32];
