@@ -9,16 +9,20 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/training/backend/cuda"
 	"github.com/rlm-project/rlm/training/model"
 	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
 // BenchmarkGenerate measures prefill and decode throughput of the engine
-// on random weights, the way bench/inference.sh compares it with PyTorch:
-// RLM_BENCH_CONFIG (a config.json; default a small Qwen3), RLM_BENCH_BATCH
-// sequences of RLM_BENCH_PROMPT random prompt tokens, then
-// RLM_BENCH_DECODE greedy tokens each. Prefill is the time until every
-// sequence has its first token; decode the rest.
+// on random weights, the way bench/inference.sh (CPU) and bench/cuda/run.sh
+// (GPU) compare it with PyTorch: RLM_BENCH_CONFIG (a config.json; default a
+// small Qwen3), RLM_BENCH_BATCH sequences of RLM_BENCH_PROMPT random prompt
+// tokens, then RLM_BENCH_DECODE greedy tokens each, on RLM_BENCH_DEVICE
+// (cpu, the default, or cuda, in RLM_BENCH_PRECISION, default bf16).
+// Prefill is the time until every sequence has its first token; decode the
+// rest. One untimed run of the same shape comes first (a GPU makes its
+// matrix-product plans then).
 func BenchmarkGenerate(b *testing.B) {
 	env := func(k string, def int) int {
 		if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
@@ -35,7 +39,21 @@ func BenchmarkGenerate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := model.New(backend.ForInference(backend.CPU{}), cfg)
+	var be backend.Backend = backend.CPU{}
+	if os.Getenv("RLM_BENCH_DEVICE") == "cuda" {
+		prec := cuda.BF16
+		if p := os.Getenv("RLM_BENCH_PRECISION"); p != "" {
+			if prec, err = cuda.ParsePrecision(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		g, err := cuda.Open(cuda.Options{Precision: prec})
+		if err != nil {
+			b.Skipf("no CUDA device: %v", err)
+		}
+		be = g
+	}
+	m, err := model.New(backend.ForInference(be), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,13 +63,13 @@ func BenchmarkGenerate(b *testing.B) {
 		b.Fatal(err)
 	}
 	e, err := New(m, tok, Config{Name: "bench", KVCacheTokens: batch * (promptLen + decode + 16), MaxSeqs: batch,
-		MaxBatchTokens: batch * promptLen})
+		MaxBatchTokens: batch * promptLen, NoPrefixCache: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer e.Close()
 	var prefill, dec time.Duration
-	for i := range b.N {
+	for i := -1; i < b.N; i++ {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		var lastFirst time.Time
@@ -59,7 +77,7 @@ func BenchmarkGenerate(b *testing.B) {
 		for s := range batch {
 			p := make([]int32, promptLen)
 			for j := range p {
-				p[j] = int32((i*7919 + s*104729 + j*31) % cfg.VocabSize) // distinct prompts: no prefix reuse
+				p[j] = int32(((i+1)*7919 + s*104729 + j*31) % cfg.VocabSize) // distinct prompts: no prefix reuse
 			}
 			wg.Add(1)
 			go func() {
@@ -83,6 +101,9 @@ func BenchmarkGenerate(b *testing.B) {
 		}
 		wg.Wait()
 		end := time.Now()
+		if i < 0 {
+			continue // the warm-up
+		}
 		prefill += lastFirst.Sub(start)
 		dec += end.Sub(lastFirst)
 	}

@@ -93,7 +93,7 @@ func choose(r backend.SampleResult, s *Sampling, rng *rand.Rand, V int, row func
 		return r.ID, r.Logit
 	}
 	inv := float32(1 / s.Temperature)
-	m := r.Max * inv
+	m := float32(r.Max * inv)
 	var total float64
 	if nucleus {
 		total = r.SumExpTemp
@@ -109,7 +109,7 @@ func choose(r backend.SampleResult, s *Sampling, rng *rand.Rand, V int, row func
 		var mass float64
 		cut := len(cs)
 		for i, c := range cs {
-			ps[i] = math.Exp(float64(c.Logit*inv - m))
+			ps[i] = math.Exp(float64(float32(c.Logit*inv) - m))
 			mass += ps[i]
 			if nucleus && mass >= s.TopP*total {
 				cut = i + 1
@@ -150,9 +150,9 @@ func logprobs(t *Token, logit float32, r backend.SampleResult, s *Sampling) {
 	} else {
 		lse = r.LSE()
 	}
-	t.Logprob = float64(logit*scale) - lse
+	t.Logprob = float64(float32(logit*scale)) - lse
 	for _, c := range r.Top[:min(s.TopLogprobs, len(r.Top))] {
-		t.Top = append(t.Top, TokenLogprob{ID: c.ID, Logprob: float64(c.Logit*scale) - lse})
+		t.Top = append(t.Top, TokenLogprob{ID: c.ID, Logprob: float64(float32(c.Logit*scale)) - lse})
 	}
 }
 

@@ -1,25 +1,148 @@
 #!/usr/bin/env bash
-# The CUDA backend's checks and benchmarks, for a machine with an NVIDIA GPU
-# (and, for the PyTorch side, torch and transformers). The machine needs no
-# Go: build the test binary where Go is and carry it along:
+# Every GPU check and benchmark of the open CUDA issues, in one run of about
+# 6 minutes on a machine with an NVIDIA GPU, PyTorch and transformers (no Go
+# needed): build with bench/cuda/build.sh where Go is, carry bin/gpu, then
 #
-#   CGO_ENABLED=0 go test -c -o bin/cuda.test ./training/backend/cuda
-#   bench/cuda/run.sh [OUTDIR]
+#   bench/cuda/run.sh [OUTDIR]          (default $OUT, else /tmp/cuda-bench)
 #
-# It runs every GPU test (ops against the CPU backend, a model step against
-# the CPU and against transformers), then the training-step benchmark next
-# to PyTorch's in the same run, and prints a table.
+# Sections, each with its own time limit so that a hang costs only itself:
+#   1. tests: the CUDA backend's tests (every op against the CPU backend, a
+#      model step against the CPU and transformers, paged attention and
+#      sampling against their references) and the engine's GPU tests (the
+#      built-in model and a random Qwen3-0.6B shape, GPU against CPU,
+#      preemption)
+#   2. inference: prefill and decode tokens/s of the engine (GPU bf16, and
+#      the CPU backend on the same machine) against transformers' generate
+#      with a static cache, Qwen3-0.6B shape, random weights
+#   3. RL: one step of examples/tiny-rlm/train.sh's RL setting (4 tasks x 8
+#      rollouts) on the GPU (bf16, fp32) and on the CPU
+#   4. SFT parity: 50 steps of rlm train sft on the CPU, the GPU in fp32
+#      and in bf16, the same data and seed; losses compared step by step
+# Output files (few: a GPU session brings back at most 8): summary.txt,
+# tests.log, infer.txt, rl.txt, sft.txt. ONLY=tests,rl (say) runs some.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${1:-/tmp/cuda-bench}
+root=$PWD
+out=${1:-${OUT:-/tmp/cuda-bench}}
 mkdir -p "$out"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-(cd training/backend/cuda && ../../../bin/cuda.test -test.v -test.run "${RUN:-.}" -test.timeout 20m) 2>&1 | tee "$out/tests.log" | grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|relative error|GPU:' | grep -v '=== RUN' | tail -120
-[ -n "${NOBENCH:-}" ] && exit 0
-(cd training/backend/cuda && ../../../bin/cuda.test -test.run '^$' -test.bench "${BENCH:-.}" -test.benchtime "${BENCHTIME:-5x}" -test.timeout 20m) 2>&1 | tee "$out/bench_go.txt"
-python3 bench/cuda/torch_step.py --peak | tee "$out/bench_torch.jsonl"
-for mode in ${TORCH_MODES-bf16 amp bf16-compile}; do
-  for b in 1 4; do
-    PYTHONUNBUFFERED=1 python3 bench/cuda/torch_step.py --mode "$mode" --batch "$b" 2>"$out/torch_${mode}_${b}.err" | tee -a "$out/bench_torch.jsonl"
+B=$root/bin/gpu
+export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
+[ -f "$B/rlm.gz" ] && gunzip -kf "$B/rlm.gz"
+tmp=$(mktemp -d)
+sum=$out/summary.txt
+say() { echo "[$(date -u +%T) +${SECONDS}s] $*" | tee -a "$sum"; }
+say "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
+say "CPU: $(nproc) threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%F)"
+only=${ONLY:-tests,infer,rl,sft,extra} # extra: RL in fp32 and SFT in bf16 on the GPU
+
+# ---------------------------------------------------------------- 1. tests
+if [[ $only == *tests* ]]; then
+  say "1. tests"
+  (cd training/backend/cuda && timeout 200 "$B/cuda.test" -test.v -test.run "${RUN:-.}" -test.timeout 190s) >"$out/tests.log" 2>&1
+  (cd inference && timeout 150 "$B/inference.test" -test.v -test.run 'TestGPUMatchesCPU' -test.timeout 140s) >>"$out/tests.log" 2>&1
+  grep -E '^(--- |FAIL|ok|panic)' "$out/tests.log" | grep -v '^--- PASS' | tee -a "$sum"
+  echo "passed: $(grep -c '^--- PASS\|^    --- PASS' "$out/tests.log"), failed: $(grep -c -- '--- FAIL' "$out/tests.log")" | tee -a "$sum"
+  grep -E 'gpu_test.go.*(fp32|bf16)|paged_test.go.*relative error' "$out/tests.log" | sed 's/^ *//' | tee -a "$sum"
+fi
+
+# ------------------------------------------------------------ 2. inference
+if [[ $only == *infer* ]]; then
+  say "2. inference, Qwen3-0.6B shape, random weights, prompt 512, decode 128 (CPU: decode 16)"
+  cat >"$tmp/0.6b.json" <<'J'
+{"hidden_size":1024,"intermediate_size":3072,"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,
+ "head_dim":128,"vocab_size":151936,"max_position_embeddings":40960,"rope_theta":1000000,"rms_norm_eps":1e-6,
+ "tie_word_embeddings":true}
+J
+  go_bench() { # device batch decode
+    (cd inference && RLM_BENCH_DEVICE=$1 RLM_BENCH_CONFIG=$tmp/0.6b.json RLM_BENCH_BATCH=$2 RLM_BENCH_PROMPT=512 \
+      RLM_BENCH_DECODE=$3 timeout 120 "$B/inference.test" -test.run '^$' -test.bench BenchmarkGenerate -test.benchtime 1x) 2>&1 |
+      grep -E 'Benchmark|FAIL|panic|Error' | sed "s/^/go $1 batch=$2 decode=$3: /" | tee -a "$out/infer.txt"
+  }
+  for b in 1 16 64; do go_bench cuda $b 128; done
+  timeout 200 python3 bench/cuda/torch_generate.py --batch 1,16,64 --prompt 512 --decode 128 2>"$tmp/torch.err" | tee -a "$out/infer.txt"
+  tail -3 "$tmp/torch.err" >>"$out/infer.txt"
+  for b in 1 16; do go_bench cpu $b 16; done
+  cat "$out/infer.txt" >>"$sum"
+fi
+
+# ------------------------------------------------------------------- 3. RL
+if [[ $only == *rl* ]]; then
+  say "3. RL: rlm train rl, 1 step of 4 tasks x 8 rollouts (label-count, held-in, 2K), seed 1000, from the built-in model"
+  rl() { # name device precision
+    local o=$tmp/rl-$1
+    timeout 200 "$B/rlm" train rl -model "$B/builtin" -out "$o" -device "$2" -precision "$3" -task label-count \
+      -phrasings in -lengths 2k -group 8 -tasks-per-step 4 -steps 1 -lr 3e-5 -temperature 0.7 -max-iterations 5 \
+      -max-tokens 768 -seq-len 4096 -seed 1000 -dtype f32 -log-every 1 >"$o.log" 2>&1
+    echo "rc=$?" >>"$o.log"
+    sed "s/^/[$1] /" "$o.log" | tr '\r' '\n' | grep -E 'device|step 1/1|done|rc=|rror' | tail -5 >>"$out/rl.txt"
+    python3 - "$1" "$o/trainer_state.json" "$o/traces" >>"$out/rl.txt" <<'P'
+import json, os, sys
+name, path, traces = sys.argv[1:4]
+try:
+    h = json.load(open(path))["history"][-1]
+except Exception as e:
+    print(f"[{name}] no trainer state: {e}"); sys.exit()
+cancelled = 0
+for d, _, fs in os.walk(traces):
+    for f in fs:
+        try:
+            cancelled += open(os.path.join(d, f), errors="replace").read().count("time limit of")
+        except OSError:
+            pass
+print(f"[{name}] reward {h['reward_mean']:.3f} pass {h['pass_rate']:.2f} generated {h['generated_tokens']} tokens, "
+      f"rollout {h['rollout_s']:.1f} s ({h['generated_tokens']/h['rollout_s']:.0f} tok/s), train {h['train_s']:.1f} s, "
+      f"cells cut by the time limit: {cancelled}")
+P
+  }
+  rl gpu-bf16 cuda bf16
+  rl cpu cpu bf16
+  [[ $only == *extra* ]] && rl gpu-fp32 cuda fp32
+  grep -E '\] reward|rc=[1-9]|rror' "$out/rl.txt" | tee -a "$sum"
+fi
+
+# ---------------------------------------------------------- 4. SFT parity
+if [[ $only == *sft* ]]; then
+  say "4. SFT parity: 50 steps, seq 2048, batch 4, lr 2e-3, seed 1, from the built-in model"
+  sft() { # name device precision
+    timeout 150 "$B/rlm" train sft -model "$B/builtin" -data "$B/sft-data.jsonl" -out "$tmp/sft-$1" -device "$2" \
+      -precision "$3" -seq-len 2048 -batch-size 4 -grad-accum 1 -steps 50 -lr 2e-3 -warmup 5 -weight-decay 0.01 \
+      -log-every 10 -dtype f32 -seed 1 2>&1 | tr '\r' '\n' | grep -E 'device|step 50/50|done|rror' | sed "s/^/[$1] /" >>"$out/sft.txt"
+  }
+  sft cpu cpu bf16
+  sft gpu-fp32 cuda fp32
+  [[ $only == *extra* ]] && sft gpu-bf16 cuda bf16
+  python3 - "$tmp" >>"$out/sft.txt" <<'P'
+import json, sys
+t = sys.argv[1]
+def losses(n):
+    try:
+        return json.load(open(f"{t}/sft-{n}/trainer_state.json"))["losses"]
+    except Exception as e:
+        return None
+ref = losses("cpu")
+for n in ("gpu-fp32", "gpu-bf16"):
+    got = losses(n)
+    if not ref or not got:
+        print(f"{n}: missing losses"); continue
+    rel = [abs(a - b) / abs(b) for a, b in zip(got, ref)]
+    print(f"{n} vs cpu over {len(rel)} steps: max rel diff {max(rel):.3g} (first 10 steps {max(rel[:10]):.3g}), "
+          f"final loss {got[-1]:.5f} vs {ref[-1]:.5f}")
+P
+  cat "$out/sft.txt" >>"$sum"
+fi
+# ------------------------------------- 5. (not by default) the train step
+# ONLY=trainstep: the SFT step of a Qwen3-0.6B shape (BenchmarkTrainStep)
+# next to PyTorch's eager, amp and compiled steps (bench/cuda/torch_step.py).
+if [[ $only == *trainstep* ]]; then
+  say "5. train step, Qwen3-0.6B shape, T=4096"
+  (cd training/backend/cuda && timeout 300 "$B/cuda.test" -test.run '^$' -test.bench BenchmarkTrainStep -test.benchtime 5x) 2>&1 | tee -a "$out/trainstep.txt"
+  python3 bench/cuda/torch_step.py --peak | tee -a "$out/trainstep.txt"
+  for mode in ${TORCH_MODES-bf16 amp}; do
+    for b in 1 4; do
+      timeout 200 python3 bench/cuda/torch_step.py --mode "$mode" --batch "$b" 2>/dev/null | tee -a "$out/trainstep.txt"
+    done
   done
-done
+  cat "$out/trainstep.txt" >>"$sum"
+fi
+say "done"
+rm -rf "$tmp"

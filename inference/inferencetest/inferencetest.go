@@ -7,6 +7,7 @@ package inferencetest
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -16,10 +17,25 @@ import (
 	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
-// TokenizerDir is the directory of the tiny tokenizer.
+// TokenizerDir is the directory of the tiny tokenizer: beside this
+// source file, or, for a test binary built with -trimpath and run on
+// another machine (bench/cuda/run.sh), found from the working directory up.
 func TokenizerDir() string {
+	rel := filepath.Join("training", "sft", "testdata")
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "training", "sft", "testdata")
+	dir := filepath.Join(filepath.Dir(file), "..", "..", rel)
+	if _, err := os.Stat(dir); err == nil {
+		return dir
+	}
+	for up := "."; ; up = filepath.Join(up, "..") {
+		d := filepath.Join(up, rel)
+		if _, err := os.Stat(d); err == nil {
+			return d
+		}
+		if abs, _ := filepath.Abs(up); abs == "/" {
+			return dir
+		}
+	}
 }
 
 // Model returns a random 2-layer Qwen3 (GQA, 8192 positions) over the tiny

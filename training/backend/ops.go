@@ -582,7 +582,7 @@ func (r SampleResult) LSE() float64 { return float64(r.Max) + math.Log(r.SumExp)
 
 // LSETemp is the log-sum-exp of the row times invTemp (invTemp > 0).
 func (r SampleResult) LSETemp(invTemp float32) float64 {
-	return float64(r.Max*invTemp) + math.Log(r.SumExpTemp)
+	return float64(float32(r.Max*invTemp)) + math.Log(r.SumExpTemp)
 }
 
 // SampleRows is the reference of RowSampler.SampleRows over rows of
@@ -606,15 +606,17 @@ func SampleRows(out []SampleResult, logits []float32, V int, params []SamplePara
 			}
 		}
 		if inv := p.InvTemp; inv > 0 {
-			mT := m * inv
+			// float32(x*inv): rounded on its own, never fused into the
+			// subtraction (the GPU's kernel rounds the same way).
+			mT := float32(m * inv)
 			for _, x := range row {
-				res.SumExpTemp += math.Exp(float64(x*inv - mT))
+				res.SumExpTemp += math.Exp(float64(float32(x*inv) - mT))
 			}
 			if p.Walk {
 				u := p.U * res.SumExpTemp
 				res.ID = int32(V - 1)
 				for i, x := range row {
-					u -= math.Exp(float64(x*inv - mT))
+					u -= math.Exp(float64(float32(x*inv) - mT))
 					if u <= 0 {
 						res.ID = int32(i)
 						break

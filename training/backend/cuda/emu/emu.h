@@ -43,6 +43,7 @@ static inline float __nvvm_ex2_approx_f(float x) { return exp2f(x); }
 static inline float __nvvm_lg2_approx_f(float x) { return log2f(x); }
 static inline float __nvvm_sqrt_rn_f(float x) { return sqrtf(x); }
 static inline double __nvvm_sqrt_rn_d(double x) { return sqrt(x); }
+static inline float __nvvm_mul_rn_f(float a, float b) { return a * b; }
 static inline float __nvvm_cos_approx_f(float x) { return cosf(x); }
 static inline float __nvvm_sin_approx_f(float x) { return sinf(x); }
 static inline float __nvvm_shfl_sync_bfly_f32(unsigned, float v, int o, int) { return emu_shfl_f32(v, EMU_BFLY, o); }

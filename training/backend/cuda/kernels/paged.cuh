@@ -262,9 +262,12 @@ struct SampleOut {
 // draw subtracts exp(x·invTemp − max·invTemp) in id order from u·Σ and
 // takes the first id where it reaches 0 (the last id if rounding leaves
 // some over); top-K lists by value, lower id first on ties.
+// x·inv rounded to float32 on its own: never fused into x·inv − m, so the
+// difference is the reference's (-ffp-contract=fast fuses any a·b − c).
+DEV float mul_rn(float a, float b) { return __nvvm_mul_rn_f(a, b); }
+
 extern "C" __global__ LAUNCH_BOUNDS(1024) void sample_rows(SampleOut* out, int* topIds, float* topVals, const float* logits,
                                        const SampleParam* params, int V, int maxK) {
-#pragma clang fp contract(off)
   __shared__ float shv[32];
   __shared__ int shi[32];
   __shared__ double shd[32];
@@ -277,12 +280,12 @@ extern "C" __global__ LAUNCH_BOUNDS(1024) void sample_rows(SampleOut* out, int* 
   int bi = 0x7fffffff;
   for (int i = tid; i < V; i += nt) better(bv, bi, x[i], i);
   block_argmax(bv, bi, shv, shi);
-  const float m = bv, inv = pr.invTemp, mT = m * inv;
+  const float m = bv, inv = pr.invTemp, mT = mul_rn(m, inv);
 
   double s = 0, sT = 0;
   for (int i = tid; i < V; i += nt) {
     s += dexp((double)(x[i] - m));
-    if (inv > 0) sT += dexp((double)(x[i] * inv - mT));
+    if (inv > 0) sT += dexp((double)(mul_rn(x[i], inv) - mT));
   }
   s = block_sum_d(s, shd);
   sT = block_sum_d(sT, shd);
@@ -291,11 +294,11 @@ extern "C" __global__ LAUNCH_BOUNDS(1024) void sample_rows(SampleOut* out, int* 
   if (pr.walk) {
     const int chunk = (V + nt - 1) / nt, lo = tid * chunk, hi = lo + chunk < V ? lo + chunk : V;
     double local = 0;
-    for (int i = lo; i < hi; i++) local += dexp((double)(x[i] * inv - mT));
+    for (int i = lo; i < hi; i++) local += dexp((double)(mul_rn(x[i], inv) - mT));
     double u = pr.u * sT - block_exclusive_scan_d(local, shd);
     int hit = 0x7fffffff;
     for (int i = lo; i < hi; i++) {
-      u -= dexp((double)(x[i] * inv - mT));
+      u -= dexp((double)(mul_rn(x[i], inv) - mT));
       if (u <= 0) {
         hit = i;
         break;
