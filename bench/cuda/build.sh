@@ -14,6 +14,9 @@ cd "$(dirname "$0")/../.."
 out=bin/gpu
 mkdir -p "$out/builtin"
 go build -trimpath -ldflags="-s -w" -o "$out/rlm" ./cmd/rlm
+# A pure-Go build too, for a machine whose C library is older: it trains,
+# though its REPL workers may not start (issue 24).
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$out/rlm-static" ./cmd/rlm
 CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/cuda.test" ./training/backend/cuda
 CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/inference.test" ./inference
 cp models/tinydemo/weights/{config.json,model.safetensors,tokenizer.json,tokenizer_config.json} "$out/builtin/"
@@ -21,5 +24,5 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 RLM=$PWD/$out/rlm N=3 SEEDS=1 LENGTHS=8k sh examples/tiny-rlm/data.sh "$tmp" >/dev/null
 cat "$tmp/transcripts.jsonl" "$tmp/sub-calls.jsonl" >"$out/sft-data.jsonl"
-gzip -9f "$out/rlm"
+gzip -9f "$out/rlm" "$out/rlm-static"
 du -sh "$out"

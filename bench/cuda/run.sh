@@ -27,7 +27,12 @@ out=${1:-${OUT:-/tmp/cuda-bench}}
 mkdir -p "$out"
 B=$root/bin/gpu
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
-[ -f "$B/rlm.gz" ] && gunzip -kf "$B/rlm.gz"
+for f in rlm rlm-static; do [ -f "$B/$f.gz" ] && gunzip -kf "$B/$f.gz"; done
+RLM=$B/rlm
+if ! "$RLM" help >/dev/null 2>&1; then
+  echo "bin/gpu/rlm does not start here ($("$RLM" help 2>&1 | head -1)); using rlm-static" >&2
+  RLM=$B/rlm-static
+fi
 tmp=$(mktemp -d)
 sum=$out/summary.txt
 say() { echo "[$(date -u +%T) +${SECONDS}s] $*" | tee -a "$sum"; }
@@ -70,7 +75,7 @@ if [[ $only == *rl* ]]; then
   say "3. RL: rlm train rl, 1 step of 4 tasks x 8 rollouts (label-count, held-in, 2K), seed 1000, from the built-in model"
   rl() { # name device precision
     local o=$tmp/rl-$1
-    timeout 200 "$B/rlm" train rl -model "$B/builtin" -out "$o" -device "$2" -precision "$3" -task label-count \
+    timeout 200 "$RLM" train rl -model "$B/builtin" -out "$o" -device "$2" -precision "$3" -task label-count \
       -phrasings in -lengths 2k -group 8 -tasks-per-step 4 -steps 1 -lr 3e-5 -temperature 0.7 -max-iterations 5 \
       -max-tokens 768 -seq-len 4096 -seed 1000 -dtype f32 -log-every 1 >"$o.log" 2>&1
     echo "rc=$?" >>"$o.log"
@@ -104,7 +109,7 @@ fi
 if [[ $only == *sft* ]]; then
   say "4. SFT parity: 50 steps, seq 2048, batch 4, lr 2e-3, seed 1, from the built-in model"
   sft() { # name device precision
-    timeout 150 "$B/rlm" train sft -model "$B/builtin" -data "$B/sft-data.jsonl" -out "$tmp/sft-$1" -device "$2" \
+    timeout 150 "$RLM" train sft -model "$B/builtin" -data "$B/sft-data.jsonl" -out "$tmp/sft-$1" -device "$2" \
       -precision "$3" -seq-len 2048 -batch-size 4 -grad-accum 1 -steps 50 -lr 2e-3 -warmup 5 -weight-decay 0.01 \
       -log-every 10 -dtype f32 -seed 1 2>&1 | tr '\r' '\n' | grep -E 'device|step 50/50|done|rror' | sed "s/^/[$1] /" >>"$out/sft.txt"
   }
