@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"time"
 	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -54,36 +53,50 @@ const (
 
 // confine applies the layers ls to the calling process; startMemory bounds
 // its address space (on top of what is mapped now) until the session sets
-// its own limit.
+// its own limit. Where the runtime cannot change every thread at once, the
+// per-thread layers are applied by re-executing the worker
+// (reexec_linux.go); confine then does not return unless that fails, and
+// the second start calls it again.
 func confine(ls layers, startMemory int64, statm *os.File) error {
-	if ls&closeFiles != 0 {
+	_, _, reexeced := stage2()
+	// A second start has only what the first kept open; it could not list
+	// its descriptors anyway (Landlock hides /proc).
+	if ls&closeFiles != 0 && !reexeced {
 		if err := closeInheritedFiles(); err != nil {
 			return err
 		}
 	}
-	// Resolve the local time zone now: it is read from /etc/localtime on
-	// first use, which the confined worker cannot open.
-	_ = time.Local.String()
+	setLocalZone()
 	if ls&startLimits != 0 {
 		if err := setStartLimits(startMemory, statm); err != nil {
 			return err
 		}
 	}
-	if ls&dropPrivileges != 0 {
-		if err := allThreads(unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0); err != nil {
-			return fmt.Errorf("set no_new_privs: %w", err)
-		}
-		if err := dropCapabilities(); err != nil {
+	switch {
+	case reexeced:
+		if err := checkInherited(ls); err != nil {
 			return err
 		}
-	}
-	if ls&landlockLayer != 0 {
-		// An empty configuration of every access right the kernel knows:
-		// nothing on the filesystem, no TCP bind or connect, and scoped
-		// signals and abstract sockets. Kernels without Landlock (or with
-		// an older ABI) get what they support; seccomp covers the rest.
-		if err := landlock.V11.BestEffort().Restrict(); err != nil {
-			return fmt.Errorf("landlock: %w", err)
+	case ls&perThreadLayers != 0 && !allThreadsWork():
+		return reexecConfined(ls&perThreadLayers, statm)
+	default:
+		if ls&dropPrivileges != 0 {
+			if err := allThreads(unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0); err != nil {
+				return fmt.Errorf("set no_new_privs: %w", err)
+			}
+			if err := dropCapabilities(allThreads); err != nil {
+				return err
+			}
+		}
+		if ls&landlockLayer != 0 {
+			// An empty configuration of every access right the kernel
+			// knows: nothing on the filesystem, no TCP bind or connect,
+			// and scoped signals and abstract sockets. Kernels without
+			// Landlock (or with an older ABI) get what they support;
+			// seccomp covers the rest.
+			if err := landlock.V11.BestEffort().Restrict(); err != nil {
+				return fmt.Errorf("landlock: %w", err)
+			}
 		}
 	}
 	if ls&seccompLayer != 0 && seccompSupported {
@@ -164,10 +177,11 @@ func setStartLimits(memory int64, statm *os.File) error {
 	return nil
 }
 
-// dropCapabilities empties every capability set of every thread. A worker
+// dropCapabilities empties every capability set of the threads that run
+// reaches (all of them, or the calling one before a re-exec). A worker
 // that is not root after exec has none but the bounding set, which
 // no_new_privs makes moot, and may not change it; then nothing is done.
-func dropCapabilities() error {
+func dropCapabilities(run func(nr, a1, a2, a3 uintptr) error) error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
@@ -177,7 +191,7 @@ func dropCapabilities() error {
 		return nil
 	}
 	for c := uintptr(0); c < 64; c++ {
-		err := allThreads(unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, c, 0)
+		err := run(unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, c, 0)
 		if errors.Is(err, unix.EINVAL) {
 			break // past the last capability this kernel knows
 		}
@@ -185,11 +199,11 @@ func dropCapabilities() error {
 			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
 		}
 	}
-	if err := allThreads(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+	if err := run(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("clear ambient capabilities: %w", err)
 	}
 	data = [2]unix.CapUserData{}
-	if err := allThreads(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); err != nil {
+	if err := run(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); err != nil {
 		return fmt.Errorf("drop capabilities: %w", err)
 	}
 	return nil

@@ -325,6 +325,30 @@ func TestWorkerConfined(t *testing.T) {
 					t.Errorf("/proc/%d/status %s: %q, want %q", pid, key, status[key], strings.TrimSpace(want))
 				}
 			}
+			// Privileges belong to threads: every thread of the worker must
+			// hold them, not only the one /proc/PID/status shows.
+			tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, task := range tasks {
+				ts := procFields(t, pid, "task/"+task.Name()+"/status")
+				for key, want := range map[string]string{"NoNewPrivs": "1", "CapEff": "0000000000000000", "CapPrm": "0000000000000000"} {
+					if got := strings.TrimSpace(ts[key]); got != want {
+						t.Errorf("thread %s of %d: %s %q, want %q", task.Name(), len(tasks), key, got, want)
+					}
+				}
+				if seccompSupported && strings.TrimSpace(ts["Seccomp"]) != "2" {
+					t.Errorf("thread %s: Seccomp %q, want 2", task.Name(), ts["Seccomp"])
+				}
+			}
+			// A build where the runtime cannot reach every thread (a pure-Go
+			// build linking purego) confines by re-exec.
+			environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+			if got, want := strings.Contains(string(environ), reexecEnv+"="), !allThreadsWork(); got != want {
+				t.Errorf("confined by re-exec: %v, want %v (psx reaches every thread: %v)", got, want, !want)
+			}
+			t.Logf("%d threads; confined by re-exec: %v", len(tasks), !allThreadsWork())
 			if root && tt.uid < 0 && status["CapBnd"] != "0000000000000000" {
 				t.Errorf("a worker that stayed root has the bounding set %s, want none", status["CapBnd"])
 			}

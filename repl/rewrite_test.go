@@ -116,7 +116,7 @@ func TestRewriteJumpsAndWaitGroups(t *testing.T) {
 		{"continue from a select", "func f(ch chan int) {\nL:\n\tfor i := 0; i < 3; i++ {\n\t\tselect {\n\t\tcase <-ch:\n\t\t\tif i > 0 { continue L }\n\t\t}\n\t}\n}",
 			[]string{"__rlmJmp2 = true; goto __rlmSelEnd1", "if __rlmJmp2 { continue L }"}},
 		{"WaitGroup.Go", "func f() {\n\tvar wg sync.WaitGroup\n\twg.Go(func() {})\n\twg.Wait()\n}",
-			[]string{"wg.Add(1); go func(__rlmF func()) { defer wg.Done();"}},
+			[]string{"{ __rlmF := (", "); wg.Add(1); go func() { defer wg.Done();"}},
 		{"Go of another type is left alone", "func f(p Pool) {\n\tp.Go(func() {})\n}", []string{"p.Go(func() {})"}},
 	}
 	for _, tt := range tests {

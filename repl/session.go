@@ -108,7 +108,10 @@ func (s *Session) Run(ctx context.Context, code string) (CellResult, error) {
 	for {
 		select {
 		case msg := <-w.results:
-			return s.result(res, msg), nil
+			// A cell that ended because the caller cancelled (its host
+			// calls returned early) reports the cancellation, whichever
+			// the select saw first.
+			return s.result(res, msg), ctx.Err()
 		case <-w.dead:
 			return s.died(ctx, w, res, start)
 		case <-timer.C:

@@ -64,9 +64,10 @@ func MaybeRunWorker() {
 // setUpWorker opens what the worker reads later (its own memory size) and
 // confines the process, unless the pool asked for no confinement.
 func setUpWorker() (statm *os.File, err error) {
-	statm, err = os.Open("/proc/self/statm")
-	if err != nil {
-		return nil, fmt.Errorf("open /proc/self/statm: %w", err)
+	if statm = inheritedStatm(); statm == nil {
+		if statm, err = os.Open("/proc/self/statm"); err != nil {
+			return nil, fmt.Errorf("open /proc/self/statm: %w", err)
+		}
 	}
 	if os.Getenv(confineEnv) == "0" {
 		return statm, nil
