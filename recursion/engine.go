@@ -42,6 +42,7 @@ type SessionConfig struct {
 	Query   string            // the node's question: its last user message, unless that was offloaded
 	Host    repl.Host
 	Limits  repl.Limits
+	Budget  *repl.MemoryBudget // the request's, shared by its tree; nil: none
 }
 
 // Session is one persistent REPL session.
@@ -92,8 +93,12 @@ type Config struct {
 	// of this engine (default 64).
 	UpstreamConcurrency int
 	// Sandbox starts the REPL sessions (required). REPLLimits bound each.
-	Sandbox    Sandbox
-	REPLLimits repl.Limits
+	// RequestREPLMemory, when positive, bounds the memory the REPL sessions
+	// of one request (its root and every child RLM) reserve together (see
+	// repl.MemoryBudget); the sandbox's pool bounds all requests together.
+	Sandbox           Sandbox
+	REPLLimits        repl.Limits
+	RequestREPLMemory int64
 	// TempDir holds the context files of running requests; empty means
 	// os.TempDir(). Files are removed when their node ends.
 	TempDir string
@@ -303,6 +308,9 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		nodeUsage: map[string]Usage{},
 		childSem:  make([]semaphore, lim.MaxDepth+1),
 	}
+	if e.cfg.RequestREPLMemory > 0 {
+		r.replMemory = repl.NewMemoryBudget("this request", e.cfg.RequestREPLMemory)
+	}
 	for i := range r.childSem {
 		r.childSem[i] = make(semaphore, lim.Concurrency)
 	}
@@ -347,6 +355,8 @@ type runState struct {
 	childSem []semaphore
 	maxDepth atomic.Int64
 	subCalls atomic.Int64
+	// replMemory is the request's REPL memory budget (nil: none).
+	replMemory *repl.MemoryBudget
 
 	mu        sync.Mutex
 	nodeUsage map[string]Usage

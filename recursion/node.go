@@ -89,7 +89,8 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		}})
 	}()
 
-	sess, err := r.e.cfg.Sandbox.NewSession(ctx, SessionConfig{Context: off.File, Query: off.Query, Host: n, Limits: r.e.cfg.REPLLimits})
+	sess, err := r.e.cfg.Sandbox.NewSession(ctx, SessionConfig{Context: off.File, Query: off.Query, Host: n, Limits: r.e.cfg.REPLLimits,
+		Budget: r.replMemory})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nodeResult{reason: stopReason(ctx, ctx.Err()), err: context.Cause(ctx).Error()}, nil

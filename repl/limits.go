@@ -21,10 +21,13 @@ import (
 // its Limits.
 func DefaultLimits() Limits {
 	return Limits{
-		CellTimeout:   30 * time.Second,
-		KillGrace:     2 * time.Second,
-		MemoryBytes:   4 << 30,
-		HeapBytes:     2 << 30,
+		CellTimeout: 30 * time.Second,
+		KillGrace:   2 * time.Second,
+		// What one session reserves from the server's memory budget
+		// (budget.go): room for slicing a 10M-token context many times
+		// over, small enough that a 24 GiB machine runs ten at once.
+		MemoryBytes:   1 << 30,
+		HeapBytes:     768 << 20,
 		MaxOutput:     20000,
 		MaxGoroutines: 1000,
 		StackBytes:    256 << 20,

@@ -43,6 +43,13 @@ type PoolConfig struct {
 	// the only ones it may give). 0 means 65534 (nobody, nogroup); a
 	// negative value keeps root's, capabilities dropped all the same.
 	WorkerUID, WorkerGID int
+	// MemoryBudget bounds, in bytes, the memory all sessions of the pool
+	// reserve together (see MemoryBudget); 0 means no bound beyond each
+	// worker's own. MemoryWait is how long a new session waits for memory
+	// that other sessions hold before it fails with ErrMemoryBudget; 0
+	// means 30s.
+	MemoryBudget int64
+	MemoryWait   time.Duration
 
 	// unconfined starts workers as they were before the OS-level
 	// confinement (the pool's uid, its working directory, no layer in the
@@ -71,11 +78,16 @@ type Pool struct {
 	stop  chan struct{}
 	done  chan struct{}
 
-	count workerCount
+	count  workerCount
+	budget *MemoryBudget // nil: none
 
 	mu     sync.Mutex
 	closed bool
 }
+
+// MemoryBudget is the pool's budget over all sessions (nil when it has
+// none), for reports such as /metrics.
+func (p *Pool) MemoryBudget() *MemoryBudget { return p.budget }
 
 // Workers reports the pool's live worker processes: idle ones, started and
 // not yet given to a session (the pool keeps Size of them ready, and may
@@ -104,6 +116,9 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.RefillDelay == 0 {
 		cfg.RefillDelay = 25 * time.Millisecond
 	}
+	if cfg.MemoryWait <= 0 {
+		cfg.MemoryWait = 30 * time.Second
+	}
 	p := &Pool{
 		cfg:    cfg,
 		limits: cfg.Limits.orDefault(DefaultLimits()),
@@ -112,6 +127,9 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 		taken:  make(chan struct{}, 1),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
+	}
+	if cfg.MemoryBudget > 0 {
+		p.budget = NewMemoryBudget("the server", cfg.MemoryBudget)
 	}
 	if cfg.Command == nil {
 		exe, err := os.Executable()
@@ -328,7 +346,19 @@ func (p *Pool) NewSession(ctx context.Context, cfg SessionConfig) (*Session, err
 		cfg:    cfg,
 		limits: cfg.Limits.orDefault(p.limits),
 	}
+	var contextBytes int64
+	if cfg.Context != nil && cfg.Context.Path != "" {
+		if fi, err := os.Stat(cfg.Context.Path); err == nil {
+			contextBytes = fi.Size()
+		}
+	}
+	res, err := reserveAll(ctx, sessionReservation(s.limits, contextBytes), p.cfg.MemoryWait, cfg.Budget, p.budget)
+	if err != nil {
+		return nil, err
+	}
+	s.res = res
 	if err := s.startWorker(ctx); err != nil {
+		res.release()
 		return nil, err
 	}
 	return s, nil

@@ -15,6 +15,9 @@ type SessionConfig struct {
 	Query   string       // the value of query: the request's question, when it is short enough to stay in view
 	Host    Host         // answers llm_query and rlm_query; nil answers with an error string
 	Limits  Limits       // zero fields: the pool's limits
+	// Budget, when set, is drawn on as well as the pool's budget: a
+	// request's own, shared by the sessions of its tree (see MemoryBudget).
+	Budget *MemoryBudget
 }
 
 // Session is a persistent interpreter state in a worker process. Run is
@@ -30,6 +33,7 @@ type Session struct {
 	wmu    sync.Mutex // guards w and closed, so Close need not wait for a running cell
 	w      *proc
 	closed bool
+	res    *reservation // memory held until Close
 }
 
 // lostState is appended to every message about a replaced worker.
@@ -236,10 +240,17 @@ func (s *Session) Close() error {
 	w := s.w
 	s.w = nil
 	s.wmu.Unlock()
-	if w != nil {
-		// Not kill: the request need not wait while the kernel tears the
-		// process down; its reaping goes on in the background.
-		w.stop()
+	if w == nil {
+		s.res.release()
+		return nil
 	}
+	// Not kill: the request need not wait while the kernel tears the
+	// process down; its reaping goes on in the background, and the
+	// session's memory goes back to the budgets once the process is gone.
+	w.stop()
+	go func() {
+		<-w.dead
+		s.res.release()
+	}()
 	return nil
 }

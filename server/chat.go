@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/store"
 )
 
@@ -410,6 +411,12 @@ func (s *Server) outcome(ctx context.Context, res recursion.Result, err error) r
 				Kind: "timeout", Message: "the run timed out: " + err.Error()}}
 		case errors.Is(err, context.Canceled) || cause != nil:
 			return cancelled("the run was cancelled")
+		}
+		if errors.Is(err, repl.ErrMemoryBudget) {
+			// Every REPL session of the server holds memory the new run
+			// needs (--repl-memory-total): busy, not broken.
+			return runOutcome{res, &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "repl_memory_exhausted",
+				Kind: "busy", Message: "the server's REPL memory is all in use by other runs; retry later", RetryAfter: 5}}
 		}
 		var ue *recursion.UpstreamError
 		if errors.As(err, &ue) {

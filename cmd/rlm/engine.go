@@ -46,6 +46,11 @@ type engineConfig struct {
 	// REPL bounds every REPL session of a run; checkREPL refuses values
 	// the REPL would silently replace with its defaults.
 	REPL repl.Limits
+	// REPLMemoryTotal and RequestREPLMemory are the memory budgets of all
+	// REPL sessions and of one request's ("auto" or a size; see
+	// replMemory); REPLMemoryWait is how long a session waits for memory.
+	REPLMemoryTotal, RequestREPLMemory string
+	REPLMemoryWait                     time.Duration
 	// Local, when set, answers every model call in-process instead of the
 	// upstream (rlm serve --local-model).
 	Local recursion.ModelClient
@@ -97,6 +102,9 @@ func (c *engineConfig) checkREPL() error {
 	}
 	if c.REPLRefillDelay < 0 {
 		return fmt.Errorf("repl-refill-delay %s: must not be negative (0: at once)", c.REPLRefillDelay)
+	}
+	if _, err := c.replMemory(); err != nil {
+		return err
 	}
 	if c.REPLWorkers < 0 {
 		return fmt.Errorf("repl-workers %d: must not be negative (0: none)", c.REPLWorkers)
@@ -220,6 +228,7 @@ type engine struct {
 	*recursion.Engine
 	client *recursion.OpenAIClient
 	pool   *repl.Pool
+	memory replBudget
 }
 
 // Close stops the REPL workers.
@@ -248,10 +257,16 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	if refill == 0 {
 		refill = -1 // PoolConfig reads 0 as "default"
 	}
-	pool, err := repl.NewPool(repl.PoolConfig{Size: size, RefillDelay: refill, Limits: c.REPL, WorkerUID: c.REPLUID, WorkerGID: c.REPLGID})
+	mem, err := c.replMemory()
+	if err != nil {
+		return nil, err
+	}
+	pool, err := repl.NewPool(repl.PoolConfig{Size: size, RefillDelay: refill, Limits: c.REPL, WorkerUID: c.REPLUID, WorkerGID: c.REPLGID,
+		MemoryBudget: mem.total, MemoryWait: c.REPLMemoryWait})
 	if err != nil {
 		return nil, fmt.Errorf("start REPL pool: %w", err)
 	}
+	base.RequestREPLMemory = mem.request
 	base.Root, base.SubModel = c.Local, c.SubModel
 	if client != nil {
 		base.Root = client
@@ -276,7 +291,7 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &engine{Engine: eng, client: client, pool: pool}, nil
+	return &engine{Engine: eng, client: client, pool: pool, memory: mem}, nil
 }
 
 // multiFlag collects a repeatable string flag.

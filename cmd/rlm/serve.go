@@ -274,6 +274,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("serve: %w", err)
 		}
 		defer eng.Close()
+		log.Info(eng.memory.String())
 		runner = traces.Wrap(eng.Engine)
 		scfg.Workers = eng.pool
 		if eng.client != nil {

@@ -1,0 +1,135 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// A worker's memory is bounded by what the kernel enforces on it: its
+// address-space limit, Limits.MemoryBytes on top of what it mapped at start
+// (the context) and the Go runtime's own few tens of megabytes. One worker
+// is bounded, but many are not: a request's rlm_query_batched starts a
+// child worker per prompt, and the server runs many requests. A
+// MemoryBudget bounds the sum: every session reserves its worker's bound
+// before the worker is given to it, and gives it back when it closes. The
+// pool has one budget for all of its sessions (PoolConfig.MemoryBudget);
+// a request may have one of its own for its tree of sessions
+// (SessionConfig.Budget).
+
+// ErrMemoryBudget is the error of a session that found no memory left to
+// reserve within PoolConfig.MemoryWait (test with errors.Is).
+var ErrMemoryBudget = errors.New("REPL memory budget exhausted")
+
+// runtimeReserve is what a worker uses beside its model data: the Go
+// runtime, the interpreter and its stacks.
+const runtimeReserve = 64 << 20
+
+// sessionReservation is what a session with limits l and a context of
+// contextBytes reserves.
+func sessionReservation(l Limits, contextBytes int64) int64 {
+	return l.MemoryBytes + contextBytes + runtimeReserve
+}
+
+// MemoryBudget is an amount of memory that sessions reserve from; its
+// methods are safe for concurrent use.
+type MemoryBudget struct {
+	name  string // for errors: "the server", "this request"
+	total int64
+
+	mu       sync.Mutex
+	used     int64
+	sessions int
+	changed  chan struct{} // closed and replaced whenever used falls
+}
+
+// NewMemoryBudget returns a budget of total bytes, named in errors (e.g.
+// "this request").
+func NewMemoryBudget(name string, total int64) *MemoryBudget {
+	return &MemoryBudget{name: name, total: total, changed: make(chan struct{})}
+}
+
+// Total is the budget's size.
+func (b *MemoryBudget) Total() int64 { return b.total }
+
+// Used reports the bytes reserved and by how many sessions.
+func (b *MemoryBudget) Used() (bytes int64, sessions int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used, b.sessions
+}
+
+// reserve takes n bytes, waiting until deadline for others to give some
+// back. A reservation larger than the whole budget fails at once.
+func (b *MemoryBudget) reserve(ctx context.Context, n int64, deadline time.Time) error {
+	if n > b.total {
+		return fmt.Errorf("%w: a REPL session needs %s (its --repl-memory-bytes, context and runtime), more than %s's whole budget of %s",
+			ErrMemoryBudget, formatBytes(n), b.name, formatBytes(b.total))
+	}
+	for {
+		b.mu.Lock()
+		if b.used+n <= b.total {
+			b.used += n
+			b.sessions++
+			b.mu.Unlock()
+			return nil
+		}
+		wait, used, sessions := b.changed, b.used, b.sessions
+		b.mu.Unlock()
+		timer := time.NewTimer(time.Until(deadline))
+		select {
+		case <-wait:
+			timer.Stop()
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+			return fmt.Errorf("%w: a REPL session needs %s; %d sessions of %s hold %s of its %s and none ended in time",
+				ErrMemoryBudget, formatBytes(n), sessions, b.name, formatBytes(used), formatBytes(b.total))
+		}
+	}
+}
+
+func (b *MemoryBudget) release(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used -= n
+	b.sessions--
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
+
+// reservation is what one session holds; release is idempotent.
+type reservation struct {
+	once    sync.Once
+	n       int64
+	budgets []*MemoryBudget
+}
+
+// reserveAll reserves n from each budget in turn (nil ones skipped),
+// giving back what it took when one fails.
+func reserveAll(ctx context.Context, n int64, wait time.Duration, budgets ...*MemoryBudget) (*reservation, error) {
+	r := &reservation{n: n}
+	deadline := time.Now().Add(wait)
+	for _, b := range budgets {
+		if b == nil {
+			continue
+		}
+		if err := b.reserve(ctx, n, deadline); err != nil {
+			r.release()
+			return nil, err
+		}
+		r.budgets = append(r.budgets, b)
+	}
+	return r, nil
+}
+
+func (r *reservation) release() {
+	r.once.Do(func() {
+		for _, b := range r.budgets {
+			b.release(r.n)
+		}
+	})
+}
