@@ -63,12 +63,13 @@ const (
 	TooManyPieces                  // more pages than Options.MaxPieces
 	TooLarge                       // more than the PDF engine's memory cap
 	Timeout                        // extraction outlived Options.Timeout
+	Empty                          // no text at all: 0 bytes, or only white space
 )
 
 // Code is the error's machine-readable name, as sent to API clients.
 func (k ErrorKind) Code() string {
 	return [...]string{"unsupported_file_type", "malformed_document", "no_text_in_document",
-		"too_many_document_pieces", "document_too_large", "document_timeout"}[k]
+		"too_many_document_pieces", "document_too_large", "document_timeout", "empty_document"}[k]
 }
 
 // Error is a document that could not be turned into text. Msg is meant for
@@ -155,6 +156,9 @@ func (x *Extractor) Extract(ctx context.Context, src Source) (*Result, error) {
 	parent := ctx
 	ctx, cancel := context.WithTimeoutCause(ctx, x.opts.Timeout, errTimeout)
 	defer cancel()
+	if src.Size == 0 {
+		return nil, emptyError
+	}
 	head := make([]byte, min(src.Size, SniffLen))
 	if _, err := src.Data.ReadAt(head, 0); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("read document: %w", err)
@@ -197,12 +201,20 @@ func (x *Extractor) Extract(ctx context.Context, src Source) (*Result, error) {
 		// decoder; the run's text is UTF-8 throughout.
 		return &Result{Kind: HTML, Pieces: []string{strings.ToValidUTF8(b.String(), "\uFFFD")}}, nil
 	default:
-		if err := checkText(ctx, r); err != nil {
+		blank, err := checkText(ctx, r)
+		if err != nil {
 			return nil, err
+		}
+		if blank {
+			return nil, emptyError
 		}
 		return &Result{Kind: Text}, nil
 	}
 }
+
+// emptyError is a document with nothing to ask about: a run over it could
+// only fail (issue 26: 31 turns of junk over a 0-byte file).
+var emptyError = &Error{Kind: Empty, Msg: "the document is empty (no text, or only white space); attach the file you meant to ask about"}
 
 var errTimeout = errors.New("document timeout")
 

@@ -119,11 +119,29 @@ line<br>break<br><br>gap<noscript>enable js</noscript></body></html>`,
 	}
 }
 
+// TestEmptyDocument: a document with no text to ask about is refused with
+// a clear error (issue 26), whatever its declared type.
+func TestEmptyDocument(t *testing.T) {
+	x := newTest(Options{})
+	defer x.Close()
+	for _, tc := range []struct{ name, data, file, typ string }{
+		{"0 bytes", "", "a.txt", "text/plain"},
+		{"0 bytes, no name", "", "", ""},
+		{"white space", " \n\t\r\n  \n", "notes.md", ""},
+		{"0-byte PDF", "", "report.pdf", "application/pdf"},
+	} {
+		_, err := extract(t, x, []byte(tc.data), tc.file, tc.typ)
+		var de *Error
+		if !errors.As(err, &de) || de.Kind != Empty || de.Kind.Code() != "empty_document" || !strings.Contains(de.Msg, "empty") {
+			t.Errorf("%s: %v, want an empty_document error", tc.name, err)
+		}
+	}
+}
+
 func TestTextPassesThrough(t *testing.T) {
 	x := newTest(Options{})
 	defer x.Close()
 	for _, tc := range []struct{ name, data string }{
-		{"empty", ""},
 		{"ascii", "line one\nline two\n"},
 		{"utf-8", "na\u00efve caf\u00e9 \u65e5\u672c\u8a9e \U0001F600"},
 		{"mentions the PDF header", "notes about files that start with %PDF-1.7 and more"},

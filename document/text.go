@@ -101,23 +101,26 @@ func (c *TextChecker) fail(at int64, what string) error {
 	return c.err
 }
 
-// checkText reads r to its end through a TextChecker.
-func checkText(ctx context.Context, r io.Reader) error {
+// checkText reads r to its end through a TextChecker, and reports whether
+// it held nothing but white space.
+func checkText(ctx context.Context, r io.Reader) (blank bool, err error) {
 	var c TextChecker
+	blank = true
 	buf := make([]byte, 256<<10)
 	for {
 		if ctx.Err() != nil {
-			return timeoutError(ctx)
+			return false, timeoutError(ctx)
 		}
 		n, err := r.Read(buf)
 		if _, werr := c.Write(buf[:n]); werr != nil {
-			return werr
+			return false, werr
 		}
+		blank = blank && len(bytes.TrimSpace(buf[:n])) == 0
 		if err == io.EOF {
-			return c.Close()
+			return blank, c.Close()
 		}
 		if err != nil {
-			return fmt.Errorf("read document: %w", err)
+			return false, fmt.Errorf("read document: %w", err)
 		}
 	}
 }

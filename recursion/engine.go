@@ -64,6 +64,7 @@ var defaultLimits = Limits{
 	Timeout:          10 * time.Minute,
 	OffloadThreshold: 16_000,
 	Concurrency:      16,
+	MaxFailedTurns:   3,
 }
 
 // Config configures an Engine.
@@ -120,6 +121,11 @@ type Config struct {
 	// cell's code and the newest output are kept.
 	ContextWindows       map[string]int
 	DefaultContextWindow int
+	// NoContextAnswer, when set, is the whole answer to a request that has
+	// nothing to read (no document, no message long enough to offload),
+	// given at once without a model call: for a model that answers only
+	// questions about documents, such as the built-in one.
+	NoContextAnswer string
 }
 
 // Engine runs RLM requests. It is safe for concurrent use.
@@ -221,6 +227,7 @@ func (e *Engine) limitsFor(l Limits, inputTokens int) Limits {
 		Timeout:          time.Duration(pick(int(l.Timeout), int(d.Timeout), int(in.Timeout), int(m.Timeout))),
 		OffloadThreshold: pick(l.OffloadThreshold, d.OffloadThreshold, defaultLimits.OffloadThreshold, m.OffloadThreshold),
 		Concurrency:      pick(l.Concurrency, d.Concurrency, defaultLimits.Concurrency, m.Concurrency),
+		MaxFailedTurns:   pick(l.MaxFailedTurns, d.MaxFailedTurns, defaultLimits.MaxFailedTurns, m.MaxFailedTurns),
 		SubModel:         l.SubModel,
 	}
 	// A negative depth asks for the root alone; zero already meant

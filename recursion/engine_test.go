@@ -244,8 +244,8 @@ func TestLimitsClampedToMaxima(t *testing.T) {
 	tests := []struct {
 		in, want Limits
 	}{
-		{Limits{}, Limits{MaxDepth: 1, MaxIterations: 10, MaxLLMCalls: 50, MaxTotalTokens: 5_000_000, Timeout: time.Minute, OffloadThreshold: 16_000, Concurrency: 16}},
-		{Limits{MaxIterations: 99, MaxLLMCalls: 7, MaxDepth: -1, Timeout: time.Hour}, Limits{MaxDepth: 0, MaxIterations: 20, MaxLLMCalls: 7, MaxTotalTokens: 5_000_000, Timeout: time.Minute, OffloadThreshold: 16_000, Concurrency: 16}},
+		{Limits{}, Limits{MaxDepth: 1, MaxIterations: 10, MaxLLMCalls: 50, MaxTotalTokens: 5_000_000, Timeout: time.Minute, OffloadThreshold: 16_000, Concurrency: 16, MaxFailedTurns: 3}},
+		{Limits{MaxIterations: 99, MaxLLMCalls: 7, MaxDepth: -1, Timeout: time.Hour, MaxFailedTurns: 8}, Limits{MaxDepth: 0, MaxIterations: 20, MaxLLMCalls: 7, MaxTotalTokens: 5_000_000, Timeout: time.Minute, OffloadThreshold: 16_000, Concurrency: 16, MaxFailedTurns: 8}},
 	}
 	for _, tt := range tests {
 		if got := e.Limits(tt.in); got != tt.want {
@@ -306,21 +306,22 @@ func TestStopReasons(t *testing.T) {
 			StopMaxIterations, "kept"},
 		{"budget calls: last substantive response", Limits{MaxLLMCalls: 2},
 			[]string{"Counting lines.\n" + looping, "Almost there.\n" + looping}, nil, 0, 0,
-			StopBudgetCalls, "Almost there."},
+			StopBudgetCalls, "No answer: the run stopped (budget_calls: *) before FINAL; the model's last words: Almost there."},
 		{"budget tokens", Limits{MaxTotalTokens: 9000},
 			[]string{"Reading.\n" + looping}, nil, 0, 0,
-			StopBudgetTokens, "Reading."},
+			StopBudgetTokens, "No answer: the run stopped (budget_tokens: *) before FINAL; the model's last words: Reading."},
 		{"timeout", Limits{Timeout: 300 * time.Millisecond},
 			[]string{"Scanning.\n" + looping}, nil, 0, 100 * time.Millisecond,
-			StopTimeout, "Scanning."},
+			StopTimeout, "No answer: the run stopped (timeout: *) before FINAL; the model's last words: Scanning."},
 		{"cancelled", Limits{},
 			[]string{"Working.\n" + looping}, nil, 250 * time.Millisecond, 100 * time.Millisecond,
-			StopCancelled, "Working."},
+			StopCancelled, "No answer: the run stopped (cancelled: *) before FINAL; the model's last words: Working."},
 		{"upstream error", Limits{},
 			[]string{"x"}, []fakellm.Option{fakellm.WithFailures(1000, http.StatusBadGateway, "")}, 0, 0,
 			StopUpstreamError, "No answer: the run stopped (upstream_error: *) before FINAL; no cell had printed anything yet."},
-		// Code is never an answer: with no prose at all, the answer is one
-		// line saying what stopped the run and what the last cell printed.
+		// Code is never an answer, nor is prose the model wrote on the way:
+		// the answer is one line saying what stopped the run and what the
+		// model last said, or the last cell printed.
 		{"budget calls, code only", Limits{MaxLLMCalls: 2},
 			[]string{looping, looping}, nil, 0, 0,
 			StopBudgetCalls, "No answer: the run stopped (budget_calls: *) before FINAL; the last cell printed: nothing yet"},
@@ -329,7 +330,7 @@ func TestStopReasons(t *testing.T) {
 			StopCancelled, "No answer: the run stopped (cancelled: *) before FINAL; the last cell printed: nothing yet"},
 		{"max iterations, answer-now turn writes code", Limits{MaxIterations: 1},
 			[]string{"Found two candidates.\n" + looping, looping}, nil, 0, 0,
-			StopMaxIterations, "Found two candidates."},
+			StopMaxIterations, "No answer: the run stopped (max_iterations: *) before FINAL; the model's last words: Found two candidates."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -803,9 +804,9 @@ func matchStar(pattern, s string) bool {
 	return true
 }
 
-// TestChildPartialAnswerIsProse: a child RLM that stops without FINAL gives
-// its parent the prose it wrote, never its code.
-func TestChildPartialAnswerIsProse(t *testing.T) {
+// TestChildPartialAnswer: a child RLM that stops without FINAL tells its
+// parent so, with the prose it wrote, never its code.
+func TestChildPartialAnswer(t *testing.T) {
 	var got string
 	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
 		"delegate": func(env *cellEnv) repl.CellResult {
@@ -831,7 +832,7 @@ func TestChildPartialAnswerIsProse(t *testing.T) {
 	if err != nil || res.Answer != "done" {
 		t.Fatalf("%v %+v", err, res)
 	}
-	want := "error: rlm_query stopped (max_iterations: no FINAL after 2 turns); partial answer: The input lists three cities."
+	want := "error: rlm_query: No answer: the run stopped (max_iterations: no FINAL after 2 turns) before FINAL; the model's last words: The input lists three cities."
 	if got != want {
 		t.Fatalf("child returned %q, want %q", got, want)
 	}
@@ -1025,5 +1026,65 @@ func TestLLMQueryDropsReasoning(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFailedTurnsStopEarly: a model whose cells keep failing (issue 26: the
+// built-in model wrote broken Go for 31 turns on real text) stops after
+// MaxFailedTurns turns with "No answer: ...", not at max_iterations. A
+// turn that printed something, or a turn with no code, counts as it
+// should: output is progress; a reply with neither code nor FINAL is not.
+func TestFailedTurnsStopEarly(t *testing.T) {
+	long := strings.Repeat("haystack ", 3000)
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"broken // context": func(*cellEnv) repl.CellResult { return repl.CellResult{Error: "1:5: raw string literal not terminated"} },
+		"partial // context": func(*cellEnv) repl.CellResult {
+			return repl.CellResult{Output: "found 3\n", Error: "runtime error: index out of range"}
+		},
+	}}
+	tests := []struct {
+		name      string
+		replies   []string
+		limits    Limits
+		wantTurns int
+	}{
+		{"every cell fails", []string{code("broken // context")}, Limits{}, 3},
+		{"prose without code counts too", []string{"Let me think.", code("broken // context")}, Limits{}, 3},
+		{"output resets the count", []string{code("broken // context"), code("broken // context"), code("partial // context"), code("broken // context")}, Limits{}, 6},
+		{"the limit is a setting", []string{code("broken // context")}, Limits{MaxFailedTurns: 5}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, _ := testEngine(t, sb, rootScript(tt.replies, nil), Config{})
+			res, err := e.Run(t.Context(), Request{Messages: userMsg(long + "\nWhere is the needle?"), Limits: tt.limits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StopReason != StopFailedTurns || res.Iterations != tt.wantTurns || !strings.HasPrefix(res.Answer, "No answer: the run stopped (failed_turns: ") {
+				t.Fatalf("stop %s after %d turns, answer %q; want failed_turns after %d turns", res.StopReason, res.Iterations, res.Answer, tt.wantTurns)
+			}
+		})
+	}
+}
+
+// TestNoContextAnswer: with Config.NoContextAnswer, a request with nothing
+// to read is answered at once, with no model call and no REPL session; a
+// request with a document runs as usual.
+func TestNoContextAnswer(t *testing.T) {
+	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"look // context": func(env *cellEnv) repl.CellResult { return repl.CellResult{Final: final("read")} },
+	}}
+	const msg = "This model answers questions about an attached document."
+	e, srv := testEngine(t, sb, rootScript([]string{code("look // context")}, nil), Config{NoContextAnswer: msg})
+	res, err := e.Run(t.Context(), Request{Messages: userMsg("What is the capital of France?")})
+	if err != nil || res.Answer != msg || res.StopReason != StopNoContext || res.LLMCalls != 0 {
+		t.Fatalf("no document: %v %+v", err, res)
+	}
+	if srv.Count() != 0 || sb.sessions != 0 {
+		t.Fatalf("%d model calls and %d REPL sessions for a question without a document", srv.Count(), sb.sessions)
+	}
+	res, err = e.Run(t.Context(), Request{Messages: userMsg(strings.Repeat("haystack ", 3000) + "\nWhere?")})
+	if err != nil || res.Answer != "read" || res.StopReason != StopFinal {
+		t.Fatalf("with a document: %v %+v", err, res)
 	}
 }

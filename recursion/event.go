@@ -126,6 +126,8 @@ const (
 	StopTimeout       StopReason = "timeout"        // the tree ran out of wall time
 	StopCancelled     StopReason = "cancelled"      // the caller went away
 	StopUpstreamError StopReason = "upstream_error" // the upstream model failed for good
+	StopFailedTurns   StopReason = "failed_turns"   // turn after turn, every cell failed (Limits.MaxFailedTurns)
+	StopNoContext     StopReason = "no_context"     // nothing to read: answered with Config.NoContextAnswer
 )
 
 // Usage counts tokens.

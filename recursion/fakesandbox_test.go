@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -77,6 +78,9 @@ func (f *funcSession) Run(ctx context.Context, code string) (repl.CellResult, er
 	if strings.HasPrefix(code, "FINAL(") && strings.HasSuffix(code, ")") {
 		name := code[len("FINAL(") : len(code)-1]
 		if v, ok := f.env.vars[name]; ok {
+			return repl.CellResult{Final: &v}, nil
+		}
+		if v, err := strconv.Unquote(name); err == nil {
 			return repl.CellResult{Final: &v}, nil
 		}
 		return repl.CellResult{Error: "undefined: " + name}, nil

@@ -55,7 +55,7 @@ type nodeResult struct {
 	iterations int
 	treeUsage  Usage
 	// statement is true when answer is the one-line statement of what
-	// stopped the node, not prose the model wrote.
+	// stopped the node (every stop without FINAL).
 	statement bool
 }
 
@@ -89,6 +89,9 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		}})
 	}()
 
+	if n.depth == 0 && off.File == nil && r.e.cfg.NoContextAnswer != "" {
+		return nodeResult{answer: r.e.cfg.NoContextAnswer, reason: StopNoContext}, nil
+	}
 	sess, err := r.e.cfg.Sandbox.NewSession(ctx, SessionConfig{Context: off.File, Query: off.Query, Host: n, Limits: r.e.cfg.REPLLimits,
 		Budget: r.replMemory})
 	if err != nil {
@@ -103,7 +106,12 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 	var prog progress
 	looked, refused := false, false
 	maxIter := r.lim.MaxIterations
+	failed := 0 // turns in a row in which no cell worked
 	for turn := 1; turn <= maxIter; turn++ {
+		if failed > 0 && failed >= r.lim.MaxFailedTurns {
+			return n.stop(ctx, sess, transcript, turn-1, StopFailedTurns,
+				fmt.Sprintf("%d turns in a row ran no cell without an error", failed), &prog), nil
+		}
 		n.turn.Store(int64(turn))
 		n.cell.Store(0)
 		if ctx.Err() != nil {
@@ -124,6 +132,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		if len(cells) == 0 {
 			fl, ok := parseFinalLine(resp)
 			if !ok || rp.cutOff {
+				failed++
 				transcript = append(transcript, Message{Role: "user", Content: noCodeMessage(rp, c)})
 				continue
 			}
@@ -153,6 +162,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 
 		var fb strings.Builder
 		var final *string
+		worked := false
 		for i, code := range cells {
 			if lookRE.MatchString(code) {
 				looked = true
@@ -162,6 +172,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			if err != nil {
 				return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), &prog), nil
 			}
+			worked = worked || cr.Error == "" || strings.TrimSpace(cr.Output) != ""
 			writeFeedback(&fb, i+1, len(cells), cr)
 			if cr.Final != nil {
 				final = cr.Final
@@ -170,6 +181,11 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				}
 				break
 			}
+		}
+		if worked || final != nil {
+			failed = 0
+		} else {
+			failed++
 		}
 		if final == nil {
 			if rp.cutOff {
@@ -220,18 +236,25 @@ func (p *progress) sawCell(cr repl.CellResult) {
 // maxStatementOutput bounds the cell output quoted in a one-line partial answer.
 const maxStatementOutput = 300
 
-// partialAnswer is the answer of a node that stopped without FINAL. Code is
-// never an answer: it is the last prose the model wrote or, when it wrote
-// none, one line saying what stopped the run and what was found so far.
+// partialAnswer is the answer of a node that stopped without FINAL: one
+// line saying what stopped the run and what was found so far (the last
+// prose the model wrote, else the last cell's output). Code is never an
+// answer, and neither is a fragment the model wrote before it stopped.
 func (p *progress) partialAnswer(reason StopReason, errText string) string {
-	if p.prose != "" {
-		return p.prose
-	}
 	s := fmt.Sprintf("No answer: the run stopped (%s: %s) before FINAL", reason, oneLine(errText))
-	if p.output == "" {
-		return s + "; no cell had printed anything yet."
+	switch {
+	case p.prose != "":
+		return s + "; the model's last words: " + clipLine(p.prose)
+	case p.output != "":
+		return s + "; the last cell printed: " + clipLine(p.output)
 	}
-	out := oneLine(p.output)
+	return s + "; no cell had printed anything yet."
+}
+
+// clipLine is s on one line, cut to maxStatementOutput bytes at a rune
+// boundary.
+func clipLine(s string) string {
+	out := oneLine(s)
 	if len(out) > maxStatementOutput {
 		cut := maxStatementOutput
 		for cut > 0 && out[cut]&0xC0 == 0x80 {
@@ -239,7 +262,7 @@ func (p *progress) partialAnswer(reason StopReason, errText string) string {
 		}
 		out = out[:cut] + "…"
 	}
-	return s + "; the last cell printed: " + out
+	return out
 }
 
 // stop ends a node without FINAL. When the reason leaves budget and time
@@ -269,7 +292,7 @@ func (n *node) stop(ctx context.Context, sess Session, transcript []Message, tur
 		}
 	}
 	res.answer = prog.partialAnswer(reason, errText)
-	res.statement = prog.prose == ""
+	res.statement = true
 	return res
 }
 

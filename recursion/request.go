@@ -63,6 +63,11 @@ type Limits struct {
 	SubModel         string        // model for llm_query and children; empty: the root model
 	OffloadThreshold int           // messages longer than this many characters are offloaded
 	Concurrency      int           // sub-calls in flight at once for this request
+	// MaxFailedTurns stops a node after that many turns in a row in which
+	// no cell ran without an error (or no cell ran at all, and no FINAL
+	// came): a model that cannot write working code for the input stops
+	// early with "No answer: ..." instead of using every turn.
+	MaxFailedTurns int
 }
 
 // Result is how a run ended.

@@ -451,8 +451,11 @@ func detail(s string) string {
 	return ": " + s
 }
 
+// finishReason tells clients whether the answer is whole: "length" for a
+// run that stopped before FINAL (its answer is "No answer: ..."), as for a
+// completion cut short.
 func finishReason(sr recursion.StopReason) string {
-	if sr == recursion.StopFinal || sr == "" {
+	if sr == recursion.StopFinal || sr == recursion.StopNoContext || sr == "" {
 		return "stop"
 	}
 	return "length"

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/inference"
@@ -62,9 +63,20 @@ func TestBuiltinServe(t *testing.T) {
 	if list.Data[0].ID != "rlm" || list.Data[0].RLM.ServedBy != "builtin" {
 		t.Errorf("/v1/models: %s", models.body)
 	}
+	// A question with nothing to read gets the model's one answer at once
+	// (issue 26: it wrote 7K tokens of junk for "What is the capital of
+	// France?" and failed with 502 after 24 s).
+	start := time.Now()
+	r := call(t, "POST", s.URL+"/v1/chat/completions", "", `{"model":"rlm","messages":[{"role":"user","content":"What is the capital of France?"}]}`)
+	if took := time.Since(start); r.status != http.StatusOK || took > 2*time.Second ||
+		!strings.Contains(string(r.body), `"content":"`+builtinNoContext+`"`) || !strings.Contains(string(r.body), `"finish_reason":"stop"`) ||
+		!strings.Contains(string(r.body), `"stop_reason":"no_context"`) {
+		t.Errorf("question without a document: %d in %v: %s", r.status, took, r.body)
+	}
+	doc, _ := json.Marshal(strings.Repeat("The grass is green. ", 1000) + "The secret number is 4821. What is the secret number?")
 	for i := range 2 {
 		r := call(t, "POST", s.URL+"/v1/chat/completions", "", `{"model":"rlm","temperature":0,"max_tokens":48,
-			"messages":[{"role":"user","content":"What is the secret number? The secret number is 4821."}],
+			"messages":[{"role":"user","content":`+string(doc)+`}],
 			"rlm":{"max_iterations":1}}`)
 		if r.status != http.StatusOK {
 			t.Fatalf("request %d: %d %s\nlog:\n%s", i, r.status, r.body, s.Stderr.String())
@@ -144,7 +156,7 @@ func TestBuiltinQuery(t *testing.T) {
 	if n := notices(errText); n != 1 || !strings.HasPrefix(errText, "rlm: using the built-in model") {
 		t.Errorf("the built-in model's line is on stderr %d times, want once, first:\n%s", n, errText)
 	}
-	if !strings.Contains(errText, "llm_calls=") || (status != 0 && !strings.Contains(errText, "stopped without FINAL")) {
+	if !strings.Contains(errText, "llm_calls=") || (status != 0 && !strings.Contains(errText, "rlm: query: No answer: the run stopped (")) {
 		t.Errorf("status %d, stdout %q, stderr:\n%s", status, stdout.String(), errText)
 	}
 }

@@ -54,6 +54,10 @@ type engineConfig struct {
 	// Local, when set, answers every model call in-process instead of the
 	// upstream (rlm serve --local-model).
 	Local recursion.ModelClient
+	// NoContextAnswer answers at once a request with nothing to read (see
+	// recursion.Config): set for the built-in model, which can do nothing
+	// else with it.
+	NoContextAnswer string
 }
 
 // formatSize writes n the way parseSize reads it, in the largest binary
@@ -268,6 +272,7 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	}
 	base.RequestREPLMemory = mem.request
 	base.Root, base.SubModel = c.Local, c.SubModel
+	base.NoContextAnswer = c.NoContextAnswer
 	if client != nil {
 		base.Root = client
 	}

@@ -77,6 +77,14 @@ func loadLocalModel(dir string, cfg inference.Config, dev deviceSpec, log io.Wri
 	return e, nil
 }
 
+// builtinNoContext is the built-in model's answer to a question with no
+// document: it was trained to read documents in the REPL, and anything
+// else it would write is noise.
+const builtinNoContext = "rlm-tiny-demo, the small model built into rlm, only answers questions about an attached document " +
+	"(a file, or a message longer than 16,000 characters): attach one and ask about it. It is not a general assistant. " +
+	"For other questions, run rlm with a real model: rlm serve --upstream URL --root-model NAME (any OpenAI-compatible " +
+	"server: OpenAI, vLLM, llama.cpp, Ollama), or set OPENAI_BASE_URL."
+
 // builtinNotice is the one line serve and query write when the built-in
 // model answers: what it is, what it scored, and how to use a real one.
 func builtinNotice() string {

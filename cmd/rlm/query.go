@@ -131,12 +131,16 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	fmt.Fprintln(stdout, res.Answer)
+	// Standard output holds answers only: a run that gave none says why on
+	// standard error, and the exit status is 1.
+	if res.StopReason == recursion.StopFinal {
+		fmt.Fprintln(stdout, res.Answer)
+	}
 	fmt.Fprintf(stderr, "iterations=%d llm_calls=%d depth=%d tokens=%d (prompt %d, completion %d) time=%s stop=%s\n",
 		res.Iterations, res.LLMCalls, res.MaxDepth, res.Usage.TotalTokens, res.Usage.PromptTokens,
 		res.Usage.CompletionTokens, res.Duration.Round(time.Millisecond), res.StopReason)
 	if res.StopReason != recursion.StopFinal {
-		return fmt.Errorf("query: stopped without FINAL (%s): %s", res.StopReason, res.Error)
+		return fmt.Errorf("query: %s", res.Answer)
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func (c *engineConfig) checkLimits() error {
 		zero string
 	}{{"max-depth", l.MaxDepth, l.MaxDepth < 0, "the root alone"}, {"max-iterations", l.MaxIterations, l.MaxIterations < 0, "no maximum"},
 		{"max-llm-calls", l.MaxLLMCalls, l.MaxLLMCalls < 0, "no maximum"}, {"max-total-tokens", l.MaxTotalTokens, l.MaxTotalTokens < 0, "no maximum"},
-		{"timeout", l.Timeout, l.Timeout < 0, "no maximum"}} {
+		{"timeout", l.Timeout, l.Timeout < 0, "no maximum"}, {"max-failed-turns", l.MaxFailedTurns, l.MaxFailedTurns < 0, "the default"}} {
 		if m.neg {
 			return fmt.Errorf("%s %v: must not be negative (0: %s)", m.name, m.v, m.zero)
 		}
@@ -122,6 +122,9 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 		temp = 0
 	}
 	c.Local = localClient{e, temp}
+	if c.LocalModel == localBuiltin {
+		c.NoContextAnswer = builtinNoContext
+	}
 	return e, nil
 }
 
