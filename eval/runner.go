@@ -302,6 +302,16 @@ func clipText(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// contextLengthExceeded recognises an upstream's refusal of a prompt longer
+// than its context window: OpenAI's and vLLM's wording, and this project's
+// own models' (inference.RequestError says the same).
+func contextLengthExceeded(err error) bool {
+	s := strings.ToLower(err.Error())
+	return strings.Contains(s, "maximum context length") || strings.Contains(s, "context_length_exceeded")
+}
+
+func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
 // fitsWindow reports whether the direct baseline runs an input of tokens
 // tokens. A result skipped under a smaller --context-window is run again
 // when the window grows, rather than resumed as skipped.
@@ -478,10 +488,17 @@ func runDirect(ctx context.Context, cfg Config, path string, inst Instance, r *R
 	c, err := cfg.Baseline.Complete(ctx, recursion.CompletionRequest{Model: cfg.BaselineModel, Messages: msgs, Sampling: instanceSampling(cfg.Sampling, inst)})
 	call := &recursion.ModelCallEvent{Model: cfg.BaselineModel, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
 		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs}
-	if err != nil {
+	switch {
+	case err != nil && contextLengthExceeded(err):
+		// The input fit the window by its estimate (4 characters a token)
+		// but not by the model's tokenizer: skipped as too long, as the
+		// chart promises, not a failure to retry.
+		call.Err = err.Error()
+		r.Skipped = "the prompt does not fit the model's context window (" + oneLineErr(err) + ")"
+	case err != nil:
 		call.Err = err.Error()
 		r.Error = fmt.Sprintf("direct: %v", err)
-	} else {
+	default:
 		r.Answer, r.Usage, r.LLMCalls, r.StopReason = c.Content, c.Usage, 1, "direct"
 		if c.FinishReason != "" && c.FinishReason != "stop" {
 			r.StopReason = "direct_" + c.FinishReason

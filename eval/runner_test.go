@@ -671,3 +671,37 @@ func TestInstanceSamplingSeeds(t *testing.T) {
 		t.Errorf("the configured seed changed to %d", *cfg.Seed)
 	}
 }
+
+// tooLongModel is a direct-baseline test double that refuses every prompt as
+// longer than its context window, as a real upstream words it.
+type tooLongModel struct{}
+
+func (tooLongModel) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
+	return recursion.Completion{}, errors.New("upstream local model rlm-tiny-demo failed after 1 attempt(s): This model's maximum context length is 8192 tokens. However, your prompt has 8781 tokens, which leaves no room for a completion.")
+}
+
+// TestDirectTooLongIsSkipped: an input that fits the window by the
+// 4-characters-a-token estimate but not by the model's tokenizer is
+// skipped, as the chart's legend says, not counted as a failed run that
+// makes rlm eval exit 1 (issue 26: the built-in model's 8K baseline).
+func TestDirectTooLongIsSkipped(t *testing.T) {
+	cfg := sniahConfig(t, &traceEngine{fakeEngine{failIndex: -1}}, t.TempDir())
+	cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = tooLongModel{}, "base", 1<<20
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	skipped := 0
+	for _, r := range res {
+		if r.Mode != ModeDirect {
+			continue
+		}
+		if r.Error != "" || !strings.Contains(r.Skipped, "does not fit the model's context window (") {
+			t.Errorf("%s: error %q, skipped %q", r.Key(), r.Error, r.Skipped)
+		}
+		skipped++
+	}
+	if skipped == 0 {
+		t.Fatal("no direct run")
+	}
+}

@@ -39,7 +39,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	workDir := fs.String("workdir", "", "`directory` for generated contexts while they run (default: a temporary one)")
 	baseline := fs.String("baseline", "", `"direct" also asks the model directly with the whole input`)
 	baselineModel := fs.String("baseline-model", "", "`model` for the direct baseline (default: the root model)")
-	window := fs.String("context-window", "128k", "baseline model's context window in tokens; longer inputs are skipped and marked")
+	window := fs.String("context-window", "128k", "baseline model's context window in tokens; longer inputs are skipped and marked (a local model: its own window, unless set)")
 	haystack := fs.String("haystack", "", "sniah: text `file` to use as haystack instead of RULER's noise sentences")
 	var taskOpts eval.TaskOptions
 	taskOptionFlags(fs, &taskOpts)
@@ -68,12 +68,19 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return badFlag("eval: --max-completion-tokens %d: must not be negative", *maxCompletion)
 	}
 	ec := &set.engineConfig
+	// Like serve and query: with no upstream, the built-in model answers.
+	set.fallBackToBuiltin()
+	localWindow := 0
 	if set.wantsLocal() {
 		le, err := set.startLocalModel(stderr)
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
 		defer le.Close()
+		localWindow = le.MaxModelLen()
+		if set.LocalModel == localBuiltin {
+			fmt.Fprintln(stderr, "rlm: "+builtinNotice())
+		}
 	}
 	if err := ec.check(); err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -85,6 +92,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	win, err := eval.ParseLength(*window)
 	if err != nil {
 		return badFlag("eval: --context-window: %w", err)
+	}
+	if localWindow > 0 && !flagSet(fs, "context-window") {
+		// The direct baseline of a local model sees what that model can:
+		// the built-in one's window is 8,192 tokens, not 128K.
+		win = localWindow
 	}
 	samp, err := ec.sampling()
 	if err != nil {

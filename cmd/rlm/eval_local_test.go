@@ -56,3 +56,23 @@ func TestEvalLocalModel(t *testing.T) {
 		t.Error("a negative --max-completion-tokens was accepted")
 	}
 }
+
+// TestEvalBuiltinFallback: with no upstream, rlm eval runs the built-in
+// model in-process, as serve and query do, and says so (issue 26).
+func TestEvalBuiltinFallback(t *testing.T) {
+	noUpstream(t)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := runEval(context.Background(), []string{"--task", "sniah", "--lengths", "2k", "--n", "1", "--max-iterations", "5",
+		"--out", out, "--traces", "none"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, stderr.String())
+	}
+	if notices(stderr.String()) != 1 {
+		t.Errorf("stderr does not say the built-in model runs:\n%s", stderr.String())
+	}
+	res, err := eval.ReadResults(filepath.Join(out, eval.ResultsFile))
+	if err != nil || len(res) != 1 || res[0].Error != "" {
+		t.Fatalf("results %+v, %v", res, err)
+	}
+}
