@@ -84,22 +84,27 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stderr, "rlm traces: unknown subcommand %q\n\n%s", sub, tracesUsage)
 		return errUsage
 	}
-	if err := fs.Parse(args); err != nil {
+	// Flags may come after the run ID too: rlm traces show ID --json.
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return errUsage
 	}
 	needID := sub == "show" || sub == "open" || sub == "feedback"
-	if needID != (fs.NArg() == 1) || (!needID && fs.NArg() != 0) {
+	if needID != (len(pos) == 1) || (!needID && len(pos) != 0) {
 		if needID {
 			fmt.Fprintf(stderr, "rlm traces %s: want exactly one run ID\n", sub)
 		} else {
-			fmt.Fprintf(stderr, "rlm traces %s: unexpected arguments %q\n", sub, fs.Args())
+			fmt.Fprintf(stderr, "rlm traces %s: unexpected arguments %q\n", sub, pos)
 		}
 		return errUsage
 	}
-	id := fs.Arg(0)
+	id := ""
+	if len(pos) == 1 {
+		id = pos[0]
+	}
 	switch {
 	case sub == "export" && out == "":
 		fmt.Fprintln(stderr, "rlm traces export: --out is required")
@@ -237,6 +242,27 @@ func tracesEnv(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// parseInterspersed parses fs from args, letting flags follow positional
+// arguments (which the flag package stops at); it returns the positional
+// ones. After "--" everything is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {

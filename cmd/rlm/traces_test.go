@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -103,6 +104,14 @@ func TestTracesCommand(t *testing.T) {
 			}
 			if n := strings.Count(out, "node "); n != 5 {
 				t.Errorf("show draws %d nodes, want 5:\n%s", n, out)
+			}
+			// Flags may follow the ID (issue 26).
+			out, _, err = runTraces(t.Context(), with("show", "tr_one", "--json")...)
+			var tr struct {
+				ID string `json:"id"`
+			}
+			if err != nil || json.Unmarshal([]byte(out), &tr) != nil || !strings.Contains(out, "tr_one") {
+				t.Errorf("show ID --json: %v\n%.300s", err, out)
 			}
 			if _, _, err := runTraces(t.Context(), with("show", "tr_missing")...); err == nil || !strings.Contains(err.Error(), "not found") {
 				t.Errorf("show of a missing run: %v", err)
