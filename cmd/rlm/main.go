@@ -37,10 +37,41 @@ func commands() map[string]command {
 
 func main() {
 	repl.MaybeRunWorker() // a REPL worker process runs model code and exits here
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(os.Stderr, os.Exit)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// stopOnSignal returns a context cancelled by the first SIGINT or SIGTERM,
+// which every command treats as "stop cleanly" (a server drains its runs;
+// a query ends its run and prints what it has). It says so, and that a
+// second signal stops at once: then exit(130) is called without waiting.
+func stopOnSignal(stderr io.Writer, exit func(int)) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+		case <-done:
+			return
+		}
+		fmt.Fprintln(stderr, "\nrlm: stopping cleanly; press Ctrl-C again to stop at once")
+		cancel()
+		select {
+		case <-ch:
+			fmt.Fprintln(stderr, "rlm: stopping at once")
+			exit(130)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
 }
 
 // run executes one invocation of rlm and returns its exit status.

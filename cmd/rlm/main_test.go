@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -101,5 +103,42 @@ func TestExportProgress(t *testing.T) {
 	p.Write([]byte("{}\n"))
 	if out.String() != "{}\n{}\n{}\n" || !strings.Contains(log.String(), "exported 3 samples") {
 		t.Errorf("out %q, progress %q", out.String(), log.String())
+	}
+}
+
+// TestStopOnSignal: the first SIGINT or SIGTERM cancels the context and
+// says that another stops at once; the second exits with 130 at once
+// (issue 26: a second Ctrl-C did nothing while a server drained).
+func TestStopOnSignal(t *testing.T) {
+	var log syncBuffer
+	exited := make(chan int, 1)
+	ctx, stop := stopOnSignal(&log, func(code int) { exited <- code })
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first signal did not cancel the context")
+	}
+	select {
+	case code := <-exited:
+		t.Fatalf("exited (%d) on the first signal", code)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-exited:
+		if code != 130 {
+			t.Errorf("exit status %d, want 130", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second signal did not exit")
+	}
+	if s := log.String(); !strings.Contains(s, "press Ctrl-C again to stop at once") || !strings.Contains(s, "stopping at once") {
+		t.Errorf("stderr: %q", s)
 	}
 }
