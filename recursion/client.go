@@ -26,6 +26,16 @@ type ModelClient interface {
 	Complete(ctx context.Context, req CompletionRequest) (Completion, error)
 }
 
+// A RequestChecker is a ModelClient that can tell before a run starts that
+// its root turns could never be served as sampled: a local model knows its
+// context length, so a max_tokens at or past it is refused up front rather
+// than by the token budget or on the first turn. Engine.Run returns the
+// error of a check that fails (an *UpstreamError matching
+// ErrContextLengthExceeded, for one that is too long).
+type RequestChecker interface {
+	CheckRequest(model string, s Sampling) error
+}
+
 // CompletionRequest is one chat completion as the engine asks for it.
 type CompletionRequest struct {
 	Model    string

@@ -256,6 +256,11 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	if rootModel == "" {
 		rootModel = e.cfg.RootModel
 	}
+	if rc, ok := e.cfg.Root.(RequestChecker); ok {
+		if err := rc.CheckRequest(rootModel, req.Sampling); err != nil {
+			return Result{}, err
+		}
+	}
 	lim := e.Limits(req.Limits)
 	subModel, err := e.model(lim.SubModel)
 	if err != nil {
@@ -312,7 +317,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	calls, usage := r.budget.snapshot()
-	return Result{
+	res := Result{
 		TraceID:    traceID,
 		Answer:     nr.answer,
 		StopReason: nr.reason,
@@ -324,7 +329,14 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		Duration:   time.Since(start),
 		NodeUsage:  r.usageByNode(),
 		Limits:     lim,
-	}, nil
+	}
+	if nr.iterations == 0 && errors.Is(nr.cause, ErrContextLengthExceeded) {
+		// The model refused the run's very first call as longer than its
+		// context: that prompt is the caller's input and max_tokens, so
+		// the request is at fault, not the run.
+		return res, nr.cause
+	}
+	return res, nil
 }
 
 // runState is shared by all nodes of one request tree.
