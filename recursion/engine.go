@@ -240,10 +240,12 @@ func (e *Engine) model(name string) (string, error) {
 	return "", fmt.Errorf("unknown model %q", name)
 }
 
-// Run answers one request. The error is only for an invalid request or a
-// broken setup (the REPL cannot start); every stop at run time (budget,
-// time, cancellation, upstream failure) is a Result with a StopReason and
-// the best partial answer.
+// Run answers one request. The error is only for an invalid request (one
+// the root client's RequestChecker refuses, or whose first root turn the
+// model refuses as longer than its context: ErrContextLengthExceeded) or a
+// broken setup (the REPL cannot start); every other stop at run time
+// (budget, time, cancellation, upstream failure) is a Result with a
+// StopReason and the best partial answer.
 func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	start := time.Now()
 	if len(req.Messages) == 0 && len(req.Documents) == 0 {
