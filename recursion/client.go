@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +24,16 @@ import (
 // for any OpenAI-compatible upstream.
 type ModelClient interface {
 	Complete(ctx context.Context, req CompletionRequest) (Completion, error)
+}
+
+// A RequestChecker is a ModelClient that can tell before a run starts that
+// its root turns could never be served as sampled: a local model knows its
+// context length, so a max_tokens at or past it is refused up front rather
+// than by the token budget or on the first turn. Engine.Run returns the
+// error of a check that fails (an *UpstreamError matching
+// ErrContextLengthExceeded, for one that is too long).
+type RequestChecker interface {
+	CheckRequest(model string, s Sampling) error
 }
 
 // CompletionRequest is one chat completion as the engine asks for it.
@@ -83,12 +95,35 @@ type Completion struct {
 
 // UpstreamConfig configures an OpenAIClient.
 type UpstreamConfig struct {
-	// Name identifies the upstream in errors and logs; empty means BaseURL.
-	Name    string
-	BaseURL string // e.g. https://api.openai.com/v1
+	// Name identifies the upstream in errors ("upstream NAME"); empty means
+	// DefaultUpstreamName. Errors never name BaseURL, which may carry
+	// credentials; logs name it redacted (RedactURL).
+	Name string
+	// BaseURL is e.g. https://api.openai.com/v1. A query in it (an
+	// ?api-version=, a ?key=) is sent with every request.
+	BaseURL string
 	APIKey  string
 	// Timeout bounds one attempt of one call (default 120s).
 	Timeout time.Duration
+	// CheckAfter is how long an attempt may hear nothing from the upstream
+	// (no response headers yet, or no byte of the body) before the client
+	// checks that the upstream still answers at all: a GET of BASE/models
+	// that must bring a complete response, of any status, within
+	// CheckTimeout. An upstream that fails the check fails the call at once,
+	// not retried: it is hung or unreachable, not slow. One that passes is
+	// waited for (up to Timeout, and IdleTimeout once the headers came) and
+	// checked again after each further CheckAfter of silence. A
+	// non-streaming upstream sends nothing until its completion is done, so
+	// silence alone cannot tell a hung upstream from a slow answer; the
+	// check can. Checks are shared by the calls in flight: at most one runs
+	// at a time. Default DefaultCheckAfter; negative: never checked.
+	CheckAfter time.Duration
+	// CheckTimeout bounds one liveness check (default 5s).
+	CheckTimeout time.Duration
+	// Logger, when set, gets one warning for each call that failed for
+	// good, with what went wrong in detail: the URL redacted and the
+	// credentials scrubbed, but the upstream's body quoted (cut short).
+	Logger *slog.Logger
 	// IdleTimeout bounds the silence while a response body is read, once
 	// its headers have arrived (default 30s): an upstream that sends
 	// headers and then stalls fails the attempt, which is retried, instead
@@ -126,28 +161,18 @@ type UpstreamConfig struct {
 // tens of MiB), far below what would hurt the process.
 const DefaultMaxResponseBytes = 64 << 20
 
-// UpstreamError is a call that failed for good: a non-retryable status, or
-// retries exhausted.
-type UpstreamError struct {
-	Upstream string
-	Attempts int
-	Status   int // HTTP status of the last attempt; 0 for connection errors
-	Err      error
-}
-
-func (e *UpstreamError) Error() string {
-	return fmt.Sprintf("upstream %s failed after %d attempt(s): %v", e.Upstream, e.Attempts, e.Err)
-}
-
-func (e *UpstreamError) Unwrap() error { return e.Err }
-
 // OpenAIClient talks to an OpenAI-compatible chat completions endpoint
 // through go-openai, adding retries and faithful sampling parameters.
 type OpenAIClient struct {
-	cfg    UpstreamConfig
-	hc     *http.Client
-	client *openai.Client
-	url    string // of chat completions, for streaming calls
+	cfg      UpstreamConfig
+	hc       *http.Client
+	client   *openai.Client
+	base     string     // BaseURL without its query and trailing slash
+	query    url.Values // BaseURL's query, sent with every request
+	label    string     // how errors name the upstream
+	redacted string     // BaseURL as logs show it
+	secrets  secrets
+	live     *liveness
 }
 
 // CloseIdleConnections closes the kept-alive connections to the upstream.
@@ -158,11 +183,24 @@ func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
 	if cfg.BaseURL == "" {
 		return nil, errors.New("upstream: base URL is required")
 	}
-	if cfg.Name == "" {
-		cfg.Name = cfg.BaseURL
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return nil, errors.New("upstream: base URL does not parse") // its text would quote the URL
+	}
+	query := u.Query()
+	u.RawQuery, u.ForceQuery = "", false
+	label := DefaultUpstreamName
+	if cfg.Name != "" {
+		label = "upstream " + cfg.Name
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 120 * time.Second
+	}
+	if cfg.CheckAfter == 0 {
+		cfg.CheckAfter = DefaultCheckAfter
+	}
+	if cfg.CheckTimeout <= 0 {
+		cfg.CheckTimeout = DefaultCheckTimeout
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
@@ -189,13 +227,32 @@ func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
 		hc = &http.Client{Transport: tr}
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &patchingDoer{client: hc, idle: cfg.IdleTimeout, max: cfg.MaxResponseBytes}
-	return &OpenAIClient{cfg: cfg, hc: hc, client: openai.NewClientWithConfig(oc), url: oc.BaseURL + "/chat/completions"}, nil
+	oc.BaseURL = strings.TrimRight(u.String(), "/")
+	oc.HTTPClient = &patchingDoer{client: hc, idle: cfg.IdleTimeout, max: cfg.MaxResponseBytes, query: query}
+	c := &OpenAIClient{cfg: cfg, hc: hc, client: openai.NewClientWithConfig(oc), base: oc.BaseURL, query: query,
+		label: label, redacted: RedactURL(cfg.BaseURL), secrets: newSecrets(cfg.BaseURL, cfg.APIKey)}
+	c.live = &liveness{check: c.answers}
+	return c, nil
+}
+
+// endpoint is the URL of path under the base URL, with the base URL's query.
+func (c *OpenAIClient) endpoint(path string) string {
+	if len(c.query) == 0 {
+		return c.base + path
+	}
+	return c.base + path + "?" + c.query.Encode()
 }
 
 // DefaultIdleTimeout is UpstreamConfig.IdleTimeout's default.
 const DefaultIdleTimeout = 30 * time.Second
+
+// DefaultCheckAfter and DefaultCheckTimeout are UpstreamConfig.CheckAfter's
+// and CheckTimeout's defaults: an upstream that accepts connections and
+// never answers, or sends headers and stalls, fails a call within their sum.
+const (
+	DefaultCheckAfter   = 10 * time.Second
+	DefaultCheckTimeout = 5 * time.Second
+)
 
 // errStalled is the cause of an attempt cancelled because its response body
 // went silent for longer than IdleTimeout.
@@ -207,6 +264,7 @@ var errStalled = errors.New("response stalled")
 type callState struct {
 	set        map[string]any
 	cancel     context.CancelCauseFunc
+	watch      *silenceWatch // told of every sign of life
 	retryAfter time.Duration
 	status     int
 	body       bytes.Buffer // the response body, up to maxKeptBody, for fields go-openai does not parse
@@ -226,10 +284,18 @@ type callStateKey struct{}
 type patchingDoer struct {
 	client *http.Client
 	idle   time.Duration
-	max    int64 // MaxResponseBytes
+	max    int64      // MaxResponseBytes
+	query  url.Values // the base URL's query, which go-openai would append the path to
 }
 
 func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
+	if len(d.query) > 0 {
+		q := req.URL.Query()
+		for k, vs := range d.query {
+			q[k] = vs
+		}
+		req.URL.RawQuery = q.Encode()
+	}
 	st, _ := req.Context().Value(callStateKey{}).(*callState)
 	if st != nil && len(st.set) > 0 && req.Body != nil {
 		body, err := io.ReadAll(req.Body)
@@ -248,8 +314,9 @@ func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
 	if st != nil && resp != nil {
 		st.status = resp.StatusCode
 		st.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		st.watch.touch()
 		if st.cancel != nil {
-			resp.Body = newIdleReader(resp.Body, d.idle, func() { st.cancel(errStalled) })
+			resp.Body = newIdleReader(resp.Body, d.idle, func() { st.cancel(errStalled) }, st.watch.touch)
 		}
 		resp.Body = &keepReader{ReadCloser: resp.Body, buf: &st.body}
 		resp.Body = &capReader{ReadCloser: resp.Body, max: d.max}
@@ -311,21 +378,24 @@ func (r *capReader) err() error {
 
 // idleReader calls stall when no byte has arrived for idle: a read blocked
 // on a silent connection has no deadline of its own, so the stall cancels
-// the attempt's context, which unblocks it.
+// the attempt's context, which unblocks it. Every read that brings bytes
+// calls alive.
 type idleReader struct {
 	rc    io.ReadCloser
 	idle  time.Duration
 	timer *time.Timer
+	alive func()
 }
 
-func newIdleReader(rc io.ReadCloser, idle time.Duration, stall func()) *idleReader {
-	return &idleReader{rc: rc, idle: idle, timer: time.AfterFunc(idle, stall)}
+func newIdleReader(rc io.ReadCloser, idle time.Duration, stall, alive func()) *idleReader {
+	return &idleReader{rc: rc, idle: idle, timer: time.AfterFunc(idle, stall), alive: alive}
 }
 
 func (r *idleReader) Read(p []byte) (int, error) {
 	n, err := r.rc.Read(p)
 	if n > 0 {
 		r.timer.Reset(r.idle)
+		r.alive()
 	}
 	return n, err
 }
@@ -438,7 +508,7 @@ func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Com
 			return comp, nil
 		}
 		if ctx.Err() != nil {
-			return Completion{}, fmt.Errorf("upstream %s: %w", c.cfg.Name, context.Cause(ctx))
+			return Completion{}, fmt.Errorf("%s: %w", c.label, context.Cause(ctx))
 		}
 		lastErr, lastStatus = err, at.status
 		if !retryable(err, at.status) || attempt == c.cfg.MaxRetries {
@@ -452,11 +522,34 @@ func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Com
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return Completion{}, fmt.Errorf("upstream %s: %w", c.cfg.Name, context.Cause(ctx))
+			return Completion{}, fmt.Errorf("%s: %w", c.label, context.Cause(ctx))
 		case <-t.C:
 		}
 	}
-	return Completion{}, &UpstreamError{Upstream: c.cfg.Name, Attempts: attempts, Status: lastStatus, Err: lastErr}
+	ue := c.failure(lastErr, lastStatus, attempts)
+	c.logFailure(req.Model, ue)
+	return Completion{}, ue
+}
+
+// maxLoggedDetail bounds the raw error text a failure's log line quotes:
+// enough for an error page's title, not a whole page.
+const maxLoggedDetail = 600
+
+// logFailure writes a call that failed for good to the log, in detail but
+// with the URL redacted and the credentials scrubbed.
+func (c *OpenAIClient) logFailure(model string, ue *UpstreamError) {
+	if c.cfg.Logger == nil {
+		return
+	}
+	detail := ""
+	if ue.Err != nil {
+		detail = c.secrets.scrub(ue.Err.Error())
+		if len(detail) > maxLoggedDetail {
+			detail = detail[:maxLoggedDetail] + "..."
+		}
+	}
+	c.cfg.Logger.Warn("upstream call failed", "upstream", c.redacted, "model", model, "attempts", ue.Attempts,
+		"status", ue.Status, "reason", ue.Error(), "detail", detail)
 }
 
 // attemptInfo is what one attempt's response said besides its body: the
@@ -473,17 +566,16 @@ var errNoChoices = errors.New("response has no choices")
 func (c *OpenAIClient) plainAttempt(ctx context.Context, oreq openai.ChatCompletionRequest, set map[string]any) (Completion, attemptInfo, error) {
 	actx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
-	st := &callState{set: set, cancel: cancelCause}
+	watch := c.watchSilence(actx, cancelCause)
+	defer watch.stop()
+	st := &callState{set: set, cancel: cancelCause, watch: watch}
 	actx, cancel := context.WithTimeout(context.WithValue(actx, callStateKey{}, st), c.cfg.Timeout)
 	resp, err := c.client.CreateChatCompletion(actx, oreq)
-	stalled := errors.Is(context.Cause(actx), errStalled)
+	cause := context.Cause(actx)
 	cancel()
 	at := attemptInfo{status: st.status, retryAfter: st.retryAfter}
 	if err != nil {
-		if stalled {
-			err = c.stallError(st.status, err)
-		}
-		return Completion{}, at, err
+		return Completion{}, at, c.silenceError(cause, st.status, err)
 	}
 	if len(resp.Choices) == 0 {
 		return Completion{}, at, errNoChoices
@@ -495,9 +587,17 @@ func (c *OpenAIClient) plainAttempt(ctx context.Context, oreq openai.ChatComplet
 	return comp, at, nil
 }
 
-// stallError names a stalled attempt and the idle timeout that ended it.
-func (c *OpenAIClient) stallError(status int, err error) error {
-	return fmt.Errorf("%w: no data for %v after the headers (status %d): %w", errStalled, c.cfg.IdleTimeout, status, err)
+// silenceError names an attempt that silence ended, by the cause of its
+// context: a stalled body, or an upstream that failed a liveness check.
+// Other errors are returned as they are.
+func (c *OpenAIClient) silenceError(cause error, status int, err error) error {
+	switch {
+	case errors.Is(cause, errStalled):
+		return fmt.Errorf("%w: no data for %v after the headers (status %d): %w", errStalled, c.cfg.IdleTimeout, status, err)
+	case errors.Is(cause, errUnresponsive):
+		return fmt.Errorf("%w: %w", cause, err)
+	}
+	return err
 }
 
 // backoff is full jitter: a uniform wait in [0, min(max, base*2^attempt)].
@@ -512,6 +612,11 @@ func (c *OpenAIClient) backoff(attempt int) time.Duration {
 // retryable reports whether a failed attempt is worth another. status is
 // the HTTP status the transport saw (0: no response came).
 func retryable(err error, status int) bool {
+	// An upstream that failed a liveness check, whatever status it sent
+	// first, would only hold the next attempt as long.
+	if errors.Is(err, errUnresponsive) {
+		return false
+	}
 	if status == 0 {
 		// Only when the transport saw none: go-openai's errors carry a
 		// status too, but a body like {"error":"text"} gives a RequestError

@@ -252,10 +252,12 @@ func (e *Engine) model(name string) (string, error) {
 	return "", fmt.Errorf("unknown model %q", name)
 }
 
-// Run answers one request. The error is only for an invalid request or a
-// broken setup (the REPL cannot start); every stop at run time (budget,
-// time, cancellation, upstream failure) is a Result with a StopReason and
-// the best partial answer.
+// Run answers one request. The error is only for an invalid request (one
+// the root client's RequestChecker refuses, or whose first root turn the
+// model refuses as longer than its context: ErrContextLengthExceeded) or a
+// broken setup (the REPL cannot start); every other stop at run time
+// (budget, time, cancellation, upstream failure) is a Result with a
+// StopReason and the best partial answer.
 func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	start := time.Now()
 	if len(req.Messages) == 0 && len(req.Documents) == 0 {
@@ -267,6 +269,11 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	if rootModel == "" {
 		rootModel = e.cfg.RootModel
+	}
+	if rc, ok := e.cfg.Root.(RequestChecker); ok {
+		if err := rc.CheckRequest(rootModel, req.Sampling); err != nil {
+			return Result{}, err
+		}
 	}
 	lim := e.Limits(req.Limits)
 	subModel, err := e.model(lim.SubModel)
@@ -327,7 +334,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	calls, usage := r.budget.snapshot()
-	return Result{
+	res := Result{
 		TraceID:    traceID,
 		Answer:     nr.answer,
 		StopReason: nr.reason,
@@ -339,7 +346,14 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		Duration:   time.Since(start),
 		NodeUsage:  r.usageByNode(),
 		Limits:     lim,
-	}, nil
+	}
+	if nr.iterations == 0 && errors.Is(nr.cause, ErrContextLengthExceeded) {
+		// The model refused the run's very first call as longer than its
+		// context: that prompt is the caller's input and max_tokens, so
+		// the request is at fault, not the run.
+		return res, nr.cause
+	}
+	return res, nil
 }
 
 // runState is shared by all nodes of one request tree.

@@ -50,7 +50,7 @@ var upstreamFixtures = []upstreamFixture{
 	{file: "openai_tool_calls.sse", status: 200, finish: "tool_calls", tools: []string{"get_current_weather"}, usage: Usage{82, 17, 99}, attempts: 1},
 	{file: "openai_keepalive.sse", status: 200, content: "FINAL(7)", finish: "stop", usage: Usage{44, 3, 47}, attempts: 1},
 	// Cut off before a finish_reason or [DONE]: retried like a body cut off.
-	{file: "openai_truncated.sse", status: 200, errHas: "stream ended before data: [DONE]: 3 chunk(s) and no finish_reason", attempts: 2},
+	{file: "openai_truncated.sse", status: 200, errHas: "the stream ended before it was complete", attempts: 2},
 	{file: "vllm_reasoning.sse", status: 200, content: "strings.Count", reasoning: "look at the context first", finish: "stop", usage: Usage{120, 51, 171}, attempts: 1},
 	{file: "vllm_length.sse", status: 200, content: "len(con", finish: "length", usage: Usage{900, 32, 932}, attempts: 1},
 	// An error with code 500 inside the stream is retried.

@@ -52,6 +52,7 @@ type nodeResult struct {
 	answer     string
 	reason     StopReason
 	err        string
+	cause      error // the model call's error, when one ended the node
 	iterations int
 	treeUsage  Usage
 	// statement is true when answer is the one-line statement of what
@@ -121,7 +122,9 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		var c Completion
 		transcript, c, err = n.complete(ctx, transcript, turn)
 		if err != nil {
-			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, err), err.Error(), &prog), nil
+			res := n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, err), err.Error(), &prog)
+			res.cause = err
+			return res, nil
 		}
 		rp := parseReply(c.Content, c.FinishReason)
 		resp := rp.visible

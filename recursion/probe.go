@@ -39,8 +39,10 @@ func (s ProbeStatus) Down() bool {
 
 // ProbeResult is one probe of the upstream.
 type ProbeResult struct {
-	Status  ProbeStatus
-	Detail  string   // what was seen, for the log
+	Status ProbeStatus
+	// Detail is what was seen, for the log: it names the URL redacted
+	// (RedactURL) and holds no credential.
+	Detail  string
 	Missing []string // models asked for that the upstream does not list
 	Latency time.Duration
 }
@@ -52,10 +54,10 @@ func (c *OpenAIClient) Probe(ctx context.Context, timeout time.Duration, models 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	url := strings.TrimRight(c.cfg.BaseURL, "/") + "/models"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	url := RedactURL(c.endpoint("/models")) // as the log shows it
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint("/models"), nil)
 	if err != nil {
-		return ProbeResult{Status: ProbeUnreachable, Detail: err.Error()}
+		return ProbeResult{Status: ProbeUnreachable, Detail: c.secrets.scrub(err.Error())}
 	}
 	if c.cfg.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
@@ -63,7 +65,7 @@ func (c *OpenAIClient) Probe(ctx context.Context, timeout time.Duration, models 
 	resp, err := c.hc.Do(req)
 	lat := time.Since(start)
 	if err != nil {
-		detail := err.Error()
+		detail := fmt.Sprintf("GET %s: %s", url, failureKind(err))
 		if errors.Is(err, context.DeadlineExceeded) {
 			detail = fmt.Sprintf("no answer within %s", timeout)
 		}
@@ -89,7 +91,7 @@ func (c *OpenAIClient) Probe(ctx context.Context, timeout time.Duration, models 
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
-		res.Status, res.Detail = ProbeNoModelList, fmt.Sprintf("GET %s: not a model list: %v", url, err)
+		res.Status, res.Detail = ProbeNoModelList, fmt.Sprintf("GET %s: not a model list", url)
 		return res
 	}
 	ids := make([]string, len(list.Data))

@@ -392,9 +392,11 @@ func (c *OpenAIClient) streamAttempt(ctx context.Context, oreq openai.ChatComple
 	}
 	actx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
+	watch := c.watchSilence(actx, cancelCause)
+	defer watch.stop()
 	actx, cancel := context.WithTimeout(actx, c.cfg.Timeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint("/chat/completions"), bytes.NewReader(body))
 	if err != nil {
 		return Completion{}, at, fmt.Errorf("build request: %w", err)
 	}
@@ -405,16 +407,17 @@ func (c *OpenAIClient) streamAttempt(ctx context.Context, oreq openai.ChatComple
 	}
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
-		return Completion{}, at, err
+		return Completion{}, at, c.silenceError(context.Cause(actx), 0, err)
 	}
+	watch.touch()
 	at.status = resp.StatusCode
 	at.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	rc := newIdleReader(resp.Body, c.cfg.IdleTimeout, func() { cancelCause(errStalled) })
+	rc := newIdleReader(resp.Body, c.cfg.IdleTimeout, func() { cancelCause(errStalled) }, watch.touch)
 	defer rc.Close()
 	r := &capReader{ReadCloser: rc, max: c.cfg.MaxResponseBytes}
 	comp, err := c.readAttempt(resp, r, func() { rc.setIdle(doneGrace) })
-	if err != nil && errors.Is(context.Cause(actx), errStalled) {
-		err = c.stallError(resp.StatusCode, err)
+	if err != nil {
+		err = c.silenceError(context.Cause(actx), resp.StatusCode, err)
 	}
 	return comp, at, err
 }

@@ -80,7 +80,7 @@ func TestStreamFaultsRetried(t *testing.T) {
 		{"chunks then silence", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", ""))
 			<-r.Context().Done()
-		}, UpstreamConfig{IdleTimeout: 100 * time.Millisecond}, "no data for 100ms after the headers"},
+		}, UpstreamConfig{IdleTimeout: 100 * time.Millisecond}, "no data for 100ms after the response headers"},
 		{"keep-alives past the attempt timeout", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", ""))
 			for {
@@ -92,14 +92,14 @@ func TestStreamFaultsRetried(t *testing.T) {
 					w.(http.Flusher).Flush()
 				}
 			}
-		}, UpstreamConfig{Timeout: 300 * time.Millisecond}, "deadline exceeded"},
+		}, UpstreamConfig{Timeout: 300 * time.Millisecond}, "no complete answer within 300ms"},
 		{"connection dropped mid-answer", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", ""))
 			panic(http.ErrAbortHandler) // the server closes the connection
-		}, UpstreamConfig{}, "unexpected EOF"},
+		}, UpstreamConfig{}, "the connection closed before the answer was complete"},
 		{"body ends in the middle of a chunk", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", "")+`data: {"choices":[{"ind`)
-		}, UpstreamConfig{}, "stream ended before data: [DONE]: 1 chunk(s) and no finish_reason"},
+		}, UpstreamConfig{}, "the stream ended before it was complete"},
 		{"503 with an error body", errorBody(http.StatusServiceUnavailable, `{"error":{"message":"overloaded","type":"server_error"}}`), UpstreamConfig{}, "overloaded"},
 		{"429 inside the stream", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", "")+`data: {"error":{"message":"slow down","type":"rate_limit_error","code":"429"}}`+"\n\n")
@@ -155,11 +155,11 @@ func TestStreamRequestFaultsNotRetried(t *testing.T) {
 		{"a 200 that is an HTML page", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			io.WriteString(w, "<html>\n<body>Sign in</body>\n</html>\n")
-		}, "response is not an event stream: it starts \"<html>\""},
+		}, "the response is neither JSON nor an event stream"},
 		{"a 200 that is JSON sent as text", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/plain")
 			io.WriteString(w, `{"id":"c1","choices":[{"index":0,"message":{"content":"ok"}}]}`)
-		}, "response is not an event stream"},
+		}, "the response is neither JSON nor an event stream"},
 		{"a chunk that is not JSON", func(w http.ResponseWriter, r *http.Request) { sse(w, "data: <html>\n\n") }, "stream chunk is not JSON"},
 		{"a complete stream without choices", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, `data: {"object":"chat.completion.chunk","choices":[]}`+"\n\ndata: [DONE]\n\n")
@@ -172,6 +172,9 @@ func TestStreamRequestFaultsNotRetried(t *testing.T) {
 			_, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
 			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 				t.Fatalf("got %v, want an error containing %q", err, tt.errHas)
+			}
+			if strings.Contains(err.Error(), "<") || strings.Contains(err.Error(), "Sign in") {
+				t.Errorf("the error quotes the upstream's body: %v", err)
 			}
 			if n := up.attempts.Load(); n != 1 {
 				t.Errorf("%d attempts, want 1", n)

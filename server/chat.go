@@ -403,9 +403,13 @@ func (s *Server) outcome(ctx context.Context, res recursion.Result, err error) r
 	}
 	if err != nil {
 		var ae *apiError
+		var ue *recursion.UpstreamError
 		switch {
 		case errors.As(err, &ae):
 			return runOutcome{res, ae}
+		case errors.As(err, &ue):
+			// Before the deadline case: an attempt's timeout is wrapped in it.
+			return runOutcome{res, upstreamFailed(ue)}
 		case errors.Is(err, context.DeadlineExceeded):
 			return runOutcome{res, &apiError{Status: http.StatusGatewayTimeout, Type: "timeout_error", Code: "timeout",
 				Kind: "timeout", Message: "the run timed out: " + err.Error()}}
@@ -417,11 +421,6 @@ func (s *Server) outcome(ctx context.Context, res recursion.Result, err error) r
 			// needs (--repl-memory-total): busy, not broken.
 			return runOutcome{res, &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "repl_memory_exhausted",
 				Kind: "busy", Message: "the server's REPL memory is all in use by other runs; retry later", RetryAfter: 5}}
-		}
-		var ue *recursion.UpstreamError
-		if errors.As(err, &ue) {
-			return runOutcome{res, &apiError{Status: http.StatusBadGateway, Type: "upstream_error", Code: "upstream_error",
-				Kind: "upstream", Message: "the upstream model failed: " + err.Error()}}
 		}
 		// The engine's other errors are a broken setup (the REPL cannot
 		// start) or a request it refuses; the server validated the request
@@ -438,10 +437,33 @@ func (s *Server) outcome(ctx context.Context, res recursion.Result, err error) r
 	case recursion.StopCancelled:
 		return cancelled("the run was cancelled" + detail(res.Error))
 	case recursion.StopUpstreamError:
+		// res.Error names what failed ("the upstream model failed after 3
+		// attempt(s): HTTP 503 Service Unavailable"), never its URL or body.
+		msg := "the upstream model failed"
+		if res.Error != "" {
+			msg = "the run stopped: " + res.Error
+		}
 		return runOutcome{res, &apiError{Status: http.StatusBadGateway, Type: "upstream_error", Code: "upstream_error",
-			Kind: "upstream", Message: "the upstream model failed" + detail(res.Error)}}
+			Kind: "upstream", Message: msg}}
 	}
 	return runOutcome{res: res}
+}
+
+// upstreamFailed is the answer to a run the model refused (Engine.Run's
+// error): 400 context_length_exceeded when the request does not fit the
+// model's context, which the client is to fix, else 502. The error's text
+// names no URL, key or upstream body (recursion.UpstreamError).
+func upstreamFailed(ue *recursion.UpstreamError) *apiError {
+	if errors.Is(ue, recursion.ErrContextLengthExceeded) {
+		msg := ue.Message
+		if msg == "" {
+			msg = "the request does not fit the model's context: " + ue.Error()
+		}
+		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: ue.Param,
+			Code: "context_length_exceeded", Kind: "invalid_request", Message: msg}
+	}
+	return &apiError{Status: http.StatusBadGateway, Type: "upstream_error", Code: "upstream_error",
+		Kind: "upstream", Message: ue.Error()}
 }
 
 func detail(s string) string {

@@ -24,7 +24,7 @@ func TestStreaming(t *testing.T) {
 		{"plain", `"stream":true`, finalResult(answer), false, "stop", ""},
 		{"with usage", `"stream":true,"stream_options":{"include_usage":true}`, finalResult(answer), true, "stop", ""},
 		{"budget stop", `"stream":true`, recursion.Result{Answer: "partial", StopReason: recursion.StopBudgetTokens}, false, "length", ""},
-		{"upstream failure", `"stream":true`, recursion.Result{StopReason: recursion.StopUpstreamError, Error: "boom"}, false, "", "upstream model failed"},
+		{"upstream failure", `"stream":true`, recursion.Result{StopReason: recursion.StopUpstreamError, Error: "boom"}, false, "", "the run stopped: boom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

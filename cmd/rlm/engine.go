@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"strconv"
 	"strings"
@@ -23,11 +24,12 @@ type engineConfig struct {
 	SubModel        string // empty: the root model
 	UpstreamTimeout time.Duration
 	UpstreamIdle    time.Duration // silence allowed while reading a response body
+	UpstreamCheck   time.Duration // silence after which the upstream's liveness is checked; 0: never
 	UpstreamStream  bool          // call the upstream with "stream": true
 	UpstreamMaxBody int64         // largest upstream response body
 	UpstreamRetries int           // 0 or negative: none
 	UpstreamConc    int           // 0: the engine's default
-	ProbeTimeout    time.Duration // of GET /models at start (and for readiness)
+	ProbeTimeout    time.Duration // of GET /models at start (and for readiness and liveness checks)
 	Limits          recursion.Limits
 	Temperature     string // empty: the upstream's default
 	SamplingSeed    string // empty: none sent
@@ -51,6 +53,10 @@ type engineConfig struct {
 	// replMemory); REPLMemoryWait is how long a session waits for memory.
 	REPLMemoryTotal, RequestREPLMemory string
 	REPLMemoryWait                     time.Duration
+	// UpstreamLog gets a warning for each upstream call that failed for
+	// good, in detail with the credentials scrubbed; nil: none (query and
+	// eval, whose output names the failure).
+	UpstreamLog *slog.Logger
 	// Local, when set, answers every model call in-process instead of the
 	// upstream (rlm serve --local-model).
 	Local recursion.ModelClient
@@ -221,8 +227,13 @@ func (c *engineConfig) client() (*recursion.OpenAIClient, error) {
 	if retries <= 0 {
 		retries = -1 // UpstreamConfig reads 0 as "default"
 	}
+	check := c.UpstreamCheck
+	if check <= 0 {
+		check = -1 // UpstreamConfig reads 0 as "default"
+	}
 	return recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: c.Upstream, APIKey: c.UpstreamKey,
 		Timeout: c.UpstreamTimeout, IdleTimeout: c.UpstreamIdle, MaxRetries: retries,
+		CheckAfter: check, CheckTimeout: c.ProbeTimeout, Logger: c.UpstreamLog,
 		Stream: c.UpstreamStream, MaxResponseBytes: c.UpstreamMaxBody})
 }
 

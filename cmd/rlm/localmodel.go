@@ -163,6 +163,39 @@ func (c localClient) Complete(ctx context.Context, req recursion.CompletionReque
 	return out, nil
 }
 
+// fail is the error of a failed generation. Its text is the engine's own,
+// which quotes nothing secret. A request the engine refuses as longer than
+// the model's context (inference.RequestError on messages or max_tokens)
+// is context_length_exceeded, as `rlm model serve` answers it, so that the
+// gateway can answer 400 rather than 502.
 func (c localClient) fail(status int, err error) error {
-	return &recursion.UpstreamError{Upstream: "local model " + c.e.Name(), Attempts: 1, Status: status, Err: err}
+	ue := &recursion.UpstreamError{Upstream: c.name(), Attempts: 1, Status: status, Reason: err.Error(), Err: err}
+	var re *inference.RequestError
+	if errors.As(err, &re) {
+		ue.Param, ue.Message = re.Param, re.Msg
+		if re.Param == "messages" || re.Param == "max_tokens" {
+			ue.Code = "context_length_exceeded"
+		}
+	}
+	return ue
+}
+
+func (c localClient) name() string { return "local model " + c.e.Name() }
+
+var _ recursion.RequestChecker = localClient{}
+
+// CheckRequest refuses, before a run starts, a max_tokens that leaves no
+// room for a prompt in the model's context: the run's token budget would
+// refuse it first and answer 200 with no answer, where the client is at
+// fault. One that fits alone but not with the prompt is refused by the
+// first turn (see fail).
+func (c localClient) CheckRequest(model string, s recursion.Sampling) error {
+	limit := c.e.MaxModelLen()
+	if s.MaxTokens == nil || *s.MaxTokens < limit {
+		return nil
+	}
+	msg := fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens for the completion alone, "+
+		"which leaves no room for the prompt. Please reduce the completion length.", limit, *s.MaxTokens)
+	return &recursion.UpstreamError{Upstream: c.name(), Status: http.StatusBadRequest, Code: "context_length_exceeded",
+		Param: "max_tokens", Message: msg, Reason: msg}
 }

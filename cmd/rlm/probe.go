@@ -17,7 +17,7 @@ import (
 // logs every change.
 type upstreamProber struct {
 	client  *recursion.OpenAIClient
-	url     string
+	url     string // redacted (recursion.RedactURL): it goes to the log
 	models  []string
 	timeout time.Duration
 	log     *slog.Logger
@@ -102,6 +102,6 @@ func probeForRun(ctx context.Context, e *engine, ec *engineConfig, stderr io.Wri
 	}
 	res := e.client.Probe(ctx, ec.ProbeTimeout, ec.RootModel, ec.SubModel)
 	if res.Status.Down() || res.Status == recursion.ProbeModelNotListed {
-		fmt.Fprintf(stderr, "rlm: warning: upstream %s: %s: %s\n", ec.Upstream, res.Status, res.Detail)
+		fmt.Fprintf(stderr, "rlm: warning: upstream %s: %s: %s\n", recursion.RedactURL(ec.Upstream), res.Status, res.Detail)
 	}
 }

@@ -272,6 +272,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			root = aliases[names[0]]
 		}
 		defaults, maxima := cfg.serveLimits()
+		cfg.UpstreamLog = log
 		eng, err := cfg.newEngine(recursion.Config{RootModel: root, Models: aliases, Defaults: defaults, Max: maxima})
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
@@ -285,7 +286,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			for _, u := range aliases {
 				models = append(models, u)
 			}
-			prober := &upstreamProber{client: eng.client, url: cfg.Upstream, models: models, timeout: cfg.ProbeTimeout, log: log}
+			prober := &upstreamProber{client: eng.client, url: recursion.RedactURL(cfg.Upstream), models: models, timeout: cfg.ProbeTimeout, log: log}
 			interval := time.Duration(0)
 			if cfg.ReadyUpstream {
 				interval = cfg.ProbeInterval

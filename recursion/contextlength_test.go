@@ -1,0 +1,83 @@
+package recursion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+)
+
+// refusingModel is a test double for a model with a context of maxLen
+// tokens: it refuses turn refuse (1-based) as longer than its context, and
+// checks max_tokens up front as a local model does.
+type refusingModel struct {
+	maxLen, refuse int
+	calls          atomic.Int32
+	checked        atomic.Int32
+}
+
+func (m *refusingModel) refusal(attempts int) error {
+	return &UpstreamError{Upstream: "local model tiny", Attempts: attempts, Status: 400, Code: codeContextLength, Param: "max_tokens",
+		Message: fmt.Sprintf("This model's maximum context length is %d tokens.", m.maxLen), Reason: "too long"}
+}
+
+func (m *refusingModel) Complete(ctx context.Context, req CompletionRequest) (Completion, error) {
+	if int(m.calls.Add(1)) == m.refuse {
+		return Completion{}, m.refusal(1)
+	}
+	return Completion{Content: "Let me think."}, nil // no code, no FINAL: the run goes on
+}
+
+func (m *refusingModel) CheckRequest(model string, s Sampling) error {
+	m.checked.Add(1)
+	if s.MaxTokens != nil && *s.MaxTokens >= m.maxLen {
+		return m.refusal(0)
+	}
+	return nil
+}
+
+// TestContextLengthRefusal: a request the root model can never serve is the
+// caller's fault, so Run returns it as an error (the gateway answers 400)
+// rather than as a run that stopped (502): a max_tokens the model's check
+// refuses up front, before the budget sees it, or a first turn the model
+// refuses as longer than its context. A later turn refused so is a run
+// that stopped on the model's error, as before.
+func TestContextLengthRefusal(t *testing.T) {
+	huge, small := 1_000_000_000, 100
+	for _, tt := range []struct {
+		name      string
+		maxTokens *int
+		refuse    int // the call the model refuses; 0: none
+		wantErr   bool
+		wantCalls int
+	}{
+		{"max_tokens past the context", &huge, 0, true, 0},
+		{"first turn refused", &small, 1, true, 1},
+		{"later turn refused", &small, 2, false, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &refusingModel{maxLen: 8192, refuse: tt.refuse}
+			e, err := New(Config{Root: m, RootModel: "tiny", Sandbox: &funcSandbox{}, TempDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Sampling: Sampling{MaxTokens: tt.maxTokens}, Limits: Limits{MaxIterations: 3}})
+			if tt.wantErr != (err != nil) {
+				t.Fatalf("err %v, want one: %v (result %s: %s)", err, tt.wantErr, res.StopReason, res.Error)
+			}
+			if tt.wantErr && !errors.Is(err, ErrContextLengthExceeded) {
+				t.Errorf("err %v, want ErrContextLengthExceeded", err)
+			}
+			if !tt.wantErr && (res.StopReason != StopUpstreamError || errors.Is(err, ErrContextLengthExceeded)) {
+				t.Errorf("got %s: %s, want upstream_error", res.StopReason, res.Error)
+			}
+			if n := int(m.calls.Load()); n != tt.wantCalls {
+				t.Errorf("%d model calls, want %d", n, tt.wantCalls)
+			}
+			if m.checked.Load() != 1 {
+				t.Errorf("CheckRequest called %d times, want once", m.checked.Load())
+			}
+		})
+	}
+}

@@ -1,0 +1,148 @@
+package recursion
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A silent upstream (one that accepts the connection and never answers, or
+// sends headers and then nothing) looks, on the wire, like a slow one: a
+// non-streaming upstream sends nothing until its completion is done, and a
+// reasoning model streams nothing while it thinks. Waiting out Timeout on
+// every attempt held a call, and the run slot of its request, for minutes.
+// So an attempt silent for CheckAfter asks the upstream something cheap
+// (GET /models): an upstream that answers it is alive and the attempt waits
+// on; one that does not fails the call at once.
+
+// liveness runs the checks of one upstream, one at a time: calls silent at
+// the same time share one check.
+type liveness struct {
+	check func() error
+
+	mu  sync.Mutex
+	cur *livenessCheck // the latest check, running or done
+}
+
+type livenessCheck struct {
+	start time.Time
+	done  chan struct{}
+	err   error
+}
+
+// alive reports whether the upstream answered a check that started at or
+// after since, running one if none did; ctx ends the wait, not the check.
+func (l *liveness) alive(ctx context.Context, since time.Time) error {
+	l.mu.Lock()
+	ch := l.cur
+	if ch == nil || ch.start.Before(since) {
+		ch = &livenessCheck{start: time.Now(), done: make(chan struct{})}
+		l.cur = ch
+		go func() {
+			ch.err = l.check()
+			close(ch.done)
+		}()
+	}
+	l.mu.Unlock()
+	select {
+	case <-ch.done:
+		return ch.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// answers is the liveness check: a GET of BASE/models that brings a
+// complete response, of any status (a 404 or a 401 is an answer too),
+// within CheckTimeout. It runs apart from any call, so no call's end cuts
+// a check other calls wait on.
+func (c *OpenAIClient) answers() error {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.CheckTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint("/models"), nil)
+	if err != nil {
+		return err
+	}
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	// A model list is small; one larger than this is answering anyway.
+	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return err
+}
+
+// silenceWatch watches one attempt: touch it on every sign of life (the
+// headers, each read that brings bytes). After CheckAfter without one it
+// checks the upstream's liveness, and cancels the attempt with
+// errUnresponsive when the upstream fails the check and the attempt heard
+// nothing meanwhile.
+type silenceWatch struct {
+	last  atomic.Int64 // UnixNano of the last sign of life
+	stopc chan struct{}
+	once  sync.Once
+}
+
+// watchSilence starts the watch of the attempt whose context is ctx and
+// whose cancel function is fail. Stop it when the attempt ends.
+func (c *OpenAIClient) watchSilence(ctx context.Context, fail context.CancelCauseFunc) *silenceWatch {
+	w := &silenceWatch{stopc: make(chan struct{})}
+	w.touch()
+	if c.cfg.CheckAfter > 0 {
+		go w.run(ctx, c, fail)
+	}
+	return w
+}
+
+func (w *silenceWatch) touch() {
+	if w != nil {
+		w.last.Store(time.Now().UnixNano())
+	}
+}
+
+func (w *silenceWatch) stop() { w.once.Do(func() { close(w.stopc) }) }
+
+func (w *silenceWatch) run(ctx context.Context, c *OpenAIClient, fail context.CancelCauseFunc) {
+	after := c.cfg.CheckAfter
+	t := time.NewTimer(after)
+	defer t.Stop()
+	var passed time.Time // when the last check this attempt waited on passed
+	for {
+		select {
+		case <-w.stopc:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		last := w.last.Load()
+		// Silent since the later of the last sign of life and the last
+		// check passed: only a check started since then says anything new.
+		since := time.Unix(0, last)
+		if passed.After(since) {
+			since = passed
+		}
+		if wait := time.Until(since.Add(after)); wait > 0 {
+			t.Reset(wait)
+			continue
+		}
+		err := c.live.alive(ctx, since)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil && w.last.Load() == last {
+			fail(fmt.Errorf("%w: silent for %v, then no answer to GET /models within %v", errUnresponsive, after, c.cfg.CheckTimeout))
+			return
+		}
+		passed = time.Now()
+		t.Reset(after)
+	}
+}

@@ -1,0 +1,304 @@
+package recursion
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"syscall"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// What a failed upstream call tells its caller is built here. The caller's
+// text reaches clients (error messages, partial answers), traces and the
+// model itself (an llm_query's error), so it never holds the upstream's URL
+// (which may carry a password or a key in its query), the API key, or the
+// upstream's raw body (an HTML error page, a debug page echoing headers).
+// It says what happened in words of its own: an HTTP status, "connection
+// refused", a timeout; the upstream's own error message only when it sent a
+// well-formed OpenAI error whose message holds no secret, no URL and no
+// markup. The raw error stays in UpstreamError.Err for errors.Is and
+// errors.As, and goes, scrubbed of secrets, only to the log.
+
+// DefaultUpstreamName is how errors name an upstream whose UpstreamConfig
+// has no Name.
+const DefaultUpstreamName = "the upstream model"
+
+// ErrContextLengthExceeded matches (errors.Is) an *UpstreamError whose model
+// refused the request because its prompt plus max_tokens does not fit the
+// model's context: the request is at fault, not the upstream.
+var ErrContextLengthExceeded = errors.New("context length exceeded")
+
+// codeContextLength is OpenAI's error code for a request longer than the
+// model's context, which the local models use too.
+const codeContextLength = "context_length_exceeded"
+
+// UpstreamError is a call that failed for good: a non-retryable status, or
+// retries exhausted, or a request the model refused before any attempt.
+// Its Error text is safe to show anyone; Err is not.
+type UpstreamError struct {
+	// Upstream names the upstream in the error text: DefaultUpstreamName,
+	// "upstream NAME" for a named one, "local model NAME".
+	Upstream string
+	Attempts int // 0: refused before any attempt
+	Status   int // HTTP status of the last attempt; 0 for connection errors
+	// Reason says what went wrong, in words safe to show a client; empty
+	// means one is made from Err's kind.
+	Reason string
+	// Code, Param and Message are the upstream's own error code, request
+	// field and message, kept only when it sent a well-formed OpenAI error
+	// and they hold nothing secret.
+	Code, Param, Message string
+	// Err is the last attempt's error as the transport or go-openai gave it:
+	// it may hold the URL and the upstream's body. Never show it as is.
+	Err error
+}
+
+func (e *UpstreamError) Error() string {
+	reason := e.Reason
+	if reason == "" {
+		reason = failureKind(e.Err)
+	}
+	if e.Attempts == 0 {
+		return fmt.Sprintf("%s refused the request: %s", e.Upstream, reason)
+	}
+	return fmt.Sprintf("%s failed after %d attempt(s): %s", e.Upstream, e.Attempts, reason)
+}
+
+func (e *UpstreamError) Unwrap() error { return e.Err }
+
+// Is reports whether the model refused the request as longer than its
+// context (ErrContextLengthExceeded).
+func (e *UpstreamError) Is(target error) bool {
+	return target == ErrContextLengthExceeded && e.Code == codeContextLength
+}
+
+// errUnresponsive is the cause of an attempt cancelled because the upstream
+// stayed silent for CheckAfter and then failed a liveness check too.
+var errUnresponsive = errors.New("upstream unresponsive")
+
+// secrets are the credentials of one upstream: the API key, the URL's
+// password and its query values. scrub removes them from log text;
+// safeMessage refuses a message holding any of them, or the host.
+type secrets struct {
+	values []string // never shown anywhere
+	host   string   // not secret, but no client's business
+}
+
+func newSecrets(baseURL, key string) secrets {
+	s := secrets{}
+	add := func(v string) {
+		if v == "" {
+			return
+		}
+		for _, form := range []string{v, url.QueryEscape(v), url.PathEscape(v)} {
+			s.values = append(s.values, form)
+		}
+	}
+	add(key)
+	if u, err := url.Parse(baseURL); err == nil {
+		s.host = u.Hostname()
+		if pw, ok := u.User.Password(); ok {
+			add(pw)
+		}
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				add(v)
+			}
+		}
+	}
+	return s
+}
+
+// scrub replaces every secret in text.
+func (s secrets) scrub(text string) string {
+	for _, v := range s.values {
+		text = strings.ReplaceAll(text, v, "xxxxx")
+	}
+	return text
+}
+
+// maxUpstreamMessage bounds the upstream's own error message a client is
+// shown; a longer one is a page or a dump, not a message.
+const maxUpstreamMessage = 500
+
+// unsafeMessageRE finds what a message shown to a client must not hold:
+// a URL, markup, control characters.
+var unsafeMessageRE = regexp.MustCompile(`://|[<>]|[\x00-\x1f\x7f]`)
+
+// safeMessage returns msg when a client may see it, else "". A message
+// holding a secret, or any 8 bytes of one (OpenAI's 401 echoes the key's
+// ends), is refused whole rather than scrubbed: what is left of it could
+// still say too much.
+func (s secrets) safeMessage(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" || len(msg) > maxUpstreamMessage || unsafeMessageRE.MatchString(msg) {
+		return ""
+	}
+	if s.host != "" && strings.Contains(strings.ToLower(msg), strings.ToLower(s.host)) {
+		return ""
+	}
+	for _, v := range s.values {
+		if strings.Contains(msg, v) {
+			return ""
+		}
+		for i := 0; i+8 <= len(v); i++ {
+			if strings.Contains(msg, v[i:i+8]) {
+				return ""
+			}
+		}
+	}
+	return msg
+}
+
+// codeRE is an error code a client may see: OpenAI's are snake_case words.
+var codeRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// RedactURL returns raw with its password and the value of every query
+// parameter replaced by "xxxxx", for logs. A URL that does not parse is
+// returned as "(unparsable URL)": it may be anything.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
+
+// failure is the UpstreamError of a call whose last attempt failed with err
+// (status: the HTTP status the transport saw, 0 for none).
+func (c *OpenAIClient) failure(err error, status, attempts int) *UpstreamError {
+	ue := &UpstreamError{Upstream: c.label, Attempts: attempts, Status: status, Err: err}
+	var (
+		apiErr *openai.APIError
+		reqErr *openai.RequestError
+		se     *streamError
+	)
+	switch {
+	case errors.As(err, &se):
+		ue.Reason = "error inside the response stream"
+		ue.Message = c.secrets.safeMessage(se.Message)
+		if se.Code != 0 {
+			ue.Status = se.Code
+		}
+	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode != 0:
+		// A well-formed OpenAI error body: its message may be shown.
+		ue.Status = apiErr.HTTPStatusCode
+		ue.Message = c.secrets.safeMessage(apiErr.Message)
+		if code, ok := apiErr.Code.(string); ok && codeRE.MatchString(code) {
+			ue.Code = code
+		}
+		if apiErr.Param != nil && codeRE.MatchString(*apiErr.Param) {
+			ue.Param = *apiErr.Param
+		}
+	case errors.As(err, &reqErr):
+		ue.Message = c.secrets.safeMessage(vllmMessage(reqErr.Body))
+	}
+	if ue.Reason == "" {
+		ue.Reason = c.describe(err, ue.Status)
+	}
+	if ue.Message != "" {
+		ue.Reason += ": " + ue.Message
+	}
+	return ue
+}
+
+// vllmMessage reads the message of the error body older vLLM servers send,
+// OpenAI's error object at the top level: {"object": "error", "message":
+// ...}. Any other body gives "".
+func vllmMessage(body []byte) string {
+	var e struct {
+		Object  string `json:"object"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Object != "error" {
+		return ""
+	}
+	return e.Message
+}
+
+// describe says what went wrong with an attempt in the client's own words:
+// nothing of err's text, which may quote the URL or the body.
+func (c *OpenAIClient) describe(err error, status int) string {
+	switch {
+	case errors.Is(err, errUnresponsive):
+		return fmt.Sprintf("no answer for %v, and no answer to a liveness check (GET /models) within %v either", c.cfg.CheckAfter, c.cfg.CheckTimeout)
+	case errors.Is(err, errStalled):
+		return fmt.Sprintf("no data for %v after the response headers (status %d)", c.cfg.IdleTimeout, status)
+	case errors.Is(err, errResponseTooLarge):
+		return fmt.Sprintf("response too large: more than %d bytes (the upstream response cap)", c.cfg.MaxResponseBytes)
+	case status >= 300:
+		return strings.TrimSpace(fmt.Sprintf("HTTP %d %s", status, http.StatusText(status)))
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("no complete answer within %v (the attempt timeout)", c.cfg.Timeout)
+	}
+	return failureKind(err)
+}
+
+// failureKind names the kind of a failure without quoting it.
+func failureKind(err error) string {
+	var (
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		authErr x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		invErr  x509.CertificateInvalidError
+		recErr  tls.RecordHeaderError
+		alert   tls.AlertError
+		netErr  net.Error
+		opErr   *net.OpError
+	)
+	switch {
+	case err == nil:
+		return "the call failed"
+	case errors.Is(err, errNoChoices):
+		return "the response has no choices"
+	case errors.Is(err, errNotStream):
+		return "the response is neither JSON nor an event stream"
+	case errors.Is(err, errBadChunk):
+		return "a stream chunk is not JSON"
+	case errors.Is(err, errStreamCut):
+		return "the stream ended before it was complete"
+	case errors.As(err, &dnsErr):
+		return "the upstream's host name did not resolve"
+	case errors.As(err, &certErr), errors.As(err, &authErr), errors.As(err, &hostErr), errors.As(err, &invErr):
+		return "TLS handshake failed: the upstream's certificate is not trusted"
+	case errors.As(err, &recErr), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		// net/http replaces the RecordHeaderError with an error of text alone.
+		return "TLS handshake failed: the upstream does not speak TLS"
+	case errors.As(err, &alert):
+		return "TLS handshake failed"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection closed before the answer was complete"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timed out"
+	case errors.As(err, &opErr):
+		return "the connection failed"
+	}
+	var (
+		syntax  *json.SyntaxError
+		typeErr *json.UnmarshalTypeError
+	)
+	if errors.As(err, &syntax) || errors.As(err, &typeErr) {
+		return "the response is not a valid chat completion"
+	}
+	return "the call failed"
+}
