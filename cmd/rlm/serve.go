@@ -62,6 +62,9 @@ func (c *config) checkServe() error {
 	if c.MaxConns <= 0 {
 		return fmt.Errorf("max-conns %d: must be positive", c.MaxConns)
 	}
+	if c.MaxMessages <= 0 || c.MaxContentParts <= 0 {
+		return fmt.Errorf("max-messages %d and max-content-parts %d: must be positive", c.MaxMessages, c.MaxContentParts)
+	}
 	if c.TraceSaveQueue <= 0 {
 		return fmt.Errorf("trace-save-queue %d: must be positive", c.TraceSaveQueue)
 	}
@@ -196,6 +199,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeStore()
 	scfg := server.Config{
 		Keys: cfg.APIKeys, Models: names, ModelInfo: modelInfo(cfg, aliases, local), MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
+		MaxMessages: cfg.MaxMessages, MaxContentParts: cfg.MaxContentParts,
 		MaxConcurrent: cfg.MaxConcurrent, MaxQueued: cfg.MaxQueued, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
 		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.HeaderTimeout, MinBodyRate: cfg.MinBodyRate, BodyRateGrace: cfg.BodyRateGrace,
 		MaxConns: cfg.MaxConns, MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "", StoreTimeout: cfg.StoreTimeout,

@@ -46,6 +46,8 @@ type config struct {
 	TraceDrain      time.Duration
 	MaxRequestBytes int64
 	MaxUploadBytes  int64
+	MaxMessages     int
+	MaxContentParts int
 	// Reading attached documents and context files (PDF, HTML).
 	DocumentTimeout   time.Duration
 	MaxDocumentPieces int
@@ -277,6 +279,8 @@ var settingsTable = []setting{
 	{"trace-drain-timeout", forServe, "10s", "how long shutdown keeps saving queued traces after the runs ended; what is left is dropped", dur(func(c *config) *time.Duration { return &c.TraceDrain })},
 	{"max-request-bytes", forServe, "64MiB", "largest chat request body", size(func(c *config) *int64 { return &c.MaxRequestBytes })},
 	{"max-upload-bytes", forServe, "512MiB", "largest uploaded file", size(func(c *config) *int64 { return &c.MaxUploadBytes })},
+	{"max-messages", forServe, strconv.Itoa(server.DefaultMaxMessages), "messages in one chat request (OpenAI's limit); counted while the body is decoded, one more is refused with 400", num(func(c *config) *int { return &c.MaxMessages })},
+	{"max-content-parts", forServe, strconv.Itoa(server.DefaultMaxContentParts), "content parts (text and file) of all messages of one chat request together; counted while the body is decoded, one more is refused with 400", num(func(c *config) *int { return &c.MaxContentParts })},
 	{"document-timeout", forServe | forQuery, document.DefaultTimeout.String(), "longest time reading one attached document's or context file's text (a PDF's pages, an HTML page's text) may take; past it the request gets 400", dur(func(c *config) *time.Duration { return &c.DocumentTimeout })},
 	{"max-document-pieces", forServe | forQuery, strconv.Itoa(document.DefaultMaxPieces), "most contexts pieces one document may become (a PDF's pages); a longer PDF gets 400", num(func(c *config) *int { return &c.MaxDocumentPieces })},
 	{"pdf-memory-bytes", forServe | forQuery, formatSize(document.DefaultPDFMemoryBytes), "memory cap of the PDF engine for one document, the file included (32MiB to 2GiB); PDFs larger than half of it, or needing more, get 400", size(func(c *config) *int64 { return &c.PDFMemoryBytes })},

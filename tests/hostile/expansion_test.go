@@ -1,0 +1,109 @@
+package hostile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rlm-project/rlm/internal/fakellm"
+)
+
+// Issue 24, finding 3: request bodies were expanded before admission. A
+// body of many tiny items is small on the wire and huge once decoded (a
+// message object, a transcript line, a prompt, a goroutine each), and all
+// of it was built before the server looked at its limits.
+
+// tinyMessages is a chat body of n tiny user messages, about 47 bytes each.
+func tinyMessages(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"model":"rlm","messages":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"role":"user","content":"tiny message %07d"}`, i)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// postRaw posts body with key and returns the status, the decoded error
+// (when there is one) and the time the answer took.
+func postRaw(t testing.TB, url, key string, body []byte) (int, apiErr, time.Duration) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	if err != nil {
+		t.Errorf("POST %s: %v", url, err)
+		return 0, apiErr{}, time.Since(start)
+	}
+	defer resp.Body.Close()
+	var e struct {
+		Error apiErr `json:"error"`
+	}
+	json.NewDecoder(resp.Body).Decode(&e)
+	return resp.StatusCode, e.Error, time.Since(start)
+}
+
+type apiErr struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Param   string `json:"param"`
+	Code    string `json:"code"`
+}
+
+// TestManyTinyMessagesRefusedWhileDecoding reproduces the audit's attack:
+// 1.25 million tiny messages (58 MB), six at once against
+// --max-concurrent 2. The server decoded every message, built a 32 MB
+// root prompt and sent it upstream: 1 GB for one request, 4 GB for six,
+// and the 429s came after 12 s. Now the messages array is refused at its
+// 2,049th element with 400, before anything else is built, and the
+// server holds little more than the bodies themselves.
+func TestManyTinyMessagesRefusedWhileDecoding(t *testing.T) {
+	up := fakellm.New(rootScript, fakellm.WithoutRecording())
+	defer up.Close()
+	s := startServer(t, up.URL, "--max-concurrent", "2")
+	body := tinyMessages(1_250_000)
+	const parallel = 6
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range parallel {
+		wg.Go(func() {
+			status, e, d := postRaw(t, s.url+"/v1/chat/completions", keyA, body)
+			if status != http.StatusBadRequest || e.Param != "messages" || e.Code != "array_above_max_length" || !strings.Contains(e.Message, "2048") {
+				t.Errorf("status %d, error %+v after %v; want 400 array_above_max_length on messages", status, e, d)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if n := up.Count(); n != 0 {
+		t.Errorf("the upstream got %d requests", n)
+	}
+	s.alive(t)
+	// The bodies are read whole (they are under --max-request-bytes), and
+	// that is all the server may hold for them.
+	peak := s.peakRSS(t)
+	limit := int64(parallel*len(body)) + 150<<20
+	if peak > limit {
+		t.Errorf("peak RSS %d MiB for %d bodies of %d MB, over %d MiB", peak>>20, parallel, len(body)/1e6, limit>>20)
+	}
+	if elapsed > 20*time.Second {
+		t.Errorf("the six refusals took %v", elapsed)
+	}
+	t.Logf("%d bodies of %d bytes (%d messages each): all 400 in %v; server peak RSS %d MiB",
+		parallel, len(body), 1_250_000, elapsed.Round(time.Millisecond), peak>>20)
+}
