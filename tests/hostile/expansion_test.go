@@ -107,3 +107,54 @@ func TestManyTinyMessagesRefusedWhileDecoding(t *testing.T) {
 	t.Logf("%d bodies of %d bytes (%d messages each): all 400 in %v; server peak RSS %d MiB",
 		parallel, len(body), 1_250_000, elapsed.Round(time.Millisecond), peak>>20)
 }
+
+// TestLongTranscriptOffloaded: 2,000 messages (under --max-messages) of
+// 15,000 characters each (under the offload threshold) stayed in the root's
+// view, and the first root prompt carried all 30 MB of them to the
+// upstream, far beyond any model's window. A transcript that would not fit
+// the window goes into the REPL's context instead, and the question stays
+// in view.
+func TestLongTranscriptOffloaded(t *testing.T) {
+	attacks["peek"] = []string{"```go\nfmt.Println(\"pieces\", len(contexts), \"first\", strings.Contains(context, \"000000 www\"))\n```", "FINAL(peeked)"}
+	t.Cleanup(func() { delete(attacks, "peek") })
+	up := fakellm.New(rootScript)
+	defer up.Close()
+	s := startServer(t, up.URL)
+	const n, size = 2000, 15_000
+	msgs := make([]map[string]string, 0, n+1)
+	for i := range n {
+		role := []string{"user", "assistant"}[i%2]
+		msgs = append(msgs, map[string]string{"role": role, "content": fmt.Sprintf("%06d ", i) + strings.Repeat("w", size-7)})
+	}
+	msgs = append(msgs, map[string]string{"role": "user", "content": attackMarker + "peek"})
+	body, err := json.Marshal(map[string]any{"model": "rlm", "messages": msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, b := s.do(t, "POST", "/v1/chat/completions", keyA, body)
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %.300s", status, b)
+	}
+	var c completion
+	json.Unmarshal(b, &c)
+	if c.answer() != "peeked" {
+		t.Fatalf("answer %q", c.answer())
+	}
+	reqs := up.Requests()
+	first := 0
+	for _, m := range reqs[0].Messages {
+		first += len(m.Content)
+	}
+	// The default window is 131,072 tokens, about 512 KiB of text.
+	if first > 512<<10 {
+		t.Errorf("the first root prompt is %d bytes: the transcript was sent inline", first)
+	}
+	if !strings.Contains(reqs[0].LastUser(), attackMarker+"peek") {
+		t.Errorf("the question is not in view: %.300q", reqs[0].LastUser())
+	}
+	// The cell saw the whole transcript in context.
+	if out := reqs[1].LastUser(); !strings.Contains(out, "pieces 1 first true") {
+		t.Errorf("cell output %.300q; want the transcript as one piece in contexts", out)
+	}
+	t.Logf("first root prompt %d bytes for a %d-byte body", first, len(body))
+}
