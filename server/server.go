@@ -332,21 +332,25 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.e }
 
-// Serve answers requests on ln until Shutdown, with at most MaxConns
-// connections open. It returns nil after a graceful shutdown.
+// Serve answers requests on ln until Shutdown, under MaxConns and
+// MaxConnsPerClient (see connLimiter). It returns nil after a graceful
+// shutdown.
 func (s *Server) Serve(ln net.Listener) error {
 	// No ReadTimeout or WriteTimeout: bodies are bounded by rate
 	// (limitBodyRate), and answers may stream for as long as a run takes.
+	limited := newConnLimiter(ln, s.cfg.MaxConns, s.cfg.MaxConnsPerClient,
+		max(1, int(s.cfg.RetryAfter.Round(time.Second)/time.Second)), s.m.connsDropped)
 	hs := &http.Server{
 		Handler:           s.e,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
+		ConnState:         limited.connState,
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
 	}
 	s.mu.Lock()
 	s.http = hs
 	s.mu.Unlock()
-	if err := hs.Serve(netutil.LimitListener(ln, s.cfg.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(limited); !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 	}
 	return nil

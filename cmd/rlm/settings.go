@@ -63,6 +63,7 @@ type config struct {
 	MinBodyRate       int64
 	BodyRateGrace     time.Duration
 	MaxConns          int
+	MaxConnsPerClient int
 	ShutdownGrace     time.Duration
 	LogLevel          string
 	TraceContent      bool
@@ -294,7 +295,8 @@ var settingsTable = []setting{
 	{"read-header-timeout", forServe, server.DefaultReadHeaderTimeout.String(), "how long a client may take to send a request's headers", dur(func(c *config) *time.Duration { return &c.HeaderTimeout })},
 	{"min-body-rate", forServe, formatSize(server.DefaultMinBodyRate), "slowest average rate, per second, at which a request body may arrive after --body-rate-grace; a slower one is cut with 408", size(func(c *config) *int64 { return &c.MinBodyRate })},
 	{"body-rate-grace", forServe, server.DefaultBodyRateGrace.String(), "time a request body may take before --min-body-rate applies", dur(func(c *config) *time.Duration { return &c.BodyRateGrace })},
-	{"max-conns", forServe, strconv.Itoa(server.DefaultMaxConns), "client connections open at once; more wait in the listen backlog", num(func(c *config) *int { return &c.MaxConns })},
+	{"max-conns", forServe, strconv.Itoa(server.DefaultMaxConns), "client connections open at once; when all are open, a new one takes the place of the oldest that is still sending its request's headers or idle between requests, and waits in the listen backlog only while every one is inside a request", num(func(c *config) *int { return &c.MaxConns })},
+	{"max-conns-per-client", forServe, strconv.Itoa(server.DefaultMaxConnsPerClient), "client connections open at once from one address (an IPv4 address, an IPv6 /64); one more is answered 429 and closed. 0: no limit (behind a reverse proxy, whose address every connection has)", num(func(c *config) *int { return &c.MaxConnsPerClient })},
 	{"shutdown-grace", forServe, "30s", "how long shutdown lets running requests finish before cancelling them", dur(func(c *config) *time.Duration { return &c.ShutdownGrace })},
 	{"max-depth", allCommands, "1", "deepest rlm_query level of a run; 0: the root alone (rlm_query acts as llm_query); serve: the maximum and default of a request's rlm.max_depth", num(func(c *config) *int { return &c.Limits.MaxDepth })},
 	{"max-iterations", allCommands, "30", "root-model turns per RLM node; serve: the maximum and default of rlm.max_iterations", num(func(c *config) *int { return &c.Limits.MaxIterations })},
