@@ -158,3 +158,40 @@ func TestLongTranscriptOffloaded(t *testing.T) {
 	}
 	t.Logf("first root prompt %d bytes for a %d-byte body", first, len(body))
 }
+
+// promptFlood is a /v1/completions body of n one-token prompts: [[1],[1],...].
+func promptFlood(model string, n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"model":"` + model + `","max_tokens":1,"prompt":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("[1]")
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// TestModelServePromptFlood: `rlm model serve` with prompt [[1]] × 3,000,000
+// (12 MB) made a job and a goroutine per prompt before the engine's queue
+// refused all but a few hundred: 2.9 GB and 30 s, then 429. The prompt
+// array is now refused while it is decoded, past --max-prompts.
+func TestModelServePromptFlood(t *testing.T) {
+	s := startRLM(t, "model", "serve", "--listen", "127.0.0.1:0", "builtin")
+	body := promptFlood("rlm-tiny-demo", 3_000_000)
+	base := s.peakRSS(t)
+	status, e, d := postRaw(t, s.url+"/v1/completions", "", body)
+	if status != http.StatusBadRequest || e.Param != "prompt" || e.Code != "array_above_max_length" {
+		t.Errorf("status %d, error %+v; want 400 array_above_max_length on prompt", status, e)
+	}
+	s.alive(t)
+	peak := s.peakRSS(t)
+	if grew := peak - base; grew > 3*int64(len(body))+64<<20 {
+		t.Errorf("peak RSS grew by %d MiB for a %d MB body", grew>>20, len(body)/1e6)
+	}
+	if d > 10*time.Second {
+		t.Errorf("the refusal took %v", d)
+	}
+	t.Logf("%d-byte body: %d after %v; peak RSS %d MiB (%d MiB at start)", len(body), status, d.Round(time.Millisecond), peak>>20, base>>20)
+}
