@@ -285,14 +285,15 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 			return recursion.Document{}, nil, serverError("saving inline file: %v", err)
 		}
 		// Decoded as it is written: the file's bytes are never held whole.
-		_, err = io.Copy(tmp, base64.NewDecoder(base64.StdEncoding, strings.NewReader(f.data)))
+		// An error of the decoder is the client's; any other, the disk's.
+		src := &readErr{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(f.data))}
+		_, err = io.Copy(tmp, src)
 		if cerr := tmp.Close(); err == nil {
 			err = cerr
 		}
-		var ce base64.CorruptInputError
-		if errors.As(err, &ce) {
+		if src.err != nil {
 			os.Remove(tmp.Name())
-			return recursion.Document{}, nil, badRequest(f.param+".file_data", "file_data is not valid base64: %v", err)
+			return recursion.Document{}, nil, badRequest(f.param+".file_data", "file_data is not valid base64: %v", src.err)
 		}
 		if err != nil {
 			os.Remove(tmp.Name())
@@ -347,6 +348,20 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 	}
 	doc.Name = name
 	return doc, func() { extracted(); cleanup() }, nil
+}
+
+// readErr keeps the error, other than io.EOF, its reader returned.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErr) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
 }
 
 // start runs r in its own goroutine. Its context descends from the server's
