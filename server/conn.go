@@ -172,7 +172,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 func (l *connLimiter) admit(c net.Conn) *limitedConn {
 	client := clientOf(c.RemoteAddr())
 	l.mu.Lock()
-	if l.perClient > 0 && l.clients[client] >= l.perClient {
+	if l.perClient > 0 && client.IsValid() && l.clients[client] >= l.perClient {
 		l.mu.Unlock()
 		l.dropped.WithLabelValues("per_client").Inc()
 		go refuse(c, l.perClient, l.retry)
@@ -270,6 +270,8 @@ func (c *limitedConn) Close() error {
 
 // clientOf is the address a connection is counted under: an IPv4 address,
 // or an IPv6 /64 (the block one host is given, and can pick addresses in).
+// A connection without an IP address (a Unix socket) has none, and no
+// per-client bound.
 func clientOf(a net.Addr) netip.Prefix {
 	var ip netip.Addr
 	if ta, ok := a.(*net.TCPAddr); ok {

@@ -344,6 +344,9 @@ func TestClientOf(t *testing.T) {
 			t.Errorf("clientOf(%s) = %s, want %s", tt.addr, got, tt.want)
 		}
 	}
+	if p := clientOf(&net.UnixAddr{Name: "/run/rlm.sock", Net: "unix"}); p.IsValid() {
+		t.Errorf("a Unix socket's client is %v, want none", p)
+	}
 }
 
 // TestBodyDeadlineNotRearmedAfterLastByte: a handler that reads exactly
