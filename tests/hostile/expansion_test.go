@@ -79,10 +79,15 @@ func TestManyTinyMessagesRefusedWhileDecoding(t *testing.T) {
 	body := tinyMessages(1_250_000)
 	const parallel = 6
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var answers []string
 	start := time.Now()
 	for range parallel {
 		wg.Go(func() {
 			status, e, d := postRaw(t, s.url+"/v1/chat/completions", keyA, body)
+			mu.Lock()
+			answers = append(answers, fmt.Sprintf("%d after %v", status, d.Round(100*time.Millisecond)))
+			mu.Unlock()
 			if status != http.StatusBadRequest || e.Param != "messages" || e.Code != "array_above_max_length" || !strings.Contains(e.Message, "2048") {
 				t.Errorf("status %d, error %+v after %v; want 400 array_above_max_length on messages", status, e, d)
 			}
@@ -104,8 +109,8 @@ func TestManyTinyMessagesRefusedWhileDecoding(t *testing.T) {
 	if elapsed > 20*time.Second {
 		t.Errorf("the six refusals took %v", elapsed)
 	}
-	t.Logf("%d bodies of %d bytes (%d messages each): all 400 in %v; server peak RSS %d MiB",
-		parallel, len(body), 1_250_000, elapsed.Round(time.Millisecond), peak>>20)
+	t.Logf("%d bodies of %d bytes (%d messages each): %s; all answered in %v; server peak RSS %d MiB",
+		parallel, len(body), 1_250_000, strings.Join(answers, ", "), elapsed.Round(time.Millisecond), peak>>20)
 }
 
 // TestLongTranscriptOffloaded: 2,000 messages (under --max-messages) of
