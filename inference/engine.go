@@ -359,6 +359,11 @@ func (e *Engine) Model() *model.Model { return e.m }
 // MaxModelLen is the longest sequence the engine accepts.
 func (e *Engine) MaxModelLen() int { return e.cfg.MaxModelLen }
 
+// Capacity is how many sequences the engine holds at once, running or
+// waiting to start (Config.MaxSeqs + Config.MaxQueued): past it a request
+// fails with ErrQueueFull.
+func (e *Engine) Capacity() int { return e.cfg.MaxSeqs + e.cfg.MaxQueued }
+
 // ErrBusy is SetWeights called while requests are in the engine.
 var ErrBusy = errors.New("inference: requests are running; weights change only between them")
 

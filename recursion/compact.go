@@ -32,6 +32,26 @@ func (e *Engine) contextWindow(model string) int {
 	return max(e.cfg.DefaultContextWindow, 0)
 }
 
+// viewLimit is the most characters a node's view of its input (what the
+// offload rule leaves in its first prompt) may take: half of the model's
+// window after the completion, at 4 characters a token, leaving the rest
+// for the system prompt and the turns. 0 when the model has no window.
+func (e *Engine) viewLimit(model string, s Sampling) int {
+	window := e.contextWindow(model)
+	if window <= 0 {
+		return 0
+	}
+	reserve := e.cfg.CompletionReserve
+	if s.MaxTokens != nil && *s.MaxTokens > 0 {
+		reserve = *s.MaxTokens
+	}
+	return max(4*(window-reserve)/2, minViewLimit)
+}
+
+// minViewLimit keeps a view for the question when a window is smaller
+// than its completion.
+const minViewLimit = 4096
+
 // transcriptTokens estimates the prompt tokens of msgs.
 func transcriptTokens(msgs []Message) (tokens, chars int) {
 	for _, m := range msgs {

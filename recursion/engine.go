@@ -298,7 +298,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	defer os.RemoveAll(dir)
 
-	off, err := offload(dir, req.Messages, req.Documents, lim.OffloadThreshold)
+	off, err := offload(dir, req.Messages, req.Documents, lim.OffloadThreshold, e.viewLimit(rootModel, req.Sampling))
 	if err != nil {
 		return Result{}, fmt.Errorf("recursion: offload input: %w", err)
 	}

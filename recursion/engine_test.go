@@ -979,7 +979,7 @@ func TestOffloadQuery(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			off, err := offload(t.TempDir(), tt.msgs, nil, 100)
+			off, err := offload(t.TempDir(), tt.msgs, nil, 100, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

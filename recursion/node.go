@@ -542,7 +542,7 @@ func (n *node) childCall(ctx context.Context, prompt string) string {
 		sem.release()
 		out = "error: " + err.Error()
 		sc.Err = err.Error()
-	} else if off, err := offload(r.dir, []Message{{Role: "user", Content: prompt}}, nil, r.lim.OffloadThreshold); err != nil {
+	} else if off, err := offload(r.dir, []Message{{Role: "user", Content: prompt}}, nil, r.lim.OffloadThreshold, r.e.viewLimit(r.subModel, r.subSamp)); err != nil {
 		sem.release()
 		out = "error: rlm_query failed: " + err.Error()
 		sc.Err = err.Error()

@@ -87,9 +87,14 @@ func estimateTokens(chars int) int { return (chars + 3) / 4 }
 
 // offload applies the offload rule to a node's input: messages longer than
 // threshold characters and every document go, in order, into one context
-// file in dir; the rest stays visible. Documents are streamed from disk.
-// The caller removes the file (File.Path) when the node ends.
-func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *offloaded, err error) {
+// file in dir; the rest stays visible. When what stays visible would pass
+// viewLimit characters (a conversation of many messages each under the
+// threshold, too long for the model's window), the conversation goes into
+// the file as one transcript piece instead, but for its leading system
+// messages and its last messages, the question, which stay in view (see
+// transcriptSpan). viewLimit 0 is no limit. Documents are streamed from
+// disk. The caller removes the file (File.Path) when the node ends.
+func offload(dir string, msgs []Message, docs []Document, threshold, viewLimit int) (_ *offloaded, err error) {
 	out := &offloaded{}
 	var view strings.Builder
 	var f *os.File
@@ -148,13 +153,25 @@ func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *off
 		return p, nil
 	}
 
+	// msgs[head:tail] go into the file as one transcript piece.
+	head, tail := 0, 0
+	if viewLimit > 0 && viewChars(msgs, threshold) > viewLimit {
+		head, tail = transcriptSpan(msgs, threshold, viewLimit)
+	}
 	for i, m := range msgs {
-		role := m.Role
-		if role == "" {
-			role = "user"
-		}
+		role := roleOf(m)
 		if role == "user" {
 			out.Query = ""
+		}
+		if i >= head && i < tail {
+			if i == head {
+				p, err := add(fmt.Sprintf("messages %d-%d of the conversation, each a [role] line and then its text", head+1, tail), transcript(msgs[head:tail]))
+				if err != nil {
+					return nil, err
+				}
+				fmt.Fprintf(&view, "[conversation]\n%s\n\n", p.placeholder())
+			}
+			continue
 		}
 		if !longerThan(m.Content, threshold) {
 			fmt.Fprintf(&view, "[%s]\n%s\n\n", role, m.Content)
@@ -204,6 +221,75 @@ func offload(dir string, msgs []Message, docs []Document, threshold int) (_ *off
 	}
 	out.View = strings.TrimSpace(view.String())
 	return out, nil
+}
+
+// placeholderChars bounds the characters of one placeholder in the view:
+// its head and tail quoted (an escape may take 6 characters), and the rest.
+const placeholderChars = 2*6*previewChars + 200
+
+func roleOf(m Message) string {
+	if m.Role == "" {
+		return "user"
+	}
+	return m.Role
+}
+
+// viewChars estimates, from above, the characters of the view the offload
+// rule makes of msgs: short messages as they are, long ones as
+// placeholders.
+func viewChars(msgs []Message, threshold int) int {
+	n := 0
+	for _, m := range msgs {
+		n += viewCharsOf(m, threshold)
+	}
+	return n
+}
+
+func viewCharsOf(m Message, threshold int) int {
+	n := len(roleOf(m)) + 4 // "[role]\n" and the blank line after
+	if longerThan(m.Content, threshold) {
+		return n + placeholderChars
+	}
+	return n + len(m.Content)
+}
+
+// transcriptSpan chooses the messages msgs[head:tail] that go into the
+// context as a transcript when the view would not fit viewLimit. The
+// leading system messages are kept out of it while they take at most a
+// quarter of the view (they are instructions), and the last messages while
+// they take at most half (the question, and what led to it). Those kept
+// out follow the usual rule: in view, or their own piece when long.
+func transcriptSpan(msgs []Message, threshold, viewLimit int) (head, tail int) {
+	used := 0
+	for ; head < len(msgs) && roleOf(msgs[head]) == "system"; head++ {
+		n := viewCharsOf(msgs[head], threshold)
+		if used+n > viewLimit/4 {
+			break
+		}
+		used += n
+	}
+	used = 0
+	for tail = len(msgs); tail > head; tail-- {
+		n := viewCharsOf(msgs[tail-1], threshold)
+		if used+n > viewLimit/2 {
+			break
+		}
+		used += n
+	}
+	return head, tail
+}
+
+// transcript reads msgs as the view would show them, "[role]" and the
+// text, separated by blank lines, without copying the texts.
+func transcript(msgs []Message) io.Reader {
+	rs := make([]io.Reader, 0, 3*len(msgs))
+	for i, m := range msgs {
+		if i > 0 {
+			rs = append(rs, strings.NewReader("\n\n"))
+		}
+		rs = append(rs, strings.NewReader("["+roleOf(m)+"]\n"), strings.NewReader(m.Content))
+	}
+	return io.MultiReader(rs...)
 }
 
 // previewWriter counts characters and keeps the head and tail of a stream

@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -127,13 +129,23 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "shutting_down",
 			Kind: "shutting_down", Message: "server is shutting down; retry on another replica", RetryAfter: 1}
 	}
+	// A server whose run slots and queue are all taken turns the request
+	// away before reading its body; the connection, with the body still
+	// on it, is closed after the answer (net/http would otherwise read
+	// the body first).
+	if s.full() {
+		c.Response().Header().Set("Connection", "close")
+		return s.busy()
+	}
 	hreq := c.Request()
 	hreq.Body = http.MaxBytesReader(c.Response(), hreq.Body, s.cfg.MaxRequestBytes)
 	length := hreq.ContentLength
 	if length > s.cfg.MaxRequestBytes {
 		return tooLarge(s.cfg.MaxRequestBytes, "the request body")
 	}
-	cr, err := decodeChatRequestSized(hreq.Body, length)
+	// Decoding is bounded (the body's size, the messages and parts caps)
+	// and validation cheap: the request is checked whole before it waits.
+	cr, err := decodeChatRequestSized(hreq.Body, length, s.cfg)
 	if err != nil {
 		return err
 	}
@@ -149,6 +161,23 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "not_configured",
 			Kind: "not_configured", Message: "this server cannot answer yet: " + s.cfg.NotConfigured}
 	}
+
+	// Wait briefly for a run slot, then turn the client away; when the
+	// queue is full, at once. The slot comes before anything expensive is
+	// built for the run (documents, inline files, the stored record).
+	if err := s.acquireSlot(hreq.Context()); err != nil {
+		if errors.Is(err, errClientGone) {
+			c.Set(ctxStatus, statusClientClosed)
+			return nil
+		}
+		return err
+	}
+	holdsSlot := true
+	defer func() {
+		if holdsSlot { // the run never started
+			<-s.slots
+		}
+	}()
 	r := &run{id: s.newCompletionID(), owner: owner(c), model: cr.Model, created: time.Now().Unix(),
 		stored: cr.Store, req: rreq, done: make(chan runOutcome, 1)}
 	defer func() {
@@ -168,19 +197,8 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		r.req.Documents = append(r.req.Documents, doc)
 	}
 	r.req.TraceID = newID("trace-")
-
-	// Wait briefly for a run slot, then turn the client away; when the
-	// queue is full, at once.
-	if err := s.acquireSlot(hreq.Context()); err != nil {
-		if errors.Is(err, errClientGone) {
-			c.Set(ctxStatus, statusClientClosed)
-			return nil
-		}
-		return err
-	}
 	if r.stored {
 		if err := s.createStored(hreq.Context(), r, cr.Messages, md); err != nil {
-			<-s.slots
 			s.log.Error("storing a new completion", "id", r.id, "err", err)
 			return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "store_unavailable", Kind: "store",
 				RetryAfter: 1, Message: "the completion could not be stored, so the run was not started; retry later (details are in the server log)"}
@@ -194,7 +212,8 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	}
 	c.Response().Header().Set("X-RLM-Trace-Id", r.req.TraceID)
 	cleanup := r.cleanup
-	r.cleanup = nil // owned by the run from here on
+	r.cleanup = nil // owned by the run from here on, as is the slot
+	holdsSlot = false
 	s.start(hreq.Context(), hreq.Header, r, cleanup)
 	if cr.Stream {
 		includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
@@ -246,6 +265,12 @@ func (s *Server) acquireSlot(ctx context.Context) error {
 	}
 }
 
+// full reports whether every run slot is taken and MaxQueued requests
+// already wait for one: a request that came now would be turned away.
+func (s *Server) full() bool {
+	return len(s.slots) == cap(s.slots) && len(s.queued) == cap(s.queued)
+}
+
 // busy is the answer to a request that finds every run slot taken.
 func (s *Server) busy() *apiError {
 	return &apiError{Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded", Kind: "rate_limit",
@@ -255,14 +280,21 @@ func (s *Server) busy() *apiError {
 
 // resolveFile turns a file part into a document on local disk.
 func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recursion.Document, func(), error) {
-	if f.data != nil {
+	if f.data != "" {
 		tmp, err := os.CreateTemp("", "rlm-inline-*")
 		if err != nil {
 			return recursion.Document{}, nil, serverError("saving inline file: %v", err)
 		}
-		_, err = tmp.Write(f.data)
+		// Decoded as it is written: the file's bytes are never held whole.
+		// An error of the decoder is the client's; any other, the disk's.
+		src := &readErr{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(f.data))}
+		_, err = io.Copy(tmp, src)
 		if cerr := tmp.Close(); err == nil {
 			err = cerr
+		}
+		if src.err != nil {
+			os.Remove(tmp.Name())
+			return recursion.Document{}, nil, badRequest(f.param+".file_data", "file_data is not valid base64: %v", src.err)
 		}
 		if err != nil {
 			os.Remove(tmp.Name())
@@ -317,6 +349,20 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 	}
 	doc.Name = name
 	return doc, func() { extracted(); cleanup() }, nil
+}
+
+// readErr keeps the error, other than io.EOF, its reader returned.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErr) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
 }
 
 // start runs r in its own goroutine. Its context descends from the server's

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/rlm-project/rlm/internal/jsonscan"
 	"github.com/rlm-project/rlm/store"
 )
 
@@ -122,9 +124,7 @@ func parseMetadata(m map[string]any) (map[string]string, error) {
 		return nil, nil
 	}
 	if len(m) > maxMetadataKeys {
-		return nil, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "metadata",
-			Code: "object_above_max_properties", Kind: "invalid_request",
-			Message: fmt.Sprintf("Invalid 'metadata': too many properties. Expected an object with at most %d properties, but got an object with %d properties instead.", maxMetadataKeys, len(m))}
+		return nil, tooManyMetadataKeys(len(m))
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -152,6 +152,24 @@ func parseMetadata(m map[string]any) (map[string]string, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+func tooManyMetadataKeys(n int) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "metadata",
+		Code: "object_above_max_properties", Kind: "invalid_request",
+		Message: fmt.Sprintf("Invalid 'metadata': too many properties. Expected an object with at most %d properties, but got an object with %d properties instead.", maxMetadataKeys, n)}
+}
+
+// cappedMetadata is a request's metadata object. Its members are counted
+// before a map is built for them, so that an object of a million keys is
+// refused without holding them.
+type cappedMetadata map[string]any
+
+func (m *cappedMetadata) UnmarshalJSON(b []byte) error {
+	if n, err := jsonscan.Members(b, math.MaxInt); err == nil && n > maxMetadataKeys {
+		return tooManyMetadataKeys(n)
+	}
+	return json.Unmarshal(b, (*map[string]any)(m))
 }
 
 func jsonTypeOf(v any) string {

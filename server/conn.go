@@ -1,14 +1,18 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v5"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Connection limits: what a client that sends slowly, or not at all, may
@@ -102,3 +106,200 @@ func (s *Server) limitBodyRate(next echo.HandlerFunc) echo.HandlerFunc {
 		return err
 	}
 }
+
+// Connections. netutil.LimitListener bounded them in all, but a connection
+// that trickles its headers held its slot until ReadHeaderTimeout cut it,
+// and reconnected: enough of them (from one address or many) left a new
+// client, a health probe included, waiting in the listen backlog. The
+// connLimiter bounds the connections of one client address, and when all
+// MaxConns are open it makes room by closing the connection that has
+// waited longest without a request under way (still sending its headers,
+// or idle between requests); only when every connection is inside a
+// request does a new one wait.
+
+// connLimiter is the API's listener under Config.MaxConns and
+// Config.MaxConnsPerClient. Its connState method must be the
+// http.Server's ConnState hook: it tells which connections are inside a
+// request.
+type connLimiter struct {
+	net.Listener
+	max       int
+	perClient int // 0 or less: no bound
+	retry     int // the Retry-After of a refusal, seconds
+	dropped   *prometheus.CounterVec
+
+	mu      sync.Mutex
+	open    map[*limitedConn]struct{}
+	clients map[netip.Prefix]int
+	freed   chan struct{} // a slot came free, or may be made (buffered, 1)
+	closed  chan struct{}
+	once    sync.Once
+}
+
+// limitedConn is a connection the connLimiter admitted.
+type limitedConn struct {
+	net.Conn
+	l      *connLimiter
+	client netip.Prefix
+	// Guarded by l.mu: whether no request is under way (headers still
+	// coming, or idle), and since when.
+	waiting bool
+	since   time.Time
+}
+
+func newConnLimiter(ln net.Listener, max, perClient, retry int, dropped *prometheus.CounterVec) *connLimiter {
+	return &connLimiter{Listener: ln, max: max, perClient: perClient, retry: retry, dropped: dropped,
+		open: map[*limitedConn]struct{}{}, clients: map[netip.Prefix]int{},
+		freed: make(chan struct{}, 1), closed: make(chan struct{})}
+}
+
+// Accept returns the next connection the limits admit; refused ones are
+// answered and closed here, without reaching the server.
+func (l *connLimiter) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if lc := l.admit(c); lc != nil {
+			return lc, nil
+		}
+	}
+}
+
+// admit counts c under the limits, making room or waiting for it when
+// all MaxConns are open; nil when c was refused or the listener closed.
+func (l *connLimiter) admit(c net.Conn) *limitedConn {
+	client := clientOf(c.RemoteAddr())
+	l.mu.Lock()
+	if l.perClient > 0 && client.IsValid() && l.clients[client] >= l.perClient {
+		l.mu.Unlock()
+		l.dropped.WithLabelValues("per_client").Inc()
+		go refuse(c, l.perClient, l.retry)
+		return nil
+	}
+	for len(l.open) >= l.max {
+		if victim := l.oldestWaiting(); victim != nil {
+			l.forget(victim)
+			l.dropped.WithLabelValues("evicted").Inc()
+			l.mu.Unlock()
+			victim.Conn.Close()
+			l.mu.Lock()
+			continue
+		}
+		l.mu.Unlock()
+		select {
+		case <-l.freed:
+		case <-l.closed:
+			c.Close()
+			return nil
+		}
+		l.mu.Lock()
+	}
+	lc := &limitedConn{Conn: c, l: l, client: client, waiting: true, since: time.Now()}
+	l.open[lc] = struct{}{}
+	l.clients[client]++
+	l.mu.Unlock()
+	return lc
+}
+
+// oldestWaiting is the open connection that has waited longest without a
+// request under way, or nil. l.mu is held.
+func (l *connLimiter) oldestWaiting() *limitedConn {
+	var oldest *limitedConn
+	for c := range l.open {
+		if c.waiting && (oldest == nil || c.since.Before(oldest.since)) {
+			oldest = c
+		}
+	}
+	return oldest
+}
+
+// forget takes c out of the counts and wakes a waiting Accept. l.mu is
+// held; c may already be forgotten.
+func (l *connLimiter) forget(c *limitedConn) {
+	if _, ok := l.open[c]; !ok {
+		return
+	}
+	delete(l.open, c)
+	if l.clients[c.client]--; l.clients[c.client] <= 0 {
+		delete(l.clients, c.client)
+	}
+	l.wake()
+}
+
+// connState follows each connection through the server: inside a request
+// from the end of its headers (StateActive) to its answer (StateIdle).
+func (l *connLimiter) connState(c net.Conn, st http.ConnState) {
+	lc, ok := c.(*limitedConn)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch st {
+	case http.StateActive, http.StateHijacked:
+		lc.waiting = false
+	case http.StateIdle:
+		lc.waiting, lc.since = true, time.Now()
+		l.wake() // a waiting Accept may take its place
+	}
+}
+
+// wake tells a waiting Accept that it may find room.
+func (l *connLimiter) wake() {
+	select {
+	case l.freed <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops Accept, a waiting one included.
+func (l *connLimiter) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.l.mu.Lock()
+	c.l.forget(c)
+	c.l.mu.Unlock()
+	return err
+}
+
+// clientOf is the address a connection is counted under: an IPv4 address,
+// or an IPv6 /64 (the block one host is given, and can pick addresses in).
+// A connection without an IP address (a Unix socket) has none, and no
+// per-client bound.
+func clientOf(a net.Addr) netip.Prefix {
+	var ip netip.Addr
+	if ta, ok := a.(*net.TCPAddr); ok {
+		ip = ta.AddrPort().Addr().Unmap()
+	}
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p
+	}
+	return netip.PrefixFrom(ip, ip.BitLen())
+}
+
+// refuse answers a connection over its client's limit with 429 in
+// OpenAI's error JSON and closes it. The request is read (briefly) first,
+// so that the close does not reset the connection before the client has
+// read the answer.
+func refuse(c net.Conn, limit, retry int) {
+	defer c.Close()
+	body, _ := json.Marshal(errorBody{Error: errorFields{Type: "rate_limit_error", Code: ptr("rate_limit_exceeded"),
+		Message: fmt.Sprintf("too many connections from your address: at most %d at once; retry later", limit)}})
+	c.SetDeadline(time.Now().Add(time.Second))
+	fmt.Fprintf(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: %d\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
+		retry, len(body), body)
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.CloseWrite()
+	}
+	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	io.CopyN(io.Discard, c, 64<<10)
+}
+
+func ptr[T any](v T) *T { return &v }

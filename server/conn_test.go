@@ -196,34 +196,156 @@ func TestRunOutlivesBodyDeadline(t *testing.T) {
 	}
 }
 
-// TestMaxConns: at most MaxConns connections are served at once; the next
-// waits in the backlog and is served once one closes.
+// TestMaxConns: at most MaxConns connections are open at once. When every
+// one is inside a request, the next waits in the backlog until one closes
+// or ends its request; when some are idle (or still sending headers), the
+// next takes the place of the oldest of those at once.
 func TestMaxConns(t *testing.T) {
-	ts := startServer(t, Config{MaxConns: 2}, nil, nil)
-	held := []net.Conn{dial(t, ts.URL), dial(t, ts.URL)}
-	for _, c := range held {
-		fmt.Fprint(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") // kept alive afterwards
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+	fr := &fakeRunner{result: finalResult("x"), block: make(chan struct{}), started: make(chan struct{}, 4)}
+	ts := startServer(t, Config{MaxConns: 2}, nil, fr)
+	running := make(chan response, 2)
+	for range 2 {
+		go func() { running <- do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody("")) }()
+		<-fr.started
 	}
 	third := dial(t, ts.URL)
-	fmt.Fprint(third, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	fmt.Fprint(third, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
 	third.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 	if n, err := third.Read(make([]byte, 1)); n > 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("a third connection was served while two were open (read %d, %v)", n, err)
+		t.Fatalf("a third connection was served while two were inside requests (read %d, %v)", n, err)
 	}
-	held[0].Close()
+	close(fr.block)
+	for range 2 {
+		if r := <-running; r.Status != 200 {
+			t.Errorf("a request inside its run was cut: %d %s", r.Status, r.Body)
+		}
+	}
 	third.SetReadDeadline(time.Now().Add(5 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(third), nil)
+	br := bufio.NewReader(third)
+	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatalf("the waiting connection was not served once one closed: %v", err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("status %d", resp.StatusCode)
+	}
+
+	// third is now idle, kept alive, as is the client's pooled one: two
+	// open. A new connection is served at once, and the oldest idle one
+	// is closed for it.
+	http.DefaultClient.CloseIdleConnections()
+	second := dial(t, ts.URL)
+	fmt.Fprint(second, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	if resp, err := http.ReadResponse(bufio.NewReader(second), nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("second: %v %v", resp, err)
+	}
+	fourth := dial(t, ts.URL)
+	fmt.Fprint(fourth, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	fourth.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if resp, err := http.ReadResponse(bufio.NewReader(fourth), nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("a new connection was not served in place of an idle one: %v %v", resp, err)
+	}
+	if b := closedWithin(t, third, 2*time.Second); len(b) > 0 {
+		t.Errorf("the evicted connection read %q", b)
+	}
+}
+
+// TestTricklersEvicted reproduces issue 24's slowloris: connections that
+// trickle their headers held every slot until ReadHeaderTimeout, so a
+// health probe waited for it. Now a new connection takes the place of the
+// oldest trickler at once, whatever address the tricklers come from.
+func TestTricklersEvicted(t *testing.T) {
+	ts := startServer(t, Config{MaxConns: 8, MaxConnsPerClient: -1, ReadHeaderTimeout: 10 * time.Second}, nil, nil)
+	stop := make(chan struct{})
+	defer close(stop)
+	var tricklers []net.Conn
+	for range 8 {
+		c := dial(t, ts.URL)
+		go trickle(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "+strings.Repeat("a", 1000)+"\r\n\r\n", 50*time.Millisecond, stop)
+		tricklers = append(tricklers, c)
+		time.Sleep(5 * time.Millisecond) // an order of age
+	}
+	time.Sleep(100 * time.Millisecond)
+	for i := range 3 {
+		start := time.Now()
+		resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(ts.URL + "/healthz")
+		if err != nil {
+			t.Fatalf("probe %d: %v", i, err)
+		}
+		resp.Body.Close()
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("probe %d waited %v behind the tricklers", i, d)
+		}
+	}
+	// The oldest trickler went first.
+	closedWithin(t, tricklers[0], 2*time.Second)
+	metrics := do(t, "GET", ts.URL+"/metrics", "", nil)
+	if !bytes.Contains(metrics.Body, []byte(`rlm_http_connections_dropped_total{reason="evicted"}`)) {
+		t.Errorf("evictions not counted:\n%s", grepLines(metrics.Body, "connections_dropped"))
+	}
+}
+
+// TestConnsPerClient: one address may hold MaxConnsPerClient connections;
+// one more is answered 429 (OpenAI's error JSON) and closed, while other
+// addresses are served, and a closed connection gives its place back.
+func TestConnsPerClient(t *testing.T) {
+	ts := startServer(t, Config{MaxConnsPerClient: 3, RetryAfter: 2 * time.Second}, nil, nil)
+	var held []net.Conn
+	for range 3 {
+		held = append(held, dial(t, ts.URL))
+	}
+	time.Sleep(50 * time.Millisecond) // accepted
+	over := dial(t, ts.URL)
+	fmt.Fprint(over, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	over.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(over), nil)
+	if err != nil {
+		t.Fatalf("no answer to the connection over the limit: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "2" || !strings.Contains(string(b), `"code":"rate_limit_exceeded"`) ||
+		!strings.Contains(string(b), "at most 3") {
+		t.Errorf("over the limit: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), b)
+	}
+	closedWithin(t, over, 2*time.Second)
+
+	// Another address is its own client.
+	other := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
+	if resp, err := other.Get(ts.URL + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("another address: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
+	held[0].Close()
+	time.Sleep(50 * time.Millisecond) // the server sees the close
+	again := dial(t, ts.URL)
+	fmt.Fprint(again, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	again.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if resp, err := http.ReadResponse(bufio.NewReader(again), nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("after one closed: %v %v", resp, err)
+	}
+}
+
+func TestClientOf(t *testing.T) {
+	for _, tt := range []struct{ addr, want string }{
+		{"192.0.2.7:443", "192.0.2.7/32"},
+		{"[::ffff:192.0.2.7]:443", "192.0.2.7/32"},
+		{"[2001:db8:1:2:3:4:5:6]:443", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:ffff::1]:80", "2001:db8:1:2::/64"},
+	} {
+		a, err := net.ResolveTCPAddr("tcp", tt.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := clientOf(a).String(); got != tt.want {
+			t.Errorf("clientOf(%s) = %s, want %s", tt.addr, got, tt.want)
+		}
+	}
+	if p := clientOf(&net.UnixAddr{Name: "/run/rlm.sock", Net: "unix"}); p.IsValid() {
+		t.Errorf("a Unix socket's client is %v, want none", p)
 	}
 }
 

@@ -30,7 +30,7 @@ func FuzzChatRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		cr, err := decodeChatRequest(strings.NewReader(body))
 		// The sized path (bodies with a Content-Length) must agree.
-		if _, serr := decodeChatRequestSized(strings.NewReader(body), int64(len(body))); len(body) > 0 && (serr == nil) != (err == nil) {
+		if _, serr := decodeChatRequestSized(strings.NewReader(body), int64(len(body)), Config{}.withDefaults()); len(body) > 0 && (serr == nil) != (err == nil) {
 			t.Fatalf("streamed decode: %v, sized decode: %v", err, serr)
 		}
 		if err == nil {

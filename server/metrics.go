@@ -21,6 +21,7 @@ type metrics struct {
 	replSessions prometheus.Gauge
 	dropped      prometheus.Counter
 	documents    *prometheus.CounterVec
+	connsDropped *prometheus.CounterVec
 }
 
 // newMetrics builds the series; workers, when not nil, is read at each
@@ -65,9 +66,12 @@ func newMetrics(workers WorkerCounter, extra ...prometheus.Collector) *metrics {
 		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlm_documents_read_total", Help: "Attached files read for their text, by result: text, HTML or PDF when read, else the refusal's code.",
 		}, []string{"result"}),
+		connsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rlm_http_connections_dropped_total", Help: "Client connections closed by the connection limits, by reason: per_client (over --max-conns-per-client, answered 429) or evicted (the oldest connection without a request under way, closed to make room under --max-conns).",
+		}, []string{"reason"}),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.errors, m.runs, m.runsInFlight, m.iterations, m.llmCalls,
-		m.subCalls, m.tokens, m.replSessions, m.dropped, m.documents,
+		m.subCalls, m.tokens, m.replSessions, m.dropped, m.documents, m.connsDropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reg.MustRegister(extra...)
 	if workers != nil {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/rlm-project/rlm/internal/jsonscan"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -35,7 +35,7 @@ type chatRequest struct {
 	Stop                json.RawMessage `json:"stop"`
 	Seed                *int            `json:"seed"`
 	User                string          `json:"user"`
-	Metadata            map[string]any  `json:"metadata"`
+	Metadata            cappedMetadata  `json:"metadata"`
 	Store               bool            `json:"store"`
 	N                   *int            `json:"n"`
 	ResponseFormat      *struct {
@@ -65,6 +65,7 @@ type messageContent struct {
 	text  string
 	parts []contentPart
 	err   error
+	caps  *decodeCaps // nil: no caps (a body decoded by json.Unmarshal alone)
 }
 
 func (m *messageContent) UnmarshalJSON(b []byte) error {
@@ -74,14 +75,111 @@ func (m *messageContent) UnmarshalJSON(b []byte) error {
 	case b[0] == '"':
 		m.raw = b // a slice of the input, valid until resolve
 	case b[0] == '[':
-		m.err = json.Unmarshal(b, &m.parts)
-		if m.err != nil {
+		m.parts = []contentPart{}
+		err := jsonscan.Elements(b, func(_ int, elem []byte) error {
+			if m.caps != nil && !m.caps.addPart() {
+				return errTooManyParts
+			}
+			var p contentPart
+			if err := json.Unmarshal(elem, &p); err != nil {
+				return err
+			}
+			m.parts = append(m.parts, p)
+			return nil
+		})
+		switch {
+		case err == errTooManyParts:
+			m.parts = nil
+			return err // decoding stops: see decodeCaps
+		case err != nil:
 			m.err = errors.New("content parts must be objects with a type")
 		}
 	default:
 		m.err = errors.New("content must be a string or an array of content parts")
 	}
 	return nil
+}
+
+// decodeCaps bound what one chat request may decode into, counted while it
+// is decoded: a body of a million tiny messages or parts is refused at the
+// first one past its cap, before a structure for the rest is built.
+type decodeCaps struct {
+	maxMessages int
+	maxParts    int // content parts of all messages together
+	parts       int // counted so far
+}
+
+// addPart counts one content part; false when it is one too many.
+func (c *decodeCaps) addPart() bool {
+	c.parts++
+	return c.parts <= c.maxParts
+}
+
+// errTooManyParts stops the decoding of a message's parts; the messages'
+// decoder turns it into the API error naming the message.
+var errTooManyParts = errors.New("too many content parts")
+
+// cappedMessages decodes the messages array under caps into *dst, one
+// element at a time.
+type cappedMessages struct {
+	dst  *[]chatMessage
+	caps *decodeCaps
+}
+
+func (cm cappedMessages) UnmarshalJSON(b []byte) error {
+	*cm.dst = nil
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil
+	}
+	err := jsonscan.Elements(b, func(i int, elem []byte) error {
+		if i >= cm.caps.maxMessages {
+			return arrayTooLong("messages", "messages", cm.caps.maxMessages)
+		}
+		msg := chatMessage{Content: messageContent{caps: cm.caps}}
+		err := json.Unmarshal(elem, &msg)
+		if errors.Is(err, errTooManyParts) {
+			return arrayTooLong(fmt.Sprintf("messages[%d].content", i), "content parts in all messages together", cm.caps.maxParts)
+		}
+		if err != nil {
+			return err
+		}
+		msg.Content.caps = nil
+		*cm.dst = append(*cm.dst, msg)
+		return nil
+	})
+	if errors.Is(err, jsonscan.ErrNotArray) {
+		// The decoder adds the field's name.
+		return &json.UnmarshalTypeError{Value: jsonValueKind(b), Type: reflect.TypeFor[[]chatMessage]()}
+	}
+	return err
+}
+
+// arrayTooLong is the 400 of an array past a cap, as OpenAI words it.
+func arrayTooLong(param, what string, limit int) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: param, Code: "array_above_max_length",
+		Kind: "invalid_request", Message: fmt.Sprintf("Invalid '%s': array too long. This server takes at most %d %s in one request.", param, limit, what)}
+}
+
+// jsonValueKind names the JSON kind of the value b, as
+// json.UnmarshalTypeError.Value does.
+func jsonValueKind(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "value"
+	}
+	switch b[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 // resolve turns the raw string literal into text. With share, a literal
@@ -197,19 +295,21 @@ func (o *rlmOptions) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, (*plain)(o))
 }
 
-// decodeChatRequest parses a request body. Errors are *apiError with the
-// offending parameter named where the decoder knows it.
+// decodeChatRequest parses a request body under the default caps. Errors
+// are *apiError with the offending parameter named where the decoder knows
+// it.
 func decodeChatRequest(r io.Reader) (*chatRequest, error) {
-	return decodeChatRequestSized(r, -1)
+	return decodeChatRequestSized(r, -1, Config{}.withDefaults())
 }
 
-// decodeChatRequestSized is decodeChatRequest for a body of known length:
-// read into one exactly sized buffer that the messages' text then shares, it
-// is held once instead of in the decoder's doubling buffer plus a copy.
-func decodeChatRequestSized(r io.Reader, length int64) (*chatRequest, error) {
-	var cr chatRequest
+// decodeChatRequestSized is decodeChatRequest for a body of known length
+// (-1: unknown) under cfg's caps. A known length is read into one exactly
+// sized buffer that the messages' text then shares: the body is held once
+// instead of in the decoder's doubling buffer plus a copy.
+func decodeChatRequestSized(r io.Reader, length int64, cfg Config) (*chatRequest, error) {
+	var buf []byte
 	if length > 0 {
-		buf := make([]byte, length)
+		buf = make([]byte, length)
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return nil, jsonError(err)
 		}
@@ -217,24 +317,34 @@ func decodeChatRequestSized(r io.Reader, length int64) (*chatRequest, error) {
 		if n, _ := r.Read(make([]byte, 1)); n > 0 {
 			return nil, badRequest("", "the request body is longer than its Content-Length")
 		}
-		if err := json.Unmarshal(buf, &cr); err != nil {
+	} else {
+		// Without a length, read the body whole into a buffer of our own
+		// (the http.MaxBytesReader around it bounds it), which the text
+		// then shares as above: cheaper than the JSON decoder's own
+		// growing buffer plus a copy of every string.
+		var err error
+		if buf, err = io.ReadAll(r); err != nil {
 			return nil, jsonError(err)
 		}
-		cr.resolve(buf) // buf is never written again
-		return &cr, nil
 	}
-	// Without a length, read the body whole into a buffer of our own (the
-	// http.MaxBytesReader around it bounds it), which the text then shares
-	// as above: cheaper than the JSON decoder's own growing buffer plus a
-	// copy of every string.
-	buf, err := io.ReadAll(r)
-	if err != nil {
+	var cr chatRequest
+	caps := decodeCaps{maxMessages: cfg.MaxMessages, maxParts: cfg.MaxContentParts}
+	// The messages decode through cappedMessages: the outer field shadows
+	// the embedded one of the same name.
+	capped := struct {
+		*chatRequest
+		Messages cappedMessages `json:"messages"`
+	}{&cr, cappedMessages{dst: &cr.Messages, caps: &caps}}
+	if err := json.Unmarshal(buf, &capped); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// The decoder names the embedded struct too; it is no field
+			// of the request.
+			te.Field = strings.TrimPrefix(te.Field, "chatRequest.")
+		}
 		return nil, jsonError(err)
 	}
-	if err := json.Unmarshal(buf, &cr); err != nil {
-		return nil, jsonError(err)
-	}
-	cr.resolve(buf)
+	cr.resolve(buf) // buf is never written again
 	return &cr, nil
 }
 
@@ -318,11 +428,14 @@ func jsonValue(v string) string {
 	return v
 }
 
+// maxStop is OpenAI's limit on stop sequences.
+const maxStop = 4
+
 // fileRef is a `file` content part to resolve to a local document.
 type fileRef struct {
 	param     string // messages[i].content[j].file
 	id        string // an uploaded file, or
-	data      []byte // inline file_data
+	data      string // inline file_data, base64: decoded once the request has a run slot
 	mediaType string // of a file_data data URL
 	filename  string
 }
@@ -391,6 +504,10 @@ func toRunRequest(cr *chatRequest, cfg *Config) (recursion.Request, []fileRef, e
 		var one string
 		if err := json.Unmarshal(cr.Stop, &one); err == nil {
 			s.Stop = []string{one}
+		} else if n, _ := jsonscan.Count(cr.Stop, maxStop); n > maxStop {
+			// Counted before decoding: a million empty strings are small
+			// in the body and not as strings.
+			return req, nil, arrayTooLong("stop", "stop sequences", maxStop)
 		} else if err := json.Unmarshal(cr.Stop, &s.Stop); err != nil {
 			return req, nil, badRequest("stop", "stop must be a string or an array of strings")
 		}
@@ -434,11 +551,7 @@ func contentOf(p string, mc messageContent) (string, []fileRef, error) {
 						data = rest[i+1:]
 					}
 				}
-				b, err := base64.StdEncoding.DecodeString(data)
-				if err != nil {
-					return "", nil, badRequest(pp+".file.file_data", "file_data is not valid base64: %v", err)
-				}
-				ref.data = b
+				ref.data = data
 				if ref.filename == "" {
 					ref.filename = "inline"
 				}

@@ -127,7 +127,7 @@ func TestMessageTextDecoding(t *testing.T) {
 			if sized {
 				length = int64(len(body))
 			}
-			cr, err := decodeChatRequestSized(strings.NewReader(body), length)
+			cr, err := decodeChatRequestSized(strings.NewReader(body), length, Config{}.withDefaults())
 			if err != nil {
 				t.Fatalf("%q sized=%v: %v", lit, sized, err)
 			}

@@ -51,6 +51,12 @@ type Config struct {
 	MaxRequestBytes int64
 	// MaxUploadBytes bounds one uploaded file.
 	MaxUploadBytes int64
+	// MaxMessages bounds the messages of one chat request, and
+	// MaxContentParts the content parts of all its messages together;
+	// both are counted while the body is decoded, and one past the cap
+	// refuses the request with 400 before anything is built for the rest.
+	MaxMessages     int
+	MaxContentParts int
 	// MaxConcurrent is how many runs execute at once.
 	MaxConcurrent int
 	// QueueWait is how long a request waits for a free run slot before 429.
@@ -76,9 +82,16 @@ type Config struct {
 	MinBodyRate int64
 	// BodyRateGrace is the time a body may take before MinBodyRate applies.
 	BodyRateGrace time.Duration
-	// MaxConns bounds open client connections; further ones wait in the
-	// listen backlog until one closes.
+	// MaxConns bounds open client connections. When they are all open, a
+	// new one takes the place of the oldest connection that is still
+	// sending its request's headers, or idle between requests; when every
+	// one is inside a request, the new one waits in the listen backlog.
 	MaxConns int
+	// MaxConnsPerClient bounds the connections open at once from one
+	// client address (an IPv4 address, an IPv6 /64); one more is answered
+	// 429 and closed. Negative: no bound (behind a proxy, where every
+	// connection comes from the proxy's address).
+	MaxConnsPerClient int
 	// MaxLimits are the server's maxima for per-request `rlm` limits;
 	// zero fields mean no maximum beyond the engine's own. A negative
 	// MaxDepth is a maximum of the root alone, as in recursion.Config.Max.
@@ -158,6 +171,15 @@ const (
 	DefaultMinBodyRate       = 8 << 10 // 8 KiB/s: a 512 MiB upload may take 18 hours
 	DefaultBodyRateGrace     = 10 * time.Second
 	DefaultMaxConns          = 1024
+	// A client's connection pool rarely needs more than the requests it
+	// can have running and queued (DefaultMaxConcurrent+DefaultMaxQueued);
+	// eight such clients fill DefaultMaxConns.
+	DefaultMaxConnsPerClient = 128
+	// OpenAI's own limit on the messages of a chat request.
+	DefaultMaxMessages = 2048
+	// Room for a conversation of DefaultMaxMessages sent as parts, a few
+	// to a message.
+	DefaultMaxContentParts = 8192
 )
 
 func (c *Config) setDefaults() {
@@ -200,9 +222,24 @@ func (c *Config) setDefaults() {
 	if c.MaxConns <= 0 {
 		c.MaxConns = DefaultMaxConns
 	}
+	if c.MaxConnsPerClient == 0 {
+		c.MaxConnsPerClient = DefaultMaxConnsPerClient
+	}
+	if c.MaxMessages <= 0 {
+		c.MaxMessages = DefaultMaxMessages
+	}
+	if c.MaxContentParts <= 0 {
+		c.MaxContentParts = DefaultMaxContentParts
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+}
+
+// withDefaults is c with its zero fields set to their defaults.
+func (c Config) withDefaults() Config {
+	c.setDefaults()
+	return c
 }
 
 // Server is the OpenAI-compatible gateway.
@@ -295,21 +332,25 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.e }
 
-// Serve answers requests on ln until Shutdown, with at most MaxConns
-// connections open. It returns nil after a graceful shutdown.
+// Serve answers requests on ln until Shutdown, under MaxConns and
+// MaxConnsPerClient (see connLimiter). It returns nil after a graceful
+// shutdown.
 func (s *Server) Serve(ln net.Listener) error {
 	// No ReadTimeout or WriteTimeout: bodies are bounded by rate
 	// (limitBodyRate), and answers may stream for as long as a run takes.
+	limited := newConnLimiter(ln, s.cfg.MaxConns, s.cfg.MaxConnsPerClient,
+		max(1, int(s.cfg.RetryAfter.Round(time.Second)/time.Second)), s.m.connsDropped)
 	hs := &http.Server{
 		Handler:           s.e,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
+		ConnState:         limited.connState,
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
 	}
 	s.mu.Lock()
 	s.http = hs
 	s.mu.Unlock()
-	if err := hs.Serve(netutil.LimitListener(ln, s.cfg.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(limited); !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 	}
 	return nil

@@ -80,6 +80,9 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	name := fs.String("name", "", "model name clients use; empty: the checkpoint directory's name")
 	maxBody := fs.String("max-request-bytes", "16MiB", "largest request body")
 	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with 429")
+	maxMessages := fs.Int("max-messages", api.DefaultMaxMessages, "messages in one chat request; counted while the body is decoded, one more is refused with 400")
+	maxParts := fs.Int("max-content-parts", api.DefaultMaxContentParts, "content parts of all messages of one chat request together; counted while the body is decoded")
+	maxPrompts := fs.Int("max-prompts", api.DefaultMaxPrompts, "prompts in one /v1/completions request; counted while the body is decoded")
 	engineCfg := engineFlags(fs)
 	device := fs.String("device", "auto", "where the model runs: auto (a GPU when there is one, and the log says so; else the CPU), cpu, cuda or cuda:N")
 	precision := fs.String("precision", "bf16", "arithmetic of matrix products and attention on a GPU: bf16, tf32 or fp32")
@@ -106,6 +109,9 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return badFlag("--max-request-bytes: %v", err)
 	}
+	if *maxMessages <= 0 || *maxParts <= 0 || *maxPrompts <= 0 {
+		return badFlag("--max-messages, --max-content-parts and --max-prompts must be positive")
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	e, err := loadLocalModel(fs.Arg(0), cfg, dev, stderr)
 	if err != nil {
@@ -118,7 +124,8 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			keyList = append(keyList, k)
 		}
 	}
-	h := api.New(e, api.Config{Keys: keyList, MaxRequestBytes: limit, RetryAfter: *retryAfter, Logger: log})
+	h := api.New(e, api.Config{Keys: keyList, MaxRequestBytes: limit, RetryAfter: *retryAfter, Logger: log,
+		MaxMessages: *maxMessages, MaxContentParts: *maxParts, MaxPrompts: *maxPrompts})
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fmt.Errorf("model serve: %w", err)

@@ -46,6 +46,15 @@ func (c *engineConfig) checkLimits() error {
 	return nil
 }
 
+// perClientConns is --max-conns-per-client as server.Config takes it,
+// where 0 is the default and a negative bound none.
+func perClientConns(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
 // checkServe refuses server settings that cannot be enforced.
 func (c *config) checkServe() error {
 	if err := c.checkLimits(); err != nil {
@@ -61,6 +70,12 @@ func (c *config) checkServe() error {
 	}
 	if c.MaxConns <= 0 {
 		return fmt.Errorf("max-conns %d: must be positive", c.MaxConns)
+	}
+	if c.MaxConnsPerClient < 0 {
+		return fmt.Errorf("max-conns-per-client %d: must not be negative (0: no limit)", c.MaxConnsPerClient)
+	}
+	if c.MaxMessages <= 0 || c.MaxContentParts <= 0 {
+		return fmt.Errorf("max-messages %d and max-content-parts %d: must be positive", c.MaxMessages, c.MaxContentParts)
 	}
 	if c.TraceSaveQueue <= 0 {
 		return fmt.Errorf("trace-save-queue %d: must be positive", c.TraceSaveQueue)
@@ -199,9 +214,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeStore()
 	scfg := server.Config{
 		Keys: cfg.APIKeys, Models: names, ModelInfo: modelInfo(cfg, aliases, local), MaxRequestBytes: cfg.MaxRequestBytes, MaxUploadBytes: cfg.MaxUploadBytes,
+		MaxMessages: cfg.MaxMessages, MaxContentParts: cfg.MaxContentParts,
 		MaxConcurrent: cfg.MaxConcurrent, MaxQueued: cfg.MaxQueued, QueueWait: cfg.QueueWait, RetryAfter: cfg.RetryAfter, KeepAlive: cfg.KeepAlive,
 		IdleTimeout: cfg.IdleTimeout, ReadHeaderTimeout: cfg.HeaderTimeout, MinBodyRate: cfg.MinBodyRate, BodyRateGrace: cfg.BodyRateGrace,
-		MaxConns: cfg.MaxConns, MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "", StoreTimeout: cfg.StoreTimeout,
+		MaxConns: cfg.MaxConns, MaxConnsPerClient: perClientConns(cfg.MaxConnsPerClient), MetricsKey: cfg.MetricsKey, MetricsSeparate: cfg.MetricsAddr != "", StoreTimeout: cfg.StoreTimeout,
 		MaxLimits: cfg.runLimits(),
 		Documents: cfg.documentOptions(),
 		Logger:    log,

@@ -46,6 +46,8 @@ type config struct {
 	TraceDrain      time.Duration
 	MaxRequestBytes int64
 	MaxUploadBytes  int64
+	MaxMessages     int
+	MaxContentParts int
 	// Reading attached documents and context files (PDF, HTML).
 	DocumentTimeout   time.Duration
 	MaxDocumentPieces int
@@ -61,6 +63,7 @@ type config struct {
 	MinBodyRate       int64
 	BodyRateGrace     time.Duration
 	MaxConns          int
+	MaxConnsPerClient int
 	ShutdownGrace     time.Duration
 	LogLevel          string
 	TraceContent      bool
@@ -278,6 +281,8 @@ var settingsTable = []setting{
 	{"trace-drain-timeout", forServe, "10s", "how long shutdown keeps saving queued traces after the runs ended; what is left is dropped", dur(func(c *config) *time.Duration { return &c.TraceDrain })},
 	{"max-request-bytes", forServe, "64MiB", "largest chat request body", size(func(c *config) *int64 { return &c.MaxRequestBytes })},
 	{"max-upload-bytes", forServe, "512MiB", "largest uploaded file", size(func(c *config) *int64 { return &c.MaxUploadBytes })},
+	{"max-messages", forServe, strconv.Itoa(server.DefaultMaxMessages), "messages in one chat request (OpenAI's limit); counted while the body is decoded, one more is refused with 400", num(func(c *config) *int { return &c.MaxMessages })},
+	{"max-content-parts", forServe, strconv.Itoa(server.DefaultMaxContentParts), "content parts (text and file) of all messages of one chat request together; counted while the body is decoded, one more is refused with 400", num(func(c *config) *int { return &c.MaxContentParts })},
 	{"document-timeout", forServe | forQuery, document.DefaultTimeout.String(), "longest time reading one attached document's or context file's text (a PDF's pages, an HTML page's text) may take; past it the request gets 400", dur(func(c *config) *time.Duration { return &c.DocumentTimeout })},
 	{"max-document-pieces", forServe | forQuery, strconv.Itoa(document.DefaultMaxPieces), "most contexts pieces one document may become (a PDF's pages); a longer PDF gets 400", num(func(c *config) *int { return &c.MaxDocumentPieces })},
 	{"pdf-memory-bytes", forServe | forQuery, formatSize(document.DefaultPDFMemoryBytes), "memory cap of the PDF engine for one document, the file included (32MiB to 2GiB); PDFs larger than half of it, or needing more, get 400", size(func(c *config) *int64 { return &c.PDFMemoryBytes })},
@@ -291,7 +296,8 @@ var settingsTable = []setting{
 	{"read-header-timeout", forServe, server.DefaultReadHeaderTimeout.String(), "how long a client may take to send a request's headers", dur(func(c *config) *time.Duration { return &c.HeaderTimeout })},
 	{"min-body-rate", forServe, formatSize(server.DefaultMinBodyRate), "slowest average rate, per second, at which a request body may arrive after --body-rate-grace; a slower one is cut with 408", size(func(c *config) *int64 { return &c.MinBodyRate })},
 	{"body-rate-grace", forServe, server.DefaultBodyRateGrace.String(), "time a request body may take before --min-body-rate applies", dur(func(c *config) *time.Duration { return &c.BodyRateGrace })},
-	{"max-conns", forServe, strconv.Itoa(server.DefaultMaxConns), "client connections open at once; more wait in the listen backlog", num(func(c *config) *int { return &c.MaxConns })},
+	{"max-conns", forServe, strconv.Itoa(server.DefaultMaxConns), "client connections open at once; when all are open, a new one takes the place of the oldest that is still sending its request's headers or idle between requests, and waits in the listen backlog only while every one is inside a request", num(func(c *config) *int { return &c.MaxConns })},
+	{"max-conns-per-client", forServe, strconv.Itoa(server.DefaultMaxConnsPerClient), "client connections open at once from one address (an IPv4 address, an IPv6 /64); one more is answered 429 and closed. 0: no limit (behind a reverse proxy, whose address every connection has)", num(func(c *config) *int { return &c.MaxConnsPerClient })},
 	{"shutdown-grace", forServe, "30s", "how long shutdown lets running requests finish before cancelling them", dur(func(c *config) *time.Duration { return &c.ShutdownGrace })},
 	{"max-failed-turns", allCommands, strconv.Itoa(recursion.DefaultLimits().MaxFailedTurns), "turns in a row in which no cell ran without an error (or no code and no FINAL came) after which a node stops with \"No answer: ...\"; serve: the maximum and default", num(func(c *config) *int { return &c.Limits.MaxFailedTurns })},
 	{"max-depth", allCommands, "1", "deepest rlm_query level of a run; 0: the root alone (rlm_query acts as llm_query); serve: the maximum and default of a request's rlm.max_depth", num(func(c *config) *int { return &c.Limits.MaxDepth })},

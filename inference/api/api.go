@@ -15,6 +15,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -32,16 +33,33 @@ type Config struct {
 	Keys []string
 	// MaxRequestBytes bounds a request body (default 16 MiB).
 	MaxRequestBytes int64
+	// MaxMessages bounds the messages of a chat request (default 2048,
+	// OpenAI's limit), MaxContentParts the content parts of all its
+	// messages together (default 8192), and MaxPrompts the prompts of a
+	// completions request (default 256). Each is counted while the body
+	// is decoded: one past the cap refuses the request with 400 before
+	// anything is built for the rest.
+	MaxMessages     int
+	MaxContentParts int
+	MaxPrompts      int
 	// RetryAfter is the Retry-After of a 429 (default 1s).
 	RetryAfter time.Duration
 	Logger     *slog.Logger
 }
+
+// Defaults of Config's caps.
+const (
+	DefaultMaxMessages     = 2048
+	DefaultMaxContentParts = 8192
+	DefaultMaxPrompts      = 256
+)
 
 // Handler serves one engine.
 type Handler struct {
 	e   *inference.Engine
 	cfg Config
 	mux *http.ServeMux
+	adm *admission
 }
 
 // New returns the handler of engine e.
@@ -49,13 +67,22 @@ func New(e *inference.Engine, cfg Config) *Handler {
 	if cfg.MaxRequestBytes <= 0 {
 		cfg.MaxRequestBytes = 16 << 20
 	}
+	if cfg.MaxMessages <= 0 {
+		cfg.MaxMessages = DefaultMaxMessages
+	}
+	if cfg.MaxContentParts <= 0 {
+		cfg.MaxContentParts = DefaultMaxContentParts
+	}
+	if cfg.MaxPrompts <= 0 {
+		cfg.MaxPrompts = DefaultMaxPrompts
+	}
 	if cfg.RetryAfter <= 0 {
 		cfg.RetryAfter = time.Second
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	h := &Handler{e: e, cfg: cfg, mux: http.NewServeMux()}
+	h := &Handler{e: e, cfg: cfg, mux: http.NewServeMux(), adm: &admission{limit: e.Capacity()}}
 	h.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
 	h.mux.HandleFunc("GET /v1/models", h.models)
 	h.mux.HandleFunc("GET /v1/models/{id...}", h.model)
@@ -162,6 +189,73 @@ func (h *Handler) runJobs(r *http.Request, jobs []job, onDelta func(j job, d inf
 }
 
 func (h *Handler) retryAfter() int { return max(1, int(h.cfg.RetryAfter.Seconds()+0.5)) }
+
+// admission counts the sequences (choices) of the requests the handler has
+// admitted, up to what the engine holds at once, running or queued. A
+// request is admitted, or refused with 429, after its body is decoded
+// under the caps and before its prompts are built (tokenized, turned into
+// jobs): a full server spends nothing on a request it cannot take.
+type admission struct {
+	limit int
+	mu    sync.Mutex
+	used  int
+}
+
+// tryAcquire takes n sequences, or nothing when they are not free.
+func (a *admission) tryAcquire(n int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.used+n > a.limit {
+		return false
+	}
+	a.used += n
+	return true
+}
+
+func (a *admission) release(n int) {
+	a.mu.Lock()
+	a.used -= n
+	a.mu.Unlock()
+}
+
+// full reports whether not one sequence is free.
+func (a *admission) full() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.used >= a.limit
+}
+
+// admit takes the sequences of a request of n choices, or says why not:
+// 400 when the engine could never hold them at once, 429 when they are not
+// free now. The caller releases them with release(n) when it answered.
+func (h *Handler) admit(n int, param string) *apiError {
+	if n > h.adm.limit {
+		return invalid(param, "this request asks for %d choices at once; the server runs or queues at most %d (--max-seqs plus --max-queued)", n, h.adm.limit)
+	}
+	if !h.adm.tryAcquire(n) {
+		return h.busy()
+	}
+	return nil
+}
+
+// busy is the answer to a request the server has no room for now.
+func (h *Handler) busy() *apiError {
+	return &apiError{status: http.StatusTooManyRequests, typ: "rate_limit_exceeded", code: "rate_limit_exceeded",
+		message:    fmt.Sprintf("the server is running or queueing all the %d sequences it holds; retry later", h.adm.limit),
+		retryAfter: h.retryAfter()}
+}
+
+// refuseIfFull answers 429 at once, before the body is read, when the
+// server has no sequence free; the connection, with the body unread, is
+// closed after the answer.
+func (h *Handler) refuseIfFull(w http.ResponseWriter) bool {
+	if !h.adm.full() {
+		return false
+	}
+	w.Header().Set("Connection", "close")
+	writeError(w, h.busy())
+	return true
+}
 
 // firstError returns the error of the first failed job, if any.
 func (h *Handler) firstError(outs []outcome) *apiError {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -349,6 +350,157 @@ func TestQueueFull429(t *testing.T) {
 	}
 	cancel()
 	for e.Stats().Running+e.Stats().Waiting != 0 || e.Stats().KVBlocksHeld != 0 {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestRequestCaps: messages, content parts, prompts, a prompt's token ids
+// and stop sequences past their caps are refused with a 400 naming the
+// parameter, as are choices the engine could never hold at once.
+func TestRequestCaps(t *testing.T) {
+	_, base := start(t, inference.Config{MaxModelLen: 100, MaxSeqs: 2, MaxQueued: 4},
+		api.Config{MaxMessages: 2, MaxContentParts: 3, MaxPrompts: 3})
+	ids := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat("1,", n), ",") + "]" }
+	part := `{"type":"text","text":"p"}`
+	for _, tc := range []struct {
+		path, body  string
+		status      int
+		param, code string
+	}{
+		{"/chat/completions", `{"model":"tiny","max_tokens":1,"messages":[{"role":"user","content":"a"},{"role":"user","content":"b"}]}`, 200, "", ""},
+		{"/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"a"},{"role":"user","content":"b"},{"role":"user","content":"c"}]}`, 400, "messages", "array_above_max_length"},
+		{"/chat/completions", `{"model":"tiny","max_tokens":1,"messages":[{"role":"user","content":[` + part + `,` + part + `]},{"role":"user","content":[` + part + `]}]}`, 200, "", ""},
+		{"/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":[` + part + `,` + part + `]},{"role":"user","content":[` + part + `,` + part + `]}]}`, 400, "messages[1].content", "array_above_max_length"},
+		{"/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"a"}],"stop":["a","b","c","d","e"]}`, 400, "stop", "array_above_max_length"},
+		{"/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"a"}],"n":7}`, 400, "n", "invalid_value"},
+		{"/completions", `{"model":"tiny","max_tokens":1,"prompt":["a","b","c"]}`, 200, "", ""},
+		{"/completions", `{"model":"tiny","prompt":["a","b","c","d"]}`, 400, "prompt", "array_above_max_length"},
+		{"/completions", `{"model":"tiny","prompt":[[1],[1],[1],[1]]}`, 400, "prompt", "array_above_max_length"},
+		{"/completions", `{"model":"tiny","max_tokens":1,"prompt":` + ids(90) + `}`, 200, "", ""},
+		{"/completions", `{"model":"tiny","prompt":` + ids(101) + `}`, 400, "prompt", "context_length_exceeded"},
+		{"/completions", `{"model":"tiny","prompt":[[1],` + ids(101) + `]}`, 400, "prompt", "context_length_exceeded"},
+		{"/completions", `{"model":"tiny","prompt":["a",[1]]}`, 400, "prompt", "invalid_value"},
+		{"/completions", `{"model":"tiny","prompt":["a","b"],"n":4}`, 400, "n", "invalid_value"},
+	} {
+		status, out := post(t, base+tc.path, tc.body)
+		if status != tc.status {
+			t.Errorf("%s %.100s: status %d %v, want %d", tc.path, tc.body, status, out, tc.status)
+			continue
+		}
+		if tc.status == 200 {
+			continue
+		}
+		e, _ := out["error"].(map[string]any)
+		if e == nil || e["param"] != tc.param || e["code"] != tc.code || e["type"] != "invalid_request_error" {
+			t.Errorf("%s %.100s: error %v, want param %s code %s", tc.path, tc.body, out, tc.param, tc.code)
+		}
+	}
+}
+
+// allocated is the bytes the process allocated while f ran.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestPromptFloodRefusedWhileDecoding reproduces issue 24's attack on
+// `rlm model serve`: prompt [[1]] × 3,000,000 (12 MB) was decoded whole and
+// made a job and a goroutine per prompt before the engine's queue refused
+// them: 2.9 GB and 35 s, then 429. The prompts are now counted as they are
+// walked, and the request refused at the first one past --max-prompts.
+func TestPromptFloodRefusedWhileDecoding(t *testing.T) {
+	_, base := start(t, inference.Config{}, api.Config{MaxRequestBytes: 64 << 20})
+	var b strings.Builder
+	b.WriteString(`{"model":"tiny","max_tokens":1,"prompt":[`)
+	for i := range 3_000_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("[1]")
+	}
+	b.WriteString("]}")
+	body := b.String()
+	var status int
+	var out map[string]any
+	start := time.Now()
+	alloc := allocated(func() { status, out = post(t, base+"/completions", body) })
+	e, _ := out["error"].(map[string]any)
+	if status != 400 || e["param"] != "prompt" || e["code"] != "array_above_max_length" {
+		t.Fatalf("status %d %v; want 400 array_above_max_length on prompt", status, out)
+	}
+	// The body, read once by the server (and its copy as the raw prompt),
+	// and the client's side of the exchange.
+	if limit := uint64(4*len(body)) + 32<<20; alloc > limit {
+		t.Errorf("the refusal allocated %d MiB, over %d MiB", alloc>>20, limit>>20)
+	}
+	t.Logf("%d-byte body: 400 after %v, %d MiB allocated in the process", len(body), time.Since(start).Round(time.Millisecond), alloc>>20)
+}
+
+// TestFullServerRefusesBeforeBuilding: a request whose choices are not
+// free is answered 429 before its prompt is tokenized (the engine's queue
+// used to refuse it only after), and a server with no sequence free
+// answers before reading the body at all.
+func TestFullServerRefusesBeforeBuilding(t *testing.T) {
+	e, base := start(t, inference.Config{MaxSeqs: 1, MaxQueued: 2, QueueWait: 30 * time.Second}, api.Config{RetryAfter: 2 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hold := func() {
+		body := `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"max_tokens":8000,"ignore_eos":true,"stream":true}`
+		req, _ := http.NewRequestWithContext(ctx, "POST", base+"/chat/completions", strings.NewReader(body))
+		go func() {
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	hold()
+	hold()
+	for e.Stats().Running != 1 || e.Stats().Waiting != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	// One sequence is free; this request needs two, and its 8 MB prompt
+	// takes seconds and hundreds of MB to tokenize (the two running
+	// sequences allocate meanwhile too).
+	big := `{"model":"tiny","n":2,"prompt":"` + strings.Repeat("lorem ipsum ", 700_000) + `"}`
+	var status int
+	var out map[string]any
+	start := time.Now()
+	alloc := allocated(func() { status, out = post(t, base+"/completions", big) })
+	if status != 429 || out["error"] == nil {
+		t.Fatalf("status %d %v; want 429", status, out)
+	}
+	// Building it first took ~2 s and ~520 MiB on a 2-core machine;
+	// reading and counting it, a tenth of that.
+	if d, limit := time.Since(start), uint64(10*len(big))+64<<20; d > 5*time.Second || alloc > limit {
+		t.Errorf("the refusal took %v and %d MiB (limit %d MiB): the prompt was built first", d, alloc>>20, limit>>20)
+	} else {
+		t.Logf("refused in %v, %d MiB allocated in the process", d.Round(time.Millisecond), alloc>>20)
+	}
+	hold()
+	for e.Stats().Waiting != 2 {
+		time.Sleep(time.Millisecond)
+	}
+	// Full: the answer comes from the headers, the body never sent.
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	req, _ := http.NewRequest("POST", base+"/completions", pr)
+	req.ContentLength = 1 << 20
+	client := &http.Client{Timeout: 3 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("no answer before the body: %v", err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "2" || !strings.Contains(string(raw), "rate_limit_exceeded") {
+		t.Errorf("full server: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), raw)
+	}
+	cancel()
+	for e.Stats().Running+e.Stats().Waiting != 0 {
 		time.Sleep(time.Millisecond)
 	}
 }

@@ -126,6 +126,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, jobs []job, perP
 
 // chat is POST /v1/chat/completions.
 func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
+	if h.refuseIfFull(w) {
+		return
+	}
 	var req chatRequest
 	if e := decode(w, r, h.cfg.MaxRequestBytes, &req); e != nil {
 		writeError(w, e)
@@ -160,11 +163,17 @@ func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
 		base.TopLogprobs = *req.TopLogprobs
 	}
 	base.Logprobs = req.Logprobs
-	msgs, e := chatMessages(req.Messages)
+	msgs, e := h.chatMessages(req.Messages)
 	if e != nil {
 		writeError(w, e)
 		return
 	}
+	// Admitted before the prompt is built.
+	if e := h.admit(n, "n"); e != nil {
+		writeError(w, e)
+		return
+	}
+	defer h.adm.release(n)
 	prompt, err := h.e.EncodeChat(msgs)
 	if err != nil {
 		writeError(w, invalid("messages", "%v", err))
@@ -217,6 +226,9 @@ func (h *Handler) logprobEntry(id int32, lp float64) map[string]any {
 
 // completions is POST /v1/completions.
 func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
+	if h.refuseIfFull(w) {
+		return
+	}
 	var req completionRequest
 	if e := decode(w, r, h.cfg.MaxRequestBytes, &req); e != nil {
 		writeError(w, e)
@@ -246,7 +258,23 @@ func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
 		}
 		base.Logprobs, base.TopLogprobs = true, *req.Logprobs
 	}
-	ps, e := prompts(req.Prompt, h.e.Tokenizer())
+	// The prompts are counted, not decoded, before the request is
+	// admitted; they are built (tokenized) after.
+	count, e := promptCount(req.Prompt, h.cfg.MaxPrompts)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	param := "prompt"
+	if n > 1 {
+		param = "n"
+	}
+	if e := h.admit(count*n, param); e != nil {
+		writeError(w, e)
+		return
+	}
+	defer h.adm.release(count * n)
+	ps, e := prompts(req.Prompt, h.e.Tokenizer(), h.e.MaxModelLen())
 	if e != nil {
 		writeError(w, e)
 		return

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/internal/jsonscan"
 	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
@@ -151,20 +152,21 @@ func (f *samplingFields) params() (inference.Request, int, *apiError) {
 		s := uint64(*f.Seed)
 		req.Seed = &s
 	}
-	stop, err := stringOrList(f.Stop)
+	stop, err := stringOrList(f.Stop, maxStop)
+	if err == errTooMany {
+		return req, 0, tooMany("stop", "stop sequences", maxStop)
+	}
 	if err != nil {
 		return req, 0, invalid("stop", "stop: %v", err)
-	}
-	if len(stop) > 4 {
-		return req, 0, invalid("stop", "stop takes at most 4 sequences, got %d", len(stop))
 	}
 	req.Stop = stop
 	req.IgnoreEOS = f.IgnoreEOS
 	return req, n, nil
 }
 
-// stringOrList reads a field that is a string or an array of strings.
-func stringOrList(raw json.RawMessage) ([]string, error) {
+// stringOrList reads a field that is a string or an array of at most limit
+// strings (counted before they are decoded); more is errTooMany.
+func stringOrList(raw json.RawMessage, limit int) ([]string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -173,6 +175,9 @@ func stringOrList(raw json.RawMessage) ([]string, error) {
 	if json.Unmarshal(raw, &one) == nil {
 		return []string{one}, nil
 	}
+	if n, _ := jsonscan.Count(raw, limit); n > limit {
+		return nil, errTooMany
+	}
 	var many []string
 	if err := json.Unmarshal(raw, &many); err != nil {
 		return nil, errors.New("expected a string or an array of strings")
@@ -180,24 +185,40 @@ func stringOrList(raw json.RawMessage) ([]string, error) {
 	return many, nil
 }
 
-// chatMessages reads messages: each with a role and a content that is a
-// string or an array of text parts.
-func chatMessages(raw json.RawMessage) ([]tokenizer.Message, *apiError) {
-	var msgs []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
+// maxStop is OpenAI's limit on stop sequences.
+const maxStop = 4
+
+// errTooMany is an array past its cap.
+var errTooMany = errors.New("too many elements")
+
+// tooMany is the 400 of an array past a cap, as OpenAI words it.
+func tooMany(param, what string, limit int) *apiError {
+	return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: param, code: "array_above_max_length",
+		message: fmt.Sprintf("Invalid '%s': array too long. This server takes at most %d %s in one request.", param, limit, what)}
+}
+
+// chatMessages reads messages, each with a role and a content that is a
+// string or an array of text parts, under the caps: the elements are
+// decoded one at a time, and the first past a cap refuses the request.
+func (h *Handler) chatMessages(raw json.RawMessage) ([]tokenizer.Message, *apiError) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, invalid("messages", "messages is required")
 	}
-	if err := json.Unmarshal(raw, &msgs); err != nil {
-		return nil, invalid("messages", "messages: expected an array of message objects")
-	}
-	if len(msgs) == 0 {
-		return nil, invalid("messages", "messages must not be empty")
-	}
-	out := make([]tokenizer.Message, 0, len(msgs))
-	for i, m := range msgs {
+	var out []tokenizer.Message
+	parts := 0
+	var fail *apiError
+	err := jsonscan.Elements(raw, func(i int, elem []byte) error {
+		if i >= h.cfg.MaxMessages {
+			fail = tooMany("messages", "messages", h.cfg.MaxMessages)
+			return errTooMany
+		}
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(elem, &m); err != nil {
+			return err
+		}
 		role := m.Role
 		if role == "developer" {
 			role = tokenizer.RoleSystem
@@ -205,18 +226,35 @@ func chatMessages(raw json.RawMessage) ([]tokenizer.Message, *apiError) {
 		switch role {
 		case tokenizer.RoleSystem, tokenizer.RoleUser, tokenizer.RoleAssistant, tokenizer.RoleTool:
 		default:
-			return nil, invalid(fmt.Sprintf("messages[%d].role", i), "messages[%d].role: %q is not one of system, developer, user, assistant, tool", i, m.Role)
+			fail = invalid(fmt.Sprintf("messages[%d].role", i), "messages[%d].role: %q is not one of system, developer, user, assistant, tool", i, m.Role)
+			return errTooMany
 		}
-		text, err := contentText(m.Content)
+		text, err := contentText(m.Content, &parts, h.cfg.MaxContentParts)
+		if err == errTooMany {
+			fail = tooMany(fmt.Sprintf("messages[%d].content", i), "content parts in all messages together", h.cfg.MaxContentParts)
+			return err
+		}
 		if err != nil {
-			return nil, invalid(fmt.Sprintf("messages[%d].content", i), "messages[%d].content: %v", i, err)
+			fail = invalid(fmt.Sprintf("messages[%d].content", i), "messages[%d].content: %v", i, err)
+			return err
 		}
 		out = append(out, tokenizer.Message{Role: role, Content: text})
+		return nil
+	})
+	switch {
+	case fail != nil:
+		return nil, fail
+	case err != nil:
+		return nil, invalid("messages", "messages: expected an array of message objects")
+	case len(out) == 0:
+		return nil, invalid("messages", "messages must not be empty")
 	}
 	return out, nil
 }
 
-func contentText(raw json.RawMessage) (string, error) {
+// contentText reads a content, a string or an array of text parts; *parts
+// counts the parts of the request so far, at most limit.
+func contentText(raw json.RawMessage, parts *int, limit int) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
@@ -225,26 +263,79 @@ func contentText(raw json.RawMessage) (string, error) {
 	if json.Unmarshal(raw, &s) == nil {
 		return s, nil
 	}
-	var parts []struct {
-		Type string  `json:"type"`
-		Text *string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errors.New("expected a string or an array of content parts")
-	}
 	var b strings.Builder
-	for _, p := range parts {
+	err := jsonscan.Elements(raw, func(_ int, elem []byte) error {
+		if *parts++; *parts > limit {
+			return errTooMany
+		}
+		var p struct {
+			Type string  `json:"type"`
+			Text *string `json:"text"`
+		}
+		if err := json.Unmarshal(elem, &p); err != nil {
+			return errors.New("expected a string or an array of content parts")
+		}
 		if p.Type != "text" || p.Text == nil {
-			return "", fmt.Errorf("content part of type %q is not supported (only text)", p.Type)
+			return fmt.Errorf("content part of type %q is not supported (only text)", p.Type)
 		}
 		b.WriteString(*p.Text)
+		return nil
+	})
+	if err == jsonscan.ErrNotArray || err == jsonscan.ErrSyntax {
+		return "", errors.New("expected a string or an array of content parts")
 	}
-	return b.String(), nil
+	return b.String(), err
+}
+
+// promptCount counts the prompts of a completion without decoding them: 1
+// for a string or an array of token ids, else the elements of an array of
+// strings or of token-id arrays. More than limit is errTooMany; the count
+// stops there.
+func promptCount(raw json.RawMessage, limit int) (int, *apiError) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return 0, invalid("prompt", "prompt is required")
+	case raw[0] == '"':
+		return 1, nil
+	case raw[0] != '[':
+		return 0, badPrompt()
+	}
+	n, first := 0, byte(0)
+	err := jsonscan.Elements(raw, func(i int, elem []byte) error {
+		if i == 0 {
+			first = elem[0]
+		}
+		if first != '"' && first != '[' {
+			return errSingle // a single prompt of token ids
+		}
+		if n++; n > limit {
+			return errTooMany
+		}
+		return nil
+	})
+	switch {
+	case err == errSingle:
+		return 1, nil
+	case err == errTooMany:
+		return n, tooMany("prompt", "prompts", limit)
+	case err != nil || n == 0:
+		return 0, badPrompt()
+	}
+	return n, nil
+}
+
+var errSingle = errors.New("a single prompt")
+
+func badPrompt() *apiError {
+	return invalid("prompt", "prompt: expected a string, an array of strings, an array of token ids or an array of such arrays")
 }
 
 // prompts reads the prompt of a completion: a string, an array of strings,
-// an array of token ids, or an array of arrays of token ids.
-func prompts(raw json.RawMessage, tok *tokenizer.Tokenizer) ([][]int32, *apiError) {
+// an array of token ids, or an array of arrays of token ids. A prompt of
+// more token ids than maxLen, which could never run, is refused as its ids
+// are counted, before they are decoded.
+func prompts(raw json.RawMessage, tok *tokenizer.Tokenizer, maxLen int) ([][]int32, *apiError) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, invalid("prompt", "prompt is required")
@@ -257,25 +348,60 @@ func prompts(raw json.RawMessage, tok *tokenizer.Tokenizer) ([][]int32, *apiErro
 		}
 		return out
 	}
+	ids := func(b []byte) ([]int32, *apiError) {
+		if n, _ := jsonscan.Count(b, maxLen); n > maxLen {
+			return nil, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "prompt", code: "context_length_exceeded",
+				message: fmt.Sprintf("This model's maximum context length is %d tokens. However, your prompt has more than %d tokens.", maxLen, maxLen)}
+		}
+		var out []int32
+		if err := json.Unmarshal(b, &out); err != nil || len(out) == 0 {
+			return nil, badPrompt()
+		}
+		return out, nil
+	}
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
 		return [][]int32{encode(one)}, nil
 	}
-	var strs []string
-	if json.Unmarshal(raw, &strs) == nil && len(strs) > 0 {
-		var out [][]int32
-		for _, s := range strs {
-			out = append(out, encode(s))
+	var out [][]int32
+	var fail *apiError
+	var kind byte // of the first element: all are alike
+	err := jsonscan.Elements(raw, func(i int, elem []byte) error {
+		if i == 0 {
+			kind = elem[0]
 		}
-		return out, nil
+		switch {
+		case elem[0] != kind && (kind == '"' || kind == '['):
+			return errTooMany // a mixed array
+		case elem[0] == '"':
+			var s string
+			if err := json.Unmarshal(elem, &s); err != nil {
+				return err
+			}
+			out = append(out, encode(s))
+		case elem[0] == '[':
+			p, e := ids(elem)
+			if e != nil {
+				fail = e
+				return errTooMany
+			}
+			out = append(out, p)
+		default: // token ids: the whole array is one prompt
+			p, e := ids(raw)
+			if e != nil {
+				fail = e
+				return errTooMany
+			}
+			out = [][]int32{p}
+			return errSingle
+		}
+		return nil
+	})
+	switch {
+	case fail != nil:
+		return nil, fail
+	case err != nil && err != errSingle, len(out) == 0:
+		return nil, badPrompt()
 	}
-	var ids []int32
-	if json.Unmarshal(raw, &ids) == nil && len(ids) > 0 {
-		return [][]int32{ids}, nil
-	}
-	var batch [][]int32
-	if json.Unmarshal(raw, &batch) == nil && len(batch) > 0 {
-		return batch, nil
-	}
-	return nil, invalid("prompt", "prompt: expected a string, an array of strings, an array of token ids or an array of such arrays")
+	return out, nil
 }

@@ -113,10 +113,20 @@ type server struct {
 // startServer starts rlm serve against upstream with extra flags.
 func startServer(t testing.TB, upstream string, extra ...string) *server {
 	t.Helper()
-	s := &server{data: t.TempDir(), done: make(chan struct{})}
+	data := t.TempDir()
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--upstream", upstream, "--root-model", "root",
-		"--sub-model", "sub", "--models", "rlm", "--data-dir", s.data, "--api-keys", keyA + "," + keyB,
+		"--sub-model", "sub", "--models", "rlm", "--data-dir", data, "--api-keys", keyA + "," + keyB,
 		"--repl-workers", "2", "--upstream-retries", "0", "--log-level", "warn"}, extra...)
+	s := startRLM(t, args...)
+	s.data = data
+	return s
+}
+
+// startRLM runs the rlm binary with args (a command that prints
+// "listening on URL" once it serves) and stops it when the test ends.
+func startRLM(t testing.TB, args ...string) *server {
+	t.Helper()
+	s := &server{done: make(chan struct{})}
 	s.cmd = exec.Command(rlmBinary, args...)
 	// The server's temp files (contexts, workers' empty directories) in a
 	// directory of the test's, which workers running as another uid (a
@@ -155,9 +165,9 @@ func startServer(t testing.TB, upstream string, extra ...string) *server {
 	select {
 	case s.url = <-addr:
 	case <-s.done:
-		t.Fatalf("rlm serve exited at start: %s", s.stderr())
+		t.Fatalf("rlm %s exited at start: %s", args[0], s.stderr())
 	case <-time.After(60 * time.Second):
-		t.Fatalf("rlm serve did not start: %s", s.stderr())
+		t.Fatalf("rlm %s did not start: %s", args[0], s.stderr())
 	}
 	return s
 }
