@@ -170,11 +170,12 @@ func jsonTypeOf(v any) string {
 	return "a value"
 }
 
-// createStored records a stored completion before its run starts: messages,
-// in_progress record, then the summary that makes it appear in lists. On
-// failure it removes what it wrote, so that nothing half-made is listed.
-// Each write is bounded by StoreTimeout and finished even if the client
-// leaves.
+// createStored records a stored completion before its run starts: its
+// registration as a run in progress of this server (see runs.go),
+// messages, in_progress record, then the summary that makes it appear in
+// lists. On failure it removes what it wrote, so that nothing half-made is
+// listed. Each write is bounded by StoreTimeout and finished even if the
+// client leaves.
 func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, md map[string]string) error {
 	ctx = context.WithoutCancel(ctx)
 	bounded := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, s.cfg.StoreTimeout) }
@@ -186,9 +187,17 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, m
 		defer cancel()
 		s.store.Delete(dctx, collMessages, key)
 		s.store.Delete(dctx, collCompletions, key)
+		s.store.DeleteEntry(dctx, collRuns, idxRunning, runningKey(r.owner, r.id))
 	}
 	wctx, cancel := bounded()
-	err := s.putMessages(wctx, key, r.id, msgs)
+	err := s.registerRun(wctx, r)
+	cancel()
+	if err != nil {
+		undo()
+		return fmt.Errorf("registering the run: %w", err)
+	}
+	wctx, cancel = bounded()
+	err = s.putMessages(wctx, key, r.id, msgs)
 	cancel()
 	if err != nil {
 		undo()

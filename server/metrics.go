@@ -21,6 +21,7 @@ type metrics struct {
 	replSessions prometheus.Gauge
 	dropped      prometheus.Counter
 	documents    *prometheus.CounterVec
+	orphans      prometheus.Counter
 }
 
 // newMetrics builds the series; workers, when not nil, is read at each
@@ -36,7 +37,7 @@ func newMetrics(workers WorkerCounter, extra ...prometheus.Collector) *metrics {
 			Buckets: []float64{.005, .025, .1, .5, 1, 2.5, 5, 15, 30, 60, 120, 300, 900},
 		}, []string{"method", "route"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rlm_errors_total", Help: "Error responses by kind (invalid_request, auth, not_found, too_large, rate_limit, cancelled, timeout, upstream, not_configured, store, internal).",
+			Name: "rlm_errors_total", Help: "Error responses by kind (invalid_request, auth, not_found, too_large, rate_limit, cancelled, timeout, upstream, not_configured, store, quota, internal).",
 		}, []string{"kind"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlm_runs_total", Help: "Finished RLM runs by stop reason.",
@@ -65,7 +66,11 @@ func newMetrics(workers WorkerCounter, extra ...prometheus.Collector) *metrics {
 		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlm_documents_read_total", Help: "Attached files read for their text, by result: text, HTML or PDF when read, else the refusal's code.",
 		}, []string{"result"}),
+		orphans: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "rlm_orphaned_runs_total", Help: "Stored runs of a server that stopped under them (crash, kill), recorded as interrupted by this one's sweep.",
+		}),
 	}
+	m.reg.MustRegister(m.orphans)
 	m.reg.MustRegister(m.requests, m.latency, m.errors, m.runs, m.runsInFlight, m.iterations, m.llmCalls,
 		m.subCalls, m.tokens, m.replSessions, m.dropped, m.documents,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
