@@ -113,7 +113,14 @@ type server struct {
 // startServer starts rlm serve against upstream with extra flags.
 func startServer(t testing.TB, upstream string, extra ...string) *server {
 	t.Helper()
-	s := &server{data: t.TempDir(), done: make(chan struct{})}
+	return startServerIn(t, t.TempDir(), upstream, extra...)
+}
+
+// startServerIn is startServer on the data directory data, which another
+// server may have used before.
+func startServerIn(t testing.TB, data, upstream string, extra ...string) *server {
+	t.Helper()
+	s := &server{data: data, done: make(chan struct{})}
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--upstream", upstream, "--root-model", "root",
 		"--sub-model", "sub", "--models", "rlm", "--data-dir", s.data, "--api-keys", keyA + "," + keyB,
 		"--repl-workers", "2", "--upstream-retries", "0", "--log-level", "warn"}, extra...)
@@ -194,6 +201,16 @@ func (s *server) stop(t testing.TB) {
 		<-s.done
 		t.Errorf("rlm serve did not stop on SIGINT; killed")
 	}
+}
+
+// kill ends the server with SIGKILL, as the OOM killer or a crash would:
+// no shutdown, nothing written on the way out.
+func (s *server) kill(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatalf("kill rlm serve: %v", err)
+	}
+	<-s.done
 }
 
 // alive fails the test when the server process exited.
