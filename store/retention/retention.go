@@ -179,6 +179,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Report, error) {
 	var shared []owned
 	var sharedBytes int64
 	for _, p := range s.Policies {
+		rep.Kept[p.Name] = 0
 		items, err := Items(ctx, s.Store, p.Kind, "")
 		if err != nil {
 			errs = append(errs, err)
