@@ -197,7 +197,7 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, m
 		return fmt.Errorf("registering the run: %w", err)
 	}
 	wctx, cancel = bounded()
-	err = s.putMessages(wctx, key, r.id, msgs)
+	n, err := s.putMessages(wctx, key, r.id, msgs)
 	cancel()
 	if err != nil {
 		undo()
@@ -217,12 +217,14 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, m
 		undo()
 		return fmt.Errorf("summary: %w", err)
 	}
+	s.quotas.completions.Add(r.owner, r.id, n)
 	return nil
 }
 
 // putMessages streams a request's messages into the store, one per line:
 // a 40 MB message is encoded into the store's writer, not into a buffer.
-func (s *Server) putMessages(ctx context.Context, key, id string, msgs []chatMessage) error {
+// It returns the bytes written.
+func (s *Server) putMessages(ctx context.Context, key, id string, msgs []chatMessage) (int64, error) {
 	pr, pw := io.Pipe()
 	go func() {
 		enc := json.NewEncoder(pw)
@@ -235,10 +237,10 @@ func (s *Server) putMessages(ctx context.Context, key, id string, msgs []chatMes
 		}
 		pw.Close()
 	}()
-	_, err := s.store.Put(ctx, collMessages, key, pr)
+	n, err := s.store.Put(ctx, collMessages, key, pr)
 	// Unblocks the encoder if the store stopped reading early.
 	pr.CloseWithError(errors.New("store write ended"))
-	return err
+	return n, err
 }
 
 func storedMessageOf(id string, i int, m chatMessage) storedMessage {

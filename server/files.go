@@ -50,7 +50,7 @@ func (s *Server) uploadFile(c *echo.Context) error {
 	req.Body = http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxUploadBytes+1<<20)
 	ctx := req.Context()
 	own := owner(c)
-	if err := s.checkFileQuota(ctx, own, req.ContentLength, false); err != nil {
+	if err := s.checkFileQuota(ctx, own, req.ContentLength); err != nil {
 		drainRefused(req)
 		return err
 	}
@@ -142,15 +142,14 @@ func (s *Server) uploadFile(c *echo.Context) error {
 		cleanup()
 		return err
 	}
-	// Again with the upload counted: uploads that came together may have
-	// passed the first check together.
-	if err := s.checkFileQuota(ctx, own, 0, true); err != nil {
+	if err := s.admitFile(ctx, own, obj.ID, obj.Bytes); err != nil {
 		cleanup()
 		return err
 	}
 	meta, _ := json.Marshal(obj)
 	if _, err := s.store.Put(ctx, collFileMeta, key, strings.NewReader(string(meta))); err != nil {
 		cleanup()
+		s.quotas.files.Drop(own, obj.ID)
 		return serverError("saving file metadata: %v", err)
 	}
 	return c.JSON(http.StatusOK, obj)

@@ -80,28 +80,24 @@ func deleteAll(ctx context.Context, st store.Store, key string, colls ...string)
 	return nil
 }
 
-// checkQuota refuses a write of incoming more bytes (0 when unknown) and
-// one more item of k for owner past maxBytes or maxItems. With written set
-// the item is in the store already, and counted.
-func (s *Server) checkQuota(ctx context.Context, k retention.Kind, owner string, incoming, maxBytes, maxItems int64, written bool, param, what, remedy string) error {
-	if maxBytes <= 0 && maxItems <= 0 {
-		return nil
+// quotaLedgers count what each owner keeps, for the quota checks.
+type quotaLedgers struct {
+	files, completions *retention.Ledger
+}
+
+func newQuotaLedgers(st store.Store) quotaLedgers {
+	files, completions := RecordKinds(st)
+	return quotaLedgers{files: &retention.Ledger{Store: st, Kind: files},
+		completions: &retention.Ledger{Store: st, Kind: completions}}
+}
+
+// quotaError is the refusal of a write that would take owner's usage u past
+// maxBytes or maxItems.
+func quotaError(u retention.Usage, maxBytes, maxItems int64, param, what, remedy string) *apiError {
+	if maxItems > 0 && u.Items > maxItems {
+		return quotaExceeded(param, "this API key has %d %s, its quota; %s", u.Items-1, what, remedy)
 	}
-	used, n, err := retention.Usage(ctx, s.store, k, owner)
-	if err != nil {
-		return serverError("checking the storage quota: %v", err)
-	}
-	if !written {
-		used += max(incoming, 0)
-		n++
-	}
-	switch {
-	case maxItems > 0 && n > maxItems:
-		return quotaExceeded(param, "this API key has %d %s, its quota; %s", n-1, what, remedy)
-	case maxBytes > 0 && used > maxBytes:
-		return quotaExceeded(param, "this API key's %s would take %s, over its quota of %s; %s", what, formatBytes(used), formatBytes(maxBytes), remedy)
-	}
-	return nil
+	return quotaExceeded(param, "this API key's %s would take %s, over its quota of %s; %s", what, formatBytes(u.Bytes), formatBytes(maxBytes), remedy)
 }
 
 func quotaExceeded(param, format string, args ...any) *apiError {
@@ -109,19 +105,57 @@ func quotaExceeded(param, format string, args ...any) *apiError {
 		Code: "storage_quota_exceeded", Kind: "quota", Message: fmt.Sprintf(format, args...)}
 }
 
-// checkFileQuota checks an upload of incoming bytes (before it is read) or,
-// with written set, the upload just stored.
-func (s *Server) checkFileQuota(ctx context.Context, owner string, incoming int64, written bool) error {
-	files, _ := RecordKinds(s.store)
-	return s.checkQuota(ctx, files, owner, incoming, s.cfg.Quota.FileBytes, s.cfg.Quota.Files, written,
-		"file", "uploaded files", "delete files it no longer needs (DELETE /v1/files/{id})")
+const (
+	fileWhat       = "uploaded files"
+	fileRemedy     = "delete files it no longer needs (DELETE /v1/files/{id})"
+	completionWhat = "stored completions"
+	completionFix  = "delete stored completions it no longer needs (DELETE /v1/chat/completions/{id}), or send store: false"
+)
+
+// checkFileQuota checks, before it is read, an upload of incoming bytes
+// (0 when unknown).
+func (s *Server) checkFileQuota(ctx context.Context, owner string, incoming int64) error {
+	q := s.cfg.Quota
+	u, ok, err := s.quotas.files.Fits(ctx, owner, incoming, q.FileBytes, q.Files)
+	if err != nil {
+		return serverError("checking the storage quota: %v", err)
+	}
+	if !ok {
+		return quotaError(u, q.FileBytes, q.Files, "file", fileWhat, fileRemedy)
+	}
+	return nil
 }
 
-// checkCompletionQuota checks a store: true request of incoming bytes.
+// admitFile counts the upload id of bytes, just stored, if it is within
+// the quota; uploads that came together may have passed checkFileQuota
+// together, and one of them is refused here.
+func (s *Server) admitFile(ctx context.Context, owner, id string, bytes int64) error {
+	q := s.cfg.Quota
+	if q.FileBytes <= 0 && q.Files <= 0 {
+		return nil
+	}
+	u, ok, err := s.quotas.files.Admit(ctx, owner, id, bytes, q.FileBytes, q.Files)
+	if err != nil {
+		return serverError("checking the storage quota: %v", err)
+	}
+	if !ok {
+		return quotaError(u, q.FileBytes, q.Files, "file", fileWhat, fileRemedy)
+	}
+	return nil
+}
+
+// checkCompletionQuota checks a store: true request of incoming bytes; the
+// completion is counted once stored (see createStored).
 func (s *Server) checkCompletionQuota(ctx context.Context, owner string, incoming int64) error {
-	_, completions := RecordKinds(s.store)
-	return s.checkQuota(ctx, completions, owner, incoming, s.cfg.Quota.CompletionBytes, s.cfg.Quota.Completions, false,
-		"store", "stored completions", "delete stored completions it no longer needs (DELETE /v1/chat/completions/{id}), or send store: false")
+	q := s.cfg.Quota
+	u, ok, err := s.quotas.completions.Fits(ctx, owner, incoming, q.CompletionBytes, q.Completions)
+	if err != nil {
+		return serverError("checking the storage quota: %v", err)
+	}
+	if !ok {
+		return quotaError(u, q.CompletionBytes, q.Completions, "store", completionWhat, completionFix)
+	}
+	return nil
 }
 
 // formatBytes writes n in the largest binary unit that keeps it above 1.

@@ -240,6 +240,7 @@ type Server struct {
 	// instance names this server's lease and its runs in progress.
 	instance string
 	upkeep   upkeep
+	quotas   quotaLedgers
 
 	mu          sync.Mutex
 	http        *http.Server
@@ -269,6 +270,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.instance = newID("rlm-")
+	s.quotas = newQuotaLedgers(st)
 
 	e := echo.NewWithConfig(echo.Config{
 		Logger: cfg.Logger,

@@ -63,7 +63,9 @@ type storeRetention struct {
 	sweeper  retention.Sweeper
 	interval time.Duration
 	traces   retention.Policy
-	log      *slog.Logger
+	// ledger counts each key's traces, so that a save need not walk them.
+	ledger *retention.Ledger
+	log    *slog.Logger
 
 	deleted      *prometheus.CounterVec
 	deletedBytes *prometheus.CounterVec
@@ -88,6 +90,7 @@ func newRetention(c *config, st store.Store, log *slog.Logger) *storeRetention {
 		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_retention_sweep_failures_total",
 			Help: "Sweeps of the store that failed in part (details in the log)."}),
 	}
+	r.ledger = &retention.Ledger{Store: st, Kind: r.traces.Kind}
 	r.sweeper = retention.Sweeper{Store: st, MaxBytes: c.RetentionMaxBytes, Logger: log, Deleted: r.count,
 		Policies: []retention.Policy{
 			{Kind: files, Rules: retention.Rules{MaxAge: c.FileMaxAge}},
@@ -129,7 +132,7 @@ func (r *storeRetention) collectors() []prometheus.Collector {
 // beforeSave makes room in the owner's share of traces for one of n bytes
 // (tracing.Config.BeforeSave).
 func (r *storeRetention) beforeSave(ctx context.Context, owner, id string, n int64) error {
-	deleted, err := retention.Trim(ctx, r.sweeper.Store, r.traces, owner, id, n)
+	deleted, err := r.ledger.Trim(ctx, r.traces, owner, id, n)
 	if deleted > 0 {
 		r.deleted.WithLabelValues("traces", retention.ReasonOwner).Add(float64(deleted))
 	}

@@ -7,6 +7,8 @@
 // a stored completion, a trace) and may be several values: a file is its
 // content, its metadata and its text. Kinds describe how values group into
 // items and how an item is deleted; Walk gives the sizes and write times.
+// A Sweeper applies bounds to a whole store now and then; a Ledger checks
+// one owner's share before each write.
 package retention
 
 import (
@@ -83,16 +85,6 @@ func Items(ctx context.Context, st store.Store, k Kind, owner string) ([]Item, e
 		}
 	}
 	return items, nil
-}
-
-// Usage returns the bytes and number of owner's items of k.
-func Usage(ctx context.Context, st store.Store, k Kind, owner string) (bytes, count int64, err error) {
-	items, err := Items(ctx, st, k, owner)
-	for _, it := range items {
-		bytes += it.Bytes
-		count++
-	}
-	return bytes, count, err
 }
 
 // Rules are the bounds a sweep keeps one kind in. Zero fields bound nothing.
@@ -270,34 +262,4 @@ func share(items []Item, r Rules, bytes0, n0 int64) (keep, drop []Item) {
 		keep = append(keep, it)
 	}
 	return keep, drop
-}
-
-// ErrTooLarge is returned by Trim for an item larger than an owner's share.
-var ErrTooLarge = errors.New("larger than an owner's whole share")
-
-// Trim makes room in owner's share of p for an item of incoming bytes that
-// is about to be written as id (replacing id's values, if it has any): it
-// deletes owner's oldest other items until the new one fits. It deletes
-// nothing, and returns ErrTooLarge, when the item cannot fit at all.
-func Trim(ctx context.Context, st store.Store, p Policy, owner, id string, incoming int64) (int, error) {
-	if p.OwnerBytes <= 0 && p.OwnerItems <= 0 {
-		return 0, nil
-	}
-	if p.OwnerBytes > 0 && incoming > p.OwnerBytes {
-		return 0, fmt.Errorf("%s %s: %d bytes: %w of %d bytes", p.Name, id, incoming, ErrTooLarge, p.OwnerBytes)
-	}
-	items, err := Items(ctx, st, p.Kind, owner)
-	if err != nil {
-		return 0, err
-	}
-	items = slices.DeleteFunc(items, func(it Item) bool { return it.ID == id })
-	_, drop := share(items, p.Rules, incoming, 1)
-	deleted := 0
-	for _, it := range drop {
-		if err := p.Delete(ctx, it.Owner, it.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return deleted, fmt.Errorf("make room for %s %s: %w", p.Name, id, err)
-		}
-		deleted++
-	}
-	return deleted, nil
 }

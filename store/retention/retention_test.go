@@ -95,9 +95,6 @@ func TestItemsGroupValues(t *testing.T) {
 		time.Since(items[0].Modified) > 2*time.Hour || items[1].ID != "b" || items[1].Whole {
 		t.Errorf("items of o1: %+v", items)
 	}
-	if n, c, err := retention.Usage(context.Background(), f.st, k, "o2"); n != 1 || c != 1 || err != nil {
-		t.Errorf("usage of o2: %d bytes, %d items, %v", n, c, err)
-	}
 }
 
 func TestSweep(t *testing.T) {
@@ -205,29 +202,80 @@ func TestSweepSharedAcrossKinds(t *testing.T) {
 	}
 }
 
-func TestTrim(t *testing.T) {
+func TestLedgerTrim(t *testing.T) {
 	f := newFixture(t)
 	p := retention.Policy{Kind: f.kind("doc", "docs"), Rules: retention.Rules{OwnerBytes: 30, OwnerItems: 3}}
+	l := &retention.Ledger{Store: f.st, Kind: p.Kind}
 	f.put("docs", "a/1", 10, 3*time.Hour)
 	f.put("docs", "a/2", 10, 2*time.Hour)
 	f.put("docs", "a/3", 10, time.Hour)
 	f.put("docs", "b/1", 10, 9*time.Hour)
 	ctx := context.Background()
 	// Rewriting a/3 at the same size fits without deleting anything.
-	if n, err := retention.Trim(ctx, f.st, p, "a", "3", 10); n != 0 || err != nil {
+	if n, err := l.Trim(ctx, p, "a", "3", 10); n != 0 || err != nil {
 		t.Errorf("trim for a rewrite: %d deleted, %v", n, err)
 	}
 	// A new 15-byte item needs a/1 and a/2 gone; b is another owner.
-	if n, err := retention.Trim(ctx, f.st, p, "a", "4", 15); n != 2 || err != nil {
+	if n, err := l.Trim(ctx, p, "a", "4", 15); n != 2 || err != nil {
 		t.Errorf("trim for a new item: %d deleted, %v", n, err)
 	}
 	if got := f.keys("docs"); got != "a/3 b/1" {
 		t.Errorf("left %q", got)
 	}
-	if n, err := retention.Trim(ctx, f.st, p, "a", "5", 31); n != 0 || !errors.Is(err, retention.ErrTooLarge) {
+	if n, err := l.Trim(ctx, p, "a", "5", 31); n != 0 || !errors.Is(err, retention.ErrTooLarge) {
 		t.Errorf("trim for an item above the share: %d deleted, %v", n, err)
 	}
 	if got := f.keys("docs"); got != "a/3 b/1" {
 		t.Errorf("a refused trim deleted something: %q", got)
+	}
+	// a/4 is saved; one more item of 10 then needs a/3 gone.
+	f.put("docs", "a/4", 15, 0)
+	if n, err := l.Trim(ctx, p, "a", "6", 10); n != 1 || err != nil {
+		t.Errorf("trim after a counted item: %d deleted, %v", n, err)
+	}
+	if got := f.keys("docs"); got != "a/4 b/1" {
+		t.Errorf("left %q", got)
+	}
+}
+
+// TestLedgerAdmit checks the quota side: Fits and Admit from what the
+// ledger holds, re-read before a refusal, so that a record deleted behind
+// its back frees room at once.
+func TestLedgerAdmit(t *testing.T) {
+	f := newFixture(t)
+	l := &retention.Ledger{Store: f.st, Kind: f.kind("doc", "docs", "parts"), Refresh: time.Hour}
+	ctx := context.Background()
+	f.put("docs", "a/1", 40, time.Hour)
+	f.put("parts", "a/1", 10, time.Hour)
+	tests := []struct {
+		name       string
+		do         func() (retention.Usage, bool, error)
+		ok         bool
+		bytes, n   int64
+		afterwards func()
+	}{
+		{"fits", func() (retention.Usage, bool, error) { return l.Fits(ctx, "a", 50, 100, 0) }, true, 100, 2, nil},
+		{"does not fit", func() (retention.Usage, bool, error) { return l.Fits(ctx, "a", 51, 100, 0) }, false, 101, 2, nil},
+		// Admitted once written, as the server does.
+		{"admitted", func() (retention.Usage, bool, error) {
+			f.put("docs", "a/2", 30, 0)
+			return l.Admit(ctx, "a", "2", 30, 100, 2)
+		}, true, 80, 2, nil},
+		{"one item too many", func() (retention.Usage, bool, error) { return l.Admit(ctx, "a", "3", 1, 0, 2) }, false, 81, 3,
+			func() { f.st.Delete(ctx, "docs", "a/1"); f.st.Delete(ctx, "parts", "a/1") }},
+		// a/1 is gone, which the ledger was not told: a fresh read before
+		// refusing finds room.
+		{"room made behind its back", func() (retention.Usage, bool, error) { return l.Admit(ctx, "a", "3", 70, 100, 2) }, true, 100, 2, nil},
+		{"replacing counts once", func() (retention.Usage, bool, error) { return l.Admit(ctx, "a", "3", 70, 100, 2) }, true, 100, 2, nil},
+		{"unbounded", func() (retention.Usage, bool, error) { return l.Fits(ctx, "a", 1<<40, 0, 0) }, true, 0, 0, nil},
+	}
+	for _, tt := range tests {
+		u, ok, err := tt.do()
+		if err != nil || ok != tt.ok || u.Bytes != tt.bytes || u.Items != tt.n {
+			t.Errorf("%s: %+v %v %v, want %v with %d bytes in %d items", tt.name, u, ok, err, tt.ok, tt.bytes, tt.n)
+		}
+		if tt.afterwards != nil {
+			tt.afterwards()
+		}
 	}
 }
