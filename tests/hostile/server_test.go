@@ -1,5 +1,6 @@
-// Package hostile runs the attacks of issue 10, and the ones the gateway
-// already withstands, against the real `rlm serve` binary: built once by
+// Package hostile runs the attacks of issue 10, the ones the gateway
+// already withstands, and a kill with stored runs in progress (issue 24),
+// against the real `rlm serve` binary: built once by
 // TestMain, started per test as a separate process with its real REPL
 // workers. The upstream is internal/fakellm, a scripted test double (not a
 // model): its "root model" writes the attack's code and its "sub-model"
