@@ -223,3 +223,33 @@ func TestSweepOrphanCases(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownReleasesLease checks that a server shut down cleanly gives its
+// lease up, so that the runs it could not finish are ended by the next
+// sweep at once rather than after the lease's term.
+func TestShutdownReleasesLease(t *testing.T) {
+	for name, open := range sharedStores(t) {
+		t.Run(name, func(t *testing.T) {
+			st, other := open(t)
+			s := startServer(t, Config{}, st, nil)
+			// Serving for sure: a Shutdown before Serve began would not
+			// stop it.
+			do(t, "GET", s.URL+"/healthz", "", nil)
+			ctx := context.Background()
+			if err := s.ensureLease(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if held, err := other.LeaseHeld(ctx, s.instance); err != nil || !held {
+				t.Fatalf("a running server's lease: held %v, %v", held, err)
+			}
+			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			if err := s.Shutdown(sctx); err != nil {
+				t.Fatal(err)
+			}
+			if held, err := other.LeaseHeld(ctx, s.instance); err != nil || held {
+				t.Errorf("a shut down server's lease: held %v, %v", held, err)
+			}
+		})
+	}
+}
