@@ -100,6 +100,14 @@ func quotaError(u retention.Usage, maxBytes, maxItems int64, param, what, remedy
 	return quotaExceeded(param, "this API key's %s would take %s, over its quota of %s; %s", what, formatBytes(u.Bytes), formatBytes(maxBytes), remedy)
 }
 
+// quotaUnchecked answers a write whose quota could not be checked, as a
+// write the store cannot take is answered.
+func (s *Server) quotaUnchecked(err error) *apiError {
+	s.log.Error("checking a storage quota", "err", err)
+	return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "store_unavailable", Kind: "store",
+		RetryAfter: 1, Message: "the storage quota could not be checked, so nothing was stored; retry later (details are in the server log)"}
+}
+
 func quotaExceeded(param, format string, args ...any) *apiError {
 	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: param,
 		Code: "storage_quota_exceeded", Kind: "quota", Message: fmt.Sprintf(format, args...)}
@@ -116,9 +124,11 @@ const (
 // (0 when unknown).
 func (s *Server) checkFileQuota(ctx context.Context, owner string, incoming int64) error {
 	q := s.cfg.Quota
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	defer cancel()
 	u, ok, err := s.quotas.files.Fits(ctx, owner, incoming, q.FileBytes, q.Files)
 	if err != nil {
-		return serverError("checking the storage quota: %v", err)
+		return s.quotaUnchecked(err)
 	}
 	if !ok {
 		return quotaError(u, q.FileBytes, q.Files, "file", fileWhat, fileRemedy)
@@ -134,9 +144,11 @@ func (s *Server) admitFile(ctx context.Context, owner, id string, bytes int64) e
 	if q.FileBytes <= 0 && q.Files <= 0 {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	defer cancel()
 	u, ok, err := s.quotas.files.Admit(ctx, owner, id, bytes, q.FileBytes, q.Files)
 	if err != nil {
-		return serverError("checking the storage quota: %v", err)
+		return s.quotaUnchecked(err)
 	}
 	if !ok {
 		return quotaError(u, q.FileBytes, q.Files, "file", fileWhat, fileRemedy)
@@ -148,9 +160,11 @@ func (s *Server) admitFile(ctx context.Context, owner, id string, bytes int64) e
 // completion is counted once stored (see createStored).
 func (s *Server) checkCompletionQuota(ctx context.Context, owner string, incoming int64) error {
 	q := s.cfg.Quota
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	defer cancel()
 	u, ok, err := s.quotas.completions.Fits(ctx, owner, incoming, q.CompletionBytes, q.Completions)
 	if err != nil {
-		return serverError("checking the storage quota: %v", err)
+		return s.quotaUnchecked(err)
 	}
 	if !ok {
 		return quotaError(u, q.CompletionBytes, q.Completions, "store", completionWhat, completionFix)

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"mime/multipart"
 	"strings"
 	"testing"
+
+	"github.com/rlm-project/rlm/store"
 )
 
 // uploadSized uploads with a Content-Length, as most clients do, so that
@@ -122,4 +125,36 @@ func countColl(t *testing.T, s *Server, coll string) int {
 		t.Fatal(err)
 	}
 	return len(keys)
+}
+
+// unwalkableStore fails every Walk, as a store that is down does.
+type unwalkableStore struct{ store.Store }
+
+func (unwalkableStore) Walk(context.Context, string, string, func(store.Info) bool) error {
+	return errors.New("walk: connection refused")
+}
+
+// TestQuotaStoreDown checks that a quota the store cannot tell is answered
+// as a write the store cannot take: 503 store_unavailable, nothing stored,
+// and no detail of the store's failure.
+func TestQuotaStoreDown(t *testing.T) {
+	d, err := store.OpenDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, Config{Quota: Quota{Files: 5, Completions: 5}}, unwalkableStore{d}, nil)
+	for name, r := range map[string]response{
+		"upload":            uploadSized(t, ts.URL, "", "a.txt", "a"),
+		"stored completion": do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody(`"store":true`)),
+	} {
+		if r.Status != 503 || r.Header.Get("Retry-After") == "" || strings.Contains(string(r.Body), "connection refused") {
+			t.Errorf("%s: %d %s", name, r.Status, r.Body)
+		}
+		checkErrorBody(t, r, "server_error", "", "could not be checked")
+	}
+	for _, coll := range []string{collFiles, collCompletions} {
+		if n := countColl(t, ts.Server, coll); n != 0 {
+			t.Errorf("%d values in %s", n, coll)
+		}
+	}
 }
