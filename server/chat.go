@@ -157,6 +157,11 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if cr.Store {
+		if err := s.checkCompletionQuota(hreq.Context(), owner(c), length); err != nil {
+			return err
+		}
+	}
 	if s.runner == nil {
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "not_configured",
 			Kind: "not_configured", Message: "this server cannot answer yet: " + s.cfg.NotConfigured}
@@ -420,7 +425,10 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 			}
 			if !s.storedStillThere(ctx, r) {
 				s.log.Info("stored completion deleted during its run; its final record is not written", "id", r.id)
+				s.unregisterRun(ctx, r)
 			} else if err := s.saveCompletion(ctx, r, comp); err != nil {
+				// Left registered: once this server stops, a sweep
+				// records the run as interrupted, not in_progress.
 				s.log.Error("storing a finished completion", "id", r.id, "err", err)
 				if out.err == nil {
 					// The client was promised a stored completion: an
@@ -429,6 +437,8 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 						Message: fmt.Sprintf("the run finished but its stored completion %s could not be saved, so its answer was not kept; "+
 							"retry the request (details are in the server log)", r.id)}
 				}
+			} else {
+				s.unregisterRun(ctx, r)
 			}
 		}
 		release()

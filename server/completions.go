@@ -188,11 +188,12 @@ func jsonTypeOf(v any) string {
 	return "a value"
 }
 
-// createStored records a stored completion before its run starts: messages,
-// in_progress record, then the summary that makes it appear in lists. On
-// failure it removes what it wrote, so that nothing half-made is listed.
-// Each write is bounded by StoreTimeout and finished even if the client
-// leaves.
+// createStored records a stored completion before its run starts: its
+// registration as a run in progress of this server (see runs.go),
+// messages, in_progress record, then the summary that makes it appear in
+// lists. On failure it removes what it wrote, so that nothing half-made is
+// listed. Each write is bounded by StoreTimeout and finished even if the
+// client leaves.
 func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, md map[string]string) error {
 	ctx = context.WithoutCancel(ctx)
 	bounded := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, s.cfg.StoreTimeout) }
@@ -204,9 +205,17 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, m
 		defer cancel()
 		s.store.Delete(dctx, collMessages, key)
 		s.store.Delete(dctx, collCompletions, key)
+		s.store.DeleteEntry(dctx, collRuns, idxRunning, runningKey(r.owner, r.id))
 	}
 	wctx, cancel := bounded()
-	err := s.putMessages(wctx, key, r.id, msgs)
+	err := s.registerRun(wctx, r)
+	cancel()
+	if err != nil {
+		undo()
+		return fmt.Errorf("registering the run: %w", err)
+	}
+	wctx, cancel = bounded()
+	n, err := s.putMessages(wctx, key, r.id, msgs)
 	cancel()
 	if err != nil {
 		undo()
@@ -226,12 +235,14 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, m
 		undo()
 		return fmt.Errorf("summary: %w", err)
 	}
+	s.quotas.completions.Add(r.owner, r.id, n)
 	return nil
 }
 
 // putMessages streams a request's messages into the store, one per line:
 // a 40 MB message is encoded into the store's writer, not into a buffer.
-func (s *Server) putMessages(ctx context.Context, key, id string, msgs []chatMessage) error {
+// It returns the bytes written.
+func (s *Server) putMessages(ctx context.Context, key, id string, msgs []chatMessage) (int64, error) {
 	pr, pw := io.Pipe()
 	go func() {
 		enc := json.NewEncoder(pw)
@@ -244,10 +255,10 @@ func (s *Server) putMessages(ctx context.Context, key, id string, msgs []chatMes
 		}
 		pw.Close()
 	}()
-	_, err := s.store.Put(ctx, collMessages, key, pr)
+	n, err := s.store.Put(ctx, collMessages, key, pr)
 	// Unblocks the encoder if the store stopped reading early.
 	pr.CloseWithError(errors.New("store write ended"))
-	return err
+	return n, err
 }
 
 func storedMessageOf(id string, i int, m chatMessage) storedMessage {

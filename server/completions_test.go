@@ -471,11 +471,11 @@ func TestDeletedDuringRun(t *testing.T) {
 }
 
 // refusingStore fails the writes named in failPut (by collection) without
-// reading their values, and every PutEntry when failEntry is set.
+// reading their values, and the PutEntry calls of the collection failEntry.
 type refusingStore struct {
 	store.Store
 	failPut   string
-	failEntry bool
+	failEntry string
 }
 
 func (s *refusingStore) Put(ctx context.Context, coll, key string, r io.Reader) (int64, error) {
@@ -486,16 +486,16 @@ func (s *refusingStore) Put(ctx context.Context, coll, key string, r io.Reader) 
 }
 
 func (s *refusingStore) PutEntry(ctx context.Context, coll, index, key string, v []byte) error {
-	if s.failEntry {
+	if coll == s.failEntry {
 		return fmt.Errorf("put entry %s/%s/%s: connection reset", coll, index, key)
 	}
 	return s.Store.PutEntry(ctx, coll, index, key, v)
 }
 
 // TestStoredCreateFailure checks that a stored request whose first writes
-// fail at any of its three steps is refused with 503 before its run, and
-// leaves nothing behind: no record, no messages, nothing listed, and no
-// goroutine of the streamed messages write.
+// fail at any of its four steps is refused with 503 before its run, and
+// leaves nothing behind: no registration, no record, no messages, nothing
+// listed, and no goroutine of the streamed messages write.
 func TestStoredCreateFailure(t *testing.T) {
 	tests := []struct {
 		name string
@@ -503,7 +503,8 @@ func TestStoredCreateFailure(t *testing.T) {
 	}{
 		{"messages", func(d store.Store) *refusingStore { return &refusingStore{Store: d, failPut: collMessages} }},
 		{"record", func(d store.Store) *refusingStore { return &refusingStore{Store: d, failPut: collCompletions} }},
-		{"summary", func(d store.Store) *refusingStore { return &refusingStore{Store: d, failEntry: true} }},
+		{"registration", func(d store.Store) *refusingStore { return &refusingStore{Store: d, failEntry: collRuns} }},
+		{"summary", func(d store.Store) *refusingStore { return &refusingStore{Store: d, failEntry: collCompletions} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -532,6 +533,10 @@ func TestStoredCreateFailure(t *testing.T) {
 			if got := getPage(t, ts.URL+"/v1/chat/completions", "").ids(t); len(got) != 0 {
 				t.Errorf("listed: %v", got)
 			}
+			d.ScanEntries(context.Background(), collRuns, idxRunning, "", false, func(e store.Entry) bool {
+				t.Errorf("left registered as in progress: %s", e.Key)
+				return true
+			})
 			// Kept-alive connections hold goroutines on both sides.
 			http.DefaultClient.CloseIdleConnections()
 			deadline := time.Now().Add(5 * time.Second)

@@ -48,12 +48,16 @@ func (s *Server) uploadFile(c *echo.Context) error {
 	}
 	// Room for the form's other fields and part headers on top of the file.
 	req.Body = http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxUploadBytes+1<<20)
+	ctx := req.Context()
+	own := owner(c)
+	if err := s.checkFileQuota(ctx, own, req.ContentLength); err != nil {
+		drainRefused(req)
+		return err
+	}
 	mr, err := req.MultipartReader()
 	if err != nil {
 		return badRequest("file", "malformed multipart body: %v", err)
 	}
-	ctx := req.Context()
-	own := owner(c)
 	obj := fileObject{ID: newID("file-"), Object: "file", CreatedAt: time.Now().Unix(), Status: "processed"}
 	key := own + "/" + obj.ID
 	stored := false
@@ -138,12 +142,27 @@ func (s *Server) uploadFile(c *echo.Context) error {
 		cleanup()
 		return err
 	}
+	if err := s.admitFile(ctx, own, obj.ID, obj.Bytes); err != nil {
+		cleanup()
+		return err
+	}
 	meta, _ := json.Marshal(obj)
 	if _, err := s.store.Put(ctx, collFileMeta, key, strings.NewReader(string(meta))); err != nil {
 		cleanup()
+		s.quotas.files.Drop(own, obj.ID)
 		return serverError("saving file metadata: %v", err)
 	}
 	return c.JSON(http.StatusOK, obj)
+}
+
+// drainRefused reads the body of an upload refused before it was read, so
+// that the client, which is sending it, gets the answer rather than a reset
+// connection (which OpenAI's clients would retry, sending it all again). A
+// client that waits for "100 Continue" before sending is answered at once.
+func drainRefused(req *http.Request) {
+	if !strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
+		io.Copy(io.Discard, req.Body)
+	}
 }
 
 func (s *Server) fileMeta(ctx context.Context, own, id string) (fileObject, error) {

@@ -22,6 +22,7 @@ type metrics struct {
 	dropped      prometheus.Counter
 	documents    *prometheus.CounterVec
 	connsDropped *prometheus.CounterVec
+	orphans      prometheus.Counter
 }
 
 // newMetrics builds the series; workers, when not nil, is read at each
@@ -37,7 +38,7 @@ func newMetrics(workers WorkerCounter, extra ...prometheus.Collector) *metrics {
 			Buckets: []float64{.005, .025, .1, .5, 1, 2.5, 5, 15, 30, 60, 120, 300, 900},
 		}, []string{"method", "route"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rlm_errors_total", Help: "Error responses by kind (invalid_request, auth, not_found, too_large, rate_limit, cancelled, timeout, upstream, not_configured, store, internal).",
+			Name: "rlm_errors_total", Help: "Error responses by kind (invalid_request, auth, not_found, too_large, rate_limit, cancelled, timeout, upstream, not_configured, store, quota, internal).",
 		}, []string{"kind"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlm_runs_total", Help: "Finished RLM runs by stop reason.",
@@ -69,7 +70,11 @@ func newMetrics(workers WorkerCounter, extra ...prometheus.Collector) *metrics {
 		connsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlm_http_connections_dropped_total", Help: "Client connections closed by the connection limits, by reason: per_client (over --max-conns-per-client, answered 429) or evicted (the oldest connection without a request under way, closed to make room under --max-conns).",
 		}, []string{"reason"}),
+		orphans: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "rlm_orphaned_runs_total", Help: "Stored runs of a server that stopped under them (crash, kill), recorded as interrupted by this one's sweep.",
+		}),
 	}
+	m.reg.MustRegister(m.orphans)
 	m.reg.MustRegister(m.requests, m.latency, m.errors, m.runs, m.runsInFlight, m.iterations, m.llmCalls,
 		m.subCalls, m.tokens, m.replSessions, m.dropped, m.documents, m.connsDropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -133,6 +133,12 @@ type Config struct {
 	// RunContext, when set, decorates each run's context with its owner and
 	// the request's headers (trace recording reads them from there).
 	RunContext func(ctx context.Context, owner string, h http.Header) context.Context
+	// RunLease is the term of this server's lease in the store, renewed
+	// every third of it: the stored runs in progress of a server whose
+	// lease lapsed are recorded as interrupted (see runs.go).
+	RunLease time.Duration
+	// Quota bounds what one API key keeps in the store (see quota.go).
+	Quota Quota
 }
 
 // ModelInfo is what answers under a model alias: /v1/models shows it in the
@@ -231,6 +237,9 @@ func (c *Config) setDefaults() {
 	if c.MaxContentParts <= 0 {
 		c.MaxContentParts = DefaultMaxContentParts
 	}
+	if c.RunLease <= 0 {
+		c.RunLease = DefaultRunLease
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -265,12 +274,19 @@ type Server struct {
 	runs       sync.WaitGroup
 	draining   atomic.Bool
 
+	// instance names this server's lease and its runs in progress.
+	instance string
+	upkeep   upkeep
+	quotas   quotaLedgers
+
 	mu          sync.Mutex
 	http        *http.Server
 	metricsHTTP *http.Server
 }
 
 // New builds a server. runner may be nil only when cfg.NotConfigured says why.
+// It starts the server's upkeep of the store (its lease, the sweep of runs
+// orphaned by a stopped server), which Shutdown stops.
 func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	cfg.setDefaults()
 	if st == nil {
@@ -290,6 +306,8 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 		s.owners[h] = hex.EncodeToString(h[:8])
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.instance = newID("rlm-")
+	s.quotas = newQuotaLedgers(st)
 
 	e := echo.NewWithConfig(echo.Config{
 		Logger: cfg.Logger,
@@ -326,6 +344,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 		cfg.Extend(e, v1, owner)
 	}
 	s.e = e
+	s.startUpkeep()
 	return s, nil
 }
 
@@ -440,6 +459,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		cancel()
 		hs.Close()
 	}
+	s.stopUpkeep()
 	s.docs.Close()
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("shutdown: %w", err)

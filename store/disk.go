@@ -15,12 +15,14 @@ import (
 
 // Disk is a Store in a directory on local disk: coll/key is the file
 // <dir>/<coll>/<key>.blob, with the '/' of keys as subdirectories, and an
-// index entry is the file <dir>/.index/<coll>/<index>/<key>.entry. Writes go
-// to a temporary file under <dir>/.tmp, are synced, and are renamed into
-// place, so a crash leaves the old value or the new one, never a part.
+// index entry is the file <dir>/.index/<coll>/<index>/<key>.entry, and a
+// lease the file <dir>/.leases/<name>.lease (see RenewLease). Writes go to a
+// temporary file under <dir>/.tmp, are synced, and are renamed into place,
+// so a crash leaves the old value or the new one, never a part.
 type Disk struct {
 	dir      string
 	readOnly bool
+	leases   *diskLeases
 }
 
 // OpenDisk opens (creating it if needed) the disk store rooted at dir.
@@ -37,7 +39,7 @@ func OpenDisk(dir string) (*Disk, error) {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("open disk store %s: %w", dir, err)
 	}
-	return &Disk{dir: abs}, nil
+	return &Disk{dir: abs, leases: &diskLeases{held: map[string]*os.File{}}}, nil
 }
 
 // ErrReadOnly is returned by Put and Delete of a store opened read-only.
@@ -60,7 +62,7 @@ func OpenDiskReadOnly(dir string) (*Disk, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("open disk store %s: not a directory", dir)
 	}
-	return &Disk{dir: abs, readOnly: true}, nil
+	return &Disk{dir: abs, readOnly: true, leases: &diskLeases{held: map[string]*os.File{}}}, nil
 }
 
 // Dir returns the store's root directory.
@@ -179,19 +181,55 @@ func (d *Disk) Delete(ctx context.Context, coll, key string) error {
 
 // List implements Store.
 func (d *Disk) List(ctx context.Context, coll, prefix string) ([]string, error) {
-	if err := CheckKey(coll, "x"); err != nil {
+	var keys []string
+	err := d.walk(ctx, coll, prefix, func(key string, _ fs.DirEntry) error {
+		keys = append(keys, key)
+		return nil
+	})
+	if err != nil {
 		return nil, err
+	}
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// Walk implements Store: a value's size and write time are its file's.
+func (d *Disk) Walk(ctx context.Context, coll, prefix string, fn func(Info) bool) error {
+	errStop := errors.New("stop")
+	err := d.walk(ctx, coll, prefix, func(key string, e fs.DirEntry) error {
+		fi, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // deleted since the listing
+		}
+		if err != nil {
+			return err
+		}
+		if !fn(Info{Key: key, Size: fi.Size(), Modified: fi.ModTime()}) {
+			return errStop
+		}
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		return nil
+	}
+	return err
+}
+
+// walk calls fn with every key of coll that starts with prefix and its
+// file, in the order of the directory walk.
+func (d *Disk) walk(ctx context.Context, coll, prefix string, fn func(key string, e fs.DirEntry) error) error {
+	if err := CheckKey(coll, "x"); err != nil {
+		return err
 	}
 	root := filepath.Join(d.dir, coll)
 	// Walk only the subdirectory the prefix names, not the whole collection.
 	start := root
 	if i := strings.LastIndex(prefix, "/"); i > 0 {
 		if err := CheckKey(coll, prefix[:i]); err != nil {
-			return nil, nil
+			return nil
 		}
 		start = filepath.Join(root, filepath.FromSlash(prefix[:i]))
 	}
-	var keys []string
 	err := filepath.WalkDir(start, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -210,16 +248,15 @@ func (d *Disk) List(ctx context.Context, coll, prefix string) ([]string, error) 
 			return err
 		}
 		k := strings.TrimSuffix(filepath.ToSlash(rel), blobSuffix)
-		if strings.HasPrefix(k, prefix) {
-			keys = append(keys, k)
+		if !strings.HasPrefix(k, prefix) {
+			return nil
 		}
-		return nil
+		return fn(k, e)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list %s/%s: %w", coll, prefix, err)
+		return fmt.Errorf("list %s/%s: %w", coll, prefix, err)
 	}
-	sort.Strings(keys)
-	return keys, nil
+	return nil
 }
 
 // ctxReader stops a long copy when its context is cancelled.

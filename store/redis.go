@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,11 +44,14 @@ type RedisConfig struct {
 // current value; P:data:<version> is a list of chunks holding the value;
 // P:idx:<coll> is a sorted set of the collection's keys (for List); an index
 // is P:ent:<coll>:<index>, a sorted set of entry keys (all of score 0, so
-// ordered by bytes), beside P:entv:<coll>:<index>, a hash of their values.
+// ordered by bytes), beside P:entv:<coll>:<index>, a hash of their values;
+// P:info:<coll> is a hash of each key's size and write time (for Walk); a
+// lease is P:lease:<name>, holding its holder's token, with an expiry.
 // Put writes
 // the chunks under a fresh version (with an expiry, so an interrupted Put
 // leaves nothing behind for long), then a Lua script switches the pointer,
-// clears the expiry and indexes the key in one atomic step. Versions are never
+// clears the expiry, indexes the key and records its size in one atomic
+// step. Versions are never
 // modified after that, which is what makes reads consistent and the local
 // cache of LocalPath trivially correct.
 type Redis struct {
@@ -55,6 +60,11 @@ type Redis struct {
 	commit *redis.Script
 	del    *redis.Script
 	scan   *redis.Script
+	walk   *redis.Script
+	renew  *redis.Script
+	drop   *redis.Script
+	// token tells this store's leases from others' of the same name.
+	token string
 
 	lastPrune atomic.Int64 // unix nanos of the last cache sweep
 	// cached are the versions whose copies this store handed out: the
@@ -107,13 +117,55 @@ func OpenRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
 		rdb:    rdb,
 		cfg:    cfg,
 		cached: map[string]struct{}{},
-		// KEYS: ptr, newdata, idx. ARGV: version, member, grace seconds, data prefix.
+		token:  newVersion(),
+		// KEYS: ptr, newdata, idx, info. ARGV: version, member, grace
+		// seconds, data prefix, info ("<size> <unix ms>").
 		commit: redis.NewScript(`
 local old = redis.call('GET', KEYS[1])
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('PERSIST', KEYS[2])
 redis.call('ZADD', KEYS[3], 0, ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[2], ARGV[5])
 if old then redis.call('EXPIRE', ARGV[4] .. old, tonumber(ARGV[3])) end
+return 1`),
+		// KEYS: idx, info. ARGV: min, max, count, ptr prefix, data prefix,
+		// now in unix ms. It returns the number of keys in the range, the
+		// last of them, and key-info pairs. A key without info (written by
+		// a version that kept none) gets it here, once: the sum of its
+		// chunks' lengths, and now as its write time.
+		walk: redis.NewScript(`
+local ks = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+local out = {}
+for _, k in ipairs(ks) do
+  local v = redis.call('HGET', KEYS[2], k)
+  if not v then
+    local ver = redis.call('GET', ARGV[4] .. k)
+    if ver then
+      local data = ARGV[5] .. ver
+      local size = 0
+      for i = 0, redis.call('LLEN', data) - 1 do
+        size = size + string.len(redis.call('LINDEX', data, i))
+      end
+      v = size .. ' ' .. ARGV[6]
+      redis.call('HSET', KEYS[2], k, v)
+    end
+  end
+  if v then out[#out+1] = k; out[#out+1] = v end
+end
+local last = ''
+if #ks > 0 then last = ks[#ks] end
+return {#ks, last, out}`),
+		// KEYS: lease. ARGV: token, ttl ms.
+		renew: redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v and v ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
+return 1`),
+		// KEYS: lease. ARGV: token.
+		drop: redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v and v ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
 return 1`),
 		// KEYS: entry set, entry values. ARGV: min, max, count, "desc" or "".
 		// One script, so that a page's keys and values agree. It returns
@@ -134,12 +186,13 @@ end
 local last = ''
 if #ks > 0 then last = ks[#ks] end
 return {#ks, last, out}`),
-		// KEYS: ptr, idx. ARGV: member, grace seconds, data prefix.
+		// KEYS: ptr, idx, info. ARGV: member, grace seconds, data prefix.
 		del: redis.NewScript(`
 local old = redis.call('GET', KEYS[1])
 if not old then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('EXPIRE', ARGV[3] .. old, tonumber(ARGV[2]))
 return 1`),
 	}, nil
@@ -150,6 +203,7 @@ func (r *Redis) Close() error { return r.rdb.Close() }
 
 func (r *Redis) ptrKey(coll, key string) string { return r.cfg.Prefix + ":ptr:" + coll + ":" + key }
 func (r *Redis) idxKey(coll string) string      { return r.cfg.Prefix + ":idx:" + coll }
+func (r *Redis) infoKey(coll string) string     { return r.cfg.Prefix + ":info:" + coll }
 func (r *Redis) dataPrefix() string             { return r.cfg.Prefix + ":data:" }
 
 func newVersion() string {
@@ -198,8 +252,9 @@ func (r *Redis) Put(ctx context.Context, coll, key string, value io.Reader) (int
 		}
 	}
 	grace := int(r.cfg.ReplacedGrace / time.Second)
-	if err := r.commit.Run(ctx, r.rdb, []string{r.ptrKey(coll, key), data, r.idxKey(coll)},
-		ver, key, max(grace, 1), r.dataPrefix()).Err(); err != nil {
+	info := fmt.Sprintf("%d %d", n, time.Now().UnixMilli())
+	if err := r.commit.Run(ctx, r.rdb, []string{r.ptrKey(coll, key), data, r.idxKey(coll), r.infoKey(coll)},
+		ver, key, max(grace, 1), r.dataPrefix(), info).Err(); err != nil {
 		return fail(err)
 	}
 	return n, nil
@@ -283,7 +338,7 @@ func (r *Redis) Delete(ctx context.Context, coll, key string) error {
 	// theirs in PruneCache once the grace period is over.
 	ver, _ := r.rdb.Get(ctx, r.ptrKey(coll, key)).Result()
 	grace := int(r.cfg.ReplacedGrace / time.Second)
-	ok, err := r.del.Run(ctx, r.rdb, []string{r.ptrKey(coll, key), r.idxKey(coll)},
+	ok, err := r.del.Run(ctx, r.rdb, []string{r.ptrKey(coll, key), r.idxKey(coll), r.infoKey(coll)},
 		key, max(grace, 1), r.dataPrefix()).Int()
 	if err != nil {
 		return fmt.Errorf("delete %s/%s: %w", coll, key, err)
@@ -519,4 +574,111 @@ func (r *Redis) ScanEntries(ctx context.Context, coll, index, after string, desc
 		// between the set and the hash): the next page starts past it.
 		after = last
 	}
+}
+
+// walkBatch is how many keys a Walk reads per round trip.
+const walkBatch = 1000
+
+// Walk implements Store, a page of walkBatch keys per round trip, in key
+// order.
+func (r *Redis) Walk(ctx context.Context, coll, prefix string, fn func(Info) bool) error {
+	if err := CheckKey(coll, "x"); err != nil {
+		return err
+	}
+	lo, hi := "["+prefix, "["+prefix+"\xff"
+	for {
+		res, err := r.walk.Run(ctx, r.rdb, []string{r.idxKey(coll), r.infoKey(coll)},
+			lo, hi, walkBatch, r.cfg.Prefix+":ptr:"+coll+":", r.dataPrefix(), time.Now().UnixMilli()).Slice()
+		if err != nil {
+			return fmt.Errorf("walk %s/%s: %w", coll, prefix, err)
+		}
+		if len(res) != 3 {
+			return fmt.Errorf("walk %s/%s: unexpected reply %v", coll, prefix, res)
+		}
+		n, _ := res[0].(int64)
+		last, _ := res[1].(string)
+		kv, _ := res[2].([]any)
+		for i := 0; i+1 < len(kv); i += 2 {
+			k, _ := kv[i].(string)
+			v, _ := kv[i+1].(string)
+			info, err := parseInfo(k, v)
+			if err != nil {
+				return fmt.Errorf("walk %s/%s: %w", coll, prefix, err)
+			}
+			if !fn(info) {
+				return nil
+			}
+		}
+		if n < walkBatch {
+			return nil
+		}
+		lo = "(" + last
+	}
+}
+
+func parseInfo(key, v string) (Info, error) {
+	size, ms, ok := strings.Cut(v, " ")
+	n, err1 := strconv.ParseInt(size, 10, 64)
+	t, err2 := strconv.ParseInt(ms, 10, 64)
+	if !ok || err1 != nil || err2 != nil {
+		return Info{}, fmt.Errorf("info of %q: malformed %q", key, v)
+	}
+	return Info{Key: key, Size: n, Modified: time.UnixMilli(t)}, nil
+}
+
+func (r *Redis) leaseKey(name string) (string, error) {
+	if err := CheckEntry("leases", "leases", name); err != nil {
+		return "", err
+	}
+	return r.cfg.Prefix + ":lease:" + name, nil
+}
+
+// RenewLease implements Store. The lease is a key with an expiry, judged by
+// Redis's clock alone, so replicas' clocks need not agree.
+func (r *Redis) RenewLease(ctx context.Context, name string, ttl time.Duration) error {
+	k, err := r.leaseKey(name)
+	if err != nil {
+		return err
+	}
+	if ttl <= 0 {
+		return fmt.Errorf("renew lease %s: ttl %v is not positive", name, ttl)
+	}
+	ok, err := r.renew.Run(ctx, r.rdb, []string{k}, r.token, max(ttl.Milliseconds(), 1)).Int()
+	if err != nil {
+		return fmt.Errorf("renew lease %s: %w", name, err)
+	}
+	if ok == 0 {
+		return fmt.Errorf("renew lease %s: %w", name, ErrLeaseHeld)
+	}
+	return nil
+}
+
+// LeaseHeld implements Store.
+func (r *Redis) LeaseHeld(ctx context.Context, name string) (bool, error) {
+	k, err := r.leaseKey(name)
+	if err != nil {
+		return false, err
+	}
+	n, err := r.rdb.Exists(ctx, k).Result()
+	if err != nil {
+		return false, fmt.Errorf("lease %s: %w", name, err)
+	}
+	return n > 0, nil
+}
+
+// ReleaseLease implements Store. Another holder's lease is left alone: it
+// ends by itself when its holder stops renewing it.
+func (r *Redis) ReleaseLease(ctx context.Context, name string) error {
+	k, err := r.leaseKey(name)
+	if err != nil {
+		return err
+	}
+	ok, err := r.drop.Run(ctx, r.rdb, []string{k}, r.token).Int()
+	if err != nil {
+		return fmt.Errorf("release lease %s: %w", name, err)
+	}
+	if ok == 0 {
+		return fmt.Errorf("release lease %s: %w", name, ErrLeaseHeld)
+	}
+	return nil
 }

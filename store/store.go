@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 )
 
 // ErrNotFound is returned when a key does not exist.
@@ -49,6 +50,49 @@ type Store interface {
 	// read in batches, never all at once; an entry put or deleted during a
 	// scan may or may not be seen. A missing index has no entries.
 	ScanEntries(ctx context.Context, coll, index, after string, desc bool, fn func(Entry) bool) error
+
+	// Walk calls fn with the Info of every value of coll whose key starts
+	// with prefix, in no particular order, until fn returns false or the
+	// values run out. It reads sizes and write times, never values:
+	// retention and quotas need what a key holds, not what it says.
+	Walk(ctx context.Context, coll, prefix string, fn func(Info) bool) error
+
+	// RenewLease takes the lease name for ttl, or extends it by ttl from
+	// now when this store already holds it. A lease is how a process
+	// says it is alive to others sharing the store: records it tags with
+	// the lease's name are its own while the lease is held, and
+	// anyone's to clean up after.
+	RenewLease(ctx context.Context, name string, ttl time.Duration) error
+	// LeaseHeld reports whether the lease name is held: taken, not
+	// released, and neither expired nor (on the disk store) left by a
+	// process that exited.
+	LeaseHeld(ctx context.Context, name string) (bool, error)
+	// ReleaseLease gives up a lease this store holds, or removes one its
+	// holder left behind; a lease that is not there is no error.
+	ReleaseLease(ctx context.Context, name string) error
+}
+
+// Info describes a stored value.
+type Info struct {
+	Key  string
+	Size int64
+	// Modified is when the value was last written. Values written to a
+	// Redis store by a version without write times read as first seen.
+	Modified time.Time
+}
+
+// ErrLeaseHeld is returned by RenewLease for a lease another holder has.
+var ErrLeaseHeld = errors.New("lease held by another process")
+
+// Usage returns the bytes and number of the values of coll whose keys start
+// with prefix.
+func Usage(ctx context.Context, s Store, coll, prefix string) (bytes, count int64, err error) {
+	err = s.Walk(ctx, coll, prefix, func(i Info) bool {
+		bytes += i.Size
+		count++
+		return true
+	})
+	return bytes, count, err
 }
 
 // Entry is one entry of an index.

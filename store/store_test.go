@@ -1,14 +1,19 @@
 package store_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/store/storetest"
@@ -39,6 +44,36 @@ func TestRedis(t *testing.T) {
 		}
 		t.Cleanup(func() { r.Close() })
 		return r
+	})
+}
+
+func TestDiskLeases(t *testing.T) {
+	storetest.RunLeases(t, func(t *testing.T) (store.Store, store.Store) {
+		dir := t.TempDir()
+		a, err := store.OpenDisk(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := store.OpenDisk(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, b
+	})
+}
+
+func TestRedisLeases(t *testing.T) {
+	url := storetest.StartRedis(t)
+	storetest.RunLeases(t, func(t *testing.T) (store.Store, store.Store) {
+		open := func() store.Store {
+			r, err := store.OpenRedis(context.Background(), store.RedisConfig{URL: url, Prefix: "leases", CacheDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close() })
+			return r
+		}
+		return open(), open()
 	})
 }
 
@@ -252,5 +287,144 @@ func TestRedisHungHonorsDeadlines(t *testing.T) {
 		if err == nil || took > deadline+c.slack+time.Second {
 			t.Errorf("%s on a hung Redis with a %v deadline: %v after %v", c.name, deadline, err, took)
 		}
+	}
+}
+
+// TestDiskLeaseOfKilledProcess checks that a lease of the disk store ends
+// the moment its holder is killed (SIGKILL, no chance to clean up), so that
+// a server restarted after a crash can recover its runs at once.
+func TestDiskLeaseOfKilledProcess(t *testing.T) {
+	if dir := os.Getenv("RLM_TEST_LEASE_DIR"); dir != "" {
+		holdLease(dir) // the child: hold the lease until killed
+		return
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGKILL")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDiskLeaseOfKilledProcess$")
+	cmd.Env = append(os.Environ(), "RLM_TEST_LEASE_DIR="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "held\n" {
+		t.Fatalf("the holder said %q, %v", line, err)
+	}
+	d, err := store.OpenDisk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if held, err := d.LeaseHeld(ctx, "child"); err != nil || !held {
+		t.Fatalf("the live child's lease: held %v, %v", held, err)
+	}
+	if err := d.RenewLease(ctx, "child", time.Hour); !errors.Is(err, store.ErrLeaseHeld) {
+		t.Fatalf("took the live child's lease: %v", err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	// Its expiry is an hour away; the lock went with the process.
+	if held, err := d.LeaseHeld(ctx, "child"); err != nil || held {
+		t.Errorf("the killed child's lease: held %v, %v", held, err)
+	}
+	if err := d.ReleaseLease(ctx, "child"); err != nil {
+		t.Errorf("removing the lease the child left: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".leases", "child.lease")); !os.IsNotExist(err) {
+		t.Errorf("the lease file is still there: %v", err)
+	}
+}
+
+func holdLease(dir string) {
+	d, err := store.OpenDisk(dir)
+	if err == nil {
+		err = d.RenewLease(context.Background(), "child", time.Hour)
+	}
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	fmt.Println("held")
+	select {}
+}
+
+// TestRedisLeaseExpires checks that a Redis lease its holder stops renewing
+// ends with its ttl, on Redis's clock.
+func TestRedisLeaseExpires(t *testing.T) {
+	url := storetest.StartRedis(t)
+	ctx := context.Background()
+	open := func() *store.Redis {
+		r, err := store.OpenRedis(ctx, store.RedisConfig{URL: url, CacheDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	a, b := open(), open()
+	if err := a.RenewLease(ctx, "crashed", 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if held, _ := b.LeaseHeld(ctx, "crashed"); !held {
+		t.Fatal("a fresh lease is not held")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		held, err := b.LeaseHeld(ctx, "crashed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !held {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a lease nobody renewed is still held after 5s (ttl 300ms)")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := b.RenewLease(ctx, "crashed", time.Minute); err != nil {
+		t.Errorf("taking an expired lease: %v", err)
+	}
+}
+
+// TestRedisWalkOfOlderValues checks that values written by a version that
+// kept no sizes get theirs on the first Walk: sizes from the chunks, and
+// the time they were first seen.
+func TestRedisWalkOfOlderValues(t *testing.T) {
+	url := storetest.StartRedis(t)
+	ctx := context.Background()
+	r, err := store.OpenRedis(ctx, store.RedisConfig{URL: url, Prefix: "old", ChunkBytes: 1000, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	value := strings.Repeat("x", 2500) // three chunks
+	if _, err := r.Put(ctx, "files", "o/f", strings.NewReader(value)); err != nil {
+		t.Fatal(err)
+	}
+	opt, _ := goredis.ParseURL(url)
+	raw := goredis.NewClient(opt)
+	defer raw.Close()
+	if err := raw.Del(ctx, "old:info:files").Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().Add(-time.Second)
+	for range 2 { // computed the first time, read the second
+		var got []store.Info
+		if err := r.Walk(ctx, "files", "", func(i store.Info) bool { got = append(got, i); return true }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Size != int64(len(value)) || got[0].Modified.Before(before) {
+			t.Fatalf("Walk of a value without info: %+v", got)
+		}
+	}
+	if n, _ := raw.HLen(ctx, "old:info:files").Result(); n != 1 {
+		t.Errorf("the computed info was not kept: %d entries", n)
 	}
 }

@@ -39,6 +39,8 @@ var ErrInvalid = errors.New("invalid trace reference")
 type Archive struct {
 	store    Store
 	notFound func(error) bool
+	// beforeSave is Config.BeforeSave.
+	beforeSave func(ctx context.Context, owner, id string, bytes int64) error
 }
 
 // NewArchive returns an Archive over s. isNotFound recognizes s's missing-key
@@ -66,6 +68,18 @@ func ValidName(s string) bool {
 	return true
 }
 
+// ParseKey returns the owner and trace ID of a key of Collection, and
+// whether the key is the trace's summary (the value that lists it) rather
+// than its trajectory; ok is false for a key of no trace.
+func ParseKey(key string) (owner, id string, summary, ok bool) {
+	owner, rest, _ := strings.Cut(key, "/")
+	kind, id, _ := strings.Cut(rest, "/")
+	if !ValidName(owner) || !ValidName(id) || (kind != "t" && kind != "s") {
+		return "", "", false, false
+	}
+	return owner, id, kind == "s", true
+}
+
 func keys(owner, id string) (traj, summary string, err error) {
 	if !ValidName(owner) {
 		return "", "", fmt.Errorf("owner %q: %w", owner, ErrInvalid)
@@ -86,6 +100,11 @@ func (a *Archive) Save(ctx context.Context, t *Trajectory) (int64, error) {
 	b, err := json.Marshal(t)
 	if err != nil {
 		return 0, fmt.Errorf("encode trajectory %s: %w", t.ID, err)
+	}
+	if a.beforeSave != nil {
+		if err := a.beforeSave(ctx, t.Owner, t.ID, int64(len(b))); err != nil {
+			return 0, fmt.Errorf("save trajectory %s: %w", t.ID, err)
+		}
 	}
 	n, err := a.store.Put(ctx, Collection, tk, bytes.NewReader(b))
 	if err != nil {

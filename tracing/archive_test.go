@@ -421,3 +421,58 @@ func TestOwnersAndModelNames(t *testing.T) {
 		})
 	}
 }
+
+func TestParseKey(t *testing.T) {
+	tests := []struct {
+		key, owner, id string
+		summary, ok    bool
+	}{
+		{"alice/t/tr_1", "alice", "tr_1", false, true},
+		{"alice/s/tr_1", "alice", "tr_1", true, true},
+		{"alice/x/tr_1", "", "", false, false},
+		{"alice/t", "", "", false, false},
+		{"alice/t/a/b", "", "", false, false},
+		{".hidden/t/x", "", "", false, false},
+	}
+	for _, tt := range tests {
+		owner, id, summary, ok := tracing.ParseKey(tt.key)
+		if owner != tt.owner || id != tt.id || summary != tt.summary || ok != tt.ok {
+			t.Errorf("ParseKey(%q) = %q %q %v %v", tt.key, owner, id, summary, ok)
+		}
+	}
+}
+
+// TestBeforeSave checks that the hook sees every write of a trajectory
+// with its owner, id and size, and that its error keeps the record out.
+func TestBeforeSave(t *testing.T) {
+	st := tracingtest.NewMemStore()
+	refuse := errors.New("no room")
+	var calls []string
+	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound,
+		BeforeSave: func(_ context.Context, owner, id string, n int64) error {
+			calls = append(calls, fmt.Sprintf("%s/%s:%v", owner, id, n > 100))
+			if id == "tr_refused" {
+				return refuse
+			}
+			return nil
+		}})
+	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	saveRun(t, svc, "alice", "tr_kept", t0, recursion.StopFinal, "m1")
+	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_refused", Owner: "alice", Started: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Finish(t.Context(), tracingtest.Emit(run.Observer(), tracingtest.Shape{Start: t0, Turns: 1}), nil); !errors.Is(err, refuse) {
+		t.Errorf("a refused save: %v", err)
+	}
+	if _, err := svc.Archive().Load(t.Context(), "alice", "tr_refused"); !errors.Is(err, tracing.ErrNotFound) {
+		t.Errorf("the refused trace was stored: %v", err)
+	}
+	if _, err := svc.Feedback(t.Context(), "alice", "tr_kept", tracing.Reward{Score: 1}); err != nil {
+		t.Fatal(err)
+	}
+	want := "alice/tr_kept:true alice/tr_refused:true alice/tr_kept:true"
+	if got := fmt.Sprint(calls); got != "["+want+"]" {
+		t.Errorf("calls %s, want [%s]", got, want)
+	}
+}

@@ -44,6 +44,11 @@ type Config struct {
 	// Logger reports failures that cannot be returned to a caller (a feed
 	// that is down); nil means slog.Default().
 	Logger *slog.Logger
+	// BeforeSave, when set, is called before a trajectory is written to
+	// Store (saved, or saved again with a reward) with its encoded size;
+	// an error fails the save. rlm serve makes room in the owner's share
+	// of the store with it.
+	BeforeSave func(ctx context.Context, owner, id string, bytes int64) error
 }
 
 // DefaultHashLimit is Config.HashLimit's default: 256 MiB.
@@ -77,6 +82,7 @@ func NewService(cfg Config) *Service {
 	s := &Service{cfg: cfg, live: map[string]*Run{}}
 	if cfg.Store != nil {
 		s.archive = NewArchive(cfg.Store, cfg.IsNotFound)
+		s.archive.beforeSave = cfg.BeforeSave
 	}
 	s.saver.start(s)
 	return s

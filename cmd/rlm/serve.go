@@ -86,6 +86,9 @@ func (c *config) checkServe() error {
 	if c.TraceFieldBytes > c.TraceBytes/4 {
 		return fmt.Errorf("max-trace-field-bytes %d: must be at most a quarter of max-trace-bytes %d", c.TraceFieldBytes, c.TraceBytes)
 	}
+	if err := c.checkRetention(); err != nil {
+		return err
+	}
 	return c.checkDocuments()
 }
 
@@ -221,7 +224,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxLimits: cfg.runLimits(),
 		Documents: cfg.documentOptions(),
 		Logger:    log,
+		RunLease:  cfg.RunLease,
+		Quota:     cfg.quota(),
 	}
+	kept := newRetention(cfg, st, log)
 	// Every run is recorded as a trace under its caller's owner, in the same
 	// store; OpenTelemetry export is configured by the standard OTEL_* env.
 	tp, shutdownOTel, err := tracing.SetupFromEnv(ctx, os.Getenv)
@@ -241,7 +247,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	traces := tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: log, Feed: feed,
 		SaveQueue: cfg.TraceSaveQueue, SaveTimeout: cfg.TraceSaveTime,
 		Record:     tracing.RecordLimits{MaxFieldBytes: int(cfg.TraceFieldBytes), MaxTraceBytes: cfg.TraceBytes},
-		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) },
+		BeforeSave: kept.beforeSave})
 	defer func() {
 		// After the server's shutdown: the runs have ended, their traces
 		// are queued.
@@ -251,7 +258,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			log.Error("traces not saved at shutdown", "err", err)
 		}
 	}()
-	scfg.Collectors = traces.Collectors()
+	scfg.Collectors = append(traces.Collectors(), kept.collectors()...)
 	scfg.ReadyChecks = map[string]func(context.Context) error{
 		"trace_saving": func(context.Context) error { return traces.SaveHealth() },
 	}
@@ -335,6 +342,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if feed != nil {
 		attrs = append(attrs, "trace_stream", feed.Stream())
 	}
+	stopSweeps := kept.start(ctx)
+	defer stopSweeps()
 	log.Info("rlm serve listening", attrs...)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	fmt.Fprintf(stdout, "trace viewer on %s\n", viewer)

@@ -48,6 +48,19 @@ type config struct {
 	MaxUploadBytes  int64
 	MaxMessages     int
 	MaxContentParts int
+	// Retention and quotas of the store (see retention.go).
+	RunLease             time.Duration
+	RetentionInterval    time.Duration
+	RetentionMaxBytes    int64
+	TraceMaxAge          time.Duration
+	CompletionMaxAge     time.Duration
+	FileMaxAge           time.Duration
+	QuotaFileBytes       int64
+	QuotaFiles           int
+	QuotaCompletionBytes int64
+	QuotaCompletions     int
+	QuotaTraceBytes      int64
+	QuotaTraces          int
 	// Reading attached documents and context files (PDF, HTML).
 	DocumentTimeout   time.Duration
 	MaxDocumentPieces int
@@ -201,6 +214,17 @@ func size(f func(c *config) *int64) func(*config, string) error {
 	}
 }
 
+// sizeOrZero is size for a setting where 0 means no bound.
+func sizeOrZero(f func(c *config) *int64) func(*config, string) error {
+	return func(c *config, v string) error {
+		if strings.TrimSpace(v) == "0" {
+			*f(c) = 0
+			return nil
+		}
+		return size(f)(c, v)
+	}
+}
+
 // sizeInt is size for an int setting.
 func sizeInt(f func(c *config) *int) func(*config, string) error {
 	return func(c *config, v string) error {
@@ -279,6 +303,18 @@ var settingsTable = []setting{
 	{"trace-save-queue", forServe, strconv.Itoa(tracing.DefaultSaveQueue), "finished runs' traces that may wait to be saved in the background; one more is dropped (counted in rlm_trace_saves_dropped_total)", num(func(c *config) *int { return &c.TraceSaveQueue })},
 	{"trace-save-timeout", forServe, "30s", "bound of saving (and publishing) one trace", dur(func(c *config) *time.Duration { return &c.TraceSaveTime })},
 	{"trace-drain-timeout", forServe, "10s", "how long shutdown keeps saving queued traces after the runs ended; what is left is dropped", dur(func(c *config) *time.Duration { return &c.TraceDrain })},
+	{"run-lease", forServe, server.DefaultRunLease.String(), "term of a server's lease in the store, renewed every third of it (at least 1s): the stored runs in progress of a server whose lease ended (killed, crashed, cut off from the store) are recorded as interrupted by any server on the store. On the disk store a dead process's lease ends with it", dur(func(c *config) *time.Duration { return &c.RunLease })},
+	{"retention-interval", forServe, "10m", "how often the store is swept (and once at start): traces, stored completions and files past their max age, the oldest traces and stored completions past --retention-max-bytes, and what interrupted writes left; 0: never", dur(func(c *config) *time.Duration { return &c.RetentionInterval })},
+	{"retention-max-bytes", forServe, "4GiB", "traces and stored completions of every key together; a sweep deletes the oldest past it; 0: no bound", sizeOrZero(func(c *config) *int64 { return &c.RetentionMaxBytes })},
+	{"trace-max-age", forServe, "720h", "age (since last written) past which a sweep deletes a trace; 0: none", dur(func(c *config) *time.Duration { return &c.TraceMaxAge })},
+	{"completion-max-age", forServe, "720h", "age (since last written) past which a sweep deletes a stored completion; 0: none", dur(func(c *config) *time.Duration { return &c.CompletionMaxAge })},
+	{"file-max-age", forServe, "0s", "age past which a sweep deletes an uploaded file; 0: kept until its key deletes it", dur(func(c *config) *time.Duration { return &c.FileMaxAge })},
+	{"quota-file-bytes", forServe, "2GiB", "uploaded files (with their text) one API key may keep; an upload past it gets 400 storage_quota_exceeded; 0: no quota", sizeOrZero(func(c *config) *int64 { return &c.QuotaFileBytes })},
+	{"quota-files", forServe, "1000", "uploaded files one API key may keep; one more gets 400 storage_quota_exceeded; 0: no quota", num(func(c *config) *int { return &c.QuotaFiles })},
+	{"quota-completion-bytes", forServe, "1GiB", "stored completions (records and request messages) one API key may keep; a store: true request past it gets 400 storage_quota_exceeded; 0: no quota", sizeOrZero(func(c *config) *int64 { return &c.QuotaCompletionBytes })},
+	{"quota-completions", forServe, "10000", "stored completions one API key may keep; one more gets 400 storage_quota_exceeded; 0: no quota", num(func(c *config) *int { return &c.QuotaCompletions })},
+	{"quota-trace-bytes", forServe, "1GiB", "traces one API key may keep (at least --max-trace-bytes); saving one past it first deletes the key's oldest traces; 0: no quota", sizeOrZero(func(c *config) *int64 { return &c.QuotaTraceBytes })},
+	{"quota-traces", forServe, "10000", "traces one API key may keep; saving one more first deletes the key's oldest; 0: no quota", num(func(c *config) *int { return &c.QuotaTraces })},
 	{"max-request-bytes", forServe, "64MiB", "largest chat request body", size(func(c *config) *int64 { return &c.MaxRequestBytes })},
 	{"max-upload-bytes", forServe, "512MiB", "largest uploaded file", size(func(c *config) *int64 { return &c.MaxUploadBytes })},
 	{"max-messages", forServe, strconv.Itoa(server.DefaultMaxMessages), "messages in one chat request (OpenAI's limit); counted while the body is decoded, one more is refused with 400", num(func(c *config) *int { return &c.MaxMessages })},

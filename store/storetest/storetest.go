@@ -282,6 +282,63 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Errorf("a refused entry was kept: %v", err)
 		}
 	})
+	t.Run("Walk", func(t *testing.T) {
+		s := open(t)
+		before := time.Now().Add(-2 * time.Second) // file systems round times
+		want := map[string]int64{}
+		for i, k := range []string{"o1/a", "o1/b/c", "o1x", "o2/a"} {
+			v := strings.Repeat("v", 10*i+1)
+			put(t, s, "c", k, v)
+			want[k] = int64(len(v))
+		}
+		put(t, s, "c", "o1/a", "replaced, longer")
+		want["o1/a"] = int64(len("replaced, longer"))
+		put(t, s, "other", "o1/z", "elsewhere")
+		put(t, s, "c", "o2/gone", "x")
+		if err := s.Delete(ctx, "c", "o2/gone"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutEntry(ctx, "c", "o1", "entry", []byte("not a value")); err != nil {
+			t.Fatal(err)
+		}
+		after := time.Now().Add(2 * time.Second)
+		tests := []struct {
+			prefix string
+			keys   []string
+		}{
+			{"", []string{"o1/a", "o1/b/c", "o1x", "o2/a"}},
+			{"o1/", []string{"o1/a", "o1/b/c"}},
+			{"o1", []string{"o1/a", "o1/b/c", "o1x"}},
+			{"o2/", []string{"o2/a"}},
+			{"none/", nil},
+		}
+		for _, tt := range tests {
+			got := walk(t, s, "c", tt.prefix, 0)
+			var keys []string
+			for _, in := range got {
+				keys = append(keys, in.Key)
+				if in.Size != want[in.Key] {
+					t.Errorf("Walk(%q): %s is %d bytes, want %d", tt.prefix, in.Key, in.Size, want[in.Key])
+				}
+				if in.Modified.Before(before) || in.Modified.After(after) {
+					t.Errorf("Walk(%q): %s written at %v, not between %v and %v", tt.prefix, in.Key, in.Modified, before, after)
+				}
+			}
+			slices.Sort(keys)
+			if !slices.Equal(keys, tt.keys) {
+				t.Errorf("Walk(%q) = %q, want %q", tt.prefix, keys, tt.keys)
+			}
+		}
+		if got := walk(t, s, "c", "", 2); len(got) != 2 {
+			t.Errorf("Walk stopped after 2 gave %d", len(got))
+		}
+		if n, c, err := store.Usage(ctx, s, "c", "o1/"); err != nil || c != 2 || n != want["o1/a"]+want["o1/b/c"] {
+			t.Errorf("Usage(o1/) = %d bytes, %d values, %v", n, c, err)
+		}
+		if err := s.Walk(ctx, "../x", "", func(store.Info) bool { return true }); !errors.Is(err, store.ErrInvalidKey) {
+			t.Errorf("Walk of a bad collection: %v", err)
+		}
+	})
 	t.Run("LocalPath", func(t *testing.T) {
 		s := open(t)
 		lp, ok := s.(interface {
@@ -351,6 +408,73 @@ func list(t *testing.T, s store.Store, coll, prefix string) []string {
 		t.Fatalf("List %s %q: %v", coll, prefix, err)
 	}
 	return keys
+}
+
+// walk returns the first limit values a Walk gives (all, for 0).
+func walk(t *testing.T, s store.Store, coll, prefix string, limit int) []store.Info {
+	t.Helper()
+	var got []store.Info
+	err := s.Walk(context.Background(), coll, prefix, func(i store.Info) bool {
+		got = append(got, i)
+		return limit == 0 || len(got) < limit
+	})
+	if err != nil {
+		t.Fatalf("Walk %s %q: %v", coll, prefix, err)
+	}
+	return got
+}
+
+// RunLeases checks the leases of a store: open returns two handles on one
+// new store, as two processes sharing it have.
+func RunLeases(t *testing.T, open func(t *testing.T) (a, b store.Store)) {
+	ctx := context.Background()
+	a, b := open(t)
+	held := func(s store.Store, name string) bool {
+		t.Helper()
+		ok, err := s.LeaseHeld(ctx, name)
+		if err != nil {
+			t.Fatalf("LeaseHeld(%s): %v", name, err)
+		}
+		return ok
+	}
+	if held(a, "x") || held(b, "x") {
+		t.Fatal("a lease nobody took is held")
+	}
+	if err := a.RenewLease(ctx, "x", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if !held(a, "x") || !held(b, "x") {
+		t.Errorf("a taken lease is not held: by its holder %v, by the other %v", held(a, "x"), held(b, "x"))
+	}
+	if err := b.RenewLease(ctx, "x", time.Minute); !errors.Is(err, store.ErrLeaseHeld) {
+		t.Errorf("taking a held lease: %v, want ErrLeaseHeld", err)
+	}
+	if err := b.ReleaseLease(ctx, "x"); !errors.Is(err, store.ErrLeaseHeld) {
+		t.Errorf("releasing another's lease: %v, want ErrLeaseHeld", err)
+	}
+	if err := a.RenewLease(ctx, "x", time.Minute); err != nil {
+		t.Errorf("renewing a held lease: %v", err)
+	}
+	if err := a.ReleaseLease(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if held(a, "x") || held(b, "x") {
+		t.Error("a released lease is held")
+	}
+	if err := b.RenewLease(ctx, "x", time.Minute); err != nil {
+		t.Errorf("taking a released lease: %v", err)
+	}
+	if err := a.ReleaseLease(ctx, "never-taken"); err != nil {
+		t.Errorf("releasing a lease nobody took: %v", err)
+	}
+	for _, name := range []string{"", "a/b", "../x", ".hidden", strings.Repeat("x", 201)} {
+		if err := a.RenewLease(ctx, name, time.Minute); !errors.Is(err, store.ErrInvalidKey) {
+			t.Errorf("RenewLease(%q): %v, want ErrInvalidKey", name, err)
+		}
+	}
+	if err := a.RenewLease(ctx, "y", 0); err == nil {
+		t.Error("a lease of no duration was taken")
+	}
 }
 
 // scan returns the first limit entries (all, for 0) a scan gives.

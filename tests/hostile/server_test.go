@@ -1,5 +1,6 @@
-// Package hostile runs the attacks of issue 10, and the ones the gateway
-// already withstands, against the real `rlm serve` binary: built once by
+// Package hostile runs the attacks of issue 10, the ones the gateway
+// already withstands, and a kill with stored runs in progress (issue 24),
+// against the real `rlm serve` binary: built once by
 // TestMain, started per test as a separate process with its real REPL
 // workers. The upstream is internal/fakellm, a scripted test double (not a
 // model): its "root model" writes the attack's code and its "sub-model"
@@ -113,7 +114,13 @@ type server struct {
 // startServer starts rlm serve against upstream with extra flags.
 func startServer(t testing.TB, upstream string, extra ...string) *server {
 	t.Helper()
-	data := t.TempDir()
+	return startServerIn(t, t.TempDir(), upstream, extra...)
+}
+
+// startServerIn is startServer on the data directory data, which another
+// server may have used before.
+func startServerIn(t testing.TB, data, upstream string, extra ...string) *server {
+	t.Helper()
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--upstream", upstream, "--root-model", "root",
 		"--sub-model", "sub", "--models", "rlm", "--data-dir", data, "--api-keys", keyA + "," + keyB,
 		"--repl-workers", "2", "--upstream-retries", "0", "--log-level", "warn"}, extra...)
@@ -204,6 +211,16 @@ func (s *server) stop(t testing.TB) {
 		<-s.done
 		t.Errorf("rlm serve did not stop on SIGINT; killed")
 	}
+}
+
+// kill ends the server with SIGKILL, as the OOM killer or a crash would:
+// no shutdown, nothing written on the way out.
+func (s *server) kill(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatalf("kill rlm serve: %v", err)
+	}
+	<-s.done
 }
 
 // alive fails the test when the server process exited.
