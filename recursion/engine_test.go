@@ -1037,7 +1037,9 @@ func TestLLMQueryDropsReasoning(t *testing.T) {
 func TestFailedTurnsStopEarly(t *testing.T) {
 	long := strings.Repeat("haystack ", 3000)
 	sb := &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
-		"broken // context": func(*cellEnv) repl.CellResult { return repl.CellResult{Error: "1:5: raw string literal not terminated"} },
+		"broken // context": func(*cellEnv) repl.CellResult {
+			return repl.CellResult{Error: "1:5: raw string literal not terminated"}
+		},
 		"partial // context": func(*cellEnv) repl.CellResult {
 			return repl.CellResult{Output: "found 3\n", Error: "runtime error: index out of range"}
 		},
