@@ -266,7 +266,7 @@ func TestEvalBadInput(t *testing.T) {
 	}
 	t.Setenv("RLM_UPSTREAM", "")
 	t.Setenv("OPENAI_BASE_URL", "")
-	if err := runEval(context.Background(), []string{"--root-model", "root", "--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no upstream") {
+	if err := runEval(context.Background(), []string{"--root-model", "root", "--local-model", "none", "--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no upstream") {
 		t.Errorf("no upstream: %v", err)
 	}
 }

@@ -316,8 +316,11 @@ func TestServeBuiltinContextLength(t *testing.T) {
 	s := startServe(t)
 	for _, maxTokens := range []int{1_000_000_000, 60_000, 8_190} {
 		t.Run(fmt.Sprint(maxTokens), func(t *testing.T) {
+			// A document long enough to be offloaded, so that the run
+			// reaches a first turn (a bare question is answered without one).
+			question := strings.Repeat("The sky over the harbour is blue today. ", 500) + "What colour is the sky?"
 			r := call(t, "POST", s.URL+"/v1/chat/completions", "",
-				fmt.Sprintf(`{"model":"rlm","max_tokens":%d,"messages":[{"role":"user","content":"What is 2+2?"}]}`, maxTokens))
+				fmt.Sprintf(`{"model":"rlm","max_tokens":%d,"messages":[{"role":"user","content":%q}]}`, maxTokens, question))
 			var e struct {
 				Error struct {
 					Message, Type, Code string
