@@ -62,6 +62,8 @@ func NewTask(name string, opts TaskOptions) (Task, error) {
 		return Records{Phrasings: opts.Phrasings}, nil
 	case "label-count":
 		return LabelCount{Phrasings: opts.Phrasings}, nil
+	case "docs":
+		return &Docs{Source: opts.Source, Phrasings: opts.Phrasings}, nil
 	case "oolong":
 		return &Oolong{}, nil
 	case "oolong-pairs":
@@ -72,7 +74,7 @@ func NewTask(name string, opts TaskOptions) (Task, error) {
 
 // TaskNames lists the built-in tasks.
 func TaskNames() []string {
-	n := []string{"sniah", "oolong", "oolong-pairs", "records", "label-count"}
+	n := []string{"sniah", "docs", "oolong", "oolong-pairs", "records", "label-count"}
 	sort.Strings(n)
 	return n
 }
@@ -85,8 +87,12 @@ type TaskOptions struct {
 	Keys       int     // sniah: needles with distinct keys (multi-key when > 1)
 	// Phrasings picks the question wordings of sniah, records and
 	// label-count: PhrasingsHeldIn, PhrasingsHeldOut, or empty for each
-	// task's original one.
+	// task's original one. For docs it picks the half of everything
+	// (sources, needle forms, wordings); empty is the held-out half.
 	Phrasings string
+	// Source is docs' kind of haystack (one of DocSources); empty: a
+	// random one per instance.
+	Source string
 }
 
 // newRand returns the random source of one instance. Mixing the task name,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,6 +15,8 @@ import (
 // TestExampleTinyRLMData runs examples/tiny-rlm/data.sh, small: the expert
 // policy's trajectories, recorded by rlm eval through the real engine and
 // REPL, exported as SFT samples of every task family.
+var lookupKeyRE = regexp.MustCompile(eval.DocKeyRE)
+
 func TestExampleTinyRLMData(t *testing.T) {
 	sh := requireTool(t, "sh")
 	requireTool(t, "go")
@@ -39,8 +42,8 @@ func TestExampleTinyRLMData(t *testing.T) {
 			}
 		}
 	}
-	if runs != 6*2 {
-		t.Fatalf("%d runs, want 6 task variants x 2 instances", runs)
+	if runs != 11*2 {
+		t.Fatalf("%d runs, want 11 task variants (sniah 4, records, label-count, docs 5) x 2 instances", runs)
 	}
 
 	f, err := os.Open(filepath.Join(out, "samples.jsonl"))
@@ -69,8 +72,8 @@ func TestExampleTinyRLMData(t *testing.T) {
 		}
 		q := s.Messages[1].Content
 		switch {
-		case strings.Contains(q, "special magic"):
-			families["sniah"] = true
+		case lookupKeyRE.MatchString(q):
+			families["lookup"] = true // sniah and docs
 		case strings.Contains(q, "sentiment"):
 			families["label-count"] = true
 			if strings.Contains(last.Content, "llm_query_batched") {

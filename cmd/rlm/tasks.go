@@ -12,7 +12,8 @@ import (
 func taskOptionFlags(fs *flag.FlagSet, o *eval.TaskOptions) {
 	fs.BoolVar(&o.UUIDValues, "uuid", false, "sniah: needle values are UUIDs instead of 7-digit numbers")
 	fs.IntVar(&o.Keys, "keys", 1, "sniah: needles with distinct keys; more than 1 is the multi-key variant")
-	fs.StringVar(&o.Phrasings, "phrasings", "", "question wordings of sniah, records and label-count: \"in\" (held-in set), \"out\" (held-out set) or empty (each task's original)")
+	fs.StringVar(&o.Phrasings, "phrasings", "", "question wordings of sniah, records and label-count: \"in\" (held-in set), \"out\" (held-out set) or empty (each task's original); docs: the half of its sources, needle forms and wordings (empty: out)")
+	fs.StringVar(&o.Source, "source", "", "docs: kind of haystack, one of "+strings.Join(eval.DocSources, ", ")+" (empty: a random one per instance)")
 }
 
 // parseTasks reads a comma-separated task list: built-in task names, made

@@ -12,7 +12,8 @@
 #   SEED     first training seed (default 1000; see "Seeds" below)
 #   SEEDS    number of seeds (default 2)
 #   VARIANTS task variants, separated by ';' (default: the four S-NIAH
-#            variants, records and label-count)
+#            variants, records, label-count, and docs on each of its five
+#            kinds of real text)
 #
 # The "model" answering during collection is training/expert, a
 # programmatic expert policy: a documented data generator that writes
@@ -32,7 +33,7 @@ N=${N:-8}
 LENGTHS=${LENGTHS:-8k,16k}
 SEED=${SEED:-1000}
 SEEDS=${SEEDS:-2}
-VARIANTS=${VARIANTS:-sniah;sniah --uuid;sniah --keys 4;sniah --uuid --keys 4;records;label-count}
+VARIANTS=${VARIANTS:-sniah;sniah --uuid;sniah --keys 4;sniah --uuid --keys 4;records;label-count;docs --source go;docs --source prose;docs --source log;docs --source json;docs --source csv}
 mkdir -p "$OUT/bin"
 OUT=$(cd "$OUT" && pwd)
 

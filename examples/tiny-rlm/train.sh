@@ -25,6 +25,8 @@
 #   DEVICE                      -device of the trainers (default auto: a GPU if any)
 #   EVAL_N EVAL_LENGTHS         held-out evaluation (defaults 10, 8k,128k,1m,10m)
 #   EVAL_LC_LENGTHS             label-count evaluation lengths (default 8k,32k)
+#   EVAL_DOCS_N EVAL_DOCS_LENGTHS  held-out real documents: instances per kind
+#                               and length (default 6; 256k,2m: 1 and 8 MB)
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,6 +39,8 @@ STEPS=${STEPS:-1000} LR=${LR:-2e-3} BATCH=${BATCH:-4} SEQ_LEN=${SEQ_LEN:-2048}
 RL_STEPS=${RL_STEPS:-20} RL_LR=${RL_LR:-3e-5} RL_TEMP=${RL_TEMP:-0.7} RL_SEED=${RL_SEED:-1000}
 MODEL_SEED=${MODEL_SEED:-1} DEVICE=${DEVICE:-auto}
 EVAL_N=${EVAL_N:-10} EVAL_LENGTHS=${EVAL_LENGTHS:-8k,128k,1m,10m} EVAL_LC_LENGTHS=${EVAL_LC_LENGTHS:-8k,32k}
+EVAL_DOCS_N=${EVAL_DOCS_N:-6} EVAL_DOCS_LENGTHS=${EVAL_DOCS_LENGTHS:-256k,2m}
+DOC_VARIANTS="docs --source go;docs --source prose;docs --source log;docs --source json;docs --source csv"
 
 if [ -z "${RLM:-}" ]; then
 	echo "== building rlm"
@@ -110,6 +114,9 @@ for m in sft rl; do
 	# label-count has one comment per ~25 tokens and every one must be
 	# labelled right, so it is evaluated where its chunks stay small.
 	N=$EVAL_N LENGTHS=$EVAL_LC_LENGTHS VARIANTS=label-count sh "$ROOT/examples/tiny-rlm/eval.sh" "$OUT/$m" "$OUT/eval-$m" | tee -a "$OUT/eval-$m.txt"
+	# Real documents of 1 and 8 MB, every kind: held-out Go packages,
+	# licence texts, log, JSON and CSV formats, needle forms and wordings.
+	N=$EVAL_DOCS_N LENGTHS=$EVAL_DOCS_LENGTHS VARIANTS="$DOC_VARIANTS" sh "$ROOT/examples/tiny-rlm/eval.sh" "$OUT/$m" "$OUT/eval-$m" | tee -a "$OUT/eval-$m.txt"
 done
 set -- "random init=$OUT/eval-base" "SFT=$OUT/eval-sft"
 [ -d "$OUT/eval-rl" ] && set -- "$@" "SFT + RL=$OUT/eval-rl"

@@ -1,6 +1,6 @@
 // Package expert is a programmatic expert policy for the task families of
-// package eval (sniah, records, label-count): a data generator for training
-// a small RLM model, not a model and not a test double of one.
+// package eval (sniah and docs, records, label-count): a data generator for
+// training a small RLM model, not a model and not a test double of one.
 //
 // The policy writes the Go cells a competent RLM would write for a question
 // it recognizes: it looks at the input first (its size and a slice), then
@@ -67,16 +67,15 @@ var placeholderRE = regexp.MustCompile(`\[offloaded: [^\n]*\]\n  head: [^\n]*\n 
 
 // question is what the policy understood of a request.
 type question struct {
-	family string // "sniah", "count", "extract", "labels"
-	key    string // sniah: the key
-	kind   string // sniah: "number" or "uuid"
+	family string // "lookup" (sniah, docs), "count", "extract", "labels"
+	key    string // lookup: the key
 	field  string // records: the field asked about
 	value  string // count: the field value counted; extract: the record ID
 	label  string // labels: the sentiment label
 }
 
 var (
-	sniahKeyRE  = regexp.MustCompile(`\b([a-z]+-[a-z]+)\b`)
+	lookupKeyRE = regexp.MustCompile(`\b(` + eval.DocKeyRE + `)\b`)
 	quotedRE    = regexp.MustCompile(`'([^']+)'`)
 	recordIDRE  = regexp.MustCompile(`\b(?:ID|record|number|ID is) (\d{4,})\b`)
 	fieldWordRE = regexp.MustCompile(`\b(name|city|product|quantity)\b`)
@@ -87,17 +86,10 @@ var (
 func parse(text string) (question, bool) {
 	text = placeholderRE.ReplaceAllString(text, "")
 	switch {
-	case strings.Contains(text, "special magic"):
-		q := question{family: "sniah", kind: "number"}
-		if strings.Contains(text, "special magic uuid") {
-			q.kind = "uuid"
-		}
-		m := sniahKeyRE.FindStringSubmatch(text)
-		if m == nil {
-			return q, false
-		}
-		q.key = m[1]
-		return q, true
+	case lookupKeyRE.MatchString(text):
+		// A key like brave-falcon or brave_falcon: a needle lookup, in
+		// whatever words it is asked (sniah, docs).
+		return question{family: "lookup", key: lookupKeyRE.FindStringSubmatch(text)[1]}, true
 	case strings.Contains(text, "comment") && labelWordRE.MatchString(text):
 		return question{family: "labels", label: labelWordRE.FindStringSubmatch(text)[1]}, true
 	case strings.Contains(text, "record") || strings.Contains(text, "ID"):
@@ -167,8 +159,8 @@ func (p Policy) root(msgs []Message) string {
 		return say(st.talk, "look") + fence(inspectCells[st.inspect])
 	}
 	switch q.family {
-	case "sniah":
-		return sniahTurn(s, st)
+	case "lookup":
+		return lookupTurn(s, st)
 	case "count":
 		return countTurn(s, st)
 	case "extract":
@@ -244,58 +236,76 @@ func notFound(feedback string) bool {
 	return strings.Contains(feedback, "not found") || strings.Contains(feedback, "no match")
 }
 
-// keyFromQuery are the ways the sniah cells take the key out of query.
+// keyFromQuery are the ways the lookup cells take the key out of query.
 var keyFromQuery = []string{
-	"key := regexp.MustCompile(`[a-z]+-[a-z]+`).FindString(query)",
-	"key := regexp.MustCompile(`\\b[a-z]+-[a-z]+\\b`).FindString(query)",
+	"key := regexp.MustCompile(`" + eval.DocKeyRE + "`).FindString(query)",
+	"key := regexp.MustCompile(`\\b" + eval.DocKeyRE + "\\b`).FindString(query)",
 }
 
-// sniahTurn writes turns 2 and later of a needle lookup.
-func sniahTurn(s state, st styles) string {
-	// st.final picks the key's regexp here: sniah's FINAL placement
-	// follows from the search style.
+// valueCode is how the lookup cells take the value out of the rest of the
+// needle's line: the first thing that looks like a value (eval.DocValueRE)
+// after the key, in any of the forms a fact is written in ("X is Y",
+// "key: value", a JSON field, a log line, a table row).
+const valueCode = "regexp.MustCompile(`" + eval.DocValueRE + "`).FindString"
+
+// lookupTurn writes turns 2 and later of a needle lookup. Whatever the
+// text around it (code, licences, logs, JSON, CSV), the cell finds the
+// key, keeps the rest of its line, and takes the first value in it: one
+// method for every form a fact is written in, and nothing copied from the
+// preview or the output into the code.
+func lookupTurn(s state, st styles) string {
 	key := keyFromQuery[st.final%len(keyFromQuery)] + "\nfmt.Println(\"key:\", key)\n"
 	if s.turn == 2 {
 		var code string
 		switch st.search {
 		case 0:
-			code = key + `i := strings.Index(context, "for "+key+" is: ")
-value := ""
-if i < 0 {
+			code = key + `value := ""
+if i := strings.Index(context, key); i < 0 {
 	fmt.Println("not found:", key)
 } else {
-	value = context[i+len("for "+key+" is: "):]
-	value = value[:strings.IndexByte(value, '.')]
+	line := context[i+len(key):]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	value = ` + valueCode + `(line)
 	fmt.Println("value:", value)
 }`
 		case 1:
-			code = key + "re := regexp.MustCompile(`special magic \\w+ for ` + regexp.QuoteMeta(key) + ` is: ([\\w-]+)`)\n" +
-				`m := re.FindStringSubmatch(context)
-if m == nil {
+			code = key + `value := ""
+m := regexp.MustCompile(regexp.QuoteMeta(key) + ` + "`[^\n]*`" + `).FindString(context)
+if m == "" {
 	fmt.Println("no match")
 } else {
-	fmt.Println("value:", m[1])
+	fmt.Println("line:", m)
+	value = ` + valueCode + `(m[len(key):])
+	fmt.Println("value:", value)
 }`
 		case 2:
-			code = key + "m := regexp.MustCompile(`for ` + regexp.QuoteMeta(key) + ` is: ([\\w-]+)\\.`).FindStringSubmatch(context)\n" +
-				`if m == nil {
+			code = key + `value := ""
+if i := strings.Index(context, key); i < 0 {
 	fmt.Println("not found")
 } else {
-	fmt.Println("value:", m[1])
-	FINAL(m[1])
+	line := context[i+len(key):]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	value = ` + valueCode + `(line)
+	fmt.Println("value:", value)
+	FINAL(value)
 }`
 		default:
-			code = key + `found := ""
+			code = key + `value := ""
 for _, line := range strings.Split(context, "\n") {
-	if j := strings.Index(line, "for "+key+" is: "); j >= 0 {
-		found = strings.TrimSuffix(strings.Fields(line[j+len("for "+key+" is: "):])[0], ".")
+	if j := strings.Index(line, key); j >= 0 {
+		fmt.Println("line:", line)
+		value = ` + valueCode + `(line[j+len(key):])
 		break
 	}
 }
-if found == "" {
+if value == "" {
 	fmt.Println("not found")
 } else {
-	fmt.Println("value:", found)
+	fmt.Println("value:", value)
 }`
 		}
 		return say(st.talk, "search") + fence(code)
@@ -320,7 +330,7 @@ for _, l := range locs {
 	if !foundRE.MatchString(s.feedback) {
 		return say(st.talk, "missing") + fence(`FINAL("not found")`)
 	}
-	return finalVar(st, []string{"value", "m[1]", "m[1]", "found"}[st.search])
+	return finalVar(st, "value")
 }
 
 // recordFromQuery takes the record ID and the field asked about out of

@@ -66,10 +66,10 @@ func TestExpertSucceedsOnHeldOut(t *testing.T) {
 	}
 	res := runExpert(t, eval.Config{
 		Tasks: []eval.Task{&eval.SNIAH{Depth: -1, Phrasings: out}, &eval.SNIAH{Depth: -1, UUID: true, Keys: 4, Phrasings: out},
-			eval.Records{Phrasings: out}, eval.LabelCount{Phrasings: out}},
+			eval.Records{Phrasings: out}, eval.LabelCount{Phrasings: out}, &eval.Docs{Phrasings: out}},
 		Lengths: []int{8 << 10, 32 << 10}, N: n, Seed: 7,
 	})
-	if want := 4 * 2 * n; len(res) != want {
+	if want := 5 * 2 * n; len(res) != want {
 		t.Fatalf("%d results, want %d", len(res), want)
 	}
 	ok := 0
@@ -101,7 +101,7 @@ func TestExpertLongInputs(t *testing.T) {
 	}
 	in := eval.PhrasingsHeldIn
 	res := runExpert(t, eval.Config{
-		Tasks:   []eval.Task{&eval.SNIAH{Depth: -1, Phrasings: in}, eval.Records{Phrasings: in}, eval.LabelCount{Phrasings: in}},
+		Tasks:   []eval.Task{&eval.SNIAH{Depth: -1, Phrasings: in}, eval.Records{Phrasings: in}, eval.LabelCount{Phrasings: in}, &eval.Docs{Phrasings: in}},
 		Lengths: []int{1 << 20}, N: 2, Seed: 7, Concurrency: 1,
 	})
 	res = append(res, runExpert(t, eval.Config{
@@ -121,7 +121,7 @@ func TestExpertLongInputs(t *testing.T) {
 func TestParseEveryPhrasing(t *testing.T) {
 	for _, set := range []string{eval.PhrasingsHeldIn, eval.PhrasingsHeldOut} {
 		for _, task := range []eval.Task{&eval.SNIAH{Depth: -1, Phrasings: set}, &eval.SNIAH{Depth: -1, UUID: true, Phrasings: set},
-			eval.Records{Phrasings: set}, eval.LabelCount{Phrasings: set}} {
+			eval.Records{Phrasings: set}, eval.LabelCount{Phrasings: set}, &eval.Docs{Phrasings: set}} {
 			for i := range 60 {
 				inst, err := task.Generate(context.Background(), &strings.Builder{}, eval.Spec{Tokens: 1 << 10, Index: i, Seed: 3})
 				if err != nil {
@@ -131,12 +131,8 @@ func TestParseEveryPhrasing(t *testing.T) {
 				m := inst.Meta
 				var want question
 				switch {
-				case strings.HasPrefix(inst.Task, "sniah"):
-					kind := "number"
-					if strings.Contains(inst.Task, "uuid") {
-						kind = "uuid"
-					}
-					want = question{family: "sniah", key: m["key"], kind: kind}
+				case strings.HasPrefix(inst.Task, "sniah"), strings.HasPrefix(inst.Task, "docs"):
+					want = question{family: "lookup", key: m["key"]}
 				case m["kind"] == "count":
 					want = question{family: "count", field: m["field"], value: m["value"]}
 				case m["kind"] == "extract":
@@ -156,7 +152,7 @@ func TestParseEveryPhrasing(t *testing.T) {
 // programs for one family, so that a model cannot just memorize one.
 func TestCellStylesVary(t *testing.T) {
 	for _, task := range []eval.Task{&eval.SNIAH{Depth: -1, Phrasings: eval.PhrasingsHeldIn}, eval.Records{Phrasings: eval.PhrasingsHeldIn},
-		eval.LabelCount{Phrasings: eval.PhrasingsHeldIn}} {
+		eval.LabelCount{Phrasings: eval.PhrasingsHeldIn}, &eval.Docs{Phrasings: eval.PhrasingsHeldIn}} {
 		inspect, search := map[string]bool{}, map[string]bool{}
 		for i := range 40 {
 			inst, err := task.Generate(context.Background(), &strings.Builder{}, eval.Spec{Tokens: 1 << 10, Index: 2 * i, Seed: 1})
