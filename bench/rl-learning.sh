@@ -33,7 +33,7 @@ echo "machine: $(nproc) threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d:
 echo "start: $START; tasks $TASKS at $LENGTH; $STEPS steps x $TPS instances x $G rollouts per seed at temperature $TEMP, lr $LR"
 
 evaluate() { # model name
-	"$RLM" eval --local-model "$1" --local-kv-cache 65536tokens --task "$TASKS" --phrasings out --lengths "$LENGTH" \
+	"$RLM" eval --local-model "$1" --kv-cache 65536tokens --task "$TASKS" --phrasings out --lengths "$LENGTH" \
 		--n "$EVAL_N" --seed 1 --temperature "$EVAL_TEMP" --max-iterations 5 --max-completion-tokens 384 \
 		--out "$OUT/eval-$2" --traces none 2>"$OUT/eval-$2.log" | grep -v '^ *task ' | sed "s/^/$2: /"
 }
@@ -45,7 +45,7 @@ ntasks=$(echo "$TASKS" | tr ',' '\n' | wc -l)
 per_task=$(( (STEPS * TPS + ntasks - 1) / ntasks ))
 for seed in $SEEDS; do
 	"$RLM" train rl -model "$START" -out "$OUT/rl-$seed" -task "$TASKS" -phrasings in -lengths "$LENGTH" \
-		-group "$G" -tasks-per-step "$TPS" -steps "$STEPS" -lr "$LR" -temperature "$TEMP" -max-iterations 5 -max-tokens 384 \
+		-group "$G" -tasks-per-step "$TPS" -steps "$STEPS" -lr "$LR" -temperature "$TEMP" -max-iterations 5 -max-completion-tokens 384 \
 		-seq-len 4096 -seed "$seed" -checkpoint-every 0 -dtype f32 -log-every 1 -device cpu \
 		2>&1 | grep --line-buffered -E '^\[|done' | sed "s/^\[[= ]*\] /rl-$seed: /"
 	evaluate "$OUT/rl-$seed" "rl-$seed"
@@ -53,7 +53,7 @@ for seed in $SEEDS; do
 	# RS-SFT: G samples of each of per_task instances per task, from the start.
 	rm -rf "$OUT/rs-$seed"
 	for g in $(seq 1 "$G"); do
-		"$RLM" eval --local-model "$START" --local-kv-cache 65536tokens --task "$TASKS" --phrasings in \
+		"$RLM" eval --local-model "$START" --kv-cache 65536tokens --task "$TASKS" --phrasings in \
 			--lengths "$LENGTH" --n "$per_task" --seed "$seed" --temperature "$TEMP" --max-iterations 5 \
 			--max-completion-tokens 384 --out "$OUT/rs-$seed/eval-$g" --traces "$OUT/rs-$seed/traces" \
 			>/dev/null 2>>"$OUT/rs-$seed.log"

@@ -28,7 +28,7 @@ echo "machine: $(nproc) threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d:
 for s in 0 1; do
   start=$(date +%s.%N)
   "$tmp/rlm" train rl -model "$tmp/base" -out "$tmp/out$s" -task "custom:$tmp/four.jsonl" -tasks-per-step 2 -group 8 \
-    -steps "$steps" -lr 2e-2 -beta2 0.95 -clip 0 -max-tokens 64 -seq-len 4096 -max-iterations 1 -max-depth 0 \
+    -steps "$steps" -lr 2e-2 -beta2 0.95 -clip 0 -max-completion-tokens 64 -seq-len 4096 -max-iterations 1 -max-depth 0 \
     -checkpoint-every 0 -dtype f32 -traces none -device cpu -max-staleness "$s" | grep 'step ' | sed 's/^\[[= ]*\] //' | tee "$tmp/steps$s"
   end=$(date +%s.%N)
   # Synchronous, wall time is the sum of rollout and train time; with

@@ -313,7 +313,7 @@ func contextLengthExceeded(err error) bool {
 func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
 // fitsWindow reports whether the direct baseline runs an input of tokens
-// tokens. A result skipped under a smaller --context-window is run again
+// tokens. A result skipped under a smaller --model-window is run again
 // when the window grows, rather than resumed as skipped.
 func fitsWindow(cfg Config, tokens int) bool {
 	return cfg.ContextWindow <= 0 || tokens <= cfg.ContextWindow

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A walk through the rlm gateway's API with curl. Start a server first:
 #   rlm serve --upstream https://api.openai.com/v1 --upstream-key $OPENAI_API_KEY \
-#             --root-model gpt-4.1 --api-keys secret
+#             --root-model gpt-4.1 --api-key secret
 # then: RLM_URL=http://127.0.0.1:8080 RLM_KEY=secret sh examples/curl.sh [file]
 # The file (default: a generated log) is uploaded once and queried twice.
 set -eu

@@ -77,7 +77,7 @@ if [[ $only == *rl* ]]; then
     local o=$tmp/rl-$1
     timeout 200 "$RLM" train rl -model "$B/builtin" -out "$o" -device "$2" -precision "$3" -task label-count \
       -phrasings in -lengths 2k -group 8 -tasks-per-step 4 -steps 1 -lr 3e-5 -temperature 0.7 -max-iterations 5 \
-      -max-tokens 768 -seq-len 4096 -seed 1000 -dtype f32 -log-every 1 >"$o.log" 2>&1
+      -max-completion-tokens 768 -seq-len 4096 -seed 1000 -dtype f32 -log-every 1 >"$o.log" 2>&1
     echo "rc=$?" >>"$o.log"
     sed "s/^/[$1] /" "$o.log" | tr '\r' '\n' | grep -E 'device|step 1/1|done|rc=|rror' | tail -5 >>"$out/rl.txt"
     python3 - "$1" "$o/trainer_state.json" "$o/traces" >>"$out/rl.txt" <<'P'

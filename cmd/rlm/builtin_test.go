@@ -26,7 +26,7 @@ import (
 func noUpstream(t *testing.T) {
 	t.Helper()
 	for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_ROOT_MODEL", "RLM_SUB_MODEL", "RLM_LOCAL_MODEL",
-		"RLM_LOCAL_KV_CACHE", "RLM_MODELS", "RLM_API_KEYS", "RLM_CONFIG"} {
+		"RLM_KV_CACHE", "RLM_MODELS", "RLM_API_KEY", "RLM_CONFIG"} {
 		t.Setenv(k, "")
 	}
 }
@@ -147,10 +147,10 @@ func TestBuiltinQuery(t *testing.T) {
 	if err := os.WriteFile(ctxFile, []byte(strings.Repeat("nothing here\n", 100)+"the secret number is 4821\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// --local-max-model-len bounds how much each call may write (query has
+	// --model-window bounds how much each call may write (query has
 	// no max_tokens), so that the test takes seconds.
 	var stdout, stderr bytes.Buffer
-	status := run(t.Context(), []string{"query", "--quiet", "--temperature", "0", "--max-iterations", "1", "--local-max-model-len", "3072",
+	status := run(t.Context(), []string{"query", "--quiet", "--temperature", "0", "--max-iterations", "1", "--model-window", "3072",
 		"--context", ctxFile, "What is the secret number?"}, &stdout, &stderr)
 	errText := stderr.String()
 	if n := notices(errText); n != 1 || !strings.HasPrefix(errText, "rlm: using the built-in model") {

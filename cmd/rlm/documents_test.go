@@ -102,7 +102,7 @@ func TestNodeSDKDocuments(t *testing.T) {
 	}
 	up := fakellm.New(pageFinder)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "node-key")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "node-key")...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "documents_sdk.mjs")

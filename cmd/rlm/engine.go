@@ -41,8 +41,8 @@ type engineConfig struct {
 	// process runs as root; -1: root's (see repl.PoolConfig).
 	REPLUID, REPLGID int
 	// ContextWindow is the context window in tokens of models not listed
-	// in ContextWindows ("model=tokens" entries); a negative one turns
-	// transcript compaction off.
+	// in ContextWindows ("model=tokens" entries); 0 is auto (see window);
+	// a negative one turns transcript compaction off.
 	ContextWindow  int
 	ContextWindows []string
 	// REPL bounds every REPL session of a run; checkREPL refuses values
@@ -214,7 +214,7 @@ func (c *engineConfig) sampling() (recursion.Sampling, error) {
 	if c.SamplingSeed != "" {
 		seed, err := strconv.Atoi(c.SamplingSeed)
 		if err != nil {
-			return s, badFlag("--sampling-seed %q: not an integer", c.SamplingSeed)
+			return s, badFlag("--seed %q: not an integer", c.SamplingSeed)
 		}
 		s.Seed = &seed
 	}
@@ -295,10 +295,7 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 		pool.Close()
 		return nil, err
 	}
-	base.ContextWindows, base.DefaultContextWindow = windows, c.ContextWindow
-	if c.ContextWindow == 0 {
-		base.DefaultContextWindow = -1 // 0 tokens: nothing fits; read as off
-	}
+	base.ContextWindows, base.DefaultContextWindow = windows, c.window()
 	base.UpstreamConcurrency = c.UpstreamConc
 	base.Sandbox = recursion.PoolSandbox(pool)
 	base.REPLLimits = c.REPL
@@ -308,6 +305,18 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 		return nil, err
 	}
 	return &engine{Engine: eng, client: client, pool: pool, memory: mem}, nil
+}
+
+// window is --model-window with auto resolved: a local model's own
+// window, else recursion's default.
+func (c *engineConfig) window() int {
+	if c.ContextWindow != 0 {
+		return c.ContextWindow
+	}
+	if lc, ok := c.Local.(localClient); ok {
+		return lc.e.MaxModelLen()
+	}
+	return recursion.DefaultContextWindow
 }
 
 // multiFlag collects a repeatable string flag.

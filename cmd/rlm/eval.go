@@ -33,13 +33,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tasks := fs.String("task", "sniah", "comma-separated `tasks`: "+strings.Join(eval.TaskNames(), ", ")+", or custom:FILE.jsonl")
 	lengths := fs.String("lengths", "8k,32k,128k", "comma-separated input `lengths` in tokens (k=1024, m=1024*1024; 4 characters per token)")
 	n := fs.Int("n", 20, "instances per task and length")
-	seed := fs.Int64("seed", 1, "seed of the generated instances")
-	conc := fs.Int("concurrency", 2, "instances run at once")
+	conc := fs.Int("parallel", 2, "instances run at once")
 	out := fs.String("out", "eval-out", "output `directory`; results.jsonl there is resumed")
 	workDir := fs.String("workdir", "", "`directory` for generated contexts while they run (default: a temporary one)")
 	baseline := fs.String("baseline", "", `"direct" also asks the model directly with the whole input`)
 	baselineModel := fs.String("baseline-model", "", "`model` for the direct baseline (default: the root model)")
-	window := fs.String("context-window", "128k", "baseline model's context window in tokens; longer inputs are skipped and marked (a local model: its own window, unless set)")
 	haystack := fs.String("haystack", "", "sniah: text `file` to use as haystack instead of RULER's noise sentences")
 	var taskOpts eval.TaskOptions
 	taskOptionFlags(fs, &taskOpts)
@@ -47,14 +45,14 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	traces := fs.String("traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
 	maxCompletion := fs.Int("max-completion-tokens", 0, "max_tokens of each model call (0: the upstream's default)")
 	traceOwner := fs.String("trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return errUsage
+		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "rlm eval: unexpected arguments %q\n", fs.Args())
+		fmt.Fprintf(stderr, "rlm eval: unexpected arguments %q; `rlm eval -h` lists its flags\n", fs.Args())
 		return errUsage
 	}
 	if *baseline != "" && *baseline != "direct" {
@@ -70,14 +68,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ec := &set.engineConfig
 	// Like serve and query: with no upstream, the built-in model answers.
 	set.fallBackToBuiltin()
-	localWindow := 0
 	if set.wantsLocal() {
 		le, err := set.startLocalModel(stderr)
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
 		defer le.Close()
-		localWindow = le.MaxModelLen()
 		if set.LocalModel == localBuiltin {
 			fmt.Fprintln(stderr, "rlm: "+builtinNotice())
 		}
@@ -89,15 +85,6 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return badFlag("eval: --lengths: %w", err)
 	}
-	win, err := eval.ParseLength(*window)
-	if err != nil {
-		return badFlag("eval: --context-window: %w", err)
-	}
-	if localWindow > 0 && !flagSet(fs, "context-window") {
-		// The direct baseline of a local model sees what that model can:
-		// the built-in one's window is 8,192 tokens, not 128K.
-		win = localWindow
-	}
 	samp, err := ec.sampling()
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -105,6 +92,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *maxCompletion > 0 {
 		samp.MaxTokens = maxCompletion
 	}
+	if samp.Seed == nil {
+		one := 1
+		samp.Seed = &one
+	}
+	// --seed makes the instances; each derives its calls' seed from it.
+	seed := int64(*samp.Seed)
 	taskOpts.Haystack, taskOpts.Depth = *haystack, *depth
 	ts, err := parseTasks(*tasks, taskOpts)
 	if err != nil {
@@ -124,7 +117,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer eng.Close()
 	probeForRun(ctx, eng, ec, stderr)
 	cfg := eval.Config{
-		Tasks: ts, Lengths: ls, N: *n, Seed: *seed, Concurrency: *conc,
+		Tasks: ts, Lengths: ls, N: *n, Seed: seed, Concurrency: *conc,
 		OutDir: *out, WorkDir: *workDir, Engine: eng.Engine,
 		Model: ec.RootModel, Limits: runLimits, Sampling: samp, Progress: stderr,
 	}
@@ -136,7 +129,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		cfg.Tracer = evalTracer{svc: svc, owner: *traceOwner}
 	}
 	if *baseline == "direct" {
-		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = eng.client, *baselineModel, win
+		// The direct baseline sees what the model can: --model-window,
+		// whose auto is a local model's own (the built-in one's 8,192
+		// tokens, not 128K).
+		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = eng.client, *baselineModel, max(ec.window(), 0)
 		if ec.Local != nil {
 			cfg.Baseline = ec.Local
 		}

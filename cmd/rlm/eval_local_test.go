@@ -30,7 +30,7 @@ func TestEvalLocalModel(t *testing.T) {
 	out := filepath.Join(dir, "eval")
 	stdout.Reset()
 	stderr.Reset()
-	err := runEval(ctx, []string{"--local-model", base, "--local-kv-cache", "16384tokens", "--task", "sniah", "--phrasings", "out",
+	err := runEval(ctx, []string{"--local-model", base, "--kv-cache", "16384tokens", "--task", "sniah", "--phrasings", "out",
 		"--lengths", "2k", "--n", "2", "--temperature", "0", "--max-iterations", "2", "--max-completion-tokens", "16",
 		"--out", out, "--traces", "none"}, &stdout, &stderr)
 	if err != nil {

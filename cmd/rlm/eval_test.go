@@ -32,7 +32,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	defer fake.Close()
 	out := t.TempDir()
 	args := []string{"--task", "sniah,oolong,oolong-pairs", "--lengths", "2k,8k", "--n", "6", "--seed", "3",
-		"--out", out, "--concurrency", "2", "--baseline", "direct", "--baseline-model", "sub", "--context-window", "4k",
+		"--out", out, "--parallel", "2", "--baseline", "direct", "--baseline-model", "sub", "--model-window", "4k",
 		"--upstream", fake.URL, "--upstream-key", "test", "--root-model", "root", "--sub-model", "sub"}
 	var stdout, stderr bytes.Buffer
 	if err := runEval(context.Background(), args, &stdout, &stderr); err != nil {
@@ -242,10 +242,12 @@ func TestEvalBadInput(t *testing.T) {
 		{[]string{"--task", "nope"}, "unknown task"},
 		{[]string{"--task", "custom:/does/not/exist.jsonl"}, "exist"},
 		{[]string{"--lengths", "12q"}, "--lengths"},
-		{[]string{"--context-window", "0"}, "--context-window"},
 		{[]string{"--baseline", "rag"}, "baseline"},
 		{[]string{"--temperature", "hot"}, "temperature"},
-		{[]string{"--sampling-seed", "1.5"}, "sampling-seed"},
+		{[]string{"--seed", "1.5"}, "--seed"},
+		{[]string{"--sampling-seed", "1"}, ""},
+		{[]string{"--context-window", "4k"}, ""},
+		{[]string{"--model-window", "0"}, "model-window"},
 		{[]string{"--trace-owner", "a b"}, "trace-owner"},
 	} {
 		var stderr bytes.Buffer

@@ -53,7 +53,7 @@ func TestExampleCurl(t *testing.T) {
 	requireTool(t, "curl")
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "secret")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "secret")...)
 	out, _ := runExample(t, filepath.Join("..", ".."), []string{"RLM_URL=" + s.URL, "RLM_KEY=secret"}, "sh", "examples/curl.sh")
 	for _, want := range []string{
 		`"object":"list"`, `"filename":"app.log"`,
@@ -88,7 +88,7 @@ func TestExampleNode(t *testing.T) {
 
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "secret")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "secret")...)
 	out, progress := runExample(t, dir, []string{"RLM_URL=" + s.URL, "RLM_KEY=secret"}, node, "chat.mjs", "app.log", "How many lines say FAIL?")
 	if strings.TrimSpace(out) != "42 failures" {
 		t.Errorf("answer %q", out)
@@ -106,7 +106,7 @@ func TestExampleGoClient(t *testing.T) {
 	os.WriteFile(file, []byte(logText), 0o600)
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "secret")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "secret")...)
 	out, info := runExample(t, filepath.Join("..", ".."), []string{"RLM_URL=" + s.URL, "RLM_KEY=secret"},
 		goBin, "run", "./examples/goclient", file, "How many failures are there?")
 	if out != "42 failures\n42 failures\n" {

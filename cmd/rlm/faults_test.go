@@ -102,7 +102,7 @@ func TestServeRedisDown(t *testing.T) {
 	up := fakellm.New(finalUpstream)
 	defer up.Close()
 	s := startServe(t, append(upstreamArgs(up.URL), "--store", "redis", "--redis-url", rs.URL, "--redis-cache-dir", t.TempDir(),
-		"--api-keys", "k", "--metrics-key", "m", "--trace-save-timeout", "3s", "--store-timeout", "2s")...)
+		"--api-key", "k", "--metrics-key", "m", "--trace-save-timeout", "3s", "--store-timeout", "2s")...)
 	metrics := s.URL + "/metrics"
 
 	if r := call(t, "POST", s.URL+"/v1/chat/completions", "k", chatHi); r.status != 200 {
@@ -151,7 +151,7 @@ func TestServeRedisDown(t *testing.T) {
 		})
 		defer blocking.Close()
 		s2 := startServe(t, append(upstreamArgs(blocking.URL), "--store", "redis", "--redis-url", rs.URL,
-			"--redis-cache-dir", t.TempDir(), "--api-keys", "k", "--store-timeout", "2s")...)
+			"--redis-cache-dir", t.TempDir(), "--api-key", "k", "--store-timeout", "2s")...)
 		got := make(chan httpResult, 1)
 		go func() { got <- call(t, "POST", s2.URL+"/v1/chat/completions", "k", chatHiStored) }()
 		<-started
@@ -194,7 +194,7 @@ func TestServeNoServerPaths(t *testing.T) {
 	up := fakellm.New(finalUpstream)
 	defer up.Close()
 	data := filepath.Join(t.TempDir(), "server-data-dir")
-	s := startServe(t, append(upstreamArgs(up.URL), "--data-dir", data, "--api-keys", "k")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--data-dir", data, "--api-key", "k")...)
 
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -249,11 +249,11 @@ func TestServeNoServerPaths(t *testing.T) {
 }
 
 // TestServeMetricsAddr: with --metrics-addr, /metrics is served there and
-// not on --listen; with --api-keys and no metrics settings it is refused.
+// not on --listen; with --api-key and no metrics settings it is refused.
 func TestServeMetricsAddr(t *testing.T) {
 	up := fakellm.New(finalUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k", "--metrics-addr", "127.0.0.1:0")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "k", "--metrics-addr", "127.0.0.1:0")...)
 	var addr string
 	deadline := time.Now().Add(10 * time.Second)
 	for addr == "" {
@@ -271,7 +271,7 @@ func TestServeMetricsAddr(t *testing.T) {
 	if r := call(t, "GET", s.URL+"/metrics", "k", ""); r.status != 404 {
 		t.Errorf("/metrics on --listen with --metrics-addr: %d", r.status)
 	}
-	closed := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k")...)
+	closed := startServe(t, append(upstreamArgs(up.URL), "--api-key", "k")...)
 	if r := call(t, "GET", closed.URL+"/metrics", "", ""); r.status != 401 {
 		t.Errorf("/metrics without a key on a server with keys: %d %.200s", r.status, r.body)
 	}

@@ -44,7 +44,7 @@ const (
 	// chats with 503 and query refuses to run, naming what to set.
 	localNone = "none"
 	// builtinKVCache is the built-in model's KV cache pool when
-	// --local-kv-cache is left at its default.
+	// --kv-cache is left at its default.
 	builtinKVCache = "65536tokens"
 )
 

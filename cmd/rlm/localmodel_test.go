@@ -121,7 +121,7 @@ func TestLocalModelReproducesTrajectory(t *testing.T) {
 	}
 	t.Log(stdout.String())
 
-	local := startServe(t, "--local-model", out, "--models", "rlm", "--local-kv-cache", "16384tokens")
+	local := startServe(t, "--local-model", out, "--models", "rlm", "--kv-cache", "16384tokens")
 	got := chatOnce(t, local.URL)
 	if got.Choices[0].Message.Content != "42" || got.RLM.Iterations != 2 || got.RLM.StopReason != "final" {
 		t.Fatalf("local model run: %+v\nlog:\n%s", got, local.Stderr.String())
@@ -159,7 +159,7 @@ func TestLocalModelPrefixReuse20Turns(t *testing.T) {
 	// A random model's cells all fail: --max-failed-turns keeps it going
 	// for the 20 turns whose prefixes this test checks.
 	s := startServe(t, "--local-model", base, "--models", "rlm", "--max-iterations", "20", "--max-failed-turns", "100",
-		"--local-kv-cache", "32768tokens")
+		"--kv-cache", "32768tokens")
 	body := `{"model":"rlm","temperature":0,"max_tokens":32,"messages":[{"role":"user","content":"Summarize the context."}]}`
 	resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
 	if err != nil {
@@ -233,7 +233,7 @@ func TestModelServeNodeSDK(t *testing.T) {
 	done := make(chan error, 1)
 	var serverLog syncBuffer
 	go func() {
-		err := runModelServe(ctx, []string{"--listen", "127.0.0.1:0", "--api-keys", "node-key", ckpt}, pw, &serverLog)
+		err := runModelServe(ctx, []string{"--listen", "127.0.0.1:0", "--api-key", "node-key", ckpt}, pw, &serverLog)
 		pw.CloseWithError(fmt.Errorf("model serve ended: %v", err))
 		done <- err
 	}()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/inference/api"
 )
@@ -40,11 +41,11 @@ func engineFlags(fs *flag.FlagSet) func() (inference.Config, error) {
 	blockSize := fs.Int("block-size", 16, "tokens per KV cache block (the unit of allocation and prefix reuse)")
 	maxSeqs := fs.Int("max-seqs", 64, "sequences decoded together in one step")
 	maxBatch := fs.Int("max-batch-tokens", 512, "tokens in one forward step; longer prompts are prefilled in chunks")
-	maxLen := fs.Int("max-model-len", 0, "longest prompt plus completion in tokens; 0: the model's max_position_embeddings, at most the pool")
+	window := fs.String("model-window", "auto", "longest prompt plus completion in tokens (8192, 32k); auto: the model's max_position_embeddings, at most the KV cache")
 	maxQueued := fs.Int("max-queued", 256, "requests waiting to start; one more gets 429 at once")
 	queueWait := fs.Duration("queue-wait", 60*time.Second, "how long a request may wait for KV cache memory before 429")
 	noPrefix := fs.Bool("no-prefix-cache", false, "do not reuse cached KV blocks across requests")
-	lora := fs.String("lora", "", "PEFT LoRA adapter `directory` (from rlm train sft -lora-rank, or PEFT) merged into the weights at load")
+	lora := fs.String("lora", "", "PEFT LoRA adapter `directory` (from rlm train sft --lora-rank, or PEFT) merged into the weights at load")
 	return func() (inference.Config, error) {
 		c, err := parseKVCache(*kv)
 		if err != nil {
@@ -58,10 +59,17 @@ func engineFlags(fs *flag.FlagSet) func() (inference.Config, error) {
 				return c, badFlag("--%s %d: must be positive", p.name, p.v)
 			}
 		}
-		if *maxLen < 0 || *queueWait <= 0 {
-			return c, badFlag("--max-model-len must not be negative and --queue-wait must be positive")
+		if *queueWait <= 0 {
+			return c, badFlag("--queue-wait must be positive")
 		}
-		c.BlockSize, c.MaxSeqs, c.MaxBatchTokens, c.MaxModelLen = *blockSize, *maxSeqs, *maxBatch, *maxLen
+		if *window != "auto" {
+			n, err := eval.ParseLength(*window)
+			if err != nil {
+				return c, badFlag("--model-window: want auto or a number of tokens like 8192 or 32k: %q", *window)
+			}
+			c.MaxModelLen = n
+		}
+		c.BlockSize, c.MaxSeqs, c.MaxBatchTokens = *blockSize, *maxSeqs, *maxBatch
 		c.MaxQueued, c.QueueWait, c.NoPrefixCache = *maxQueued, *queueWait, *noPrefix
 		c.LoRA = *lora
 		return c, nil
@@ -73,12 +81,12 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: rlm model serve [flags] CHECKPOINT_DIR\n\nServes a Qwen3 checkpoint (ours from `rlm train`, or Hugging Face's) at /v1/chat/completions,\n/v1/completions and /v1/models. See docs/inference.md. Flags:")
-		fs.PrintDefaults()
+		printFlags(stderr, fs, nil)
 	}
 	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
-	keys := fs.String("api-keys", "", "comma-separated API keys clients must send as Bearer tokens; empty: open server")
+	keys := fs.String("api-key", "", "API `key` clients must send as a Bearer token, or several separated by commas; empty: open server")
 	name := fs.String("name", "", "model name clients use; empty: the checkpoint directory's name")
-	maxBody := fs.String("max-request-bytes", "16MiB", "largest request body")
+	maxBody := fs.String("max-request-bytes", formatSize(api.DefaultMaxRequestBytes), "largest request body")
 	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with 429")
 	maxMessages := fs.Int("max-messages", api.DefaultMaxMessages, "messages in one chat request; counted while the body is decoded, one more is refused with 400")
 	maxParts := fs.Int("max-content-parts", api.DefaultMaxContentParts, "content parts of all messages of one chat request together; counted while the body is decoded")
@@ -86,14 +94,14 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	engineCfg := engineFlags(fs)
 	device := fs.String("device", "auto", "where the model runs: auto (a GPU when there is one, and the log says so; else the CPU), cpu, cuda or cuda:N")
 	precision := fs.String("precision", "bf16", "arithmetic of matrix products and attention on a GPU: bf16, tf32 or fp32")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return errUsage
+		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
+		fmt.Fprintln(stderr, "rlm model serve: want one checkpoint directory (or builtin): rlm model serve [flags] CHECKPOINT_DIR; `rlm model serve -h` lists its flags")
 		return errUsage
 	}
 	cfg, err := engineCfg()

@@ -34,11 +34,11 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// argument, and parse the rest again.
 	var words []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
 			if err == flag.ErrHelp {
 				return nil
 			}
-			return errUsage
+			return err
 		}
 		if fs.NArg() == 0 {
 			break
@@ -48,8 +48,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	question := strings.TrimSpace(strings.Join(words, " "))
 	if question == "" {
-		fmt.Fprintln(stderr, "rlm query: a question is required")
-		fs.Usage()
+		fmt.Fprintln(stderr, `rlm query: a question is required: rlm query --context FILE "question"; `+"`rlm query -h` lists its flags")
 		return errUsage
 	}
 	cfg, err := settings.load()

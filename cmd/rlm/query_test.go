@@ -52,7 +52,7 @@ func TestQuery(t *testing.T) {
 		wantTemp0 bool
 		status    int
 	}{
-		{"file context", []string{"query", "--upstream", srv.URL, "--context", file, "--temperature", "0", "--sampling-seed", "7", "How many failures?"},
+		{"file context", []string{"query", "--upstream", srv.URL, "--context", file, "--temperature", "0", "--seed", "7", "How many failures?"},
 			"", "42 failures\n", []string{"rlm: turn 2 (0 sub-calls so far", "iterations=2 llm_calls=2 depth=0", "stop=final"}, true, 0},
 		{"stdin context, verbose, flags after the question", []string{"query", "--upstream", srv.URL, "How many", "failures?", "--context", "-", "--verbose"},
 			text, "42 failures\n", []string{"[0] turn 1", "[0] cell 1.1 done", "fails: 42", "[0] node end: final"}, false, 0},
@@ -90,7 +90,7 @@ func TestQuery(t *testing.T) {
 					t.Errorf("temperature not sent as 0: %s", req.Body)
 				}
 				if string(req.Fields["seed"]) != "7" {
-					t.Errorf("--sampling-seed 7 not sent as seed: %s", req.Body)
+					t.Errorf("--seed 7 not sent as seed: %s", req.Body)
 				}
 			}
 		})

@@ -83,7 +83,7 @@ fmt.Println("top:", best, n)`)}
 	})
 	defer up.Close()
 	env := []string{"RLM_UPSTREAM=" + up.URL, "OPENAI_API_KEY=unused", "RLM_ROOT_MODEL=root-model", "RLM_LISTEN=" + addr,
-		"RLM_CONFIG=", "RLM_API_KEYS="}
+		"RLM_CONFIG=", "RLM_API_KEY="}
 	stdout, stderr := runExample(t, dir, env, sh, "-eu", "-c", script)
 	const answer = "203.0.113.77, with 1337 responses of 401"
 	if !strings.HasPrefix(stdout, answer+"\n") {

@@ -53,7 +53,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func TestServeQuotas(t *testing.T) {
 	up := fakellm.New(finalUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1,k2", "--metrics-key", "mk", "--quota-files", "2", "--quota-completions", "1")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "k1,k2", "--metrics-key", "mk", "--quota-files", "2", "--quota-completions", "1")...)
 	for i := range 2 {
 		if r := uploadFile(t, s.URL, "k1", "line\n"); r.status != 200 {
 			t.Fatalf("upload %d within the quota: %d %s", i, r.status, r.body)

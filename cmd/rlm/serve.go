@@ -111,20 +111,22 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	kv := c.LocalKVCache
-	if c.LocalModel == localBuiltin && !c.explicit["local-kv-cache"] {
+	kv := c.KVCache
+	if c.LocalModel == localBuiltin && !c.explicit["kv-cache"] {
 		// The default pool is sized for real checkpoints; the small
 		// built-in model needs a fraction of it.
 		kv = builtinKVCache
 	}
 	ic, err := parseKVCache(kv)
 	if err != nil {
-		return nil, fmt.Errorf("local-kv-cache: %w", err)
+		return nil, fmt.Errorf("kv-cache: %w", err)
 	}
-	if c.LocalMaxSeqs <= 0 || c.LocalMaxBatchTokens <= 0 || c.LocalMaxModelLen < 0 {
-		return nil, fmt.Errorf("local-max-seqs and local-max-batch-tokens must be positive, local-max-model-len not negative")
+	if c.MaxSeqs <= 0 || c.MaxBatchTokens <= 0 {
+		return nil, fmt.Errorf("max-seqs and max-batch-tokens must be positive")
 	}
-	ic.MaxSeqs, ic.MaxBatchTokens, ic.MaxModelLen = c.LocalMaxSeqs, c.LocalMaxBatchTokens, c.LocalMaxModelLen
+	// --model-window is the local model's window; auto (0) and off
+	// (negative) leave it the model's own.
+	ic.MaxSeqs, ic.MaxBatchTokens, ic.MaxModelLen = c.MaxSeqs, c.MaxBatchTokens, max(c.ContextWindow, 0)
 	e, err := loadLocalModel(c.LocalModel, ic, dev, log)
 	if err != nil {
 		return nil, err
@@ -319,7 +321,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if len(cfg.APIKeys) == 0 {
-		log.Warn("NO API KEYS: the server is open to anyone who can reach " + cfg.Listen + "; set --api-keys or RLM_API_KEYS")
+		log.Warn("NO API KEYS: the server is open to anyone who can reach " + cfg.Listen + "; set --api-key or RLM_API_KEY")
 	}
 	srv, err := server.New(scfg, st, runner)
 	if err != nil {

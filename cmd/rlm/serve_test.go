@@ -127,7 +127,7 @@ func upstreamArgs(url string) []string {
 func TestServeGoOpenAI(t *testing.T) {
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1,k2", "--metrics-key", "mk")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "k1,k2", "--metrics-key", "mk")...)
 	cfg := openai.DefaultConfig("k1")
 	cfg.BaseURL = s.URL + "/v1"
 	client := openai.NewClientWithConfig(cfg)
@@ -263,7 +263,7 @@ func TestNodeSDK(t *testing.T) {
 	node := nodeSDK(t)
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "node-key")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "node-key")...)
 	stdout := runNodeScript(t, node, "server_sdk.mjs", s, "RLM_KEY=node-key", "RLM_LOG_TEXT="+logText)
 	var res struct {
 		Plain struct {
@@ -310,7 +310,7 @@ func TestNodeSDKStored(t *testing.T) {
 		return fakellm.Reply{Content: "FINAL(stored answer)"}
 	})
 	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "key-one,key-two")...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "key-one,key-two")...)
 	stdout := runNodeScript(t, node, "stored_sdk.mjs", s, "RLM_KEY=key-one", "RLM_OTHER_KEY=key-two")
 	var res struct {
 		List struct {
@@ -348,7 +348,7 @@ func TestNodeSDKStored(t *testing.T) {
 // TestBuiltinServe), serve starts on localhost, says loudly what is
 // missing, and a chat request gets an error naming what to configure.
 func TestServeUnconfigured(t *testing.T) {
-	for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_ROOT_MODEL", "RLM_API_KEYS", "RLM_CONFIG", "RLM_LOCAL_MODEL"} {
+	for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_ROOT_MODEL", "RLM_API_KEY", "RLM_CONFIG", "RLM_LOCAL_MODEL"} {
 		t.Setenv(k, "")
 	}
 	s := startServe(t, "--local-model", "none")
@@ -484,7 +484,7 @@ func TestServeRedisStore(t *testing.T) {
 	url := storetest.StartRedis(t)
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
-	args := append(upstreamArgs(up.URL), "--store", "redis", "--redis-url", url, "--api-keys", "k")
+	args := append(upstreamArgs(up.URL), "--store", "redis", "--redis-url", url, "--api-key", "k")
 	a := startServe(t, append(args, "--redis-cache-dir", t.TempDir())...)
 	b := startServe(t, append(args, "--redis-cache-dir", t.TempDir())...)
 

@@ -24,7 +24,7 @@ listen: 0.0.0.0:9000
 max_concurrent: 3
 queue_wait: 5s
 max_queued: 3
-api_keys: [a, b]
+api_key: [a, b]
 models: {rlm: gpt-x, small: gpt-mini}
 max_upload_bytes: 1GiB
 repl_stack_bytes: 8MiB

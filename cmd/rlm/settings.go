@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlm-project/rlm/document"
+	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/server"
@@ -83,12 +83,11 @@ type config struct {
 	TraceFieldBytes   int64
 	TraceBytes        int64
 	// The in-process model of --local-model.
-	LocalModel          string
-	Device, Precision   string
-	LocalKVCache        string
-	LocalMaxSeqs        int
-	LocalMaxBatchTokens int
-	LocalMaxModelLen    int
+	LocalModel        string
+	Device, Precision string
+	KVCache           string
+	MaxSeqs           int
+	MaxBatchTokens    int
 	// Upstream health on /readyz.
 	ReadyUpstream bool
 	ProbeInterval time.Duration
@@ -192,6 +191,27 @@ func boolean(f func(c *config) *bool) func(*config, string) error {
 	}
 }
 
+// window reads a context window: auto (0), a positive number of tokens
+// (8192, 128k) or a negative one (no compaction, -1).
+func window(f func(c *config) *int) func(*config, string) error {
+	return func(c *config, v string) error {
+		if v == "auto" {
+			*f(c) = 0
+			return nil
+		}
+		if n, err := strconv.Atoi(v); err == nil && n < 0 {
+			*f(c) = -1
+			return nil
+		}
+		n, err := eval.ParseLength(v)
+		if err != nil {
+			return fmt.Errorf("want auto, a number of tokens like 131072 or 128k, or a negative number (no compaction): %q", v)
+		}
+		*f(c) = n
+		return nil
+	}
+}
+
 func dur(f func(c *config) *time.Duration) func(*config, string) error {
 	return func(c *config, v string) error {
 		d, err := time.ParseDuration(v)
@@ -265,7 +285,7 @@ func parseSize(v string) (int64, error) {
 // docs/settings.md lists the same rows (a test checks that it does).
 var settingsTable = []setting{
 	{"listen", forServe, "127.0.0.1:8080", "address to listen on", str(func(c *config) *string { return &c.Listen })},
-	{"api-keys", forServe, "", "comma-separated API keys clients must send as Bearer tokens; empty: open server", list(func(c *config) *[]string { return &c.APIKeys })},
+	{"api-key", forServe, "", "API key clients must send as a Bearer token, or several separated by commas; empty: open server", list(func(c *config) *[]string { return &c.APIKeys })},
 	{"metrics-addr", forServe, "", "address to serve /metrics on, apart from --listen (which then has none); empty: /metrics on --listen", str(func(c *config) *string { return &c.MetricsAddr })},
 	{"metrics-key", forServe, "", "bearer key /metrics requires; empty: /metrics is open on a server without --api-keys and on --metrics-addr, and refused on --listen of a server with keys", str(func(c *config) *string { return &c.MetricsKey })},
 	{"upstream", allCommands, "", "base URL of the OpenAI-compatible upstream, e.g. https://api.openai.com/v1", str(func(c *config) *string { return &c.Upstream })},
@@ -273,14 +293,13 @@ var settingsTable = []setting{
 	{"local-model", allCommands, "", "checkpoint directory of a Qwen3 model to run in-process as the upstream of root turns and sub-calls, instead of --upstream; builtin: the model built into rlm (rlm-tiny-demo); none: no local model. Empty: serve and query use builtin when no --upstream is set (see docs/inference.md)", str(func(c *config) *string { return &c.LocalModel })},
 	{"device", allCommands, "auto", "where --local-model runs: auto (a GPU when there is one, and the log says so; else the CPU), cpu, cuda or cuda:N", str(func(c *config) *string { return &c.Device })},
 	{"precision", allCommands, "bf16", "arithmetic of --local-model's matrix products and attention on a GPU: bf16, tf32 or fp32", str(func(c *config) *string { return &c.Precision })},
-	{"local-kv-cache", allCommands, "1GiB", "KV cache pool of --local-model, allocated at start: a size like 4GiB, or tokens like 65536tokens; left at its default, the built-in model takes 65536tokens", str(func(c *config) *string { return &c.LocalKVCache })},
-	{"local-max-seqs", allCommands, "64", "sequences --local-model decodes together in one step", num(func(c *config) *int { return &c.LocalMaxSeqs })},
-	{"local-max-batch-tokens", allCommands, "512", "tokens in one forward step of --local-model; longer prompts are prefilled in chunks", num(func(c *config) *int { return &c.LocalMaxBatchTokens })},
-	{"local-max-model-len", allCommands, "0", "longest prompt plus completion of --local-model in tokens; 0: the model's max_position_embeddings, at most the KV cache", num(func(c *config) *int { return &c.LocalMaxModelLen })},
+	{"kv-cache", allCommands, "1GiB", "KV cache pool of --local-model, allocated at start: a size like 4GiB, or tokens like 65536tokens; left at its default, the built-in model takes 65536tokens", str(func(c *config) *string { return &c.KVCache })},
+	{"max-seqs", allCommands, "64", "sequences --local-model decodes together in one step", num(func(c *config) *int { return &c.MaxSeqs })},
+	{"max-batch-tokens", allCommands, "512", "tokens in one forward step of --local-model; longer prompts are prefilled in chunks", num(func(c *config) *int { return &c.MaxBatchTokens })},
 	{"root-model", allCommands, "", "upstream model of root turns; serve: of requests naming an alias without a mapping", str(func(c *config) *string { return &c.RootModel })},
 	{"sub-model", allCommands, "", "upstream model for llm_query and child RLMs; empty: the root model", str(func(c *config) *string { return &c.SubModel })},
 	{"temperature", forQuery | forEval, "", "sampling temperature of root turns and sub-calls; unset: the upstream's default (0 is sent as 0)", str(func(c *config) *string { return &c.Temperature })},
-	{"sampling-seed", forQuery | forEval, "", "seed sent with every model call (OpenAI's seed), so that sampled runs repeat where the upstream honours it (the local models do); rlm eval derives one per instance from it, so that instances do not share one random stream; unset: none", str(func(c *config) *string { return &c.SamplingSeed })},
+	{"seed", forQuery | forEval, "", "query: seed sent with every model call (OpenAI's seed), so that sampled runs repeat where the upstream honours it (the local models do), unset: none; eval: seed of the generated instances and, one derived per instance, of their model calls, unset: 1", str(func(c *config) *string { return &c.SamplingSeed })},
 	{"models", forServe, "rlm", "comma-separated model aliases clients may name, each alias or alias=upstream-model; an alias without = runs the root model", list(func(c *config) *[]string { return &c.Models })},
 	{"upstream-timeout", allCommands, "120s", "timeout of one upstream call attempt", dur(func(c *config) *time.Duration { return &c.UpstreamTimeout })},
 	{"upstream-check-after", allCommands, recursion.DefaultCheckAfter.String(), "silence of an upstream call (no response headers yet, or no byte of the body) after which rlm checks that the upstream still answers GET /models within --upstream-probe-timeout: one that does not fails the call at once, without retry (a hung upstream fails a request in about 15s); one that does is waited for, up to --upstream-timeout; 0: never checked", dur(func(c *config) *time.Duration { return &c.UpstreamCheck })},
@@ -343,7 +362,7 @@ var settingsTable = []setting{
 	{"timeout", allCommands, "1h", "wall time of a run's whole tree (eval: of one instance). Set, it is the limit of a query or eval run; left at its default, it caps the limit that follows the input, max(10m, 2m per million input tokens). serve: the maximum of rlm.timeout and of that default", dur(func(c *config) *time.Duration { return &c.Limits.Timeout })},
 	{"offload-threshold", allCommands, strconv.Itoa(recursion.DefaultLimits().OffloadThreshold), "messages longer than this many characters are offloaded into the REPL; serve: the default of rlm.offload_threshold", num(func(c *config) *int { return &c.Limits.OffloadThreshold })},
 	{"call-concurrency", allCommands, strconv.Itoa(recursion.DefaultLimits().Concurrency), "model calls of one run in flight at once (root turns and sub-calls); serve: of every request", num(func(c *config) *int { return &c.Limits.Concurrency })},
-	{"model-window", allCommands, strconv.Itoa(recursion.DefaultContextWindow), "context window in tokens of root and child models not in --model-windows: before a turn that would overflow it, older cell outputs are elided; negative: no compaction", num(func(c *config) *int { return &c.ContextWindow })},
+	{"model-window", allCommands, "auto", "context window in tokens of root and child models not in --model-windows: before a turn that would overflow it, older cell outputs are elided; --local-model runs with it as its longest prompt plus completion; eval's direct baseline skips longer inputs. auto: a local model's own (its max_position_embeddings, at most the KV cache), else " + strconv.Itoa(recursion.DefaultContextWindow) + "; negative: no compaction", window(func(c *config) *int { return &c.ContextWindow })},
 	{"model-windows", allCommands, "", "comma-separated model=tokens context windows of upstream models", list(func(c *config) *[]string { return &c.ContextWindows })},
 	{"repl-workers", allCommands, "2", "idle REPL worker processes kept ready; 0: none", num(func(c *config) *int { return &c.REPLWorkers })},
 	{"repl-refill-delay", allCommands, "25ms", "how long the REPL pool waits before replacing a worker a request took, so that starting one (tens of ms of CPU) does not compete with that request's start; sooner when another request takes one; 0: at once", dur(func(c *config) *time.Duration { return &c.REPLRefillDelay })},
@@ -370,6 +389,10 @@ var settingsTable = []setting{
 	{"log-level", forServe, "info", "debug, info, warn or error", str(func(c *config) *string { return &c.LogLevel })},
 	{"trace-content", forServe, "false", "put prompt and completion text on OpenTelemetry spans (traces in the store always keep them)", boolean(func(c *config) *bool { return &c.TraceContent })},
 }
+
+// renamedSettings are the retired names of settings (see renamedFlags),
+// whose environment variables are refused.
+var renamedSettings = []string{"api-keys", "local-kv-cache", "local-max-seqs", "local-max-batch-tokens", "local-max-model-len", "sampling-seed"}
 
 // settingsFlags are the settings of one command registered on its FlagSet.
 type settingsFlags struct {
@@ -435,16 +458,9 @@ func (s *settingsFlags) settings() []setting {
 // docs/settings.md does.
 func (s *settingsFlags) printUsage(w io.Writer) {
 	fmt.Fprintln(w, "Flags:")
-	s.fs.VisitAll(func(f *flag.Flag) {
-		if _, ok := s.vals[f.Name]; ok || f.Name == "config" {
-			return
-		}
-		name, usage := flag.UnquoteUsage(f)
-		def := ""
-		if f.DefValue != "" && f.DefValue != "false" {
-			def = fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		fmt.Fprintf(w, "  --%s\n    \t%s%s\n", strings.TrimSpace(f.Name+" "+name), usage, def)
+	printFlags(w, s.fs, func(name string) bool {
+		_, ok := s.vals[name]
+		return ok || name == "config"
 	})
 	fmt.Fprintf(w, "Settings (a flag wins over the environment, which wins over the --config file; see docs/settings.md):\n")
 	fmt.Fprintln(w, "  --config file\n    \toptional YAML file of settings (env RLM_CONFIG)")
@@ -483,9 +499,23 @@ func (s *settingsFlags) load() (*config, error) {
 		}
 		for k, v := range raw {
 			if !known[k] {
+				for _, to := range renamedFlags[strings.ReplaceAll(k, "_", "-")] {
+					if to := strings.ReplaceAll(to, "-", "_"); known[to] {
+						return nil, fmt.Errorf("%s: config file %s: key %s was renamed %s", s.cmd, *s.file, k, to)
+					}
+				}
+			}
+			if !known[k] {
 				return nil, fmt.Errorf("%s: config file %s: unknown key %q (see docs/settings.md)", s.cmd, *s.file, k)
 			}
 			fileVals[k] = yamlString(v)
+		}
+	}
+	for _, old := range renamedSettings {
+		// An old variable left in a deployment must not be ignored
+		// silently: RLM_API_KEYS ignored would open the server.
+		if env := (setting{name: old}).env(); s.getenv(env) != "" {
+			return nil, fmt.Errorf("%s: environment variable %s was renamed %s", s.cmd, env, setting{name: renamedFlags[old][0]}.env())
 		}
 	}
 	c := &config{explicit: map[string]bool{}}
@@ -533,14 +563,11 @@ variable and a key of the YAML file given by --config. See docs/server.md.
 `)
 		s.printUsage(stderr)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, flag.ErrHelp
-		}
-		return nil, errUsage
+	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "rlm serve: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "rlm serve: unexpected argument %q; `rlm serve -h` lists its flags\n", fs.Arg(0))
 		return nil, errUsage
 	}
 	return s.load()

@@ -55,7 +55,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Usage = func() {
 		fmt.Fprint(stderr, tracesUsage)
 		fmt.Fprintf(stderr, "\nFlags of %s:\n", sub)
-		fs.PrintDefaults()
+		printFlags(stderr, fs, nil)
 	}
 	base := fs.String("url", tracesEnv("RLM_URL", "http://127.0.0.1:8080"), "gateway base `URL` (env RLM_URL)")
 	key := fs.String("api-key", os.Getenv("RLM_API_KEY"), "gateway API `key` (env RLM_API_KEY); with --dir, selects the runs of the owner the gateway derives from it")
@@ -85,12 +85,12 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errUsage
 	}
 	// Flags may come after the run ID too: rlm traces show ID --json.
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseInterspersed(fs, args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return errUsage
+		return err
 	}
 	needID := sub == "show" || sub == "open" || sub == "feedback"
 	if needID != (len(pos) == 1) || (!needID && len(pos) != 0) {
@@ -246,11 +246,13 @@ func tracesEnv(name, def string) string {
 
 // parseInterspersed parses fs from args, letting flags follow positional
 // arguments (which the flag package stops at); it returns the positional
-// ones. After "--" everything is positional.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+// ones. After "--" everything is positional. Errors are reported as
+// parseFlags reports them.
+func parseInterspersed(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
 	var pos []string
+	usage := fs.Usage
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args, stderr, usage); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()

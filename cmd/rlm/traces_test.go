@@ -318,7 +318,7 @@ func TestTracesOfAKeyedGateway(t *testing.T) {
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
 	data := t.TempDir()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-keys", "k1,k2", "--data-dir", data)...)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "k1,k2", "--data-dir", data)...)
 	body := `{"model": "rlm", "messages": [{"role": "user", "content": ` + jsonString("How many failures?\n"+logText) + `}]}`
 	req, _ := http.NewRequest("POST", s.URL+"/v1/chat/completions", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer k1")

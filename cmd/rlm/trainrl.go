@@ -38,7 +38,7 @@ flags ({"lr": 1e-6, "group": 8}); flags on the command line win. An
 interrupted run resumes from its newest checkpoint. See docs/training.md.
 Flags:
 `)
-		fs.PrintDefaults()
+		printFlags(stderr, fs, nil)
 	}
 	def := rl.DefaultConfig()
 	configPath := fs.String("config", "", "JSON `file` of flag values (keys are flag names)")
@@ -53,14 +53,14 @@ Flags:
 	fs.IntVar(&def.Steps, "steps", def.Steps, "optimizer steps")
 	fs.Uint64Var(&def.Seed, "seed", def.Seed, "seed of task instances and sampling; same seed and flags give the same run")
 	fs.Float64Var(&def.LR, "lr", def.LR, "peak learning rate")
-	fs.Float64Var(&def.MinLRRatio, "min-lr-ratio", def.MinLRRatio, "final learning rate of the cosine schedule, as a fraction of -lr (1: constant)")
+	fs.Float64Var(&def.MinLRRatio, "min-lr-ratio", def.MinLRRatio, "final learning rate of the cosine schedule, as a fraction of --lr (1: constant)")
 	fs.IntVar(&def.WarmupSteps, "warmup", def.WarmupSteps, "linear warmup steps")
 	fs.Float64Var(&def.WeightDecay, "weight-decay", def.WeightDecay, "AdamW decoupled weight decay (weight matrices only)")
 	fs.Float64Var(&def.Beta1, "beta1", def.Beta1, "AdamW beta1")
 	fs.Float64Var(&def.Beta2, "beta2", def.Beta2, "AdamW beta2")
 	fs.Float64Var(&def.Eps, "adam-eps", def.Eps, "AdamW epsilon")
 	fs.Float64Var(&def.ClipNorm, "clip", def.ClipNorm, "global gradient-norm clipping threshold (0 disables)")
-	fs.StringVar(&def.Loss.Mode, "loss", def.Loss.Mode, "trust region: dppo (mask tokens whose probability moved more than -tv-low/-tv-high) or ppo (clip the ratio at 1-clip-low, 1+clip-high)")
+	fs.StringVar(&def.Loss.Mode, "loss", def.Loss.Mode, "trust region: dppo (mask tokens whose probability moved more than --tv-low/-tv-high) or ppo (clip the ratio at 1-clip-low, 1+clip-high)")
 	fs.Float64Var(&def.Loss.TVLow, "tv-low", def.Loss.TVLow, "dppo: largest fall of a token's probability, with a negative advantage")
 	fs.Float64Var(&def.Loss.TVHigh, "tv-high", def.Loss.TVHigh, "dppo: largest rise of a token's probability, with a positive advantage")
 	fs.Float64Var(&def.Loss.ClipLow, "clip-low", def.Loss.ClipLow, "ppo: lower clip of the ratio is 1-clip-low")
@@ -73,12 +73,12 @@ Flags:
 	fs.Float64Var(&def.NoFinalPenalty, "no-final-penalty", def.NoFinalPenalty, "subtracted from the reward of a rollout that did not end with FINAL")
 	fs.Float64Var(&def.BudgetPenalty, "budget-penalty", def.BudgetPenalty, "subtracted from the reward of a rollout that ran out of turns, calls, tokens, time or context window")
 	fs.Float64Var(&def.PassScore, "pass-score", def.PassScore, "score that counts as a pass")
-	fs.IntVar(&def.MaxTokens, "max-tokens", def.MaxTokens, "completion tokens per model call")
+	fs.IntVar(&def.MaxTokens, "max-completion-tokens", def.MaxTokens, "max_tokens of each model call")
 	fs.IntVar(&def.SeqLen, "seq-len", def.SeqLen, "context window of a model call (prompt plus completion), also the longest training sample")
-	fs.IntVar(&def.KVCacheTokens, "kv-cache-tokens", 0, "KV cache of the rollout engine in tokens (0: every rollout of a step at -seq-len, at most 1 GiB)")
+	kvCache := fs.String("kv-cache", "auto", "KV cache pool of the rollout engine: a `size` like 1GiB, or tokens like 65536tokens; auto: every rollout of a step at --seq-len, at most 1 GiB")
 	fs.IntVar(&def.Limits.MaxIterations, "max-iterations", def.Limits.MaxIterations, "turns per RLM node")
 	maxDepth := fs.Int("max-depth", def.Limits.MaxDepth, "deepest rlm_query level; 0 makes rlm_query a plain llm_query")
-	fs.IntVar(&def.Limits.MaxLLMCalls, "max-calls", 0, "model calls per rollout (0: the engine's default)")
+	fs.IntVar(&def.Limits.MaxLLMCalls, "max-llm-calls", 0, "model calls per rollout, root turns included (0: the engine's default)")
 	fs.DurationVar(&def.Limits.Timeout, "timeout", 0, "wall time per rollout (0: the engine's default)")
 	replLim := repl.DefaultLimits()
 	fs.DurationVar(&replLim.CellTimeout, "cell-timeout", replLim.CellTimeout, "time a REPL cell may run, not counting the time it waits for its llm_query/rlm_query calls")
@@ -88,13 +88,13 @@ Flags:
 	fs.IntVar(&def.LogEvery, "log-every", def.LogEvery, "steps between progress lines")
 	fs.IntVar(&def.StopAfter, "stop-after", 0, "end after this step with a checkpoint (to split a run into jobs)")
 	dtype := fs.String("dtype", "bf16", "`dtype` of the final model: bf16 or f32 (checkpoints are always f32)")
-	resume := fs.Bool("resume", true, "continue from the newest checkpoint in -out when there is one")
+	resume := fs.Bool("resume", true, "continue from the newest checkpoint in --out when there is one")
 	traces := fs.String("traces", "", "disk store `directory` for the rollouts' trajectories (default OUT/traces; \"none\" disables)")
 	traceOwner := fs.String("trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
 	fs.StringVar(&def.Export, "export", "", "also append every rollout's samples (token ids, loss masks, sampler logprobs, reward, advantage) to OUT/"+rl.ExportFile+" in this `format`: "+strings.Join(rl.ExportFormats, " or ")+" (see docs/training.md)")
 	device := fs.String("device", "auto", "where to train: auto (a GPU when there is one), cpu, cuda or cuda:N")
 	precision := fs.String("precision", "bf16", "CUDA arithmetic of matrix products and attention: bf16, tf32 or fp32")
-	if err := parseWithConfig(fs, args, configPath); err != nil {
+	if err := parseWithConfig(fs, args, configPath, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
@@ -104,7 +104,7 @@ Flags:
 		return badFlag("train rl: %w", err)
 	}
 	if *modelDir == "" || *out == "" {
-		fmt.Fprintln(stderr, "rlm train rl: -model and -out are required")
+		fmt.Fprintln(stderr, "rlm train rl: --model and --out are required")
 		fs.Usage()
 		return errUsage
 	}
@@ -113,18 +113,25 @@ Flags:
 		return badFlag("train rl: %w", err)
 	}
 	if def.Lengths, err = eval.ParseLengths(*lengths); err != nil {
-		return badFlag("train rl: -lengths: %w", err)
+		return badFlag("train rl: --lengths: %w", err)
+	}
+	if *kvCache != "auto" {
+		kv, err := parseKVCache(*kvCache)
+		if err != nil {
+			return badFlag("train rl: --kv-cache: %w", err)
+		}
+		def.KVCacheTokens, def.KVCacheBytes = kv.KVCacheTokens, kv.KVCacheBytes
 	}
 	def.Limits.MaxDepth = *maxDepth
 	if *maxDepth == 0 {
 		def.Limits.MaxDepth = -1 // recursion.Limits writes "root alone" as -1
 	}
 	if def.Tasks, err = parseTasks(*tasks, taskOpts); err != nil {
-		return badFlag("train rl: -task: %w", err)
+		return badFlag("train rl: --task: %w", err)
 	}
 	def.OutDir, def.Resume, def.TokenizerFrom = *out, *resume, *modelDir
 	if def.Export != "" && !slices.Contains(rl.ExportFormats, def.Export) {
-		return badFlag("train rl: -export %q: want one of %s", def.Export, strings.Join(rl.ExportFormats, ", "))
+		return badFlag("train rl: --export %q: want one of %s", def.Export, strings.Join(rl.ExportFormats, ", "))
 	}
 	dev, err := parseDevice(*device, *precision)
 	if err != nil {
@@ -178,12 +185,9 @@ Flags:
 
 // parseWithConfig parses args into fs, then sets every flag that the
 // command line left unset from the JSON object in *configPath, if any.
-func parseWithConfig(fs *flag.FlagSet, args []string, configPath *string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+func parseWithConfig(fs *flag.FlagSet, args []string, configPath *string, stderr io.Writer) error {
+	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -193,17 +197,20 @@ func parseWithConfig(fs *flag.FlagSet, args []string, configPath *string) error 
 	}
 	raw, err := os.ReadFile(*configPath)
 	if err != nil {
-		return fmt.Errorf("-config: %w", err)
+		return fmt.Errorf("--config: %w", err)
 	}
 	var values map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &values); err != nil {
-		return fmt.Errorf("-config %s: want a JSON object of flag values: %w", *configPath, err)
+		return fmt.Errorf("--config %s: want a JSON object of flag values: %w", *configPath, err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	for name, v := range values {
+		if to := renamedTo(fs, name); to != "" {
+			return fmt.Errorf("--config %s: setting %q was renamed %q", *configPath, name, to)
+		}
 		if name == "config" || fs.Lookup(name) == nil {
-			return fmt.Errorf("-config %s: unknown setting %q", *configPath, name)
+			return fmt.Errorf("--config %s: unknown setting %q", *configPath, name)
 		}
 		if set[name] {
 			continue
@@ -213,7 +220,7 @@ func parseWithConfig(fs *flag.FlagSet, args []string, configPath *string) error 
 			s = string(v) // a number or a boolean, as written
 		}
 		if err := fs.Set(name, s); err != nil {
-			return fmt.Errorf("-config %s: %s: %w", *configPath, name, err)
+			return fmt.Errorf("--config %s: %s: %w", *configPath, name, err)
 		}
 	}
 	return nil

@@ -213,7 +213,7 @@ func TestServeUpstreamFailuresLeakNoSecret(t *testing.T) {
 			rawURL := credURL(tt.upstream(t))
 			dataDir := t.TempDir()
 			args := []string{"--upstream", rawURL, "--root-model", "root-model", "--upstream-retries", "0",
-				"--api-keys", clientKey, "--data-dir", dataDir}
+				"--api-key", clientKey, "--data-dir", dataDir}
 			t.Setenv("OPENAI_API_KEY", "")
 			if tt.keyByEnv {
 				t.Setenv("OPENAI_API_KEY", upAPIKey)
@@ -294,7 +294,7 @@ func TestServeSilentUpstreamFailsFast(t *testing.T) {
 	if cfg.UpstreamCheck != recursion.DefaultCheckAfter || cfg.UpstreamCheck <= 0 || bound > 20*time.Second {
 		t.Fatalf("defaults: --upstream-check-after %v, --upstream-probe-timeout %v: a silent upstream would hold a request %v", cfg.UpstreamCheck, cfg.ProbeTimeout, bound)
 	}
-	s := startServe(t, "--upstream", upstreamDouble(t, nil), "--root-model", "root-model", "--api-keys", clientKey)
+	s := startServe(t, "--upstream", upstreamDouble(t, nil), "--root-model", "root-model", "--api-key", clientKey)
 	r := timedCall(t, 45*time.Second, "POST", s.URL+"/v1/chat/completions", chatHi)
 	if r.status != http.StatusBadGateway || !strings.Contains(string(r.body), "no answer to a liveness check") {
 		t.Fatalf("got %d %s, want 502 naming the silent upstream", r.status, r.body)

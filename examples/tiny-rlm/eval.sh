@@ -36,7 +36,7 @@ for variant in $VARIANTS; do
 	set -- $variant
 	name=$(echo "$variant" | tr -d ' -')
 	rm -rf "$OUT/$name"
-	"$RLM" eval --local-model "$MODEL" --local-kv-cache 65536tokens --task "$@" --phrasings out \
+	"$RLM" eval --local-model "$MODEL" --kv-cache 65536tokens --task "$@" --phrasings out \
 		--lengths "$LENGTHS" --n "$N" --seed "$SEED" --temperature 0 --max-iterations 6 \
 		--max-completion-tokens 768 --out "$OUT/$name" --traces none >"$OUT/$name.txt" 2>"$OUT/$name.log" ||
 		{ tail -20 "$OUT/$name.log" >&2; exit 1; }

@@ -100,7 +100,7 @@ if [ "$RL_STEPS" -gt 0 ]; then
 	echo "== 4c. rlm train rl ($RL_STEPS steps)"
 	"$RLM" train rl -model "$OUT/sft" -out "$OUT/rl" -device "$DEVICE" -task label-count \
 		-phrasings in -lengths 2k -group 8 -tasks-per-step 4 -steps "$RL_STEPS" -lr "$RL_LR" \
-		-temperature "$RL_TEMP" -max-iterations 5 -max-tokens 768 -seq-len 4096 -seed "$RL_SEED" -checkpoint-every 5 -dtype f32 -log-every 1
+		-temperature "$RL_TEMP" -max-iterations 5 -max-completion-tokens 768 -seq-len 4096 -seed "$RL_SEED" -checkpoint-every 5 -dtype f32 -log-every 1
 	MODEL=$OUT/rl
 fi
 

@@ -54,7 +54,7 @@ echo "== 1. collecting trajectories with rlm eval against $URL (a TEST DOUBLE, n
 
 # A small eval: 3 needle-in-a-haystack and 3 OOLONG-style aggregation tasks of
 # 2k tokens each. Every run is saved as a trajectory under OUT/eval/traces.
-"$RLM" eval --task sniah,oolong --lengths 2k --n 3 --concurrency 2 \
+"$RLM" eval --task sniah,oolong --lengths 2k --n 3 --parallel 2 \
 	--upstream "$URL" --upstream-key unused --root-model root --sub-model sub \
 	--out "$OUT/eval" 2>"$OUT/eval.log" || { cat "$OUT/eval.log" >&2; exit 1; }
 stop_fake || true

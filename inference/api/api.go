@@ -31,7 +31,8 @@ type Config struct {
 	// Keys, when not empty, are the API keys clients must send as
 	// "Authorization: Bearer KEY".
 	Keys []string
-	// MaxRequestBytes bounds a request body (default 16 MiB).
+	// MaxRequestBytes bounds a request body (default
+	// DefaultMaxRequestBytes).
 	MaxRequestBytes int64
 	// MaxMessages bounds the messages of a chat request (default 2048,
 	// OpenAI's limit), MaxContentParts the content parts of all its
@@ -52,6 +53,9 @@ const (
 	DefaultMaxMessages     = 2048
 	DefaultMaxContentParts = 8192
 	DefaultMaxPrompts      = 256
+	// DefaultMaxRequestBytes is rlm serve's default too: one limit for
+	// both servers.
+	DefaultMaxRequestBytes = 64 << 20
 )
 
 // Handler serves one engine.
@@ -65,7 +69,7 @@ type Handler struct {
 // New returns the handler of engine e.
 func New(e *inference.Engine, cfg Config) *Handler {
 	if cfg.MaxRequestBytes <= 0 {
-		cfg.MaxRequestBytes = 16 << 20
+		cfg.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	if cfg.MaxMessages <= 0 {
 		cfg.MaxMessages = DefaultMaxMessages

@@ -122,7 +122,7 @@ func startServer(t testing.TB, upstream string, extra ...string) *server {
 func startServerIn(t testing.TB, data, upstream string, extra ...string) *server {
 	t.Helper()
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--upstream", upstream, "--root-model", "root",
-		"--sub-model", "sub", "--models", "rlm", "--data-dir", data, "--api-keys", keyA + "," + keyB,
+		"--sub-model", "sub", "--models", "rlm", "--data-dir", data, "--api-key", keyA + "," + keyB,
 		"--repl-workers", "2", "--upstream-retries", "0", "--log-level", "warn"}, extra...)
 	s := startRLM(t, args...)
 	s.data = data

@@ -71,11 +71,13 @@ type Config struct {
 
 	// Rollouts: completion tokens per model call, the context window of a
 	// call (prompt plus completion; also the packed training row's
-	// length), and the inference engine's KV cache in tokens (0: enough
-	// for every rollout of a step at full length, at most 1 GiB).
+	// length), and the inference engine's KV cache in tokens or bytes
+	// (both 0: enough for every rollout of a step at full length, at most
+	// 1 GiB).
 	MaxTokens     int
 	SeqLen        int
 	KVCacheTokens int
+	KVCacheBytes  int64
 	Limits        recursion.Limits
 	Sandbox       recursion.Sandbox
 	REPLLimits    repl.Limits
@@ -217,6 +219,9 @@ func New(m *model.Model, tok *tokenizer.Tokenizer, cfg Config) (*Trainer, error)
 	}
 	be.Copy(policy.Params, m.Params)
 	kv := cfg.KVCacheTokens
+	if kv <= 0 && cfg.KVCacheBytes > 0 {
+		kv = int(cfg.KVCacheBytes / int64(m.Cfg.KVBytesPerToken()))
+	}
 	if kv <= 0 {
 		kv = min(cfg.TasksPerStep*cfg.Group*cfg.SeqLen, int((1<<30)/int64(m.Cfg.KVBytesPerToken())))
 	}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// renamedFlags maps each retired flag name to the names that replaced
+// it, so that a command given an old name says which to use instead: the
+// first of them the command has. Every setting has one name in every
+// command (issue 26).
+var renamedFlags = map[string][]string{
+	"api-keys":               {"api-key"},
+	"local-kv-cache":         {"kv-cache"},
+	"kv-cache-tokens":        {"kv-cache"},
+	"local-max-seqs":         {"max-seqs"},
+	"local-max-batch-tokens": {"max-batch-tokens"},
+	"local-max-model-len":    {"model-window"},
+	"max-model-len":          {"model-window"},
+	"context-window":         {"model-window"},
+	"sampling-seed":          {"seed"},
+	"concurrency":            {"parallel", "call-concurrency"},
+	"max-tokens":             {"max-total-tokens", "max-completion-tokens"},
+	"max-calls":              {"max-llm-calls"},
+	// Names query and eval had before they shared serve's settings.
+	"base-url":          {"upstream"},
+	"api-key":           {"upstream-key"},
+	"call-timeout":      {"upstream-timeout"},
+	"call-idle-timeout": {"upstream-idle-timeout"},
+	"retries":           {"upstream-retries"},
+	"max-timeout":       {"timeout"},
+	"sub-concurrency":   {"call-concurrency"},
+}
+
+// renamedTo returns the flag of fs that replaced the retired name, if any.
+func renamedTo(fs *flag.FlagSet, name string) string {
+	if fs.Lookup(name) != nil {
+		return ""
+	}
+	for _, to := range renamedFlags[name] {
+		if fs.Lookup(to) != nil {
+			return to
+		}
+	}
+	return ""
+}
+
+// parseFlags parses args with fs. Asked for help (-h), it prints usage to
+// stderr and returns flag.ErrHelp. A bad flag gets one line on stderr,
+// not the whole help: what was wrong, the new name of a renamed flag or
+// the nearest name of a mistyped one, and how to see the flags; it
+// returns errUsage.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usage func()) error {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(stderr)
+	fs.Usage = usage
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		usage()
+		return flag.ErrHelp
+	}
+	fmt.Fprintln(stderr, flagErrorLine(fs, err))
+	return errUsage
+}
+
+var (
+	undefinedRE = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
+	dashNameRE  = regexp.MustCompile(`(flag|for|argument:) -([a-z0-9][a-z0-9-]*)`)
+)
+
+// flagErrorLine is the one line a bad flag gets.
+func flagErrorLine(fs *flag.FlagSet, err error) string {
+	cmd := "rlm " + strings.TrimPrefix(fs.Name(), "rlm ")
+	help := fmt.Sprintf("`%s -h` lists its flags", cmd)
+	if m := undefinedRE.FindStringSubmatch(err.Error()); m != nil {
+		name, _, _ := strings.Cut(m[1], "=")
+		if to := renamedTo(fs, name); to != "" {
+			return fmt.Sprintf("%s: --%s was renamed --%s", cmd, name, to)
+		}
+		if near := nearestFlag(fs, name); near != "" {
+			return fmt.Sprintf("%s: unknown flag --%s (did you mean --%s?); %s", cmd, name, near, help)
+		}
+		return fmt.Sprintf("%s: unknown flag --%s; %s", cmd, name, help)
+	}
+	// The flag package names flags with one dash; rlm's help and errors
+	// use two.
+	return fmt.Sprintf("%s: %s; %s", cmd, dashNameRE.ReplaceAllString(err.Error(), "$1 --$2"), help)
+}
+
+// nearestFlag returns the flag of fs closest to name, if one is close
+// enough to be a typo of it: at most two edits, or name a part of it.
+func nearestFlag(fs *flag.FlagSet, name string) string {
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(name, f.Name)
+		if len(name) >= 4 && strings.Contains(f.Name, name) && d > 2 {
+			d = 2
+		}
+		if d < bestD || d == bestD && f.Name < best {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// printFlags writes the flags of fs that skip does not leave out, in
+// rlm's help style: two dashes, the kind of value, the usage and the
+// default.
+func printFlags(w io.Writer, fs *flag.FlagSet, skip func(name string) bool) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if skip != nil && skip(f.Name) {
+			return
+		}
+		name, usage := flag.UnquoteUsage(f)
+		def := ""
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
+			def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  --%s\n    \t%s%s\n", strings.TrimSpace(f.Name+" "+name), usage, def)
+	})
+}
