@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -472,5 +473,40 @@ func TestRealREPLRecorded(t *testing.T) {
 	}
 	if len(tr.Context) != 1 || tr.Context[0].Bytes != int64(len(big)) {
 		t.Errorf("context ref %+v", tr.Context)
+	}
+}
+
+// TestWrapRecordsTheQuestion: the question a run list shows is what the
+// user asked, not the model's first prompt, which begins with placeholders
+// of the attached documents.
+func TestWrapRecordsTheQuestion(t *testing.T) {
+	pool, err := repl.NewPool(repl.PoolConfig{Size: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	e := newEngine(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: fakellm.Code(`FINAL("42")`)} }, recursion.PoolSandbox(pool))
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	doc := filepath.Join(t.TempDir(), "report.txt")
+	if err := os.WriteFile(doc, []byte(strings.Repeat("a line of the report\n", 2000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const question = "How many lines does the report have?"
+	_, err = svc.Wrap(e).Run(t.Context(), recursion.Request{TraceID: "trace-q",
+		Messages:  []recursion.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: question}},
+		Documents: []recursion.Document{{Name: "report.txt", Path: doc}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := svc.Raw(t.Context(), tracing.DefaultOwner, "trace-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr tracing.Trajectory
+	if err := json.Unmarshal(raw, &tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Question != question {
+		t.Errorf("recorded question %q, want %q", tr.Question, question)
 	}
 }

@@ -63,7 +63,7 @@ func (w *wrapped) Run(ctx context.Context, req recursion.Request) (recursion.Res
 	}
 	run, err := w.svc.StartRun(parent, RunInfo{
 		TraceID: req.TraceID, Owner: owner, Model: req.Model, Sampling: req.Sampling, Limits: lim,
-		Messages: req.Messages, Documents: req.Documents,
+		Messages: req.Messages, Documents: req.Documents, Question: lastUserMessage(req.Messages),
 	})
 	if err != nil {
 		w.svc.cfg.Logger.Warn("trace not recorded", "trace", req.TraceID, "err", err)
@@ -77,4 +77,16 @@ func (w *wrapped) Run(ctx context.Context, req recursion.Request) (recursion.Res
 	}
 	run.FinishInBackground(ctx, res, err)
 	return res, err
+}
+
+// lastUserMessage is what the user asked: the text of the last user
+// message, without the documents attached to it (which the model's first
+// prompt would show as placeholders before it).
+func lastUserMessage(msgs []recursion.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i].Content
+		}
+	}
+	return ""
 }

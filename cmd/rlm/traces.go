@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,7 +31,8 @@ import (
 const tracesUsage = `Usage:
   rlm traces list   [flags]                list recorded runs, newest first
   rlm traces show   [flags] ID             the recursion tree in the terminal
-  rlm traces open   [flags] ID             open a run in the web viewer (prints its URL)
+  rlm traces open   [flags] ID             open a run in the web viewer (prints its URL; with
+                                           --dir and no --url, serves one over the directory until Ctrl-C)
   rlm traces export [flags] --out FILE     training samples as JSONL
   rlm traces feedback [flags] --score X ID attach a reward to a run
   rlm traces owners --dir DIR [--api-key K] whose runs a data directory holds
@@ -62,6 +64,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dir := fs.String("dir", "", "read the gateway's data `directory` (its disk store) instead of asking the gateway")
 	owner := fs.String("owner", "", "with --dir: whose runs, as the owner id (default: derived from --api-key, else \""+tracing.DefaultOwner+"\", the owner of a gateway without keys and of rlm eval)")
 	var q filterFlags
+	var listen *string
 	var out, format string
 	var score float64
 	var label string
@@ -72,7 +75,9 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.BoolVar(&asJSON, "json", false, "print the page as JSON")
 	case "show":
 		fs.BoolVar(&asJSON, "json", false, "print the whole trajectory as JSON")
-	case "open", "owners":
+	case "open":
+		listen = fs.String("listen", "127.0.0.1:0", "with --dir and no --url: `address` of the viewer served over the directory until Ctrl-C (port 0: any free one)")
+	case "owners":
 	case "export":
 		q.register(fs)
 		fs.StringVar(&format, "format", tracing.FormatSFT, "`format`: "+strings.Join(tracing.Formats, ", "))
@@ -188,6 +193,12 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if _, err := src.get(ctx, id); err != nil {
 			return err
 		}
+		if ls, ok := src.(*localSource); ok && !flagSet(fs, "url") && os.Getenv("RLM_URL") == "" {
+			// No gateway was named as holding this directory (it may be
+			// rlm eval's traces, or a copy from another machine): serve
+			// the viewer over it.
+			return ls.serveViewer(ctx, *listen, id, stdout, stderr)
+		}
 		fmt.Fprintln(stdout, viewer)
 		if how, err := openBrowser(ctx, viewer); err != nil {
 			fmt.Fprintf(stderr, "rlm traces open: could not open a browser (%v); open the URL above\n", err)
@@ -234,6 +245,44 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("export: %w", err)
 	}
 	fmt.Fprintf(stderr, "wrote %d samples to %s\n", n, out)
+	return nil
+}
+
+// serveViewer serves the web viewer over the directory until ctx ends
+// (Ctrl-C), opening run id in a browser: the viewer's assets and the trace
+// API as a gateway serves them, for the directory's owner only, on a
+// loopback address by default.
+func (s *localSource) serveViewer(ctx context.Context, listen, id string, stdout, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("traces open: %w", err)
+	}
+	mux := http.NewServeMux()
+	ui := tracing.UIHandler()
+	mux.Handle("/", ui)
+	mux.Handle("/v1/", tracing.NewAPI(s.svc, tracing.APIConfig{}).Handler(func(*http.Request) (string, error) { return s.owner, nil }))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	viewer := fmt.Sprintf("http://%s/ui/#/runs/%s", ln.Addr(), url.PathEscape(id))
+	fmt.Fprintln(stdout, viewer)
+	fmt.Fprintf(stderr, "rlm traces open: serving the viewer over %s (owner %s) until Ctrl-C\n", s.dir, s.owner)
+	if how, err := openBrowser(ctx, viewer); err != nil {
+		fmt.Fprintf(stderr, "rlm traces open: could not open a browser (%v); open the URL above\n", err)
+	} else if how != "" {
+		fmt.Fprintf(stderr, "rlm traces open: opened in your browser (%s)\n", how)
+	}
+	select {
+	case err := <-done:
+		return fmt.Errorf("traces open: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		srv.Close()
+	}
+	<-done
 	return nil
 }
 

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -359,5 +361,62 @@ func TestTracesOfAKeyedGateway(t *testing.T) {
 	}
 	if _, _, err := runTraces(t.Context(), "show", "--dir", data, "--api-key", "k2", tid); err == nil {
 		t.Error("another key's owner reads the run")
+	}
+}
+
+// TestTracesOpenDirServesViewer: with --dir, no gateway need hold the
+// directory: `rlm traces open` serves the viewer and the trace API over it
+// until interrupted, and prints the run's URL there.
+func TestTracesOpenDirServesViewer(t *testing.T) {
+	t.Setenv("RLM_URL", "")
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	dir := t.TempDir()
+	d, err := store.OpenDisk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recordRuns(t, tracing.NewService(tracing.Config{Store: d, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }}), "open")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- tracesCmd(ctx, []string{"open", "--dir", dir, "tr_one"}, pw, &stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL printed: %v (%s)", err, stderr.String())
+	}
+	viewer := strings.TrimSpace(line)
+	base, frag, ok := strings.Cut(viewer, "/ui/#/runs/")
+	if !ok || frag != "tr_one" {
+		t.Fatalf("printed %q, want the run's viewer URL", viewer)
+	}
+	go io.Copy(io.Discard, pr)
+	for path, want := range map[string]string{"/ui/": "<html", "/v1/traces/tr_one": `"tr_one"`, "/v1/traces": "tr_two"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(strings.ToLower(string(body)), strings.ToLower(want)) {
+			t.Errorf("GET %s: %d, body lacks %q: %.200s", path, resp.StatusCode, want, body)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("stopped with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the viewer did not stop when interrupted")
+	}
+	if _, err := http.Get(base + "/ui/"); err == nil {
+		t.Error("the viewer still answers after it stopped")
 	}
 }
