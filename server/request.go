@@ -248,6 +248,7 @@ type contentPart struct {
 type rlmOptions struct {
 	MaxDepth         *int            `json:"max_depth"`
 	MaxIterations    *int            `json:"max_iterations"`
+	MaxFailedTurns   *int            `json:"max_failed_turns"`
 	MaxLLMCalls      *int            `json:"max_llm_calls"`
 	MaxTotalTokens   *int            `json:"max_total_tokens"`
 	Timeout          json.RawMessage `json:"timeout"`
@@ -582,6 +583,7 @@ func limits(o *rlmOptions, cfg *Config) (recursion.Limits, error) {
 	}{
 		{"rlm.max_depth", o.MaxDepth, max.MaxDepth, &l.MaxDepth},
 		{"rlm.max_iterations", o.MaxIterations, max.MaxIterations, &l.MaxIterations},
+		{"rlm.max_failed_turns", o.MaxFailedTurns, max.MaxFailedTurns, &l.MaxFailedTurns},
 		{"rlm.max_llm_calls", o.MaxLLMCalls, max.MaxLLMCalls, &l.MaxLLMCalls},
 		{"rlm.max_total_tokens", o.MaxTotalTokens, max.MaxTotalTokens, &l.MaxTotalTokens},
 		{"rlm.offload_threshold", o.OffloadThreshold, 0, &l.OffloadThreshold},

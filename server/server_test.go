@@ -190,7 +190,7 @@ func TestChatCompletion(t *testing.T) {
 		{Kind: recursion.EventModelCall, NodeID: "0", Model: &recursion.ModelCallEvent{Model: "root-up", ResponseModel: "root-up-2026-01"}},
 	}}
 	cfg := Config{Models: []string{"rlm", "small"},
-		MaxLimits: recursion.Limits{MaxDepth: 2, MaxIterations: 10, MaxLLMCalls: 50, MaxTotalTokens: 1000, Timeout: time.Minute}}
+		MaxLimits: recursion.Limits{MaxDepth: 2, MaxIterations: 10, MaxLLMCalls: 50, MaxTotalTokens: 1000, Timeout: time.Minute, MaxFailedTurns: 4}}
 	ts := startServer(t, cfg, nil, fr)
 	body := `{"model":"rlm","unknown_field":{"x":1},"user":"u1","metadata":{"a":"b"},"seed":7,
 	  "temperature":0,"top_p":0.5,"max_tokens":10,"max_completion_tokens":20,"stop":"END","n":1,
@@ -198,7 +198,7 @@ func TestChatCompletion(t *testing.T) {
 	  "messages":[{"role":"developer","content":"be brief"},
 	    {"role":"user","content":[{"type":"text","text":"part one"},{"type":"text","text":"part two"}]},
 	    {"role":"assistant","content":null},{"role":"user","content":"q"}],
-	  "rlm":{"max_depth":5,"max_iterations":3,"max_llm_calls":500,"max_total_tokens":10,"timeout":"2h","sub_model":"small","offload_threshold":1000}}`
+	  "rlm":{"max_depth":5,"max_iterations":3,"max_failed_turns":9,"max_llm_calls":500,"max_total_tokens":10,"timeout":"2h","sub_model":"small","offload_threshold":1000}}`
 	resp := do(t, "POST", ts.URL+"/v1/chat/completions", "", strings.NewReader(body))
 	if resp.Status != 200 {
 		t.Fatalf("status %d: %s", resp.Status, resp.Body)
@@ -240,7 +240,7 @@ func TestChatCompletion(t *testing.T) {
 		s.Seed == nil || *s.Seed != 7 || fmt.Sprint(s.Stop) != "[END]" {
 		t.Errorf("sampling not passed through: %+v", s)
 	}
-	wantLim := recursion.Limits{MaxDepth: 2, MaxIterations: 3, MaxLLMCalls: 50, MaxTotalTokens: 10, Timeout: time.Minute, SubModel: "small", OffloadThreshold: 1000}
+	wantLim := recursion.Limits{MaxDepth: 2, MaxIterations: 3, MaxLLMCalls: 50, MaxTotalTokens: 10, Timeout: time.Minute, SubModel: "small", OffloadThreshold: 1000, MaxFailedTurns: 4}
 	if r.Limits != wantLim {
 		t.Errorf("limits %+v, want (clamped) %+v", r.Limits, wantLim)
 	}
