@@ -24,10 +24,10 @@ J
 blas=$(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p' || true)
 echo "machine: $threads threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%F); PyTorch BLAS: ${blas:-unknown}"
 printf '%-6s %6s | %10s %10s %7s\n' config tokens "go tok/s" "torch tok/s" ratio
-go test -c -o "$tmp/model.test" ./training/model
+go test -c -o "$tmp/model.test" ./model
 run() { # config
   local cfg=$1 out go torch
-  out=$(cd training/model && RLM_BENCH_CONFIG="$tmp/$cfg.json" RLM_BENCH_TOKENS=$T RLM_BENCH_BASELINE=0 \
+  out=$(cd model && RLM_BENCH_CONFIG="$tmp/$cfg.json" RLM_BENCH_TOKENS=$T RLM_BENCH_BASELINE=0 \
     GOMAXPROCS=$threads "$tmp/model.test" -test.run XXX -test.bench 'BenchmarkTrainStep/ours' -test.benchtime 2x)
   go=$(echo "$out" | grep -o '[0-9.e+]* tokens/s' | cut -d' ' -f1)
   torch=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 tests/python/qwen3_trainstep_bench.py "$tmp/$cfg.json" --tokens "$T" --threads "$threads" |

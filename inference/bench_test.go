@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/backend/cuda"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/backend/cuda"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // BenchmarkGenerate measures prefill and decode throughput of the engine

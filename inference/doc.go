@@ -1,4 +1,4 @@
-// Package inference serves a Qwen3 model of training/model: prefill and
+// Package inference serves a Qwen3 model of model: prefill and
 // decode steps over a paged KV cache, continuous batching of concurrent
 // requests, prefix reuse across requests, and sampling with logprobs.
 //

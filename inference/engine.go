@@ -14,9 +14,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // Config sizes an Engine. Zero fields take the defaults named.

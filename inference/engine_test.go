@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/inference/inferencetest"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 func testModel(t testing.TB, seed uint64) (*model.Model, *tokenizer.Tokenizer) {

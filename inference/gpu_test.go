@@ -10,12 +10,12 @@ import (
 
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/inference/inferencetest"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/backend/cuda"
+	"github.com/rlm-project/rlm/model/backend/cuda/cudaemu"
+	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/models/tinydemo"
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/backend/cuda"
-	"github.com/rlm-project/rlm/training/backend/cuda/cudaemu"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
 // TestMain runs the GPU tests on the CUDA emulator where there is no GPU

@@ -10,8 +10,8 @@ import (
 	"testing/fstest"
 
 	"github.com/rlm-project/rlm/inference/inferencetest"
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/model"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
 )
 
 // memFS copies a checkpoint directory into memory, so that LoadFS is shown

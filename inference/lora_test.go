@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/rlm-project/rlm/inference/inferencetest"
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/safetensors"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/safetensors"
 )
 
 // TestLoadMergesLoRA serves a checkpoint with a LoRA adapter (Config.LoRA,

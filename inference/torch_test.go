@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/safetensors"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/safetensors"
 )
 
 // TestGreedyMatchesPyTorch: the greedy continuation of a tiny random

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/tracing"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 	"github.com/rlm-project/rlm/training/data"
-	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
 // TestExportFormats checks each format on a recorded run against the
@@ -123,7 +123,7 @@ func TestExportFormats(t *testing.T) {
 }
 
 // TestExportReadByTrainer exports stored runs and reads them back with the
-// trainer's own reader and chat renderer (training/data, training/tokenizer),
+// trainer's own reader and chat renderer (training/data, model/tokenizer),
 // so the two sides agree on the format.
 func TestExportReadByTrainer(t *testing.T) {
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})

@@ -17,7 +17,7 @@ go build -trimpath -ldflags="-s -w" -o "$out/rlm" ./cmd/rlm
 # A pure-Go build too, for a machine whose C library is older: it trains,
 # though its REPL workers may not start (issue 24).
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$out/rlm-static" ./cmd/rlm
-CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/cuda.test" ./training/backend/cuda
+CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/cuda.test" ./model/backend/cuda
 CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/inference.test" ./inference
 cp models/tinydemo/weights/{config.json,model.safetensors,tokenizer.json,tokenizer_config.json} "$out/builtin/"
 tmp=$(mktemp -d)

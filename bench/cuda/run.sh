@@ -43,7 +43,7 @@ only=${ONLY:-tests,infer,rl,sft,extra} # extra: RL in fp32 and SFT in bf16 on th
 # ---------------------------------------------------------------- 1. tests
 if [[ $only == *tests* ]]; then
   say "1. tests"
-  (cd training/backend/cuda && timeout 200 "$B/cuda.test" -test.v -test.run "${RUN:-.}" -test.timeout 190s) >"$out/tests.log" 2>&1
+  (cd model/backend/cuda && timeout 200 "$B/cuda.test" -test.v -test.run "${RUN:-.}" -test.timeout 190s) >"$out/tests.log" 2>&1
   (cd inference && timeout 150 "$B/inference.test" -test.v -test.run 'TestGPUMatchesCPU' -test.timeout 140s) >>"$out/tests.log" 2>&1
   grep -E '^(--- |FAIL|ok|panic)' "$out/tests.log" | grep -v '^--- PASS' | tee -a "$sum"
   echo "passed: $(grep -c '^--- PASS\|^    --- PASS' "$out/tests.log"), failed: $(grep -c -- '--- FAIL' "$out/tests.log")" | tee -a "$sum"
@@ -140,7 +140,7 @@ fi
 # next to PyTorch's eager, amp and compiled steps (bench/cuda/torch_step.py).
 if [[ $only == *trainstep* ]]; then
   say "5. train step, Qwen3-0.6B shape, T=4096"
-  (cd training/backend/cuda && timeout 300 "$B/cuda.test" -test.run '^$' -test.bench BenchmarkTrainStep -test.benchtime 5x) 2>&1 | tee -a "$out/trainstep.txt"
+  (cd model/backend/cuda && timeout 300 "$B/cuda.test" -test.run '^$' -test.bench BenchmarkTrainStep -test.benchtime 5x) 2>&1 | tee -a "$out/trainstep.txt"
   python3 bench/cuda/torch_step.py --peak | tee -a "$out/trainstep.txt"
   for mode in ${TORCH_MODES-bf16 amp}; do
     for b in 1 4; do

@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/models/tinydemo"
 	"github.com/rlm-project/rlm/recursion"
-	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
 // parseKVCache reads the size of the KV cache pool: bytes with a unit

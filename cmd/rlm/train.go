@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/safetensors"
+	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/training/data"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/safetensors"
 	"github.com/rlm-project/rlm/training/sft"
-	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
 var trainCommand = command{

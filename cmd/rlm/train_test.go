@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/backend/cuda/cudaemu"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/backend/cuda/cudaemu"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // The trainer's test data: a tiny tokenizer in the Qwen3 format and a few

@@ -13,12 +13,12 @@ import (
 	"strings"
 
 	"github.com/rlm-project/rlm/eval"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/tracing"
-	"github.com/rlm-project/rlm/training/model"
 	"github.com/rlm-project/rlm/training/rl"
-	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
 // runTrainRL is `rlm train rl`: GRPO-family reinforcement learning on

@@ -1,7 +1,7 @@
 // Package api is the OpenAI-compatible HTTP surface of an inference
 // engine: /v1/chat/completions and /v1/completions (streamed or not, with
 // logprobs and usage), /v1/models and /health. Chat messages are rendered
-// with the Qwen3 chat template of training/tokenizer.
+// with the Qwen3 chat template of model/tokenizer.
 //
 // Beyond OpenAI's fields it takes vLLM's top_k, ignore_eos and
 // return_token_ids (the response then carries prompt_token_ids and, per

@@ -19,7 +19,7 @@ import (
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/inference/api"
 	"github.com/rlm-project/rlm/inference/inferencetest"
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // The server runs a small random model (see inferencetest): its text is

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/internal/jsonscan"
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // samplingFields are the request fields chat and completions share.

@@ -12,9 +12,9 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // TokenizerDir is the directory of the tiny tokenizer: beside this

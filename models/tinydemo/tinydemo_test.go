@@ -10,7 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/rlm-project/rlm/inference"
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/model/backend"
 )
 
 var update = flag.Bool("update", false, "rewrite weights/SHA256SUMS from the files in weights/")

@@ -1,4 +1,4 @@
-// Reference tokenizer for the Go tests of training/tokenizer.
+// Reference tokenizer for the Go tests of model/tokenizer.
 //
 // Reads a JSON request on stdin:
 //   {"dir": "<dir with tokenizer.json and tokenizer_config.json>",

@@ -5,7 +5,7 @@ Needs Hugging Face transformers (with Qwen3 support, >= 4.51) and torch; GPU
 machines of this project have them, the CPU CI does not. Run from the
 repository root:
 
-    python3 tests/python/transformers_golden.py training/model/testdata/tiny-qwen3
+    python3 tests/python/transformers_golden.py model/testdata/tiny-qwen3
 
 It loads the tiny checkpoint the Go test wrote (config.json +
 model.safetensors) with transformers' own Qwen3ForCausalLM, runs the fixed

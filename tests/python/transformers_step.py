@@ -9,7 +9,7 @@ pos, targets, weights; one sample per row, so the causal mask is the plain
 one) and writes to OUT_JSON:
   loss   - sum(weights * cross_entropy(logits, targets))
   grads  - {tensor name: flattened gradient of loss}
-The Go CUDA tests (training/backend/cuda) compare their step with it; it
+The Go CUDA tests (model/backend/cuda) compare their step with it; it
 needs transformers (>= 4.51), which the GPU machines have and CI does not.
 """
 

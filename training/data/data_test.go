@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 func loadTiny(t *testing.T) *tokenizer.Tokenizer {
 	t.Helper()
-	tok, err := tokenizer.Load("../tokenizer/testdata/tiny")
+	tok, err := tokenizer.Load("../../model/tokenizer/testdata/tiny")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // OutputCutMarker replaces the content of a feedback turn (REPL output) that

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // ChatEncoder turns chat messages into token ids and a loss mask;

@@ -15,7 +15,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // Message is one chat message of a sample. An assistant message is trained

@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/safetensors"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/safetensors"
 )
 
 // Schedule is linear warmup to LR over Warmup steps, then cosine decay to

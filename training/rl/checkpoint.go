@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"reflect"
 
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/safetensors"
 	"github.com/rlm-project/rlm/training/loop"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/safetensors"
 )
 
 const (

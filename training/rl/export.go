@@ -10,7 +10,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/rlm-project/rlm/training/tokenizer"
+	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // Rollout export formats (Config.Export; docs/training.md), for trainers

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rlm-project/rlm/training/model"
+	"github.com/rlm-project/rlm/model"
 )
 
 // Sample is one training sequence: a prompt and what the policy sampled

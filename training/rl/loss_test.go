@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/safetensors"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/safetensors"
 )
 
 func tinyRandomModel(t testing.TB, vocab int, seed uint64, std float64) *model.Model {

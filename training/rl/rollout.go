@@ -14,8 +14,8 @@ import (
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/recursion"
-	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
 // Tracer stores rollouts as trajectories (the gateway's store, viewable in

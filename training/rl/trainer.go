@@ -14,13 +14,13 @@ import (
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/safetensors"
+	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
-	"github.com/rlm-project/rlm/training/backend"
 	"github.com/rlm-project/rlm/training/loop"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/safetensors"
-	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
 // Config holds the settings of a run; DefaultConfig documents the defaults

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rlm-project/rlm/model/safetensors"
 	"github.com/rlm-project/rlm/training/loop"
-	"github.com/rlm-project/rlm/training/safetensors"
 )
 
 const (

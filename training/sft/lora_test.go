@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/model"
+	"github.com/rlm-project/rlm/model"
 )
 
 // TestLoRATraining trains adapters on the recorded trajectories with

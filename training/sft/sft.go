@@ -18,9 +18,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/safetensors"
 	"github.com/rlm-project/rlm/training/loop"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/safetensors"
 )
 
 // Sequence is one packed row of training data. All sequences of a run have

@@ -15,10 +15,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/training/data"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/tokenizer"
 )
 
 // The tests use testdata/tokenizer.json, a tiny tokenizer in the real Qwen3

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/model/backend"
 )
 
 // TestStepClipsAndDecaysMatricesOnly recomputes the first optimizer step by

@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/model"
-	"github.com/rlm-project/rlm/training/safetensors"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/safetensors"
 )
 
 func main() {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/backend/cuda"
-	"github.com/rlm-project/rlm/training/model"
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/backend/cuda"
 )
 
 // qwen3_0p6B is Qwen/Qwen3-0.6B's config.json (random weights here).

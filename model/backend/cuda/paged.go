@@ -5,7 +5,7 @@ package cuda
 import (
 	"math"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/model/backend"
 )
 
 // Inference over the paged KV cache runs on the device (kernels/paged.cuh):

@@ -1,4 +1,4 @@
-// Package cuda is a CUDA implementation of training/backend's Backend: the
+// Package cuda is a CUDA implementation of model/backend's Backend: the
 // same Qwen3 model code trains and runs on an NVIDIA GPU (compute
 // capability 8.0 or newer) without changes.
 //

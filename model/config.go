@@ -1,6 +1,10 @@
 // Package model is the Qwen3 dense transformer with an explicit forward and
 // backward pass, written against the small backend.Backend interface so the
-// same code runs on the CPU and, later, a GPU.
+// same code runs on the CPU and on CUDA (backend/cuda). It is the bottom of
+// the model stack: the inference engine serves it and the trainers
+// (package training) train it. Its subpackages are the backends, the
+// tokenizer and the safetensors format; the built-in weights are in
+// models/.
 //
 // The structure follows llm.c: all parameters live in one buffer (and their
 // gradients in another of the same layout), activations for one batch shape

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/safetensors"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/safetensors"
 )
 
 const goldenDir = "testdata/tiny-qwen3"

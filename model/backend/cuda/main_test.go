@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/backend/cuda/cudaemu"
+	"github.com/rlm-project/rlm/model/backend/cuda/cudaemu"
 )
 
 // TestMain runs the GPU tests on the CPU emulator (package cudaemu) where

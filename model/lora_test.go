@@ -11,8 +11,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/safetensors"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/safetensors"
 )
 
 func loadTiny(t *testing.T) *Model {
@@ -232,7 +232,7 @@ func TestLoRAMerge(t *testing.T) {
 	if !torchAvailable(t) {
 		return
 	}
-	out, err := exec.Command("/usr/bin/python3", "../../tests/python/lora_merge.py", "testdata/tiny-qwen3", dir).Output()
+	out, err := exec.Command("/usr/bin/python3", "../tests/python/lora_merge.py", "testdata/tiny-qwen3", dir).Output()
 	if err != nil {
 		t.Fatalf("lora_merge.py: %v", err)
 	}

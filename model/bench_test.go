@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/model/backend"
 )
 
 // baselineBackend is the CPU backend with its two fast paths swapped for

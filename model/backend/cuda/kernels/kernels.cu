@@ -1,5 +1,5 @@
-// The CUDA backend's kernels: one kernel per operation of training/backend's
-// Backend interface (contracts in training/backend/ops.go), in float32
+// The CUDA backend's kernels: one kernel per operation of model/backend's
+// Backend interface (contracts in model/backend/ops.go), in float32
 // storage. Matrix products go through cuBLASLt instead (blas.go); the
 // tensor-core attention kernels are in attention.cuh.
 //

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/model/backend"
 )
 
 // Backend runs the model's operations on one NVIDIA GPU. Buffers live in

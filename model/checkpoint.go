@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/safetensors"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/safetensors"
 )
 
 // Load reads a Hugging Face Qwen3 checkpoint directory (config.json and

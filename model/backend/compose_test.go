@@ -7,7 +7,7 @@ import (
 
 // The model chains the kernels in two places where a reshape or a shared
 // buffer could go wrong even though each kernel is right on its own; these
-// finite-difference checks run the chains exactly as training/model does.
+// finite-difference checks run the chains exactly as model does.
 
 // TestQKNormRoPEBackward checks the per-head RMSNorm of q and k (rows of
 // head_dim, one weight vector shared by every head) followed by RoPE, and

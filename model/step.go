@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/model/backend"
 )
 
 // KVCache is the paged key/value memory of inference: for every layer, a K

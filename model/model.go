@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/model/backend"
 )
 
 // Param is one named tensor inside the parameter buffer.

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/safetensors"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/safetensors"
 )
 
 // tinyConfig is a small Qwen3 with GQA (4 query heads on 2 KV heads), a
@@ -319,7 +319,7 @@ func runTorch(t *testing.T, dir string, b *Batch, dtype string) torchResult {
 	bj, _ := json.Marshal(map[string]any{"B": b.B, "T": b.T, "ids": b.IDs, "pos": b.Pos, "seg": b.Seg, "targets": b.Targets, "weights": b.Weights})
 	bp := filepath.Join(t.TempDir(), "batch.json")
 	os.WriteFile(bp, bj, 0o644)
-	cmd := exec.Command("/usr/bin/python3", "../../tests/python/qwen3_ref.py", dir, bp, "--dtype", dtype)
+	cmd := exec.Command("/usr/bin/python3", "../tests/python/qwen3_ref.py", dir, bp, "--dtype", dtype)
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr []byte

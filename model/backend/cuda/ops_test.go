@@ -2,7 +2,7 @@ package cuda_test
 
 import (
 	"fmt"
-	"github.com/rlm-project/rlm/training/backend/cuda/cudaemu"
+	"github.com/rlm-project/rlm/model/backend/cuda/cudaemu"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rlm-project/rlm/training/backend"
-	"github.com/rlm-project/rlm/training/backend/cuda"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/backend/cuda"
 )
 
 // These tests need an NVIDIA GPU and skip without one (CI has none). Each

@@ -1,4 +1,4 @@
-// Package cudaemu builds the CUDA emulator of training/backend/cuda/emu: a
+// Package cudaemu builds the CUDA emulator of model/backend/cuda/emu: a
 // shared library that stands in for the NVIDIA driver (libcuda.so.1) and
 // cuBLASLt, over host memory, and runs the CUDA backend's own kernels
 // compiled for the CPU. With it the backend's GPU tests run on machines
@@ -27,7 +27,7 @@ import (
 )
 
 // The environment variables by which the CUDA backend loads another driver
-// or cuBLASLt than the system's (see training/backend/cuda).
+// or cuBLASLt than the system's (see model/backend/cuda).
 const (
 	DriverEnv = "RLM_CUDA_DRIVER"
 	BlasEnv   = "RLM_CUBLASLT"

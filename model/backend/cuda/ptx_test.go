@@ -32,7 +32,7 @@ func TestPTXMatchesSources(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from what kernels/gen.sh makes of the sources: run training/backend/cuda/kernels/gen.sh and commit", name)
+			t.Errorf("%s differs from what kernels/gen.sh makes of the sources: run model/backend/cuda/kernels/gen.sh and commit", name)
 		}
 	}
 }

@@ -5,7 +5,7 @@ package cuda
 import (
 	"math"
 
-	"github.com/rlm-project/rlm/training/backend"
+	"github.com/rlm-project/rlm/model/backend"
 )
 
 // segBoundsCache keeps the first/last position of every position's segment
