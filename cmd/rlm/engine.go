@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-project/rlm/inference/client"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 )
@@ -313,8 +314,8 @@ func (c *engineConfig) window() int {
 	if c.ContextWindow != 0 {
 		return c.ContextWindow
 	}
-	if lc, ok := c.Local.(localClient); ok {
-		return lc.e.MaxModelLen()
+	if lc, ok := c.Local.(*client.Client); ok {
+		return lc.Engine.MaxModelLen()
 	}
 	return recursion.DefaultContextWindow
 }

@@ -1,18 +1,13 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/rlm-project/rlm/inference"
-	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/models/tinydemo"
-	"github.com/rlm-project/rlm/recursion"
 )
 
 // parseKVCache reads the size of the KV cache pool: bytes with a unit
@@ -93,109 +88,4 @@ func builtinNotice() string {
 		s += fmt.Sprintf("; it solved %d/%d of %s", rec.Solved, rec.Instances, rec.Subset)
 	}
 	return s + "; set --upstream URL for a real model"
-}
-
-// localClient is the engine's upstream served in-process: recursion's
-// ModelClient over an inference engine, with no HTTP hop. It serves every
-// model name the engine asks for (root and sub-model are the same model).
-// temperature applies when a request sets none.
-type localClient struct {
-	e           *inference.Engine
-	temperature float64
-}
-
-var _ recursion.ModelClient = localClient{}
-
-// Complete renders the messages with the chat template, generates, and
-// reports usage and logprobs as an OpenAI upstream would.
-func (c localClient) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
-	msgs := make([]tokenizer.Message, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content}
-	}
-	prompt, err := c.e.EncodeChat(msgs)
-	if err != nil {
-		return recursion.Completion{}, c.fail(http.StatusBadRequest, err)
-	}
-	r := inference.Request{Prompt: prompt, Stop: req.Sampling.Stop}
-	s := req.Sampling
-	r.Temperature = c.temperature
-	if s.Temperature != nil {
-		r.Temperature = *s.Temperature
-	}
-	if s.TopP != nil {
-		r.TopP = *s.TopP
-	}
-	if s.MaxTokens != nil {
-		r.MaxTokens = *s.MaxTokens
-	}
-	if s.Seed != nil {
-		seed := uint64(*s.Seed)
-		r.Seed = &seed
-	}
-	r.Logprobs = req.Logprobs
-	res, err := c.e.Generate(ctx, r, nil)
-	if err != nil {
-		if ctx.Err() != nil {
-			return recursion.Completion{}, fmt.Errorf("local model %s: %w", c.e.Name(), context.Cause(ctx))
-		}
-		status := http.StatusInternalServerError
-		var re *inference.RequestError
-		switch {
-		case errors.As(err, &re):
-			status = http.StatusBadRequest
-		case errors.Is(err, inference.ErrQueueFull), errors.Is(err, inference.ErrQueueTimeout):
-			status = http.StatusTooManyRequests
-		case errors.Is(err, inference.ErrClosed):
-			status = http.StatusServiceUnavailable
-		}
-		return recursion.Completion{}, c.fail(status, err)
-	}
-	out := recursion.Completion{Model: c.e.Name(), Content: res.Text, FinishReason: res.FinishReason,
-		Usage: recursion.Usage{PromptTokens: len(res.PromptTokens), CompletionTokens: len(res.Tokens),
-			TotalTokens: len(res.PromptTokens) + len(res.Tokens)}}
-	if req.Logprobs {
-		for _, t := range res.Tokens {
-			b := c.e.Tokenizer().TokenBytes(int(t.ID))
-			out.Logprobs = append(out.Logprobs, recursion.TokenLogprob{Token: string(b), Logprob: t.Logprob, Bytes: b})
-		}
-	}
-	return out, nil
-}
-
-// fail is the error of a failed generation. Its text is the engine's own,
-// which quotes nothing secret. A request the engine refuses as longer than
-// the model's context (inference.RequestError on messages or max_tokens)
-// is context_length_exceeded, as `rlm model serve` answers it, so that the
-// gateway can answer 400 rather than 502.
-func (c localClient) fail(status int, err error) error {
-	ue := &recursion.UpstreamError{Upstream: c.name(), Attempts: 1, Status: status, Reason: err.Error(), Err: err}
-	var re *inference.RequestError
-	if errors.As(err, &re) {
-		ue.Param, ue.Message = re.Param, re.Msg
-		if re.Param == "messages" || re.Param == "max_tokens" {
-			ue.Code = "context_length_exceeded"
-		}
-	}
-	return ue
-}
-
-func (c localClient) name() string { return "local model " + c.e.Name() }
-
-var _ recursion.RequestChecker = localClient{}
-
-// CheckRequest refuses, before a run starts, a max_tokens that leaves no
-// room for a prompt in the model's context: the run's token budget would
-// refuse it first and answer 200 with no answer, where the client is at
-// fault. One that fits alone but not with the prompt is refused by the
-// first turn (see fail).
-func (c localClient) CheckRequest(model string, s recursion.Sampling) error {
-	limit := c.e.MaxModelLen()
-	if s.MaxTokens == nil || *s.MaxTokens < limit {
-		return nil
-	}
-	msg := fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens for the completion alone, "+
-		"which leaves no room for the prompt. Please reduce the completion length.", limit, *s.MaxTokens)
-	return &recursion.UpstreamError{Upstream: c.name(), Status: http.StatusBadRequest, Code: "context_length_exceeded",
-		Param: "max_tokens", Message: msg, Reason: msg}
 }

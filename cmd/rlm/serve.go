@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/inference/client"
 	"github.com/rlm-project/rlm/models/tinydemo"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/server"
@@ -141,7 +142,7 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 	if c.LocalModel == localBuiltin {
 		temp = 0
 	}
-	c.Local = localClient{e, temp}
+	c.Local = &client.Client{Engine: e, Temperature: temp}
 	if c.LocalModel == localBuiltin {
 		c.NoContextAnswer = builtinNoContext
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/inference"
-	"github.com/rlm-project/rlm/model/tokenizer"
+	"github.com/rlm-project/rlm/inference/client"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -43,52 +43,42 @@ type recorderKey struct{}
 // with no truncation of the distribution, so that the sampler's (tempered)
 // logprobs are the policy's. It records every call's prompt and sampled
 // tokens in the rollout's recorder.
-type policyClient struct {
-	e           *inference.Engine
-	maxTokens   int
-	temperature float64
-}
-
-func (c policyClient) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
-	rec, _ := ctx.Value(recorderKey{}).(*recorder)
-	if rec == nil {
-		return recursion.Completion{}, errors.New("rl: policy call outside a rollout")
+func policyClient(e *inference.Engine, maxTokens int, temperature float64) *client.Client {
+	return &client.Client{Engine: e,
+		Prepare: func(ctx context.Context, r *inference.Request) error {
+			rec, _ := ctx.Value(recorderKey{}).(*recorder)
+			if rec == nil {
+				return errors.New("rl: policy call outside a rollout")
+			}
+			maxTok := maxTokens
+			if r.MaxTokens > 0 {
+				maxTok = min(maxTok, r.MaxTokens)
+			}
+			maxTok = min(maxTok, e.MaxModelLen()-len(r.Prompt))
+			if maxTok < 1 {
+				rec.mu.Lock()
+				rec.overflow = true
+				rec.mu.Unlock()
+				return fmt.Errorf("rl: prompt of %d tokens leaves no room in the context window of %d (see --seq-len)", len(r.Prompt), e.MaxModelLen())
+			}
+			info, _ := recursion.CallFrom(ctx)
+			seed := callSeed(rec.seed, info, r.Prompt)
+			r.MaxTokens = maxTok
+			r.Sampling = inference.Sampling{Temperature: temperature, Seed: &seed, Logprobs: true, TemperedLogprobs: true}
+			return nil
+		},
+		Done: func(ctx context.Context, r inference.Request, res inference.Result) {
+			rec := ctx.Value(recorderKey{}).(*recorder) // Prepare checked it
+			info, _ := recursion.CallFrom(ctx)
+			cl := call{Info: info, Prompt: r.Prompt, Tokens: make([]int32, len(res.Tokens)), Logprobs: make([]float64, len(res.Tokens))}
+			for i, t := range res.Tokens {
+				cl.Tokens[i], cl.Logprobs[i] = t.ID, t.Logprob
+			}
+			rec.mu.Lock()
+			rec.calls = append(rec.calls, cl)
+			rec.mu.Unlock()
+		},
 	}
-	info, _ := recursion.CallFrom(ctx)
-	msgs := make([]tokenizer.Message, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content}
-	}
-	prompt, err := c.e.EncodeChat(msgs)
-	if err != nil {
-		return recursion.Completion{}, fmt.Errorf("rl: render prompt: %w", err)
-	}
-	maxTok := c.maxTokens
-	if s := req.Sampling.MaxTokens; s != nil && *s > 0 {
-		maxTok = min(maxTok, *s)
-	}
-	maxTok = min(maxTok, c.e.MaxModelLen()-len(prompt))
-	if maxTok < 1 {
-		rec.mu.Lock()
-		rec.overflow = true
-		rec.mu.Unlock()
-		return recursion.Completion{}, fmt.Errorf("rl: prompt of %d tokens leaves no room in the context window of %d (see -seq-len)", len(prompt), c.e.MaxModelLen())
-	}
-	seed := callSeed(rec.seed, info, prompt)
-	res, err := c.e.Generate(ctx, inference.Request{Prompt: prompt, MaxTokens: maxTok, Stop: req.Sampling.Stop,
-		Sampling: inference.Sampling{Temperature: c.temperature, Seed: &seed, Logprobs: true, TemperedLogprobs: true}}, nil)
-	if err != nil {
-		return recursion.Completion{}, fmt.Errorf("rl: policy: %w", err)
-	}
-	cl := call{Info: info, Prompt: prompt, Tokens: make([]int32, len(res.Tokens)), Logprobs: make([]float64, len(res.Tokens))}
-	for i, t := range res.Tokens {
-		cl.Tokens[i], cl.Logprobs[i] = t.ID, t.Logprob
-	}
-	rec.mu.Lock()
-	rec.calls = append(rec.calls, cl)
-	rec.mu.Unlock()
-	return recursion.Completion{Model: c.e.Name(), Content: res.Text, FinishReason: res.FinishReason,
-		Usage: recursion.Usage{PromptTokens: len(prompt), CompletionTokens: len(res.Tokens), TotalTokens: len(prompt) + len(res.Tokens)}}, nil
 }
 
 // callSeed derives a call's sampling seed from its rollout's seed and what

@@ -233,7 +233,7 @@ func New(m *model.Model, tok *tokenizer.Tokenizer, cfg Config) (*Trainer, error)
 	t := &Trainer{cfg: cfg, m: m, tok: tok, infer: infer,
 		opt:   loop.NewAdamW(m, cfg.Beta1, cfg.Beta2, cfg.Eps, cfg.WeightDecay, cfg.ClipNorm),
 		sched: loop.Schedule{LR: cfg.LR, MinLRRatio: cfg.MinLRRatio, Warmup: cfg.WarmupSteps}}
-	t.engine, err = recursion.New(recursion.Config{Root: policyClient{e: infer, maxTokens: cfg.MaxTokens, temperature: cfg.Temperature}, RootModel: "policy",
+	t.engine, err = recursion.New(recursion.Config{Root: policyClient(infer, cfg.MaxTokens, cfg.Temperature), RootModel: "policy",
 		Sandbox: cfg.Sandbox, REPLLimits: cfg.REPLLimits, Defaults: cfg.Limits, CompletionReserve: cfg.MaxTokens})
 	if err != nil {
 		infer.Close()
