@@ -199,14 +199,21 @@ func TestGPUMatchesCPU(t *testing.T) {
 			n, same, worst := compare(t, "fp32", want, runAll(t, gpuE, prompts, maxTokens), 1e-4)
 			t.Logf("fp32: %d of %d tokens as on the CPU, logprobs within %.2g", same, n, worst)
 
-			// Room for one and a half sequences at a time.
-			longest := 0
-			for _, p := range prompts {
-				longest = max(longest, len(p)+maxTokens)
-			}
-			small := gm.load(t, g32, inference.Config{KVCacheTokens: longest*3/2 + 16, BlockSize: 16})
+			// Eight copies of the shortest prompt (no prefix sharing) on a
+			// cache with room for the prompts of two but not for two whole
+			// sequences: whatever order the requests arrive in, two start
+			// together and one is preempted as they grow.
+			p := prompts[0]
+			const bs = 4
+			capTokens := 2*(len(p)+1) + maxTokens + bs
+			small := gm.load(t, g32, inference.Config{KVCacheTokens: capTokens, BlockSize: bs, NoPrefixCache: true})
 			defer small.Close()
-			n, same, _ = compare(t, "fp32, KV cache under pressure", want, runAll(t, small, prompts, maxTokens), 1e-4)
+			same8 := make([][]int32, 8)
+			want8 := make([]inference.Result, 8)
+			for i := range same8 {
+				same8[i], want8[i] = p, want[0]
+			}
+			n, same, _ = compare(t, "fp32, KV cache under pressure", want8, runAll(t, small, same8, maxTokens), 1e-4)
 			st := small.Stats()
 			t.Logf("fp32 under pressure: %d of %d tokens as on the CPU, %d preemptions", same, n, st.Preemptions)
 			if st.Preemptions == 0 {

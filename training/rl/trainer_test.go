@@ -162,10 +162,13 @@ func TestResumeIsExact(t *testing.T) {
 	small := func(out string) Config {
 		cfg := testConfig(t, pool, out)
 		cfg.TasksPerStep, cfg.Group, cfg.Steps, cfg.MaxTokens = 1, 4, 3, 16
-		// Graded rewards (the share of ten letters the answer contains)
-		// make every step's group carry signal.
-		path := filepath.Join(t.TempDir(), "letters.jsonl")
-		os.WriteFile(path, []byte(`{"context": "abcdefghij", "question": "Which letters?", "answer": ["a","b","c","d","e","f","g","h","i","j"], "scorer": "contains"}`+"\n"), 0o644)
+		// Graded rewards (the share of ten characters the answer contains)
+		// make every step's group carry signal. None of the ten occurs in
+		// the fixed words of a partial answer ("No answer: the run
+		// stopped (max_iterations: no FINAL after 1 turns) ..."), so only
+		// what the model wrote moves the reward.
+		path := filepath.Join(t.TempDir(), "chars.jsonl")
+		os.WriteFile(path, []byte(`{"context": "jkqvz23579", "question": "Which characters?", "answer": ["j","k","q","v","z","2","3","5","7","9"], "scorer": "contains"}`+"\n"), 0o644)
 		task, err := eval.LoadCustom(path)
 		if err != nil {
 			t.Fatal(err)
