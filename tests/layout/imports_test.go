@@ -21,7 +21,7 @@ var layers = [][]string{
 		"document", "store", "models/tinydemo", "training"},
 	{"model/backend/cuda", "model", "store/retention", "store/storetest", "repl"},
 	{"inference", "recursion", "training/data", "training/loop"},
-	{"inference/api", "inference/client", "inference/inferencetest", "recursion/upstream", "eval", "tracing", "server", "training/sft"},
+	{"inference/api", "inference/client", "inference/inferencetest", "eval", "tracing", "server", "training/sft"},
 	{"tracing/tracingtest", "eval/fakemodel", "training/expert", "training/rl"},
 	{"gateway"},
 	{"cmd/rlm"},
