@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -287,19 +288,9 @@ feed:
 	if len(failed) > 0 {
 		return results, fmt.Errorf("eval: %w: %d of %d ended with an upstream or harness error, not an answer "+
 			"(first: %s: %s); run the same command again to retry them",
-			ErrRunsFailed, len(failed), len(results), failed[0].Key(), clipText(failed[0].Error, 300))
+			ErrRunsFailed, len(failed), len(results), failed[0].Key(), clip.Ellipsis(failed[0].Error, 300))
 	}
 	return results, nil
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // contextLengthExceeded recognises an upstream's refusal of a prompt longer

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rlm-project/rlm/internal/clip"
 )
 
 // DefaultContextWindow is Config.DefaultContextWindow's default, in tokens.
@@ -110,9 +112,6 @@ func elide(content string) (string, bool) {
 	if len(content) <= elideKeep+200 || strings.Contains(content, elidedNote) {
 		return content, false
 	}
-	cut := elideKeep
-	for cut > 0 && content[cut]&0xC0 == 0x80 {
-		cut-- // do not split a UTF-8 sequence
-	}
-	return content[:cut] + fmt.Sprintf("%s%d %s]", elidedMark, len(content)-cut, elidedNote), true
+	head := clip.Head(content, elideKeep)
+	return head + fmt.Sprintf("%s%d %s]", elidedMark, len(content)-len(head), elidedNote), true
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -466,15 +467,12 @@ func stopReason(ctx context.Context, err error) StopReason {
 	}
 }
 
-func clip(s string, n int) string {
+func clipWithNote(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n[... truncated: %d of %d characters shown]", cut, len(s))
+	head := clip.Head(s, n)
+	return head + fmt.Sprintf("\n[... truncated: %d of %d characters shown]", len(head), len(s))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

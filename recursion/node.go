@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -105,7 +106,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 
 	transcript := []Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: inputMessage(off)}}
 	var prog progress
-	looked, refused := false, false
+	gate := finalGate{doc: off.File != nil}
 	maxIter := r.lim.MaxIterations
 	failed := 0 // turns in a row in which no cell worked
 	for turn := 1; turn <= maxIter; turn++ {
@@ -139,25 +140,15 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				transcript = append(transcript, Message{Role: "user", Content: noCodeMessage(rp, c)})
 				continue
 			}
-			answer := fl.Answer
-			if fl.Var != "" {
-				if !isIdent(fl.Var) {
-					transcript = append(transcript, Message{Role: "user", Content: fmt.Sprintf("FINAL_VAR needs a variable name, got %q.", fl.Var)})
-					continue
-				}
-				cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+fl.Var+")")
-				if err != nil {
-					return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), &prog), nil
-				}
-				if cr.Final == nil {
-					transcript = append(transcript, Message{Role: "user", Content: "FINAL_VAR(" + fl.Var + ") failed:\n" + cr.Error})
-					continue
-				}
-				answer = *cr.Final
+			answer, feedback, err := n.lineFinal(ctx, sess, turn, fl)
+			if err != nil {
+				return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), &prog), nil
 			}
-			if off.File != nil && !looked && !refused {
-				refused = true
-				transcript = append(transcript, Message{Role: "user", Content: refuseMessage})
+			if feedback == "" && gate.refuse() {
+				feedback = refuseMessage
+			}
+			if feedback != "" {
+				transcript = append(transcript, Message{Role: "user", Content: feedback})
 				continue
 			}
 			return nodeResult{answer: answer, reason: StopFinal, iterations: turn}, nil
@@ -168,7 +159,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		worked := false
 		for i, code := range cells {
 			if lookRE.MatchString(code) {
-				looked = true
+				gate.looked = true
 			}
 			cr, err := n.runCell(ctx, sess, turn, i+1, code)
 			prog.sawCell(cr)
@@ -199,15 +190,47 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			}
 		}
 		if final != nil {
-			if off.File == nil || looked || refused {
+			if !gate.refuse() {
 				return nodeResult{answer: *final, reason: StopFinal, iterations: turn}, nil
 			}
-			refused = true
 			fb.WriteString(refuseMessage)
 		}
-		transcript = append(transcript, Message{Role: "user", Content: clip(strings.TrimSpace(fb.String()), r.e.cfg.MaxFeedbackChars)})
+		transcript = append(transcript, Message{Role: "user", Content: clipWithNote(strings.TrimSpace(fb.String()), r.e.cfg.MaxFeedbackChars)})
 	}
 	return n.stop(ctx, sess, transcript, maxIter, StopMaxIterations, fmt.Sprintf("no FINAL after %d turns", maxIter), &prog), nil
+}
+
+// finalGate refuses, once, a FINAL from a node that holds a document but
+// has run no cell that looks at it: a small model answers from the question
+// alone, and one refusal is enough to make it look.
+type finalGate struct{ doc, looked, refused bool }
+
+// refuse reports whether a FINAL must be refused now.
+func (g *finalGate) refuse() bool {
+	if !g.doc || g.looked || g.refused {
+		return false
+	}
+	g.refused = true
+	return true
+}
+
+// lineFinal resolves a FINAL(answer) or FINAL_VAR(name) written outside a
+// cell: the answer, or, when it cannot be used, feedback for the model.
+func (n *node) lineFinal(ctx context.Context, sess Session, turn int, fl finalLine) (answer, feedback string, err error) {
+	if fl.Var == "" {
+		return fl.Answer, "", nil
+	}
+	if !isIdent(fl.Var) {
+		return "", fmt.Sprintf("FINAL_VAR needs a variable name, got %q.", fl.Var), nil
+	}
+	cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+fl.Var+")")
+	if err != nil {
+		return "", "", err
+	}
+	if cr.Final == nil {
+		return "", "FINAL_VAR(" + fl.Var + ") failed:\n" + cr.Error, nil
+	}
+	return *cr.Final, "", nil
 }
 
 // usageByNodeID is one node's own usage.
@@ -259,11 +282,7 @@ func (p *progress) partialAnswer(reason StopReason, errText string) string {
 func clipLine(s string) string {
 	out := oneLine(s)
 	if len(out) > maxStatementOutput {
-		cut := maxStatementOutput
-		for cut > 0 && out[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		out = out[:cut] + "…"
+		out = clip.Head(out, maxStatementOutput) + "…"
 	}
 	return out
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rlm-project/rlm/internal/clip"
 )
 
 // DefaultLimits returns the limits a session gets for every zero field of
@@ -196,14 +198,8 @@ func clipText(s string, max int, what string) string {
 	}
 	// len(s) twice: the note's length with the largest number it can show.
 	note := fmt.Sprintf("\n[%s truncated: %d of %d bytes shown]", what, len(s), len(s))
-	keep := max - len(note)
-	if keep < 0 {
-		keep = 0
-	}
-	for keep > 0 && keep < len(s) && s[keep]&0xC0 == 0x80 {
-		keep--
-	}
-	return s[:keep] + fmt.Sprintf("\n[%s truncated: %d of %d bytes shown]", what, keep, len(s))
+	head := clip.Head(s, max-len(note))
+	return head + fmt.Sprintf("\n[%s truncated: %d of %d bytes shown]", what, len(head), len(s))
 }
 
 // elideValues replaces, in an interpreter error, the text of long values

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/store"
@@ -648,11 +648,7 @@ func summarize(s string) string {
 	if len(s) <= summaryBytes {
 		return s
 	}
-	cut := summaryBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+	return clip.Head(s, summaryBytes) + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 func progressOf(ev recursion.Event) progress {

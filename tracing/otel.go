@@ -19,6 +19,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -442,5 +443,5 @@ func outputMessages(text, finish string) string {
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	return truncateUTF8(s, 200)
+	return clip.Head(s, 200)
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -491,14 +492,11 @@ func (r *Recorder) keep(s string, limit int64, final bool) string {
 		return s
 	}
 	if len(s) > r.lim.MaxFieldBytes {
-		cut := r.lim.MaxFieldBytes
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
+		head := clip.Head(s, r.lim.MaxFieldBytes)
 		tr := r.truncation()
 		tr.CutFields++
-		tr.DroppedBytes += int64(len(s) - cut)
-		s = s[:cut] + fmt.Sprintf("\n[cut by the trace: %d of %d bytes kept]", cut, len(s))
+		tr.DroppedBytes += int64(len(s) - len(head))
+		s = head + fmt.Sprintf("\n[cut by the trace: %d of %d bytes kept]", len(head), len(s))
 	}
 	cost := jsonLen(s)
 	if (r.full && !final) || r.size+cost > limit {

@@ -3,6 +3,7 @@ package tracing
 import (
 	"time"
 
+	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -286,7 +287,7 @@ func (t *Trajectory) Summary() Summary {
 
 func preview(s string) string {
 	if len(s) > previewBytes {
-		return truncateUTF8(s, previewBytes) + "…"
+		return clip.Head(s, previewBytes) + "…"
 	}
 	return s
 }
@@ -299,11 +300,7 @@ func clipQuestion(s string) string {
 	}
 	const sep = "\n…\n"
 	half := (MaxQuestionBytes - len(sep)) / 2
-	tail := len(s) - half
-	for tail < len(s) && s[tail]&0xC0 == 0x80 {
-		tail++
-	}
-	return truncateUTF8(s, half) + sep + s[tail:]
+	return clip.Head(s, half) + sep + clip.Tail(s, half)
 }
 
 // Prompt returns the prompt a child node was started with, as its parent
@@ -335,16 +332,6 @@ func (t *Trajectory) Node(id string) *Node {
 		}
 	}
 	return nil
-}
-
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -24,6 +24,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
 )
@@ -723,7 +724,7 @@ func printTree(w io.Writer, t *tracing.Trajectory) {
 		fmt.Fprintf(w, "%s%snode %s  depth %d  %s/%s  %d turns  %d tokens  %s", prefix, branch, n.ID, n.Depth, n.Status, stop,
 			len(n.Turns), n.Usage.TotalTokens, fmtMS(n.DurationMS))
 		if n.Answer != "" {
-			fmt.Fprintf(w, "  answer %q", clip(n.Answer, 40))
+			fmt.Fprintf(w, "  answer %q", oneLineClip(n.Answer, 40))
 		}
 		fmt.Fprintln(w)
 		inner := prefix + next
@@ -764,16 +765,13 @@ func printTree(w io.Writer, t *tracing.Trajectory) {
 		walk(r, "", true, true)
 	}
 	if t.Answer != "" {
-		fmt.Fprintf(w, "answer: %s\n", clip(t.Answer, 200))
+		fmt.Fprintf(w, "answer: %s\n", oneLineClip(t.Answer, 200))
 	}
 }
 
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
+// oneLineClip is s on one line, cut to about n bytes.
+func oneLineClip(s string, n int) string {
+	return clip.Ellipsis(strings.Join(strings.Fields(s), " "), n)
 }
 
 // exportProgress passes an export through and, on a long one, says every
