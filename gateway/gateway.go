@@ -56,8 +56,8 @@ type Gateway struct {
 // New assembles a gateway from cfg and starts its background work: the
 // first upstream probe and store sweep. ctx bounds what New itself does
 // (connecting to Redis, starting the exporter); the gateway lasts until
-// Close, which releases everything New opened, also when New fails.
-func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
+// Close. A New that fails releases what it had opened.
+func New(ctx context.Context, cfg Config) (*Gateway, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -68,37 +68,42 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if g.drain == 0 {
 		g.drain = DefaultTraceDrain
 	}
+	if err := g.assemble(ctx, cfg); err != nil {
+		g.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// assemble opens and starts the parts in the order they need each other,
+// leaving in g what Close must release.
+func (g *Gateway) assemble(ctx context.Context, cfg Config) error {
 	// Values but not cancellation: the background work stops at Close.
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	g.cancel = cancel
-	defer func() {
-		if err != nil {
-			g.Close()
-		}
-	}()
 	st, err := g.openStore(ctx, cfg.Store)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	kept := newRetention(cfg.Retention, st, g.log)
 	if err := g.startTracing(ctx, cfg, st, kept.beforeSave); err != nil {
-		return nil, err
+		return err
 	}
 	scfg := g.serverConfig(cfg, kept)
 	var runner server.Runner
 	if cfg.NotConfigured == "" {
 		if g.engine, err = NewEngine(cfg.engine()); err != nil {
-			return nil, fmt.Errorf("engine: %w", err)
+			return fmt.Errorf("engine: %w", err)
 		}
 		runner = g.traces.Wrap(g.engine.Engine)
 		scfg.Workers = g.engine.Pool
 		g.startProber(bg, cfg, scfg.ReadyChecks)
 	}
 	if g.srv, err = server.New(scfg, st, runner); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return fmt.Errorf("server: %w", err)
 	}
 	g.goBackground(func() { kept.run(bg) })
-	return g, nil
+	return nil
 }
 
 // openStore opens the store cfg names and keeps its Close for g.Close.
