@@ -251,9 +251,13 @@ func (g *Gateway) close() error {
 	if g.srv != nil {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // no grace: that is what Shutdown is for
-		if err := g.Shutdown(ctx); err != nil {
-			errs = append(errs, err)
-		}
+		g.closing.Store(true)
+		// Waits for a Shutdown under way; its error is its caller's.
+		g.shutOnce.Do(func() {
+			if g.shutErr = g.srv.Shutdown(ctx); g.shutErr != nil {
+				errs = append(errs, g.shutErr)
+			}
+		})
 	}
 	g.cancel()
 	g.bg.Wait()
