@@ -35,11 +35,10 @@ import (
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/eval/fakemodel"
+	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
-	"github.com/rlm-project/rlm/server"
-	"github.com/rlm-project/rlm/store"
 )
 
 func main() {
@@ -97,7 +96,7 @@ func (f *firstRoot) get() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f
 
 func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("longctx", flag.ContinueOnError)
-	mode := fs.String("mode", "serve", "serve: through `rlm serve` over HTTP; gateway: through the server package over HTTP in a child process; engine: through the engine in-process")
+	mode := fs.String("mode", "serve", "serve: through `rlm serve` over HTTP; gateway: through the gateway package (gateway.New) over HTTP in a child process; engine: through the engine in-process")
 	rlmBin := fs.String("rlm", "", "rlm binary for -mode serve (default: go build ./cmd/rlm)")
 	cases := fs.String("cases", "sniah:128k,sniah:1m,sniah:10m,oolong:128k,oolong:1m", "comma-separated task:length cases")
 	seed := fs.Int64("seed", 1, "instance seed")
@@ -265,19 +264,12 @@ func printTable(w io.Writer, ms []measurement) {
 // measureEngine runs the case through the engine in this process. The
 // "server" memory is then this process's, fake upstream included.
 func measureEngine(ctx context.Context, upstream, doc string, inst eval.Instance, maxCalls, maxTokens int, fr *firstRoot, m *measurement) error {
-	client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: upstream, APIKey: "fake"})
+	eng, err := gateway.NewEngine(gateway.EngineConfig{Recursion: recursion.Config{RootModel: "root", SubModel: "sub"},
+		Upstream: recursion.UpstreamConfig{BaseURL: upstream, APIKey: "fake"}})
 	if err != nil {
 		return err
 	}
-	pool, err := repl.NewPool(repl.PoolConfig{})
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	eng, err := recursion.New(recursion.Config{Root: client, RootModel: "root", SubModel: "sub", Sandbox: recursion.PoolSandbox(pool)})
-	if err != nil {
-		return err
-	}
+	defer eng.Close()
 	s := startSampler(os.Getpid())
 	obs := &cellTimer{}
 	start := time.Now()
@@ -590,37 +582,32 @@ func (s *sampler) poll() {
 	s.mu.Unlock()
 }
 
-// runGateway is the gateway process of -mode gateway: the server package
-// with a disk store and the engine, as `rlm serve` assembles them.
+// runGateway is the gateway process of -mode gateway: gateway.New, as
+// `rlm serve` assembles it, with a disk store in data and the upstream and
+// models from the environment measureHTTP sets. It runs in a process of its
+// own so that the peak memory measured is the gateway's alone, not the
+// generated documents'.
 func runGateway(ctx context.Context, addr, data string) error {
-	client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: os.Getenv("OPENAI_BASE_URL"), APIKey: "fake"})
+	root := os.Getenv("RLM_ROOT_MODEL")
+	g, err := gateway.New(ctx, gateway.Config{
+		Store:  gateway.StoreConfig{Kind: gateway.StoreDisk, Dir: data},
+		Models: []gateway.Model{{Alias: root, Upstream: root}},
+		Engine: gateway.EngineConfig{
+			Recursion: recursion.Config{RootModel: root, SubModel: os.Getenv("RLM_SUB_MODEL")},
+			Upstream:  recursion.UpstreamConfig{BaseURL: os.Getenv("OPENAI_BASE_URL"), APIKey: os.Getenv("OPENAI_API_KEY")},
+		},
+		Probe: gateway.ProbeConfig{Timeout: 5 * time.Second},
+	})
 	if err != nil {
 		return err
 	}
-	pool, err := repl.NewPool(repl.PoolConfig{})
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	eng, err := recursion.New(recursion.Config{Root: client, RootModel: os.Getenv("RLM_ROOT_MODEL"),
-		SubModel: os.Getenv("RLM_SUB_MODEL"), Sandbox: recursion.PoolSandbox(pool)})
-	if err != nil {
-		return err
-	}
-	st, err := store.OpenDisk(data)
-	if err != nil {
-		return err
-	}
-	srv, err := server.New(server.Config{}, st, eng)
-	if err != nil {
-		return err
-	}
+	defer g.Close()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- g.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
@@ -628,5 +615,5 @@ func runGateway(ctx context.Context, addr, data string) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return srv.Shutdown(sctx)
+	return g.Shutdown(sctx)
 }

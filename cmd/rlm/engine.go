@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/inference/client"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
@@ -79,6 +80,29 @@ func formatSize(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// checkLimits refuses limits that cannot be enforced. A zero max-* means
+// "no maximum", except --max-depth 0, which is the root alone (runLimits
+// turns it into the -1 the server and the engine read so).
+func (c *engineConfig) checkLimits() error {
+	l := c.Limits
+	for _, m := range []struct {
+		name string
+		v    any
+		neg  bool
+		zero string
+	}{{"max-depth", l.MaxDepth, l.MaxDepth < 0, "the root alone"}, {"max-iterations", l.MaxIterations, l.MaxIterations < 0, "no maximum"},
+		{"max-llm-calls", l.MaxLLMCalls, l.MaxLLMCalls < 0, "no maximum"}, {"max-total-tokens", l.MaxTotalTokens, l.MaxTotalTokens < 0, "no maximum"},
+		{"timeout", l.Timeout, l.Timeout < 0, "no maximum"}, {"max-failed-turns", l.MaxFailedTurns, l.MaxFailedTurns < 0, "the default"}} {
+		if m.neg {
+			return fmt.Errorf("%s %v: must not be negative (0: %s)", m.name, m.v, m.zero)
+		}
+	}
+	if c.ProbeTimeout <= 0 {
+		return fmt.Errorf("upstream-probe-timeout %v: must be positive", c.ProbeTimeout)
+	}
+	return nil
 }
 
 // checkREPL refuses REPL settings that are not positive: the REPL reads a
@@ -222,8 +246,8 @@ func (c *engineConfig) sampling() (recursion.Sampling, error) {
 	return s, nil
 }
 
-// client returns the upstream client.
-func (c *engineConfig) client() (*recursion.OpenAIClient, error) {
+// upstream is the upstream's configuration from the settings.
+func (c *engineConfig) upstream() recursion.UpstreamConfig {
 	retries := c.UpstreamRetries
 	if retries <= 0 {
 		retries = -1 // UpstreamConfig reads 0 as "default"
@@ -232,38 +256,44 @@ func (c *engineConfig) client() (*recursion.OpenAIClient, error) {
 	if check <= 0 {
 		check = -1 // UpstreamConfig reads 0 as "default"
 	}
-	return recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: c.Upstream, APIKey: c.UpstreamKey,
+	return recursion.UpstreamConfig{BaseURL: c.Upstream, APIKey: c.UpstreamKey,
 		Timeout: c.UpstreamTimeout, IdleTimeout: c.UpstreamIdle, MaxRetries: retries,
 		CheckAfter: check, CheckTimeout: c.ProbeTimeout, Logger: c.UpstreamLog,
-		Stream: c.UpstreamStream, MaxResponseBytes: c.UpstreamMaxBody})
+		Stream: c.UpstreamStream, MaxResponseBytes: c.UpstreamMaxBody}
 }
 
-// engine is an Engine with its upstream client and the REPL pool its
-// sessions run in.
-type engine struct {
-	*recursion.Engine
-	client *recursion.OpenAIClient
-	pool   *repl.Pool
-	memory replBudget
+// client returns the upstream client.
+func (c *engineConfig) client() (*recursion.OpenAIClient, error) {
+	return recursion.NewOpenAIClient(c.upstream())
 }
 
-// Close stops the REPL workers.
-func (e *engine) Close() error { return e.pool.Close() }
-
-// newEngine starts the REPL pool and the engine. base carries what only
-// one command sets (Models, Defaults, Max, TempDir, and RootModel when it
-// is not c's); the upstream client, sub-model, upstream concurrency and
-// REPL come from c. Close the engine to stop the pool.
-func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
-	if err := c.checkREPL(); err != nil {
+// newEngine starts the REPL pool and the engine (gateway.NewEngine) from
+// the settings and base (see engineSetup). Close the engine to stop the
+// pool.
+func (c *engineConfig) newEngine(base recursion.Config) (*gateway.Engine, error) {
+	ec, _, err := c.engineSetup(base)
+	if err != nil {
 		return nil, err
 	}
-	var client *recursion.OpenAIClient
-	if c.Local == nil {
-		var err error
-		if client, err = c.client(); err != nil {
-			return nil, err
-		}
+	return gateway.NewEngine(ec)
+}
+
+// engineSetup is what gateway.NewEngine needs, from the settings, and the
+// REPL memory budgets it resolved. base carries what only one command sets
+// (Models, Defaults, Max, TempDir, and RootModel when it is not c's); the
+// local model or the upstream, the sub-model, upstream concurrency and
+// REPL come from c.
+func (c *engineConfig) engineSetup(base recursion.Config) (gateway.EngineConfig, replBudget, error) {
+	if err := c.checkREPL(); err != nil {
+		return gateway.EngineConfig{}, replBudget{}, err
+	}
+	mem, err := c.replMemory()
+	if err != nil {
+		return gateway.EngineConfig{}, replBudget{}, err
+	}
+	windows, err := parseWindows(c.ContextWindows)
+	if err != nil {
+		return gateway.EngineConfig{}, replBudget{}, err
 	}
 	size := c.REPLWorkers
 	if size <= 0 {
@@ -273,39 +303,19 @@ func (c *engineConfig) newEngine(base recursion.Config) (*engine, error) {
 	if refill == 0 {
 		refill = -1 // PoolConfig reads 0 as "default"
 	}
-	mem, err := c.replMemory()
-	if err != nil {
-		return nil, err
-	}
-	pool, err := repl.NewPool(repl.PoolConfig{Size: size, RefillDelay: refill, Limits: c.REPL, WorkerUID: c.REPLUID, WorkerGID: c.REPLGID,
-		MemoryBudget: mem.total, MemoryWait: c.REPLMemoryWait})
-	if err != nil {
-		return nil, fmt.Errorf("start REPL pool: %w", err)
-	}
+	// Root stays nil without a local model: gateway.NewEngine makes it a
+	// client of the upstream.
+	base.Root, base.SubModel, base.NoContextAnswer = c.Local, c.SubModel, c.NoContextAnswer
 	base.RequestREPLMemory = mem.request
-	base.Root, base.SubModel = c.Local, c.SubModel
-	base.NoContextAnswer = c.NoContextAnswer
-	if client != nil {
-		base.Root = client
-	}
 	if base.RootModel == "" {
 		base.RootModel = c.RootModel
 	}
-	windows, err := parseWindows(c.ContextWindows)
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
 	base.ContextWindows, base.DefaultContextWindow = windows, c.window()
 	base.UpstreamConcurrency = c.UpstreamConc
-	base.Sandbox = recursion.PoolSandbox(pool)
 	base.REPLLimits = c.REPL
-	eng, err := recursion.New(base)
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return &engine{Engine: eng, client: client, pool: pool, memory: mem}, nil
+	return gateway.EngineConfig{Recursion: base, Upstream: c.upstream(),
+		Pool: repl.PoolConfig{Size: size, RefillDelay: refill, Limits: c.REPL, WorkerUID: c.REPLUID, WorkerGID: c.REPLGID,
+			MemoryBudget: mem.total, MemoryWait: c.REPLMemoryWait}}, mem, nil
 }
 
 // window is --model-window with auto resolved: a local model's own

@@ -132,7 +132,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		// The direct baseline sees what the model can: --model-window,
 		// whose auto is a local model's own (the built-in one's 8,192
 		// tokens, not 128K).
-		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = eng.client, *baselineModel, max(ec.window(), 0)
+		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = eng.Upstream, *baselineModel, max(ec.window(), 0)
 		if ec.Local != nil {
 			cfg.Baseline = ec.Local
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/inference/client"
 	"github.com/rlm-project/rlm/models/tinydemo"
 )
 
@@ -88,4 +89,60 @@ func builtinNotice() string {
 		s += fmt.Sprintf("; it solved %d/%d of %s", rec.Solved, rec.Instances, rec.Subset)
 	}
 	return s + "; set --upstream URL for a real model"
+}
+
+// fallBackToBuiltin makes the built-in model the local model of serve and
+// query when neither an upstream nor --local-model is configured.
+func (c *config) fallBackToBuiltin() {
+	if c.Upstream == "" && c.LocalModel == "" {
+		c.LocalModel = localBuiltin
+	}
+}
+
+// wantsLocal reports whether --local-model names a model to run.
+func (c *config) wantsLocal() bool { return c.LocalModel != "" && c.LocalModel != localNone }
+
+// startLocalModel loads --local-model on --device and makes it the
+// upstream of root turns and sub-calls; the root model defaults to its
+// name. A GPU it runs on is named on log.
+func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
+	dev, err := parseDevice(c.Device, c.Precision)
+	if err != nil {
+		return nil, err
+	}
+	kv := c.KVCache
+	if c.LocalModel == localBuiltin && !c.explicit["kv-cache"] {
+		// The default pool is sized for real checkpoints; the small
+		// built-in model needs a fraction of it.
+		kv = builtinKVCache
+	}
+	ic, err := parseKVCache(kv)
+	if err != nil {
+		return nil, fmt.Errorf("kv-cache: %w", err)
+	}
+	if c.MaxSeqs <= 0 || c.MaxBatchTokens <= 0 {
+		return nil, fmt.Errorf("max-seqs and max-batch-tokens must be positive")
+	}
+	// --model-window is the local model's window; auto (0) and off
+	// (negative) leave it the model's own.
+	ic.MaxSeqs, ic.MaxBatchTokens, ic.MaxModelLen = c.MaxSeqs, c.MaxBatchTokens, max(c.ContextWindow, 0)
+	e, err := loadLocalModel(c.LocalModel, ic, dev, log)
+	if err != nil {
+		return nil, err
+	}
+	if c.RootModel == "" {
+		c.RootModel = e.Name()
+	}
+	// An unset temperature is OpenAI's default, 1, except for the built-in
+	// model: it was trained and evaluated (eval.json) greedy, and a demo
+	// should answer the same question the same way every time.
+	temp := 1.0
+	if c.LocalModel == localBuiltin {
+		temp = 0
+	}
+	c.Local = &client.Client{Engine: e, Temperature: temp}
+	if c.LocalModel == localBuiltin {
+		c.NoContextAnswer = builtinNoContext
+	}
+	return e, nil
 }

@@ -2,105 +2,22 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"sync"
-	"time"
 
+	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/recursion"
 )
-
-// upstreamProber probes the upstream (GET /models) at start, logs what it
-// found, and, when readiness asks for it, probes again periodically and
-// logs every change.
-type upstreamProber struct {
-	client  *recursion.OpenAIClient
-	url     string // redacted (recursion.RedactURL): it goes to the log
-	models  []string
-	timeout time.Duration
-	log     *slog.Logger
-
-	mu   sync.Mutex
-	last *recursion.ProbeResult
-}
-
-// probe runs one probe, keeps its result and logs it when it differs from
-// the last one.
-func (p *upstreamProber) probe(ctx context.Context) recursion.ProbeResult {
-	res := p.client.Probe(ctx, p.timeout, p.models...)
-	p.mu.Lock()
-	changed := p.last == nil || p.last.Status != res.Status
-	p.last = &res
-	p.mu.Unlock()
-	if changed && ctx.Err() == nil {
-		logProbe(p.log, p.url, res)
-	}
-	return res
-}
-
-// run probes now and then every interval until ctx ends; interval 0
-// probes once.
-func (p *upstreamProber) run(ctx context.Context, interval time.Duration) {
-	p.probe(ctx)
-	if interval <= 0 {
-		return
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			p.probe(ctx)
-		}
-	}
-}
-
-// ready is the /readyz check: an error while the last probe found the
-// upstream down, or before the first one ended. Its text names no address.
-func (p *upstreamProber) ready(context.Context) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case p.last == nil:
-		return errors.New("upstream not probed yet")
-	case p.last.Status.Down():
-		return fmt.Errorf("upstream %s", p.last.Status)
-	}
-	return nil
-}
-
-// logProbe writes one probe's outcome: what is wrong, loudly, and what
-// will happen because of it.
-func logProbe(log *slog.Logger, url string, res recursion.ProbeResult) {
-	attrs := []any{"upstream", url, "status", string(res.Status), "detail", res.Detail, "latency", res.Latency.Round(time.Millisecond)}
-	switch res.Status {
-	case recursion.ProbeOK:
-		log.Info("upstream ok", attrs...)
-	case recursion.ProbeNoModelList:
-		log.Info("upstream answers but lists no models; model names are not checked", attrs...)
-	case recursion.ProbeModelNotListed:
-		log.Warn("UPSTREAM DOES NOT LIST A CONFIGURED MODEL: calls to it will likely fail; check --root-model, --sub-model and --models", attrs...)
-	case recursion.ProbeAuthFailed:
-		log.Warn("UPSTREAM REFUSED THE KEY: every call will fail; check --upstream-key (or OPENAI_API_KEY)", attrs...)
-	case recursion.ProbeUnreachable:
-		log.Warn("UPSTREAM UNREACHABLE: calls fail until it answers; check --upstream (or OPENAI_BASE_URL)", attrs...)
-	default:
-		log.Warn("UPSTREAM ERROR: it answered the probe with an error", attrs...)
-	}
-}
 
 // probeForRun is the start probe of `rlm query` and `rlm eval`: one line
 // on stderr when the upstream is down or does not list a model, nothing
 // when it is fine. The run goes on either way (its calls name the error).
-func probeForRun(ctx context.Context, e *engine, ec *engineConfig, stderr io.Writer) {
-	if e.client == nil {
+// The gateway probes for `rlm serve` (gateway.ProbeConfig).
+func probeForRun(ctx context.Context, e *gateway.Engine, ec *engineConfig, stderr io.Writer) {
+	if e.Upstream == nil {
 		return
 	}
-	res := e.client.Probe(ctx, ec.ProbeTimeout, ec.RootModel, ec.SubModel)
+	res := e.Upstream.Probe(ctx, ec.ProbeTimeout, ec.RootModel, ec.SubModel)
 	if res.Status.Down() || res.Status == recursion.ProbeModelNotListed {
 		fmt.Fprintf(stderr, "rlm: warning: upstream %s: %s: %s\n", recursion.RedactURL(ec.Upstream), res.Status, res.Detail)
 	}
