@@ -153,7 +153,7 @@ func TestTrainBadArgs(t *testing.T) {
 		{[]string{"sft", "-model", "/nonexistent", "-data", "x.jsonl", "-out", t.TempDir()}, "no such file"},
 		{[]string{"init", "-config", "x", "-out", "y", "-dtype", "f8"}, "dtype"},
 		{[]string{"sft", "-model", "m", "-data", "d", "-out", "o", "-val-fraction", "1"}, "-val-fraction"},
-		{[]string{"init", "-config", sftTestdata + "/../../model/testdata/tiny-qwen3/config.json", "-out", t.TempDir(), "-tokenizer", sftTestdata + "/tokenizer.json"}, "not a directory"},
+		{[]string{"init", "-config", "../../model/testdata/tiny-qwen3/config.json", "-out", t.TempDir(), "-tokenizer", sftTestdata + "/tokenizer.json"}, "not a directory"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := runTrain(ctx, tc.args, &stdout, &stderr)
