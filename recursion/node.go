@@ -243,8 +243,9 @@ func (r *runState) usageByNodeID(id string) Usage {
 // progress is what a node has produced so far that a partial answer can be
 // made of: the last prose the model wrote and the last output a cell printed.
 type progress struct {
-	prose  string
-	output string
+	prose    string
+	output   string
+	answered string // the answer given when told the run was out of turns
 }
 
 func (p *progress) sawReply(resp string) {
@@ -263,12 +264,16 @@ func (p *progress) sawCell(cr repl.CellResult) {
 const maxStatementOutput = 300
 
 // partialAnswer is the answer of a node that stopped without FINAL: one
-// line saying what stopped the run and what was found so far (the last
-// prose the model wrote, else the last cell's output). Code is never an
-// answer, and neither is a fragment the model wrote before it stopped.
+// line saying what stopped the run and what was found so far (the answer
+// the model gave when told it was out of turns, else the last prose it
+// wrote, else the last cell's output). Code is never an answer, and neither
+// is a fragment the model wrote before it stopped: whatever the reason, a
+// run without FINAL answers "No answer: ...".
 func (p *progress) partialAnswer(reason StopReason, errText string) string {
 	s := fmt.Sprintf("No answer: the run stopped (%s: %s) before FINAL", reason, oneLine(errText))
 	switch {
+	case p.answered != "":
+		return s + "; told to answer at once, the model answered: " + clipLine(p.answered)
 	case p.prose != "":
 		return s + "; the model's last words: " + clipLine(p.prose)
 	case p.output != "":
@@ -289,8 +294,8 @@ func clipLine(s string) string {
 
 // stop ends a node without FINAL. When the reason leaves budget and time
 // (the node ran out of turns, or of tokens but a last call still fits), the
-// model gets one last turn to answer now; otherwise, and when that turn
-// gives no FINAL, the answer is prog's partial answer.
+// model gets one last turn to answer now, and the partial answer quotes
+// what it answered: the run still ended without FINAL, and says so.
 func (n *node) stop(ctx context.Context, sess Session, transcript []Message, turns int, reason StopReason, errText string, prog *progress) nodeResult {
 	res := nodeResult{reason: reason, err: errText, iterations: turns}
 	if ctx.Err() == nil && (reason == StopMaxIterations || reason == StopBudgetTokens) {
@@ -299,23 +304,43 @@ func (n *node) stop(ctx context.Context, sess Session, transcript []Message, tur
 		n.r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
 		msgs := append(slices.Clip(transcript), Message{Role: "user", Content: answerNowMessage})
 		if _, c, err := n.complete(ctx, msgs, turn); err == nil {
-			resp := parseReply(c.Content, c.FinishReason).visible
 			res.iterations = turn
-			if fl, ok := parseFinalLine(resp); ok && fl.Var == "" {
-				res.answer = fl.Answer
-				return res
-			} else if ok && isIdent(fl.Var) {
-				if cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+fl.Var+")"); err == nil && cr.Final != nil {
-					res.answer = *cr.Final
-					return res
-				}
+			rp := parseReply(c.Content, c.FinishReason)
+			if prog.answered = n.lastWord(ctx, sess, turn, rp); prog.answered == "" {
+				prog.sawReply(rp.visible)
 			}
-			prog.sawReply(resp)
 		}
 	}
 	res.answer = prog.partialAnswer(reason, errText)
 	res.statement = true
 	return res
+}
+
+// lastWord is what the model answered when told it was out of turns: the
+// FINAL of a cell it wrote anyway (FINAL(value) names a variable there),
+// else of a FINAL line; "" if it gave none.
+func (n *node) lastWord(ctx context.Context, sess Session, turn int, rp reply) string {
+	for i, code := range rp.cells {
+		cr, err := n.runCell(ctx, sess, turn, i+1, code)
+		if err != nil {
+			return ""
+		}
+		if cr.Final != nil {
+			return *cr.Final
+		}
+	}
+	fl, ok := parseFinalLine(rp.visible)
+	if !ok {
+		return ""
+	}
+	if fl.Var == "" {
+		return fl.Answer
+	}
+	answer, _, err := n.lineFinal(ctx, sess, turn, fl)
+	if err != nil {
+		return ""
+	}
+	return answer
 }
 
 // noCodeMessage is the reply to a response that ran nothing and gave no
