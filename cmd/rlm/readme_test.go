@@ -123,8 +123,8 @@ func TestREADMEOffline(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("offline block: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "4817201") {
-		t.Fatalf("the built-in model did not answer 4817201:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if !strings.Contains(stdout.String(), "KX-4471") {
+		t.Fatalf("the built-in model did not answer KX-4471:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "rlm-tiny-demo") {
 		t.Errorf("the log does not name the built-in model:\n%s", stderr.String())
