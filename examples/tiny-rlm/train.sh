@@ -12,8 +12,8 @@
 # 5.   held-out evaluation of the random, SFT and RL models (eval.sh), charted
 #      in OUT/heldout.svg (examples/tiny-rlm/chart)
 #
-# On 2 CPU cores the defaults take about 70 minutes (SFT ~26 min, RL ~23 min,
-# evaluation of the random, SFT and RL models ~15 min).
+# On 2 CPU cores the defaults take about 85 minutes (data ~10 min, SFT ~32
+# min, RL ~25 min, evaluation of the random, SFT and RL models ~15 min).
 # Environment (all optional):
 #   N, SEEDS, LENGTHS           data (defaults 60, 4, 8k,128k: 2,880 runs)
 #   VOCAB                       vocabulary size (default 2048)
