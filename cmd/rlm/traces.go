@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -25,6 +23,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/clip"
+	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
 )
@@ -155,11 +154,11 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		src = ls
 	} else {
-		src = &httpSource{base: strings.TrimRight(*base, "/"), key: *key, client: http.DefaultClient}
+		src = &tracing.Client{BaseURL: *base, APIKey: *key}
 	}
 	switch sub {
 	case "list":
-		page, err := src.list(ctx, q.values())
+		page, err := src.List(ctx, q.values())
 		if err != nil {
 			return err
 		}
@@ -175,7 +174,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return nil
 	case "show":
-		b, err := src.get(ctx, id)
+		b, err := src.Get(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -191,7 +190,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return nil
 	case "open":
 		// Never send anyone to a page that would say "not found".
-		if _, err := src.get(ctx, id); err != nil {
+		if _, err := src.Get(ctx, id); err != nil {
 			return err
 		}
 		if ls, ok := src.(*localSource); ok && !flagSet(fs, "url") && os.Getenv("RLM_URL") == "" {
@@ -208,7 +207,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return nil
 	case "feedback":
-		if err := src.feedback(ctx, id, score, label); err != nil {
+		if err := src.Feedback(ctx, id, score, label); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "recorded reward %s", strconv.FormatFloat(score, 'g', -1, 64))
@@ -222,7 +221,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	v := q.values()
 	v.Set("format", format)
 	if out == "-" {
-		n, err := src.export(ctx, v, newExportProgress(stdout, stderr))
+		n, err := src.Export(ctx, v, newExportProgress(stdout, stderr))
 		if err == nil {
 			fmt.Fprintf(stderr, "%d samples\n", n)
 		}
@@ -235,7 +234,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("export: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	n, err := src.export(ctx, v, newExportProgress(tmp, stderr))
+	n, err := src.Export(ctx, v, newExportProgress(tmp, stderr))
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("export: write %s: %w", tmp.Name(), cerr)
 	}
@@ -362,11 +361,12 @@ func (f *filterFlags) values() url.Values {
 }
 
 // traceSource is where the command reads runs: a gateway or a data directory.
+// *tracing.Client is the gateway's.
 type traceSource interface {
-	list(ctx context.Context, q url.Values) (tracing.Page, error)
-	get(ctx context.Context, id string) ([]byte, error)
-	export(ctx context.Context, q url.Values, w io.Writer) (int, error)
-	feedback(ctx context.Context, id string, score float64, label string) error
+	List(ctx context.Context, q url.Values) (tracing.Page, error)
+	Get(ctx context.Context, id string) ([]byte, error)
+	Export(ctx context.Context, q url.Values, w io.Writer) (int, error)
+	Feedback(ctx context.Context, id string, score float64, label string) error
 }
 
 type localSource struct {
@@ -383,14 +383,8 @@ type ownerChoice struct {
 	ownerSet, keySet bool // given as flags, not defaults from the environment
 }
 
-// ownerOfKey is the owner id a gateway with API keys records a key's runs
-// under (server.New does the same): the first 8 bytes of the key's SHA-256,
-// in hex. Being a hash, it can be computed from the key but not guessed
-// from the directory.
-func ownerOfKey(key string) string {
-	h := sha256.Sum256([]byte(strings.TrimSpace(key)))
-	return hex.EncodeToString(h[:8])
-}
+// ownerOfKey is the owner a gateway records a key's runs under.
+func ownerOfKey(key string) string { return server.OwnerOfKey(strings.TrimSpace(key)) }
 
 // openLocal opens a data directory's trajectories read-only: reading
 // commands never create the directory (a mistyped --dir is an error, not an
@@ -496,7 +490,7 @@ func ownerList(owners map[string]int, skip string) string {
 	return strings.Join(parts, ", ")
 }
 
-func (s *localSource) list(ctx context.Context, q url.Values) (tracing.Page, error) {
+func (s *localSource) List(ctx context.Context, q url.Values) (tracing.Page, error) {
 	f, err := tracing.ParseFilter(q)
 	if err != nil {
 		return tracing.Page{}, err
@@ -504,11 +498,11 @@ func (s *localSource) list(ctx context.Context, q url.Values) (tracing.Page, err
 	return s.svc.List(ctx, s.owner, f)
 }
 
-func (s *localSource) get(ctx context.Context, id string) ([]byte, error) {
+func (s *localSource) Get(ctx context.Context, id string) ([]byte, error) {
 	return s.svc.Raw(ctx, s.owner, id)
 }
 
-func (s *localSource) export(ctx context.Context, q url.Values, w io.Writer) (int, error) {
+func (s *localSource) Export(ctx context.Context, q url.Values, w io.Writer) (int, error) {
 	f, err := tracing.ParseFilter(q)
 	if err != nil {
 		return 0, err
@@ -517,111 +511,9 @@ func (s *localSource) export(ctx context.Context, q url.Values, w io.Writer) (in
 	return st.Samples, err
 }
 
-func (s *localSource) feedback(ctx context.Context, id string, score float64, label string) error {
+func (s *localSource) Feedback(ctx context.Context, id string, score float64, label string) error {
 	_, err := s.svc.Feedback(ctx, s.owner, id, tracing.Reward{Score: score, Label: label})
 	return err
-}
-
-type httpSource struct {
-	base, key string
-	client    *http.Client
-}
-
-func (s *httpSource) do(ctx context.Context, method, path string, body io.Reader) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, s.base+path, body)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	if s.key != "" {
-		req.Header.Set("Authorization", "Bearer "+s.key)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, s.base+path, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		var e struct {
-			Error struct{ Message string } `json:"error"`
-		}
-		msg := strings.TrimSpace(string(b))
-		if json.Unmarshal(b, &e) == nil && e.Error.Message != "" {
-			msg = e.Error.Message
-		}
-		return nil, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, msg)
-	}
-	return resp, nil
-}
-
-func (s *httpSource) list(ctx context.Context, q url.Values) (tracing.Page, error) {
-	resp, err := s.do(ctx, http.MethodGet, "/v1/traces?"+q.Encode(), nil)
-	if err != nil {
-		return tracing.Page{}, err
-	}
-	defer resp.Body.Close()
-	var p tracing.Page
-	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
-		return p, fmt.Errorf("decode trace list: %w", err)
-	}
-	return p, nil
-}
-
-func (s *httpSource) get(ctx context.Context, id string) ([]byte, error) {
-	resp, err := s.do(ctx, http.MethodGet, "/v1/traces/"+url.PathEscape(id), nil)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("read trace %s: %w", id, err)
-	}
-	return b, nil
-}
-
-func (s *httpSource) export(ctx context.Context, q url.Values, w io.Writer) (int, error) {
-	resp, err := s.do(ctx, http.MethodGet, "/v1/traces/export?"+q.Encode(), nil)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	lc := &lineCounter{w: w}
-	if _, err := io.Copy(lc, resp.Body); err != nil {
-		return lc.n, fmt.Errorf("export: %w", err)
-	}
-	// The server reports failures after the first line in a trailer.
-	if msg := resp.Trailer.Get("X-Export-Error"); msg != "" {
-		return lc.n, fmt.Errorf("export failed on the server: %s", msg)
-	}
-	return lc.n, nil
-}
-
-func (s *httpSource) feedback(ctx context.Context, id string, score float64, label string) error {
-	b, _ := json.Marshal(map[string]any{"score": score, "label": label})
-	resp, err := s.do(ctx, http.MethodPost, "/v1/traces/"+url.PathEscape(id)+"/feedback", strings.NewReader(string(b)))
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	return nil
-}
-
-type lineCounter struct {
-	w io.Writer
-	n int
-}
-
-func (c *lineCounter) Write(p []byte) (int, error) {
-	for _, b := range p {
-		if b == '\n' {
-			c.n++
-		}
-	}
-	return c.w.Write(p)
 }
 
 func printList(w io.Writer, p tracing.Page) {
