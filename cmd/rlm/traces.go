@@ -51,51 +51,83 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return nil
 	}
-	sub, args := args[0], args[1:]
+	t, err := parseTracesArgs(args[0], args[1:], stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	src, err := t.source(ctx, stdout)
+	if err != nil || src == nil {
+		return err
+	}
+	switch t.sub {
+	case "list":
+		return t.list(ctx, src, stdout, stderr)
+	case "show":
+		return t.show(ctx, src, stdout)
+	case "open":
+		return t.open(ctx, src, stdout, stderr)
+	case "feedback":
+		return t.feedback(ctx, src, stdout)
+	}
+	return t.export(ctx, src, stdout, stderr)
+}
+
+// tracesArgs are the parsed arguments of one `rlm traces` subcommand.
+type tracesArgs struct {
+	sub, id        string
+	fs             *flag.FlagSet
+	base, key, dir string
+	owner          string
+	q              filterFlags
+	listen         string
+	out, format    string
+	score          float64
+	label          string
+	asJSON         bool
+}
+
+// parseTracesArgs parses and checks sub's flags and run ID.
+func parseTracesArgs(sub string, args []string, stderr io.Writer) (*tracesArgs, error) {
+	t := &tracesArgs{sub: sub}
 	fs := flag.NewFlagSet("rlm traces "+sub, flag.ContinueOnError)
+	t.fs = fs
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, tracesUsage)
 		fmt.Fprintf(stderr, "\nFlags of %s:\n", sub)
 		printFlags(stderr, fs, nil)
 	}
-	base := fs.String("url", tracesEnv("RLM_URL", "http://127.0.0.1:8080"), "gateway base `URL` (env RLM_URL)")
-	key := fs.String("api-key", os.Getenv("RLM_API_KEY"), "gateway API `key` (env RLM_API_KEY); with --dir, selects the runs of the owner the gateway derives from it")
-	dir := fs.String("dir", "", "read the gateway's data `directory` (its disk store) instead of asking the gateway")
-	owner := fs.String("owner", "", "with --dir: whose runs, as the owner id (default: derived from --api-key, else \""+tracing.DefaultOwner+"\", the owner of a gateway without keys and of rlm eval)")
-	var q filterFlags
-	var listen *string
-	var out, format string
-	var score float64
-	var label string
-	asJSON := false
+	fs.StringVar(&t.base, "url", tracesEnv("RLM_URL", "http://127.0.0.1:8080"), "gateway base `URL` (env RLM_URL)")
+	fs.StringVar(&t.key, "api-key", os.Getenv("RLM_API_KEY"), "gateway API `key` (env RLM_API_KEY); with --dir, selects the runs of the owner the gateway derives from it")
+	fs.StringVar(&t.dir, "dir", "", "read the gateway's data `directory` (its disk store) instead of asking the gateway")
+	fs.StringVar(&t.owner, "owner", "", "with --dir: whose runs, as the owner id (default: derived from --api-key, else \""+tracing.DefaultOwner+"\", the owner of a gateway without keys and of rlm eval)")
 	switch sub {
 	case "list":
-		q.register(fs)
-		fs.BoolVar(&asJSON, "json", false, "print the page as JSON")
+		t.q.register(fs)
+		fs.BoolVar(&t.asJSON, "json", false, "print the page as JSON")
 	case "show":
-		fs.BoolVar(&asJSON, "json", false, "print the whole trajectory as JSON")
+		fs.BoolVar(&t.asJSON, "json", false, "print the whole trajectory as JSON")
 	case "open":
-		listen = fs.String("listen", "127.0.0.1:0", "with --dir and no --url: `address` of the viewer served over the directory until Ctrl-C (port 0: any free one)")
+		fs.StringVar(&t.listen, "listen", "127.0.0.1:0", "with --dir and no --url: `address` of the viewer served over the directory until Ctrl-C (port 0: any free one)")
 	case "owners":
 	case "export":
-		q.register(fs)
-		fs.StringVar(&format, "format", tracing.FormatSFT, "`format`: "+strings.Join(tracing.Formats, ", "))
-		fs.StringVar(&out, "out", "", "output `file` (JSONL; - for stdout)")
+		t.q.register(fs)
+		fs.StringVar(&t.format, "format", tracing.FormatSFT, "`format`: "+strings.Join(tracing.Formats, ", "))
+		fs.StringVar(&t.out, "out", "", "output `file` (JSONL; - for stdout)")
 	case "feedback":
-		fs.Float64Var(&score, "score", 0, "reward `score` (required)")
-		fs.StringVar(&label, "label", "", "reward `label`")
+		fs.Float64Var(&t.score, "score", 0, "reward `score` (required)")
+		fs.StringVar(&t.label, "label", "", "reward `label`")
 	default:
 		fmt.Fprintf(stderr, "rlm traces: unknown subcommand %q\n\n%s", sub, tracesUsage)
-		return errUsage
+		return nil, errUsage
 	}
 	// Flags may come after the run ID too: rlm traces show ID --json.
 	pos, err := parseInterspersed(fs, args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
+		return nil, err
 	}
 	needID := sub == "show" || sub == "open" || sub == "feedback"
 	if needID != (len(pos) == 1) || (!needID && len(pos) != 0) {
@@ -104,123 +136,136 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		} else {
 			fmt.Fprintf(stderr, "rlm traces %s: unexpected arguments %q\n", sub, pos)
 		}
-		return errUsage
+		return nil, errUsage
 	}
-	id := ""
 	if len(pos) == 1 {
-		id = pos[0]
+		t.id = pos[0]
 	}
+	return t, t.check(stderr)
+}
+
+// check refuses flags that do not go together.
+func (t *tracesArgs) check(stderr io.Writer) error {
 	switch {
-	case sub == "export" && out == "":
+	case t.sub == "export" && t.out == "":
 		fmt.Fprintln(stderr, "rlm traces export: --out is required")
 		return errUsage
-	case sub == "feedback" && !flagSet(fs, "score"):
+	case t.sub == "feedback" && !flagSet(t.fs, "score"):
 		fmt.Fprintln(stderr, "rlm traces feedback: --score is required")
 		return errUsage
-	case sub == "feedback" && (math.IsNaN(score) || math.IsInf(score, 0)):
-		return badFlag("traces feedback: --score %v: want a finite number", score)
-	case sub == "owners" && *dir == "":
+	case t.sub == "feedback" && (math.IsNaN(t.score) || math.IsInf(t.score, 0)):
+		return badFlag("traces feedback: --score %v: want a finite number", t.score)
+	case t.sub == "owners" && t.dir == "":
 		return badFlag("traces owners: --dir is required (a gateway only shows an API key its own runs)")
-	case *dir == "" && flagSet(fs, "owner"):
-		return badFlag("traces %s: --owner needs --dir (a gateway decides the owner from --api-key)", sub)
+	case t.dir == "" && flagSet(t.fs, "owner"):
+		return badFlag("traces %s: --owner needs --dir (a gateway decides the owner from --api-key)", t.sub)
 	}
-	viewer := ""
-	if sub == "open" {
-		u, err := url.Parse(*base)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return fmt.Errorf("--url %q: not an absolute URL", *base)
+	if t.sub == "open" {
+		if u, err := url.Parse(t.base); err != nil || u.Scheme == "" || u.Host == "" {
+			return fmt.Errorf("--url %q: not an absolute URL", t.base)
 		}
-		viewer = fmt.Sprintf("%s/ui/#/runs/%s", strings.TrimRight(*base, "/"), url.PathEscape(id))
 	}
+	return nil
+}
 
-	var src traceSource
-	if *dir != "" {
-		ls, err := openLocal(ctx, *dir, ownerChoice{owner: *owner, ownerSet: flagSet(fs, "owner"),
-			key: *key, keySet: flagSet(fs, "api-key")})
-		if err != nil {
-			return err
-		}
-		if err := ls.check(sub == "owners"); err != nil {
-			return err
-		}
-		switch sub {
-		case "owners":
-			ls.printOwners(stdout)
-			return nil
-		case "feedback":
-			if err := ls.writable(); err != nil {
-				return err
-			}
-		}
-		src = ls
-	} else {
-		src = &tracing.Client{BaseURL: *base, APIKey: *key}
+// source opens where the runs are read: the directory, or the gateway.
+// `owners` is answered here, from the directory, and gives no source.
+func (t *tracesArgs) source(ctx context.Context, stdout io.Writer) (traceSource, error) {
+	if t.dir == "" {
+		return &tracing.Client{BaseURL: t.base, APIKey: t.key}, nil
 	}
-	switch sub {
-	case "list":
-		page, err := src.List(ctx, q.values())
-		if err != nil {
-			return err
-		}
-		if asJSON {
-			return writeIndentJSON(stdout, page)
-		}
-		printList(stdout, page)
-		if len(page.Data) == 0 {
-			fmt.Fprintln(stderr, "rlm traces: no runs match")
-		}
-		if ls, ok := src.(*localSource); ok {
-			ls.hintOthers(stderr)
-		}
-		return nil
-	case "show":
-		b, err := src.Get(ctx, id)
-		if err != nil {
-			return err
-		}
-		if asJSON {
-			_, err := stdout.Write(append(b, '\n'))
-			return err
-		}
-		var t tracing.Trajectory
-		if err := json.Unmarshal(b, &t); err != nil {
-			return fmt.Errorf("decode trace %s: %w", id, err)
-		}
-		printTree(stdout, &t)
-		return nil
-	case "open":
-		// Never send anyone to a page that would say "not found".
-		if _, err := src.Get(ctx, id); err != nil {
-			return err
-		}
-		if ls, ok := src.(*localSource); ok && !flagSet(fs, "url") && os.Getenv("RLM_URL") == "" {
-			// No gateway was named as holding this directory (it may be
-			// rlm eval's traces, or a copy from another machine): serve
-			// the viewer over it.
-			return ls.serveViewer(ctx, *listen, id, stdout, stderr)
-		}
-		fmt.Fprintln(stdout, viewer)
-		if how, err := openBrowser(ctx, viewer); err != nil {
-			fmt.Fprintf(stderr, "rlm traces open: could not open a browser (%v); open the URL above\n", err)
-		} else if how != "" {
-			fmt.Fprintf(stderr, "rlm traces open: opened in your browser (%s)\n", how)
-		}
-		return nil
+	ls, err := openLocal(ctx, t.dir, ownerChoice{owner: t.owner, ownerSet: flagSet(t.fs, "owner"),
+		key: t.key, keySet: flagSet(t.fs, "api-key")})
+	if err != nil {
+		return nil, err
+	}
+	if err := ls.check(t.sub == "owners"); err != nil {
+		return nil, err
+	}
+	switch t.sub {
+	case "owners":
+		ls.printOwners(stdout)
+		return nil, nil
 	case "feedback":
-		if err := src.Feedback(ctx, id, score, label); err != nil {
-			return err
+		if err := ls.writable(); err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(stdout, "recorded reward %s", strconv.FormatFloat(score, 'g', -1, 64))
-		if label != "" {
-			fmt.Fprintf(stdout, " (label %q)", label)
-		}
-		fmt.Fprintf(stdout, " for run %s\n", id)
-		return nil
 	}
-	// export
-	v := q.values()
-	v.Set("format", format)
-	if out == "-" {
+	return ls, nil
+}
+
+func (t *tracesArgs) list(ctx context.Context, src traceSource, stdout, stderr io.Writer) error {
+	page, err := src.List(ctx, t.q.values())
+	if err != nil {
+		return err
+	}
+	if t.asJSON {
+		return writeIndentJSON(stdout, page)
+	}
+	printList(stdout, page)
+	if len(page.Data) == 0 {
+		fmt.Fprintln(stderr, "rlm traces: no runs match")
+	}
+	if ls, ok := src.(*localSource); ok {
+		ls.hintOthers(stderr)
+	}
+	return nil
+}
+
+func (t *tracesArgs) show(ctx context.Context, src traceSource, stdout io.Writer) error {
+	b, err := src.Get(ctx, t.id)
+	if err != nil {
+		return err
+	}
+	if t.asJSON {
+		_, err := stdout.Write(append(b, '\n'))
+		return err
+	}
+	var tr tracing.Trajectory
+	if err := json.Unmarshal(b, &tr); err != nil {
+		return fmt.Errorf("decode trace %s: %w", t.id, err)
+	}
+	printTree(stdout, &tr)
+	return nil
+}
+
+func (t *tracesArgs) open(ctx context.Context, src traceSource, stdout, stderr io.Writer) error {
+	// Never send anyone to a page that would say "not found".
+	if _, err := src.Get(ctx, t.id); err != nil {
+		return err
+	}
+	if ls, ok := src.(*localSource); ok && !flagSet(t.fs, "url") && os.Getenv("RLM_URL") == "" {
+		// No gateway was named as holding this directory (it may be rlm
+		// eval's traces, or a copy from another machine): serve the
+		// viewer over it.
+		return ls.serveViewer(ctx, t.listen, t.id, stdout, stderr)
+	}
+	viewer := fmt.Sprintf("%s/ui/#/runs/%s", strings.TrimRight(t.base, "/"), url.PathEscape(t.id))
+	fmt.Fprintln(stdout, viewer)
+	if how, err := openBrowser(ctx, viewer); err != nil {
+		fmt.Fprintf(stderr, "rlm traces open: could not open a browser (%v); open the URL above\n", err)
+	} else if how != "" {
+		fmt.Fprintf(stderr, "rlm traces open: opened in your browser (%s)\n", how)
+	}
+	return nil
+}
+
+func (t *tracesArgs) feedback(ctx context.Context, src traceSource, stdout io.Writer) error {
+	if err := src.Feedback(ctx, t.id, t.score, t.label); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "recorded reward %s", strconv.FormatFloat(t.score, 'g', -1, 64))
+	if t.label != "" {
+		fmt.Fprintf(stdout, " (label %q)", t.label)
+	}
+	fmt.Fprintf(stdout, " for run %s\n", t.id)
+	return nil
+}
+
+func (t *tracesArgs) export(ctx context.Context, src traceSource, stdout, stderr io.Writer) error {
+	v := t.q.values()
+	v.Set("format", t.format)
+	if t.out == "-" {
 		n, err := src.Export(ctx, v, newExportProgress(stdout, stderr))
 		if err == nil {
 			fmt.Fprintf(stderr, "%d samples\n", n)
@@ -229,7 +274,7 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// Write beside the target and rename, so a failed export never leaves
 	// a truncated file that looks complete.
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".export-*.jsonl")
+	tmp, err := os.CreateTemp(filepath.Dir(t.out), ".export-*.jsonl")
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
@@ -241,10 +286,10 @@ func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
+	if err := os.Rename(tmp.Name(), t.out); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	fmt.Fprintf(stderr, "wrote %d samples to %s\n", n, out)
+	fmt.Fprintf(stderr, "wrote %d samples to %s\n", n, t.out)
 	return nil
 }
 
