@@ -22,7 +22,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
@@ -661,7 +660,7 @@ func printTree(w io.Writer, t *tracing.Trajectory) {
 		fmt.Fprintf(w, "%s%snode %s  depth %d  %s/%s  %d turns  %d tokens  %s", prefix, branch, n.ID, n.Depth, n.Status, stop,
 			len(n.Turns), n.Usage.TotalTokens, fmtMS(n.DurationMS))
 		if n.Answer != "" {
-			fmt.Fprintf(w, "  answer %q", oneLineClip(n.Answer, 40))
+			fmt.Fprintf(w, "  answer %q", oneLine(n.Answer, 40))
 		}
 		fmt.Fprintln(w)
 		inner := prefix + next
@@ -702,13 +701,8 @@ func printTree(w io.Writer, t *tracing.Trajectory) {
 		walk(r, "", true, true)
 	}
 	if t.Answer != "" {
-		fmt.Fprintf(w, "answer: %s\n", oneLineClip(t.Answer, 200))
+		fmt.Fprintf(w, "answer: %s\n", oneLine(t.Answer, 200))
 	}
-}
-
-// oneLineClip is s on one line, cut to about n bytes.
-func oneLineClip(s string, n int) string {
-	return clip.Ellipsis(strings.Join(strings.Fields(s), " "), n)
 }
 
 // exportProgress passes an export through and, on a long one, says every
