@@ -333,9 +333,6 @@ func (n *node) lastWord(ctx context.Context, sess Session, turn int, rp reply) s
 	if !ok {
 		return ""
 	}
-	if fl.Var == "" {
-		return fl.Answer
-	}
 	answer, _, err := n.lineFinal(ctx, sess, turn, fl)
 	if err != nil {
 		return ""
