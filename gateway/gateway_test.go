@@ -16,6 +16,7 @@ import (
 
 	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/internal/proctest"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 )
@@ -249,16 +250,9 @@ func settled(t *testing.T, goroutines, workers int) {
 // childProcesses counts this process's live children: REPL workers.
 func childProcesses(t *testing.T) int {
 	t.Helper()
-	tasks, err := os.ReadDir("/proc/self/task")
+	pids, err := proctest.Children()
 	if err != nil {
-		t.Skipf("no /proc: %v", err)
+		t.Skip(err)
 	}
-	n := 0
-	for _, task := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
-		if err == nil {
-			n += len(strings.Fields(string(b)))
-		}
-	}
-	return n
+	return len(pids)
 }

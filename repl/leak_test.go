@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rlm-project/rlm/internal/proctest"
 )
 
 // TestNoLeaks runs 1,000 sessions (several at a time, each running a cell
@@ -109,17 +110,9 @@ func countFDs(t *testing.T) int {
 
 // countChildren counts the live child processes of this process.
 func countChildren(t *testing.T) int {
-	tasks, err := os.ReadDir("/proc/self/task")
+	pids, err := proctest.Children()
 	if err != nil {
-		t.Skipf("no /proc: %v", err)
+		t.Skip(err)
 	}
-	n := 0
-	for _, task := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
-		if err != nil {
-			continue
-		}
-		n += len(strings.Fields(string(b)))
-	}
-	return n
+	return len(pids)
 }

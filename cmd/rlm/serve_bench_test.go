@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/internal/proctest"
 )
 
 // subCallsUpstream is a fakellm script (a scripted test double, not a
@@ -75,16 +76,13 @@ func workGoroutines() int {
 // childrenRSS sums the resident memory (kB) of this process's children.
 func childrenRSS() int64 {
 	var total int64
-	tasks, _ := os.ReadDir("/proc/self/task")
-	for _, t := range tasks {
-		b, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		for _, pid := range strings.Fields(string(b)) {
-			st, _ := os.ReadFile("/proc/" + pid + "/status")
-			for _, line := range strings.Split(string(st), "\n") {
-				if strings.HasPrefix(line, "VmRSS:") {
-					n, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
-					total += n
-				}
+	pids, _ := proctest.Children()
+	for _, pid := range pids {
+		st, _ := os.ReadFile("/proc/" + pid + "/status")
+		for _, line := range strings.Split(string(st), "\n") {
+			if strings.HasPrefix(line, "VmRSS:") {
+				n, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
+				total += n
 			}
 		}
 	}
@@ -93,13 +91,8 @@ func childrenRSS() int64 {
 
 // childProcesses counts this process's children (REPL workers).
 func childProcesses() int {
-	n := 0
-	tasks, _ := os.ReadDir("/proc/self/task")
-	for _, t := range tasks {
-		b, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		n += len(strings.Fields(string(b)))
-	}
-	return n
+	pids, _ := proctest.Children()
+	return len(pids)
 }
 
 // BenchmarkServeLoad: 50 concurrent chat requests, each with a 1 MB

@@ -16,7 +16,7 @@ const module = "github.com/rlm-project/rlm/"
 // import packages of lower layers only; a new package must be placed here,
 // which is the point: where it goes is a design decision.
 var layers = [][]string{
-	{"internal/clip", "internal/jsonscan", "internal/datasetschema", "internal/fakellm", "internal/testpdf", "internal/browsertest",
+	{"internal/clip", "internal/jsonscan", "internal/proctest", "internal/datasetschema", "internal/fakellm", "internal/testpdf", "internal/browsertest",
 		"repl/symbols", "model/safetensors", "model/tokenizer", "model/backend", "model/backend/cuda/cudaemu",
 		"document", "store", "models/tinydemo", "training"},
 	{"model/backend/cuda", "model", "store/retention", "store/storetest", "repl"},
