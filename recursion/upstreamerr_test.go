@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rlm-project/rlm/internal/fakellm"
 )
 
 // Credentials of the upstreams below: in the base URL (a password and a
@@ -74,33 +76,12 @@ func jsonError(status int, body string) http.HandlerFunc {
 // hangingListener accepts connections and never answers on them.
 func hangingListener(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s, err := fakellm.NewSilent()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go io.Copy(io.Discard, c)
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + ln.Addr().String()
+	t.Cleanup(s.Close)
+	return s.URL
 }
 
 // stallingServer sends the headers of every answer, /models included, and

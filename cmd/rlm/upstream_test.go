@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -62,33 +61,12 @@ func upstreamDouble(t *testing.T, h http.HandlerFunc) string {
 		t.Cleanup(srv.Close)
 		return srv.URL
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s, err := fakellm.NewSilent()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go io.Copy(io.Discard, c) // read the request, never answer
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + ln.Addr().String()
+	t.Cleanup(s.Close)
+	return s.URL
 }
 
 // htmlEchoing answers everything 500 with an HTML page quoting the
