@@ -160,16 +160,7 @@ func grepLines(b []byte, s string) string {
 func TestFullServerRefusesBeforeBody(t *testing.T) {
 	fr := &fakeRunner{result: finalResult("x"), block: make(chan struct{}), started: make(chan struct{}, 4)}
 	ts := startServer(t, Config{MaxConcurrent: 1, MaxQueued: 1, QueueWait: 10 * time.Second}, nil, fr)
-	running := make(chan response, 1)
-	go func() { running <- do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody("")) }()
-	<-fr.started
-	queued := make(chan response, 1)
-	go func() { queued <- do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody("")) }()
-	for deadline := time.Now().Add(5 * time.Second); len(ts.queued) < 1; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the second request never queued")
-		}
-	}
+	running, queued := fillSlotAndQueue(t, ts, fr)
 	// Headers announce a body that never comes.
 	c := dial(t, ts.URL)
 	fmt.Fprint(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n")

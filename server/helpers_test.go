@@ -103,6 +103,23 @@ type testServer struct {
 	URL string
 }
 
+// fillSlotAndQueue sends two chat requests to a server with one run slot
+// and one queue place: the first runs (blocked in fr) and the second waits
+// in the queue, both until fr.block is closed. It returns their answers.
+func fillSlotAndQueue(t *testing.T, ts *testServer, fr *fakeRunner) (running, queued chan response) {
+	t.Helper()
+	running, queued = make(chan response, 1), make(chan response, 1)
+	go func() { running <- do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody("")) }()
+	<-fr.started
+	go func() { queued <- do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody("")) }()
+	for deadline := time.Now().Add(5 * time.Second); len(ts.queued) < 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the second request never queued")
+		}
+	}
+	return running, queued
+}
+
 // startServer runs a Server on a loopback port with a disk store in a temp
 // dir (unless st is given) and shuts it down when the test ends.
 func startServer(t testing.TB, cfg Config, st store.Store, r Runner) *testServer {

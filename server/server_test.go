@@ -351,17 +351,7 @@ func TestConcurrencyLimit(t *testing.T) {
 func TestQueueBounded(t *testing.T) {
 	fr := &fakeRunner{result: finalResult("x"), block: make(chan struct{}), started: make(chan struct{}, 4)}
 	ts := startServer(t, Config{MaxConcurrent: 1, MaxQueued: 1, QueueWait: 10 * time.Second, RetryAfter: 3 * time.Second}, nil, fr)
-	running := make(chan response, 1)
-	go func() { running <- do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody("")) }()
-	<-fr.started
-	queued := make(chan response, 1)
-	go func() { queued <- do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody("")) }()
-	// Wait until the second request holds the queue's place.
-	for deadline := time.Now().Add(5 * time.Second); len(ts.queued) < 1; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the second request never queued")
-		}
-	}
+	running, queued := fillSlotAndQueue(t, ts, fr)
 	start := time.Now()
 	resp := do(t, "POST", ts.URL+"/v1/chat/completions", "", chatBody(""))
 	if resp.Status != 429 || resp.Header.Get("Retry-After") != "3" {
