@@ -162,7 +162,7 @@ func (t *Docs) Generate(ctx context.Context, w io.Writer, spec Spec) (Instance, 
 	target := int64(spec.Tokens) * CharsPerToken
 
 	cw := newCountWriter(w)
-	hay, err := newDocHaystack(source, half, r)
+	nextLine, err := docLines(source, half, r)
 	if err != nil {
 		return Instance{}, fmt.Errorf("docs: %w", err)
 	}
@@ -172,7 +172,7 @@ func (t *Docs) Generate(ctx context.Context, w io.Writer, spec Spec) (Instance, 
 		if err := ctx.Err(); err != nil {
 			return Instance{}, err
 		}
-		line, err := hay.line()
+		line, err := nextLine()
 		if err != nil {
 			return Instance{}, fmt.Errorf("docs: %w", err)
 		}
@@ -206,14 +206,8 @@ func (t *Docs) Generate(ctx context.Context, w io.Writer, spec Spec) (Instance, 
 	}, nil
 }
 
-// docHaystack hands out the lines of a haystack, endlessly.
-type docHaystack struct {
-	next func() (string, error)
-}
-
-func (h *docHaystack) line() (string, error) { return h.next() }
-
-func newDocHaystack(source, half string, r *rand.Rand) (*docHaystack, error) {
+// docLines hands out the lines of a source's haystack, endlessly.
+func docLines(source, half string, r *rand.Rand) (func() (string, error), error) {
 	switch source {
 	case "go", "prose":
 		files, err := docFiles(source, half)
@@ -226,7 +220,7 @@ func newDocHaystack(source, half string, r *rand.Rand) (*docHaystack, error) {
 		order := r.Perm(len(files))
 		var lines []string
 		i := 0
-		return &docHaystack{next: func() (string, error) {
+		return func() (string, error) {
 			for len(lines) == 0 {
 				b, err := os.ReadFile(files[order[i%len(order)]])
 				i++
@@ -238,13 +232,13 @@ func newDocHaystack(source, half string, r *rand.Rand) (*docHaystack, error) {
 			l := lines[0]
 			lines = lines[1:]
 			return l, nil
-		}}, nil
+		}, nil
 	case "log":
-		return &docHaystack{next: logLines(half, r)}, nil
+		return logLines(half, r), nil
 	case "json":
-		return &docHaystack{next: jsonLines(half, r)}, nil
+		return jsonLines(half, r), nil
 	case "csv":
-		return &docHaystack{next: csvLines(half, r)}, nil
+		return csvLines(half, r), nil
 	}
 	return nil, fmt.Errorf("source %q: want one of %s", source, strings.Join(DocSources, ", "))
 }
