@@ -262,11 +262,6 @@ func (c *engineConfig) upstream() recursion.UpstreamConfig {
 		Stream: c.UpstreamStream, MaxResponseBytes: c.UpstreamMaxBody}
 }
 
-// client returns the upstream client.
-func (c *engineConfig) client() (*recursion.OpenAIClient, error) {
-	return recursion.NewOpenAIClient(c.upstream())
-}
-
 // newEngine starts the REPL pool and the engine (gateway.NewEngine) from
 // the settings and base (see engineSetup). Close the engine to stop the
 // pool.

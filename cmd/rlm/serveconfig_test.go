@@ -159,7 +159,7 @@ func TestUpstreamStreamReachesClient(t *testing.T) {
 	defer srv.Close()
 	for _, max := range []int64{1 << 20, 16} {
 		ec := engineConfig{Upstream: srv.URL, UpstreamStream: true, UpstreamMaxBody: max}
-		c, err := ec.client()
+		c, err := recursion.NewOpenAIClient(ec.upstream())
 		if err != nil {
 			t.Fatal(err)
 		}
