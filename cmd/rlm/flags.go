@@ -148,3 +148,26 @@ func printFlags(w io.Writer, fs *flag.FlagSet, skip func(name string) bool) {
 		fmt.Fprintf(w, "  --%s\n    \t%s%s\n", strings.TrimSpace(f.Name+" "+name), usage, def)
 	})
 }
+
+// parseInterspersed parses fs from args, letting flags follow positional
+// arguments (which the flag package stops at); it returns the positional
+// ones. After "--" everything is positional. Errors are reported as
+// parseFlags reports them.
+func parseInterspersed(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+	var pos []string
+	usage := fs.Usage
+	for {
+		if err := parseFlags(fs, args, stderr, usage); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

@@ -30,21 +30,13 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&contexts, "context", "context `file` offloaded into the REPL; repeatable; - reads stdin")
 	verbose := fs.Bool("verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
 	quiet := fs.Bool("quiet", false, "print no progress lines (one per root turn) to stderr")
-	// Flags may come after the question too: parse, take one positional
-	// argument, and parse the rest again.
-	var words []string
-	for {
-		if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
-			if err == flag.ErrHelp {
-				return nil
-			}
-			return err
+	// Flags may come after the question too.
+	words, err := parseInterspersed(fs, args, stderr)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return nil
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		words = append(words, fs.Arg(0))
-		args = fs.Args()[1:]
+		return err
 	}
 	question := strings.TrimSpace(strings.Join(words, " "))
 	if question == "" {
