@@ -141,7 +141,19 @@ func TestREPLMemoryBudget(t *testing.T) {
 	tr, _ := s.trace(t, keyA, c.RLM.TraceID)
 	out := tr.Nodes[0].Turns[0].Cells[0].Output
 	if got := strings.Count(out, strconv.Itoa(childAlloc>>20)); got != children {
-		t.Errorf("%d of %d children answered (they wait for each other's memory, none fails): %q", got, children, out)
+		// Every failed cell of the tree, to tell why a child gave up.
+		var failed []string
+		for i, n := range tr.Nodes {
+			for j, turn := range n.Turns {
+				for k, cell := range turn.Cells {
+					if cell.Error != "" {
+						failed = append(failed, fmt.Sprintf("node %d turn %d cell %d: %s", i, j+1, k+1, cell.Error))
+					}
+				}
+			}
+		}
+		t.Errorf("%d of %d children answered (they wait for each other's memory, none fails): %q\nfailed cells:\n%s",
+			got, children, out, strings.Join(failed, "\n"))
 	}
 	// Unbounded, the tree held every child's allocation at once: about
 	// children x 400 MiB, 2.4 GB here. Bounded, the workers hold at most
