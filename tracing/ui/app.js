@@ -914,6 +914,10 @@ async function startLive(id) {
   };
   try {
     const resp = await api("traces/" + encodeURIComponent(id) + "/events", { signal: ctrl.signal });
+    // The server subscribes before it answers, so from here on no change is
+    // missed; reload once for whatever changed between the run's first load
+    // and the subscription.
+    reload();
     const reader = resp.body.getReader();
     const dec = new TextDecoder();
     let buf = "";
