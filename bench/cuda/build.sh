@@ -14,8 +14,8 @@ cd "$(dirname "$0")/../.."
 out=bin/gpu
 mkdir -p "$out/builtin"
 go build -trimpath -ldflags="-s -w" -o "$out/rlm" ./cmd/rlm
-# A pure-Go build too, for a machine whose C library is older: it trains,
-# though its REPL workers may not start (issue 24).
+# A pure-Go build too, for a machine whose C library is older (its REPL
+# workers confine themselves before the runtime starts threads).
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$out/rlm-static" ./cmd/rlm
 CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/cuda.test" ./model/backend/cuda
 CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/inference.test" ./inference
