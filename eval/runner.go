@@ -18,6 +18,7 @@ import (
 
 	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // Engine runs one RLM request; *recursion.Engine implements it.
@@ -26,9 +27,9 @@ type Engine interface {
 }
 
 // Model makes one plain chat completion, for the direct baseline;
-// *recursion.OpenAIClient implements it.
+// *upstream.Client implements it.
 type Model interface {
-	Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error)
+	Complete(ctx context.Context, req llm.Request) (llm.Completion, error)
 }
 
 // Tracer records runs, so that results link to their trajectories.
@@ -75,7 +76,7 @@ type Config struct {
 
 	Model    string // root model alias passed to the engine
 	Limits   recursion.Limits
-	Sampling recursion.Sampling
+	Sampling llm.Sampling
 	// Tracer, when set, records every run as a trajectory: RLM runs, and
 	// direct baseline calls as runs of one node with one model call.
 	Tracer Tracer
@@ -99,7 +100,7 @@ type Result struct {
 	StopReason string            `json:"stop_reason,omitempty"`
 	TraceID    string            `json:"trace_id,omitempty"`
 	TraceError string            `json:"trace_error,omitempty"` // the run went fine but its trace was not saved
-	Usage      recursion.Usage   `json:"usage"`
+	Usage      llm.Usage         `json:"usage"`
 	LLMCalls   int               `json:"llm_calls"`
 	Depth      int               `json:"depth"`
 	Iterations int               `json:"iterations"`
@@ -387,7 +388,7 @@ func generateFile(ctx context.Context, t Task, path string, spec Spec) (Instance
 // the configured one and what the instance is: one seed shared by every
 // instance would hand them all the same random stream, so that runs of
 // similar prompts sample alike and a score measures one draw, not n.
-func instanceSampling(s recursion.Sampling, inst Instance) recursion.Sampling {
+func instanceSampling(s llm.Sampling, inst Instance) llm.Sampling {
 	if s.Seed == nil {
 		return s
 	}
@@ -403,7 +404,7 @@ func instanceSampling(s recursion.Sampling, inst Instance) recursion.Sampling {
 // context.txt. Training (training/rl) asks exactly what evaluation asks.
 func RLMRequest(inst Instance, path string) recursion.Request {
 	return recursion.Request{
-		Messages: []recursion.Message{{Role: "user", Content: inst.Question +
+		Messages: []llm.Message{{Role: "user", Content: inst.Question +
 			"\n\nThe text this question is about is the attached document context.txt."}},
 		Documents: []recursion.Document{{Name: "context.txt", Path: path}},
 	}
@@ -452,7 +453,7 @@ func runDirect(ctx context.Context, cfg Config, path string, inst Instance, r *R
 		r.Error = fmt.Sprintf("read context: %v", err)
 		return
 	}
-	msgs := []recursion.Message{{Role: "user", Content: "Read the following text and answer the question after it.\n\n" +
+	msgs := []llm.Message{{Role: "user", Content: "Read the following text and answer the question after it.\n\n" +
 		string(doc) + "\n\n" + inst.Question}}
 	var (
 		obs    recursion.Observer
@@ -476,7 +477,7 @@ func runDirect(ctx context.Context, cfg Config, path string, inst Instance, r *R
 	start := time.Now()
 	emit(recursion.Event{Kind: recursion.EventNodeStart})
 	emit(recursion.Event{Kind: recursion.EventTurnStart, Turn: 1})
-	c, err := cfg.Baseline.Complete(ctx, recursion.CompletionRequest{Model: cfg.BaselineModel, Messages: msgs, Sampling: instanceSampling(cfg.Sampling, inst)})
+	c, err := cfg.Baseline.Complete(ctx, llm.Request{Model: cfg.BaselineModel, Messages: msgs, Sampling: instanceSampling(cfg.Sampling, inst)})
 	call := &recursion.ModelCallEvent{Model: cfg.BaselineModel, Messages: msgs, Response: c.Content, FinishReason: c.FinishReason,
 		Usage: c.Usage, Latency: time.Since(start), Logprobs: c.Logprobs}
 	switch {

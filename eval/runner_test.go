@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 var needleRE = regexp.MustCompile(`special magic \w+ for ([\w-]+) is: ([\w-]+)\.`)
@@ -67,17 +68,17 @@ func (e *fakeEngine) Run(ctx context.Context, req recursion.Request) (recursion.
 		return recursion.Result{}, errors.New("upstream down")
 	}
 	return recursion.Result{TraceID: "trace-" + req.Messages[0].Content[:8], Answer: solve(string(doc)),
-		StopReason: recursion.StopFinal, Usage: recursion.Usage{TotalTokens: 100 + len(doc)/1000},
+		StopReason: recursion.StopFinal, Usage: llm.Usage{TotalTokens: 100 + len(doc)/1000},
 		LLMCalls: 3, MaxDepth: 1, Iterations: 2}, nil
 }
 
 // fakeModel is a test double for the direct baseline.
 type fakeModel struct{ calls atomic.Int32 }
 
-func (m *fakeModel) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
+func (m *fakeModel) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
 	m.calls.Add(1)
 	text := req.Messages[len(req.Messages)-1].Content
-	return recursion.Completion{Content: solve(text), FinishReason: "stop", Usage: recursion.Usage{TotalTokens: len(text) / 4}}, nil
+	return llm.Completion{Content: solve(text), FinishReason: "stop", Usage: llm.Usage{TotalTokens: len(text) / 4}}, nil
 }
 
 func sniahConfig(t *testing.T, eng Engine, out string) Config {
@@ -392,8 +393,8 @@ func TestRunTraces(t *testing.T) {
 // failingModel is a direct-baseline test double whose upstream is down.
 type failingModel struct{}
 
-func (failingModel) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
-	return recursion.Completion{}, errors.New("upstream down")
+func (failingModel) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
+	return llm.Completion{}, errors.New("upstream down")
 }
 
 // eventTracer is a Tracer test double that keeps every event and outcome of
@@ -643,11 +644,11 @@ func TestLengthBucket(t *testing.T) {
 // TestInstanceSamplingSeeds: with a sampling seed set, every instance gets
 // its own, the same on every run; without one, none is invented.
 func TestInstanceSamplingSeeds(t *testing.T) {
-	if s := instanceSampling(recursion.Sampling{}, Instance{Task: "sniah", Index: 3}); s.Seed != nil {
+	if s := instanceSampling(llm.Sampling{}, Instance{Task: "sniah", Index: 3}); s.Seed != nil {
 		t.Fatalf("no configured seed, got %d", *s.Seed)
 	}
 	base := 1
-	cfg := recursion.Sampling{Seed: &base}
+	cfg := llm.Sampling{Seed: &base}
 	seen := map[int]Instance{}
 	for _, task := range []string{"sniah", "records"} {
 		for _, tokens := range []int{8192, 131072} {
@@ -676,8 +677,8 @@ func TestInstanceSamplingSeeds(t *testing.T) {
 // longer than its context window, as a real upstream words it.
 type tooLongModel struct{}
 
-func (tooLongModel) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
-	return recursion.Completion{}, errors.New("upstream local model rlm-tiny-demo failed after 1 attempt(s): This model's maximum context length is 8192 tokens. However, your prompt has 8781 tokens, which leaves no room for a completion.")
+func (tooLongModel) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
+	return llm.Completion{}, errors.New("upstream local model rlm-tiny-demo failed after 1 attempt(s): This model's maximum context length is 8192 tokens. However, your prompt has 8781 tokens, which leaves no room for a completion.")
 }
 
 // TestDirectTooLongIsSkipped: an input that fits the window by the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -17,7 +18,7 @@ type EngineConfig struct {
 	Recursion recursion.Config
 	// Upstream is the OpenAI-compatible upstream of model calls, used when
 	// Recursion.Root is nil (then BaseURL is required).
-	Upstream recursion.UpstreamConfig
+	Upstream upstream.Config
 	// Pool configures the pool of REPL workers.
 	Pool repl.PoolConfig
 }
@@ -28,7 +29,7 @@ type Engine struct {
 	*recursion.Engine
 	// Upstream is the client of EngineConfig.Upstream; nil when
 	// Recursion.Root answered the model calls instead.
-	Upstream *recursion.OpenAIClient
+	Upstream *upstream.Client
 	// Pool runs the REPL sessions.
 	Pool *repl.Pool
 }
@@ -37,13 +38,13 @@ type Engine struct {
 // to stop the pool's workers.
 func NewEngine(cfg EngineConfig) (*Engine, error) {
 	rc := cfg.Recursion
-	var client *recursion.OpenAIClient
+	var client *upstream.Client
 	if rc.Root == nil {
 		if cfg.Upstream.BaseURL == "" {
 			return nil, errors.New("no model client: set Recursion.Root or Upstream.BaseURL")
 		}
 		var err error
-		if client, err = recursion.NewOpenAIClient(cfg.Upstream); err != nil {
+		if client, err = upstream.New(cfg.Upstream); err != nil {
 			return nil, fmt.Errorf("upstream client: %w", err)
 		}
 		rc.Root = client

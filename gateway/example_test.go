@@ -14,7 +14,7 @@ import (
 
 	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/internal/fakellm"
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/upstream"
 )
 
 // ExampleNew embeds the gateway in a program: a disk store, one model
@@ -36,7 +36,7 @@ func ExampleNew() {
 		Logger: slog.New(slog.DiscardHandler),
 		Store:  gateway.StoreConfig{Kind: gateway.StoreDisk, Dir: dir},
 		Models: []gateway.Model{{Alias: "rlm", Upstream: "some-model"}},
-		Engine: gateway.EngineConfig{Upstream: recursion.UpstreamConfig{BaseURL: up.URL}},
+		Engine: gateway.EngineConfig{Upstream: upstream.Config{BaseURL: up.URL}},
 		Probe:  gateway.ProbeConfig{Timeout: 5 * time.Second},
 	})
 	if err != nil {

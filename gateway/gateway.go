@@ -20,7 +20,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
@@ -188,7 +188,7 @@ func (g *Gateway) startProber(ctx context.Context, cfg Config, checks map[string
 	if g.engine.Upstream == nil {
 		return
 	}
-	p := &upstreamProber{client: g.engine.Upstream, url: recursion.RedactURL(cfg.Engine.Upstream.BaseURL),
+	p := &upstreamProber{client: g.engine.Upstream, url: upstream.RedactURL(cfg.Engine.Upstream.BaseURL),
 		models: cfg.probedModels(), timeout: cfg.Probe.Timeout, log: g.log}
 	var interval time.Duration
 	if cfg.Probe.Ready {

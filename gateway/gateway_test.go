@@ -17,7 +17,8 @@ import (
 	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/internal/proctest"
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -50,14 +51,14 @@ func fakeUpstream() *fakellm.Server {
 // local model answers without an upstream.
 type scriptClient struct{}
 
-func (scriptClient) Complete(_ context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
+func (scriptClient) Complete(_ context.Context, req llm.Request) (llm.Completion, error) {
 	last := ""
 	for _, m := range req.Messages {
 		if m.Role == "user" {
 			last = m.Content
 		}
 	}
-	return recursion.Completion{Content: rootScript(last), FinishReason: "stop"}, nil
+	return llm.Completion{Content: rootScript(last), FinishReason: "stop"}, nil
 }
 
 // baseConfig is a gateway on a disk store in a fresh directory, with one
@@ -68,7 +69,7 @@ func baseConfig(t *testing.T) gateway.Config {
 		Store:  gateway.StoreConfig{Kind: gateway.StoreDisk, Dir: t.TempDir()},
 		Models: []gateway.Model{{Alias: "rlm", Upstream: "root-model"}},
 		Engine: gateway.EngineConfig{
-			Upstream: recursion.UpstreamConfig{MaxRetries: -1},
+			Upstream: upstream.Config{MaxRetries: -1},
 			Pool:     repl.PoolConfig{Size: 1},
 		},
 		Probe:     gateway.ProbeConfig{Timeout: 5 * time.Second, Ready: true, Interval: 20 * time.Millisecond},

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/upstream"
 )
 
 // ProbeConfig configures the probes of the upstream (GET /models): one at
@@ -39,19 +39,19 @@ func (c ProbeConfig) check() error {
 // found, and, when readiness asks for it, probes again periodically and
 // logs every change.
 type upstreamProber struct {
-	client  *recursion.OpenAIClient
+	client  *upstream.Client
 	url     string // redacted (recursion.RedactURL): it goes to the log
 	models  []string
 	timeout time.Duration
 	log     *slog.Logger
 
 	mu   sync.Mutex
-	last *recursion.ProbeResult
+	last *upstream.ProbeResult
 }
 
 // probe runs one probe, keeps its result and logs it when it differs from
 // the last one.
-func (p *upstreamProber) probe(ctx context.Context) recursion.ProbeResult {
+func (p *upstreamProber) probe(ctx context.Context) upstream.ProbeResult {
 	res := p.client.Probe(ctx, p.timeout, p.models...)
 	p.mu.Lock()
 	changed := p.last == nil || p.last.Status != res.Status
@@ -99,18 +99,18 @@ func (p *upstreamProber) ready(context.Context) error {
 // logProbe writes one probe's outcome: what is wrong, loudly, and what
 // will happen because of it. The hints name rlm's flags: operators read
 // this log, and the flags are what they would change.
-func logProbe(log *slog.Logger, url string, res recursion.ProbeResult) {
+func logProbe(log *slog.Logger, url string, res upstream.ProbeResult) {
 	attrs := []any{"upstream", url, "status", string(res.Status), "detail", res.Detail, "latency", res.Latency.Round(time.Millisecond)}
 	switch res.Status {
-	case recursion.ProbeOK:
+	case upstream.ProbeOK:
 		log.Info("upstream ok", attrs...)
-	case recursion.ProbeNoModelList:
+	case upstream.ProbeNoModelList:
 		log.Info("upstream answers but lists no models; model names are not checked", attrs...)
-	case recursion.ProbeModelNotListed:
+	case upstream.ProbeModelNotListed:
 		log.Warn("UPSTREAM DOES NOT LIST A CONFIGURED MODEL: calls to it will likely fail; check --root-model, --sub-model and --models", attrs...)
-	case recursion.ProbeAuthFailed:
+	case upstream.ProbeAuthFailed:
 		log.Warn("UPSTREAM REFUSED THE KEY: every call will fail; check --upstream-key (or OPENAI_API_KEY)", attrs...)
-	case recursion.ProbeUnreachable:
+	case upstream.ProbeUnreachable:
 		log.Warn("UPSTREAM UNREACHABLE: calls fail until it answers; check --upstream (or OPENAI_BASE_URL)", attrs...)
 	default:
 		log.Warn("UPSTREAM ERROR: it answered the probe with an error", attrs...)

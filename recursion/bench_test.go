@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -65,7 +67,7 @@ func BenchmarkSubCallFanOut(b *testing.B) {
 		return fakellm.Reply{Content: fakellm.Code("seq")}
 	})
 	defer srv.Close()
-	client, err := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+	client, err := upstream.New(upstream.Config{BaseURL: srv.URL})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,7 +107,7 @@ func BenchmarkRootTurnOverhead(b *testing.B) {
 		return fakellm.Reply{Content: fakellm.Code("done")}
 	})
 	defer srv.Close()
-	client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+	client, _ := upstream.New(upstream.Config{BaseURL: srv.URL})
 	e, _ := New(Config{Root: client, RootModel: "root-model", Sandbox: sb, TempDir: b.TempDir()})
 	measureTurns(b, e, turns, nil)
 }
@@ -129,7 +131,7 @@ func measureTurns(b *testing.B, e *Engine, turns int, observe func(Event)) {
 			observe(ev)
 		}
 	})
-	input := []Message{{Role: "user", Content: strings.Repeat("x", 100_000)}, {Role: "user", Content: "q"}}
+	input := []llm.Message{{Role: "user", Content: strings.Repeat("x", 100_000)}, {Role: "user", Content: "q"}}
 	b.ResetTimer()
 	start := time.Now()
 	for range b.N {

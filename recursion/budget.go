@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // BudgetError is a call refused because the request tree's budget would be
@@ -60,7 +62,7 @@ type budget struct {
 	mu     sync.Mutex
 	calls  int // reserved or made
 	tokens int // settled usage plus outstanding estimates
-	usage  Usage
+	usage  llm.Usage
 	made   int // calls that reached the upstream
 }
 
@@ -114,7 +116,7 @@ func (b *budget) reserve(promptTokens, completionTokens int) (*reservation, erro
 // the upstream but got no usage back (rejected, failed) keeps its prompt
 // estimate and returns only the completion reserve. A call that never
 // reached the upstream (made false) gives everything back, its call too.
-func (r *reservation) settle(u Usage, made bool) {
+func (r *reservation) settle(u llm.Usage, made bool) {
 	b := r.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -178,7 +180,7 @@ func (b *budget) tokensUsed() int {
 	return b.tokens
 }
 
-func (b *budget) snapshot() (calls int, usage Usage) {
+func (b *budget) snapshot() (calls int, usage llm.Usage) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.made, b.usage

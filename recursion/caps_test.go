@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -64,17 +65,17 @@ func TestRejectedPromptTokensStaySpent(t *testing.T) {
 	if got := b.tokensUsed(); got != 400 {
 		t.Fatalf("after admission %d tokens counted, want 400", got)
 	}
-	r.settle(Usage{}, true) // rejected by the upstream: no usage
+	r.settle(llm.Usage{}, true) // rejected by the upstream: no usage
 	if got := b.tokensUsed(); got != 300 {
 		t.Fatalf("after a rejection %d tokens counted, want the prompt's 300", got)
 	}
 	r, _ = b.reserve(300, 100)
-	r.settle(Usage{PromptTokens: 250, CompletionTokens: 20, TotalTokens: 270}, true)
+	r.settle(llm.Usage{PromptTokens: 250, CompletionTokens: 20, TotalTokens: 270}, true)
 	if got := b.tokensUsed(); got != 570 {
 		t.Fatalf("after reported usage %d tokens counted, want 570", got)
 	}
 	r, _ = b.reserve(300, 100)
-	r.settle(Usage{}, false) // never sent
+	r.settle(llm.Usage{}, false) // never sent
 	if got := b.tokensUsed(); got != 570 {
 		t.Fatalf("after a call that was not made %d tokens counted, want 570", got)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rlm-project/rlm/internal/clip"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // DefaultContextWindow is Config.DefaultContextWindow's default, in tokens.
@@ -38,7 +39,7 @@ func (e *Engine) contextWindow(model string) int {
 // offload rule leaves in its first prompt) may take: half of the model's
 // window after the completion, at 4 characters a token, leaving the rest
 // for the system prompt and the turns. 0 when the model has no window.
-func (e *Engine) viewLimit(model string, s Sampling) int {
+func (e *Engine) viewLimit(model string, s llm.Sampling) int {
 	window := e.contextWindow(model)
 	if window <= 0 {
 		return 0
@@ -55,11 +56,11 @@ func (e *Engine) viewLimit(model string, s Sampling) int {
 const minViewLimit = 4096
 
 // transcriptTokens estimates the prompt tokens of msgs.
-func transcriptTokens(msgs []Message) (tokens, chars int) {
+func transcriptTokens(msgs []llm.Message) (tokens, chars int) {
 	for _, m := range msgs {
 		chars += len(m.Content)
 	}
-	return estimateTokens(chars) + messageOverheadTokens*len(msgs), chars
+	return llm.EstimateTokens(chars) + messageOverheadTokens*len(msgs), chars
 }
 
 // compact returns msgs shrunk to fit the model's context window with room
@@ -69,7 +70,7 @@ func transcriptTokens(msgs []Message) (tokens, chars int) {
 // enough. The system prompt, the input and the assistant messages (the
 // code) are never touched, so a transcript whose code alone overflows the
 // window is sent as compacted as it gets and the upstream decides.
-func (e *Engine) compact(model string, msgs []Message, s Sampling) ([]Message, *Compaction) {
+func (e *Engine) compact(model string, msgs []llm.Message, s llm.Sampling) ([]llm.Message, *Compaction) {
 	window := e.contextWindow(model)
 	if window <= 0 {
 		return msgs, nil

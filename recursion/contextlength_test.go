@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // refusingModel is a test double for a model with a context of maxLen
@@ -18,18 +20,18 @@ type refusingModel struct {
 }
 
 func (m *refusingModel) refusal(attempts int) error {
-	return &UpstreamError{Upstream: "local model tiny", Attempts: attempts, Status: 400, Code: codeContextLength, Param: "max_tokens",
+	return &llm.Error{Upstream: "local model tiny", Attempts: attempts, Status: 400, Code: llm.CodeContextLength, Param: "max_tokens",
 		Message: fmt.Sprintf("This model's maximum context length is %d tokens.", m.maxLen), Reason: "too long"}
 }
 
-func (m *refusingModel) Complete(ctx context.Context, req CompletionRequest) (Completion, error) {
+func (m *refusingModel) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
 	if int(m.calls.Add(1)) == m.refuse {
-		return Completion{}, m.refusal(1)
+		return llm.Completion{}, m.refusal(1)
 	}
-	return Completion{Content: "Let me think."}, nil // no code, no FINAL: the run goes on
+	return llm.Completion{Content: "Let me think."}, nil // no code, no FINAL: the run goes on
 }
 
-func (m *refusingModel) CheckRequest(model string, s Sampling) error {
+func (m *refusingModel) CheckRequest(model string, s llm.Sampling) error {
 	m.checked.Add(1)
 	if s.MaxTokens != nil && *s.MaxTokens >= m.maxLen {
 		return m.refusal(0)
@@ -62,14 +64,14 @@ func TestContextLengthRefusal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Sampling: Sampling{MaxTokens: tt.maxTokens}, Limits: Limits{MaxIterations: 3}})
+			res, err := e.Run(t.Context(), Request{Messages: userMsg("q"), Sampling: llm.Sampling{MaxTokens: tt.maxTokens}, Limits: Limits{MaxIterations: 3}})
 			if tt.wantErr != (err != nil) {
 				t.Fatalf("err %v, want one: %v (result %s: %s)", err, tt.wantErr, res.StopReason, res.Error)
 			}
-			if tt.wantErr && !errors.Is(err, ErrContextLengthExceeded) {
+			if tt.wantErr && !errors.Is(err, llm.ErrContextLengthExceeded) {
 				t.Errorf("err %v, want ErrContextLengthExceeded", err)
 			}
-			if !tt.wantErr && (res.StopReason != StopUpstreamError || errors.Is(err, ErrContextLengthExceeded)) {
+			if !tt.wantErr && (res.StopReason != StopUpstreamError || errors.Is(err, llm.ErrContextLengthExceeded)) {
 				t.Errorf("got %s: %s, want upstream_error", res.StopReason, res.Error)
 			}
 			if n := int(m.calls.Load()); n != tt.wantCalls {

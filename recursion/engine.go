@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/clip"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -72,8 +73,8 @@ var defaultLimits = Limits{
 type Config struct {
 	// Root answers root turns (required). Sub answers llm_query calls and
 	// children's turns; nil means Root.
-	Root ModelClient
-	Sub  ModelClient
+	Root llm.Client
+	Sub  llm.Client
 	// RootModel is the upstream model name for root turns when the request
 	// names none (required). SubModel is the one for llm_query and children;
 	// empty means the root model of the request.
@@ -271,7 +272,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	if rootModel == "" {
 		rootModel = e.cfg.RootModel
 	}
-	if rc, ok := e.cfg.Root.(RequestChecker); ok {
+	if rc, ok := e.cfg.Root.(llm.RequestChecker); ok {
 		if err := rc.CheckRequest(rootModel, req.Sampling); err != nil {
 			return Result{}, err
 		}
@@ -319,8 +320,8 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		rootModel: rootModel,
 		subModel:  subModel,
 		rootSamp:  req.Sampling,
-		subSamp:   Sampling{Temperature: req.Sampling.Temperature, TopP: req.Sampling.TopP, Seed: req.Sampling.Seed},
-		nodeUsage: map[string]Usage{},
+		subSamp:   llm.Sampling{Temperature: req.Sampling.Temperature, TopP: req.Sampling.TopP, Seed: req.Sampling.Seed},
+		nodeUsage: map[string]llm.Usage{},
 		childSem:  make([]semaphore, lim.MaxDepth+1),
 	}
 	if e.cfg.RequestREPLMemory > 0 {
@@ -348,7 +349,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		NodeUsage:  r.usageByNode(),
 		Limits:     lim,
 	}
-	if nr.iterations == 0 && errors.Is(nr.cause, ErrContextLengthExceeded) {
+	if nr.iterations == 0 && errors.Is(nr.cause, llm.ErrContextLengthExceeded) {
 		// The model refused the run's very first call as longer than its
 		// context: that prompt is the caller's input and max_tokens, so
 		// the request is at fault, not the run.
@@ -368,8 +369,8 @@ type runState struct {
 	dir       string
 	rootModel string
 	subModel  string
-	rootSamp  Sampling
-	subSamp   Sampling
+	rootSamp  llm.Sampling
+	subSamp   llm.Sampling
 	// childSem[d] bounds the children running at once at depth d, so a
 	// batch of rlm_query calls does not start a worker process for each at
 	// once. One semaphore per depth: a child holds a slot of its own level
@@ -381,7 +382,7 @@ type runState struct {
 	replMemory *repl.MemoryBudget
 
 	mu        sync.Mutex
-	nodeUsage map[string]Usage
+	nodeUsage map[string]llm.Usage
 }
 
 func (r *runState) emit(ev Event) {
@@ -392,16 +393,16 @@ func (r *runState) emit(ev Event) {
 	r.obs.Observe(ev)
 }
 
-func (r *runState) addUsage(nodeID string, u Usage) {
+func (r *runState) addUsage(nodeID string, u llm.Usage) {
 	r.mu.Lock()
 	r.nodeUsage[nodeID] = r.nodeUsage[nodeID].Add(u)
 	r.mu.Unlock()
 }
 
-func (r *runState) usageByNode() map[string]Usage {
+func (r *runState) usageByNode() map[string]llm.Usage {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[string]Usage, len(r.nodeUsage))
+	out := make(map[string]llm.Usage, len(r.nodeUsage))
 	for k, v := range r.nodeUsage {
 		out[k] = v
 	}
@@ -411,17 +412,17 @@ func (r *runState) usageByNode() map[string]Usage {
 // complete makes one model call for a node under the budget and the
 // concurrency limits: reserve first (refusing up front), then queue for a
 // slot of the request and of the engine, then call and settle.
-func (r *runState) complete(ctx context.Context, nodeID string, client ModelClient, req CompletionRequest) (Completion, error) {
+func (r *runState) complete(ctx context.Context, nodeID string, client llm.Client, req llm.Request) (llm.Completion, error) {
 	res, err := r.admit(req)
 	if err != nil {
-		return Completion{}, err
+		return llm.Completion{}, err
 	}
 	return r.call(ctx, res, nodeID, client, req)
 }
 
 // admit reserves a call and its estimated tokens, or refuses it with a
 // *BudgetError.
-func (r *runState) admit(req CompletionRequest) (*reservation, error) {
+func (r *runState) admit(req llm.Request) (*reservation, error) {
 	chars := 0
 	for _, m := range req.Messages {
 		chars += len(m.Content)
@@ -430,19 +431,19 @@ func (r *runState) admit(req CompletionRequest) (*reservation, error) {
 	if req.Sampling.MaxTokens != nil && *req.Sampling.MaxTokens > 0 {
 		completion = *req.Sampling.MaxTokens
 	}
-	return r.budget.reserve(estimateTokens(chars), completion)
+	return r.budget.reserve(llm.EstimateTokens(chars), completion)
 }
 
 // call makes an admitted call and settles its reservation.
-func (r *runState) call(ctx context.Context, res *reservation, nodeID string, client ModelClient, req CompletionRequest) (Completion, error) {
+func (r *runState) call(ctx context.Context, res *reservation, nodeID string, client llm.Client, req llm.Request) (llm.Completion, error) {
 	if err := r.reqSem.acquire(ctx); err != nil {
-		res.settle(Usage{}, false)
-		return Completion{}, err
+		res.settle(llm.Usage{}, false)
+		return llm.Completion{}, err
 	}
 	defer r.reqSem.release()
 	if err := r.e.upstream.acquire(ctx); err != nil {
-		res.settle(Usage{}, false)
-		return Completion{}, err
+		res.settle(llm.Usage{}, false)
+		return llm.Completion{}, err
 	}
 	req.Logprobs = r.e.cfg.Logprobs
 	c, err := client.Complete(ctx, req)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -139,7 +141,7 @@ func TestOffloadPlaceholdersAndDocuments(t *testing.T) {
 	tmp := t.TempDir()
 	e, srv := testEngine(t, sb, rootScript([]string{code("inspect // context")}, nil), Config{TempDir: tmp})
 	res, err := e.Run(t.Context(), Request{
-		Messages:  []Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: long}, {Role: "user", Content: "Which year?"}},
+		Messages:  []llm.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: long}, {Role: "user", Content: "Which year?"}},
 		Documents: []Document{{Name: "report.txt", Path: doc}},
 	})
 	if err != nil || res.StopReason != StopFinal {
@@ -235,7 +237,7 @@ func TestInvalidRequests(t *testing.T) {
 }
 
 func TestLimitsClampedToMaxima(t *testing.T) {
-	e, err := New(Config{Root: &OpenAIClient{}, RootModel: "m", Sandbox: &funcSandbox{},
+	e, err := New(Config{Root: &upstream.Client{}, RootModel: "m", Sandbox: &funcSandbox{},
 		Defaults: Limits{MaxIterations: 10},
 		Max:      Limits{MaxIterations: 20, MaxLLMCalls: 50, Timeout: time.Minute}})
 	if err != nil {
@@ -273,7 +275,7 @@ func TestMaxDepthRootAlone(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e, err := New(Config{Root: &OpenAIClient{}, RootModel: "m", Sandbox: &funcSandbox{},
+			e, err := New(Config{Root: &upstream.Client{}, RootModel: "m", Sandbox: &funcSandbox{},
 				Defaults: Limits{MaxDepth: tt.defaults}, Max: Limits{MaxDepth: tt.max}})
 			if err != nil {
 				t.Fatal(err)
@@ -654,7 +656,7 @@ func TestCancellationStopsEverything(t *testing.T) {
 		}
 		return fakellm.Reply{Content: code("fan")}
 	})
-	client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+	client, _ := upstream.New(upstream.Config{BaseURL: srv.URL})
 	e, _ := New(Config{Root: client, RootModel: "root-model", SubModel: "sub-model", Sandbox: sb, TempDir: t.TempDir()})
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() { <-started; time.Sleep(50 * time.Millisecond); cancel() }()
@@ -721,9 +723,9 @@ func TestChildrenBoundedAndBudgeted(t *testing.T) {
 
 // stubClient is a test double for an upstream, called in-process: tests
 // that count goroutines must not share the process with an HTTP server.
-type stubClient func(ctx context.Context, req CompletionRequest) (Completion, error)
+type stubClient func(ctx context.Context, req llm.Request) (llm.Completion, error)
 
-func (f stubClient) Complete(ctx context.Context, req CompletionRequest) (Completion, error) {
+func (f stubClient) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
 	return f(ctx, req)
 }
 
@@ -745,7 +747,7 @@ func TestFanOutGoroutinesBounded(t *testing.T) {
 	}}
 	var mu sync.Mutex
 	peak, calls := 0, 0
-	client := stubClient(func(ctx context.Context, req CompletionRequest) (Completion, error) {
+	client := stubClient(func(ctx context.Context, req llm.Request) (llm.Completion, error) {
 		if req.Model == "sub-model" {
 			mu.Lock()
 			calls++
@@ -755,12 +757,12 @@ func TestFanOutGoroutinesBounded(t *testing.T) {
 			}
 			mu.Unlock()
 			time.Sleep(50 * time.Microsecond)
-			return Completion{Content: "ok"}, nil
+			return llm.Completion{Content: "ok"}, nil
 		}
 		if len(req.Messages) <= 2 {
-			return Completion{Content: code("fan")}, nil
+			return llm.Completion{Content: code("fan")}, nil
 		}
-		return Completion{Content: "FINAL(done)"}, nil
+		return llm.Completion{Content: "FINAL(done)"}, nil
 	})
 	e, err := New(Config{Root: client, RootModel: "root-model", SubModel: "sub-model", Sandbox: sb, TempDir: t.TempDir()})
 	if err != nil {
@@ -862,16 +864,16 @@ func TestBudgetsFollowInput(t *testing.T) {
 			return repl.CellResult{Final: final("covered")}
 		},
 	}}
-	client := stubClient(func(ctx context.Context, req CompletionRequest) (Completion, error) {
+	client := stubClient(func(ctx context.Context, req llm.Request) (llm.Completion, error) {
 		chars := 0
 		for _, m := range req.Messages {
 			chars += len(m.Content)
 		}
-		u := Usage{PromptTokens: chars / 4, CompletionTokens: 10, TotalTokens: chars/4 + 10}
+		u := llm.Usage{PromptTokens: chars / 4, CompletionTokens: 10, TotalTokens: chars/4 + 10}
 		if req.Model == "root-model" {
-			return Completion{Content: code("cover // context"), Usage: u}, nil
+			return llm.Completion{Content: code("cover // context"), Usage: u}, nil
 		}
-		return Completion{Content: "NONE", Usage: u}, nil
+		return llm.Completion{Content: "NONE", Usage: u}, nil
 	})
 	tests := []struct {
 		name       string
@@ -928,9 +930,9 @@ func TestCallInfo(t *testing.T) {
 		},
 	}}
 	var mu sync.Mutex
-	var calls []CallInfo
-	client := stubClient(func(ctx context.Context, req CompletionRequest) (Completion, error) {
-		c, ok := CallFrom(ctx)
+	var calls []llm.CallInfo
+	client := stubClient(func(ctx context.Context, req llm.Request) (llm.Completion, error) {
+		c, ok := llm.CallFrom(ctx)
 		if !ok {
 			t.Error("a model call without CallInfo")
 		}
@@ -938,12 +940,12 @@ func TestCallInfo(t *testing.T) {
 		calls = append(calls, c)
 		mu.Unlock()
 		switch {
-		case c.Kind == CallLLMQuery:
-			return Completion{Content: "plain"}, nil
+		case c.Kind == llm.CallLLMQuery:
+			return llm.Completion{Content: "plain"}, nil
 		case c.Depth == 1:
-			return Completion{Content: "FINAL(child)"}, nil
+			return llm.Completion{Content: "FINAL(child)"}, nil
 		}
-		return Completion{Content: code("delegate")}, nil
+		return llm.Completion{Content: code("delegate")}, nil
 	})
 	e, err := New(Config{Root: client, RootModel: "m", Sandbox: sb, TempDir: t.TempDir()})
 	if err != nil {
@@ -957,8 +959,8 @@ func TestCallInfo(t *testing.T) {
 		t.Fatalf("calls %+v", calls)
 	}
 	root, child, plain := calls[0], calls[1], calls[2]
-	if root.Kind != CallTurn || root.Depth != 0 || root.Turn != 1 || child.Kind != CallTurn || child.Depth != 1 ||
-		child.NodeID == root.NodeID || plain.Kind != CallLLMQuery || plain.NodeID != root.NodeID {
+	if root.Kind != llm.CallTurn || root.Depth != 0 || root.Turn != 1 || child.Kind != llm.CallTurn || child.Depth != 1 ||
+		child.NodeID == root.NodeID || plain.Kind != llm.CallLLMQuery || plain.NodeID != root.NodeID {
 		t.Errorf("calls %+v", calls)
 	}
 }
@@ -969,16 +971,16 @@ func TestOffloadQuery(t *testing.T) {
 	long := strings.Repeat("w ", 1000)
 	tests := []struct {
 		name string
-		msgs []Message
+		msgs []llm.Message
 		want string
 	}{
-		{"one short question", []Message{{Role: "user", Content: "Which year?"}}, "Which year?"},
-		{"last user message wins", []Message{{Role: "user", Content: "first"}, {Role: "assistant", Content: "ok"}, {Role: "user", Content: "second"}}, "second"},
-		{"system and assistant are not the query", []Message{{Role: "user", Content: "q"}, {Role: "assistant", Content: "a"}}, "q"},
-		{"offloaded question", []Message{{Role: "user", Content: "short"}, {Role: "user", Content: long}}, ""},
-		{"long document then the question", []Message{{Role: "user", Content: long}, {Role: "user", Content: "Which year?"}}, "Which year?"},
-		{"empty role is user", []Message{{Content: "untagged"}}, "untagged"},
-		{"no user message", []Message{{Role: "system", Content: "be brief"}}, ""},
+		{"one short question", []llm.Message{{Role: "user", Content: "Which year?"}}, "Which year?"},
+		{"last user message wins", []llm.Message{{Role: "user", Content: "first"}, {Role: "assistant", Content: "ok"}, {Role: "user", Content: "second"}}, "second"},
+		{"system and assistant are not the query", []llm.Message{{Role: "user", Content: "q"}, {Role: "assistant", Content: "a"}}, "q"},
+		{"offloaded question", []llm.Message{{Role: "user", Content: "short"}, {Role: "user", Content: long}}, ""},
+		{"long document then the question", []llm.Message{{Role: "user", Content: long}, {Role: "user", Content: "Which year?"}}, "Which year?"},
+		{"empty role is user", []llm.Message{{Content: "untagged"}}, "untagged"},
+		{"no user message", []llm.Message{{Role: "system", Content: "be brief"}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

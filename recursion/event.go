@@ -1,6 +1,10 @@
 package recursion
 
-import "time"
+import (
+	"time"
+
+	"github.com/rlm-project/rlm/recursion/llm"
+)
 
 // EventKind names a step of a run, in the order a node goes through them.
 type EventKind string
@@ -39,12 +43,12 @@ type ModelCallEvent struct {
 	// ResponseModel is the model the upstream says answered (often a dated
 	// snapshot of Model); empty when it did not say.
 	ResponseModel string
-	Messages      []Message // exactly as sent
+	Messages      []llm.Message // exactly as sent
 	Response      string
 	FinishReason  string
-	Usage         Usage
+	Usage         llm.Usage
 	Latency       time.Duration
-	Logprobs      []TokenLogprob // when the upstream returned them
+	Logprobs      []llm.TokenLogprob // when the upstream returned them
 	// Reasoning is the upstream's separate reasoning text
 	// (reasoning_content: vLLM's reasoning parser, DeepSeek). It is kept
 	// here, never sent back to the model.
@@ -93,7 +97,7 @@ type SubCallEvent struct {
 	Batch    int
 	Prompt   string
 	Response string
-	Usage    Usage
+	Usage    llm.Usage
 	Duration time.Duration
 	Err      string
 }
@@ -102,9 +106,9 @@ type SubCallEvent struct {
 type NodeEndEvent struct {
 	Answer     string
 	StopReason StopReason
-	Error      string // what went wrong, for stops other than StopFinal
-	Usage      Usage  // the node's own calls: its turns and its llm_query calls
-	TreeUsage  Usage  // the node and all its descendants
+	Error      string    // what went wrong, for stops other than StopFinal
+	Usage      llm.Usage // the node's own calls: its turns and its llm_query calls
+	TreeUsage  llm.Usage // the node and all its descendants
 	Iterations int
 }
 
@@ -129,32 +133,3 @@ const (
 	StopFailedTurns   StopReason = "failed_turns"   // turn after turn, every cell failed (Limits.MaxFailedTurns)
 	StopNoContext     StopReason = "no_context"     // nothing to read: answered with Config.NoContextAnswer
 )
-
-// Usage counts tokens.
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-}
-
-// Add returns the sum of two usages.
-func (u Usage) Add(o Usage) Usage {
-	return Usage{
-		PromptTokens:     u.PromptTokens + o.PromptTokens,
-		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
-		TotalTokens:      u.TotalTokens + o.TotalTokens,
-	}
-}
-
-// Message is one chat message as sent to a model.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-// TokenLogprob is one generated token with its log probability.
-type TokenLogprob struct {
-	Token   string  `json:"token"`
-	Logprob float64 `json:"logprob"`
-	Bytes   []byte  `json:"bytes,omitempty"`
-}

@@ -8,15 +8,16 @@ import (
 	"path/filepath"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/repl"
 )
 
-// scripted stands in for a model (any recursion.ModelClient: an OpenAI
+// scripted stands in for a model (any llm.Client: an OpenAI
 // upstream, a local model): it always writes the same cell.
 type scripted string
 
-func (s scripted) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
-	return recursion.Completion{Content: string(s), FinishReason: "stop"}, nil
+func (s scripted) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
+	return llm.Completion{Content: string(s), FinishReason: "stop"}, nil
 }
 
 // An engine over a REPL pool runs one request: the attached document is
@@ -43,7 +44,7 @@ func ExampleEngine() {
 		log.Fatal(err)
 	}
 	res, err := engine.Run(context.Background(), recursion.Request{
-		Messages:  []recursion.Message{{Role: "user", Content: "What is the deploy key of staging?"}},
+		Messages:  []llm.Message{{Role: "user", Content: "What is the deploy key of staging?"}},
 		Documents: []recursion.Document{{Name: "notes.txt", Path: path}},
 	})
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -146,7 +148,7 @@ func testEngine(t *testing.T, sandbox Sandbox, script fakellm.Script, cfg Config
 	t.Helper()
 	srv := fakellm.New(script, opts...)
 	t.Cleanup(srv.Close)
-	client, err := NewOpenAIClient(UpstreamConfig{Name: "fake", BaseURL: srv.URL, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond})
+	client, err := upstream.New(upstream.Config{Name: "fake", BaseURL: srv.URL, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,4 +188,4 @@ func rootScript(replies []string, sub func(prompt string) string) fakellm.Script
 	}
 }
 
-func userMsg(s string) []Message { return []Message{{Role: "user", Content: s}} }
+func userMsg(s string) []llm.Message { return []llm.Message{{Role: "user", Content: s}} }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/repl/symbols"
 )
@@ -98,11 +99,11 @@ func niahReply(cells []string, turn int) string {
 	return fmt.Sprintf("Turn %d: let me look.\n```go\n%s\n```", turn, cells[turn-1])
 }
 
-// niahModel is the scripted root as a ModelClient for the engine: it reads
+// niahModel is the scripted root as a llm.Client for the engine: it reads
 // its turn from the transcript and replies with that turn's cell.
 type niahModel struct{ cells []string }
 
-func (m niahModel) Complete(ctx context.Context, req CompletionRequest) (Completion, error) {
+func (m niahModel) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
 	turn := 1
 	for _, msg := range req.Messages {
 		if msg.Role == "assistant" {
@@ -110,7 +111,7 @@ func (m niahModel) Complete(ctx context.Context, req CompletionRequest) (Complet
 		}
 	}
 	content := niahReply(m.cells, turn)
-	return Completion{Content: content, FinishReason: "stop", Usage: Usage{PromptTokens: 100, CompletionTokens: len(content) / 4}}, nil
+	return llm.Completion{Content: content, FinishReason: "stop", Usage: llm.Usage{PromptTokens: 100, CompletionTokens: len(content) / 4}}, nil
 }
 
 // inprocHarness is the baseline: an RLM loop over a yaegi interpreter in
@@ -140,7 +141,7 @@ func (h inprocHarness) bind(in *interp.Interpreter, doc *string) error {
 // run its cell, feed the output back, until FINAL. prebuilt, when set, is
 // an interpreter built ahead of time (a pool of them, rlm-go's REPLPool);
 // otherwise run builds one.
-func (h inprocHarness) run(ctx context.Context, model ModelClient, doc, question string, prebuilt *prebuiltInterp) (string, int, error) {
+func (h inprocHarness) run(ctx context.Context, model llm.Client, doc, question string, prebuilt *prebuiltInterp) (string, int, error) {
 	if prebuilt == nil {
 		var err error
 		if prebuilt, err = h.prebuild(); err != nil {
@@ -154,19 +155,19 @@ func (h inprocHarness) run(ctx context.Context, model ModelClient, doc, question
 	if err := h.bind(in, &doc); err != nil {
 		return "", 0, fmt.Errorf("bind context: %w", err)
 	}
-	msgs := []Message{
+	msgs := []llm.Message{
 		{Role: "system", Content: "You answer with Go cells; `context` holds the document."},
 		{Role: "user", Content: fmt.Sprintf("The context is %d characters. %s", len(doc), question)},
 	}
 	for turn := 1; turn <= 30; turn++ {
-		c, err := model.Complete(ctx, CompletionRequest{Model: "root-model", Messages: msgs})
+		c, err := model.Complete(ctx, llm.Request{Model: "root-model", Messages: msgs})
 		if err != nil {
 			return "", turn, err
 		}
-		msgs = append(msgs, Message{Role: "assistant", Content: c.Content})
+		msgs = append(msgs, llm.Message{Role: "assistant", Content: c.Content})
 		m := fenceRE.FindStringSubmatch(c.Content)
 		if m == nil {
-			msgs = append(msgs, Message{Role: "user", Content: "Write a ```go cell."})
+			msgs = append(msgs, llm.Message{Role: "user", Content: "Write a ```go cell."})
 			continue
 		}
 		out.Reset()
@@ -176,7 +177,7 @@ func (h inprocHarness) run(ctx context.Context, model ModelClient, doc, question
 		if final != "" {
 			return final, turn, nil
 		}
-		msgs = append(msgs, Message{Role: "user", Content: "Output:\n" + out.String()})
+		msgs = append(msgs, llm.Message{Role: "user", Content: "Output:\n" + out.String()})
 	}
 	return "", 30, fmt.Errorf("no FINAL")
 }
@@ -219,7 +220,7 @@ func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 // ourRun is one whole run through the engine on the real REPL.
 func ourRun(ctx context.Context, e *Engine, doc, question string) (string, int, error) {
-	res, err := e.Run(ctx, Request{Messages: []Message{{Role: "user", Content: doc}, {Role: "user", Content: question}}})
+	res, err := e.Run(ctx, Request{Messages: []llm.Message{{Role: "user", Content: doc}, {Role: "user", Content: question}}})
 	if err != nil {
 		return "", 0, err
 	}

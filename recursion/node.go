@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/clip"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -39,14 +40,14 @@ type node struct {
 	parent   string
 	depth    int
 	model    string
-	sampling Sampling
-	client   ModelClient
+	sampling llm.Sampling
+	client   llm.Client
 
 	turn, cell atomic.Int64 // where the session is, for sub-call events
 	children   atomic.Int64
 
 	mu        sync.Mutex
-	treeUsage Usage
+	treeUsage llm.Usage
 }
 
 type nodeResult struct {
@@ -55,7 +56,7 @@ type nodeResult struct {
 	err        string
 	cause      error // the model call's error, when one ended the node
 	iterations int
-	treeUsage  Usage
+	treeUsage  llm.Usage
 	// statement is true when answer is the one-line statement of what
 	// stopped the node (every stop without FINAL).
 	statement bool
@@ -104,7 +105,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 	}
 	defer sess.Close()
 
-	transcript := []Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: inputMessage(off)}}
+	transcript := []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: inputMessage(off)}}
 	var prog progress
 	gate := finalGate{doc: off.File != nil}
 	maxIter := r.lim.MaxIterations
@@ -120,7 +121,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			return n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, ctx.Err()), context.Cause(ctx).Error(), &prog), nil
 		}
 		r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
-		var c Completion
+		var c llm.Completion
 		transcript, c, err = n.complete(ctx, transcript, turn)
 		if err != nil {
 			res := n.stop(ctx, sess, transcript, turn-1, stopReason(ctx, err), err.Error(), &prog)
@@ -129,7 +130,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		}
 		rp := parseReply(c.Content, c.FinishReason)
 		resp := rp.visible
-		transcript = append(transcript, Message{Role: "assistant", Content: resp})
+		transcript = append(transcript, llm.Message{Role: "assistant", Content: resp})
 		prog.sawReply(resp)
 
 		cells := rp.cells
@@ -137,7 +138,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			fl, ok := parseFinalLine(resp)
 			if !ok || rp.cutOff {
 				failed++
-				transcript = append(transcript, Message{Role: "user", Content: noCodeMessage(rp, c)})
+				transcript = append(transcript, llm.Message{Role: "user", Content: noCodeMessage(rp, c)})
 				continue
 			}
 			answer, feedback, err := n.lineFinal(ctx, sess, turn, fl)
@@ -148,7 +149,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				feedback = refuseMessage
 			}
 			if feedback != "" {
-				transcript = append(transcript, Message{Role: "user", Content: feedback})
+				transcript = append(transcript, llm.Message{Role: "user", Content: feedback})
 				continue
 			}
 			return nodeResult{answer: answer, reason: StopFinal, iterations: turn}, nil
@@ -195,7 +196,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			}
 			fb.WriteString(refuseMessage)
 		}
-		transcript = append(transcript, Message{Role: "user", Content: clipWithNote(strings.TrimSpace(fb.String()), r.e.cfg.MaxFeedbackChars)})
+		transcript = append(transcript, llm.Message{Role: "user", Content: clipWithNote(strings.TrimSpace(fb.String()), r.e.cfg.MaxFeedbackChars)})
 	}
 	return n.stop(ctx, sess, transcript, maxIter, StopMaxIterations, fmt.Sprintf("no FINAL after %d turns", maxIter), &prog), nil
 }
@@ -234,7 +235,7 @@ func (n *node) lineFinal(ctx context.Context, sess Session, turn int, fl finalLi
 }
 
 // usageByNodeID is one node's own usage.
-func (r *runState) usageByNodeID(id string) Usage {
+func (r *runState) usageByNodeID(id string) llm.Usage {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.nodeUsage[id]
@@ -296,13 +297,13 @@ func clipLine(s string) string {
 // (the node ran out of turns, or of tokens but a last call still fits), the
 // model gets one last turn to answer now, and the partial answer quotes
 // what it answered: the run still ended without FINAL, and says so.
-func (n *node) stop(ctx context.Context, sess Session, transcript []Message, turns int, reason StopReason, errText string, prog *progress) nodeResult {
+func (n *node) stop(ctx context.Context, sess Session, transcript []llm.Message, turns int, reason StopReason, errText string, prog *progress) nodeResult {
 	res := nodeResult{reason: reason, err: errText, iterations: turns}
 	if ctx.Err() == nil && (reason == StopMaxIterations || reason == StopBudgetTokens) {
 		turn := turns + 1
 		n.turn.Store(int64(turn))
 		n.r.emit(Event{Kind: EventTurnStart, NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn})
-		msgs := append(slices.Clip(transcript), Message{Role: "user", Content: answerNowMessage})
+		msgs := append(slices.Clip(transcript), llm.Message{Role: "user", Content: answerNowMessage})
 		if _, c, err := n.complete(ctx, msgs, turn); err == nil {
 			res.iterations = turn
 			rp := parseReply(c.Content, c.FinishReason)
@@ -342,7 +343,7 @@ func (n *node) lastWord(ctx context.Context, sess Session, turn int, rp reply) s
 
 // noCodeMessage is the reply to a response that ran nothing and gave no
 // FINAL: the most specific reason first.
-func noCodeMessage(rp reply, c Completion) string {
+func noCodeMessage(rp reply, c llm.Completion) string {
 	switch {
 	case rp.cutOff:
 		return cutOffMessage
@@ -357,11 +358,11 @@ func noCodeMessage(rp reply, c Completion) string {
 // complete makes one turn's model call and reports it. The transcript is
 // compacted first when it would not fit the model's context window; the
 // compacted transcript is returned for the turns that follow.
-func (n *node) complete(ctx context.Context, transcript []Message, turn int) ([]Message, Completion, error) {
+func (n *node) complete(ctx context.Context, transcript []llm.Message, turn int) ([]llm.Message, llm.Completion, error) {
 	transcript, compaction := n.r.e.compact(n.model, transcript, n.sampling)
 	msgs := slices.Clip(transcript)
 	start := time.Now()
-	c, err := n.r.complete(withCall(ctx, CallInfo{NodeID: n.id, Depth: n.depth, Turn: turn, Kind: CallTurn}), n.id, n.client, CompletionRequest{Model: n.model, Messages: msgs, Sampling: n.sampling})
+	c, err := n.r.complete(llm.WithCall(ctx, llm.CallInfo{NodeID: n.id, Depth: n.depth, Turn: turn, Kind: llm.CallTurn}), n.id, n.client, llm.Request{Model: n.model, Messages: msgs, Sampling: n.sampling})
 	var be *BudgetError
 	if errors.As(err, &be) {
 		return transcript, c, err // refused before the call: nothing to report
@@ -436,7 +437,7 @@ func inputMessage(off *offloaded) string {
 		}
 		fmt.Fprintf(&b, "%d part(s) of the input (%d chars, ~%d tokens) are offloaded to the REPL as contexts[0..%d]; "+
 			"`context` holds all of them. Placeholders below mark where they were.\n\n",
-			len(off.Pieces), total, estimateTokens(total), len(off.Pieces)-1)
+			len(off.Pieces), total, llm.EstimateTokens(total), len(off.Pieces)-1)
 	} else {
 		b.WriteString("Nothing is offloaded: the whole input is below and `context` is empty.\n\n")
 	}
@@ -519,8 +520,8 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 	id := fmt.Sprintf("s%d", r.subCalls.Add(1))
 	turn, cell := int(n.turn.Load()), int(n.cell.Load())
 	base := Event{NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Cell: cell}
-	msgs := []Message{{Role: "user", Content: prompt}}
-	req := CompletionRequest{Model: r.subModel, Messages: msgs, Sampling: r.subSamp}
+	msgs := []llm.Message{{Role: "user", Content: prompt}}
+	req := llm.Request{Model: r.subModel, Messages: msgs, Sampling: r.subSamp}
 	res, err := r.admit(req)
 	if err != nil {
 		// Refused before it started: one event, without the prompt, so
@@ -537,7 +538,7 @@ func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string
 	r.emit(ev)
 
 	start := time.Now()
-	c, err := r.call(withCall(ctx, CallInfo{NodeID: n.id, Depth: n.depth, Turn: turn, Kind: CallLLMQuery}), res, n.id, r.e.cfg.Sub, req)
+	c, err := r.call(llm.WithCall(ctx, llm.CallInfo{NodeID: n.id, Depth: n.depth, Turn: turn, Kind: llm.CallLLMQuery}), res, n.id, r.e.cfg.Sub, req)
 	// The code gets the answer without reasoning blocks (a Qwen3-style
 	// model served without a reasoning parser writes them into the
 	// content); the trace keeps the response as it came.
@@ -583,7 +584,7 @@ func (n *node) childCall(ctx context.Context, prompt string) string {
 		sem.release()
 		out = "error: " + err.Error()
 		sc.Err = err.Error()
-	} else if off, err := offload(r.dir, []Message{{Role: "user", Content: prompt}}, nil, r.lim.OffloadThreshold, r.e.viewLimit(r.subModel, r.subSamp)); err != nil {
+	} else if off, err := offload(r.dir, []llm.Message{{Role: "user", Content: prompt}}, nil, r.lim.OffloadThreshold, r.e.viewLimit(r.subModel, r.subSamp)); err != nil {
 		sem.release()
 		out = "error: rlm_query failed: " + err.Error()
 		sc.Err = err.Error()

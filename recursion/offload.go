@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -46,7 +47,7 @@ func partsPlaceholder(name string, parts []piece) string {
 		chars += p.Chars
 	}
 	return fmt.Sprintf("[offloaded: contexts[%d..%d], document %q, %d parts (%s to %s), one per contexts[i], %d chars, ~%d tokens]\n  head of %s: %q\n  tail of %s: %q",
-		first.Index, last.Index, name, len(parts), partLabel(first.Label), partLabel(last.Label), chars, estimateTokens(chars),
+		first.Index, last.Index, name, len(parts), partLabel(first.Label), partLabel(last.Label), chars, llm.EstimateTokens(chars),
 		partLabel(first.Label), first.Head, partLabel(last.Label), last.Tail)
 }
 
@@ -78,12 +79,8 @@ func (o *offloaded) inputTokens() int {
 	for _, p := range o.Pieces {
 		chars += p.Chars
 	}
-	return estimateTokens(chars)
+	return llm.EstimateTokens(chars)
 }
-
-// estimateTokens is a rough count used for placeholders and reservations:
-// about four characters per token for English text and code.
-func estimateTokens(chars int) int { return (chars + 3) / 4 }
 
 // offload applies the offload rule to a node's input: messages longer than
 // threshold characters and every document go, in order, into one context
@@ -94,7 +91,7 @@ func estimateTokens(chars int) int { return (chars + 3) / 4 }
 // messages and its last messages, the question, which stay in view (see
 // transcriptSpan). viewLimit 0 is no limit. Documents are streamed from
 // disk. The caller removes the file (File.Path) when the node ends.
-func offload(dir string, msgs []Message, docs []Document, threshold, viewLimit int) (_ *offloaded, err error) {
+func offload(dir string, msgs []llm.Message, docs []Document, threshold, viewLimit int) (_ *offloaded, err error) {
 	out := &offloaded{}
 	var view strings.Builder
 	var f *os.File
@@ -148,7 +145,7 @@ func offload(dir string, msgs []Message, docs []Document, threshold, viewLimit i
 		}
 		out.File.Pieces = append(out.File.Pieces, repl.Range{Start: pos, End: pos + n})
 		pos += n
-		p := piece{Index: len(out.Pieces), Label: label, Chars: pv.chars, Tokens: estimateTokens(pv.chars), Head: pv.head(), Tail: pv.tail()}
+		p := piece{Index: len(out.Pieces), Label: label, Chars: pv.chars, Tokens: llm.EstimateTokens(pv.chars), Head: pv.head(), Tail: pv.tail()}
 		out.Pieces = append(out.Pieces, p)
 		return p, nil
 	}
@@ -227,7 +224,7 @@ func offload(dir string, msgs []Message, docs []Document, threshold, viewLimit i
 // its head and tail quoted (an escape may take 6 characters), and the rest.
 const placeholderChars = 2*6*previewChars + 200
 
-func roleOf(m Message) string {
+func roleOf(m llm.Message) string {
 	if m.Role == "" {
 		return "user"
 	}
@@ -237,7 +234,7 @@ func roleOf(m Message) string {
 // viewChars estimates, from above, the characters of the view the offload
 // rule makes of msgs: short messages as they are, long ones as
 // placeholders.
-func viewChars(msgs []Message, threshold int) int {
+func viewChars(msgs []llm.Message, threshold int) int {
 	n := 0
 	for _, m := range msgs {
 		n += viewCharsOf(m, threshold)
@@ -245,7 +242,7 @@ func viewChars(msgs []Message, threshold int) int {
 	return n
 }
 
-func viewCharsOf(m Message, threshold int) int {
+func viewCharsOf(m llm.Message, threshold int) int {
 	n := len(roleOf(m)) + 4 // "[role]\n" and the blank line after
 	if longerThan(m.Content, threshold) {
 		return n + placeholderChars
@@ -259,7 +256,7 @@ func viewCharsOf(m Message, threshold int) int {
 // quarter of the view (they are instructions), and the last messages while
 // they take at most half (the question, and what led to it). Those kept
 // out follow the usual rule: in view, or their own piece when long.
-func transcriptSpan(msgs []Message, threshold, viewLimit int) (head, tail int) {
+func transcriptSpan(msgs []llm.Message, threshold, viewLimit int) (head, tail int) {
 	used := 0
 	for ; head < len(msgs) && roleOf(msgs[head]) == "system"; head++ {
 		n := viewCharsOf(msgs[head], threshold)
@@ -281,7 +278,7 @@ func transcriptSpan(msgs []Message, threshold, viewLimit int) (head, tail int) {
 
 // transcript reads msgs as the view would show them, "[role]" and the
 // text, separated by blank lines, without copying the texts.
-func transcript(msgs []Message) io.Reader {
+func transcript(msgs []llm.Message) io.Reader {
 	rs := make([]io.Reader, 0, 3*len(msgs))
 	for i, m := range msgs {
 		if i > 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -71,13 +72,13 @@ func TestLongerThan(t *testing.T) {
 
 // conversation is n messages of size characters each, alternating user and
 // assistant, after a system message, and then the question.
-func conversation(n, size int, question string) []Message {
-	msgs := []Message{{Role: "system", Content: "Answer in French."}}
+func conversation(n, size int, question string) []llm.Message {
+	msgs := []llm.Message{{Role: "system", Content: "Answer in French."}}
 	for i := range n {
 		role := []string{"user", "assistant"}[i%2]
-		msgs = append(msgs, Message{Role: role, Content: fmt.Sprintf("%05d ", i) + strings.Repeat("w", size-6)})
+		msgs = append(msgs, llm.Message{Role: role, Content: fmt.Sprintf("%05d ", i) + strings.Repeat("w", size-6)})
 	}
-	return append(msgs, Message{Role: "user", Content: question})
+	return append(msgs, llm.Message{Role: "user", Content: question})
 }
 
 // TestTranscriptOffload: messages each under the offload threshold but
@@ -142,8 +143,8 @@ func TestTranscriptOffload(t *testing.T) {
 func TestTranscriptKeepsLongMessagesApart(t *testing.T) {
 	long := strings.Repeat("L", 20_000)
 	msgs := conversation(300, 500, "q?")
-	msgs = append(msgs[:100], append([]Message{{Role: "user", Content: long}}, msgs[100:]...)...)
-	msgs = append(msgs, Message{Role: "user", Content: "the document: " + long})
+	msgs = append(msgs[:100], append([]llm.Message{{Role: "user", Content: long}}, msgs[100:]...)...)
+	msgs = append(msgs, llm.Message{Role: "user", Content: "the document: " + long})
 	off, err := offload(t.TempDir(), msgs, nil, 16_000, 20_000)
 	if err != nil {
 		t.Fatal(err)
@@ -179,9 +180,9 @@ func TestRunFitsTranscriptInWindow(t *testing.T) {
 		t.Fatalf("run: %v %+v", err, res)
 	}
 	first := srv.Requests()[0]
-	var sent []Message
+	var sent []llm.Message
 	for _, m := range first.Messages {
-		sent = append(sent, Message{Role: m.Role, Content: m.Content})
+		sent = append(sent, llm.Message{Role: m.Role, Content: m.Content})
 	}
 	if tokens, chars := transcriptTokens(sent); tokens+1024 > window {
 		t.Errorf("the first prompt is ~%d tokens (%d chars), over the window of %d", tokens, chars, window)

@@ -3,6 +3,8 @@ package recursion
 import (
 	"slices"
 	"testing"
+
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // TestParseReply covers the shapes real models answer with: reasoning
@@ -59,17 +61,48 @@ func TestParseReply(t *testing.T) {
 func TestNoCodeMessages(t *testing.T) {
 	tests := []struct {
 		rp   reply
-		c    Completion
+		c    llm.Completion
 		want string
 	}{
-		{reply{python: 1}, Completion{}, pythonMessage},
-		{reply{cutOff: true}, Completion{}, cutOffMessage},
-		{reply{}, Completion{ToolCalls: []string{"search"}}, toolCallsMessage},
-		{reply{}, Completion{}, nudgeMessage},
+		{reply{python: 1}, llm.Completion{}, pythonMessage},
+		{reply{cutOff: true}, llm.Completion{}, cutOffMessage},
+		{reply{}, llm.Completion{ToolCalls: []string{"search"}}, toolCallsMessage},
+		{reply{}, llm.Completion{}, nudgeMessage},
 	}
 	for _, tt := range tests {
 		if got := noCodeMessage(tt.rp, tt.c); got != tt.want {
 			t.Errorf("noCodeMessage(%+v, %+v) = %q, want %q", tt.rp, tt.c, got, tt.want)
+		}
+	}
+}
+
+func TestExtractCellsAndFinalLines(t *testing.T) {
+	cells := parseReply("text\n```go\na := 1\n```\n```json\n{}\n```\n```repl\nFINAL(a)\n```\n```go\nunclosed", "stop").cells
+	if len(cells) != 3 || cells[0] != "a := 1" || cells[1] != "FINAL(a)" || cells[2] != "unclosed" {
+		t.Fatalf("cells %q", cells)
+	}
+	tests := []struct {
+		in   string
+		want finalLine
+		ok   bool
+	}{
+		{"FINAL(42)", finalLine{Answer: "42"}, true},
+		{"Done.\nFINAL(\"a (b) c\")", finalLine{Answer: "a (b) c"}, true},
+		{"FINAL(two\nlines)", finalLine{Answer: "two\nlines"}, true},
+		{"FINAL(42)\nHope this helps (a lot).", finalLine{Answer: "42"}, true},
+		{"FINAL(f(x) = 3) is my answer (final)", finalLine{Answer: "f(x) = 3"}, true},
+		{"FINAL(\"x)\") (quoted)", finalLine{Answer: "x)"}, true},
+		{"FINAL(`a)b`)", finalLine{Answer: "a)b"}, true},
+		{"FINAL(it's 3 (approx)", finalLine{Answer: "it's 3 (approx"}, true},
+		{"FINAL(He said \"hi) to me", finalLine{Answer: "He said \"hi"}, true},
+		{"FINAL_VAR(result)", finalLine{Var: "result"}, true},
+		{"I will call FINAL(x) later", finalLine{}, false},
+		{"no answer", finalLine{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseFinalLine(tt.in)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("parseFinalLine(%q) = %+v %v", tt.in, got, ok)
 		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -40,7 +42,7 @@ func realEngine(t *testing.T, script fakellm.Script, cfg Config, opts ...fakellm
 	t.Cleanup(func() { pool.Close() })
 	srv := fakellm.New(script, opts...)
 	t.Cleanup(srv.Close)
-	client, err := NewOpenAIClient(UpstreamConfig{Name: "fake", BaseURL: srv.URL, BackoffBase: time.Millisecond})
+	client, err := upstream.New(upstream.Config{Name: "fake", BaseURL: srv.URL, BackoffBase: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +192,7 @@ FINAL(total)`)}
 	}
 	e, srv, _ := realEngine(t, script, Config{}, fakellm.WithLatency(20*time.Millisecond))
 	rec := &recorder{}
-	res, err := e.Run(t.Context(), Request{Messages: []Message{{Role: "user", Content: b.String()}, {Role: "user", Content: "How many crates in total?"}}, Observer: rec,
+	res, err := e.Run(t.Context(), Request{Messages: []llm.Message{{Role: "user", Content: b.String()}, {Role: "user", Content: "How many crates in total?"}}, Observer: rec,
 		Limits: Limits{OffloadThreshold: 1000, MaxLLMCalls: 200}})
 	if err != nil {
 		t.Fatal(err)
@@ -351,7 +353,7 @@ func TestCancellationStopsCellsAndSubCalls(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv := fakellm.New(script)
-			client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+			client, _ := upstream.New(upstream.Config{BaseURL: srv.URL})
 			e, _ := New(Config{Root: client, RootModel: "root-model", SubModel: "sub-model", Sandbox: PoolSandbox(pool), TempDir: t.TempDir()})
 			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 			defer cancel()
@@ -398,7 +400,7 @@ func BenchmarkRootTurnOverheadREPL(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer pool.Close()
-	client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+	client, _ := upstream.New(upstream.Config{BaseURL: srv.URL})
 	e, _ := New(Config{Root: client, RootModel: "root-model", Sandbox: PoolSandbox(pool), TempDir: b.TempDir()})
 	var cells time.Duration
 	measureTurns(b, e, turns, func(ev Event) {
@@ -429,10 +431,10 @@ fmt.Println(n, strings.Count(context[:1000], "x"))`)}
 		b.Fatal(err)
 	}
 	defer pool.Close()
-	client, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
+	client, _ := upstream.New(upstream.Config{BaseURL: srv.URL})
 	e, _ := New(Config{Root: client, RootModel: "root-model", Sandbox: PoolSandbox(pool), TempDir: b.TempDir()})
 	var gaps, firsts []time.Duration
-	input := []Message{{Role: "user", Content: strings.Repeat("x", 100_000)}, {Role: "user", Content: "q"}}
+	input := []llm.Message{{Role: "user", Content: strings.Repeat("x", 100_000)}, {Role: "user", Content: "q"}}
 	b.ResetTimer()
 	for range b.N {
 		var last time.Time

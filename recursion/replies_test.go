@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -111,9 +112,9 @@ func TestCompactionKeepsTranscriptInWindow(t *testing.T) {
 		t.Fatalf("%d requests, want %d", len(reqs), turns)
 	}
 	for i, req := range reqs {
-		var msgs []Message
+		var msgs []llm.Message
 		for _, m := range req.Messages {
-			msgs = append(msgs, Message{Role: m.Role, Content: m.Content})
+			msgs = append(msgs, llm.Message{Role: m.Role, Content: m.Content})
 		}
 		tokens, _ := transcriptTokens(msgs)
 		if tokens+1024 > window {

@@ -1,6 +1,10 @@
 package recursion
 
-import "time"
+import (
+	"time"
+
+	"github.com/rlm-project/rlm/recursion/llm"
+)
 
 // Request is one RLM run as a caller (the gateway, `rlm query`, `rlm eval`)
 // asks for it.
@@ -8,12 +12,12 @@ type Request struct {
 	// Messages is the conversation. Messages longer than
 	// Limits.OffloadThreshold characters are offloaded into the REPL and
 	// replaced in the root's view by a placeholder.
-	Messages []Message
+	Messages []llm.Message
 	// Documents are attached files; they are always offloaded.
 	Documents []Document
 	// Model is the root model alias; empty means the configured default.
 	Model    string
-	Sampling Sampling
+	Sampling llm.Sampling
 	// Limits for this run; zero fields take the engine's defaults, and
 	// values above the engine's maxima are clamped to them.
 	Limits Limits
@@ -42,17 +46,6 @@ type DocumentPart struct {
 	End   int64
 }
 
-// Sampling holds the sampling parameters passed faithfully to the root
-// model. Nil means "not set": the upstream's default applies. A set zero
-// (temperature 0) reaches the upstream as 0.
-type Sampling struct {
-	Temperature *float64
-	TopP        *float64
-	MaxTokens   *int
-	Stop        []string
-	Seed        *int
-}
-
 // Limits bound a run. They form one budget shared by the whole request tree.
 type Limits struct {
 	MaxDepth         int           // deepest rlm_query level; 0 is the root alone
@@ -75,15 +68,15 @@ type Result struct {
 	TraceID    string
 	Answer     string // the FINAL answer, or the best partial answer
 	StopReason StopReason
-	Error      string // what went wrong, for stops other than StopFinal
-	Usage      Usage  // summed over the whole tree
-	Iterations int    // root turns of the root node
-	LLMCalls   int    // model calls in the whole tree
-	MaxDepth   int    // deepest node that ran
+	Error      string    // what went wrong, for stops other than StopFinal
+	Usage      llm.Usage // summed over the whole tree
+	Iterations int       // root turns of the root node
+	LLMCalls   int       // model calls in the whole tree
+	MaxDepth   int       // deepest node that ran
 	Duration   time.Duration
 	// NodeUsage is the usage of each node's own calls (its turns and its
 	// llm_query calls), by node ID.
-	NodeUsage map[string]Usage
+	NodeUsage map[string]llm.Usage
 	// Limits are those the run had, its budgets scaled to its input (see
 	// InputBudget).
 	Limits Limits

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/store"
 )
@@ -459,7 +460,7 @@ func (s *Server) outcome(ctx context.Context, res recursion.Result, err error) r
 	}
 	if err != nil {
 		var ae *apiError
-		var ue *recursion.UpstreamError
+		var ue *llm.Error
 		switch {
 		case errors.As(err, &ae):
 			return runOutcome{res, ae}
@@ -508,9 +509,9 @@ func (s *Server) outcome(ctx context.Context, res recursion.Result, err error) r
 // upstreamFailed is the answer to a run the model refused (Engine.Run's
 // error): 400 context_length_exceeded when the request does not fit the
 // model's context, which the client is to fix, else 502. The error's text
-// names no URL, key or upstream body (recursion.UpstreamError).
-func upstreamFailed(ue *recursion.UpstreamError) *apiError {
-	if errors.Is(ue, recursion.ErrContextLengthExceeded) {
+// names no URL, key or upstream body (llm.Error).
+func upstreamFailed(ue *llm.Error) *apiError {
+	if errors.Is(ue, llm.ErrContextLengthExceeded) {
 		msg := ue.Message
 		if msg == "" {
 			msg = "the request does not fit the model's context: " + ue.Error()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/store"
 )
 
@@ -81,7 +82,7 @@ func (f *fakeRunner) requests() []recursion.Request {
 
 func finalResult(answer string) recursion.Result {
 	return recursion.Result{Answer: answer, StopReason: recursion.StopFinal,
-		Usage:      recursion.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120},
+		Usage:      llm.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120},
 		Iterations: 3, LLMCalls: 7, MaxDepth: 1, Duration: 1500 * time.Millisecond}
 }
 

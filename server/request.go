@@ -19,6 +19,7 @@ import (
 
 	"github.com/rlm-project/rlm/internal/jsonscan"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // chatRequest is the body of POST /v1/chat/completions. Fields clients send
@@ -484,7 +485,7 @@ func toRunRequest(cr *chatRequest, cfg *Config) (recursion.Request, []fileRef, e
 			return req, nil, err
 		}
 		files = append(files, refs...)
-		req.Messages = append(req.Messages, recursion.Message{Role: role, Content: text})
+		req.Messages = append(req.Messages, llm.Message{Role: role, Content: text})
 	}
 	s := &req.Sampling
 	if cr.Temperature != nil && (*cr.Temperature < 0 || *cr.Temperature > 2) {

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 func TestErrorStatuses(t *testing.T) {
@@ -145,7 +146,7 @@ func TestRunOutcomes(t *testing.T) {
 		{"timeout", recursion.Result{StopReason: recursion.StopTimeout, Error: "5s"}, nil, 504, "timeout_error", ""},
 		{"deadline error", recursion.Result{}, fmt.Errorf("run: %w", context.DeadlineExceeded), 504, "timeout_error", ""},
 		{"upstream", recursion.Result{StopReason: recursion.StopUpstreamError, Error: "HTTP 500 from upstream"}, nil, 502, "upstream_error", ""},
-		{"upstream error value", recursion.Result{}, &recursion.UpstreamError{Upstream: "u", Attempts: 5, Err: errors.New("dial tcp: connection refused")}, 502, "upstream_error", ""},
+		{"upstream error value", recursion.Result{}, &llm.Error{Upstream: "u", Attempts: 5, Err: errors.New("dial tcp: connection refused")}, 502, "upstream_error", ""},
 		{"setup error", recursion.Result{}, errors.New("recursion: start REPL: no workers"), 500, "server_error", ""},
 		{"setup error naming a file", recursion.Result{}, errors.New(`open document "a.txt": open /srv/rlm-data/files/open/file-1.blob: no such file`), 500, "server_error", ""},
 		{"cancelled", recursion.Result{StopReason: recursion.StopCancelled}, nil, 499, "invalid_request_error", ""},
@@ -230,7 +231,7 @@ func TestChatCompletion(t *testing.T) {
 		t.Fatalf("runner got %d requests", len(reqs))
 	}
 	r := reqs[0]
-	wantMsgs := []recursion.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "part one\npart two"},
+	wantMsgs := []llm.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "part one\npart two"},
 		{Role: "assistant", Content: ""}, {Role: "user", Content: "q"}}
 	if fmt.Sprint(r.Messages) != fmt.Sprint(wantMsgs) {
 		t.Errorf("messages %+v, want %+v", r.Messages, wantMsgs)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // subCallEvents emits one cell with n sub-calls of prompt and response.
@@ -24,7 +25,7 @@ func subCallEvents(r *Recorder, n int, prompt, response string) {
 		start.Kind, end.Kind = recursion.EventSubCallStart, recursion.EventSubCallEnd
 		start.SubCall = &recursion.SubCallEvent{ID: id, Kind: "llm", Prompt: prompt}
 		end.SubCall = &recursion.SubCallEvent{ID: id, Kind: "llm", Prompt: prompt, Response: response}
-		end.Model = &recursion.ModelCallEvent{Model: "sub", Response: response, Usage: recursion.Usage{TotalTokens: 3}}
+		end.Model = &recursion.ModelCallEvent{Model: "sub", Response: response, Usage: llm.Usage{TotalTokens: 3}}
 		r.Observe(start)
 		r.Observe(end)
 	}

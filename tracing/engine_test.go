@@ -19,6 +19,8 @@ import (
 
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
@@ -100,7 +102,7 @@ func newEngine(t testing.TB, script fakellm.Script, sb recursion.Sandbox, opts .
 	t.Helper()
 	srv := fakellm.New(script, opts...)
 	t.Cleanup(srv.Close)
-	client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{BaseURL: srv.URL, MaxRetries: -1})
+	client, err := upstream.New(upstream.Config{BaseURL: srv.URL, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestEngineRunRecorded(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound,
 		Spans: &tracing.SpanConfig{TracerProvider: tp}})
-	req := recursion.Request{Messages: []recursion.Message{{Role: "user", Content: "Summarize the context."}},
+	req := recursion.Request{Messages: []llm.Message{{Role: "user", Content: "Summarize the context."}},
 		Limits: recursion.Limits{MaxDepth: 2, Concurrency: 8}}
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "root-model", Messages: req.Messages, Limits: req.Limits})
 	if err != nil {
@@ -208,7 +210,7 @@ func TestEngineRunCancelled(t *testing.T) {
 			once.Do(func() { time.AfterFunc(50*time.Millisecond, cancel) })
 		}
 	}))
-	res, err := e.Run(ctx, recursion.Request{Messages: []recursion.Message{{Role: "user", Content: "q"}}, TraceID: run.ID(), Observer: obs,
+	res, err := e.Run(ctx, recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}, TraceID: run.ID(), Observer: obs,
 		Limits: recursion.Limits{MaxDepth: 2}})
 	if err == nil && ctx.Err() != nil && res.StopReason == "" {
 		err = ctx.Err()
@@ -256,7 +258,7 @@ func TestEngineRunUpstreamFailure(t *testing.T) {
 	e := newEngine(t, script, sb)
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
 	run, _ := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "root-model"})
-	res, err := e.Run(t.Context(), recursion.Request{Messages: []recursion.Message{{Role: "user", Content: "q"}}, TraceID: run.ID(), Observer: run.Observer()})
+	res, err := e.Run(t.Context(), recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}, TraceID: run.ID(), Observer: run.Observer()})
 	tr, ferr := run.Finish(t.Context(), res, err)
 	if ferr != nil {
 		t.Fatal(ferr)
@@ -304,7 +306,7 @@ func BenchmarkRecordingOverhead(b *testing.B) {
 	plain := tracing.NewService(tracing.Config{Store: disk, IsNotFound: isNF})
 	spans := tracing.NewService(tracing.Config{Store: disk, IsNotFound: isNF,
 		Spans: &tracing.SpanConfig{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()))}})
-	req := recursion.Request{Messages: []recursion.Message{{Role: "user", Content: "q"}}, Limits: recursion.Limits{MaxLLMCalls: 2 * calls, Concurrency: 64}}
+	req := recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}, Limits: recursion.Limits{MaxLLMCalls: 2 * calls, Concurrency: 64}}
 	var finish time.Duration // time spent in Finish: encode, save (fsync), publish
 	one := func(svc *tracing.Service) (time.Duration, int64) {
 		start := time.Now()
@@ -384,7 +386,7 @@ func TestWrapRunner(t *testing.T) {
 	h.Set("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
 	ctx := tracing.WithHeaders(tracing.WithOwner(t.Context(), "alice"), h)
 	var own atomic.Int64 // the engine observes from several goroutines
-	res, err := runner.Run(ctx, recursion.Request{Messages: []recursion.Message{{Role: "user", Content: "q"}},
+	res, err := runner.Run(ctx, recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}},
 		TraceID: "trace-wrapped", Observer: observerFunc(func(recursion.Event) { own.Add(1) }), Limits: recursion.Limits{MaxDepth: 2}})
 	if err != nil || res.StopReason != recursion.StopFinal {
 		t.Fatal(err, res)
@@ -405,7 +407,7 @@ func TestWrapRunner(t *testing.T) {
 		}
 	}
 	// Without an owner the run is recorded under DefaultOwner.
-	if _, err := runner.Run(t.Context(), recursion.Request{Messages: []recursion.Message{{Role: "user", Content: "q"}}, TraceID: "trace-open"}); err != nil {
+	if _, err := runner.Run(t.Context(), recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}, TraceID: "trace-open"}); err != nil {
 		t.Fatal(err)
 	}
 	svc.Flush(t.Context())
@@ -437,7 +439,7 @@ func TestRealREPLRecorded(t *testing.T) {
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
 	big := strings.Repeat("x", 100_000) + "\nsecond line\n" + strings.Repeat("y", 100_000)
 	res, err := svc.Wrap(e).Run(tracing.WithOwner(t.Context(), "alice"), recursion.Request{
-		Messages: []recursion.Message{{Role: "user", Content: big}}, TraceID: "trace-repl"})
+		Messages: []llm.Message{{Role: "user", Content: big}}, TraceID: "trace-repl"})
 	if err != nil || res.StopReason != recursion.StopFinal || res.Answer != "three" {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -493,7 +495,7 @@ func TestWrapRecordsTheQuestion(t *testing.T) {
 	}
 	const question = "How many lines does the report have?"
 	_, err = svc.Wrap(e).Run(t.Context(), recursion.Request{TraceID: "trace-q",
-		Messages:  []recursion.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: question}},
+		Messages:  []llm.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: question}},
 		Documents: []recursion.Document{{Name: "report.txt", Path: doc}}})
 	if err != nil {
 		t.Fatal(err)

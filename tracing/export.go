@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // Export formats (docs/tracing.md describes them; the SFT shape is the one
@@ -201,7 +201,7 @@ func Samples(t *Trajectory, format string) ([]any, error) {
 	return out, nil
 }
 
-func toSFT(ms []recursion.Message, train *bool) []SFTMessage {
+func toSFT(ms []llm.Message, train *bool) []SFTMessage {
 	out := make([]SFTMessage, len(ms))
 	for i, m := range ms {
 		out[i] = SFTMessage{Role: m.Role, Content: m.Content}

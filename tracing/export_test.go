@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/tracing"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 	"github.com/rlm-project/rlm/training/data"
@@ -21,7 +22,7 @@ import (
 func TestExportFormats(t *testing.T) {
 	const turns = 3
 	rec := tracing.NewRecorder(tracing.RunInfo{TraceID: "tr_exp", Owner: "alice"})
-	var sent [][]recursion.Message
+	var sent [][]llm.Message
 	var responses []string
 	llmCalls := map[string][2]string{} // answered llm_query calls by sample ID: prompt, answer
 	spy := observerFunc(func(ev recursion.Event) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/tracing"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 )
@@ -24,7 +25,7 @@ func TestQuestionAndMetadata(t *testing.T) {
 		question string // the trajectory's question, or its start when suffix is set
 		suffix   string
 	}{
-		{name: "the root model's first user message", info: tracing.RunInfo{Messages: []recursion.Message{{Role: "user", Content: "the request, recorded by reference only"}}},
+		{name: "the root model's first user message", info: tracing.RunInfo{Messages: []llm.Message{{Role: "user", Content: "the request, recorded by reference only"}}},
 			question: "Answer the question about the context."},
 		{name: "given question wins", info: tracing.RunInfo{Question: "the real question"}, question: "the real question"},
 		{name: "long question keeps head and tail", info: tracing.RunInfo{Question: long},
@@ -109,12 +110,12 @@ func TestLiveRunProgress(t *testing.T) {
 	obs := run.Observer()
 	obs.Observe(recursion.Event{Kind: recursion.EventNodeStart, NodeID: "0", Time: start})
 	obs.Observe(recursion.Event{Kind: recursion.EventTurnStart, NodeID: "0", Turn: 1, Time: start})
-	u := recursion.Usage{PromptTokens: 1000, CompletionTokens: 50, TotalTokens: 1050}
+	u := llm.Usage{PromptTokens: 1000, CompletionTokens: 50, TotalTokens: 1050}
 	obs.Observe(recursion.Event{Kind: recursion.EventModelCall, NodeID: "0", Turn: 1, Time: start.Add(time.Second),
 		Model: &recursion.ModelCallEvent{Model: "m", Response: "```go\nx\n```", Usage: u, Latency: time.Second}})
 	obs.Observe(recursion.Event{Kind: recursion.EventCellStart, NodeID: "0", Turn: 1, Cell: 1, Time: start.Add(time.Second),
 		CellRun: &recursion.CellEvent{Code: "x"}})
-	sub := recursion.Usage{PromptTokens: 20, CompletionTokens: 5, TotalTokens: 25}
+	sub := llm.Usage{PromptTokens: 20, CompletionTokens: 5, TotalTokens: 25}
 	obs.Observe(recursion.Event{Kind: recursion.EventSubCallEnd, NodeID: "0", Turn: 1, Cell: 1, Time: start.Add(1200 * time.Millisecond),
 		SubCall: &recursion.SubCallEvent{ID: "sc-1", Kind: "llm", Prompt: "p", Response: "NONE", Usage: sub, Duration: 100 * time.Millisecond},
 		Model:   &recursion.ModelCallEvent{Model: "s", Usage: sub, Latency: 100 * time.Millisecond}})
@@ -139,7 +140,7 @@ func TestLiveRunProgress(t *testing.T) {
 	}
 	// The end event's usage is the node's total, whatever was counted.
 	obs.Observe(recursion.Event{Kind: recursion.EventNodeEnd, NodeID: "0", Time: start.Add(2 * time.Second),
-		End: &recursion.NodeEndEvent{StopReason: recursion.StopFinal, Answer: "a", Usage: recursion.Usage{TotalTokens: 2000}}})
+		End: &recursion.NodeEndEvent{StopReason: recursion.StopFinal, Answer: "a", Usage: llm.Usage{TotalTokens: 2000}}})
 	done, err := run.Finish(t.Context(), recursion.Result{StopReason: recursion.StopFinal, Answer: "a", Duration: 2 * time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // InstrumentationName names this package's tracer.
@@ -330,7 +331,7 @@ func (o *spanObserver) subCallStart(ev recursion.Event) {
 		attribute.Int(attrTurn, ev.Turn), attribute.Int(attrCell, ev.Cell),
 	}
 	if o.content {
-		attrs = append(attrs, attribute.String(attrInputMessages, inputMessages([]recursion.Message{{Role: "user", Content: sc.Prompt}})))
+		attrs = append(attrs, attribute.String(attrInputMessages, inputMessages([]llm.Message{{Role: "user", Content: sc.Prompt}})))
 	}
 	ctx, span := o.tracer.Start(parent, name, trace.WithTimestamp(ev.Time), trace.WithAttributes(attrs...))
 	o.subs[sc.ID] = spanRef{ctx, span}
@@ -416,7 +417,7 @@ func (o *spanObserver) finish(t *Trajectory) {
 }
 
 // inputMessages encodes messages in the GenAI conventions' JSON shape.
-func inputMessages(ms []recursion.Message) string {
+func inputMessages(ms []llm.Message) string {
 	type part struct {
 		Type    string `json:"type"`
 		Content string `json:"content"`

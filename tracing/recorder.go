@@ -20,6 +20,7 @@ import (
 
 	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // RunInfo is what the caller knows about a run before it starts: the parts of
@@ -28,12 +29,12 @@ type RunInfo struct {
 	TraceID  string
 	Owner    string
 	Model    string
-	Sampling recursion.Sampling
+	Sampling llm.Sampling
 	Limits   recursion.Limits
 	// Messages and Documents are the run's input. They are recorded by
 	// reference (role or path, size, SHA-256), never copied: what the model
 	// saw of them is in the root node's transcript.
-	Messages  []recursion.Message
+	Messages  []llm.Message
 	Documents []recursion.Document
 	Started   time.Time // zero means now
 	// Question is what the run is asked, for listings and the viewer;
@@ -287,7 +288,7 @@ func (r *Recorder) node(ev recursion.Event) *Node {
 
 func (r *Recorder) newNode(id string, at time.Time) *Node {
 	r.record()
-	n := &Node{ID: id, Status: StatusRunning, Started: at, Transcript: []recursion.Message{}, Turns: []*Turn{}}
+	n := &Node{ID: id, Status: StatusRunning, Started: at, Transcript: []llm.Message{}, Turns: []*Turn{}}
 	r.nodes[id] = n
 	r.t.Nodes = append(r.t.Nodes, n)
 	r.t.Used.Nodes++
@@ -521,14 +522,14 @@ func (r *Recorder) finishReserve() int64 {
 func (r *Recorder) finalText(s string) string { return r.keep(s, r.lim.MaxTraceBytes, true) }
 
 // message is m as the record keeps it.
-func (r *Recorder) message(m recursion.Message) recursion.Message {
+func (r *Recorder) message(m llm.Message) llm.Message {
 	r.record()
 	m.Content = r.text(m.Content)
 	return m
 }
 
 // logprobs are kept while there is room for them.
-func (r *Recorder) logprobs(lp []recursion.TokenLogprob) []recursion.TokenLogprob {
+func (r *Recorder) logprobs(lp []llm.TokenLogprob) []llm.TokenLogprob {
 	if len(lp) == 0 {
 		return lp
 	}
@@ -550,7 +551,7 @@ func (r *Recorder) logprobs(lp []recursion.TokenLogprob) []recursion.TokenLogpro
 // caller checks against full.
 func (r *Recorder) record() { r.size += recordOverhead }
 
-func (r *Recorder) sum(m recursion.Message) uint64 {
+func (r *Recorder) sum(m llm.Message) uint64 {
 	return maphash.String(r.seed, m.Role) ^ maphash.String(r.seed, m.Content)*31
 }
 
@@ -659,7 +660,7 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 	if runErr != nil && t.Status == StatusCompleted {
 		t.Status = StatusFailed
 	}
-	if res.Usage != (recursion.Usage{}) {
+	if res.Usage != (llm.Usage{}) {
 		t.Used.Usage = res.Usage
 	}
 	if res.LLMCalls > 0 {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/tracing"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 )
@@ -31,9 +32,9 @@ func record(t *testing.T, s tracingtest.Shape, runErr error) *tracing.Trajectory
 	}
 	rec := tracing.NewRecorder(tracing.RunInfo{
 		TraceID: "tr_test", Owner: "alice", Model: "fake-root",
-		Sampling:  recursion.Sampling{Temperature: ptr(0.0), MaxTokens: ptr(512)},
+		Sampling:  llm.Sampling{Temperature: ptr(0.0), MaxTokens: ptr(512)},
 		Limits:    recursion.Limits{MaxDepth: 2, MaxIterations: 8, SubModel: "fake-sub"},
-		Messages:  []recursion.Message{{Role: "user", Content: "What is in the document?"}},
+		Messages:  []llm.Message{{Role: "user", Content: "What is in the document?"}},
 		Documents: []recursion.Document{{Name: "doc.txt", Path: doc}},
 		Started:   time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
 	})
@@ -167,7 +168,7 @@ func TestRecorderCompleteness(t *testing.T) {
 func TestTranscriptStoredOnce(t *testing.T) {
 	const turns = 6
 	rec := tracing.NewRecorder(tracing.RunInfo{TraceID: "tr_x", Owner: "o"})
-	var sent [][]recursion.Message
+	var sent [][]llm.Message
 	spy := observerFunc(func(ev recursion.Event) {
 		if ev.Kind == recursion.EventModelCall && ev.NodeID == "0" && ev.Cell == 0 {
 			sent = append(sent, ev.Model.Messages)
@@ -199,15 +200,15 @@ func TestTranscriptStoredOnce(t *testing.T) {
 // earlier message: the call keeps its own copy of what differs.
 func TestTranscriptRewrite(t *testing.T) {
 	rec := tracing.NewRecorder(tracing.RunInfo{TraceID: "tr_x", Owner: "o"})
-	a := []recursion.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "q"}}
-	b := []recursion.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "q (shortened)"}, {Role: "assistant", Content: "r"}}
-	for i, msgs := range [][]recursion.Message{a, b} {
+	a := []llm.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "q"}}
+	b := []llm.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "q (shortened)"}, {Role: "assistant", Content: "r"}}
+	for i, msgs := range [][]llm.Message{a, b} {
 		rec.Observe(recursion.Event{Kind: recursion.EventTurnStart, NodeID: "0", Turn: i + 1})
 		rec.Observe(recursion.Event{Kind: recursion.EventModelCall, NodeID: "0", Turn: i + 1, Model: &recursion.ModelCallEvent{Messages: msgs}})
 	}
 	tr := rec.Finish(recursion.Result{StopReason: recursion.StopMaxIterations}, nil)
 	root := tr.Node("0")
-	for i, want := range [][]recursion.Message{a, b} {
+	for i, want := range [][]llm.Message{a, b} {
 		if got := root.Messages(root.Turns[i].Calls[0]); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("call %d = %v, want %v", i+1, got, want)
 		}
@@ -224,7 +225,7 @@ func TestContextByReference(t *testing.T) {
 	}
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{
-		Owner: "alice", Messages: []recursion.Message{{Role: "user", Content: secret + " (message)"}},
+		Owner: "alice", Messages: []llm.Message{{Role: "user", Content: secret + " (message)"}},
 		Documents: []recursion.Document{{Name: "big.txt", Path: doc}, {Name: "gone.txt", Path: doc + ".missing"}},
 	})
 	if err != nil {

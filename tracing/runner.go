@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // Runner runs one RLM request; *recursion.Engine implements it (and so does
@@ -82,7 +83,7 @@ func (w *wrapped) Run(ctx context.Context, req recursion.Request) (recursion.Res
 // lastUserMessage is what the user asked: the text of the last user
 // message, without the documents attached to it (which the model's first
 // prompt would show as placeholders before it).
-func lastUserMessage(msgs []recursion.Message) string {
+func lastUserMessage(msgs []llm.Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == "user" {
 			return msgs[i].Content

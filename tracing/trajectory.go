@@ -5,6 +5,7 @@ import (
 
 	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // SchemaVersion is the version of the trajectory JSON written by this
@@ -94,13 +95,13 @@ type Limits struct {
 
 // Budgets are what the run used of its limits.
 type Budgets struct {
-	Usage      recursion.Usage `json:"usage"`
-	LLMCalls   int             `json:"llm_calls"`
-	Iterations int             `json:"iterations"` // root turns of the root node
-	MaxDepth   int             `json:"max_depth"`
-	Nodes      int             `json:"nodes"`
-	SubCalls   int             `json:"sub_calls"`
-	Cells      int             `json:"cells"`
+	Usage      llm.Usage `json:"usage"`
+	LLMCalls   int       `json:"llm_calls"`
+	Iterations int       `json:"iterations"` // root turns of the root node
+	MaxDepth   int       `json:"max_depth"`
+	Nodes      int       `json:"nodes"`
+	SubCalls   int       `json:"sub_calls"`
+	Cells      int       `json:"cells"`
 }
 
 // ContextRef identifies a piece of the run's input without copying it: an
@@ -138,8 +139,8 @@ type Node struct {
 	StopReason recursion.StopReason `json:"stop_reason,omitempty"`
 	Answer     string               `json:"answer,omitempty"`
 	Error      string               `json:"error,omitempty"`
-	Usage      recursion.Usage      `json:"usage"`      // the node's own calls
-	TreeUsage  recursion.Usage      `json:"tree_usage"` // the node and its descendants
+	Usage      llm.Usage            `json:"usage"`      // the node's own calls
+	TreeUsage  llm.Usage            `json:"tree_usage"` // the node and its descendants
 	Iterations int                  `json:"iterations"`
 	Started    time.Time            `json:"started"`
 	Ended      time.Time            `json:"ended,omitzero"`
@@ -147,13 +148,13 @@ type Node struct {
 	// Transcript holds every distinct message this node's model was sent,
 	// once, in order. Model calls refer to a prefix of it by length, so a run
 	// of n turns stores O(n) messages, not O(n²).
-	Transcript []recursion.Message `json:"transcript"`
-	Turns      []*Turn             `json:"turns"`
+	Transcript []llm.Message `json:"transcript"`
+	Turns      []*Turn       `json:"turns"`
 }
 
 // InputView is what the node's model saw first: the messages of its first
 // call (system prompt, placeholders for offloaded context, the question).
-func (n *Node) InputView() []recursion.Message {
+func (n *Node) InputView() []llm.Message {
 	for _, t := range n.Turns {
 		for _, c := range t.Calls {
 			return n.Messages(c)
@@ -163,9 +164,9 @@ func (n *Node) InputView() []recursion.Message {
 }
 
 // Messages rebuilds the messages exactly as they were sent in call c.
-func (n *Node) Messages(c *ModelCall) []recursion.Message {
+func (n *Node) Messages(c *ModelCall) []llm.Message {
 	p := min(c.Prefix, len(n.Transcript))
-	out := make([]recursion.Message, 0, p+len(c.Extra))
+	out := make([]llm.Message, 0, p+len(c.Extra))
 	out = append(out, n.Transcript[:p]...)
 	return append(out, c.Extra...)
 }
@@ -185,13 +186,13 @@ type ModelCall struct {
 	ResponseModel string `json:"response_model,omitempty"` // as the upstream reported it
 	// The messages sent were Transcript[:Prefix] followed by Extra. Extra is
 	// empty unless the engine rewrote earlier messages.
-	Prefix       int                      `json:"prefix"`
-	Extra        []recursion.Message      `json:"extra,omitempty"`
-	Response     string                   `json:"response"`
-	FinishReason string                   `json:"finish_reason,omitempty"`
-	Usage        recursion.Usage          `json:"usage"`
-	LatencyMS    float64                  `json:"latency_ms"`
-	Logprobs     []recursion.TokenLogprob `json:"logprobs,omitempty"`
+	Prefix       int                `json:"prefix"`
+	Extra        []llm.Message      `json:"extra,omitempty"`
+	Response     string             `json:"response"`
+	FinishReason string             `json:"finish_reason,omitempty"`
+	Usage        llm.Usage          `json:"usage"`
+	LatencyMS    float64            `json:"latency_ms"`
+	Logprobs     []llm.TokenLogprob `json:"logprobs,omitempty"`
 	// Reasoning is the upstream's separate reasoning (reasoning_content);
 	// it is kept here and never sent back to the model.
 	Reasoning  string                `json:"reasoning,omitempty"`
@@ -221,26 +222,26 @@ type Cell struct {
 
 // SubCall is an llm_query or rlm_query call made from a cell.
 type SubCall struct {
-	ID           string          `json:"id"`
-	Kind         string          `json:"kind"`               // "llm" or "rlm"
-	Fallback     bool            `json:"fallback,omitempty"` // an rlm_query at max depth answered as llm_query
-	Batch        int             `json:"batch,omitempty"`    // a call of this many prompts refused whole, none run
-	ChildID      string          `json:"child_id,omitempty"`
-	Depth        int             `json:"depth"` // depth of the callee
-	Turn         int             `json:"turn"`
-	Cell         int             `json:"cell"`
-	Model        string          `json:"model,omitempty"`
-	FinishReason string          `json:"finish_reason,omitempty"`
-	Prompt       string          `json:"prompt"`
-	Response     string          `json:"response"`
-	Usage        recursion.Usage `json:"usage"`
-	Error        string          `json:"error,omitempty"`
-	Status       Status          `json:"status"`
-	Started      time.Time       `json:"started"`
-	Ended        time.Time       `json:"ended,omitzero"`
-	DurationMS   float64         `json:"duration_ms"`
+	ID           string    `json:"id"`
+	Kind         string    `json:"kind"`               // "llm" or "rlm"
+	Fallback     bool      `json:"fallback,omitempty"` // an rlm_query at max depth answered as llm_query
+	Batch        int       `json:"batch,omitempty"`    // a call of this many prompts refused whole, none run
+	ChildID      string    `json:"child_id,omitempty"`
+	Depth        int       `json:"depth"` // depth of the callee
+	Turn         int       `json:"turn"`
+	Cell         int       `json:"cell"`
+	Model        string    `json:"model,omitempty"`
+	FinishReason string    `json:"finish_reason,omitempty"`
+	Prompt       string    `json:"prompt"`
+	Response     string    `json:"response"`
+	Usage        llm.Usage `json:"usage"`
+	Error        string    `json:"error,omitempty"`
+	Status       Status    `json:"status"`
+	Started      time.Time `json:"started"`
+	Ended        time.Time `json:"ended,omitzero"`
+	DurationMS   float64   `json:"duration_ms"`
 	// Logprobs of an llm_query's answer, when the upstream gave them.
-	Logprobs []recursion.TokenLogprob `json:"logprobs,omitempty"`
+	Logprobs []llm.TokenLogprob `json:"logprobs,omitempty"`
 }
 
 // Summary is the small part of a trajectory that listings show and filter on.
@@ -252,7 +253,7 @@ type Summary struct {
 	Models     []string             `json:"models,omitempty"` // upstream models that answered
 	Started    time.Time            `json:"started"`
 	DurationMS float64              `json:"duration_ms"`
-	Usage      recursion.Usage      `json:"usage"`
+	Usage      llm.Usage            `json:"usage"`
 	Nodes      int                  `json:"nodes"`
 	SubCalls   int                  `json:"sub_calls"`
 	Reward     *Reward              `json:"reward,omitempty"`

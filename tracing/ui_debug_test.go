@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/tracing"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 )
@@ -119,8 +120,8 @@ func TestViewerDebugging(t *testing.T) {
 	obs.Observe(recursion.Event{Kind: recursion.EventTurnStart, NodeID: "0", Turn: 1, Time: liveStart})
 	obs.Observe(recursion.Event{Kind: recursion.EventModelCall, NodeID: "0", Turn: 1, Time: liveStart.Add(time.Second),
 		Model: &recursion.ModelCallEvent{Model: "fake-root", Response: "```go\nrlm_query_batched(parts)\n```", Latency: time.Second,
-			Messages: []recursion.Message{{Role: "system", Content: "You are an RLM."}, {Role: "user", Content: "still thinking?"}},
-			Usage:    recursion.Usage{PromptTokens: 1200, CompletionTokens: 34, TotalTokens: 1234}}})
+			Messages: []llm.Message{{Role: "system", Content: "You are an RLM."}, {Role: "user", Content: "still thinking?"}},
+			Usage:    llm.Usage{PromptTokens: 1200, CompletionTokens: 34, TotalTokens: 1234}}})
 	obs.Observe(recursion.Event{Kind: recursion.EventCellStart, NodeID: "0", Turn: 1, Cell: 1, Time: liveStart.Add(time.Second), CellRun: &recursion.CellEvent{Code: "rlm_query_batched(parts)"}})
 	for i := 1; i <= 5; i++ {
 		id, child := fmt.Sprintf("sc-live-%d", i), fmt.Sprintf("0.%d", i)

@@ -38,6 +38,8 @@ import (
 	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -263,9 +265,9 @@ func printTable(w io.Writer, ms []measurement) {
 
 // measureEngine runs the case through the engine in this process. The
 // "server" memory is then this process's, fake upstream included.
-func measureEngine(ctx context.Context, upstream, doc string, inst eval.Instance, maxCalls, maxTokens int, fr *firstRoot, m *measurement) error {
+func measureEngine(ctx context.Context, upstreamURL, doc string, inst eval.Instance, maxCalls, maxTokens int, fr *firstRoot, m *measurement) error {
 	eng, err := gateway.NewEngine(gateway.EngineConfig{Recursion: recursion.Config{RootModel: "root", SubModel: "sub"},
-		Upstream: recursion.UpstreamConfig{BaseURL: upstream, APIKey: "fake"}})
+		Upstream: upstream.Config{BaseURL: upstreamURL, APIKey: "fake"}})
 	if err != nil {
 		return err
 	}
@@ -274,7 +276,7 @@ func measureEngine(ctx context.Context, upstream, doc string, inst eval.Instance
 	obs := &cellTimer{}
 	start := time.Now()
 	res, err := eng.Run(ctx, recursion.Request{
-		Messages:  []recursion.Message{{Role: "user", Content: inst.Question}},
+		Messages:  []llm.Message{{Role: "user", Content: inst.Question}},
 		Documents: []recursion.Document{{Name: "context.txt", Path: doc}},
 		Limits:    recursion.Limits{MaxLLMCalls: maxCalls, MaxTotalTokens: maxTokens},
 		Observer:  obs,
@@ -310,7 +312,7 @@ func (c *cellTimer) total() time.Duration { c.mu.Lock(); defer c.mu.Unlock(); re
 // measureHTTP starts a fresh gateway process with newCmd (so that its peak
 // memory is this case's), uploads doc, and asks the question over HTTP with
 // streaming, to read the REPL time from the progress events.
-func measureHTTP(ctx context.Context, newCmd func(addr string) *exec.Cmd, upstream, dir, doc string, inst eval.Instance, maxCalls, maxTokens int, fr *firstRoot, m *measurement) error {
+func measureHTTP(ctx context.Context, newCmd func(addr string) *exec.Cmd, upstreamURL, dir, doc string, inst eval.Instance, maxCalls, maxTokens int, fr *firstRoot, m *measurement) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -326,7 +328,7 @@ func measureHTTP(ctx context.Context, newCmd func(addr string) *exec.Cmd, upstre
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
-	cmd.Env = append(cmd.Env, "OPENAI_BASE_URL="+upstream, "OPENAI_API_KEY=fake",
+	cmd.Env = append(cmd.Env, "OPENAI_BASE_URL="+upstreamURL, "OPENAI_API_KEY=fake",
 		"RLM_ROOT_MODEL=root", "RLM_SUB_MODEL=sub")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
@@ -594,7 +596,7 @@ func runGateway(ctx context.Context, addr, data string) error {
 		Models: []gateway.Model{{Alias: root, Upstream: root}},
 		Engine: gateway.EngineConfig{
 			Recursion: recursion.Config{RootModel: root, SubModel: os.Getenv("RLM_SUB_MODEL")},
-			Upstream:  recursion.UpstreamConfig{BaseURL: os.Getenv("OPENAI_BASE_URL"), APIKey: os.Getenv("OPENAI_API_KEY")},
+			Upstream:  upstream.Config{BaseURL: os.Getenv("OPENAI_BASE_URL"), APIKey: os.Getenv("OPENAI_API_KEY")},
 		},
 		Probe: gateway.ProbeConfig{Timeout: 5 * time.Second},
 	})

@@ -12,6 +12,8 @@ import (
 	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/inference/client"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -61,7 +63,7 @@ type engineConfig struct {
 	UpstreamLog *slog.Logger
 	// Local, when set, answers every model call in-process instead of the
 	// upstream (rlm serve --local-model).
-	Local recursion.ModelClient
+	Local llm.Client
 	// NoContextAnswer answers at once a request with nothing to read (see
 	// recursion.Config): set for the built-in model, which can do nothing
 	// else with it.
@@ -227,8 +229,8 @@ func (c *config) serveLimits() (defaults, maxima recursion.Limits) {
 	return defaults, maxima
 }
 
-func (c *engineConfig) sampling() (recursion.Sampling, error) {
-	var s recursion.Sampling
+func (c *engineConfig) sampling() (llm.Sampling, error) {
+	var s llm.Sampling
 	if c.Temperature != "" {
 		t, err := strconv.ParseFloat(c.Temperature, 64)
 		if err != nil {
@@ -247,16 +249,16 @@ func (c *engineConfig) sampling() (recursion.Sampling, error) {
 }
 
 // upstream is the upstream's configuration from the settings.
-func (c *engineConfig) upstream() recursion.UpstreamConfig {
+func (c *engineConfig) upstream() upstream.Config {
 	retries := c.UpstreamRetries
 	if retries <= 0 {
-		retries = -1 // UpstreamConfig reads 0 as "default"
+		retries = -1 // Config reads 0 as "default"
 	}
 	check := c.UpstreamCheck
 	if check <= 0 {
-		check = -1 // UpstreamConfig reads 0 as "default"
+		check = -1 // Config reads 0 as "default"
 	}
-	return recursion.UpstreamConfig{BaseURL: c.Upstream, APIKey: c.UpstreamKey,
+	return upstream.Config{BaseURL: c.Upstream, APIKey: c.UpstreamKey,
 		Timeout: c.UpstreamTimeout, IdleTimeout: c.UpstreamIdle, MaxRetries: retries,
 		CheckAfter: check, CheckTimeout: c.ProbeTimeout, Logger: c.UpstreamLog,
 		Stream: c.UpstreamStream, MaxResponseBytes: c.UpstreamMaxBody}

@@ -15,95 +15,36 @@ import (
 	"github.com/rlm-project/rlm/tracing"
 )
 
+// evalFlags are rlm eval's own flags; the engine's are settings.
+type evalFlags struct {
+	settings                                                             *settingsFlags
+	tasks, lengths, out, workDir, baseline, baselineModel, traces, owner string
+	n, parallel, maxCompletion                                           int
+	taskOpts                                                             eval.TaskOptions
+}
+
 // runEval is `rlm eval`: long-context tasks through the RLM engine, and
 // optionally through the model directly, with scores, costs and a chart.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	settings := registerSettings(fs, "eval", os.Getenv)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: rlm eval [flags]")
-		fmt.Fprintln(stderr, "\nRuns long-context tasks through the RLM engine (and with --baseline direct, through the")
-		fmt.Fprintln(stderr, "model directly) and writes a table, results.jsonl, summary.json, CSV files and chart.svg.")
-		fmt.Fprintln(stderr, "An interrupted run resumes from OUT/results.jsonl. Runs that failed (upstream or harness")
-		fmt.Fprintln(stderr, "errors, not wrong answers) are counted apart, retried by the next run, and make rlm eval")
-		fmt.Fprintln(stderr, "exit 1 while any remain. See docs/eval.md.")
-		settings.printUsage(stderr)
-	}
-	tasks := fs.String("task", "sniah", "comma-separated `tasks`: "+strings.Join(eval.TaskNames(), ", ")+", or custom:FILE.jsonl")
-	lengths := fs.String("lengths", "8k,32k,128k", "comma-separated input `lengths` in tokens (k=1024, m=1024*1024; 4 characters per token)")
-	n := fs.Int("n", 20, "instances per task and length")
-	conc := fs.Int("parallel", 2, "instances run at once")
-	out := fs.String("out", "eval-out", "output `directory`; results.jsonl there is resumed")
-	workDir := fs.String("workdir", "", "`directory` for generated contexts while they run (default: a temporary one)")
-	baseline := fs.String("baseline", "", `"direct" also asks the model directly with the whole input`)
-	baselineModel := fs.String("baseline-model", "", "`model` for the direct baseline (default: the root model)")
-	haystack := fs.String("haystack", "", "sniah: text `file` to use as haystack instead of RULER's noise sentences")
-	var taskOpts eval.TaskOptions
-	taskOptionFlags(fs, &taskOpts)
-	depth := fs.Float64("depth", -1, "sniah: needle depth in [0,1]; negative picks a random depth per instance")
-	traces := fs.String("traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
-	maxCompletion := fs.Int("max-completion-tokens", 0, "max_tokens of each model call (0: the upstream's default)")
-	traceOwner := fs.String("trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
-	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	f, err := parseEvalFlags(args, stderr)
+	if f == nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "rlm eval: unexpected arguments %q; `rlm eval -h` lists its flags\n", fs.Args())
-		return errUsage
-	}
-	if *baseline != "" && *baseline != "direct" {
-		return badFlag("eval: --baseline %q: the only baseline is direct", *baseline)
-	}
-	set, err := settings.load()
+	set, err := f.settings.load()
 	if err != nil {
 		return err
-	}
-	if *maxCompletion < 0 {
-		return badFlag("eval: --max-completion-tokens %d: must not be negative", *maxCompletion)
 	}
 	ec := &set.engineConfig
 	// Like serve and query: with no upstream, the built-in model answers.
-	set.fallBackToBuiltin()
-	if set.wantsLocal() {
-		le, err := set.startLocalModel(stderr)
-		if err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-		defer le.Close()
-		if set.LocalModel == localBuiltin {
-			fmt.Fprintln(stderr, "rlm: "+builtinNotice())
-		}
-	}
-	if err := ec.check(); err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	ls, err := eval.ParseLengths(*lengths)
-	if err != nil {
-		return badFlag("eval: --lengths: %w", err)
-	}
-	samp, err := ec.sampling()
+	release, err := set.prepareRun(stderr)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	if *maxCompletion > 0 {
-		samp.MaxTokens = maxCompletion
-	}
-	if samp.Seed == nil {
-		one := 1
-		samp.Seed = &one
-	}
-	// --seed makes the instances; each derives its calls' seed from it.
-	seed := int64(*samp.Seed)
-	taskOpts.Haystack, taskOpts.Depth = *haystack, *depth
-	ts, err := parseTasks(*tasks, taskOpts)
+	defer release()
+	cfg, err := f.config(ec)
 	if err != nil {
-		return fmt.Errorf("eval: --task: %w", err)
+		return err
 	}
-
 	tmp, err := os.MkdirTemp("", "rlm-eval-engine-*")
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -116,23 +57,19 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer eng.Close()
 	probeForRun(ctx, eng, ec, stderr)
-	cfg := eval.Config{
-		Tasks: ts, Lengths: ls, N: *n, Seed: seed, Concurrency: *conc,
-		OutDir: *out, WorkDir: *workDir, Engine: eng.Engine,
-		Model: ec.RootModel, Limits: runLimits, Sampling: samp, Progress: stderr,
-	}
-	svc, err := openRunTraces("eval", *traces, *out, *traceOwner)
+	cfg.Engine, cfg.Limits, cfg.Progress = eng.Engine, runLimits, stderr
+	svc, err := openRunTraces("eval", f.traces, f.out, f.owner)
 	if err != nil {
 		return err
 	}
 	if svc != nil {
-		cfg.Tracer = evalTracer{svc: svc, owner: *traceOwner}
+		cfg.Tracer = evalTracer{svc: svc, owner: f.owner}
 	}
-	if *baseline == "direct" {
+	if f.baseline == "direct" {
 		// The direct baseline sees what the model can: --model-window,
 		// whose auto is a local model's own (the built-in one's 8,192
 		// tokens, not 128K).
-		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = eng.Upstream, *baselineModel, max(ec.window(), 0)
+		cfg.Baseline, cfg.BaselineModel, cfg.ContextWindow = eng.Upstream, f.baselineModel, max(ec.window(), 0)
 		if ec.Local != nil {
 			cfg.Baseline = ec.Local
 		}
@@ -147,13 +84,86 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err := eval.WriteTable(stdout, eval.Summarize(results)); err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
-		if err := eval.WriteReports(*out, results); err != nil {
+		if err := eval.WriteReports(f.out, results); err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
-		fmt.Fprintf(stderr, "wrote %s, %s, %s, %s and %s\n", filepath.Join(*out, eval.ResultsFile), eval.SummaryJSON,
+		fmt.Fprintf(stderr, "wrote %s, %s, %s, %s and %s\n", filepath.Join(f.out, eval.ResultsFile), eval.SummaryJSON,
 			eval.SummaryCSV, eval.ResultsCSV, eval.ChartSVG)
 	}
 	return runErr
+}
+
+// parseEvalFlags returns nil and no error for -h.
+func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &evalFlags{settings: registerSettings(fs, "eval", os.Getenv)}
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: rlm eval [flags]")
+		fmt.Fprintln(stderr, "\nRuns long-context tasks through the RLM engine (and with --baseline direct, through the")
+		fmt.Fprintln(stderr, "model directly) and writes a table, results.jsonl, summary.json, CSV files and chart.svg.")
+		fmt.Fprintln(stderr, "An interrupted run resumes from OUT/results.jsonl. Runs that failed (upstream or harness")
+		fmt.Fprintln(stderr, "errors, not wrong answers) are counted apart, retried by the next run, and make rlm eval")
+		fmt.Fprintln(stderr, "exit 1 while any remain. See docs/eval.md.")
+		f.settings.printUsage(stderr)
+	}
+	fs.StringVar(&f.tasks, "task", "sniah", "comma-separated `tasks`: "+strings.Join(eval.TaskNames(), ", ")+", or custom:FILE.jsonl")
+	fs.StringVar(&f.lengths, "lengths", "8k,32k,128k", "comma-separated input `lengths` in tokens (k=1024, m=1024*1024; 4 characters per token)")
+	fs.IntVar(&f.n, "n", 20, "instances per task and length")
+	fs.IntVar(&f.parallel, "parallel", 2, "instances run at once")
+	fs.StringVar(&f.out, "out", "eval-out", "output `directory`; results.jsonl there is resumed")
+	fs.StringVar(&f.workDir, "workdir", "", "`directory` for generated contexts while they run (default: a temporary one)")
+	fs.StringVar(&f.baseline, "baseline", "", `"direct" also asks the model directly with the whole input`)
+	fs.StringVar(&f.baselineModel, "baseline-model", "", "`model` for the direct baseline (default: the root model)")
+	fs.StringVar(&f.taskOpts.Haystack, "haystack", "", "sniah: text `file` to use as haystack instead of RULER's noise sentences")
+	taskOptionFlags(fs, &f.taskOpts)
+	fs.Float64Var(&f.taskOpts.Depth, "depth", -1, "sniah: needle depth in [0,1]; negative picks a random depth per instance")
+	fs.StringVar(&f.traces, "traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
+	fs.IntVar(&f.maxCompletion, "max-completion-tokens", 0, "max_tokens of each model call (0: the upstream's default)")
+	fs.StringVar(&f.owner, "trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
+	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rlm eval: unexpected arguments %q; `rlm eval -h` lists its flags\n", fs.Args())
+		return nil, errUsage
+	}
+	if f.baseline != "" && f.baseline != "direct" {
+		return nil, badFlag("eval: --baseline %q: the only baseline is direct", f.baseline)
+	}
+	if f.maxCompletion < 0 {
+		return nil, badFlag("eval: --max-completion-tokens %d: must not be negative", f.maxCompletion)
+	}
+	return f, nil
+}
+
+// config is the evaluation the flags ask for, without its engine.
+func (f *evalFlags) config(ec *engineConfig) (eval.Config, error) {
+	ls, err := eval.ParseLengths(f.lengths)
+	if err != nil {
+		return eval.Config{}, badFlag("eval: --lengths: %w", err)
+	}
+	samp, err := ec.sampling()
+	if err != nil {
+		return eval.Config{}, fmt.Errorf("eval: %w", err)
+	}
+	if f.maxCompletion > 0 {
+		samp.MaxTokens = &f.maxCompletion
+	}
+	if samp.Seed == nil {
+		one := 1
+		samp.Seed = &one
+	}
+	ts, err := parseTasks(f.tasks, f.taskOpts)
+	if err != nil {
+		return eval.Config{}, fmt.Errorf("eval: --task: %w", err)
+	}
+	// --seed makes the instances; each derives its calls' seed from it.
+	return eval.Config{Tasks: ts, Lengths: ls, N: f.n, Seed: int64(*samp.Seed), Concurrency: f.parallel,
+		OutDir: f.out, WorkDir: f.workDir, Model: ec.RootModel, Sampling: samp}, nil
 }
 
 // evalTracer saves each run of an evaluation as a trajectory, like the

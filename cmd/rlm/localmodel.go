@@ -146,3 +146,31 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 	}
 	return e, nil
 }
+
+// prepareRun readies the engine settings of `rlm query` and `rlm eval`: the
+// built-in model when nothing else is configured, a local model loaded
+// (after the settings that need no model are checked, so that bad ones fail
+// at once), then every check. release closes the local model; it is never
+// nil.
+func (c *config) prepareRun(log io.Writer) (release func(), err error) {
+	release = func() {}
+	c.fallBackToBuiltin()
+	if c.wantsLocal() {
+		if err := c.checkRun(); err != nil {
+			return release, err
+		}
+		local, err := c.startLocalModel(log)
+		if err != nil {
+			return release, err
+		}
+		release = func() { local.Close() }
+		if c.LocalModel == localBuiltin {
+			fmt.Fprintln(log, "rlm: "+builtinNotice())
+		}
+	}
+	if err := c.check(); err != nil {
+		release()
+		return func() {}, err
+	}
+	return release, nil
+}

@@ -142,7 +142,12 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	log.Info("rlm model serve listening", "addr", "http://"+ln.Addr().String(), "model", e.Name(),
 		"kv_cache_tokens", st.KVBlocks*st.KVBlockSize, "kv_bytes_per_token", st.KVBytesPerToken, "max_model_len", e.MaxModelLen())
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	return serveUntilDone(ctx, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln)
+}
+
+// serveUntilDone serves on ln until the server fails or ctx ends, then
+// shuts it down, giving requests in flight 10 seconds.
+func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

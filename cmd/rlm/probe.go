@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/rlm-project/rlm/gateway"
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/upstream"
 )
 
 // probeForRun is the start probe of `rlm query` and `rlm eval`: one line
@@ -18,7 +18,7 @@ func probeForRun(ctx context.Context, e *gateway.Engine, ec *engineConfig, stder
 		return
 	}
 	res := e.Upstream.Probe(ctx, ec.ProbeTimeout, ec.RootModel, ec.SubModel)
-	if res.Status.Down() || res.Status == recursion.ProbeModelNotListed {
-		fmt.Fprintf(stderr, "rlm: warning: upstream %s: %s: %s\n", recursion.RedactURL(ec.Upstream), res.Status, res.Detail)
+	if res.Status.Down() || res.Status == upstream.ProbeModelNotListed {
+		fmt.Fprintf(stderr, "rlm: warning: upstream %s: %s: %s\n", upstream.RedactURL(ec.Upstream), res.Status, res.Detail)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // runQuery is `rlm query`: one RLM run from the terminal.
@@ -55,50 +56,21 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.checkDocuments(); err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	cfg.fallBackToBuiltin()
-	if cfg.wantsLocal() {
-		// Checked before the model loads: bad settings fail at once.
-		if err := ec.checkRun(); err != nil {
-			return fmt.Errorf("query: %w", err)
-		}
-		local, err := cfg.startLocalModel(stderr)
-		if err != nil {
-			return fmt.Errorf("query: %w", err)
-		}
-		defer local.Close()
-		if cfg.LocalModel == localBuiltin {
-			fmt.Fprintln(stderr, "rlm: "+builtinNotice())
-		}
-	}
-	if err := ec.check(); err != nil {
+	release, err := cfg.prepareRun(stderr)
+	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
+	defer release()
 
 	tmp, err := os.MkdirTemp("", "rlm-query-*")
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	// Context files are read as the gateway reads attachments: PDF pages
-	// become pieces, HTML its text, and other binary content is refused.
-	extractor := document.New(cfg.documentOptions())
-	defer extractor.Close()
-	var docs []recursion.Document
-	for _, c := range contexts {
-		name, path := filepath.Base(c), c
-		if c == "-" {
-			name, path = "stdin", filepath.Join(tmp, "stdin.txt")
-			if err := copyStdin(path); err != nil {
-				return fmt.Errorf("query: read context from stdin: %w", err)
-			}
-		}
-		doc, err := readContext(ctx, extractor, tmp, name, path)
-		if err != nil {
-			return fmt.Errorf("query: context %s: %w", c, err)
-		}
-		docs = append(docs, doc)
+	docs, err := readContexts(ctx, cfg, tmp, contexts)
+	if err != nil {
+		return fmt.Errorf("query: %w", err)
 	}
-
 	runLimits, maxima := cfg.runBudgets()
 	eng, err := ec.newEngine(recursion.Config{TempDir: tmp, Max: maxima})
 	if err != nil {
@@ -107,7 +79,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer eng.Close()
 	probeForRun(ctx, eng, ec, stderr)
 	req := recursion.Request{
-		Messages:  []recursion.Message{{Role: "user", Content: question}},
+		Messages:  []llm.Message{{Role: "user", Content: question}},
 		Documents: docs,
 		Sampling:  samp,
 		Limits:    runLimits,
@@ -122,8 +94,12 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	// Standard output holds answers only: a run that gave none says why on
-	// standard error, and the exit status is 1.
+	return printAnswer(stdout, stderr, res)
+}
+
+// printAnswer writes a run's answer: standard output holds answers only; a
+// run that gave none says why on standard error, and the exit status is 1.
+func printAnswer(stdout, stderr io.Writer, res recursion.Result) error {
 	if res.StopReason == recursion.StopFinal {
 		fmt.Fprintln(stdout, res.Answer)
 	}
@@ -134,6 +110,30 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("query: %s", res.Answer)
 	}
 	return nil
+}
+
+// readContexts reads the --context files as the gateway reads attachments:
+// PDF pages become pieces, HTML its text, and other binary content is
+// refused. "-" is standard input, copied into tmp first.
+func readContexts(ctx context.Context, cfg *config, tmp string, contexts []string) ([]recursion.Document, error) {
+	extractor := document.New(cfg.documentOptions())
+	defer extractor.Close()
+	var docs []recursion.Document
+	for _, c := range contexts {
+		name, path := filepath.Base(c), c
+		if c == "-" {
+			name, path = "stdin", filepath.Join(tmp, "stdin.txt")
+			if err := copyStdin(path); err != nil {
+				return nil, fmt.Errorf("read context from stdin: %w", err)
+			}
+		}
+		doc, err := readContext(ctx, extractor, tmp, name, path)
+		if err != nil {
+			return nil, fmt.Errorf("context %s: %w", c, err)
+		}
+		docs = append(docs, doc)
+	}
+	return docs, nil
 }
 
 // copyStdin streams stdin into a file, so `-` works for contexts larger than memory.

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -80,7 +81,7 @@ max_final_bytes: 1MiB
 			return c.TraceBytes == 64<<20 && c.TraceFieldBytes == 4<<20 && c.REPL.MaxBatch == 10000 && c.checkServe() == nil
 		}, ""},
 		{"upstream stream defaults", nil, nil, func(c *config) bool {
-			return !c.UpstreamStream && c.UpstreamMaxBody == recursion.DefaultMaxResponseBytes
+			return !c.UpstreamStream && c.UpstreamMaxBody == upstream.DefaultMaxResponseBytes
 		}, ""},
 		{"upstream stream", []string{"--upstream-stream"}, map[string]string{"RLM_UPSTREAM_MAX_RESPONSE_BYTES": "1MiB"}, func(c *config) bool {
 			return c.UpstreamStream && c.UpstreamMaxBody == 1<<20
@@ -159,11 +160,11 @@ func TestUpstreamStreamReachesClient(t *testing.T) {
 	defer srv.Close()
 	for _, max := range []int64{1 << 20, 16} {
 		ec := engineConfig{Upstream: srv.URL, UpstreamStream: true, UpstreamMaxBody: max}
-		c, err := recursion.NewOpenAIClient(ec.upstream())
+		c, err := upstream.New(ec.upstream())
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := c.Complete(t.Context(), recursion.CompletionRequest{Model: "m", Messages: []recursion.Message{{Role: "user", Content: "q"}}})
+		got, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "q"}}})
 		c.CloseIdleConnections()
 		if max == 16 {
 			if err == nil || !strings.Contains(err.Error(), "more than 16 bytes") {

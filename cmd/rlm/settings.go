@@ -16,6 +16,7 @@ import (
 	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/tracing"
@@ -302,8 +303,8 @@ var settingsTable = []setting{
 	{"seed", forQuery | forEval, "", "query: seed sent with every model call (OpenAI's seed), so that sampled runs repeat where the upstream honours it (the local models do), unset: none; eval: seed of the generated instances and, one derived per instance, of their model calls, unset: 1", str(func(c *config) *string { return &c.SamplingSeed })},
 	{"models", forServe, "rlm", "comma-separated model aliases clients may name, each alias or alias=upstream-model; an alias without = runs the root model", list(func(c *config) *[]string { return &c.Models })},
 	{"upstream-timeout", allCommands, "120s", "timeout of one upstream call attempt", dur(func(c *config) *time.Duration { return &c.UpstreamTimeout })},
-	{"upstream-check-after", allCommands, recursion.DefaultCheckAfter.String(), "silence of an upstream call (no response headers yet, or no byte of the body) after which rlm checks that the upstream still answers GET /models within --upstream-probe-timeout: one that does not fails the call at once, without retry (a hung upstream fails a request in about 15s); one that does is waited for, up to --upstream-timeout; 0: never checked", dur(func(c *config) *time.Duration { return &c.UpstreamCheck })},
-	{"upstream-idle-timeout", allCommands, recursion.DefaultIdleTimeout.String(), "longest silence while an upstream response body is read, once its headers arrived; the attempt then fails and is retried", dur(func(c *config) *time.Duration { return &c.UpstreamIdle })},
+	{"upstream-check-after", allCommands, upstream.DefaultCheckAfter.String(), "silence of an upstream call (no response headers yet, or no byte of the body) after which rlm checks that the upstream still answers GET /models within --upstream-probe-timeout: one that does not fails the call at once, without retry (a hung upstream fails a request in about 15s); one that does is waited for, up to --upstream-timeout; 0: never checked", dur(func(c *config) *time.Duration { return &c.UpstreamCheck })},
+	{"upstream-idle-timeout", allCommands, upstream.DefaultIdleTimeout.String(), "longest silence while an upstream response body is read, once its headers arrived; the attempt then fails and is retried", dur(func(c *config) *time.Duration { return &c.UpstreamIdle })},
 	{"upstream-stream", allCommands, "false", "call the upstream with \"stream\": true and assemble the streamed chunks: for upstreams that only stream, and proxies that cut a connection silent while a long answer is generated (the idle timeout then bounds the gap between chunks)", boolean(func(c *config) *bool { return &c.UpstreamStream })},
 	{"upstream-max-response-bytes", allCommands, "64MiB", "largest upstream response body, streamed or not (and so the longest line of a stream); a larger one fails the call without a retry", size(func(c *config) *int64 { return &c.UpstreamMaxBody })},
 	{"upstream-retries", allCommands, "4", "retries of an upstream call after 429, 5xx or connection errors", num(func(c *config) *int { return &c.UpstreamRetries })},

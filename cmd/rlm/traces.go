@@ -19,7 +19,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/rlm-project/rlm/server"
@@ -201,7 +200,7 @@ func (t *tracesArgs) list(ctx context.Context, src traceSource, stdout, stderr i
 	if t.asJSON {
 		return writeIndentJSON(stdout, page)
 	}
-	printList(stdout, page)
+	tracing.WriteList(stdout, page)
 	if len(page.Data) == 0 {
 		fmt.Fprintln(stderr, "rlm traces: no runs match")
 	}
@@ -224,7 +223,7 @@ func (t *tracesArgs) show(ctx context.Context, src traceSource, stdout io.Writer
 	if err := json.Unmarshal(b, &tr); err != nil {
 		return fmt.Errorf("decode trace %s: %w", t.id, err)
 	}
-	printTree(stdout, &tr)
+	tracing.WriteTree(stdout, &tr)
 	return nil
 }
 
@@ -535,151 +534,6 @@ func (s *localSource) Export(ctx context.Context, q url.Values, w io.Writer) (in
 func (s *localSource) Feedback(ctx context.Context, id string, score float64, label string) error {
 	_, err := s.svc.Feedback(ctx, s.owner, id, tracing.Reward{Score: score, Label: label})
 	return err
-}
-
-func printList(w io.Writer, p tracing.Page) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tMODEL\tSTATUS\tSTOP\tNODES\tSUB-CALLS\tTOKENS\tDURATION\tREWARD\tQUESTION")
-	for _, s := range p.Data {
-		reward := "-"
-		if s.Reward != nil {
-			reward = strconv.FormatFloat(s.Reward.Score, 'g', 4, 64)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04:05"),
-			modelName(s.Model, s.Models), s.Status, orDash(string(s.StopReason)), s.Nodes, s.SubCalls, s.Usage.TotalTokens, fmtMS(s.DurationMS), reward,
-			orDash(oneLine(s.Question, 60)))
-	}
-	tw.Flush()
-	if p.HasMore {
-		fmt.Fprintf(w, "more: --cursor %s\n", p.NextCursor)
-	}
-}
-
-// oneLine folds whitespace runs (newlines included) to one space and clips
-// s to max runes, so that a question fits a table row.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return s
-}
-
-// modelName shows a run's model as the caller named it, followed by the
-// upstream models that answered when those are other names (a gateway
-// alias): "rlm (gpt-5-mini)".
-func modelName(model string, upstream []string) string {
-	var other []string
-	for _, m := range upstream {
-		if m != model {
-			other = append(other, m)
-		}
-	}
-	if len(other) == 0 {
-		return orDash(model)
-	}
-	return orDash(model) + " (" + strings.Join(other, ", ") + ")"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func fmtMS(ms float64) string {
-	return (time.Duration(ms * float64(time.Millisecond))).Round(time.Millisecond).String()
-}
-
-// printTree draws the recursion tree: one line per node with its status,
-// stop reason, turns, tokens and duration; its llm_query calls summed up on
-// the line below it.
-func printTree(w io.Writer, t *tracing.Trajectory) {
-	fmt.Fprintf(w, "%s  %s", t.ID, t.Status)
-	if t.StopReason != "" {
-		fmt.Fprintf(w, " (%s)", t.StopReason)
-	}
-	fmt.Fprintf(w, "  model %s  %d nodes  %d sub-calls  %d llm calls  %d tokens  %s\n",
-		modelName(t.Model, t.Models), len(t.Nodes), t.Used.SubCalls, t.Used.LLMCalls, t.Used.Usage.TotalTokens, fmtMS(t.DurationMS))
-	if t.Error != "" {
-		fmt.Fprintf(w, "error: %s\n", t.Error)
-	}
-	children := map[string][]*tracing.Node{}
-	var roots []*tracing.Node
-	ids := map[string]bool{}
-	for _, n := range t.Nodes {
-		ids[n.ID] = true
-	}
-	for _, n := range t.Nodes {
-		if n.ParentID == "" || !ids[n.ParentID] {
-			roots = append(roots, n)
-		} else {
-			children[n.ParentID] = append(children[n.ParentID], n)
-		}
-	}
-	for _, c := range children {
-		sort.SliceStable(c, func(i, j int) bool { return c[i].Started.Before(c[j].Started) })
-	}
-	var walk func(n *tracing.Node, prefix string, last, top bool)
-	walk = func(n *tracing.Node, prefix string, last, top bool) {
-		branch, next := "├─ ", "│  "
-		if last {
-			branch, next = "└─ ", "   "
-		}
-		if top {
-			branch, next = "", ""
-		}
-		stop := string(n.StopReason)
-		if stop == "" {
-			stop = "-"
-		}
-		fmt.Fprintf(w, "%s%snode %s  depth %d  %s/%s  %d turns  %d tokens  %s", prefix, branch, n.ID, n.Depth, n.Status, stop,
-			len(n.Turns), n.Usage.TotalTokens, fmtMS(n.DurationMS))
-		if n.Answer != "" {
-			fmt.Fprintf(w, "  answer %q", oneLine(n.Answer, 40))
-		}
-		fmt.Fprintln(w)
-		inner := prefix + next
-		var llm, failed, tokens int
-		var slowest float64
-		for _, tu := range n.Turns {
-			for _, c := range tu.Cells {
-				for _, sc := range c.SubCalls {
-					if sc.Kind == "rlm" && ids[sc.ChildID] {
-						continue
-					}
-					llm++
-					tokens += sc.Usage.TotalTokens
-					slowest = max(slowest, sc.DurationMS)
-					if sc.Status != tracing.StatusCompleted {
-						failed++
-					}
-				}
-			}
-		}
-		kids := children[n.ID]
-		if llm > 0 {
-			pipe := "   "
-			if len(kids) > 0 {
-				pipe = "│  "
-			}
-			fmt.Fprintf(w, "%s%sllm_query ×%d  %d tokens  slowest %s", inner, pipe, llm, tokens, fmtMS(slowest))
-			if failed > 0 {
-				fmt.Fprintf(w, "  %d not completed", failed)
-			}
-			fmt.Fprintln(w)
-		}
-		for i, c := range kids {
-			walk(c, inner, i == len(kids)-1, false)
-		}
-	}
-	for _, r := range roots {
-		walk(r, "", true, true)
-	}
-	if t.Answer != "" {
-		fmt.Fprintf(w, "answer: %s\n", oneLine(t.Answer, 200))
-	}
 }
 
 // exportProgress passes an export through and, on a long one, says every

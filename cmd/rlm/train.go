@@ -60,7 +60,79 @@ func parseDType(s string) (safetensors.DType, error) {
 	return "", fmt.Errorf("dtype %q: want bf16 or f32", s)
 }
 
+// sftFlags are rlm train sft's flags, most of them sft.Config's fields.
+type sftFlags struct {
+	trainFlags
+	dev                               deviceSpec
+	cfg                               sft.Config
+	data, overflow, stopReasons       string
+	seqLen, loraRank                  int
+	minReward, valFraction, loraAlpha float64
+	minRewardSet                      bool
+	loraTargets                       string
+}
+
 func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseSFTFlags(args, stderr)
+	if f == nil {
+		return err
+	}
+	tok, dc, err := f.dataConfig()
+	if err != nil {
+		return err
+	}
+	be, err := f.dev.openLogged(stdout)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	m, err := model.Load(be, f.model)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	packed, st, err := data.Build(ctx, f.data, tok, dc)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	seqs, err := sft.FromPacked(packed.Train, m.Cfg.VocabSize)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	if f.cfg.Validation, err = sft.FromPacked(packed.Val, m.Cfg.VocabSize); err != nil {
+		return fmt.Errorf("train sft: validation: %w", err)
+	}
+	f.printData(stdout, st)
+	fmt.Fprintf(stdout, "model: %s, %d parameters, backend %s\n", f.model, m.NumParams(), m.Backend().Name())
+	tr, err := sft.New(m, seqs, f.cfg)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	if tr.Step() > 0 && tr.Step() < tr.TotalSteps() {
+		fmt.Fprintf(stdout, "resuming at step %d of %d from %s\n", tr.Step(), tr.TotalSteps(), f.out)
+	}
+	if f.cfg.LoRA != nil {
+		params, _, _ := m.Trainable()
+		fmt.Fprintf(stdout, "lora: rank %d, alpha %g, on %s: %d trained parameters, base weights frozen\n",
+			f.cfg.LoRA.Rank, f.cfg.LoRA.Alpha, strings.Join(f.cfg.LoRA.Targets, ","), params.Len())
+	}
+	res, err := tr.Run(ctx, stdout)
+	if err != nil {
+		return fmt.Errorf("train sft: %w", err)
+	}
+	what := "model"
+	if f.cfg.LoRA != nil {
+		what = "LoRA adapter (serve with rlm model serve --lora " + f.out + " " + f.model + ")"
+	}
+	val := ""
+	if !math.IsNaN(res.FinalValLoss) {
+		val = fmt.Sprintf(", validation loss %.4f", res.FinalValLoss)
+	}
+	fmt.Fprintf(stdout, "done: %d steps, final loss %.4f%s, %s in %s, loss chart %s\n",
+		res.Steps, res.FinalLoss, val, what, f.out, filepath.Join(f.out, "loss.svg"))
+	return nil
+}
+
+// parseSFTFlags returns nil and no error for -h.
+func parseSFTFlags(args []string, stderr io.Writer) (*sftFlags, error) {
 	fs := flag.NewFlagSet("rlm train sft", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -73,165 +145,112 @@ See docs/training.md. Flags:
 `)
 		printFlags(stderr, fs, nil)
 	}
-	def := sft.DefaultConfig()
-	modelDir := fs.String("model", "", "Hugging Face Qwen3 checkpoint `directory` to start from (config.json, *.safetensors, tokenizer.json); required")
-	dataPath := fs.String("data", "", "SFT JSONL `file` (docs/tokenizer.md, \"SFT data format\"); required")
-	out := fs.String("out", "", "output `directory`: checkpoints, final model, trainer_state.json, loss.svg; required")
-	seqLen := fs.Int("seq-len", 2048, "tokens per packed sequence")
-	overflow := fs.String("overflow", "truncate", "samples longer than --seq-len: truncate (from the middle: old REPL outputs first, never the system prompt, the question or a trained turn) or drop")
-	minReward := fs.Float64("min-reward", 0, "drop samples whose reward is lower or missing (only when set)")
-	stopReasons := fs.String("stop-reasons", "", "comma-separated stop reasons to keep (empty keeps all)")
-	valFraction := fs.Float64("val-fraction", -1, "fraction of the samples held out for the validation loss, chosen by --seed (-1: 0.05 when there are at least 20 samples, else none; 0: none)")
-	fs.IntVar(&def.ValEvery, "val-every", 0, "steps between validation losses, also computed at the end (0: every tenth of the run)")
-	fs.Float64Var(&def.LR, "lr", def.LR, "peak learning rate")
-	fs.Float64Var(&def.MinLRRatio, "min-lr-ratio", def.MinLRRatio, "final learning rate of the cosine schedule, as a fraction of --lr")
-	fs.IntVar(&def.WarmupSteps, "warmup", def.WarmupSteps, "linear warmup steps")
-	fs.IntVar(&def.Epochs, "epochs", def.Epochs, "passes over the data (when --steps is 0)")
-	fs.IntVar(&def.Steps, "steps", 0, "optimizer steps (overrides --epochs when > 0)")
-	fs.IntVar(&def.ExtendSteps, "extend-steps", 0, "train this many steps past the schedule's last step at its final learning rate (--lr x --min-lr-ratio); continues a finished run in --out from its final step (keep its other flags)")
-	fs.IntVar(&def.BatchSize, "batch-size", def.BatchSize, "sequences per micro-batch")
-	fs.IntVar(&def.GradAccum, "grad-accum", def.GradAccum, "micro-batches per optimizer step")
-	fs.Float64Var(&def.WeightDecay, "weight-decay", def.WeightDecay, "AdamW decoupled weight decay (weight matrices only)")
-	fs.Float64Var(&def.Beta1, "beta1", def.Beta1, "AdamW beta1")
-	fs.Float64Var(&def.Beta2, "beta2", def.Beta2, "AdamW beta2")
-	fs.Float64Var(&def.Eps, "adam-eps", def.Eps, "AdamW epsilon")
-	fs.Float64Var(&def.ClipNorm, "clip", def.ClipNorm, "global gradient-norm clipping threshold (0 disables)")
-	fs.BoolVar(&def.CheckpointActivations, "checkpoint-activations", false, "keep only each layer's input in the forward pass and recompute the layer in backward: ~8x less activation memory for ~1/3 more compute")
-	loraRank := fs.Int("lora-rank", 0, "train LoRA adapters of this rank with the base weights frozen (0: full fine-tune); the adapter is saved in PEFT's layout")
-	loraAlpha := fs.Float64("lora-alpha", 0, "LoRA alpha; the update is scaled by alpha/rank (0: twice --lora-rank)")
-	loraTargets := fs.String("lora-targets", strings.Join(model.DefaultLoRATargets, ","), "comma-separated linear layers that get adapters: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj")
-	fs.Uint64Var(&def.Seed, "seed", def.Seed, "seed for data order; same seed, data and flags give the same run")
-	fs.IntVar(&def.CheckpointEvery, "checkpoint-every", 100, "steps between checkpoints (0: only at the end)")
-	fs.IntVar(&def.KeepCheckpoints, "keep-checkpoints", def.KeepCheckpoints, "checkpoint directories to keep")
-	fs.IntVar(&def.StopAfter, "stop-after", 0, "end after this step with a checkpoint (to split a run into jobs, or keep an early checkpoint of the schedule)")
-	fs.IntVar(&def.LogEvery, "log-every", def.LogEvery, "steps between progress lines")
-	dtype := fs.String("dtype", "bf16", "`dtype` of the final model: bf16 or f32 (checkpoints are always f32)")
-	resume := fs.Bool("resume", true, "continue from the newest checkpoint in --out when there is one; a different schedule, optimizer or data setting is refused")
-	device := fs.String("device", "auto", "where to train: auto (a GPU when there is one), cpu, cuda or cuda:N")
-	precision := fs.String("precision", "bf16", "CUDA arithmetic of matrix products and attention: bf16, tf32 or fp32 (weights and optimizer stay float32)")
+	f := &sftFlags{cfg: sft.DefaultConfig()}
+	c := &f.cfg
+	c.CheckpointEvery = 100
+	f.trainFlags.register(fs, "checkpoints, final model, trainer_state.json, loss.svg",
+		"continue from the newest checkpoint in --out when there is one; a different schedule, optimizer or data setting is refused")
+	optimizer{&c.LR, &c.MinLRRatio, &c.WeightDecay, &c.Beta1, &c.Beta2, &c.Eps, &c.ClipNorm,
+		&c.WarmupSteps, &c.CheckpointEvery, &c.KeepCheckpoints, &c.LogEvery, &c.StopAfter, &c.Seed}.register(fs)
+	fs.StringVar(&f.data, "data", "", "SFT JSONL `file` (docs/tokenizer.md, \"SFT data format\"); required")
+	fs.IntVar(&f.seqLen, "seq-len", 2048, "tokens per packed sequence")
+	fs.StringVar(&f.overflow, "overflow", "truncate", "samples longer than --seq-len: truncate (from the middle: old REPL outputs first, never the system prompt, the question or a trained turn) or drop")
+	fs.Float64Var(&f.minReward, "min-reward", 0, "drop samples whose reward is lower or missing (only when set)")
+	fs.StringVar(&f.stopReasons, "stop-reasons", "", "comma-separated stop reasons to keep (empty keeps all)")
+	fs.Float64Var(&f.valFraction, "val-fraction", -1, "fraction of the samples held out for the validation loss, chosen by --seed (-1: 0.05 when there are at least 20 samples, else none; 0: none)")
+	fs.IntVar(&c.ValEvery, "val-every", 0, "steps between validation losses, also computed at the end (0: every tenth of the run)")
+	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "passes over the data (when --steps is 0)")
+	fs.IntVar(&c.Steps, "steps", 0, "optimizer steps (overrides --epochs when > 0)")
+	fs.IntVar(&c.ExtendSteps, "extend-steps", 0, "train this many steps past the schedule's last step at its final learning rate (--lr x --min-lr-ratio); continues a finished run in --out from its final step (keep its other flags)")
+	fs.IntVar(&c.BatchSize, "batch-size", c.BatchSize, "sequences per micro-batch")
+	fs.IntVar(&c.GradAccum, "grad-accum", c.GradAccum, "micro-batches per optimizer step")
+	fs.BoolVar(&c.CheckpointActivations, "checkpoint-activations", false, "keep only each layer's input in the forward pass and recompute the layer in backward: ~8x less activation memory for ~1/3 more compute")
+	fs.IntVar(&f.loraRank, "lora-rank", 0, "train LoRA adapters of this rank with the base weights frozen (0: full fine-tune); the adapter is saved in PEFT's layout")
+	fs.Float64Var(&f.loraAlpha, "lora-alpha", 0, "LoRA alpha; the update is scaled by alpha/rank (0: twice --lora-rank)")
+	fs.StringVar(&f.loraTargets, "lora-targets", strings.Join(model.DefaultLoRATargets, ","), "comma-separated linear layers that get adapters: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj")
 	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil
+			return nil, nil
 		}
-		return err
+		return nil, err
 	}
-	if *modelDir == "" || *dataPath == "" || *out == "" {
+	if f.model == "" || f.data == "" || f.out == "" {
 		fmt.Fprintln(stderr, "rlm train sft: --model, --data and --out are required")
 		fs.Usage()
-		return errUsage
+		return nil, errUsage
 	}
+	f.minRewardSet = flagSet(fs, "min-reward")
+	return f, f.check()
+}
+
+// check validates the flags and fills in the rest of the trainer config.
+func (f *sftFlags) check() error {
 	var err error
-	if def.SaveDType, err = parseDType(*dtype); err != nil {
-		return badFlag("train sft: %w", err)
+	c := &f.cfg
+	if c.SaveDType, f.dev, err = f.trainFlags.check("train sft"); err != nil {
+		return err
 	}
-	def.OutDir, def.Resume, def.TokenizerFrom = *out, *resume, *modelDir
-	if *loraRank < 0 || *loraAlpha < 0 {
+	c.OutDir, c.Resume, c.TokenizerFrom = f.out, f.resume, f.model
+	if f.loraRank < 0 || f.loraAlpha < 0 {
 		return badFlag("train sft: --lora-rank and --lora-alpha must not be negative")
 	}
-	if *loraRank > 0 {
-		lc := &model.LoRAConfig{Rank: *loraRank, Alpha: *loraAlpha, Seed: def.Seed}
+	if f.loraRank > 0 {
+		lc := &model.LoRAConfig{Rank: f.loraRank, Alpha: f.loraAlpha, Seed: c.Seed}
 		if lc.Alpha == 0 {
 			lc.Alpha = 2 * float64(lc.Rank)
 		}
-		for _, name := range strings.Split(*loraTargets, ",") {
+		for _, name := range strings.Split(f.loraTargets, ",") {
 			if name = strings.TrimSpace(name); name != "" {
 				lc.Targets = append(lc.Targets, name)
 			}
 		}
-		def.LoRA, def.BaseModel = lc, *modelDir
+		c.LoRA, c.BaseModel = lc, f.model
 	}
-	if *valFraction >= 1 || (*valFraction < 0 && *valFraction != -1) {
-		return badFlag("train sft: --val-fraction %g: want -1 (auto) or a fraction in [0,1)", *valFraction)
+	if f.valFraction >= 1 || (f.valFraction < 0 && f.valFraction != -1) {
+		return badFlag("train sft: --val-fraction %g: want -1 (auto) or a fraction in [0,1)", f.valFraction)
 	}
-	dev, err := parseDevice(*device, *precision)
-	if err != nil {
-		return badFlag("train sft: %w", err)
+	if f.overflow != "truncate" && f.overflow != "drop" {
+		return badFlag("train sft: --overflow %q: want truncate or drop", f.overflow)
 	}
+	return nil
+}
 
-	tok, err := tokenizer.Load(*modelDir)
+// dataConfig loads the tokenizer and says how samples become sequences.
+func (f *sftFlags) dataConfig() (*tokenizer.Tokenizer, data.Config, error) {
+	tok, err := tokenizer.Load(f.model)
 	if err != nil {
-		return fmt.Errorf("train sft: %w", err)
+		return nil, data.Config{}, fmt.Errorf("train sft: %w", err)
 	}
 	pad, ok := tok.TokenID("<|endoftext|>")
 	if !ok {
-		return fmt.Errorf("train sft: tokenizer has no <|endoftext|> token to pad with")
+		return nil, data.Config{}, fmt.Errorf("train sft: tokenizer has no <|endoftext|> token to pad with")
 	}
-	dc := data.Config{Seed: def.Seed, Pack: data.PackConfig{SeqLen: *seqLen, PadID: pad}, ValFraction: *valFraction}
-	switch *overflow {
-	case "truncate":
-		dc.Pack.Overflow = data.Truncate
-	case "drop":
+	dc := data.Config{Seed: f.cfg.Seed, Pack: data.PackConfig{SeqLen: f.seqLen, PadID: pad, Overflow: data.Truncate}, ValFraction: f.valFraction}
+	if f.overflow == "drop" {
 		dc.Pack.Overflow = data.Drop
-	default:
-		return badFlag("train sft: --overflow %q: want truncate or drop", *overflow)
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "min-reward" {
-			dc.Filter.MinReward = minReward
-		}
-	})
-	if *stopReasons != "" {
-		dc.Filter.StopReasons = strings.Split(*stopReasons, ",")
+	if f.minRewardSet {
+		dc.Filter.MinReward = &f.minReward
 	}
-	be, err := dev.openLogged(stdout)
-	if err != nil {
-		return fmt.Errorf("train sft: %w", err)
+	if f.stopReasons != "" {
+		dc.Filter.StopReasons = strings.Split(f.stopReasons, ",")
 	}
-	m, err := model.Load(be, *modelDir)
-	if err != nil {
-		return fmt.Errorf("train sft: %w", err)
-	}
-	packed, st, err := data.Build(ctx, *dataPath, tok, dc)
-	if err != nil {
-		return fmt.Errorf("train sft: %w", err)
-	}
-	seqs, err := sft.FromPacked(packed.Train, m.Cfg.VocabSize)
-	if err != nil {
-		return fmt.Errorf("train sft: %w", err)
-	}
-	if def.Validation, err = sft.FromPacked(packed.Val, m.Cfg.VocabSize); err != nil {
-		return fmt.Errorf("train sft: validation: %w", err)
-	}
-	fmt.Fprintf(stdout, "data: %d samples read, %d kept; %d sequences of %d tokens, %d trained tokens, %d truncated, %d dropped (%d too long, %d with nothing to train)\n",
-		st.Read.Samples, st.Read.Kept, st.Pack.Sequences, *seqLen, st.Pack.TrainedTokens, st.Pack.Truncated, st.Pack.TooLong+st.Pack.NothingToTrain, st.Pack.TooLong, st.Pack.NothingToTrain)
-	if f := st.Pack.FitStats; f.Truncated > 0 {
-		fmt.Fprintf(stdout, "cut: %d samples shortened from the middle to fit --seq-len: %d old REPL outputs cut, %d messages elided, %d tokens cut (system prompts, questions and trained turns kept)\n",
-			f.Truncated, f.OutputsCut, f.MessagesElided, f.TokensCut)
+	return tok, dc, nil
+}
+
+func (f *sftFlags) printData(w io.Writer, st data.Stats) {
+	fmt.Fprintf(w, "data: %d samples read, %d kept; %d sequences of %d tokens, %d trained tokens, %d truncated, %d dropped (%d too long, %d with nothing to train)\n",
+		st.Read.Samples, st.Read.Kept, st.Pack.Sequences, f.seqLen, st.Pack.TrainedTokens, st.Pack.Truncated, st.Pack.TooLong+st.Pack.NothingToTrain, st.Pack.TooLong, st.Pack.NothingToTrain)
+	if fs := st.Pack.FitStats; fs.Truncated > 0 {
+		fmt.Fprintf(w, "cut: %d samples shortened from the middle to fit --seq-len: %d old REPL outputs cut, %d messages elided, %d tokens cut (system prompts, questions and trained turns kept)\n",
+			fs.Truncated, fs.OutputsCut, fs.MessagesElided, fs.TokensCut)
 	}
 	if st.ValSamples > 0 {
-		fmt.Fprintf(stdout, "validation: %d samples held out (never trained on), %d sequences, %d tokens scored, %d truncated, %d dropped\n",
+		fmt.Fprintf(w, "validation: %d samples held out (never trained on), %d sequences, %d tokens scored, %d truncated, %d dropped\n",
 			st.ValSamples, st.Val.Sequences, st.Val.TrainedTokens, st.Val.Truncated, st.Val.TooLong+st.Val.NothingToTrain)
 	} else {
-		fmt.Fprintf(stdout, "validation: none (--val-fraction %g, %d samples)\n", *valFraction, st.Read.Kept)
+		fmt.Fprintf(w, "validation: none (--val-fraction %g, %d samples)\n", f.valFraction, st.Read.Kept)
 	}
-	fmt.Fprintf(stdout, "model: %s, %d parameters, backend %s\n", *modelDir, m.NumParams(), m.Backend().Name())
-	tr, err := sft.New(m, seqs, def)
-	if err != nil {
-		return fmt.Errorf("train sft: %w", err)
-	}
-	if tr.Step() > 0 && tr.Step() < tr.TotalSteps() {
-		fmt.Fprintf(stdout, "resuming at step %d of %d from %s\n", tr.Step(), tr.TotalSteps(), *out)
-	}
-	if def.LoRA != nil {
-		params, _, _ := m.Trainable()
-		fmt.Fprintf(stdout, "lora: rank %d, alpha %g, on %s: %d trained parameters, base weights frozen\n",
-			def.LoRA.Rank, def.LoRA.Alpha, strings.Join(def.LoRA.Targets, ","), params.Len())
-	}
-	res, err := tr.Run(ctx, stdout)
-	if err != nil {
-		return fmt.Errorf("train sft: %w", err)
-	}
-	what := "model"
-	if def.LoRA != nil {
-		what = "LoRA adapter (serve with rlm model serve --lora " + *out + " " + *modelDir + ")"
-	}
-	val := ""
-	if !math.IsNaN(res.FinalValLoss) {
-		val = fmt.Sprintf(", validation loss %.4f", res.FinalValLoss)
-	}
-	fmt.Fprintf(stdout, "done: %d steps, final loss %.4f%s, %s in %s, loss chart %s\n",
-		res.Steps, res.FinalLoss, val, what, *out, filepath.Join(*out, "loss.svg"))
-	return nil
 }
 
 func runTrainInit(args []string, stdout, stderr io.Writer) error {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/upstream"
 )
 
 // The upstreams in these tests are test doubles over real HTTP (and TCP),
@@ -269,7 +269,7 @@ func TestServeSilentUpstreamFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	bound := cfg.UpstreamCheck + cfg.ProbeTimeout
-	if cfg.UpstreamCheck != recursion.DefaultCheckAfter || cfg.UpstreamCheck <= 0 || bound > 20*time.Second {
+	if cfg.UpstreamCheck != upstream.DefaultCheckAfter || cfg.UpstreamCheck <= 0 || bound > 20*time.Second {
 		t.Fatalf("defaults: --upstream-check-after %v, --upstream-probe-timeout %v: a silent upstream would hold a request %v", cfg.UpstreamCheck, cfg.ProbeTimeout, bound)
 	}
 	s := startServe(t, "--upstream", upstreamDouble(t, nil), "--root-model", "root-model", "--api-key", clientKey)

@@ -1,5 +1,5 @@
 // Package client is the RLM engine's model client over an in-process
-// inference engine: recursion.ModelClient with no HTTP hop. rlm serve,
+// inference engine: llm.Client with no HTTP hop. rlm serve,
 // query and eval use it for --local-model (and the built-in model), and the
 // RL trainer for its policy, with hooks that seed each call and record what
 // it sampled.
@@ -13,11 +13,11 @@ import (
 
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/model/tokenizer"
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // Client answers every model name with its engine (root and sub-model are
-// one model). Its errors are recursion.UpstreamErrors with the statuses an
+// one model). Its errors are llm.Errors with the statuses an
 // OpenAI-compatible server would give, so that the gateway answers them as
 // it answers an upstream's.
 type Client struct {
@@ -33,20 +33,20 @@ type Client struct {
 }
 
 var (
-	_ recursion.ModelClient    = (*Client)(nil)
-	_ recursion.RequestChecker = (*Client)(nil)
+	_ llm.Client         = (*Client)(nil)
+	_ llm.RequestChecker = (*Client)(nil)
 )
 
 // Complete renders the messages with the chat template, generates, and
 // reports usage and logprobs as an OpenAI upstream would.
-func (c *Client) Complete(ctx context.Context, req recursion.CompletionRequest) (recursion.Completion, error) {
+func (c *Client) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
 	msgs := make([]tokenizer.Message, len(req.Messages))
 	for i, m := range req.Messages {
 		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content}
 	}
 	prompt, err := c.Engine.EncodeChat(msgs)
 	if err != nil {
-		return recursion.Completion{}, c.fail(http.StatusBadRequest, err)
+		return llm.Completion{}, c.fail(http.StatusBadRequest, err)
 	}
 	r := inference.Request{Prompt: prompt, Stop: req.Sampling.Stop}
 	s := req.Sampling
@@ -67,13 +67,13 @@ func (c *Client) Complete(ctx context.Context, req recursion.CompletionRequest) 
 	r.Logprobs = req.Logprobs
 	if c.Prepare != nil {
 		if err := c.Prepare(ctx, &r); err != nil {
-			return recursion.Completion{}, err
+			return llm.Completion{}, err
 		}
 	}
 	res, err := c.Engine.Generate(ctx, r, nil)
 	if err != nil {
 		if ctx.Err() != nil {
-			return recursion.Completion{}, fmt.Errorf("%s: %w", c.name(), context.Cause(ctx))
+			return llm.Completion{}, fmt.Errorf("%s: %w", c.name(), context.Cause(ctx))
 		}
 		status := http.StatusInternalServerError
 		var re *inference.RequestError
@@ -85,18 +85,18 @@ func (c *Client) Complete(ctx context.Context, req recursion.CompletionRequest) 
 		case errors.Is(err, inference.ErrClosed):
 			status = http.StatusServiceUnavailable
 		}
-		return recursion.Completion{}, c.fail(status, err)
+		return llm.Completion{}, c.fail(status, err)
 	}
 	if c.Done != nil {
 		c.Done(ctx, r, res)
 	}
-	out := recursion.Completion{Model: c.Engine.Name(), Content: res.Text, FinishReason: res.FinishReason,
-		Usage: recursion.Usage{PromptTokens: len(res.PromptTokens), CompletionTokens: len(res.Tokens),
+	out := llm.Completion{Model: c.Engine.Name(), Content: res.Text, FinishReason: res.FinishReason,
+		Usage: llm.Usage{PromptTokens: len(res.PromptTokens), CompletionTokens: len(res.Tokens),
 			TotalTokens: len(res.PromptTokens) + len(res.Tokens)}}
 	if req.Logprobs {
 		for _, t := range res.Tokens {
 			b := c.Engine.Tokenizer().TokenBytes(int(t.ID))
-			out.Logprobs = append(out.Logprobs, recursion.TokenLogprob{Token: string(b), Logprob: t.Logprob, Bytes: b})
+			out.Logprobs = append(out.Logprobs, llm.TokenLogprob{Token: string(b), Logprob: t.Logprob, Bytes: b})
 		}
 	}
 	return out, nil
@@ -108,7 +108,7 @@ func (c *Client) Complete(ctx context.Context, req recursion.CompletionRequest) 
 // is context_length_exceeded, as `rlm model serve` answers it, so that the
 // gateway can answer 400 rather than 502.
 func (c *Client) fail(status int, err error) error {
-	ue := &recursion.UpstreamError{Upstream: c.name(), Attempts: 1, Status: status, Reason: err.Error(), Err: err}
+	ue := &llm.Error{Upstream: c.name(), Attempts: 1, Status: status, Reason: err.Error(), Err: err}
 	var re *inference.RequestError
 	if errors.As(err, &re) {
 		ue.Param, ue.Message = re.Param, re.Msg
@@ -126,13 +126,13 @@ func (c *Client) name() string { return "local model " + c.Engine.Name() }
 // refuse it first and answer 200 with no answer, where the client is at
 // fault. One that fits alone but not with the prompt is refused by the
 // first turn (see fail).
-func (c *Client) CheckRequest(model string, s recursion.Sampling) error {
+func (c *Client) CheckRequest(model string, s llm.Sampling) error {
 	limit := c.Engine.MaxModelLen()
 	if s.MaxTokens == nil || *s.MaxTokens < limit {
 		return nil
 	}
 	msg := fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens for the completion alone, "+
 		"which leaves no room for the prompt. Please reduce the completion length.", limit, *s.MaxTokens)
-	return &recursion.UpstreamError{Upstream: c.name(), Status: http.StatusBadRequest, Code: "context_length_exceeded",
+	return &llm.Error{Upstream: c.name(), Status: http.StatusBadRequest, Code: "context_length_exceeded",
 		Param: "max_tokens", Message: msg, Reason: msg}
 }

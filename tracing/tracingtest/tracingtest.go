@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // Shape describes a synthetic run.
@@ -135,7 +136,7 @@ func (e *emitter) emit(ev recursion.Event) {
 }
 
 // node emits one RLM node starting at t and returns its usage and end time.
-func (e *emitter) node(id, parent string, depth, turns int, prompt string, t time.Time) (recursion.Usage, time.Time) {
+func (e *emitter) node(id, parent string, depth, turns int, prompt string, t time.Time) (llm.Usage, time.Time) {
 	s := e.s
 	base := recursion.Event{NodeID: id, ParentID: parent, Depth: depth}
 	ev := base
@@ -145,11 +146,11 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 	if depth > 0 {
 		model = s.SubModel
 	}
-	msgs := []recursion.Message{
+	msgs := []llm.Message{
 		{Role: "system", Content: "You are an RLM. The context is in the REPL variable `context`."},
 		{Role: "user", Content: prompt},
 	}
-	var total recursion.Usage
+	var total llm.Usage
 	cut := depth == 0 && (s.Stop == recursion.StopCancelled || s.Stop == recursion.StopUpstreamError)
 	for turn := 1; turn <= turns; turn++ {
 		ev := base
@@ -166,14 +167,14 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 			latency = s.ChildLatency(id)
 		}
 		t = t.Add(latency)
-		usage := recursion.Usage{PromptTokens: 100 * turn, CompletionTokens: 20, TotalTokens: 100*turn + 20}
+		usage := llm.Usage{PromptTokens: 100 * turn, CompletionTokens: 20, TotalTokens: 100*turn + 20}
 		total = total.Add(usage)
 		ev = base
 		ev.Kind, ev.Time, ev.Turn = recursion.EventModelCall, t, turn
 		ev.Model = &recursion.ModelCallEvent{
-			Model: model, ResponseModel: model + "-2026-11-01", Messages: append([]recursion.Message(nil), msgs...), Response: resp, FinishReason: "stop",
+			Model: model, ResponseModel: model + "-2026-11-01", Messages: append([]llm.Message(nil), msgs...), Response: resp, FinishReason: "stop",
 			Usage: usage, Latency: latency,
-			Logprobs: []recursion.TokenLogprob{{Token: "Let", Logprob: -0.1}, {Token: " me", Logprob: -0.2}},
+			Logprobs: []llm.TokenLogprob{{Token: "Let", Logprob: -0.1}, {Token: " me", Logprob: -0.2}},
 		}
 		e.emit(ev)
 		if cut && turn == turns {
@@ -184,7 +185,7 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 		ev.CellRun = &recursion.CellEvent{Code: code}
 		e.emit(ev)
 		cellStart := t
-		var u recursion.Usage
+		var u llm.Usage
 		u, t = e.subCalls(base, turn, t)
 		total = total.Add(u)
 		t = t.Add(10 * time.Millisecond)
@@ -197,8 +198,8 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 			ev.CellRun.Final = &a
 		}
 		e.emit(ev)
-		msgs = append(msgs, recursion.Message{Role: "assistant", Content: resp},
-			recursion.Message{Role: "user", Content: "Output:\n" + out})
+		msgs = append(msgs, llm.Message{Role: "assistant", Content: resp},
+			llm.Message{Role: "user", Content: "Output:\n" + out})
 	}
 	stop := recursion.StopFinal
 	answer := e.answer(id)
@@ -217,14 +218,14 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 
 // subCalls emits the sub-calls of one cell, all started at t and running
 // side by side, and returns their usage and when the last one ended.
-func (e *emitter) subCalls(base recursion.Event, turn int, t time.Time) (recursion.Usage, time.Time) {
+func (e *emitter) subCalls(base recursion.Event, turn int, t time.Time) (llm.Usage, time.Time) {
 	s := e.s
 	kind, n := "llm", s.LLMPerCell
 	if base.Depth < s.Depth {
 		kind, n = "rlm", s.Fanout
 	}
 	type result struct {
-		u   recursion.Usage
+		u   llm.Usage
 		end time.Time
 	}
 	results := make([]result, n)
@@ -241,7 +242,7 @@ func (e *emitter) subCalls(base recursion.Event, turn int, t time.Time) (recursi
 		ev := base
 		ev.Kind, ev.Time, ev.Turn, ev.Cell, ev.SubCall = recursion.EventSubCallStart, start, turn, 1, sc
 		e.emit(ev)
-		var u recursion.Usage
+		var u llm.Usage
 		var end time.Time
 		resp := "summary of part " + strconv.Itoa(i+1)
 		if kind == "rlm" {
@@ -250,16 +251,16 @@ func (e *emitter) subCalls(base recursion.Event, turn int, t time.Time) (recursi
 		} else {
 			lat := time.Duration(50+10*(i%5)) * time.Millisecond
 			end = start.Add(lat)
-			u = recursion.Usage{PromptTokens: 30, CompletionTokens: 8, TotalTokens: 38}
+			u = llm.Usage{PromptTokens: 30, CompletionTokens: 8, TotalTokens: 38}
 		}
 		ev = base
 		ev.Kind, ev.Time, ev.Turn, ev.Cell = recursion.EventSubCallEnd, end, turn, 1
 		ev.SubCall = &recursion.SubCallEvent{ID: id, Kind: kind, ChildID: child, Prompt: prompt, Response: resp, Usage: u, Duration: end.Sub(start)}
 		if kind == "llm" {
 			// As the engine does: an llm_query's model call rides on its end event.
-			ev.Model = &recursion.ModelCallEvent{Model: s.SubModel, Messages: []recursion.Message{{Role: "user", Content: prompt}},
+			ev.Model = &recursion.ModelCallEvent{Model: s.SubModel, Messages: []llm.Message{{Role: "user", Content: prompt}},
 				Response: resp, FinishReason: "stop", Usage: u, Latency: end.Sub(start),
-				Logprobs: []recursion.TokenLogprob{{Token: "summary", Logprob: -0.5}}}
+				Logprobs: []llm.TokenLogprob{{Token: "summary", Logprob: -0.5}}}
 		}
 		e.emit(ev)
 		results[i] = result{u, end}
@@ -275,7 +276,7 @@ func (e *emitter) subCalls(base recursion.Event, turn int, t time.Time) (recursi
 			one(i)
 		}
 	}
-	var total recursion.Usage
+	var total llm.Usage
 	last := t
 	for _, r := range results {
 		total = total.Add(r.u)

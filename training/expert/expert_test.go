@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -32,7 +33,7 @@ func runExpert(t *testing.T, cfg eval.Config) []eval.Result {
 	t.Cleanup(func() { pool.Close() })
 	srv := httptest.NewServer(Policy{Seed: 1}.Handler())
 	t.Cleanup(srv.Close)
-	client, err := recursion.NewOpenAIClient(recursion.UpstreamConfig{Name: "expert", BaseURL: srv.URL + "/v1"})
+	client, err := upstream.New(upstream.Config{Name: "expert", BaseURL: srv.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}

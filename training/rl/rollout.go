@@ -16,6 +16,7 @@ import (
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/inference/client"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // Tracer stores rollouts as trajectories (the gateway's store, viewable in
@@ -61,7 +62,7 @@ func policyClient(e *inference.Engine, maxTokens int, temperature float64) *clie
 				rec.mu.Unlock()
 				return fmt.Errorf("rl: prompt of %d tokens leaves no room in the context window of %d (see --seq-len)", len(r.Prompt), e.MaxModelLen())
 			}
-			info, _ := recursion.CallFrom(ctx)
+			info, _ := llm.CallFrom(ctx)
 			seed := callSeed(rec.seed, info, r.Prompt)
 			r.MaxTokens = maxTok
 			r.Sampling = inference.Sampling{Temperature: temperature, Seed: &seed, Logprobs: true, TemperedLogprobs: true}
@@ -69,7 +70,7 @@ func policyClient(e *inference.Engine, maxTokens int, temperature float64) *clie
 		},
 		Done: func(ctx context.Context, r inference.Request, res inference.Result) {
 			rec := ctx.Value(recorderKey{}).(*recorder) // Prepare checked it
-			info, _ := recursion.CallFrom(ctx)
+			info, _ := llm.CallFrom(ctx)
 			cl := call{Info: info, Prompt: r.Prompt, Tokens: make([]int32, len(res.Tokens)), Logprobs: make([]float64, len(res.Tokens))}
 			for i, t := range res.Tokens {
 				cl.Tokens[i], cl.Logprobs[i] = t.ID, t.Logprob
@@ -84,7 +85,7 @@ func policyClient(e *inference.Engine, maxTokens int, temperature float64) *clie
 // callSeed derives a call's sampling seed from its rollout's seed and what
 // the call is, not from when it runs, so concurrent sub-calls sample the
 // same tokens in every run.
-func callSeed(rollout uint64, info recursion.CallInfo, prompt []int32) uint64 {
+func callSeed(rollout uint64, info llm.CallInfo, prompt []int32) uint64 {
 	h := fnv.New64a()
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], rollout)

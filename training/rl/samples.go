@@ -5,12 +5,12 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // call is one model call of a rollout as the inference engine ran it.
 type call struct {
-	Info     recursion.CallInfo
+	Info     llm.CallInfo
 	Prompt   []int32
 	Tokens   []int32 // sampled, the ending token included
 	Logprobs []float64
@@ -30,23 +30,23 @@ type call struct {
 func buildSamples(calls []call, rootOnly bool) []Sample {
 	type group struct {
 		depth int
-		kind  recursion.CallKind
+		kind  llm.CallKind
 		calls []call
 	}
 	byNode := map[string]*group{}
 	var groups []*group
 	for _, c := range calls {
-		if rootOnly && (c.Info.Depth > 0 || c.Info.Kind != recursion.CallTurn) {
+		if rootOnly && (c.Info.Depth > 0 || c.Info.Kind != llm.CallTurn) {
 			continue
 		}
-		if c.Info.Kind == recursion.CallTurn {
+		if c.Info.Kind == llm.CallTurn {
 			if g := byNode[c.Info.NodeID]; g != nil {
 				g.calls = append(g.calls, c)
 				continue
 			}
 		}
 		g := &group{depth: c.Info.Depth, kind: c.Info.Kind, calls: []call{c}}
-		if c.Info.Kind == recursion.CallTurn {
+		if c.Info.Kind == llm.CallTurn {
 			byNode[c.Info.NodeID] = g
 		}
 		groups = append(groups, g)
@@ -60,7 +60,7 @@ func buildSamples(calls []call, rootOnly bool) []Sample {
 			return a.depth < b.depth
 		}
 		if a.kind != b.kind {
-			return a.kind == recursion.CallTurn // a node's turns before its sub-calls
+			return a.kind == llm.CallTurn // a node's turns before its sub-calls
 		}
 		if c := slices.Compare(a.calls[0].Prompt, b.calls[0].Prompt); c != 0 {
 			return c < 0

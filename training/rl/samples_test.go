@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 func TestAdvantages(t *testing.T) {
@@ -42,7 +42,7 @@ func turn(node string, depth, n int, prompt, toks []int32) call {
 	for i := range lps {
 		lps[i] = -float64(toks[i]) / 10
 	}
-	return call{Info: recursion.CallInfo{NodeID: node, Depth: depth, Turn: n, Kind: recursion.CallTurn}, Prompt: prompt, Tokens: toks, Logprobs: lps}
+	return call{Info: llm.CallInfo{NodeID: node, Depth: depth, Turn: n, Kind: llm.CallTurn}, Prompt: prompt, Tokens: toks, Logprobs: lps}
 }
 
 func TestBuildSamples(t *testing.T) {
@@ -50,7 +50,7 @@ func TestBuildSamples(t *testing.T) {
 	root2 := turn("r", 0, 2, []int32{1, 2, 3, 4, 5, 6, 7}, []int32{8})        // extends turn 1
 	root3 := turn("r", 0, 3, []int32{1, 2, 3, 4, 9, 6, 7, 8, 6}, []int32{10}) // re-rendered: does not
 	child := turn("c", 1, 1, []int32{1, 11}, []int32{12})
-	sub := call{Info: recursion.CallInfo{NodeID: "r", Turn: 2, Kind: recursion.CallLLMQuery}, Prompt: []int32{13}, Tokens: []int32{14}, Logprobs: []float64{-0.5}}
+	sub := call{Info: llm.CallInfo{NodeID: "r", Turn: 2, Kind: llm.CallLLMQuery}, Prompt: []int32{13}, Tokens: []int32{14}, Logprobs: []float64{-0.5}}
 	// Out of order, as concurrent calls arrive.
 	calls := []call{sub, root3, child, root2, root1}
 

@@ -1,4 +1,4 @@
-package recursion
+package upstream
 
 import (
 	"context"
@@ -50,7 +50,7 @@ type ProbeResult struct {
 // Probe asks the upstream for its models (GET BASE/models) within timeout,
 // and checks that each of models is listed. It never retries: it is a
 // health check, not a call.
-func (c *OpenAIClient) Probe(ctx context.Context, timeout time.Duration, models ...string) ProbeResult {
+func (c *Client) Probe(ctx context.Context, timeout time.Duration, models ...string) ProbeResult {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()

@@ -1,4 +1,4 @@
-package recursion
+package upstream
 
 import (
 	"net/http"
@@ -42,7 +42,7 @@ func TestProbe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := NewOpenAIClient(UpstreamConfig{BaseURL: tt.url, APIKey: tt.key})
+			c, err := New(Config{BaseURL: tt.url, APIKey: tt.key})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package recursion
+package upstream
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // Credentials of the upstreams below: in the base URL (a password and a
@@ -121,58 +122,58 @@ func TestUpstreamFailuresLeakNoSecret(t *testing.T) {
 	tests := []struct {
 		name     string
 		upstream func(t *testing.T) (base string, hc *http.Client)
-		cfg      UpstreamConfig
+		cfg      Config
 		want     string // in the error
 		wantCode string
 	}{
-		{"HTML 500 echoing the credentials", serve(echoingHTML), UpstreamConfig{}, "HTTP 500 Internal Server Error", ""},
+		{"HTML 500 echoing the credentials", serve(echoingHTML), Config{}, "HTTP 500 Internal Server Error", ""},
 		{"OpenAI 401 quoting the key", serve(jsonError(401, `{"error":{"message":"Incorrect API key provided: `+secretAPIKey+`.","type":"invalid_request_error","code":"invalid_api_key"}}`)),
-			UpstreamConfig{}, "HTTP 401 Unauthorized", "invalid_api_key"},
+			Config{}, "HTTP 401 Unauthorized", "invalid_api_key"},
 		{"OpenAI 401 quoting the key's end", serve(jsonError(401, `{"error":{"message":"Incorrect API key provided: sk-***0123456789.","type":"invalid_request_error"}}`)),
-			UpstreamConfig{}, "HTTP 401 Unauthorized", ""},
+			Config{}, "HTTP 401 Unauthorized", ""},
 		{"error message naming the URL", serve(jsonError(502, `{"error":{"message":"upstream connect error to http://10.0.0.7:8000/v1","type":"server_error"}}`)),
-			UpstreamConfig{}, "HTTP 502 Bad Gateway", ""},
+			Config{}, "HTTP 502 Bad Gateway", ""},
 		{"error message holding markup", serve(jsonError(503, `{"error":{"message":"<b>down</b>","type":"server_error"}}`)),
-			UpstreamConfig{}, "HTTP 503 Service Unavailable", ""},
+			Config{}, "HTTP 503 Service Unavailable", ""},
 		{"a safe OpenAI error is quoted", serve(jsonError(400, `{"error":{"message":"This model's maximum context length is 128 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)),
-			UpstreamConfig{}, "HTTP 400 Bad Request: This model's maximum context length is 128 tokens.", "context_length_exceeded"},
+			Config{}, "HTTP 400 Bad Request: This model's maximum context length is 128 tokens.", "context_length_exceeded"},
 		{"an error inside the stream quoting the key", serve(func(w http.ResponseWriter, r *http.Request) {
 			sse(w, `data: {"error":{"message":"bad key `+secretAPIKey+`","code":"401"}}`+"\n\n")
-		}), UpstreamConfig{Stream: true}, "error inside the response stream", ""},
+		}), Config{Stream: true}, "error inside the response stream", ""},
 		{"a 200 that is an HTML page", serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			io.WriteString(w, "<html><title>"+htmlMarker+"</title>"+r.Header.Get("Authorization")+"</html>\n")
-		}), UpstreamConfig{Stream: true}, "neither JSON nor an event stream", ""},
+		}), Config{Stream: true}, "neither JSON nor an event stream", ""},
 		{"a chunk that is HTML", serve(func(w http.ResponseWriter, r *http.Request) { sse(w, "data: <html>"+htmlMarker+"\n\n") }),
-			UpstreamConfig{Stream: true}, "a stream chunk is not JSON", ""},
+			Config{Stream: true}, "a stream chunk is not JSON", ""},
 		{"connection refused", func(t *testing.T) (string, *http.Client) {
 			srv := httptest.NewServer(http.NotFoundHandler())
 			srv.Close()
 			return srv.URL, nil
-		}, UpstreamConfig{}, "connection refused", ""},
+		}, Config{}, "connection refused", ""},
 		{"DNS failure", func(t *testing.T) (string, *http.Client) { return "http://no-such-host.invalid", dnsFailing() },
-			UpstreamConfig{}, "host name did not resolve", ""},
+			Config{}, "host name did not resolve", ""},
 		{"untrusted TLS certificate", func(t *testing.T) (string, *http.Client) {
 			srv := httptest.NewTLSServer(http.NotFoundHandler())
 			t.Cleanup(srv.Close)
 			return srv.URL, nil
-		}, UpstreamConfig{}, "certificate is not trusted", ""},
+		}, Config{}, "certificate is not trusted", ""},
 		{"TLS to a plain HTTP server", func(t *testing.T) (string, *http.Client) {
 			srv := httptest.NewServer(http.NotFoundHandler())
 			t.Cleanup(srv.Close)
 			return strings.Replace(srv.URL, "http://", "https://", 1), nil
-		}, UpstreamConfig{}, "does not speak TLS", ""},
+		}, Config{}, "does not speak TLS", ""},
 		{"attempt timeout", serve(func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body) // the server sees the client hang up only once the body is read
 			if strings.HasSuffix(r.URL.Path, "/models") {
 				return // alive: the silence check passes
 			}
 			<-r.Context().Done()
-		}), UpstreamConfig{Timeout: 300 * time.Millisecond, CheckAfter: 100 * time.Millisecond}, "no complete answer within 300ms", ""},
+		}), Config{Timeout: 300 * time.Millisecond, CheckAfter: 100 * time.Millisecond}, "no complete answer within 300ms", ""},
 		{"accepts and never answers", func(t *testing.T) (string, *http.Client) { return hangingListener(t), nil },
-			UpstreamConfig{CheckAfter: 100 * time.Millisecond, CheckTimeout: 100 * time.Millisecond}, "no answer to a liveness check", ""},
+			Config{CheckAfter: 100 * time.Millisecond, CheckTimeout: 100 * time.Millisecond}, "no answer to a liveness check", ""},
 		{"headers then silence", func(t *testing.T) (string, *http.Client) { return stallingServer(t), nil },
-			UpstreamConfig{CheckAfter: 100 * time.Millisecond, CheckTimeout: 100 * time.Millisecond}, "no answer to a liveness check", ""},
+			Config{CheckAfter: 100 * time.Millisecond, CheckTimeout: 100 * time.Millisecond}, "no answer to a liveness check", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,17 +183,17 @@ func TestUpstreamFailuresLeakNoSecret(t *testing.T) {
 			cfg := tt.cfg
 			cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.MaxRetries = rawURL, secretAPIKey, hc, -1
 			cfg.Logger = slog.New(slog.NewTextHandler(&log, nil))
-			c, err := NewOpenAIClient(cfg)
+			c, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
-			var ue *UpstreamError
+			_, err = c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
+			var ue *llm.Error
 			if !errors.As(err, &ue) {
-				t.Fatalf("got %v, want an UpstreamError", err)
+				t.Fatalf("got %v, want an llm.Error", err)
 			}
-			if !strings.HasPrefix(err.Error(), DefaultUpstreamName+" failed") || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %q, want it to start %q and say %q", err, DefaultUpstreamName, tt.want)
+			if !strings.HasPrefix(err.Error(), DefaultName+" failed") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q, want it to start %q and say %q", err, DefaultName, tt.want)
 			}
 			if ue.Code != tt.wantCode {
 				t.Errorf("code %q, want %q", ue.Code, tt.wantCode)
@@ -244,11 +245,11 @@ func TestBaseURLQueryIsSent(t *testing.T) {
 	}))
 	defer srv.Close()
 	for _, stream := range []bool{false, true} {
-		c, err := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL + "/v1/?api-version=2024-10-21&key=k1", Stream: stream})
+		c, err := New(Config{BaseURL: srv.URL + "/v1/?api-version=2024-10-21&key=k1", Stream: stream})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")}); err != nil {
+		if _, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")}); err != nil {
 			t.Fatal(err)
 		}
 		if res := c.Probe(t.Context(), time.Second, "m"); res.Status != ProbeOK {
@@ -292,15 +293,15 @@ func TestSilentUpstreamFailsFast(t *testing.T) {
 	}{{"accepts and never answers", hangingListener}, {"headers then silence", stallingServer}} {
 		for _, stream := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/stream=%v", tt.name, stream), func(t *testing.T) {
-				c, err := NewOpenAIClient(UpstreamConfig{BaseURL: tt.base(t), Stream: stream, MaxRetries: 4,
+				c, err := New(Config{BaseURL: tt.base(t), Stream: stream, MaxRetries: 4,
 					CheckAfter: after, CheckTimeout: check, BackoffBase: time.Millisecond})
 				if err != nil {
 					t.Fatal(err)
 				}
 				start := time.Now()
-				_, err = c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+				_, err = c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 				took := time.Since(start)
-				var ue *UpstreamError
+				var ue *llm.Error
 				if !errors.As(err, &ue) || !errors.Is(err, errUnresponsive) || ue.Attempts != 1 {
 					t.Fatalf("got %v; want an unresponsive upstream after 1 attempt", err)
 				}
@@ -324,14 +325,14 @@ func TestSilentUpstreamFailsFast(t *testing.T) {
 			io.WriteString(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
 		}))
 		defer srv.Close()
-		c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL, MaxRetries: -1, CheckAfter: after, CheckTimeout: check})
+		c, _ := New(Config{BaseURL: srv.URL, MaxRetries: -1, CheckAfter: after, CheckTimeout: check})
 		// Concurrent calls silent at once share their checks.
 		const calls = 8
 		var wg sync.WaitGroup
 		errs := make(chan error, calls)
 		for range calls {
 			wg.Go(func() {
-				got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+				got, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 				if err == nil && got.Content != "ok" {
 					err = fmt.Errorf("got %q", got.Content)
 				}
@@ -353,8 +354,8 @@ func TestSilentUpstreamFailsFast(t *testing.T) {
 
 	t.Run("never checked", func(t *testing.T) {
 		base := hangingListener(t)
-		c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: base, MaxRetries: -1, CheckAfter: -1, Timeout: 500 * time.Millisecond})
-		_, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+		c, _ := New(Config{BaseURL: base, MaxRetries: -1, CheckAfter: -1, Timeout: 500 * time.Millisecond})
+		_, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 		if err == nil || errors.Is(err, errUnresponsive) || !strings.Contains(err.Error(), "no complete answer within 500ms") {
 			t.Fatalf("got %v; want the attempt timeout alone", err)
 		}

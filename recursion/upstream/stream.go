@@ -1,4 +1,4 @@
-package recursion
+package upstream
 
 import (
 	"bufio"
@@ -15,10 +15,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-project/rlm/recursion/llm"
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// A streaming call (UpstreamConfig.Stream) reads the server-sent events of
+// A streaming call (Config.Stream) reads the server-sent events of
 // an OpenAI-compatible chat completion stream and assembles them into the
 // Completion the non-streaming call would have returned. What upstreams send
 // besides OpenAI's documented chunks is handled too:
@@ -132,10 +133,10 @@ type streamAssembler struct {
 	model              string
 	content, reasoning strings.Builder
 	finish             string
-	usage              Usage
+	usage              llm.Usage
 	tools              []streamToolCall
 	toolAt             map[int]int // a tool call's index in the stream -> its place in tools
-	logprobs           []TokenLogprob
+	logprobs           []llm.TokenLogprob
 	chunks             int    // data chunks received
 	foreign            string // the first line that is no SSE field
 	choices            bool   // a chunk with choice 0 came
@@ -156,7 +157,7 @@ func (a *streamAssembler) add(data []byte) error {
 		a.model = ch.Model
 	}
 	if ch.Usage != nil {
-		a.usage = Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens, TotalTokens: ch.Usage.TotalTokens}
+		a.usage = llm.Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens, TotalTokens: ch.Usage.TotalTokens}
 	}
 	for _, c := range ch.Choices {
 		if c.Index != 0 {
@@ -178,7 +179,7 @@ func (a *streamAssembler) add(data []byte) error {
 		}
 		if c.Logprobs != nil {
 			for _, lp := range c.Logprobs.Content {
-				a.logprobs = append(a.logprobs, TokenLogprob{Token: lp.Token, Logprob: lp.LogProb, Bytes: lp.Bytes})
+				a.logprobs = append(a.logprobs, llm.TokenLogprob{Token: lp.Token, Logprob: lp.LogProb, Bytes: lp.Bytes})
 			}
 		}
 	}
@@ -227,17 +228,17 @@ func (a *streamAssembler) noteForeign(line []byte) {
 }
 
 // completion is the assembled answer, once the stream has ended.
-func (a *streamAssembler) completion() (Completion, error) {
+func (a *streamAssembler) completion() (llm.Completion, error) {
 	if a.chunks == 0 && a.foreign != "" {
-		return Completion{}, fmt.Errorf("%w: it starts %q", errNotStream, a.foreign)
+		return llm.Completion{}, fmt.Errorf("%w: it starts %q", errNotStream, a.foreign)
 	}
 	if !a.done && a.finish == "" {
-		return Completion{}, fmt.Errorf("%w: %d chunk(s) and no finish_reason: %w", errStreamCut, a.chunks, io.ErrUnexpectedEOF)
+		return llm.Completion{}, fmt.Errorf("%w: %d chunk(s) and no finish_reason: %w", errStreamCut, a.chunks, io.ErrUnexpectedEOF)
 	}
 	if !a.choices {
-		return Completion{}, errNoChoices
+		return llm.Completion{}, errNoChoices
 	}
-	out := Completion{
+	out := llm.Completion{
 		Model:        a.model,
 		Content:      a.content.String(),
 		FinishReason: a.finish,
@@ -378,17 +379,17 @@ func scanSSELines(cut *bool) bufio.SplitFunc {
 const doneGrace = 500 * time.Millisecond
 
 // streamAttempt makes one streaming attempt.
-func (c *OpenAIClient) streamAttempt(ctx context.Context, oreq openai.ChatCompletionRequest, set map[string]any) (Completion, attemptInfo, error) {
+func (c *Client) streamAttempt(ctx context.Context, oreq openai.ChatCompletionRequest, set map[string]any) (llm.Completion, attemptInfo, error) {
 	var at attemptInfo
 	body, err := json.Marshal(oreq)
 	if err != nil {
-		return Completion{}, at, fmt.Errorf("encode request: %w", err)
+		return llm.Completion{}, at, fmt.Errorf("encode request: %w", err)
 	}
 	fields := maps.Clone(set)
 	fields["stream"] = true
 	fields["stream_options"] = map[string]bool{"include_usage": true}
 	if body, err = patchBody(body, fields); err != nil {
-		return Completion{}, at, err
+		return llm.Completion{}, at, err
 	}
 	actx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
@@ -398,7 +399,7 @@ func (c *OpenAIClient) streamAttempt(ctx context.Context, oreq openai.ChatComple
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint("/chat/completions"), bytes.NewReader(body))
 	if err != nil {
-		return Completion{}, at, fmt.Errorf("build request: %w", err)
+		return llm.Completion{}, at, fmt.Errorf("build request: %w", err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
@@ -407,7 +408,7 @@ func (c *OpenAIClient) streamAttempt(ctx context.Context, oreq openai.ChatComple
 	}
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
-		return Completion{}, at, c.silenceError(context.Cause(actx), 0, err)
+		return llm.Completion{}, at, c.silenceError(context.Cause(actx), 0, err)
 	}
 	watch.touch()
 	at.status = resp.StatusCode
@@ -424,25 +425,25 @@ func (c *OpenAIClient) streamAttempt(ctx context.Context, oreq openai.ChatComple
 
 // readAttempt reads a streaming attempt's response: an error body, a JSON
 // answer from a server that did not stream, or the stream.
-func (c *OpenAIClient) readAttempt(resp *http.Response, r io.Reader, done func()) (Completion, error) {
+func (c *Client) readAttempt(resp *http.Response, r io.Reader, done func()) (llm.Completion, error) {
 	if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusBadRequest {
 		body, err := io.ReadAll(r)
 		if err != nil {
-			return Completion{}, fmt.Errorf("error, reading response body: %w", err)
+			return llm.Completion{}, fmt.Errorf("error, reading response body: %w", err)
 		}
-		return Completion{}, statusError(resp, body)
+		return llm.Completion{}, statusError(resp, body)
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 		body, err := io.ReadAll(r)
 		if err != nil {
-			return Completion{}, err
+			return llm.Completion{}, err
 		}
 		var oresp openai.ChatCompletionResponse
 		if err := json.Unmarshal(body, &oresp); err != nil {
-			return Completion{}, fmt.Errorf("decode response: %w", err)
+			return llm.Completion{}, fmt.Errorf("decode response: %w", err)
 		}
 		if len(oresp.Choices) == 0 {
-			return Completion{}, errNoChoices
+			return llm.Completion{}, errNoChoices
 		}
 		comp := toCompletion(oresp)
 		if comp.Reasoning == "" {
@@ -452,7 +453,7 @@ func (c *OpenAIClient) readAttempt(resp *http.Response, r io.Reader, done func()
 	}
 	a, err := readStream(r, int(min(c.cfg.MaxResponseBytes, 1<<40)), done)
 	if err != nil {
-		return Completion{}, err
+		return llm.Completion{}, err
 	}
 	return a.completion()
 }

@@ -1,4 +1,4 @@
-package recursion
+package upstream
 
 import (
 	"encoding/json"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/recursion/llm"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -74,13 +75,13 @@ func TestStreamFaultsRetried(t *testing.T) {
 	tests := []struct {
 		name   string
 		fault  func(w http.ResponseWriter, r *http.Request)
-		cfg    UpstreamConfig
+		cfg    Config
 		errHas string
 	}{
 		{"chunks then silence", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", ""))
 			<-r.Context().Done()
-		}, UpstreamConfig{IdleTimeout: 100 * time.Millisecond}, "no data for 100ms after the response headers"},
+		}, Config{IdleTimeout: 100 * time.Millisecond}, "no data for 100ms after the response headers"},
 		{"keep-alives past the attempt timeout", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", ""))
 			for {
@@ -92,18 +93,18 @@ func TestStreamFaultsRetried(t *testing.T) {
 					w.(http.Flusher).Flush()
 				}
 			}
-		}, UpstreamConfig{Timeout: 300 * time.Millisecond}, "no complete answer within 300ms"},
+		}, Config{Timeout: 300 * time.Millisecond}, "no complete answer within 300ms"},
 		{"connection dropped mid-answer", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", ""))
 			panic(http.ErrAbortHandler) // the server closes the connection
-		}, UpstreamConfig{}, "the connection closed before the answer was complete"},
+		}, Config{}, "the connection closed before the answer was complete"},
 		{"body ends in the middle of a chunk", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", "")+`data: {"choices":[{"ind`)
-		}, UpstreamConfig{}, "the stream ended before it was complete"},
-		{"503 with an error body", errorBody(http.StatusServiceUnavailable, `{"error":{"message":"overloaded","type":"server_error"}}`), UpstreamConfig{}, "overloaded"},
+		}, Config{}, "the stream ended before it was complete"},
+		{"503 with an error body", errorBody(http.StatusServiceUnavailable, `{"error":{"message":"overloaded","type":"server_error"}}`), Config{}, "overloaded"},
 		{"429 inside the stream", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, chunk("o", "")+`data: {"error":{"message":"slow down","type":"rate_limit_error","code":"429"}}`+"\n\n")
-		}, UpstreamConfig{}, "slow down"},
+		}, Config{}, "slow down"},
 	}
 	for _, tt := range tests {
 		for _, recovers := range []bool{true, false} {
@@ -117,19 +118,19 @@ func TestStreamFaultsRetried(t *testing.T) {
 				cfg := tt.cfg
 				cfg.Name, cfg.BaseURL, cfg.MaxRetries, cfg.Stream = "streams", up.URL, retries, true
 				cfg.BackoffBase, cfg.BackoffMax = time.Millisecond, 2*time.Millisecond
-				c, err := NewOpenAIClient(cfg)
+				c, err := New(cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+				got, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 				if recovers {
-					if err != nil || got.Content != "ok" || got.Usage != (Usage{3, 1, 4}) {
+					if err != nil || got.Content != "ok" || got.Usage != (llm.Usage{PromptTokens: 3, CompletionTokens: 1, TotalTokens: 4}) {
 						t.Fatalf("got %+v, %v; want ok after %d failed attempts", got, err, bad)
 					}
 				} else {
-					var ue *UpstreamError
+					var ue *llm.Error
 					if !errors.As(err, &ue) || ue.Attempts != retries+1 || !strings.Contains(err.Error(), tt.errHas) {
-						t.Fatalf("got %v; want an UpstreamError after %d attempts containing %q", err, retries+1, tt.errHas)
+						t.Fatalf("got %v; want an llm.Error after %d attempts containing %q", err, retries+1, tt.errHas)
 					}
 				}
 				if n := up.attempts.Load(); n != retries+1 {
@@ -168,8 +169,8 @@ func TestStreamRequestFaultsNotRetried(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			up := newStreamUpstream(t, 10, tt.fault)
-			c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: up.URL, MaxRetries: 3, BackoffBase: time.Millisecond, Stream: true})
-			_, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+			c, _ := New(Config{BaseURL: up.URL, MaxRetries: 3, BackoffBase: time.Millisecond, Stream: true})
+			_, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 				t.Fatalf("got %v, want an error containing %q", err, tt.errHas)
 			}
@@ -222,11 +223,11 @@ func TestResponseOverCapIsCut(t *testing.T) {
 					sent.Add(1)
 				}
 			}))
-			c, err := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL, MaxRetries: 2, BackoffBase: time.Millisecond, Stream: tt.stream, MaxResponseBytes: max})
+			c, err := New(Config{BaseURL: srv.URL, MaxRetries: 2, BackoffBase: time.Millisecond, Stream: tt.stream, MaxResponseBytes: max})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+			_, err = c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 			if !errors.Is(err, errResponseTooLarge) || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes (the upstream response cap)", max)) {
 				t.Fatalf("got %v, want the response cap", err)
 			}
@@ -262,10 +263,10 @@ func TestStreamConnectionReused(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL, Stream: true})
+	c, _ := New(Config{BaseURL: srv.URL, Stream: true})
 	defer c.CloseIdleConnections()
 	for range 3 {
-		if got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")}); err != nil || got.Content != "ok" {
+		if got, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")}); err != nil || got.Content != "ok" {
 			t.Fatalf("got %q, %v", got.Content, err)
 		}
 	}
@@ -287,9 +288,9 @@ func TestStreamAfterDoneIgnored(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL, Stream: true, IdleTimeout: 20 * time.Second})
+	c, _ := New(Config{BaseURL: srv.URL, Stream: true, IdleTimeout: 20 * time.Second})
 	start := time.Now()
-	got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+	got, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 	if err != nil || got.Content != "ok" {
 		t.Fatalf("got %q, %v", got.Content, err)
 	}
@@ -306,14 +307,14 @@ func TestStreamAfterDoneIgnored(t *testing.T) {
 func TestReadStreamShapes(t *testing.T) {
 	tests := []struct {
 		name, body string
-		want       Completion
+		want       llm.Completion
 		tools      []streamToolCall
 	}{
 		{
 			name: "CR line ends, no space after the colon, id and retry fields",
 			body: "retry: 1000\rid: 1\rdata:{\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\r\rdata\r\r" +
 				"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"},\"finish_reason\":\"stop\"}]}\r\rdata: [DONE]\r",
-			want: Completion{Model: "m", Content: "ab", FinishReason: "stop"},
+			want: llm.Completion{Model: "m", Content: "ab", FinishReason: "stop"},
 		},
 		{
 			name: "parallel tool calls interleaved by index",
@@ -321,7 +322,7 @@ func TestReadStreamShapes(t *testing.T) {
 				`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"x\":"}}]}}]}` + "\n\n" +
 				`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":":2}"}},{"index":0,"function":{"arguments":"1}"}}]}}]}` + "\n\n" +
 				`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n",
-			want:  Completion{FinishReason: "tool_calls", ToolCalls: []string{"f", "g"}},
+			want:  llm.Completion{FinishReason: "tool_calls", ToolCalls: []string{"f", "g"}},
 			tools: []streamToolCall{{"c0", "f", `{"x":1}`}, {"c1", "g", `{"y":2}`}},
 		},
 		{
@@ -330,20 +331,20 @@ func TestReadStreamShapes(t *testing.T) {
 				`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"id":"b","function":{"name":"g","arguments":"{"}}]}}]}` + "\n\n" +
 				`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"}"}}]}}]}` + "\n\n" +
 				`data: {"choices":[{"index":0,"delta":{"function_call":{"name":"h","arguments":"[]"}},"finish_reason":"function_call"}]}` + "\n\n",
-			want:  Completion{FinishReason: "function_call", ToolCalls: []string{"f", "g", "h"}},
+			want:  llm.Completion{FinishReason: "function_call", ToolCalls: []string{"f", "g", "h"}},
 			tools: []streamToolCall{{"a", "f", "{}"}, {"b", "g", "{}"}, {"", "h", "[]"}},
 		},
 		{
 			name: "logprobs, other choices ignored, usage in every chunk (the last counts)",
 			body: `data: {"choices":[{"index":0,"delta":{"content":"x"},"logprobs":{"content":[{"token":"x","logprob":-0.5,"bytes":[120]}]}},{"index":1,"delta":{"content":"other"}}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}` + "\n\n" +
 				`data: {"choices":[{"index":0,"delta":{"content":"y"},"logprobs":{"content":[{"token":"y","logprob":-1}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}` + "\n\ndata: [DONE]\n\n",
-			want: Completion{Content: "xy", FinishReason: "stop", Usage: Usage{5, 2, 7},
-				Logprobs: []TokenLogprob{{Token: "x", Logprob: -0.5, Bytes: []byte("x")}, {Token: "y", Logprob: -1}}},
+			want: llm.Completion{Content: "xy", FinishReason: "stop", Usage: llm.Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7},
+				Logprobs: []llm.TokenLogprob{{Token: "x", Logprob: -0.5, Bytes: []byte("x")}, {Token: "y", Logprob: -1}}},
 		},
 		{
 			name: "a finish_reason and the end of the body, without [DONE]",
 			body: chunk("done", "stop"),
-			want: Completion{Content: "done", FinishReason: "stop", Model: "m"},
+			want: llm.Completion{Content: "done", FinishReason: "stop", Model: "m"},
 		},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,4 @@
-package recursion
+package upstream
 
 import (
 	"context"
@@ -60,7 +60,7 @@ func (l *liveness) alive(ctx context.Context, since time.Time) error {
 // complete response, of any status (a 404 or a 401 is an answer too),
 // within CheckTimeout. It runs apart from any call, so no call's end cuts
 // a check other calls wait on.
-func (c *OpenAIClient) answers() error {
+func (c *Client) answers() error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.CheckTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint("/models"), nil)
@@ -93,7 +93,7 @@ type silenceWatch struct {
 
 // watchSilence starts the watch of the attempt whose context is ctx and
 // whose cancel function is fail. Stop it when the attempt ends.
-func (c *OpenAIClient) watchSilence(ctx context.Context, fail context.CancelCauseFunc) *silenceWatch {
+func (c *Client) watchSilence(ctx context.Context, fail context.CancelCauseFunc) *silenceWatch {
 	w := &silenceWatch{stopc: make(chan struct{})}
 	w.touch()
 	if c.cfg.CheckAfter > 0 {
@@ -110,7 +110,7 @@ func (w *silenceWatch) touch() {
 
 func (w *silenceWatch) stop() { w.once.Do(func() { close(w.stopc) }) }
 
-func (w *silenceWatch) run(ctx context.Context, c *OpenAIClient, fail context.CancelCauseFunc) {
+func (w *silenceWatch) run(ctx context.Context, c *Client, fail context.CancelCauseFunc) {
 	after := c.cfg.CheckAfter
 	t := time.NewTimer(after)
 	defer t.Stop()

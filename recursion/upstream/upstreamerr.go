@@ -1,4 +1,4 @@
-package recursion
+package upstream
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rlm-project/rlm/recursion/llm"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -26,61 +27,12 @@ import (
 // It says what happened in words of its own: an HTTP status, "connection
 // refused", a timeout; the upstream's own error message only when it sent a
 // well-formed OpenAI error whose message holds no secret, no URL and no
-// markup. The raw error stays in UpstreamError.Err for errors.Is and
+// markup. The raw error stays in llm.Error.Err for errors.Is and
 // errors.As, and goes, scrubbed of secrets, only to the log.
 
-// DefaultUpstreamName is how errors name an upstream whose UpstreamConfig
+// DefaultName is how errors name an upstream whose Config
 // has no Name.
-const DefaultUpstreamName = "the upstream model"
-
-// ErrContextLengthExceeded matches (errors.Is) an *UpstreamError whose model
-// refused the request because its prompt plus max_tokens does not fit the
-// model's context: the request is at fault, not the upstream.
-var ErrContextLengthExceeded = errors.New("context length exceeded")
-
-// codeContextLength is OpenAI's error code for a request longer than the
-// model's context, which the local models use too.
-const codeContextLength = "context_length_exceeded"
-
-// UpstreamError is a call that failed for good: a non-retryable status, or
-// retries exhausted, or a request the model refused before any attempt.
-// Its Error text is safe to show anyone; Err is not.
-type UpstreamError struct {
-	// Upstream names the upstream in the error text: DefaultUpstreamName,
-	// "upstream NAME" for a named one, "local model NAME".
-	Upstream string
-	Attempts int // 0: refused before any attempt
-	Status   int // HTTP status of the last attempt; 0 for connection errors
-	// Reason says what went wrong, in words safe to show a client; empty
-	// means one is made from Err's kind.
-	Reason string
-	// Code, Param and Message are the upstream's own error code, request
-	// field and message, kept only when it sent a well-formed OpenAI error
-	// and they hold nothing secret.
-	Code, Param, Message string
-	// Err is the last attempt's error as the transport or go-openai gave it:
-	// it may hold the URL and the upstream's body. Never show it as is.
-	Err error
-}
-
-func (e *UpstreamError) Error() string {
-	reason := e.Reason
-	if reason == "" {
-		reason = failureKind(e.Err)
-	}
-	if e.Attempts == 0 {
-		return fmt.Sprintf("%s refused the request: %s", e.Upstream, reason)
-	}
-	return fmt.Sprintf("%s failed after %d attempt(s): %s", e.Upstream, e.Attempts, reason)
-}
-
-func (e *UpstreamError) Unwrap() error { return e.Err }
-
-// Is reports whether the model refused the request as longer than its
-// context (ErrContextLengthExceeded).
-func (e *UpstreamError) Is(target error) bool {
-	return target == ErrContextLengthExceeded && e.Code == codeContextLength
-}
+const DefaultName = "the upstream model"
 
 // errUnresponsive is the cause of an attempt cancelled because the upstream
 // stayed silent for CheckAfter and then failed a liveness check too.
@@ -181,10 +133,10 @@ func RedactURL(raw string) string {
 	return u.Redacted()
 }
 
-// failure is the UpstreamError of a call whose last attempt failed with err
+// failure is the llm.Error of a call whose last attempt failed with err
 // (status: the HTTP status the transport saw, 0 for none).
-func (c *OpenAIClient) failure(err error, status, attempts int) *UpstreamError {
-	ue := &UpstreamError{Upstream: c.label, Attempts: attempts, Status: status, Err: err}
+func (c *Client) failure(err error, status, attempts int) *llm.Error {
+	ue := &llm.Error{Upstream: c.label, Attempts: attempts, Status: status, Err: err}
 	var (
 		apiErr *openai.APIError
 		reqErr *openai.RequestError
@@ -235,7 +187,7 @@ func vllmMessage(body []byte) string {
 
 // describe says what went wrong with an attempt in the client's own words:
 // nothing of err's text, which may quote the URL or the body.
-func (c *OpenAIClient) describe(err error, status int) string {
+func (c *Client) describe(err error, status int) string {
 	switch {
 	case errors.Is(err, errUnresponsive):
 		return fmt.Sprintf("no answer for %v, and no answer to a liveness check (GET /models) within %v either", c.cfg.CheckAfter, c.cfg.CheckTimeout)

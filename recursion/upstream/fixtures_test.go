@@ -1,4 +1,4 @@
-package recursion
+package upstream
 
 import (
 	"encoding/json"
@@ -12,9 +12,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
-// upstreamFixture is one fixture of testdata/upstream and what the client
+// upstreamFixture is one fixture of testdata and what the client
 // must make of it.
 type upstreamFixture struct {
 	file      string
@@ -23,22 +25,22 @@ type upstreamFixture struct {
 	reasoning string
 	finish    string
 	tools     []string
-	usage     Usage // zero: do not check
+	usage     llm.Usage // zero: do not check
 	estimated bool
 	errHas    string
 	attempts  int // calls the server must have seen
 }
 
 var upstreamFixtures = []upstreamFixture{
-	{file: "openai_ok.json", status: 200, content: "fmt.Println(len(context))", finish: "stop", usage: Usage{19, 10, 29}, attempts: 1},
+	{file: "openai_ok.json", status: 200, content: "fmt.Println(len(context))", finish: "stop", usage: llm.Usage{PromptTokens: 19, CompletionTokens: 10, TotalTokens: 29}, attempts: 1},
 	{file: "openai_tool_calls.json", status: 200, finish: "tool_calls", tools: []string{"get_current_weather"}, attempts: 1},
 	{file: "openai_error_context.json", status: 400, errHas: "maximum context length is 128000 tokens", attempts: 1},
 	{file: "openai_error_rate.json", status: 429, errHas: "Rate limit reached", attempts: 2},
-	{file: "vllm_reasoning.json", status: 200, content: "strings.Count", reasoning: "look at the context first", finish: "stop", usage: Usage{120, 51, 171}, attempts: 1},
+	{file: "vllm_reasoning.json", status: 200, content: "strings.Count", reasoning: "look at the context first", finish: "stop", usage: llm.Usage{PromptTokens: 120, CompletionTokens: 51, TotalTokens: 171}, attempts: 1},
 	{file: "vllm_length.json", status: 200, content: "len(con", finish: "length", attempts: 1},
 	{file: "vllm_error.json", status: 400, errHas: "maximum context length is 32768 tokens", attempts: 1},
 	{file: "llamacpp_no_usage.json", status: 200, content: "FINAL(42)", finish: "stop", estimated: true, attempts: 1},
-	{file: "llamacpp_reasoning.json", status: 200, content: "strings.Split", reasoning: "Count the lines", finish: "stop", usage: Usage{310, 40, 350}, attempts: 1},
+	{file: "llamacpp_reasoning.json", status: 200, content: "strings.Split", reasoning: "Count the lines", finish: "stop", usage: llm.Usage{PromptTokens: 310, CompletionTokens: 40, TotalTokens: 350}, attempts: 1},
 	{file: "llamacpp_error.json", status: 400, errHas: "exceeds the available context size", attempts: 1},
 	{file: "llamacpp_error_500.json", status: 500, errHas: "Failed to parse input", attempts: 2},
 	{file: "ollama_reasoning.json", status: 200, content: "len(context)", reasoning: "size of the input", finish: "stop", attempts: 1},
@@ -46,20 +48,20 @@ var upstreamFixtures = []upstreamFixture{
 	{file: "ollama_error.json", status: 404, errHas: "not found, try pulling it first", attempts: 1},
 
 	// Streams (text/event-stream), replayed through the streaming client.
-	{file: "openai_ok.sse", status: 200, content: "fmt.Println(len(context))", finish: "stop", usage: Usage{19, 10, 29}, attempts: 1},
-	{file: "openai_tool_calls.sse", status: 200, finish: "tool_calls", tools: []string{"get_current_weather"}, usage: Usage{82, 17, 99}, attempts: 1},
-	{file: "openai_keepalive.sse", status: 200, content: "FINAL(7)", finish: "stop", usage: Usage{44, 3, 47}, attempts: 1},
+	{file: "openai_ok.sse", status: 200, content: "fmt.Println(len(context))", finish: "stop", usage: llm.Usage{PromptTokens: 19, CompletionTokens: 10, TotalTokens: 29}, attempts: 1},
+	{file: "openai_tool_calls.sse", status: 200, finish: "tool_calls", tools: []string{"get_current_weather"}, usage: llm.Usage{PromptTokens: 82, CompletionTokens: 17, TotalTokens: 99}, attempts: 1},
+	{file: "openai_keepalive.sse", status: 200, content: "FINAL(7)", finish: "stop", usage: llm.Usage{PromptTokens: 44, CompletionTokens: 3, TotalTokens: 47}, attempts: 1},
 	// Cut off before a finish_reason or [DONE]: retried like a body cut off.
 	{file: "openai_truncated.sse", status: 200, errHas: "the stream ended before it was complete", attempts: 2},
-	{file: "vllm_reasoning.sse", status: 200, content: "strings.Count", reasoning: "look at the context first", finish: "stop", usage: Usage{120, 51, 171}, attempts: 1},
-	{file: "vllm_length.sse", status: 200, content: "len(con", finish: "length", usage: Usage{900, 32, 932}, attempts: 1},
+	{file: "vllm_reasoning.sse", status: 200, content: "strings.Count", reasoning: "look at the context first", finish: "stop", usage: llm.Usage{PromptTokens: 120, CompletionTokens: 51, TotalTokens: 171}, attempts: 1},
+	{file: "vllm_length.sse", status: 200, content: "len(con", finish: "length", usage: llm.Usage{PromptTokens: 900, CompletionTokens: 32, TotalTokens: 932}, attempts: 1},
 	// An error with code 500 inside the stream is retried.
 	{file: "vllm_error_midstream.sse", status: 200, errHas: "The engine loop has stopped unexpectedly", attempts: 2},
 	{file: "llamacpp_no_usage.sse", status: 200, content: "FINAL(42)", finish: "stop", estimated: true, attempts: 1},
-	{file: "llamacpp_reasoning.sse", status: 200, content: "strings.Split", reasoning: "Count the lines", finish: "stop", usage: Usage{310, 40, 350}, attempts: 1},
+	{file: "llamacpp_reasoning.sse", status: 200, content: "strings.Split", reasoning: "Count the lines", finish: "stop", usage: llm.Usage{PromptTokens: 310, CompletionTokens: 40, TotalTokens: 350}, attempts: 1},
 	// An error with code 400 inside the stream is the request's fault.
 	{file: "llamacpp_error_midstream.sse", status: 200, errHas: "exceeds the available context size", attempts: 1},
-	{file: "ollama_reasoning.sse", status: 200, content: "len(context)", reasoning: "size of the input", finish: "stop", usage: Usage{250, 30, 280}, attempts: 1},
+	{file: "ollama_reasoning.sse", status: 200, content: "len(context)", reasoning: "size of the input", finish: "stop", usage: llm.Usage{PromptTokens: 250, CompletionTokens: 30, TotalTokens: 280}, attempts: 1},
 	// An error without a code inside the stream is retried as a server error.
 	{file: "ollama_error_midstream.sse", status: 200, errHas: "an error was encountered while running the model", attempts: 2},
 }
@@ -100,8 +102,8 @@ func serveFixture(t *testing.T, file string, status int, body []byte, stream boo
 }
 
 // TestUpstreamFixtures replays response bodies in the shapes OpenAI, vLLM,
-// the llama.cpp server and Ollama send (testdata/upstream, written from
-// their documentation) through OpenAIClient: content, reasoning in either
+// the llama.cpp server and Ollama send (testdata, written from
+// their documentation) through Client: content, reasoning in either
 // field, tool calls, finish_reason length, missing usage and error bodies,
 // streamed and not. A JSON fixture is replayed through the streaming client
 // too, as the answer of a server that ignores "stream", which the client
@@ -136,7 +138,7 @@ func TestUpstreamFixtures(t *testing.T) {
 				if strings.Join(got.ToolCalls, ",") != strings.Join(tt.tools, ",") {
 					t.Errorf("tool calls %v, want %v", got.ToolCalls, tt.tools)
 				}
-				if tt.usage != (Usage{}) && got.Usage != tt.usage {
+				if tt.usage != (llm.Usage{}) && got.Usage != tt.usage {
 					t.Errorf("usage %+v, want %+v", got.Usage, tt.usage)
 				}
 				if got.UsageEstimated != tt.estimated || got.Usage.TotalTokens == 0 {
@@ -149,20 +151,20 @@ func TestUpstreamFixtures(t *testing.T) {
 
 // replayFixture serves one fixture and makes one call of the client in the
 // given mode, with one retry allowed.
-func replayFixture(t *testing.T, file string, status int, stream bool) (Completion, error, int) {
+func replayFixture(t *testing.T, file string, status int, stream bool) (llm.Completion, error, int) {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join("testdata", "upstream", file))
+	body, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var calls atomic.Int32
 	srv := serveFixture(t, file, status, body, stream, &calls)
-	c, err := NewOpenAIClient(UpstreamConfig{Name: file, BaseURL: srv.URL, MaxRetries: 1, BackoffBase: time.Millisecond, BackoffMax: time.Millisecond, Stream: stream})
+	c, err := New(Config{Name: file, BaseURL: srv.URL, MaxRetries: 1, BackoffBase: time.Millisecond, BackoffMax: time.Millisecond, Stream: stream})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
-	got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: []Message{{Role: "user", Content: strings.Repeat("q", 400)}}})
+	got, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: strings.Repeat("q", 400)}}})
 	return got, err, int(calls.Load())
 }
 
@@ -182,7 +184,7 @@ func TestStreamedAndPlainFixturesAgree(t *testing.T) {
 			continue
 		}
 		json := strings.TrimSuffix(f.file, ".sse") + ".json"
-		if _, err := os.Stat(filepath.Join("testdata", "upstream", json)); err != nil {
+		if _, err := os.Stat(filepath.Join("testdata", json)); err != nil {
 			continue
 		}
 		twins++
@@ -205,7 +207,7 @@ func TestStreamedAndPlainFixturesAgree(t *testing.T) {
 	}
 }
 
-func replayOK(t *testing.T, file string, stream bool) (Completion, error) {
+func replayOK(t *testing.T, file string, stream bool) (llm.Completion, error) {
 	got, err, _ := replayFixture(t, file, http.StatusOK, stream)
 	return got, err
 }

@@ -1,4 +1,4 @@
-package recursion
+package upstream
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // The fake upstream here is fakellm, a recording test double, not a model.
@@ -18,24 +19,24 @@ func ptr[T any](v T) *T { return &v }
 func TestSamplingReachesUpstreamFaithfully(t *testing.T) {
 	tests := []struct {
 		name    string
-		s       Sampling
+		s       llm.Sampling
 		present map[string]string // field -> exact JSON
 		absent  []string
 	}{
-		{"temperature zero is sent as zero", Sampling{Temperature: ptr(0.0)}, map[string]string{"temperature": "0"}, []string{"top_p"}},
-		{"top_p zero is sent as zero", Sampling{TopP: ptr(0.0), Temperature: ptr(0.7)}, map[string]string{"top_p": "0", "temperature": "0.7"}, nil},
-		{"unset stays unset", Sampling{}, nil, []string{"temperature", "top_p", "max_tokens", "seed", "stop"}},
-		{"seed, stop, max tokens", Sampling{Seed: ptr(0), Stop: []string{"END"}, MaxTokens: ptr(64)}, map[string]string{"seed": "0", "stop": `["END"]`, "max_tokens": "64"}, nil},
+		{"temperature zero is sent as zero", llm.Sampling{Temperature: ptr(0.0)}, map[string]string{"temperature": "0"}, []string{"top_p"}},
+		{"top_p zero is sent as zero", llm.Sampling{TopP: ptr(0.0), Temperature: ptr(0.7)}, map[string]string{"top_p": "0", "temperature": "0.7"}, nil},
+		{"unset stays unset", llm.Sampling{}, nil, []string{"temperature", "top_p", "max_tokens", "seed", "stop"}},
+		{"seed, stop, max tokens", llm.Sampling{Seed: ptr(0), Stop: []string{"END"}, MaxTokens: ptr(64)}, map[string]string{"seed": "0", "stop": `["END"]`, "max_tokens": "64"}, nil},
 	}
 	srv := fakellm.New(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "hi"} })
 	defer srv.Close()
-	c, err := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL, APIKey: "k"})
+	c, err := New(Config{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q"), Sampling: tt.s}); err != nil {
+			if _, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q"), Sampling: tt.s}); err != nil {
 				t.Fatal(err)
 			}
 			got := srv.Requests()[i]
@@ -72,18 +73,18 @@ func TestRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := fakellm.New(func(fakellm.Request) fakellm.Reply { return tt.reply }, tt.opts...)
 			defer srv.Close()
-			c, err := NewOpenAIClient(UpstreamConfig{Name: "fake-upstream", BaseURL: srv.URL, MaxRetries: 2, BackoffBase: time.Millisecond, BackoffMax: 2 * time.Millisecond})
+			c, err := New(Config{Name: "fake-upstream", BaseURL: srv.URL, MaxRetries: 2, BackoffBase: time.Millisecond, BackoffMax: 2 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+			got, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 			elapsed := time.Since(start)
 			if tt.wantErr == "" && (err != nil || got.Content != "ok") {
 				t.Fatalf("got %q, %v", got.Content, err)
 			}
 			if tt.wantErr != "" {
-				var ue *UpstreamError
+				var ue *llm.Error
 				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
 				}
@@ -102,9 +103,9 @@ func TestConnectionErrorIsRetriedThenNamed(t *testing.T) {
 	srv := fakellm.New(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{} })
 	url := srv.URL
 	srv.Close() // nothing listens there any more
-	c, _ := NewOpenAIClient(UpstreamConfig{Name: "gone", BaseURL: url, MaxRetries: 2, BackoffBase: time.Millisecond})
-	_, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
-	var ue *UpstreamError
+	c, _ := New(Config{Name: "gone", BaseURL: url, MaxRetries: 2, BackoffBase: time.Millisecond})
+	_, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
+	var ue *llm.Error
 	if !errors.As(err, &ue) || ue.Attempts != 3 || !strings.Contains(err.Error(), "upstream gone") {
 		t.Fatalf("got %v", err)
 	}
@@ -113,16 +114,16 @@ func TestConnectionErrorIsRetriedThenNamed(t *testing.T) {
 func TestPerCallTimeoutAndCancel(t *testing.T) {
 	srv := fakellm.New(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "late"} }, fakellm.WithLatency(2*time.Second))
 	defer srv.Close()
-	c, _ := NewOpenAIClient(UpstreamConfig{Name: "slow", BaseURL: srv.URL, Timeout: 50 * time.Millisecond, MaxRetries: 1, BackoffBase: time.Millisecond})
+	c, _ := New(Config{Name: "slow", BaseURL: srv.URL, Timeout: 50 * time.Millisecond, MaxRetries: 1, BackoffBase: time.Millisecond})
 	start := time.Now()
-	_, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+	_, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 	if err == nil || time.Since(start) > time.Second {
 		t.Fatalf("per-call timeout: err %v after %v", err, time.Since(start))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	c2, _ := NewOpenAIClient(UpstreamConfig{Name: "slow", BaseURL: srv.URL})
-	_, err = c2.Complete(ctx, CompletionRequest{Model: "m", Messages: userMsg("q")})
+	c2, _ := New(Config{Name: "slow", BaseURL: srv.URL})
+	_, err = c2.Complete(ctx, llm.Request{Model: "m", Messages: userMsg("q")})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("cancel: got %v", err)
 	}
@@ -133,8 +134,8 @@ func TestLogprobsKept(t *testing.T) {
 		return fakellm.Reply{Content: "ab", Logprobs: []fakellm.Logprob{{Token: "a", Logprob: -0.1}, {Token: "b", Logprob: -2}}}
 	})
 	defer srv.Close()
-	c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
-	got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q"), Logprobs: true})
+	c, _ := New(Config{BaseURL: srv.URL})
+	got, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q"), Logprobs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,37 +163,6 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
-func TestExtractCellsAndFinalLines(t *testing.T) {
-	cells := parseReply("text\n```go\na := 1\n```\n```json\n{}\n```\n```repl\nFINAL(a)\n```\n```go\nunclosed", "stop").cells
-	if len(cells) != 3 || cells[0] != "a := 1" || cells[1] != "FINAL(a)" || cells[2] != "unclosed" {
-		t.Fatalf("cells %q", cells)
-	}
-	tests := []struct {
-		in   string
-		want finalLine
-		ok   bool
-	}{
-		{"FINAL(42)", finalLine{Answer: "42"}, true},
-		{"Done.\nFINAL(\"a (b) c\")", finalLine{Answer: "a (b) c"}, true},
-		{"FINAL(two\nlines)", finalLine{Answer: "two\nlines"}, true},
-		{"FINAL(42)\nHope this helps (a lot).", finalLine{Answer: "42"}, true},
-		{"FINAL(f(x) = 3) is my answer (final)", finalLine{Answer: "f(x) = 3"}, true},
-		{"FINAL(\"x)\") (quoted)", finalLine{Answer: "x)"}, true},
-		{"FINAL(`a)b`)", finalLine{Answer: "a)b"}, true},
-		{"FINAL(it's 3 (approx)", finalLine{Answer: "it's 3 (approx"}, true},
-		{"FINAL(He said \"hi) to me", finalLine{Answer: "He said \"hi"}, true},
-		{"FINAL_VAR(result)", finalLine{Var: "result"}, true},
-		{"I will call FINAL(x) later", finalLine{}, false},
-		{"no answer", finalLine{}, false},
-	}
-	for _, tt := range tests {
-		got, ok := parseFinalLine(tt.in)
-		if ok != tt.ok || got != tt.want {
-			t.Errorf("parseFinalLine(%q) = %+v %v", tt.in, got, ok)
-		}
-	}
-}
-
 func TestResponseModelKept(t *testing.T) {
 	tests := []struct{ reported, want string }{
 		{"m-2026-11-01", "m-2026-11-01"}, // a dated snapshot of the requested model
@@ -200,11 +170,13 @@ func TestResponseModelKept(t *testing.T) {
 	}
 	for _, tt := range tests {
 		srv := fakellm.New(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "ok", Model: tt.reported} })
-		c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: srv.URL})
-		got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+		c, _ := New(Config{BaseURL: srv.URL})
+		got, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 		srv.Close()
 		if err != nil || got.Model != tt.want {
 			t.Errorf("reported %q: model %q, %v; want %q", tt.reported, got.Model, err, tt.want)
 		}
 	}
 }
+
+func userMsg(s string) []llm.Message { return []llm.Message{{Role: "user", Content: s}} }

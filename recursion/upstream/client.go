@@ -1,4 +1,10 @@
-package recursion
+// Package upstream is the client for an OpenAI-compatible chat completions
+// endpoint (OpenAI, vLLM, llama.cpp, Ollama) that the RLM engine calls for
+// root turns and sub-calls: retries with backoff, streaming or not, a
+// liveness check for a silent upstream, response caps, and errors that
+// never quote a URL, a key or the upstream's body. It implements llm.Client;
+// the engine in recursion knows only that interface.
+package upstream
 
 import (
 	"bytes"
@@ -16,87 +22,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-project/rlm/recursion/llm"
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// ModelClient makes one chat completion. The engine uses it for root turns,
-// llm_query calls and children's turns; OpenAIClient is the implementation
-// for any OpenAI-compatible upstream.
-type ModelClient interface {
-	Complete(ctx context.Context, req CompletionRequest) (Completion, error)
-}
-
-// A RequestChecker is a ModelClient that can tell before a run starts that
-// its root turns could never be served as sampled: a local model knows its
-// context length, so a max_tokens at or past it is refused up front rather
-// than by the token budget or on the first turn. Engine.Run returns the
-// error of a check that fails (an *UpstreamError matching
-// ErrContextLengthExceeded, for one that is too long).
-type RequestChecker interface {
-	CheckRequest(model string, s Sampling) error
-}
-
-// CompletionRequest is one chat completion as the engine asks for it.
-type CompletionRequest struct {
-	Model    string
-	Messages []Message
-	Sampling Sampling
-	// Logprobs asks the upstream for token log probabilities.
-	Logprobs bool
-}
-
-// CallKind says what a model call is for.
-type CallKind string
-
-const (
-	CallTurn     CallKind = "turn"      // a turn of an RLM node (root or child)
-	CallLLMQuery CallKind = "llm_query" // a plain sub-call made by a node's code
-)
-
-// CallInfo identifies a model call within its run. The engine puts it in
-// the context it passes to ModelClient.Complete; clients that record calls
-// (a trainer collecting its policy's samples) read it with CallFrom.
-type CallInfo struct {
-	NodeID string
-	Depth  int // depth of the node making the call; the root is 0
-	Turn   int // that node's turn
-	Kind   CallKind
-}
-
-type callKey struct{}
-
-func withCall(ctx context.Context, c CallInfo) context.Context {
-	return context.WithValue(ctx, callKey{}, c)
-}
-
-// CallFrom returns the CallInfo of the call whose context is ctx.
-func CallFrom(ctx context.Context) (CallInfo, bool) {
-	c, ok := ctx.Value(callKey{}).(CallInfo)
-	return c, ok
-}
-
-// Completion is what the upstream answered.
-type Completion struct {
-	Model        string // the model the upstream reports, if any
-	Content      string
-	FinishReason string
-	Usage        Usage
-	Logprobs     []TokenLogprob
-	// Reasoning is reasoning_content, when the upstream separates the
-	// model's reasoning from its answer (vLLM's reasoning parser, DeepSeek).
-	Reasoning string
-	// ToolCalls names the tool calls the upstream answered with.
-	ToolCalls []string
-	// UsageEstimated is set when the upstream reported no usage (some
-	// llama.cpp builds and proxies) and Usage was estimated from the
-	// characters sent and received.
-	UsageEstimated bool
-}
-
-// UpstreamConfig configures an OpenAIClient.
-type UpstreamConfig struct {
+// Config configures an Client.
+type Config struct {
 	// Name identifies the upstream in errors ("upstream NAME"); empty means
-	// DefaultUpstreamName. Errors never name BaseURL, which may carry
+	// DefaultName. Errors never name BaseURL, which may carry
 	// credentials; logs name it redacted (RedactURL).
 	Name string
 	// BaseURL is e.g. https://api.openai.com/v1. A query in it (an
@@ -156,15 +89,15 @@ type UpstreamConfig struct {
 	MaxResponseBytes int64
 }
 
-// DefaultMaxResponseBytes is UpstreamConfig.MaxResponseBytes' default: far
+// DefaultMaxResponseBytes is Config.MaxResponseBytes' default: far
 // above any completion (128k tokens with their logprobs, streamed, is a few
 // tens of MiB), far below what would hurt the process.
 const DefaultMaxResponseBytes = 64 << 20
 
-// OpenAIClient talks to an OpenAI-compatible chat completions endpoint
+// Client talks to an OpenAI-compatible chat completions endpoint
 // through go-openai, adding retries and faithful sampling parameters.
-type OpenAIClient struct {
-	cfg      UpstreamConfig
+type Client struct {
+	cfg      Config
 	hc       *http.Client
 	client   *openai.Client
 	base     string     // BaseURL without its query and trailing slash
@@ -176,10 +109,10 @@ type OpenAIClient struct {
 }
 
 // CloseIdleConnections closes the kept-alive connections to the upstream.
-func (c *OpenAIClient) CloseIdleConnections() { c.hc.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
 
-// NewOpenAIClient returns a client for the upstream at cfg.BaseURL.
-func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
+// New returns a client for the upstream at cfg.BaseURL.
+func New(cfg Config) (*Client, error) {
 	if cfg.BaseURL == "" {
 		return nil, errors.New("upstream: base URL is required")
 	}
@@ -189,7 +122,7 @@ func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
 	}
 	query := u.Query()
 	u.RawQuery, u.ForceQuery = "", false
-	label := DefaultUpstreamName
+	label := DefaultName
 	if cfg.Name != "" {
 		label = "upstream " + cfg.Name
 	}
@@ -229,24 +162,24 @@ func NewOpenAIClient(cfg UpstreamConfig) (*OpenAIClient, error) {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(u.String(), "/")
 	oc.HTTPClient = &patchingDoer{client: hc, idle: cfg.IdleTimeout, max: cfg.MaxResponseBytes, query: query}
-	c := &OpenAIClient{cfg: cfg, hc: hc, client: openai.NewClientWithConfig(oc), base: oc.BaseURL, query: query,
+	c := &Client{cfg: cfg, hc: hc, client: openai.NewClientWithConfig(oc), base: oc.BaseURL, query: query,
 		label: label, redacted: RedactURL(cfg.BaseURL), secrets: newSecrets(cfg.BaseURL, cfg.APIKey)}
 	c.live = &liveness{check: c.answers}
 	return c, nil
 }
 
 // endpoint is the URL of path under the base URL, with the base URL's query.
-func (c *OpenAIClient) endpoint(path string) string {
+func (c *Client) endpoint(path string) string {
 	if len(c.query) == 0 {
 		return c.base + path
 	}
 	return c.base + path + "?" + c.query.Encode()
 }
 
-// DefaultIdleTimeout is UpstreamConfig.IdleTimeout's default.
+// DefaultIdleTimeout is Config.IdleTimeout's default.
 const DefaultIdleTimeout = 30 * time.Second
 
-// DefaultCheckAfter and DefaultCheckTimeout are UpstreamConfig.CheckAfter's
+// DefaultCheckAfter and DefaultCheckTimeout are Config.CheckAfter's
 // and CheckTimeout's defaults: an upstream that accepts connections and
 // never answers, or sends headers and stalls, fails a call within their sum.
 const (
@@ -457,7 +390,7 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 }
 
 // Complete makes the call, retrying transient failures.
-func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Completion, error) {
+func (c *Client) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
 	oreq := openai.ChatCompletionRequest{Model: req.Model, LogProbs: req.Logprobs}
 	for _, m := range req.Messages {
 		oreq.Messages = append(oreq.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
@@ -485,7 +418,7 @@ func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Com
 	for attempt := 0; attempt <= c.cfg.MaxRetries; attempt++ {
 		attempts++
 		var (
-			comp Completion
+			comp llm.Completion
 			at   attemptInfo
 			err  error
 		)
@@ -495,20 +428,20 @@ func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Com
 			comp, at, err = c.plainAttempt(ctx, oreq, set)
 		}
 		if err == nil {
-			if comp.Usage == (Usage{}) {
+			if comp.Usage == (llm.Usage{}) {
 				// No usage reported: estimate it, so that budgets still count.
 				chars := 0
 				for _, m := range req.Messages {
 					chars += len(m.Content)
 				}
-				comp.Usage = Usage{PromptTokens: estimateTokens(chars), CompletionTokens: estimateTokens(len(comp.Content) + len(comp.Reasoning))}
+				comp.Usage = llm.Usage{PromptTokens: llm.EstimateTokens(chars), CompletionTokens: llm.EstimateTokens(len(comp.Content) + len(comp.Reasoning))}
 				comp.Usage.TotalTokens = comp.Usage.PromptTokens + comp.Usage.CompletionTokens
 				comp.UsageEstimated = true
 			}
 			return comp, nil
 		}
 		if ctx.Err() != nil {
-			return Completion{}, fmt.Errorf("%s: %w", c.label, context.Cause(ctx))
+			return llm.Completion{}, fmt.Errorf("%s: %w", c.label, context.Cause(ctx))
 		}
 		lastErr, lastStatus = err, at.status
 		if !retryable(err, at.status) || attempt == c.cfg.MaxRetries {
@@ -522,13 +455,13 @@ func (c *OpenAIClient) Complete(ctx context.Context, req CompletionRequest) (Com
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return Completion{}, fmt.Errorf("%s: %w", c.label, context.Cause(ctx))
+			return llm.Completion{}, fmt.Errorf("%s: %w", c.label, context.Cause(ctx))
 		case <-t.C:
 		}
 	}
 	ue := c.failure(lastErr, lastStatus, attempts)
 	c.logFailure(req.Model, ue)
-	return Completion{}, ue
+	return llm.Completion{}, ue
 }
 
 // maxLoggedDetail bounds the raw error text a failure's log line quotes:
@@ -537,7 +470,7 @@ const maxLoggedDetail = 600
 
 // logFailure writes a call that failed for good to the log, in detail but
 // with the URL redacted and the credentials scrubbed.
-func (c *OpenAIClient) logFailure(model string, ue *UpstreamError) {
+func (c *Client) logFailure(model string, ue *llm.Error) {
 	if c.cfg.Logger == nil {
 		return
 	}
@@ -563,7 +496,7 @@ type attemptInfo struct {
 var errNoChoices = errors.New("response has no choices")
 
 // plainAttempt makes one non-streaming attempt through go-openai.
-func (c *OpenAIClient) plainAttempt(ctx context.Context, oreq openai.ChatCompletionRequest, set map[string]any) (Completion, attemptInfo, error) {
+func (c *Client) plainAttempt(ctx context.Context, oreq openai.ChatCompletionRequest, set map[string]any) (llm.Completion, attemptInfo, error) {
 	actx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
 	watch := c.watchSilence(actx, cancelCause)
@@ -575,10 +508,10 @@ func (c *OpenAIClient) plainAttempt(ctx context.Context, oreq openai.ChatComplet
 	cancel()
 	at := attemptInfo{status: st.status, retryAfter: st.retryAfter}
 	if err != nil {
-		return Completion{}, at, c.silenceError(cause, st.status, err)
+		return llm.Completion{}, at, c.silenceError(cause, st.status, err)
 	}
 	if len(resp.Choices) == 0 {
-		return Completion{}, at, errNoChoices
+		return llm.Completion{}, at, errNoChoices
 	}
 	comp := toCompletion(resp)
 	if comp.Reasoning == "" {
@@ -590,7 +523,7 @@ func (c *OpenAIClient) plainAttempt(ctx context.Context, oreq openai.ChatComplet
 // silenceError names an attempt that silence ended, by the cause of its
 // context: a stalled body, or an upstream that failed a liveness check.
 // Other errors are returned as they are.
-func (c *OpenAIClient) silenceError(cause error, status int, err error) error {
+func (c *Client) silenceError(cause error, status int, err error) error {
 	switch {
 	case errors.Is(cause, errStalled):
 		return fmt.Errorf("%w: no data for %v after the headers (status %d): %w", errStalled, c.cfg.IdleTimeout, status, err)
@@ -601,7 +534,7 @@ func (c *OpenAIClient) silenceError(cause error, status int, err error) error {
 }
 
 // backoff is full jitter: a uniform wait in [0, min(max, base*2^attempt)].
-func (c *OpenAIClient) backoff(attempt int) time.Duration {
+func (c *Client) backoff(attempt int) time.Duration {
 	d := c.cfg.BackoffBase << attempt
 	if d > c.cfg.BackoffMax || d <= 0 {
 		d = c.cfg.BackoffMax
@@ -654,14 +587,14 @@ func retryable(err error, status int) bool {
 		errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "connection")
 }
 
-func toCompletion(resp openai.ChatCompletionResponse) Completion {
+func toCompletion(resp openai.ChatCompletionResponse) llm.Completion {
 	ch := resp.Choices[0]
-	out := Completion{
+	out := llm.Completion{
 		Model:        resp.Model,
 		Content:      ch.Message.Content,
 		FinishReason: string(ch.FinishReason),
 		Reasoning:    ch.Message.ReasoningContent,
-		Usage: Usage{
+		Usage: llm.Usage{
 			PromptTokens:     resp.Usage.PromptTokens,
 			CompletionTokens: resp.Usage.CompletionTokens,
 			TotalTokens:      resp.Usage.TotalTokens,
@@ -678,7 +611,7 @@ func toCompletion(resp openai.ChatCompletionResponse) Completion {
 	}
 	if ch.LogProbs != nil {
 		for _, lp := range ch.LogProbs.Content {
-			out.Logprobs = append(out.Logprobs, TokenLogprob{Token: lp.Token, Logprob: lp.LogProb, Bytes: lp.Bytes})
+			out.Logprobs = append(out.Logprobs, llm.TokenLogprob{Token: lp.Token, Logprob: lp.LogProb, Bytes: lp.Bytes})
 		}
 	}
 	return out

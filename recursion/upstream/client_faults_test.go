@@ -1,4 +1,4 @@
-package recursion
+package upstream
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rlm-project/rlm/recursion/llm"
 )
 
 // faultyUpstream is a real HTTP server (a test double for an upstream, not
@@ -97,21 +99,21 @@ func TestUpstreamFaultsRetried(t *testing.T) {
 	tests := []struct {
 		name  string
 		fault func(w http.ResponseWriter, r *http.Request)
-		cfg   UpstreamConfig
+		cfg   Config
 	}{
-		{"5xx with a string error", errorBody(http.StatusInternalServerError, `{"error":"model overloaded"}`), UpstreamConfig{}},
-		{"503 with a string error", errorBody(http.StatusServiceUnavailable, `{"error":"busy"}`), UpstreamConfig{}},
-		{"5xx with a non-JSON body", errorBody(http.StatusBadGateway, `<html>bad gateway</html>`), UpstreamConfig{}},
-		{"5xx with a null error", errorBody(http.StatusInternalServerError, `{"error":null}`), UpstreamConfig{}},
-		{"200 headers then silence", stallAfterHeaders(""), UpstreamConfig{IdleTimeout: 100 * time.Millisecond}},
-		{"200 and half a body then silence", stallAfterHeaders(`{"id":"c1","choices":[`), UpstreamConfig{IdleTimeout: 100 * time.Millisecond}},
+		{"5xx with a string error", errorBody(http.StatusInternalServerError, `{"error":"model overloaded"}`), Config{}},
+		{"503 with a string error", errorBody(http.StatusServiceUnavailable, `{"error":"busy"}`), Config{}},
+		{"5xx with a non-JSON body", errorBody(http.StatusBadGateway, `<html>bad gateway</html>`), Config{}},
+		{"5xx with a null error", errorBody(http.StatusInternalServerError, `{"error":null}`), Config{}},
+		{"200 headers then silence", stallAfterHeaders(""), Config{IdleTimeout: 100 * time.Millisecond}},
+		{"200 and half a body then silence", stallAfterHeaders(`{"id":"c1","choices":[`), Config{IdleTimeout: 100 * time.Millisecond}},
 		{"5xx headers then silence", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusInternalServerError)
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
-		}, UpstreamConfig{IdleTimeout: 100 * time.Millisecond}},
+		}, Config{IdleTimeout: 100 * time.Millisecond}},
 		// Never idle, but past the attempt's whole timeout.
-		{"200 trickled past the attempt timeout", trickle(20 * time.Millisecond), UpstreamConfig{Timeout: 300 * time.Millisecond}},
+		{"200 trickled past the attempt timeout", trickle(20 * time.Millisecond), Config{Timeout: 300 * time.Millisecond}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,19 +131,19 @@ func TestUpstreamFaultsRetried(t *testing.T) {
 					cfg := tt.cfg
 					cfg.Name, cfg.BaseURL, cfg.MaxRetries, cfg.Stream = "faulty", up.URL, retries, mode.stream
 					cfg.BackoffBase, cfg.BackoffMax = time.Millisecond, 2*time.Millisecond
-					c, err := NewOpenAIClient(cfg)
+					c, err := New(cfg)
 					if err != nil {
 						t.Fatal(err)
 					}
-					got, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+					got, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 					if recovers {
 						if err != nil || got.Content != "ok" {
 							t.Fatalf("got %q, %v; want ok after %d failed attempts", got.Content, err, bad)
 						}
 					} else {
-						var ue *UpstreamError
+						var ue *llm.Error
 						if !errors.As(err, &ue) || ue.Attempts != retries+1 {
-							t.Fatalf("got %v; want an UpstreamError after %d attempts", err, retries+1)
+							t.Fatalf("got %v; want an llm.Error after %d attempts", err, retries+1)
 						}
 					}
 					if n := up.count(); n != retries+1 {
@@ -157,8 +159,8 @@ func TestUpstreamFaultsRetried(t *testing.T) {
 // with the idle timeout, so that an operator can tell it from a slow model.
 func TestUpstreamStallIsNamed(t *testing.T) {
 	up := newFaultyUpstream(t, 1, stallAfterHeaders(""))
-	c, _ := NewOpenAIClient(UpstreamConfig{Name: "stalls", BaseURL: up.URL, MaxRetries: -1, IdleTimeout: 50 * time.Millisecond})
-	_, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")})
+	c, _ := New(Config{Name: "stalls", BaseURL: up.URL, MaxRetries: -1, IdleTimeout: 50 * time.Millisecond})
+	_, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")})
 	if !errors.Is(err, errStalled) || !strings.Contains(err.Error(), "no data for 50ms") {
 		t.Fatalf("got %v; want a stall naming the idle timeout", err)
 	}
@@ -181,8 +183,8 @@ func TestUpstreamClientErrorsNotRetried(t *testing.T) {
 		for _, stream := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/stream=%v", tt.name, stream), func(t *testing.T) {
 				up := newFaultyUpstream(t, 10, tt.fault)
-				c, _ := NewOpenAIClient(UpstreamConfig{BaseURL: up.URL, MaxRetries: 3, BackoffBase: time.Millisecond, Stream: stream})
-				if _, err := c.Complete(t.Context(), CompletionRequest{Model: "m", Messages: userMsg("q")}); err == nil {
+				c, _ := New(Config{BaseURL: up.URL, MaxRetries: 3, BackoffBase: time.Millisecond, Stream: stream})
+				if _, err := c.Complete(t.Context(), llm.Request{Model: "m", Messages: userMsg("q")}); err == nil {
 					t.Fatal("no error")
 				}
 				if n := up.count(); n != 1 {
