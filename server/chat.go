@@ -426,7 +426,7 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 			}
 			if !s.storedStillThere(ctx, r) {
 				s.log.Info("stored completion deleted during its run; its final record is not written", "id", r.id)
-				s.unregisterRun(ctx, r)
+				s.unregisterRun(ctx, r.owner, r.id)
 			} else if err := s.saveCompletion(ctx, r, comp); err != nil {
 				// Left registered: once this server stops, a sweep
 				// records the run as interrupted, not in_progress.
@@ -439,7 +439,7 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 							"retry the request (details are in the server log)", r.id)}
 				}
 			} else {
-				s.unregisterRun(ctx, r)
+				s.unregisterRun(ctx, r.owner, r.id)
 			}
 		}
 		release()
@@ -585,6 +585,8 @@ type observer struct {
 	s      *Server
 	events chan recursion.Event
 	models *modelSet
+	// progress, when set, gets every event (a response's rlm.progress).
+	progress func(recursion.Event)
 }
 
 func (o *observer) Observe(ev recursion.Event) {
@@ -609,6 +611,9 @@ func (o *observer) Observe(ev recursion.Event) {
 			name = m.Model
 		}
 		o.models.add(name)
+	}
+	if o.progress != nil {
+		o.progress(ev)
 	}
 	if o.events == nil {
 		return

@@ -208,7 +208,7 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, m
 		s.store.DeleteEntry(dctx, collRuns, idxRunning, runningKey(r.owner, r.id))
 	}
 	wctx, cancel := bounded()
-	err := s.registerRun(wctx, r)
+	err := s.registerRun(wctx, r.owner, r.id, r.created)
 	cancel()
 	if err != nil {
 		undo()

@@ -119,26 +119,27 @@ func (s *Server) ensureLease(ctx context.Context) error {
 	return s.renewLease(ctx)
 }
 
-// registerRun records r as in progress on this server.
-func (s *Server) registerRun(ctx context.Context, r *run) error {
+// registerRun records the stored run id of owner (a completion or a
+// response) as in progress on this server.
+func (s *Server) registerRun(ctx context.Context, owner, id string, created int64) error {
 	if err := s.ensureLease(ctx); err != nil {
 		return fmt.Errorf("lease: %w", err)
 	}
-	b, err := json.Marshal(runningEntry{Instance: s.instance, Owner: r.owner, ID: r.id, Started: r.created})
+	b, err := json.Marshal(runningEntry{Instance: s.instance, Owner: owner, ID: id, Started: created})
 	if err != nil {
 		return err
 	}
-	return s.store.PutEntry(ctx, collRuns, idxRunning, runningKey(r.owner, r.id), b)
+	return s.store.PutEntry(ctx, collRuns, idxRunning, runningKey(owner, id), b)
 }
 
-// unregisterRun takes r off the runs in progress, once its final record is
-// written (or it has none to write).
-func (s *Server) unregisterRun(ctx context.Context, r *run) {
+// unregisterRun takes a stored run off the runs in progress, once its
+// final record is written (or it has none to write).
+func (s *Server) unregisterRun(ctx context.Context, owner, id string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.StoreTimeout)
 	defer cancel()
-	if err := s.store.DeleteEntry(ctx, collRuns, idxRunning, runningKey(r.owner, r.id)); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := s.store.DeleteEntry(ctx, collRuns, idxRunning, runningKey(owner, id)); err != nil && !errors.Is(err, store.ErrNotFound) {
 		// Harmless: a sweep after this server stops drops it.
-		s.log.Error("unregistering a finished stored run", "id", r.id, "err", err)
+		s.log.Error("unregistering a finished stored run", "id", id, "err", err)
 	}
 }
 
@@ -148,7 +149,7 @@ func (s *Server) sweepOrphans(ctx context.Context) (int, error) {
 	var entries []runningEntry
 	err := s.store.ScanEntries(ctx, collRuns, idxRunning, "", false, func(e store.Entry) bool {
 		var re runningEntry
-		if err := json.Unmarshal(e.Value, &re); err != nil || re.Instance == "" || !validID(re.ID, "chatcmpl-") {
+		if err := json.Unmarshal(e.Value, &re); err != nil || re.Instance == "" || !validID(re.ID, "chatcmpl-") && !validID(re.ID, respPrefix) {
 			s.log.Error("skipping an unreadable entry of the stored runs in progress", "key", e.Key, "err", err)
 			return true
 		}
@@ -174,8 +175,12 @@ func (s *Server) sweepOrphans(ctx context.Context) (int, error) {
 		if held {
 			continue
 		}
-		if err := s.endOrphan(ctx, re); err != nil {
-			errs = append(errs, fmt.Errorf("stored completion %s: %w", re.ID, err))
+		end := s.endOrphan
+		if validID(re.ID, respPrefix) {
+			end = s.endOrphanResponse
+		}
+		if err := end(ctx, re); err != nil {
+			errs = append(errs, fmt.Errorf("stored run %s: %w", re.ID, err))
 			continue
 		}
 		ended++

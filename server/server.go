@@ -139,6 +139,16 @@ type Config struct {
 	RunLease time.Duration
 	// Quota bounds what one API key keeps in the store (see quota.go).
 	Quota Quota
+	// MaxBackground bounds the background responses (queued or running)
+	// one server holds; one more is refused with 429.
+	MaxBackground int
+	// ResponsePoll is how often a background run checks the store for a
+	// cancel request from another replica, and how often a resumed event
+	// stream looks for new events.
+	ResponsePoll time.Duration
+	// CancelWait is how long POST /v1/responses/{id}/cancel waits for the
+	// run to end before it answers with the response as it stands.
+	CancelWait time.Duration
 }
 
 // ModelInfo is what answers under a model alias: /v1/models shows it in the
@@ -188,7 +198,23 @@ const (
 	DefaultMaxContentParts = 8192
 )
 
+// Defaults of the Responses API's settings.
+const (
+	DefaultMaxBackground = 1024
+	DefaultResponsePoll  = 250 * time.Millisecond
+	DefaultCancelWait    = 5 * time.Second
+)
+
 func (c *Config) setDefaults() {
+	if c.MaxBackground <= 0 {
+		c.MaxBackground = DefaultMaxBackground
+	}
+	if c.ResponsePoll <= 0 {
+		c.ResponsePoll = DefaultResponsePoll
+	}
+	if c.CancelWait <= 0 {
+		c.CancelWait = DefaultCancelWait
+	}
 	if c.MaxRequestBytes <= 0 {
 		c.MaxRequestBytes = DefaultMaxRequestBytes
 	}
@@ -279,6 +305,11 @@ type Server struct {
 	upkeep   upkeep
 	quotas   quotaLedgers
 
+	// responses are the responses running here; background counts the
+	// background ones, queued or running (MaxBackground).
+	responses  liveResponses
+	background atomic.Int64
+
 	mu          sync.Mutex
 	http        *http.Server
 	metricsHTTP *http.Server
@@ -339,6 +370,11 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	v1.POST("/chat/completions/:id", s.updateCompletion)
 	v1.DELETE("/chat/completions/:id", s.deleteCompletion)
 	v1.GET("/chat/completions/:id/messages", s.completionMessages)
+	v1.POST("/responses", s.createResponse)
+	v1.GET("/responses/:id", s.getResponse)
+	v1.DELETE("/responses/:id", s.deleteResponse)
+	v1.POST("/responses/:id/cancel", s.cancelResponse)
+	v1.GET("/responses/:id/input_items", s.responseInputItems)
 	if cfg.Extend != nil {
 		cfg.Extend(e, v1, owner)
 	}

@@ -694,3 +694,73 @@ func TestServeMaxDepth(t *testing.T) {
 		})
 	}
 }
+
+// TestNodeSDKResponses runs tests/node/responses_sdk.mjs: the official npm
+// openai client's responses.create (plain, streamed, background),
+// retrieve (polled and streamed again), cancel, delete, inputItems.list
+// and a follow-up, against `rlm serve` with the real engine and REPL and a
+// fake upstream (a scripted test double).
+func TestNodeSDKResponses(t *testing.T) {
+	node := nodeSDK(t)
+	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		var all strings.Builder
+		for _, m := range req.Messages {
+			all.WriteString(m.Content + "\n")
+		}
+		switch text := all.String(); {
+		case strings.Contains(text, "slow:"):
+			return fakellm.Reply{Content: "FINAL(too late)", Delay: time.Minute}
+		case strings.Contains(text, "what did you say before"):
+			// The earlier turn's answer is in the follow-up's conversation.
+			if strings.Contains(text, "Paris") {
+				return fakellm.Reply{Content: "FINAL(I said Paris.)"}
+			}
+			return fakellm.Reply{Content: "FINAL(I do not remember.)"}
+		}
+		return fakellm.Reply{Content: "FINAL(Paris)"}
+	})
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "key-one,key-two")...)
+	stdout := runNodeScript(t, node, "responses_sdk.mjs", s, "RLM_KEY=key-one", "RLM_OTHER_KEY=key-two")
+	var res struct {
+		Plain struct {
+			Status, Text string
+			Usage        struct{ TotalTokens int `json:"total_tokens"` }
+			Metadata     map[string]string
+		}
+		Stream struct {
+			Types []string
+			Text  string
+		}
+		Background struct {
+			Status, Text    string
+			Replayed, First int
+		}
+		Cancel     struct{ Status string }
+		InputItems []struct{ Role, Type, Text string }
+		FollowUp   struct{ Status, Text, Previous string }
+	}
+	if err := json.Unmarshal(stdout, &res); err != nil {
+		t.Fatalf("node output %q: %v", stdout, err)
+	}
+	if res.Plain.Status != "completed" || res.Plain.Text != "Paris" || res.Plain.Usage.TotalTokens == 0 || res.Plain.Metadata["suite"] != "sdk" {
+		t.Errorf("plain: %+v", res.Plain)
+	}
+	want := "response.created response.in_progress response.output_item.added response.content_part.added response.output_text.delta " +
+		"response.output_text.done response.content_part.done response.output_item.done response.completed"
+	if strings.Join(res.Stream.Types, " ") != want || res.Stream.Text != "Paris" {
+		t.Errorf("stream: %+v", res.Stream)
+	}
+	if res.Background.Status != "completed" || res.Background.Text != "Paris" || res.Background.First != 1 || res.Background.Replayed < 5 {
+		t.Errorf("background: %+v", res.Background)
+	}
+	if res.Cancel.Status != "cancelled" {
+		t.Errorf("cancel: %+v", res.Cancel)
+	}
+	if len(res.InputItems) != 1 || res.InputItems[0].Type != "input_text" || res.InputItems[0].Text != "What is the capital of France?" {
+		t.Errorf("input items: %+v", res.InputItems)
+	}
+	if res.FollowUp.Status != "completed" || res.FollowUp.Text != "I said Paris." || res.FollowUp.Previous == "" {
+		t.Errorf("follow-up: %+v", res.FollowUp)
+	}
+}
