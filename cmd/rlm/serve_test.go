@@ -725,8 +725,10 @@ func TestNodeSDKResponses(t *testing.T) {
 	var res struct {
 		Plain struct {
 			Status, Text string
-			Usage        struct{ TotalTokens int `json:"total_tokens"` }
-			Metadata     map[string]string
+			Usage        struct {
+				TotalTokens int `json:"total_tokens"`
+			}
+			Metadata map[string]string
 		}
 		Stream struct {
 			Types []string
