@@ -45,6 +45,9 @@ func (c *config) checkServe() error {
 	if c.MaxConns <= 0 {
 		return fmt.Errorf("max-conns %d: must be positive", c.MaxConns)
 	}
+	if c.MaxBackground <= 0 || c.ResponsePoll <= 0 || c.CancelWait <= 0 {
+		return fmt.Errorf("max-background %d, response-poll %v and cancel-wait %v: must be positive", c.MaxBackground, c.ResponsePoll, c.CancelWait)
+	}
 	if c.MaxConnsPerClient < 0 {
 		return fmt.Errorf("max-conns-per-client %d: must not be negative (0: no limit)", c.MaxConnsPerClient)
 	}
@@ -226,6 +229,7 @@ func (c *config) serverConfig(aliases map[string]string, local *inference.Engine
 		IdleTimeout: c.IdleTimeout, ReadHeaderTimeout: c.HeaderTimeout, MinBodyRate: c.MinBodyRate, BodyRateGrace: c.BodyRateGrace,
 		MaxConns: c.MaxConns, MaxConnsPerClient: perClientConns(c.MaxConnsPerClient), MetricsKey: c.MetricsKey, MetricsSeparate: c.MetricsAddr != "",
 		StoreTimeout: c.StoreTimeout, MaxLimits: c.runLimits(), Documents: c.documentOptions(), RunLease: c.RunLease, Quota: c.quota(),
+		MaxBackground: c.MaxBackground, ResponsePoll: c.ResponsePoll, CancelWait: c.CancelWait,
 	}
 }
 

@@ -70,6 +70,9 @@ type config struct {
 	MaxConcurrent     int
 	QueueWait         time.Duration
 	MaxQueued         int
+	MaxBackground     int
+	ResponsePoll      time.Duration
+	CancelWait        time.Duration
 	RetryAfter        time.Duration
 	KeepAlive         time.Duration
 	IdleTimeout       time.Duration
@@ -346,6 +349,9 @@ var settingsTable = []setting{
 	{"max-concurrent", forServe, "16", "runs executing at once", num(func(c *config) *int { return &c.MaxConcurrent })},
 	{"queue-wait", forServe, "2s", "how long a request waits for a run slot before 429", dur(func(c *config) *time.Duration { return &c.QueueWait })},
 	{"max-queued", forServe, strconv.Itoa(server.DefaultMaxQueued), "chat requests that may wait for a run slot at once; one more gets 429 at once", num(func(c *config) *int { return &c.MaxQueued })},
+	{"max-background", forServe, strconv.Itoa(server.DefaultMaxBackground), "background responses (POST /v1/responses with background: true) one server holds, queued or running; one more gets 429. They wait for a run slot as long as it takes, not --queue-wait", num(func(c *config) *int { return &c.MaxBackground })},
+	{"response-poll", forServe, server.DefaultResponsePoll.String(), "how often a background response checks the store for a cancel sent to another replica, and a resumed response stream for new events", dur(func(c *config) *time.Duration { return &c.ResponsePoll })},
+	{"cancel-wait", forServe, server.DefaultCancelWait.String(), "how long POST /v1/responses/{id}/cancel waits for the run to stop before it answers with the response as it stands", dur(func(c *config) *time.Duration { return &c.CancelWait })},
 	{"retry-after", forServe, "2s", "Retry-After sent with 429", dur(func(c *config) *time.Duration { return &c.RetryAfter })},
 	{"keepalive", forServe, "15s", "interval of SSE keep-alive comments on idle streams", dur(func(c *config) *time.Duration { return &c.KeepAlive })},
 	{"idle-timeout", forServe, server.DefaultIdleTimeout.String(), "how long a kept-alive client connection may sit idle between requests before it is closed", dur(func(c *config) *time.Duration { return &c.IdleTimeout })},
