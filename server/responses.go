@@ -1054,16 +1054,24 @@ func (s *Server) endOrphanResponse(ctx context.Context, re runningEntry) error {
 			return err
 		}
 		if sr.Response.Background {
+			// After the last event, unless a replica sweeping at the same
+			// time wrote the end already.
 			idx := eventsIndex(re.Owner, re.ID)
-			seq := 0
+			seq, ended := 0, false
 			s.store.ScanEntries(ctx, collResponses, idx, "", true, func(e store.Entry) bool {
+				var ev struct {
+					Type string `json:"type"`
+				}
+				json.Unmarshal(e.Value, &ev)
 				fmt.Sscanf(e.Key, "%d", &seq)
-				seq++
+				seq, ended = seq+1, isTerminalEvent(ev.Type)
 				return false
 			})
-			b, _ := json.Marshal(map[string]any{"type": "response.failed", "sequence_number": seq, "response": sr.Response})
-			if err := s.store.PutEntry(ctx, collResponses, idx, eventKey(seq), b); err != nil {
-				return err
+			if !ended {
+				b, _ := json.Marshal(map[string]any{"type": "response.failed", "sequence_number": seq, "response": sr.Response})
+				if err := s.store.PutEntry(ctx, collResponses, idx, eventKey(seq), b); err != nil {
+					return err
+				}
 			}
 		}
 	}
