@@ -27,8 +27,8 @@ type evalFlags struct {
 // optionally through the model directly, with scores, costs and a chart.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseEvalFlags(args, stderr)
-	if f == nil {
-		return err
+	if f == nil || err != nil {
+		return err // nil for -h
 	}
 	set, err := f.settings.load()
 	if err != nil {

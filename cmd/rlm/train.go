@@ -74,8 +74,8 @@ type sftFlags struct {
 
 func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseSFTFlags(args, stderr)
-	if f == nil {
-		return err
+	if f == nil || err != nil {
+		return err // nil for -h
 	}
 	tok, dc, err := f.dataConfig()
 	if err != nil {

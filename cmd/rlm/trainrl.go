@@ -36,8 +36,8 @@ type rlFlags struct {
 // rollouts through the RLM engine and the REPL.
 func runTrainRL(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseRLFlags(args, stderr)
-	if f == nil {
-		return err
+	if f == nil || err != nil {
+		return err // nil for -h
 	}
 	tok, err := tokenizer.Load(f.model)
 	if err != nil {
