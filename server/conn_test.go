@@ -246,7 +246,7 @@ func TestMaxConns(t *testing.T) {
 	if resp, err := http.ReadResponse(bufio.NewReader(fourth), nil); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("a new connection was not served in place of an idle one: %v %v", resp, err)
 	}
-	if b := closedWithin(t, third, 2*time.Second); len(b) > 0 {
+	if b := closedWithin(t, third, 5*time.Second); len(b) > 0 { // generous: a loaded CI machine
 		t.Errorf("the evicted connection read %q", b)
 	}
 }
