@@ -304,6 +304,14 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("recursion: offload input: %w", err)
 	}
+	if conv := req.Continue; conv != nil {
+		if off.File != nil {
+			return Result{}, fmt.Errorf("recursion: %w: the follow-up's input would be offloaded (documents, or text past the offload threshold)", ErrCannotContinue)
+		}
+		if err := conv.take(); err != nil {
+			return Result{}, fmt.Errorf("recursion: %w: %v", ErrCannotContinue, err)
+		}
+	}
 	lim = e.limitsFor(req.Limits, off.inputTokens())
 
 	deadline := time.Now().Add(lim.Timeout)
@@ -320,6 +328,8 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		rootModel: rootModel,
 		subModel:  subModel,
 		rootSamp:  req.Sampling,
+		keep:      req.Keep || req.Continue != nil,
+		cont:      req.Continue,
 		subSamp:   llm.Sampling{Temperature: req.Sampling.Temperature, TopP: req.Sampling.TopP, Seed: req.Sampling.Seed},
 		nodeUsage: map[string]llm.Usage{},
 		childSem:  make([]semaphore, lim.MaxDepth+1),
@@ -346,8 +356,9 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		LLMCalls:   calls,
 		MaxDepth:   int(r.maxDepth.Load()),
 		Duration:   time.Since(start),
-		NodeUsage:  r.usageByNode(),
-		Limits:     lim,
+		NodeUsage:    r.usageByNode(),
+		Limits:       lim,
+		Conversation: r.kept,
 	}
 	if nr.iterations == 0 && errors.Is(nr.cause, llm.ErrContextLengthExceeded) {
 		// The model refused the run's very first call as longer than its
@@ -380,6 +391,11 @@ type runState struct {
 	subCalls atomic.Int64
 	// replMemory is the request's REPL memory budget (nil: none).
 	replMemory *repl.MemoryBudget
+	// keep asks the root node to keep its session (Request.Keep); cont is
+	// the conversation it continues; kept is what it kept.
+	keep bool
+	cont *Conversation
+	kept *Conversation
 
 	mu        sync.Mutex
 	nodeUsage map[string]llm.Usage

@@ -92,22 +92,19 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		}})
 	}()
 
-	if n.depth == 0 && off.File == nil && r.e.cfg.NoContextAnswer != "" {
+	if n.depth == 0 && off.File == nil && r.cont == nil && r.e.cfg.NoContextAnswer != "" {
 		return nodeResult{answer: r.e.cfg.NoContextAnswer, reason: StopNoContext}, nil
 	}
-	sess, err := r.e.cfg.Sandbox.NewSession(ctx, SessionConfig{Context: off.File, Query: off.Query, Host: n, Limits: r.e.cfg.REPLLimits,
-		Budget: r.replMemory})
+	sess, transcript, gate, err := n.session(ctx, off)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nodeResult{reason: stopReason(ctx, ctx.Err()), err: context.Cause(ctx).Error()}, nil
 		}
 		return nodeResult{}, fmt.Errorf("start REPL session for node %s: %w", n.id, err)
 	}
-	defer sess.Close()
+	defer func() { n.release(ctx, sess, transcript) }()
 
-	transcript := []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: inputMessage(off)}}
 	var prog progress
-	gate := finalGate{doc: off.File != nil}
 	maxIter := r.lim.MaxIterations
 	failed := 0 // turns in a row in which no cell worked
 	for turn := 1; turn <= maxIter; turn++ {
@@ -199,6 +196,53 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 		transcript = append(transcript, llm.Message{Role: "user", Content: clipWithNote(strings.TrimSpace(fb.String()), r.e.cfg.MaxFeedbackChars)})
 	}
 	return n.stop(ctx, sess, transcript, maxIter, StopMaxIterations, fmt.Sprintf("no FINAL after %d turns", maxIter), &prog), nil
+}
+
+// session gives the node its REPL session, its first transcript and its
+// FINAL gate: a new session, or, for the root of a follow-up, the kept one
+// (its host now this node) with the earlier transcript and the new input.
+func (n *node) session(ctx context.Context, off *offloaded) (Session, []llm.Message, finalGate, error) {
+	r := n.r
+	if n.depth == 0 && r.cont != nil {
+		c := r.cont
+		c.host.n.Store(n)
+		transcript := append(slices.Clip(c.transcript), llm.Message{Role: "user", Content: followUpMessage(off)})
+		// The model looked at the input in an earlier run.
+		return c.sess, transcript, finalGate{doc: c.doc, looked: true}, nil
+	}
+	var host repl.Host = n
+	var hs *hostSwitch
+	if n.depth == 0 && r.keep {
+		hs = &hostSwitch{}
+		hs.n.Store(n)
+		host = hs
+	}
+	sess, err := r.e.cfg.Sandbox.NewSession(ctx, SessionConfig{Context: off.File, Query: off.Query, Host: host, Limits: r.e.cfg.REPLLimits,
+		Budget: r.replMemory})
+	if err != nil {
+		return nil, nil, finalGate{}, err
+	}
+	if hs != nil {
+		r.cont = &Conversation{host: hs, sess: sess, doc: off.File != nil, busy: true}
+	}
+	transcript := []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: inputMessage(off)}}
+	return sess, transcript, finalGate{doc: off.File != nil}, nil
+}
+
+// release ends the node's use of its session: closed, or, for a root that
+// keeps it, kept with the node's transcript when the run can go on (it was
+// not cancelled and had time left).
+func (n *node) release(ctx context.Context, sess Session, transcript []llm.Message) {
+	r := n.r
+	if n.depth != 0 || r.cont == nil {
+		sess.Close()
+		return
+	}
+	keep := ctx.Err() == nil
+	r.cont.done(transcript, keep)
+	if keep {
+		r.kept = r.cont
+	}
 }
 
 // finalGate refuses, once, a FINAL from a node that holds a document but

@@ -25,6 +25,13 @@ type Request struct {
 	Observer Observer
 	// TraceID names the run in traces and stores; empty means generate one.
 	TraceID string
+	// Keep asks for the root node's REPL session and transcript to be kept
+	// after the run, as Result.Conversation, for a follow-up.
+	Keep bool
+	// Continue, when set, runs the request as a follow-up in a kept
+	// conversation: Messages are the new turn's input only (no Documents,
+	// nothing long enough to be offloaded: else ErrCannotContinue).
+	Continue *Conversation
 }
 
 // Document is an attached file whose text lives on local disk. The engine
@@ -80,4 +87,9 @@ type Result struct {
 	// Limits are those the run had, its budgets scaled to its input (see
 	// InputBudget).
 	Limits Limits
+	// Conversation is the kept root session, for a follow-up, when the
+	// request asked to Keep it (or continued one) and the run ended in a
+	// state that can go on (not cancelled, not out of time); the caller
+	// closes it. Nil otherwise.
+	Conversation *Conversation
 }

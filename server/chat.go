@@ -47,6 +47,11 @@ type rlmInfo struct {
 	// sub-calls), as each upstream named itself: the request's model is an
 	// alias of this server, these are who wrote the answer.
 	Models []string `json:"models,omitempty"`
+	// Session says, for a follow-up response, whether it ran in the
+	// previous response's REPL session ("continued": its variables were
+	// there) or in a new one ("new", with SessionNote saying why).
+	Session     string `json:"session,omitempty"`
+	SessionNote string `json:"session_note,omitempty"`
 }
 
 type choice struct {

@@ -142,6 +142,14 @@ type respRun struct {
 	req   recursion.Request
 	// files are released when the run ends.
 	cleanup []func()
+	// fallback is the request to run when the kept session of a
+	// follow-up (req.Continue) cannot be continued: the earlier turns as
+	// messages, with fallbackFiles still to resolve. session and
+	// sessionNote become rlm.session and rlm.session_note.
+	fallback      *recursion.Request
+	fallbackFiles []fileRef
+	session       string
+	sessionNote   string
 	cancel  context.CancelCauseFunc
 	models  modelSet
 	// sink receives the events of a foreground stream; nil otherwise.
@@ -217,6 +225,7 @@ func (s *Server) createResponse(c *echo.Context) error {
 	if err != nil {
 		return fixParam(err)
 	}
+	rreq.Keep = store // a follow-up can continue it
 	if store {
 		if err := s.checkCompletionQuota(ctx, own, int64(len(body))); err != nil {
 			return err
@@ -228,6 +237,9 @@ func (s *Server) createResponse(c *echo.Context) error {
 	}
 	r := &respRun{owner: own, req: rreq, done: make(chan struct{})}
 	r.obj = newResponseObject(rr, md, store)
+	if rr.PreviousResponseID != "" {
+		files = s.continueSession(r, rr, items, files)
+	}
 	for _, it := range items {
 		r.input = append(r.input, it.stored())
 	}
@@ -235,6 +247,42 @@ func (s *Server) createResponse(c *echo.Context) error {
 		return s.startBackground(c, r, files, rr.Stream)
 	}
 	return s.runForeground(c, r, files, rr.Stream)
+}
+
+// continueSession makes r a follow-up in the kept REPL session of the
+// previous response, when this server keeps it and the new input can go
+// into it (text only: a kept session's context cannot grow); the request
+// with the earlier turns as messages becomes the fallback. It returns the
+// files to resolve before the run starts.
+func (s *Server) continueSession(r *respRun, rr *responsesRequest, items []inputItem, files []fileRef) []fileRef {
+	r.session = "new"
+	key := r.owner + "/" + rr.PreviousResponseID
+	for _, it := range items {
+		for _, p := range it.Content {
+			if p.Type == "input_file" {
+				s.sessions.drop(key)
+				r.sessionNote = "the follow-up attaches files, which a kept REPL session cannot take: the earlier turns are given as messages"
+				return files
+			}
+		}
+	}
+	conv := s.sessions.take(key)
+	if conv == nil {
+		r.sessionNote = "this server keeps no REPL session of the previous response (it ran on another replica or before a restart, " +
+			"its session expired or was evicted, or another follow-up took it): the earlier turns are given as messages"
+		return files
+	}
+	// The same request without the history, in the kept session.
+	own := rr.chatRequest(nil, items)
+	creq, _, err := toRunRequest(own, &s.cfg)
+	if err != nil {
+		conv.Close()
+		return files
+	}
+	creq.Keep, creq.Continue = r.obj.Store, conv
+	fallback := r.req
+	r.req, r.fallback, r.fallbackFiles, r.session = creq, &fallback, files, "continued"
+	return nil
 }
 
 // fixParam renames the chat request's parameters in an error to the
@@ -534,6 +582,12 @@ func (s *Server) startResponse(ctx context.Context, r *respRun, background bool)
 	s.emit(ctx, r, "response.in_progress", map[string]any{"response": r.obj})
 	go func() {
 		res, err := s.runner.Run(ctx, r.req)
+		if errors.Is(err, recursion.ErrCannotContinue) && r.fallback != nil {
+			res, err = s.runFallback(ctx, r, err)
+		}
+		if c := r.req.Continue; c != nil && c != res.Conversation {
+			c.Close() // the run did not keep it (it failed before its root ran)
+		}
 		s.m.runs.WithLabelValues(string(res.StopReason)).Inc()
 		s.m.iterations.Observe(float64(res.Iterations))
 		s.m.llmCalls.Observe(float64(res.LLMCalls))
@@ -544,6 +598,25 @@ func (s *Server) startResponse(ctx context.Context, r *respRun, background bool)
 		r.release()
 		s.finishResponse(ctx, r, res, err)
 	}()
+}
+
+// runFallback runs a follow-up whose kept session could not be continued
+// (why) afresh, with the earlier turns as messages.
+func (s *Server) runFallback(ctx context.Context, r *respRun, why error) (recursion.Result, error) {
+	r.req.Continue.Close()
+	obs, trace := r.req.Observer, r.req.TraceID
+	r.req, r.fallback = *r.fallback, nil
+	r.req.Observer, r.req.TraceID = obs, trace
+	r.session, r.sessionNote = "new", why.Error()+": the earlier turns are given as messages"
+	for _, f := range r.fallbackFiles {
+		doc, cleanup, err := s.resolveFile(ctx, r.owner, f)
+		if err != nil {
+			return recursion.Result{}, err
+		}
+		r.cleanup = append(r.cleanup, cleanup)
+		r.req.Documents = append(r.req.Documents, doc)
+	}
+	return s.runner.Run(ctx, r.req)
 }
 
 // finishResponse settles a run's outcome, emits the output and terminal
@@ -567,7 +640,9 @@ func (s *Server) finishResponse(ctx context.Context, r *respRun, res recursion.R
 	if res.TraceID != "" || r.req.TraceID != "" {
 		o.RLM = infoOf(&run{req: r.req}, res)
 		o.RLM.Models = r.models.list()
+		o.RLM.Session, o.RLM.SessionNote = r.session, r.sessionNote
 	}
+	s.keepSession(r, res.Conversation)
 	typ := "response." + o.Status
 	if o.Status == "cancelled" {
 		typ = "response.cancelled"
@@ -578,6 +653,7 @@ func (s *Server) finishResponse(ctx context.Context, r *respRun, res recursion.R
 	}
 	if _, err := s.loadResponse(ctx, r.owner, o.ID); errors.Is(err, errResponseNotFound) {
 		// Deleted during its run (from another replica): nothing to keep.
+		s.sessions.drop(r.owner + "/" + o.ID)
 		s.deleteEvents(ctx, r.owner, o.ID)
 		s.unregisterRun(ctx, r.owner, o.ID)
 		return
@@ -592,6 +668,20 @@ func (s *Server) finishResponse(ctx context.Context, r *respRun, res recursion.R
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.StoreTimeout)
 	defer cancel()
 	s.store.DeleteEntry(dctx, collResponses, idxCancel, r.owner+"."+o.ID)
+}
+
+// keepSession keeps a finished response's REPL session for a follow-up
+// when the response is stored and can be followed up (completed or
+// incomplete); otherwise the session is closed.
+func (s *Server) keepSession(r *respRun, conv *recursion.Conversation) {
+	if conv == nil {
+		return
+	}
+	if !r.obj.Store || (r.obj.Status != "completed" && r.obj.Status != "incomplete") {
+		conv.Close()
+		return
+	}
+	s.sessions.put(r.owner+"/"+r.obj.ID, conv)
 }
 
 // responseStatus maps a run's outcome to a response status: FINAL is
@@ -975,6 +1065,7 @@ func (s *Server) deleteResponse(c *echo.Context) error {
 	if err := s.store.Delete(ctx, collResponses, own+"/"+id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return serverError("deleting response: %v", err)
 	}
+	s.sessions.drop(own + "/" + id)
 	s.deleteEvents(ctx, own, id)
 	return c.JSON(http.StatusOK, map[string]any{"id": id, "object": "response.deleted", "deleted": true})
 }

@@ -73,6 +73,7 @@ func (s *Server) startUpkeep() {
 			if _, err := s.sweepOrphans(ctx); err != nil && ctx.Err() == nil {
 				s.log.Error("sweeping runs orphaned by a stopped server", "err", err)
 			}
+			s.sessions.expire(time.Now())
 			select {
 			case <-ctx.Done():
 				return

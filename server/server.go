@@ -149,6 +149,11 @@ type Config struct {
 	// CancelWait is how long POST /v1/responses/{id}/cancel waits for the
 	// run to end before it answers with the response as it stands.
 	CancelWait time.Duration
+	// SessionTTL is how long the REPL session of a finished stored
+	// response is kept for a follow-up (previous_response_id), and
+	// MaxSessions how many are kept at once (see sessions.go).
+	SessionTTL  time.Duration
+	MaxSessions int
 }
 
 // ModelInfo is what answers under a model alias: /v1/models shows it in the
@@ -203,6 +208,8 @@ const (
 	DefaultMaxBackground = 1024
 	DefaultResponsePoll  = 250 * time.Millisecond
 	DefaultCancelWait    = 5 * time.Second
+	DefaultSessionTTL    = 10 * time.Minute
+	DefaultMaxSessions   = 16
 )
 
 func (c *Config) setDefaults() {
@@ -214,6 +221,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.CancelWait <= 0 {
 		c.CancelWait = DefaultCancelWait
+	}
+	if c.SessionTTL <= 0 {
+		c.SessionTTL = DefaultSessionTTL
+	}
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = DefaultMaxSessions
 	}
 	if c.MaxRequestBytes <= 0 {
 		c.MaxRequestBytes = DefaultMaxRequestBytes
@@ -309,6 +322,7 @@ type Server struct {
 	// background ones, queued or running (MaxBackground).
 	responses  liveResponses
 	background atomic.Int64
+	sessions   *sessionCache
 
 	mu          sync.Mutex
 	http        *http.Server
@@ -338,6 +352,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.instance = newID("rlm-")
 	s.quotas = newQuotaLedgers(st)
+	s.sessions = newSessionCache(cfg.SessionTTL, cfg.MaxSessions)
 
 	e := echo.NewWithConfig(echo.Config{
 		Logger: cfg.Logger,
@@ -495,6 +510,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		hs.Close()
 	}
 	s.stopUpkeep()
+	s.sessions.closeAll()
 	s.docs.Close()
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("shutdown: %w", err)

@@ -45,8 +45,9 @@ func (c *config) checkServe() error {
 	if c.MaxConns <= 0 {
 		return fmt.Errorf("max-conns %d: must be positive", c.MaxConns)
 	}
-	if c.MaxBackground <= 0 || c.ResponsePoll <= 0 || c.CancelWait <= 0 {
-		return fmt.Errorf("max-background %d, response-poll %v and cancel-wait %v: must be positive", c.MaxBackground, c.ResponsePoll, c.CancelWait)
+	if c.MaxBackground <= 0 || c.ResponsePoll <= 0 || c.CancelWait <= 0 || c.SessionTTL <= 0 || c.MaxSessions <= 0 {
+		return fmt.Errorf("max-background %d, response-poll %v, cancel-wait %v, session-ttl %v and max-sessions %d: must be positive",
+			c.MaxBackground, c.ResponsePoll, c.CancelWait, c.SessionTTL, c.MaxSessions)
 	}
 	if c.MaxConnsPerClient < 0 {
 		return fmt.Errorf("max-conns-per-client %d: must not be negative (0: no limit)", c.MaxConnsPerClient)
@@ -230,6 +231,7 @@ func (c *config) serverConfig(aliases map[string]string, local *inference.Engine
 		MaxConns: c.MaxConns, MaxConnsPerClient: perClientConns(c.MaxConnsPerClient), MetricsKey: c.MetricsKey, MetricsSeparate: c.MetricsAddr != "",
 		StoreTimeout: c.StoreTimeout, MaxLimits: c.runLimits(), Documents: c.documentOptions(), RunLease: c.RunLease, Quota: c.quota(),
 		MaxBackground: c.MaxBackground, ResponsePoll: c.ResponsePoll, CancelWait: c.CancelWait,
+		SessionTTL: c.SessionTTL, MaxSessions: c.MaxSessions,
 	}
 }
 

@@ -702,23 +702,7 @@ func TestServeMaxDepth(t *testing.T) {
 // fake upstream (a scripted test double).
 func TestNodeSDKResponses(t *testing.T) {
 	node := nodeSDK(t)
-	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
-		var all strings.Builder
-		for _, m := range req.Messages {
-			all.WriteString(m.Content + "\n")
-		}
-		switch text := all.String(); {
-		case strings.Contains(text, "slow:"):
-			return fakellm.Reply{Content: "FINAL(too late)", Delay: time.Minute}
-		case strings.Contains(text, "what did you say before"):
-			// The earlier turn's answer is in the follow-up's conversation.
-			if strings.Contains(text, "Paris") {
-				return fakellm.Reply{Content: "FINAL(I said Paris.)"}
-			}
-			return fakellm.Reply{Content: "FINAL(I do not remember.)"}
-		}
-		return fakellm.Reply{Content: "FINAL(Paris)"}
-	})
+	up := fakellm.New(responsesUpstream)
 	defer up.Close()
 	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "key-one,key-two")...)
 	stdout := runNodeScript(t, node, "responses_sdk.mjs", s, "RLM_KEY=key-one", "RLM_OTHER_KEY=key-two")
@@ -740,7 +724,7 @@ func TestNodeSDKResponses(t *testing.T) {
 		}
 		Cancel     struct{ Status string }
 		InputItems []struct{ Role, Type, Text string }
-		FollowUp   struct{ Status, Text, Previous string }
+		FollowUp   struct{ Status, Text, Previous, Session string }
 	}
 	if err := json.Unmarshal(stdout, &res); err != nil {
 		t.Fatalf("node output %q: %v", stdout, err)
@@ -762,7 +746,59 @@ func TestNodeSDKResponses(t *testing.T) {
 	if len(res.InputItems) != 1 || res.InputItems[0].Type != "input_text" || res.InputItems[0].Text != "What is the capital of France?" {
 		t.Errorf("input items: %+v", res.InputItems)
 	}
-	if res.FollowUp.Status != "completed" || res.FollowUp.Text != "I said Paris." || res.FollowUp.Previous == "" {
+	if res.FollowUp.Status != "completed" || res.FollowUp.Text != "I said Paris." || res.FollowUp.Previous == "" || res.FollowUp.Session != "continued" {
 		t.Errorf("follow-up: %+v", res.FollowUp)
+	}
+}
+
+// responsesUpstream is the fake upstream (a scripted test double) of the
+// Responses tests: it waits long on a prompt that says "slow", defines a
+// variable in a cell for the first question and, on a follow-up in the same
+// REPL session, writes a cell that reads it; without that session it does
+// not remember.
+func responsesUpstream(req fakellm.Request) fakellm.Reply {
+	last := req.LastUser()
+	switch {
+	case strings.Contains(last, "slow:"):
+		return fakellm.Reply{Content: "FINAL(too late)", Delay: time.Minute}
+	case strings.Contains(last, "Follow-up") && strings.Contains(last, "what did you say before"):
+		// Only the first turn's REPL session has the variable.
+		return fakellm.Reply{Content: "```go\nFINAL(\"I said \" + capital + \".\")\n```"}
+	case strings.Contains(last, "what did you say before"), strings.Contains(last, "undefined: capital"):
+		return fakellm.Reply{Content: "FINAL(I do not remember.)"}
+	case strings.Contains(last, "capital of France"):
+		return fakellm.Reply{Content: "```go\ncapital := \"Paris\"\nFINAL(capital)\n```"}
+	}
+	return fakellm.Reply{Content: "FINAL(Paris)"}
+}
+
+// TestResponsesSessionGone: a follow-up whose previous response's REPL
+// session is no longer kept (here evicted by --max-sessions 1) runs in a
+// new session with the earlier turns as messages, and says so.
+func TestResponsesSessionGone(t *testing.T) {
+	up := fakellm.New(responsesUpstream)
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--max-sessions", "1")...)
+	post := func(body string) map[string]any {
+		t.Helper()
+		resp, err := http.Post(s.URL+"/v1/responses", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("POST %s: %d %v %v", body, resp.StatusCode, m, err)
+		}
+		return m
+	}
+	first := post(`{"model":"rlm","input":"What is the capital of France?"}`)
+	post(`{"model":"rlm","input":"Something else."}`) // its session evicts the first one's
+	follow := post(`{"model":"rlm","input":"And what did you say before?","previous_response_id":"` + first["id"].(string) + `"}`)
+	info, _ := follow["rlm"].(map[string]any)
+	output, _ := json.Marshal(follow["output"])
+	if info["session"] != "new" || !strings.Contains(fmt.Sprint(info["session_note"]), "keeps no REPL session") ||
+		!strings.Contains(string(output), "I do not remember.") {
+		t.Errorf("follow-up without its session: rlm %v, output %s", info, output)
 	}
 }

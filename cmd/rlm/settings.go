@@ -73,6 +73,8 @@ type config struct {
 	MaxBackground     int
 	ResponsePoll      time.Duration
 	CancelWait        time.Duration
+	SessionTTL        time.Duration
+	MaxSessions       int
 	RetryAfter        time.Duration
 	KeepAlive         time.Duration
 	IdleTimeout       time.Duration
@@ -352,6 +354,8 @@ var settingsTable = []setting{
 	{"max-background", forServe, strconv.Itoa(server.DefaultMaxBackground), "background responses (POST /v1/responses with background: true) one server holds, queued or running; one more gets 429. They wait for a run slot as long as it takes, not --queue-wait", num(func(c *config) *int { return &c.MaxBackground })},
 	{"response-poll", forServe, server.DefaultResponsePoll.String(), "how often a background response checks the store for a cancel sent to another replica, and a resumed response stream for new events", dur(func(c *config) *time.Duration { return &c.ResponsePoll })},
 	{"cancel-wait", forServe, server.DefaultCancelWait.String(), "how long POST /v1/responses/{id}/cancel waits for the run to stop before it answers with the response as it stands", dur(func(c *config) *time.Duration { return &c.CancelWait })},
+	{"session-ttl", forServe, server.DefaultSessionTTL.String(), "how long the REPL session of a finished stored response is kept for a follow-up (previous_response_id) that continues it, variables included; a follow-up after it starts a new session with the earlier turns as messages", dur(func(c *config) *time.Duration { return &c.SessionTTL })},
+	{"max-sessions", forServe, strconv.Itoa(server.DefaultMaxSessions), "REPL sessions kept for follow-ups at once; the oldest is closed for a new one. Each holds an idle REPL worker and its memory (counted in --repl-memory-total)", num(func(c *config) *int { return &c.MaxSessions })},
 	{"retry-after", forServe, "2s", "Retry-After sent with 429", dur(func(c *config) *time.Duration { return &c.RetryAfter })},
 	{"keepalive", forServe, "15s", "interval of SSE keep-alive comments on idle streams", dur(func(c *config) *time.Duration { return &c.KeepAlive })},
 	{"idle-timeout", forServe, server.DefaultIdleTimeout.String(), "how long a kept-alive client connection may sit idle between requests before it is closed", dur(func(c *config) *time.Duration { return &c.IdleTimeout })},

@@ -5,8 +5,8 @@
 // follow-up through previous_response_id. Run by cmd/rlm's
 // TestNodeSDKResponses, which starts the server against a fake upstream (a
 // scripted test double, not a model): it answers FINAL(...) at once, waits
-// long on a prompt that says "slow", and on a follow-up says what the
-// earlier turn answered. Env: RLM_BASE_URL, RLM_KEY, RLM_OTHER_KEY.
+// long on a prompt that says "slow", defines a variable in a cell for the
+// first question and, on the follow-up, writes a cell that reads it. Env: RLM_BASE_URL, RLM_KEY, RLM_OTHER_KEY.
 // Prints one JSON line of results; exits non-zero on the first failed check.
 import OpenAI from 'openai';
 
@@ -89,11 +89,12 @@ await until(slow.id, ['in_progress']);
 const cancelled = await client.responses.cancel(slow.id);
 results.cancel = { status: cancelled.status };
 
-// Input items, and a follow-up that sees the earlier turn.
+// Input items, and a follow-up whose cell uses a variable the first turn's
+// cell defined: it runs in the same REPL session.
 const items = await client.responses.inputItems.list(plain.id);
 results.inputItems = items.data.map((it) => ({ role: it.role, type: it.content[0].type, text: it.content[0].text }));
 const follow = await client.responses.create({ model: 'rlm', input: 'And what did you say before?', previous_response_id: plain.id });
-results.followUp = { status: follow.status, text: follow.output_text, previous: follow.previous_response_id };
+results.followUp = { status: follow.status, text: follow.output_text, previous: follow.previous_response_id, session: follow.rlm?.session };
 
 // Another key sees none of it.
 await expectError('otherRetrieve', OpenAI.NotFoundError, 404, () => other.responses.retrieve(plain.id));
