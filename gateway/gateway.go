@@ -102,6 +102,10 @@ func (g *Gateway) assemble(ctx context.Context, cfg Config) error {
 	if g.srv, err = server.New(scfg, st, runner); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
+	if g.engine != nil && g.engine.Pool.MemoryBudget() != nil {
+		// Sessions kept for follow-ups yield their memory to runs.
+		g.engine.Pool.MemoryBudget().SetReclaim(g.srv.ReclaimREPLMemory)
+	}
 	g.goBackground(func() { kept.run(bg) })
 	return nil
 }

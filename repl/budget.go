@@ -43,6 +43,21 @@ type MemoryBudget struct {
 	used     int64
 	sessions int
 	changed  chan struct{} // closed and replaced whenever used falls
+	reclaim  func() bool
+}
+
+// reclaimPoll is how often a waiting reservation asks its budget's reclaim
+// function again.
+const reclaimPoll = 50 * time.Millisecond
+
+// SetReclaim sets f, called (without the budget's lock) when a reservation
+// finds too little memory left, before it waits: f closes a session that
+// holds memory but is idle (one kept for a follow-up) and reports whether
+// it closed one. Running work then never waits behind idle sessions.
+func (b *MemoryBudget) SetReclaim(f func() bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.reclaim = f
 }
 
 // NewMemoryBudget returns a budget of total bytes, named in errors (e.g.
@@ -76,20 +91,43 @@ func (b *MemoryBudget) reserve(ctx context.Context, n int64, deadline time.Time)
 			b.mu.Unlock()
 			return nil
 		}
-		wait, used, sessions := b.changed, b.used, b.sessions
+		wait, used, sessions, reclaim := b.changed, b.used, b.sessions, b.reclaim
 		b.mu.Unlock()
-		timer := time.NewTimer(time.Until(deadline))
-		select {
-		case <-wait:
-			timer.Stop()
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		case <-timer.C:
+		// One idle session closed is waited for (its memory comes back
+		// when its process is gone) before another is.
+		reclaimed := reclaim != nil && reclaim()
+		if err := b.wait(ctx, wait, deadline, reclaim != nil && !reclaimed); err == ctx.Err() && err != nil {
+			return err
+		} else if err != nil {
 			return fmt.Errorf("%w: a REPL session needs %s; %d sessions of %s hold %s of its %s and none ended in time",
-				ErrMemoryBudget, formatBytes(n), sessions, b.name, formatBytes(used), formatBytes(b.total))
+				err, formatBytes(n), sessions, b.name, formatBytes(used), formatBytes(b.total))
 		}
 	}
+}
+
+// wait waits for a release (changed), the deadline (ErrMemoryBudget) or
+// ctx; with poll, for reclaimPoll at most, since a session can become idle
+// (kept for a follow-up, reclaimable) without releasing anything.
+func (b *MemoryBudget) wait(ctx context.Context, changed <-chan struct{}, deadline time.Time, poll bool) error {
+	d := time.Until(deadline)
+	if d <= 0 {
+		return ErrMemoryBudget
+	}
+	if poll && d > reclaimPoll {
+		d = reclaimPoll
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		if time.Now().After(deadline) {
+			return ErrMemoryBudget
+		}
+	}
+	return nil
 }
 
 func (b *MemoryBudget) release(n int64) {

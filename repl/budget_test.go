@@ -130,3 +130,37 @@ func TestPoolMemoryBudget(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestMemoryBudgetReclaim: a reservation that finds the budget full asks
+// the reclaim function to close an idle session before it waits, waits for
+// that session's memory to come back, and asks again now and then: a
+// session can become idle (kept for a follow-up) without releasing
+// anything, which no release would announce.
+func TestMemoryBudgetReclaim(t *testing.T) {
+	ctx := context.Background()
+	b := NewMemoryBudget("the server", 100)
+	if err := b.reserve(ctx, 100, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	idle := make(chan struct{}) // closed when the holder becomes idle
+	calls := 0
+	b.SetReclaim(func() bool {
+		calls++
+		select {
+		case <-idle:
+		default:
+			return false // busy: nothing to reclaim yet
+		}
+		go b.release(100) // as a worker's memory comes back once it is gone
+		idle = nil        // reclaimed once
+		return true
+	})
+	time.AfterFunc(100*time.Millisecond, func() { close(idle) })
+	start := time.Now()
+	if err := b.reserve(ctx, 60, time.Now().Add(10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2*time.Second || calls < 2 {
+		t.Errorf("reserved after %v and %d reclaim calls; want soon after the holder became idle, asked more than once", took, calls)
+	}
+}

@@ -670,6 +670,12 @@ func (s *Server) finishResponse(ctx context.Context, r *respRun, res recursion.R
 	s.store.DeleteEntry(dctx, collResponses, idxCancel, r.owner+"."+o.ID)
 }
 
+// ReclaimREPLMemory closes the oldest REPL session kept for a follow-up,
+// reporting whether there was one. The gateway gives it to the REPL pool's
+// memory budget: a run that needs memory takes it from idle kept sessions
+// before it waits.
+func (s *Server) ReclaimREPLMemory() bool { return s.sessions.evictOldest() }
+
 // keepSession keeps a finished response's REPL session for a follow-up
 // when the response is stored and can be followed up (completed or
 // incomplete); otherwise the session is closed.

@@ -36,24 +36,34 @@ func newSessionCache(ttl time.Duration, max int) *sessionCache {
 
 // put keeps conv under key, closing the oldest session when full.
 func (c *sessionCache) put(key string, conv *recursion.Conversation) {
+	for c.len() >= c.max && c.evictOldest() {
+	}
 	now := time.Now()
 	c.mu.Lock()
-	var evict []*recursion.Conversation
-	for len(c.m) >= c.max {
-		oldest := ""
-		for k, ks := range c.m {
-			if oldest == "" || ks.kept.Before(c.m[oldest].kept) {
-				oldest = k
-			}
-		}
-		evict = append(evict, c.m[oldest].conv)
-		delete(c.m, oldest)
-	}
 	c.m[key] = &keptSession{conv: conv, expires: now.Add(c.ttl), kept: now}
 	c.mu.Unlock()
-	for _, conv := range evict {
-		conv.Close()
+}
+
+// evictOldest closes the session kept longest, reporting whether there was
+// one: the REPL memory budget calls it before a new session would wait for
+// memory (see repl.MemoryBudget.SetReclaim), so kept sessions never hold
+// memory a run needs.
+func (c *sessionCache) evictOldest() bool {
+	c.mu.Lock()
+	oldest := ""
+	for k, ks := range c.m {
+		if oldest == "" || ks.kept.Before(c.m[oldest].kept) {
+			oldest = k
+		}
 	}
+	ks := c.m[oldest]
+	delete(c.m, oldest)
+	c.mu.Unlock()
+	if ks == nil {
+		return false
+	}
+	ks.conv.Close()
+	return true
 }
 
 // take removes and returns the session kept under key, if it is there and

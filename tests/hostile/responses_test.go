@@ -2,6 +2,7 @@ package hostile
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -108,6 +109,9 @@ func waitResponse(t *testing.T, s *server, id, want string, within time.Duration
 		if status == 200 && r.Status == want {
 			return r
 		}
+		if ended := r.Status == "completed" || r.Status == "failed" || r.Status == "cancelled" || r.Status == "incomplete"; ended && want != "in_progress" {
+			t.Fatalf("%s reads %q, want %q: %s", id, r.Status, want, out)
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s reads %d %q after %v, want %q", id, status, r.Status, within, want)
 		}
@@ -152,4 +156,75 @@ func streamTypes(t *testing.T, s *server, id, after string) []string {
 		}
 	}
 	return types
+}
+
+// TestBackgroundResponsesUnderLoad sends 200 background responses at once,
+// half to each of two replicas on one Redis, each a two-turn run with a
+// REPL cell against a scripted upstream (a test double), and reads each
+// back on the other replica: all complete, none is lost. The same 200 on
+// one replica alone are the baseline. It logs the times and each replica's
+// peak memory (BENCHMARKS.md, "Background responses").
+func TestBackgroundResponsesUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("400 runs through three servers")
+	}
+	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if req.Turn() == 1 {
+			return fakellm.Reply{Content: "```go\nn := len(query)\nfmt.Println(n)\n```"}
+		}
+		return fakellm.Reply{Content: "FINAL(done)"}
+	})
+	defer up.Close()
+	// 200 clients from one address: no per-client connection cap.
+	args := []string{"--store", "redis", "--redis-url", storetest.StartRedis(t), "--response-poll", "50ms", "--max-conns-per-client", "0"}
+	alone := startServer(t, up.URL, args...)
+	base := backgroundLoad(t, []*server{alone}, 200)
+	pair := []*server{startServer(t, up.URL, args...), startServer(t, up.URL, args...)}
+	took := backgroundLoad(t, pair, 200)
+	t.Logf("200 background responses: one replica %v (%.0f/s, server peak RSS %d MiB); two replicas %v (%.0f/s, %.2fx; peak RSS %d MiB and %d MiB)",
+		base.Round(time.Millisecond), 200/base.Seconds(), alone.peakRSS(t)>>20, took.Round(time.Millisecond), 200/took.Seconds(),
+		base.Seconds()/took.Seconds(), pair[0].peakRSS(t)>>20, pair[1].peakRSS(t)>>20)
+}
+
+// backgroundLoad posts n background responses at once across replicas,
+// reads each back on the next replica until completed, checks a sample's
+// event streams, and returns the time until all completed.
+func backgroundLoad(t *testing.T, replicas []*server, n int) time.Duration {
+	start := time.Now()
+	ids := make([]string, n)
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			s := replicas[i%len(replicas)]
+			status, out := s.do(t, "POST", "/v1/responses", keyA, []byte(`{"model":"rlm","background":true,"input":"question `+itoa(i)+`"}`))
+			var r responseView
+			if err := json.Unmarshal(out, &r); status != 200 || err != nil {
+				errs <- fmt.Errorf("POST %d: %d %s", i, status, out)
+				return
+			}
+			ids[i] = r.ID
+			errs <- nil
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	completed := 0
+	for i, id := range ids {
+		if r := waitResponse(t, replicas[(i+1)%len(replicas)], id, "completed", 2*time.Minute); answerOf(r) == "done" {
+			completed++
+		}
+	}
+	took := time.Since(start)
+	if completed != n {
+		t.Errorf("%d of %d background responses completed with their answer", completed, n)
+	}
+	for i, id := range ids[:10] { // a sample: whole event streams
+		if types := streamTypes(t, replicas[(i+1)%len(replicas)], id, ""); len(types) == 0 || types[len(types)-1] != "response.completed" {
+			t.Errorf("%s: stream ends with %v", id, types)
+		}
+	}
+	return took
 }
