@@ -150,8 +150,8 @@ type respRun struct {
 	fallbackFiles []fileRef
 	session       string
 	sessionNote   string
-	cancel  context.CancelCauseFunc
-	models  modelSet
+	cancel        context.CancelCauseFunc
+	models        modelSet
 	// sink receives the events of a foreground stream; nil otherwise.
 	// gone is closed when the streaming handler returns, so that the run
 	// never blocks on a client that left.
