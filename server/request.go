@@ -255,6 +255,10 @@ type rlmOptions struct {
 	Timeout          json.RawMessage `json:"timeout"`
 	SubModel         string          `json:"sub_model"`
 	OffloadThreshold *int            `json:"offload_threshold"`
+	// RequireSession makes a follow-up response (previous_response_id) fail
+	// with 409 session_gone rather than run in a new REPL session when the
+	// previous response's session cannot be continued. Chat ignores it.
+	RequireSession bool `json:"require_session"`
 }
 
 // rlmKeys are the keys the `rlm` object accepts, from rlmOptions' tags.

@@ -146,12 +146,13 @@ type respRun struct {
 	// follow-up (req.Continue) cannot be continued: the earlier turns as
 	// messages, with fallbackFiles still to resolve. session and
 	// sessionNote become rlm.session and rlm.session_note.
-	fallback      *recursion.Request
-	fallbackFiles []fileRef
-	session       string
-	sessionNote   string
-	cancel        context.CancelCauseFunc
-	models        modelSet
+	fallback       *recursion.Request
+	fallbackFiles  []fileRef
+	session        string
+	sessionNote    string
+	requireSession bool
+	cancel         context.CancelCauseFunc
+	models         modelSet
 	// sink receives the events of a foreground stream; nil otherwise.
 	// gone is closed when the streaming handler returns, so that the run
 	// never blocks on a client that left.
@@ -239,6 +240,9 @@ func (s *Server) createResponse(c *echo.Context) error {
 	r.obj = newResponseObject(rr, md, store)
 	if rr.PreviousResponseID != "" {
 		files = s.continueSession(r, rr, items, files)
+		if r.session != "continued" && rr.RLM != nil && rr.RLM.RequireSession {
+			return sessionGone(r.sessionNote)
+		}
 	}
 	for _, it := range items {
 		r.input = append(r.input, it.stored())
@@ -282,6 +286,7 @@ func (s *Server) continueSession(r *respRun, rr *responsesRequest, items []input
 	creq.Keep, creq.Continue = r.obj.Store, conv
 	fallback := r.req
 	r.req, r.fallback, r.fallbackFiles, r.session = creq, &fallback, files, "continued"
+	r.requireSession = rr.RLM != nil && rr.RLM.RequireSession
 	return nil
 }
 
@@ -474,6 +479,7 @@ var failureStatus = map[string]int{
 	"timeout":                 http.StatusGatewayTimeout,
 	"shutting_down":           http.StatusServiceUnavailable,
 	"repl_memory_exhausted":   http.StatusServiceUnavailable,
+	"session_gone":            http.StatusConflict,
 }
 
 // startBackground answers at once with the queued response and runs it
@@ -600,10 +606,22 @@ func (s *Server) startResponse(ctx context.Context, r *respRun, background bool)
 	}()
 }
 
+// sessionGone is the answer to a follow-up that requires its previous
+// response's REPL session (rlm.require_session) when it cannot have it.
+func sessionGone(why string) *apiError {
+	why, _, _ = strings.Cut(why, ": the earlier turns are given as messages")
+	return &apiError{Status: http.StatusConflict, Type: "invalid_request_error", Param: "previous_response_id", Code: "session_gone",
+		Kind: "invalid_request", Message: "the previous response's REPL session cannot be continued: " + why}
+}
+
 // runFallback runs a follow-up whose kept session could not be continued
-// (why) afresh, with the earlier turns as messages.
+// (why) afresh, with the earlier turns as messages; with
+// rlm.require_session it fails instead.
 func (s *Server) runFallback(ctx context.Context, r *respRun, why error) (recursion.Result, error) {
 	r.req.Continue.Close()
+	if r.requireSession {
+		return recursion.Result{}, sessionGone(why.Error())
+	}
 	obs, trace := r.req.Observer, r.req.TraceID
 	r.req, r.fallback = *r.fallback, nil
 	r.req.Observer, r.req.TraceID = obs, trace

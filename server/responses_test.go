@@ -391,6 +391,17 @@ func TestResponseFollowUp(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") || third.Status != "completed" {
 		t.Errorf("third turn's messages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// The fake runner keeps no REPL session: each follow-up ran in a new
+	// one and says why; one that requires the session is refused.
+	var third2 struct{ RLM rlmInfo }
+	json.Unmarshal(do(t, "GET", ts.URL+"/v1/responses/"+third.ID, "k-alice", nil).Body, &third2)
+	if third2.RLM.Session != "new" || !strings.Contains(third2.RLM.SessionNote, "keeps no REPL session") {
+		t.Errorf("rlm %+v", third2.RLM)
+	}
+	strict := do(t, "POST", ts.URL+"/v1/responses", "k-alice", strings.NewReader(`{"model":"rlm","input":"x","previous_response_id":"`+third.ID+`","rlm":{"require_session":true}}`))
+	if e, _ := strict.json(t)["error"].(map[string]any); strict.Status != 409 || e["code"] != "session_gone" || e["param"] != "previous_response_id" {
+		t.Errorf("require_session without a session: %d %s", strict.Status, strict.Body)
+	}
 	if m := reqs[1].Messages; m[0].Content != "new rules" {
 		t.Errorf("second turn's first message %+v: instructions first", m[0])
 	}

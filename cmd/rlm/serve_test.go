@@ -774,7 +774,8 @@ func responsesUpstream(req fakellm.Request) fakellm.Reply {
 
 // TestResponsesSessionGone: a follow-up whose previous response's REPL
 // session is no longer kept (here evicted by --max-sessions 1) runs in a
-// new session with the earlier turns as messages, and says so.
+// new session with the earlier turns as messages, and says so; with
+// rlm.require_session it is refused with 409 session_gone instead.
 func TestResponsesSessionGone(t *testing.T) {
 	up := fakellm.New(responsesUpstream)
 	defer up.Close()
@@ -794,6 +795,17 @@ func TestResponsesSessionGone(t *testing.T) {
 	}
 	first := post(`{"model":"rlm","input":"What is the capital of France?"}`)
 	post(`{"model":"rlm","input":"Something else."}`) // its session evicts the first one's
+	// A follow-up that requires the session is refused and says why.
+	resp, err := http.Post(s.URL+"/v1/responses", "application/json", strings.NewReader(
+		`{"model":"rlm","input":"And what did you say before?","previous_response_id":"`+first["id"].(string)+`","rlm":{"require_session":true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 409 || !strings.Contains(string(body), `"code":"session_gone"`) || !strings.Contains(string(body), "evicted") {
+		t.Errorf("require_session without the session: %d %s", resp.StatusCode, body)
+	}
 	follow := post(`{"model":"rlm","input":"And what did you say before?","previous_response_id":"` + first["id"].(string) + `"}`)
 	info, _ := follow["rlm"].(map[string]any)
 	output, _ := json.Marshal(follow["output"])
