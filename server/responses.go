@@ -1049,9 +1049,7 @@ func (s *Server) cancelResponse(c *echo.Context) error {
 	if terminal(sr.Response.Status) {
 		return c.JSON(http.StatusOK, sr.Response)
 	}
-	if r := s.responses.get(own + "/" + id); r != nil {
-		r.cancel(errResponseCancelled)
-	} else if err := s.store.PutEntry(ctx, collResponses, idxCancel, own+"."+id, []byte(`{}`)); err != nil {
+	if err := s.requestCancel(ctx, own, id); err != nil {
 		return serverError("requesting the cancel: %v", err)
 	}
 	deadline := time.Now().Add(s.cfg.CancelWait)
@@ -1068,6 +1066,16 @@ func (s *Server) cancelResponse(c *echo.Context) error {
 	return c.JSON(http.StatusOK, sr.Response)
 }
 
+// requestCancel cancels a response's run: at once when it runs here, else
+// through a marker its replica reads within ResponsePoll.
+func (s *Server) requestCancel(ctx context.Context, own, id string) error {
+	if r := s.responses.get(own + "/" + id); r != nil {
+		r.cancel(errResponseCancelled)
+		return nil
+	}
+	return s.store.PutEntry(ctx, collResponses, idxCancel, own+"."+id, []byte(`{}`))
+}
+
 // deleteResponse answers DELETE /v1/responses/{id}: the record, its
 // events and any cancel marker go; a run still going is cancelled.
 func (s *Server) deleteResponse(c *echo.Context) error {
@@ -1079,11 +1087,11 @@ func (s *Server) deleteResponse(c *echo.Context) error {
 		return err
 	}
 	if !terminal(sr.Response.Status) {
+		if err := s.requestCancel(ctx, own, id); err != nil {
+			return serverError("cancelling the run: %v", err)
+		}
 		if r := s.responses.get(own + "/" + id); r != nil {
-			r.cancel(errResponseCancelled)
 			<-r.done
-		} else {
-			s.store.PutEntry(ctx, collResponses, idxCancel, own+"."+id, []byte(`{}`))
 		}
 	}
 	if err := s.store.Delete(ctx, collResponses, own+"/"+id); err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 	"unicode/utf8"
 
@@ -43,14 +42,8 @@ const deltaBytes = 256
 // progress chunks while the run goes on, the answer as content deltas, a
 // finish chunk, a usage chunk when asked for, and "data: [DONE]".
 func (s *Server) stream(c *echo.Context, r *run, includeUsage bool) error {
-	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
+	ew := startEventStream(c)
+	w, rc := ew.w, ew.rc
 	ctx := c.Request().Context()
 	failed := false
 	send := func(v any) {
