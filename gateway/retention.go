@@ -69,6 +69,8 @@ func newRetention(c RetentionConfig, st store.Store, log *slog.Logger) *storeRet
 		Policies: []retention.Policy{
 			{Kind: files, Rules: retention.Rules{MaxAge: c.FileMaxAge}},
 			{Kind: completions, Rules: retention.Rules{MaxAge: c.CompletionMaxAge, Shared: true}},
+			// Responses are kept as long as stored completions.
+			{Kind: server.ResponseKind(st), Rules: retention.Rules{MaxAge: c.CompletionMaxAge, Shared: true}},
 			r.traces,
 		}}
 	return r

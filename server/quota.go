@@ -54,6 +54,24 @@ func RecordKinds(st store.Store) (files, completions retention.Kind) {
 	return files, completions
 }
 
+// ResponseKind is the stored responses of st as retention sees them: a
+// record under "<owner>/<id>", with its events and any cancel marker,
+// which go with it.
+func ResponseKind(st store.Store) retention.Kind {
+	return retention.Kind{
+		Name:  "responses",
+		Colls: []string{collResponses},
+		Item:  ownerKeyItem(collResponses),
+		Delete: func(ctx context.Context, owner, id string) error {
+			if err := st.Delete(ctx, collResponses, owner+"/"+id); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			deleteResponseEntries(ctx, st, owner, id)
+			return nil
+		},
+	}
+}
+
 // ownerKeyItem maps keys "<owner>/<id>" to their item; main is the
 // collection whose value makes the item exist.
 func ownerKeyItem(main string) func(coll, key string) (string, string, bool, bool) {

@@ -1102,16 +1102,23 @@ func (s *Server) deleteResponse(c *echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"id": id, "object": "response.deleted", "deleted": true})
 }
 
-// deleteEvents removes a response's stored events.
+// deleteEvents removes a response's stored events and cancel marker.
 func (s *Server) deleteEvents(ctx context.Context, own, id string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.StoreTimeout)
 	defer cancel()
+	deleteResponseEntries(ctx, s.store, own, id)
+}
+
+// deleteResponseEntries removes a response's index entries: its events and
+// any cancel marker. Best effort: what is left is never listed.
+func deleteResponseEntries(ctx context.Context, st store.Store, own, id string) {
 	idx := eventsIndex(own, id)
 	var keys []string
-	s.store.ScanEntries(ctx, collResponses, idx, "", false, func(e store.Entry) bool { keys = append(keys, e.Key); return true })
+	st.ScanEntries(ctx, collResponses, idx, "", false, func(e store.Entry) bool { keys = append(keys, e.Key); return true })
 	for _, k := range keys {
-		s.store.DeleteEntry(ctx, collResponses, idx, k)
+		st.DeleteEntry(ctx, collResponses, idx, k)
 	}
+	st.DeleteEntry(ctx, collResponses, idxCancel, own+"."+id)
 }
 
 // responseInputItems answers GET /v1/responses/{id}/input_items: the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
+	"github.com/rlm-project/rlm/store/retention"
 )
 
 // The Responses API tests run the server on fakeRunner, a test double of
@@ -491,4 +492,43 @@ func TestResponseBadRequests(t *testing.T) {
 	if r := do(t, "GET", ts.URL+"/v1/responses/"+v.ID+"?stream=true&starting_after=x", "", nil); r.Status != 400 {
 		t.Errorf("bad starting_after: %d", r.Status)
 	}
+}
+
+// TestResponseRetention: retention deletes an old stored response with its
+// events, and keeps a new one.
+func TestResponseRetention(t *testing.T) {
+	st, err := store.OpenDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, Config{}, st, &fakeRunner{result: finalResult("x")})
+	old, _ := postResponse(t, ts.URL, "", `{"model":"rlm","input":"q","background":true}`)
+	waitStatus(t, ts.URL, "", old.ID, "completed")
+	if n := countEntries(t, st, eventsIndex(openOwner, old.ID)); n < 5 {
+		t.Fatalf("the background response has %d stored events", n)
+	}
+	time.Sleep(50 * time.Millisecond)
+	sw := retention.Sweeper{Store: st, Policies: []retention.Policy{{Kind: ResponseKind(st), Rules: retention.Rules{MaxAge: 40 * time.Millisecond}}}}
+	fresh, _ := postResponse(t, ts.URL, "", `{"model":"rlm","input":"q"}`)
+	if _, err := sw.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, code := getResponseView(t, ts.URL, "", old.ID); code != 404 {
+		t.Errorf("old response: %d after the sweep", code)
+	}
+	idx := eventsIndex(openOwner, old.ID)
+	if n := countEntries(t, st, idx); n != 0 {
+		t.Errorf("%d events of a deleted response are left", n)
+	}
+	if v, code := getResponseView(t, ts.URL, "", fresh.ID); code != 200 || v.Status != "completed" {
+		t.Errorf("new response: %d %+v", code, v)
+	}
+}
+
+func countEntries(t *testing.T, st store.Store, idx string) int {
+	n := 0
+	if err := st.ScanEntries(t.Context(), collResponses, idx, "", false, func(store.Entry) bool { n++; return true }); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -332,7 +332,7 @@ var settingsTable = []setting{
 	{"retention-interval", forServe, "10m", "how often the store is swept (and once at start): traces, stored completions and files past their max age, the oldest traces and stored completions past --retention-max-bytes, and what interrupted writes left; 0: never", dur(func(c *config) *time.Duration { return &c.RetentionInterval })},
 	{"retention-max-bytes", forServe, "4GiB", "traces and stored completions of every key together; a sweep deletes the oldest past it; 0: no bound", sizeOrZero(func(c *config) *int64 { return &c.RetentionMaxBytes })},
 	{"trace-max-age", forServe, "720h", "age (since last written) past which a sweep deletes a trace; 0: none", dur(func(c *config) *time.Duration { return &c.TraceMaxAge })},
-	{"completion-max-age", forServe, "720h", "age (since last written) past which a sweep deletes a stored completion; 0: none", dur(func(c *config) *time.Duration { return &c.CompletionMaxAge })},
+	{"completion-max-age", forServe, "720h", "age (since last written) past which a sweep deletes a stored completion or response (with its events); 0: none", dur(func(c *config) *time.Duration { return &c.CompletionMaxAge })},
 	{"file-max-age", forServe, "0s", "age past which a sweep deletes an uploaded file; 0: kept until its key deletes it", dur(func(c *config) *time.Duration { return &c.FileMaxAge })},
 	{"quota-file-bytes", forServe, "2GiB", "uploaded files (with their text) one API key may keep; an upload past it gets 400 storage_quota_exceeded; 0: no quota", sizeOrZero(func(c *config) *int64 { return &c.QuotaFileBytes })},
 	{"quota-files", forServe, "1000", "uploaded files one API key may keep; one more gets 400 storage_quota_exceeded; 0: no quota", num(func(c *config) *int { return &c.QuotaFiles })},
