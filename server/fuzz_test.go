@@ -60,3 +60,59 @@ func FuzzChatRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResponsesRequest feeds arbitrary bodies to the Responses request
+// parser and its conversion to a run: it must never panic, caps must hold,
+// and every refusal must be an API error with a client status.
+func FuzzResponsesRequest(f *testing.F) {
+	seeds := []string{
+		`{"model":"rlm","input":"hi"}`,
+		`{"model":"rlm","input":[{"role":"user","content":"hi"}],"instructions":"be brief","metadata":{"a":"b"}}`,
+		`{"model":"rlm","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"a"},{"type":"input_file","file_id":"file-0123456789abcdef01234567"}]}]}`,
+		`{"model":"rlm","input":[{"role":"assistant","content":[{"type":"output_text","text":"a"}]},{"role":"developer","content":"x"}]}`,
+		`{"model":"rlm","input":[{"role":"user","content":[{"type":"input_file","file_data":"aGk=","filename":"x.txt"}]}],"background":true,"stream":true}`,
+		`{"model":"rlm","input":"x","tools":[],"text":{"format":{"type":"text"}},"max_output_tokens":5,"rlm":{"max_depth":0,"require_session":true}}`,
+		`{"model":"rlm","input":[{"type":"function_call","name":"f"}]}`, `{"model":"rlm","input":[[]]}`, `{"model":"rlm","input":[{"role":"user","content":{}}]}`,
+		`{"model":"rlm","input":[{"role":"user","content":[1,2]}]}`, `{"input":"x"}`, `[]`, `null`, "", `{"model":"rlm","input":"x","store":false,"background":true}`,
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	cfg := Config{Models: []string{"rlm"}, MaxLimits: recursion.Limits{MaxDepth: 2, MaxIterations: 10, Timeout: 60e9}, MaxMessages: 8, MaxContentParts: 16}.withDefaults()
+	f.Fuzz(func(t *testing.T, body string) {
+		rr, items, err := decodeResponsesRequest([]byte(body), cfg)
+		if err == nil {
+			if len(items) == 0 || len(items) > cfg.MaxMessages {
+				t.Fatalf("accepted %d input items", len(items))
+			}
+			parts := 0
+			for _, it := range items {
+				parts += len(it.Content)
+				it.stored() // never panics, keeps no inline data
+			}
+			if parts > cfg.MaxContentParts {
+				t.Fatalf("accepted %d content parts", parts)
+			}
+			var req recursion.Request
+			req, _, err = toRunRequest(rr.chatRequest(nil, items), &cfg)
+			if err == nil {
+				if len(req.Messages) == 0 || req.Model != "rlm" || req.Limits.MaxDepth > 2 {
+					t.Fatalf("accepted %+v", req)
+				}
+				return
+			}
+		}
+		var ae *apiError
+		if !errors.As(err, &ae) {
+			t.Fatalf("error is not an API error: %v", err)
+		}
+		switch ae.Status {
+		case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge:
+		default:
+			t.Fatalf("status %d for a bad request: %v", ae.Status, err)
+		}
+		if ae.Message == "" || ae.Type == "" {
+			t.Fatalf("incomplete error %+v", ae)
+		}
+	})
+}
