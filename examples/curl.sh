@@ -52,6 +52,26 @@ curl -sS -N -H "$AUTH" -H "$JSON" "$URL/v1/chat/completions" -d '{
     {"type": "text", "text": "How many lines say FAIL?"},
     {"type": "file", "file": {"file_id": "'"$FILE_ID"'"}}]}]}'
 
+echo "== the same question as a background response (Responses API): answered at once, polled to the end"
+RESP=$(curl -sS -H "$AUTH" -H "$JSON" "$URL/v1/responses" -d '{
+  "model": "'"$MODEL"'", "background": true,
+  "input": [{"role": "user", "content": [
+    {"type": "input_text", "text": "How many lines say FAIL?"},
+    {"type": "input_file", "file_id": "'"$FILE_ID"'"}]}]}')
+echo "$RESP"
+RESP_ID=$(echo "$RESP" | sed -n 's/^{"id":"\(resp_[0-9a-f]*\)".*/\1/p')
+while :; do
+	RESP=$(curl -sS -H "$AUTH" "$URL/v1/responses/$RESP_ID")
+	case $RESP in *'"status":"queued"'* | *'"status":"in_progress"'*) sleep 0.2 ;; *) break ;; esac
+done
+echo "$RESP"
+
+echo "== a follow-up in the same REPL session (rlm.session says whether it continued)"
+curl -sS -H "$AUTH" -H "$JSON" "$URL/v1/responses" -d '{
+  "model": "'"$MODEL"'", "previous_response_id": "'"$RESP_ID"'",
+  "input": "Which of those lines came first?"}'
+echo
+
 echo "== an error: unknown model"
 curl -sS -H "$AUTH" -H "$JSON" "$URL/v1/chat/completions" -d '{"model":"no-such-model","messages":[{"role":"user","content":"x"}]}'
 echo

@@ -60,6 +60,7 @@ func TestExampleCurl(t *testing.T) {
 		`"content":"40 failures"`, `"status":"completed"`, // the stored completion
 		`"delta":{"content":"40 failures"}`, `"choices":[],"rlm":{"event":"subcall_start"`, "data: [DONE]",
 		`"code":"model_not_found"`, `"deleted":true`,
+		`"object":"response"`, `"text":"40 failures"`, `"previous_response_id":"resp_`, `"session":"continued"`, // Responses
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("curl walkthrough output lacks %q:\n%s", want, out)
