@@ -46,18 +46,7 @@ func FuzzChatRequest(f *testing.F) {
 				return
 			}
 		}
-		var ae *apiError
-		if !errors.As(err, &ae) {
-			t.Fatalf("error is not an API error: %v", err)
-		}
-		switch ae.Status {
-		case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge:
-		default:
-			t.Fatalf("status %d for a bad request: %v", ae.Status, err)
-		}
-		if ae.Message == "" || ae.Type == "" {
-			t.Fatalf("incomplete error %+v", ae)
-		}
+		requireClientError(t, err)
 	})
 }
 
@@ -102,17 +91,24 @@ func FuzzResponsesRequest(f *testing.F) {
 				return
 			}
 		}
-		var ae *apiError
-		if !errors.As(err, &ae) {
-			t.Fatalf("error is not an API error: %v", err)
-		}
-		switch ae.Status {
-		case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge:
-		default:
-			t.Fatalf("status %d for a bad request: %v", ae.Status, err)
-		}
-		if ae.Message == "" || ae.Type == "" {
-			t.Fatalf("incomplete error %+v", ae)
-		}
+		requireClientError(t, err)
 	})
+}
+
+// requireClientError fails unless err is a complete API error with a
+// client status (400, 404, 413).
+func requireClientError(t *testing.T, err error) {
+	t.Helper()
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		t.Fatalf("error is not an API error: %v", err)
+	}
+	switch ae.Status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge:
+	default:
+		t.Fatalf("status %d for a bad request: %v", ae.Status, err)
+	}
+	if ae.Message == "" || ae.Type == "" {
+		t.Fatalf("incomplete error %+v", ae)
+	}
 }
