@@ -264,7 +264,6 @@ func (s *Server) continueSession(r *respRun, rr *responsesRequest, items []input
 	for _, it := range items {
 		for _, p := range it.Content {
 			if p.Type == "input_file" {
-				s.sessions.drop(key)
 				r.sessionNote = "the follow-up attaches files, which a kept REPL session cannot take: the earlier turns are given as messages"
 				return files
 			}
@@ -388,7 +387,7 @@ func (s *Server) prepare(ctx context.Context, r *respRun, files []fileRef) error
 	for _, f := range files {
 		doc, cleanup, err := s.resolveFile(ctx, r.owner, f)
 		if err != nil {
-			r.release()
+			r.abandon()
 			return fixParam(err)
 		}
 		r.cleanup = append(r.cleanup, cleanup)
@@ -407,7 +406,7 @@ func (s *Server) prepare(ctx context.Context, r *respRun, files []fileRef) error
 	if err != nil {
 		s.log.Error("storing a new response", "id", r.obj.ID, "err", err)
 		s.store.DeleteEntry(wctx, collRuns, idxRunning, runningKey(r.owner, r.obj.ID))
-		r.release()
+		r.abandon()
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "store_unavailable", Kind: "store",
 			RetryAfter: 1, Message: "the response could not be stored, so the run was not started; retry later (details are in the server log)"}
 	}
@@ -421,16 +420,27 @@ func (r *respRun) release() {
 	r.cleanup = nil
 }
 
+// abandon gives back what a response that will not run holds: its files,
+// and the kept session it was to continue.
+func (r *respRun) abandon() {
+	r.release()
+	if c := r.req.Continue; c != nil {
+		c.Close()
+	}
+}
+
 // runForeground runs a response for a client that waits: like a chat
 // completion, it holds a run slot (waiting QueueWait at most), and a run
 // that is not stored stops when the client leaves.
 func (s *Server) runForeground(c *echo.Context, r *respRun, files []fileRef, stream bool) error {
 	ctx := c.Request().Context()
 	if s.full() {
+		r.abandon()
 		c.Response().Header().Set("Connection", "close")
 		return s.busy()
 	}
 	if err := s.acquireSlot(ctx); err != nil {
+		r.abandon()
 		if errors.Is(err, errClientGone) {
 			c.Set(ctxStatus, statusClientClosed)
 			return nil
@@ -490,6 +500,7 @@ func (s *Server) startBackground(c *echo.Context, r *respRun, files []fileRef, s
 	ctx := c.Request().Context()
 	if n := s.background.Add(1); n > int64(s.cfg.MaxBackground) {
 		s.background.Add(-1)
+		r.abandon()
 		return &apiError{Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "rate_limit_exceeded", Kind: "rate_limit",
 			Message:    fmt.Sprintf("this server already holds %d background responses; retry later or on another replica", s.cfg.MaxBackground),
 			RetryAfter: max(1, int(s.cfg.RetryAfter.Round(time.Second)/time.Second))}
@@ -508,7 +519,7 @@ func (s *Server) startBackground(c *echo.Context, r *respRun, files []fileRef, s
 			s.startResponse(runCtx, r, true)
 		case <-runCtx.Done():
 			// Cancelled or shut down while queued: recorded as such.
-			r.release()
+			r.abandon()
 			s.finishResponse(runCtx, r, recursion.Result{StopReason: recursion.StopCancelled}, nil)
 		}
 	}()
