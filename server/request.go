@@ -259,6 +259,11 @@ type rlmOptions struct {
 	// with 409 session_gone rather than run in a new REPL session when the
 	// previous response's session cannot be continued. Chat ignores it.
 	RequireSession bool `json:"require_session"`
+	// Progress adds the engine's events to a Responses stream as events
+	// of type rlm.progress. Off by default: the official SDKs' stream
+	// helpers refuse event types they do not know. Chat streams always
+	// carry progress chunks.
+	Progress bool `json:"progress"`
 }
 
 // rlmKeys are the keys the `rlm` object accepts, from rlmOptions' tags.

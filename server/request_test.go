@@ -175,7 +175,7 @@ func TestMessageTextSharesBody(t *testing.T) {
 // typo that would silently drop a limit) is refused with a 400 naming the
 // key and the allowed ones, while the known keys still decode.
 func TestRLMUnknownKeys(t *testing.T) {
-	allowed := "max_depth, max_failed_turns, max_iterations, max_llm_calls, max_total_tokens, offload_threshold, require_session, sub_model, timeout"
+	allowed := "max_depth, max_failed_turns, max_iterations, max_llm_calls, max_total_tokens, offload_threshold, progress, require_session, sub_model, timeout"
 	tests := []struct {
 		rlm, param string // param "" means accepted
 	}{

@@ -34,7 +34,9 @@ import (
 //     the conversation (their input messages, files and answers) before its
 //     own input: the engine offloads them with the rest.
 //   - response objects and events in the Responses format, with the
-//     engine's progress as extra events of type rlm.progress.
+//     engine's progress as extra events of type rlm.progress when the
+//     request asks for them (rlm.progress: the official SDKs' stream
+//     helpers refuse event types they do not know).
 //
 // Keys: collection "responses", key OWNER/ID holds a storedResponse; index
 // "ev-OWNER-ID" holds its events by sequence number (background runs); index
@@ -151,6 +153,8 @@ type respRun struct {
 	session        string
 	sessionNote    string
 	requireSession bool
+	// progress: emit the engine's events as rlm.progress (rlm.progress).
+	progress bool
 	cancel         context.CancelCauseFunc
 	models         modelSet
 	// sink receives the events of a foreground stream; nil otherwise.
@@ -236,7 +240,7 @@ func (s *Server) createResponse(c *echo.Context) error {
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "not_configured",
 			Kind: "not_configured", Message: "this server cannot answer yet: " + s.cfg.NotConfigured}
 	}
-	r := &respRun{owner: own, req: rreq, done: make(chan struct{})}
+	r := &respRun{owner: own, req: rreq, done: make(chan struct{}), progress: rr.RLM != nil && rr.RLM.Progress}
 	r.obj = newResponseObject(rr, md, store)
 	if rr.PreviousResponseID != "" {
 		files = s.continueSession(r, rr, items, files)
@@ -583,9 +587,13 @@ func (s *Server) watchCancel(ctx context.Context, r *respRun) {
 
 // startResponse runs r, which holds a run slot, in its own goroutine.
 func (s *Server) startResponse(ctx context.Context, r *respRun, background bool) {
-	r.req.Observer = &observer{s: s, models: &r.models, progress: func(ev recursion.Event) {
-		s.emit(ctx, r, "rlm.progress", map[string]any{"rlm": progressOf(ev)})
-	}}
+	obs := &observer{s: s, models: &r.models}
+	if r.progress {
+		obs.progress = func(ev recursion.Event) {
+			s.emit(ctx, r, "rlm.progress", map[string]any{"rlm": progressOf(ev)})
+		}
+	}
+	r.req.Observer = obs
 	if !background {
 		s.runs.Add(1)
 	}

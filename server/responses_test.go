@@ -214,7 +214,7 @@ func TestResponseStream(t *testing.T) {
 	answer := strings.Repeat("ünïcode ", 100) // several deltas, cut at rune boundaries
 	fr := &fakeRunner{result: finalResult(answer), events: scriptEvents()}
 	ts := startServer(t, Config{}, nil, fr)
-	resp := do(t, "POST", ts.URL+"/v1/responses", "", strings.NewReader(`{"model":"rlm","input":"q","stream":true}`))
+	resp := do(t, "POST", ts.URL+"/v1/responses", "", strings.NewReader(`{"model":"rlm","input":"q","stream":true,"rlm":{"progress":true}}`))
 	if resp.Status != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("%d %s", resp.Status, resp.Body)
 	}
@@ -247,6 +247,17 @@ func TestResponseStream(t *testing.T) {
 	last := evs[len(evs)-1]
 	if last.Response == nil || last.Response.Status != "completed" || last.Response.text() != answer {
 		t.Errorf("final event %+v", last.Response)
+	}
+	// Without rlm.progress, only the Responses events: the official SDKs'
+	// stream helpers refuse any other type.
+	plain := respEvents(t, do(t, "POST", ts.URL+"/v1/responses", "", strings.NewReader(`{"model":"rlm","input":"q","stream":true}`)).Body)
+	for _, ev := range plain {
+		if !strings.HasPrefix(ev.Type, "response.") {
+			t.Errorf("event %s in a stream that did not ask for progress", ev.Type)
+		}
+	}
+	if len(plain) != len(evs)-progress {
+		t.Errorf("%d events without progress, want %d", len(plain), len(evs)-progress)
 	}
 	// A foreground stream cannot be resumed: only background ones are kept.
 	if r := do(t, "GET", ts.URL+"/v1/responses/"+last.Response.ID+"?stream=true", "", nil); r.Status != 400 {

@@ -722,6 +722,7 @@ func TestNodeSDKResponses(t *testing.T) {
 			Status, Text    string
 			Replayed, First int
 		}
+		Helper     struct{ Status, Text string }
 		Cancel     struct{ Status string }
 		InputItems []struct{ Role, Type, Text string }
 		FollowUp   struct{ Status, Text, Previous, Session string }
@@ -739,6 +740,9 @@ func TestNodeSDKResponses(t *testing.T) {
 	}
 	if res.Background.Status != "completed" || res.Background.Text != "Paris" || res.Background.First != 1 || res.Background.Replayed < 5 {
 		t.Errorf("background: %+v", res.Background)
+	}
+	if res.Helper.Status != "completed" || res.Helper.Text != "Paris" {
+		t.Errorf("stream helper: %+v", res.Helper)
 	}
 	if res.Cancel.Status != "cancelled" {
 		t.Errorf("cancel: %+v", res.Cancel)

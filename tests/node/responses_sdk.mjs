@@ -1,5 +1,6 @@
 // Drives the Responses API of a running `rlm serve` with the official
 // OpenAI client, unchanged: responses.create (plain, streamed, background),
+// the responses.stream helper (new, and resuming a background response),
 // responses.retrieve (polled, and streamed again from a sequence number),
 // responses.cancel, responses.delete, responses.inputItems.list, and a
 // follow-up through previous_response_id. Run by cmd/rlm's
@@ -72,6 +73,15 @@ for await (const ev of stream) {
 check(final && final.output[0].content[0].text === deltas, 'stream: deltas ' + JSON.stringify(deltas));
 results.stream = { types: [...new Set(types)], text: deltas };
 
+// The SDK's streaming helper, which rebuilds the response from the events
+// and checks that they agree with each other.
+const helper = client.responses.stream({ model: 'rlm', input: 'Stream it with the helper.' });
+let helperDeltas = '';
+helper.on('response.output_text.delta', (ev) => { helperDeltas += ev.delta; });
+const helperFinal = await helper.finalResponse();
+check(helperFinal.status === 'completed' && helperFinal.output_text === helperDeltas, 'stream helper: ' + JSON.stringify(helperFinal));
+results.helper = { status: helperFinal.status, text: helperFinal.output_text };
+
 // Background: answered at once, polled to the end, streamed again from
 // the second event.
 const bg = await client.responses.create({ model: 'rlm', input: 'In the background, please.', background: true });
@@ -81,6 +91,9 @@ const again = await client.responses.retrieve(bg.id, { stream: true, starting_af
 const replay = [];
 for await (const ev of again) replay.push(ev);
 check(replay[0].sequence_number === 1 && replay.at(-1).type === 'response.completed', 'replay: ' + replay.map((e) => e.type));
+// The streaming helper resumes a background response by id, too.
+const resumed = await client.responses.stream({ response_id: bg.id }).finalResponse();
+check(resumed.status === 'completed' && resumed.output_text === bgDone.output_text, 'resumed helper: ' + JSON.stringify(resumed));
 results.background = { status: bgDone.status, text: bgDone.output_text, replayed: replay.length, first: replay[0].sequence_number };
 
 // Cancel: a background response stuck on a slow upstream.
