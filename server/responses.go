@@ -682,7 +682,10 @@ func (s *Server) finishResponse(ctx context.Context, r *respRun, res recursion.R
 	s.keepSession(r, res.Conversation)
 	typ := "response." + o.Status
 	if o.Status == "cancelled" {
-		typ = "response.cancelled"
+		// The Responses stream has no cancelled event, and the SDKs refuse
+		// types they do not know: a cancelled run ends its stream as a
+		// failed one, its response saying cancelled.
+		typ = "response.failed"
 	}
 	s.emit(ctx, r, typ, map[string]any{"response": *o})
 	if !o.Store {
@@ -921,7 +924,7 @@ func (s *Server) streamStored(c *echo.Context, own, id string, after int) error 
 
 func isTerminalEvent(typ string) bool {
 	switch typ {
-	case "response.completed", "response.failed", "response.incomplete", "response.cancelled":
+	case "response.completed", "response.failed", "response.incomplete":
 		return true
 	}
 	return false
