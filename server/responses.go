@@ -155,8 +155,8 @@ type respRun struct {
 	requireSession bool
 	// progress: emit the engine's events as rlm.progress (rlm.progress).
 	progress bool
-	cancel         context.CancelCauseFunc
-	models         modelSet
+	cancel   context.CancelCauseFunc
+	models   modelSet
 	// sink receives the events of a foreground stream; nil otherwise.
 	// gone is closed when the streaming handler returns, so that the run
 	// never blocks on a client that left.
