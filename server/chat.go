@@ -412,11 +412,7 @@ func (s *Server) start(reqCtx context.Context, h http.Header, r *run, cleanup []
 		defer release()
 		res, err := s.runner.Run(runCtx, r.req)
 		out := s.outcome(ctx, res, err)
-		s.m.runs.WithLabelValues(string(res.StopReason)).Inc()
-		s.m.iterations.Observe(float64(res.Iterations))
-		s.m.llmCalls.Observe(float64(res.LLMCalls))
-		s.m.tokens.WithLabelValues("prompt").Add(float64(res.Usage.PromptTokens))
-		s.m.tokens.WithLabelValues("completion").Add(float64(res.Usage.CompletionTokens))
+		s.m.recordRun(res)
 		if r.stored {
 			comp := s.completionOf(r, res)
 			comp.Status = "completed"

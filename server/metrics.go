@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/rlm-project/rlm/recursion"
 )
 
 // metrics are the server's Prometheus series, on a registry of their own so
@@ -96,4 +97,14 @@ func newMetrics(workers WorkerCounter, extra ...prometheus.Collector) *metrics {
 		}
 	}
 	return m
+}
+
+// recordRun counts a finished run: its stop reason, turns, model calls and
+// tokens.
+func (m *metrics) recordRun(res recursion.Result) {
+	m.runs.WithLabelValues(string(res.StopReason)).Inc()
+	m.iterations.Observe(float64(res.Iterations))
+	m.llmCalls.Observe(float64(res.LLMCalls))
+	m.tokens.WithLabelValues("prompt").Add(float64(res.Usage.PromptTokens))
+	m.tokens.WithLabelValues("completion").Add(float64(res.Usage.CompletionTokens))
 }

@@ -613,11 +613,7 @@ func (s *Server) startResponse(ctx context.Context, r *respRun, background bool)
 		if c := r.req.Continue; c != nil && c != res.Conversation {
 			c.Close() // the run did not keep it (it failed before its root ran)
 		}
-		s.m.runs.WithLabelValues(string(res.StopReason)).Inc()
-		s.m.iterations.Observe(float64(res.Iterations))
-		s.m.llmCalls.Observe(float64(res.LLMCalls))
-		s.m.tokens.WithLabelValues("prompt").Add(float64(res.Usage.PromptTokens))
-		s.m.tokens.WithLabelValues("completion").Add(float64(res.Usage.CompletionTokens))
+		s.m.recordRun(res)
 		<-s.slots
 		s.m.runsInFlight.Dec()
 		r.release()

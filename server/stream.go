@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v5"
 )
@@ -118,12 +117,8 @@ func (s *Server) stream(c *echo.Context, r *run, includeUsage bool) error {
 			}
 			answer := out.res.Answer
 			for len(answer) > 0 {
-				n := min(deltaBytes, len(answer))
-				for n < len(answer) && !utf8.RuneStart(answer[n]) {
-					n++
-				}
-				piece := answer[:n]
-				answer = answer[n:]
+				piece := runePrefix(answer, deltaBytes)
+				answer = answer[len(piece):]
 				send(withChoice(delta{Content: &piece}, nil))
 			}
 			fr := finishReason(out.res.StopReason)
