@@ -51,10 +51,6 @@ const (
 	maxConversation = 100
 )
 
-// errResponseNotFound is matched (errors.Is) by loadResponse's error for
-// a response that is not there.
-var errResponseNotFound = errors.New("response not found")
-
 // errResponseCancelled is the cause of a run stopped by POST .../cancel.
 var errResponseCancelled = errors.New("response cancelled")
 
@@ -687,7 +683,7 @@ func (s *Server) finishResponse(ctx context.Context, r *respRun, res recursion.R
 	if !o.Store {
 		return
 	}
-	if _, err := s.loadResponse(ctx, r.owner, o.ID); errors.Is(err, errResponseNotFound) {
+	if _, err := s.loadResponse(ctx, r.owner, o.ID); isNotFound(err) {
 		// Deleted during its run (from another replica): nothing to keep.
 		s.sessions.drop(r.owner + "/" + o.ID)
 		s.deleteEvents(ctx, r.owner, o.ID)
@@ -797,6 +793,9 @@ func (s *Server) emit(ctx context.Context, r *respRun, typ string, fields map[st
 	seq := r.seq
 	r.seq++
 	r.mu.Unlock()
+	if !r.obj.Background && r.sink == nil {
+		return // no stream reads it: a foreground response answered whole
+	}
 	ev := with(fields, "type", typ)
 	ev["sequence_number"] = seq
 	b, err := json.Marshal(ev)
@@ -976,13 +975,17 @@ func (e *eventWriter) terminal(r responseObject) {
 // saveResponse writes r's record within StoreTimeout, whether or not ctx
 // is cancelled: a record once begun is finished.
 func (s *Server) saveResponse(ctx context.Context, r *respRun) error {
+	return s.putResponse(ctx, r.owner, storedResponse{Response: r.obj, Input: r.input})
+}
+
+func (s *Server) putResponse(ctx context.Context, own string, sr storedResponse) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.StoreTimeout)
 	defer cancel()
-	b, err := json.Marshal(storedResponse{Response: r.obj, Input: r.input})
+	b, err := json.Marshal(sr)
 	if err != nil {
 		return err
 	}
-	_, err = s.store.Put(ctx, collResponses, r.owner+"/"+r.obj.ID, bytes.NewReader(b))
+	_, err = s.store.Put(ctx, collResponses, own+"/"+sr.Response.ID, bytes.NewReader(b))
 	return err
 }
 
@@ -1013,14 +1016,15 @@ func (s *Server) loadResponse(ctx context.Context, own, id string) (*storedRespo
 	return &sr, nil
 }
 
-// responseNotFoundError is a 404 that also matches errResponseNotFound.
-type responseNotFoundError struct{ *apiError }
+func responseNotFound(id string) *apiError {
+	return notFound("response_id", "no response %q", id)
+}
 
-func (e responseNotFoundError) Is(target error) bool { return target == errResponseNotFound }
-func (e responseNotFoundError) Unwrap() error        { return e.apiError }
-
-func responseNotFound(id string) error {
-	return responseNotFoundError{notFound("response_id", "no response %q", id)}
+// isNotFound reports whether err is a 404 API error, as loadResponse
+// returns for a response that is not there.
+func isNotFound(err error) bool {
+	var ae *apiError
+	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
 }
 
 // getResponse answers GET /v1/responses/{id}: the response, or with
@@ -1187,9 +1191,8 @@ func (s *Server) endOrphanResponse(ctx context.Context, re runningEntry) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
 	defer cancel()
 	sr, err := s.loadResponse(ctx, re.Owner, re.ID)
-	var ae *apiError
 	switch {
-	case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
+	case isNotFound(err):
 	case err != nil:
 		return err
 	case !terminal(sr.Response.Status):
@@ -1197,8 +1200,7 @@ func (s *Server) endOrphanResponse(ctx context.Context, re runningEntry) error {
 		now := time.Now().Unix()
 		sr.Response.Status, sr.Response.CompletedAt = "failed", &now
 		sr.Response.Error = &responseError{Code: *o.Code, Message: o.Message}
-		r := &respRun{owner: re.Owner, obj: sr.Response, input: sr.Input}
-		if err := s.saveResponse(ctx, r); err != nil {
+		if err := s.putResponse(ctx, re.Owner, *sr); err != nil {
 			return err
 		}
 		if sr.Response.Background {

@@ -108,7 +108,13 @@ func (c *sessionCache) expire(now time.Time) {
 }
 
 func (c *sessionCache) closeAll() {
-	c.expire(time.Now().Add(100 * 365 * 24 * time.Hour))
+	c.mu.Lock()
+	all := c.m
+	c.m = map[string]*keptSession{}
+	c.mu.Unlock()
+	for _, ks := range all {
+		ks.conv.Close()
+	}
 }
 
 func (c *sessionCache) len() int {
