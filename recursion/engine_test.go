@@ -1048,6 +1048,9 @@ func TestFailedTurnsStopEarly(t *testing.T) {
 		"partial // context": func(*cellEnv) repl.CellResult {
 			return repl.CellResult{Output: "found 3\n", Error: "runtime error: index out of range"}
 		},
+		"empty // context": func(*cellEnv) repl.CellResult {
+			return repl.CellResult{Output: "value:\n", Final: final(" ")}
+		},
 	}}
 	tests := []struct {
 		name      string
@@ -1059,6 +1062,10 @@ func TestFailedTurnsStopEarly(t *testing.T) {
 		{"prose without code counts too", []string{"Let me think.", code("broken // context")}, Limits{}, 3},
 		{"output resets the count", []string{code("broken // context"), code("broken // context"), code("partial // context"), code("broken // context")}, Limits{}, 6},
 		{"the limit is a setting", []string{code("broken // context")}, Limits{MaxFailedTurns: 5}, 5},
+		// An empty FINAL is no answer, from a cell or a FINAL line, even
+		// though the cell printed something.
+		{"empty FINAL in a cell", []string{code("empty // context")}, Limits{}, 3},
+		{"empty FINAL line", []string{code("partial // context"), "FINAL()"}, Limits{}, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,6 +24,8 @@ const (
 		"or finish: call FINAL(answer) in a cell, or write a line FINAL(answer) or FINAL_VAR(variable_name)."
 	refuseMessage = "FINAL refused: you have not looked at the offloaded input yet. Inspect `context`/`contexts` with code " +
 		"first (it is not in this conversation), then call FINAL again."
+	emptyFinalMessage = "FINAL refused: the answer is empty. If the input does not hold the answer, say so in words, " +
+		"e.g. FINAL(\"not found\"); otherwise find it with code and call FINAL with it."
 	answerNowMessage = "You are out of turns. Reply now with your best answer on one line: FINAL(your answer). Do not write code."
 	pythonMessage    = "This REPL runs Go, not Python: your ```python block did not run. Rewrite the cell in Go, in a ```go block."
 	toolCallsMessage = "This endpoint has no tools: your tool call was not executed. Write Go code in a ```go block instead " +
@@ -145,6 +147,10 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			if feedback == "" && gate.refuse() {
 				feedback = refuseMessage
 			}
+			if feedback == "" && strings.TrimSpace(answer) == "" {
+				feedback = emptyFinalMessage
+				failed++
+			}
 			if feedback != "" {
 				transcript = append(transcript, llm.Message{Role: "user", Content: feedback})
 				continue
@@ -174,7 +180,11 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				break
 			}
 		}
-		if worked || final != nil {
+		// An empty FINAL is no answer: it is refused, and the turn counts
+		// as failed, so that a model that keeps giving one stops with "No
+		// answer" (StopFailedTurns) instead of answering nothing.
+		empty := final != nil && strings.TrimSpace(*final) == ""
+		if (worked || final != nil) && !empty {
 			failed = 0
 		} else {
 			failed++
@@ -187,10 +197,12 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				fb.WriteString(pythonMessage + "\n")
 			}
 		}
-		if final != nil {
-			if !gate.refuse() {
-				return nodeResult{answer: *final, reason: StopFinal, iterations: turn}, nil
-			}
+		switch {
+		case empty:
+			fb.WriteString(emptyFinalMessage)
+		case final != nil && !gate.refuse():
+			return nodeResult{answer: *final, reason: StopFinal, iterations: turn}, nil
+		case final != nil:
 			fb.WriteString(refuseMessage)
 		}
 		transcript = append(transcript, llm.Message{Role: "user", Content: clipWithNote(strings.TrimSpace(fb.String()), r.e.cfg.MaxFeedbackChars)})
