@@ -1,3 +1,3 @@
 module github.com/traefik/yaegi
 
-go 1.21
+go 1.23

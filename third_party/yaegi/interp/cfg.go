@@ -151,7 +151,23 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						k, o = n.anc.child[0], n.anc.child[1]
 					}
 
-					switch o.typ.cat {
+					cat := o.typ.cat
+					if yt := rangeFuncYield(o.typ); yt != nil {
+						// range over a function (Go 1.23): see rangeFunc.
+						if v != nil && yt.numIn() < 2 {
+							err = v.cfgErrorf("range over %s permits only one iteration variable", o.typ.id())
+							return false
+						}
+						n.anc.gen = rangeFunc
+						n.anc.anc.gen = rangeFuncEnd
+						sc.add(valueTOf(reflect.TypeOf((*rangeFuncState)(nil))))
+						ktyp = yt.in(0)
+						if yt.numIn() > 1 {
+							vtyp = yt.in(1)
+						}
+						cat = nilT // done
+					}
+					switch cat {
 					case valueT, linkedT:
 						typ := o.typ.rtype
 						if o.typ.cat == linkedT {
@@ -1067,6 +1083,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				break
 			}
 			n.tnext = n.sym.node
+			endRangeFuncs(n, n.sym.node)
 
 		case continueStmt:
 			if len(n.child) == 0 {
@@ -1078,6 +1095,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				break
 			}
 			n.tnext = n.sym.node.child[1].lastChild().start
+			endRangeFuncs(n, n.sym.node.child[1])
 
 		case gotoStmt:
 			if n.sym.node == nil {
@@ -1775,6 +1793,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			wireChild(n)
 			n.tnext = nil
 			n.val = sc.def
+			endRangeFuncs(n, nil)
 			for i, c := range n.child {
 				var typ *itype
 				typ, err = nodeType(interp, sc.upperLevel(), returnSig.child[2].fieldType(i))
