@@ -252,11 +252,41 @@ func init() { Symbols[selfPath]["Symbols"] = reflect.ValueOf(Symbols) }
 
 // _error is a wrapper of error interface type.
 type _error struct {
-	IValue interface{}
-	WError func() string
+	IValue  interface{}
+	WError  func() string
+	WUnwrap func() error // nil when the interpreted type has no Unwrap() error
 }
 
 func (w _error) Error() string { return w.WError() }
+
+// Unwrap lets errors.Is, errors.As and errors.Unwrap follow the chain
+// through an interpreted error type that has an Unwrap() error method.
+func (w _error) Unwrap() error {
+	if w.WUnwrap == nil {
+		return nil
+	}
+	return w.WUnwrap()
+}
+
+// Is makes errors.Is compare the interpreted values that two wrappers
+// hold, as Go compares two errors: the wrapper itself holds a func and
+// cannot be compared, so a wrapped sentinel never matched.
+func (w _error) Is(target error) (same bool) {
+	t, ok := target.(_error)
+	if !ok {
+		return false
+	}
+	a, b := reflect.ValueOf(w.IValue), reflect.ValueOf(t.IValue)
+	if !a.IsValid() || !b.IsValid() || a.Type() != b.Type() || !a.Type().Comparable() {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			same = false // an interface field holding an uncomparable value
+		}
+	}()
+	return a.Interface() == b.Interface()
+}
 
 // Panic is an error recovered from a panic call in interpreted code.
 type Panic struct {

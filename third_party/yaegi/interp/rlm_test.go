@@ -53,11 +53,30 @@ var rlmSymbols = interp.Exports{
 		"Strings": reflect.ValueOf(sort.Strings),
 		"Ints":    reflect.ValueOf(sort.Ints),
 	},
+	".": {
+		// As the REPL's symbols do: values of interpreted types passed as
+		// an any to fmt are wrapped with their fmt methods.
+		"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{
+			reflect.ValueOf(fmt.Errorf):   fmtTypes,
+			reflect.ValueOf(fmt.Print):    fmtTypes,
+			reflect.ValueOf(fmt.Printf):   fmtTypes,
+			reflect.ValueOf(fmt.Println):  fmtTypes,
+			reflect.ValueOf(fmt.Sprint):   fmtTypes,
+			reflect.ValueOf(fmt.Sprintf):  fmtTypes,
+			reflect.ValueOf(fmt.Sprintln): fmtTypes,
+		}),
+	},
 	"encoding/json/json": {
 		"Marshal":       reflect.ValueOf(json.Marshal),
 		"MarshalIndent": reflect.ValueOf(json.MarshalIndent),
 		"Unmarshal":     reflect.ValueOf(json.Unmarshal),
 	},
+}
+
+var fmtTypes = []reflect.Type{
+	reflect.TypeOf((*fmt.Formatter)(nil)).Elem(),
+	reflect.TypeOf((*error)(nil)).Elem(),
+	reflect.TypeOf((*fmt.Stringer)(nil)).Elem(),
 }
 
 // iterSource is package iter, whose types are generic and so cannot be in

@@ -1070,9 +1070,16 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 	names := make([]string, mn)
 	methods := make([]*node, mn)
 	indexes := make([][]int, mn)
+	optional := make([]bool, mn)
 	for i := 0; i < mn; i++ {
 		names[i] = wrap.Field(i + 1).Name[1:]
+		// The error wrapper's Unwrap is optional, and only for Unwrap() error.
+		optional[i] = wrap == errorWrapperType && names[i] == "Unwrap"
 		methods[i], indexes[i] = n.typ.lookupMethod(names[i])
+		if optional[i] && (methods[i] == nil || methods[i].typ == nil || methods[i].typ.TypeOf() != wrap.Field(i+1).Type) {
+			methods[i], indexes[i] = nil, nil
+			continue
+		}
 		if methods[i] == nil && n.typ.cat != nilT {
 			// interpreted method not found, look for binary method, possibly embedded
 			_, indexes[i], _, _ = n.typ.lookupBinMethod(names[i])
@@ -1098,6 +1105,9 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		w := reflect.New(wrap).Elem()
 		w.Field(0).Set(v)
 		for i, m := range methods {
+			if m == nil && optional[i] {
+				continue
+			}
 			if m == nil {
 				// First direct method lookup on field.
 				if r := methodByName(v, names[i], indexes[i]); r.IsValid() {
@@ -1124,6 +1134,9 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		return w
 	}
 }
+
+// errorWrapperType is the wrapper of the error interface.
+var errorWrapperType = reflect.TypeOf(_error{})
 
 // methodByName returns the method corresponding to name on value, or nil if not found.
 // The search is extended on valueInterface wrapper if present.
