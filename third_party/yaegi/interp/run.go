@@ -1101,7 +1101,15 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		if vi, ok := v.Interface().(valueInterface); ok {
 			n2 = vi.node
 		}
-		v = getConcreteValue(v)
+		if tc == structT || n2 != nil && n2.typ.cat == structT {
+			// A struct value of an interpreted type: wrap the struct
+			// itself, not its last field (which getConcreteValue returns
+			// for a struct without methods, taking it for an emulated
+			// interface).
+			v = valueInterfaceValue(v)
+		} else {
+			v = getConcreteValue(v)
+		}
 		w := reflect.New(wrap).Elem()
 		w.Field(0).Set(v)
 		for i, m := range methods {
