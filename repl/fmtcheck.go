@@ -37,7 +37,9 @@ type typeRegistry struct {
 }
 
 func (r *typeRegistry) registerError(name string, v any) {
-	t := reflect.TypeOf(v)
+	// A type whose Error method has a value receiver reaches here in the
+	// interpreter's error wrapper.
+	t := reflect.TypeOf(unbox(v))
 	if t == nil {
 		return
 	}
