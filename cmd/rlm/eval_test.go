@@ -15,6 +15,7 @@ import (
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/eval/fakemodel"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
@@ -253,7 +254,7 @@ func TestEvalBadInput(t *testing.T) {
 		var stderr bytes.Buffer
 		err := runEval(context.Background(), append(append([]string{}, base...), tc.args...), &bytes.Buffer{}, &stderr)
 		if tc.want == "" {
-			if err != errUsage {
+			if err != cli.ErrUsage {
 				t.Errorf("%v: got %v, want a usage error", tc.args, err)
 			}
 			continue

@@ -3,33 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/inference/client"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/models/tinydemo"
 )
-
-// parseKVCache reads the size of the KV cache pool: bytes with a unit
-// (4GiB, 512MiB) or tokens with the suffix "tokens" (65536tokens).
-func parseKVCache(v string) (inference.Config, error) {
-	var c inference.Config
-	if n, ok := strings.CutSuffix(strings.TrimSpace(v), "tokens"); ok {
-		t, err := strconv.Atoi(strings.TrimSpace(n))
-		if err != nil || t <= 0 {
-			return c, fmt.Errorf("not a positive token count like 65536tokens: %q", v)
-		}
-		c.KVCacheTokens = t
-		return c, nil
-	}
-	b, err := parseSize(v)
-	if err != nil {
-		return c, fmt.Errorf("not a size like 4GiB or a token count like 65536tokens: %q", v)
-	}
-	c.KVCacheBytes = b
-	return c, nil
-}
 
 // Values of --local-model other than a checkpoint directory.
 const (
@@ -47,12 +26,12 @@ const (
 // loadLocalModel loads a checkpoint directory, or with localBuiltin the
 // built-in model after checking its checksums, into an inference engine on
 // the device dev (a GPU it picks is named on log).
-func loadLocalModel(dir string, cfg inference.Config, dev deviceSpec, log io.Writer) (*inference.Engine, error) {
-	be, desc, err := dev.open()
+func loadLocalModel(dir string, cfg inference.Config, dev cli.Device, log io.Writer) (*inference.Engine, error) {
+	be, desc, err := dev.Open()
 	if err != nil {
 		return nil, fmt.Errorf("local model: %w", err)
 	}
-	if be.Name() != "cpu" || dev.kind == "cpu" {
+	if be.Name() != "cpu" || dev.Kind == "cpu" {
 		fmt.Fprintf(log, "rlm: local model on %s\n", desc)
 	}
 	if dir == localBuiltin {
@@ -106,7 +85,7 @@ func (c *config) wantsLocal() bool { return c.LocalModel != "" && c.LocalModel !
 // upstream of root turns and sub-calls; the root model defaults to its
 // name. A GPU it runs on is named on log.
 func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
-	dev, err := parseDevice(c.Device, c.Precision)
+	dev, err := cli.ParseDevice(c.Device, c.Precision)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +95,7 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 		// built-in model needs a fraction of it.
 		kv = builtinKVCache
 	}
-	ic, err := parseKVCache(kv)
+	ic, err := cli.ParseKVCache(kv)
 	if err != nil {
 		return nil, fmt.Errorf("kv-cache: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/document"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
 )
@@ -27,12 +28,12 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "then a one-line summary on stderr.")
 		settings.printUsage(stderr)
 	}
-	var contexts multiFlag
+	var contexts cli.MultiFlag
 	fs.Var(&contexts, "context", "context `file` offloaded into the REPL; repeatable; - reads stdin")
 	verbose := fs.Bool("verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
 	quiet := fs.Bool("quiet", false, "print no progress lines (one per root turn) to stderr")
 	// Flags may come after the question too.
-	words, err := parseInterspersed(fs, args, stderr)
+	words, err := cli.ParseInterspersed(fs, args, stderr)
 	if err != nil {
 		if err == flag.ErrHelp {
 			return nil
@@ -42,7 +43,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	question := strings.TrimSpace(strings.Join(words, " "))
 	if question == "" {
 		fmt.Fprintln(stderr, `rlm query: a question is required: rlm query --context FILE "question"; `+"`rlm query -h` lists its flags")
-		return errUsage
+		return cli.ErrUsage
 	}
 	cfg, err := settings.load()
 	if err != nil {

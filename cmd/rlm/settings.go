@@ -15,6 +15,7 @@ import (
 
 	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/eval"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
@@ -231,7 +232,7 @@ func dur(f func(c *config) *time.Duration) func(*config, string) error {
 
 func size(f func(c *config) *int64) func(*config, string) error {
 	return func(c *config, v string) error {
-		n, err := parseSize(v)
+		n, err := cli.ParseSize(v)
 		if err != nil {
 			return err
 		}
@@ -254,7 +255,7 @@ func sizeOrZero(f func(c *config) *int64) func(*config, string) error {
 // sizeInt is size for an int setting.
 func sizeInt(f func(c *config) *int) func(*config, string) error {
 	return func(c *config, v string) error {
-		n, err := parseSize(v)
+		n, err := cli.ParseSize(v)
 		if err != nil {
 			return err
 		}
@@ -264,27 +265,6 @@ func sizeInt(f func(c *config) *int) func(*config, string) error {
 		*f(c) = int(n)
 		return nil
 	}
-}
-
-// parseSize reads a byte count with an optional unit: 512MiB, 64MB, 1048576.
-func parseSize(v string) (int64, error) {
-	s := strings.TrimSpace(v)
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("not a positive size like 512MiB: %q", v)
-	}
-	return n * mult, nil
 }
 
 // settingsTable is the one table of settings of every command;
@@ -346,7 +326,7 @@ var settingsTable = []setting{
 	{"max-content-parts", forServe, strconv.Itoa(server.DefaultMaxContentParts), "content parts (text and file) of all messages of one chat request together; counted while the body is decoded, one more is refused with 400", num(func(c *config) *int { return &c.MaxContentParts })},
 	{"document-timeout", forServe | forQuery, document.DefaultTimeout.String(), "longest time reading one attached document's or context file's text (a PDF's pages, an HTML page's text) may take; past it the request gets 400", dur(func(c *config) *time.Duration { return &c.DocumentTimeout })},
 	{"max-document-pieces", forServe | forQuery, strconv.Itoa(document.DefaultMaxPieces), "most contexts pieces one document may become (a PDF's pages); a longer PDF gets 400", num(func(c *config) *int { return &c.MaxDocumentPieces })},
-	{"pdf-memory-bytes", forServe | forQuery, formatSize(document.DefaultPDFMemoryBytes), "memory cap of the PDF engine for one document, the file included (32MiB to 2GiB); PDFs larger than half of it, or needing more, get 400", size(func(c *config) *int64 { return &c.PDFMemoryBytes })},
+	{"pdf-memory-bytes", forServe | forQuery, cli.FormatSize(document.DefaultPDFMemoryBytes), "memory cap of the PDF engine for one document, the file included (32MiB to 2GiB); PDFs larger than half of it, or needing more, get 400", size(func(c *config) *int64 { return &c.PDFMemoryBytes })},
 	{"pdf-cache-dir", forServe | forQuery, "", "directory keeping the PDF engine's compiled code between starts (without it the first PDF after each start waits seconds for the compile); empty: rlm/pdf-engine in the user's cache directory; none: no cache", str(func(c *config) *string { return &c.PDFCacheDir })},
 	{"max-concurrent", forServe, "16", "runs executing at once", num(func(c *config) *int { return &c.MaxConcurrent })},
 	{"queue-wait", forServe, "2s", "how long a request waits for a run slot before 429", dur(func(c *config) *time.Duration { return &c.QueueWait })},
@@ -360,7 +340,7 @@ var settingsTable = []setting{
 	{"keepalive", forServe, "15s", "interval of SSE keep-alive comments on idle streams", dur(func(c *config) *time.Duration { return &c.KeepAlive })},
 	{"idle-timeout", forServe, server.DefaultIdleTimeout.String(), "how long a kept-alive client connection may sit idle between requests before it is closed", dur(func(c *config) *time.Duration { return &c.IdleTimeout })},
 	{"read-header-timeout", forServe, server.DefaultReadHeaderTimeout.String(), "how long a client may take to send a request's headers", dur(func(c *config) *time.Duration { return &c.HeaderTimeout })},
-	{"min-body-rate", forServe, formatSize(server.DefaultMinBodyRate), "slowest average rate, per second, at which a request body may arrive after --body-rate-grace; a slower one is cut with 408", size(func(c *config) *int64 { return &c.MinBodyRate })},
+	{"min-body-rate", forServe, cli.FormatSize(server.DefaultMinBodyRate), "slowest average rate, per second, at which a request body may arrive after --body-rate-grace; a slower one is cut with 408", size(func(c *config) *int64 { return &c.MinBodyRate })},
 	{"body-rate-grace", forServe, server.DefaultBodyRateGrace.String(), "time a request body may take before --min-body-rate applies", dur(func(c *config) *time.Duration { return &c.BodyRateGrace })},
 	{"max-conns", forServe, strconv.Itoa(server.DefaultMaxConns), "client connections open at once; when all are open, a new one takes the place of the oldest that is still sending its request's headers or idle between requests, and waits in the listen backlog only while every one is inside a request", num(func(c *config) *int { return &c.MaxConns })},
 	{"max-conns-per-client", forServe, strconv.Itoa(server.DefaultMaxConnsPerClient), "client connections open at once from one address (an IPv4 address, an IPv6 /64); one more is answered 429 and closed. 0: no limit (behind a reverse proxy, whose address every connection has)", num(func(c *config) *int { return &c.MaxConnsPerClient })},
@@ -381,27 +361,27 @@ var settingsTable = []setting{
 	{"repl-gid", allCommands, strconv.Itoa(defaultREPLID), replGIDHelp, num(func(c *config) *int { return &c.REPLGID })},
 	{"cell-timeout", allCommands, repl.DefaultLimits().CellTimeout.String(), "time a REPL cell may run, not counting the time it waits for its llm_query/rlm_query calls", dur(func(c *config) *time.Duration { return &c.REPL.CellTimeout })},
 	{"kill-grace", allCommands, repl.DefaultLimits().KillGrace.String(), "how long a cancelled cell may take to stop before its REPL worker is killed and replaced", dur(func(c *config) *time.Duration { return &c.REPL.KillGrace })},
-	{"repl-memory-bytes", allCommands, formatSize(repl.DefaultLimits().MemoryBytes), "address space for model data in a REPL worker (RLIMIT_AS, on top of what it mapped at start)", size(func(c *config) *int64 { return &c.REPL.MemoryBytes })},
-	{"repl-heap-bytes", allCommands, formatSize(repl.DefaultLimits().HeapBytes), "live heap above which a REPL worker is stopped", size(func(c *config) *int64 { return &c.REPL.HeapBytes })},
+	{"repl-memory-bytes", allCommands, cli.FormatSize(repl.DefaultLimits().MemoryBytes), "address space for model data in a REPL worker (RLIMIT_AS, on top of what it mapped at start)", size(func(c *config) *int64 { return &c.REPL.MemoryBytes })},
+	{"repl-heap-bytes", allCommands, cli.FormatSize(repl.DefaultLimits().HeapBytes), "live heap above which a REPL worker is stopped", size(func(c *config) *int64 { return &c.REPL.HeapBytes })},
 	{"repl-memory-total", allCommands, "auto", "memory all REPL sessions reserve together: each reserves its --repl-memory-bytes, its context and 64 MiB, and one that finds none left waits for others to end (--repl-memory-wait); auto: half the machine's memory; more than the machine has is refused at start", str(func(c *config) *string { return &c.REPLMemoryTotal })},
 	{"request-repl-memory", allCommands, "auto", "memory the REPL sessions of one request (its root and every child RLM) reserve together; auto: half of --repl-memory-total, or room for two sessions where that is more and the total has it", str(func(c *config) *string { return &c.RequestREPLMemory })},
 	{"repl-memory-wait", allCommands, "30s", "how long a REPL session waits for memory others hold; then serve answers 503 repl_memory_exhausted (a child's rlm_query returns an error to its cell)", dur(func(c *config) *time.Duration { return &c.REPLMemoryWait })},
-	{"repl-stack-bytes", allCommands, formatSize(repl.DefaultLimits().StackBytes), "largest stack of one goroutine in the REPL (deeper recursion crashes the worker)", size(func(c *config) *int64 { return &c.REPL.StackBytes })},
+	{"repl-stack-bytes", allCommands, cli.FormatSize(repl.DefaultLimits().StackBytes), "largest stack of one goroutine in the REPL (deeper recursion crashes the worker)", size(func(c *config) *int64 { return &c.REPL.StackBytes })},
 	{"max-output", allCommands, strconv.Itoa(repl.DefaultLimits().MaxOutput), "characters of cell output shown to the model", num(func(c *config) *int { return &c.REPL.MaxOutput })},
 	{"max-goroutines", allCommands, strconv.Itoa(repl.DefaultLimits().MaxGoroutines), "goroutines model code may have alive at once in one REPL", num(func(c *config) *int { return &c.REPL.MaxGoroutines })},
-	{"max-prompt-bytes", allCommands, formatSize(repl.DefaultLimits().MaxPromptBytes), "largest prompt of one llm_query or rlm_query; a call with a larger one is refused before it leaves the REPL", size(func(c *config) *int64 { return &c.REPL.MaxPromptBytes })},
-	{"max-call-bytes", allCommands, formatSize(repl.DefaultLimits().MaxCallBytes), "all prompts of one llm_query/rlm_query call (batched ones included) together; also bounds every message a REPL worker sends, refused from its header", size(func(c *config) *int64 { return &c.REPL.MaxCallBytes })},
+	{"max-prompt-bytes", allCommands, cli.FormatSize(repl.DefaultLimits().MaxPromptBytes), "largest prompt of one llm_query or rlm_query; a call with a larger one is refused before it leaves the REPL", size(func(c *config) *int64 { return &c.REPL.MaxPromptBytes })},
+	{"max-call-bytes", allCommands, cli.FormatSize(repl.DefaultLimits().MaxCallBytes), "all prompts of one llm_query/rlm_query call (batched ones included) together; also bounds every message a REPL worker sends, refused from its header", size(func(c *config) *int64 { return &c.REPL.MaxCallBytes })},
 	{"max-batch", allCommands, strconv.Itoa(repl.DefaultLimits().MaxBatch), "prompts in one llm_query_batched or rlm_query_batched call; a batch larger than the LLM calls left is refused whole, with one trace record", num(func(c *config) *int { return &c.REPL.MaxBatch })},
-	{"max-final-bytes", allCommands, formatSize(repl.DefaultLimits().MaxFinalBytes), "largest answer FINAL accepts; a larger one is refused with a cell error the model sees", size(func(c *config) *int64 { return &c.REPL.MaxFinalBytes })},
-	{"max-error-bytes", allCommands, formatSize(int64(repl.DefaultLimits().MaxErrorBytes)), "largest cell error; long values an interpreter error quotes (the context, a constant) are named with their size first", sizeInt(func(c *config) *int { return &c.REPL.MaxErrorBytes })},
+	{"max-final-bytes", allCommands, cli.FormatSize(repl.DefaultLimits().MaxFinalBytes), "largest answer FINAL accepts; a larger one is refused with a cell error the model sees", size(func(c *config) *int64 { return &c.REPL.MaxFinalBytes })},
+	{"max-error-bytes", allCommands, cli.FormatSize(int64(repl.DefaultLimits().MaxErrorBytes)), "largest cell error; long values an interpreter error quotes (the context, a constant) are named with their size first", sizeInt(func(c *config) *int { return &c.REPL.MaxErrorBytes })},
 	{"max-host-calls", allCommands, strconv.Itoa(repl.DefaultLimits().MaxHostCalls), "llm_query/rlm_query calls in flight at once per REPL worker; goroutines of model code that call beyond it wait", num(func(c *config) *int { return &c.REPL.MaxHostCalls })},
-	{"max-trace-field-bytes", forServe, formatSize(tracing.DefaultMaxFieldBytes), "largest text field (prompt, response, message, output, answer) a trace keeps; longer ones are cut, with a note", size(func(c *config) *int64 { return &c.TraceFieldBytes })},
-	{"max-trace-bytes", forServe, formatSize(tracing.DefaultMaxTraceBytes), "largest trace of one run; past it text and sub-call records are left out and counted in the trace's truncated", size(func(c *config) *int64 { return &c.TraceBytes })},
+	{"max-trace-field-bytes", forServe, cli.FormatSize(tracing.DefaultMaxFieldBytes), "largest text field (prompt, response, message, output, answer) a trace keeps; longer ones are cut, with a note", size(func(c *config) *int64 { return &c.TraceFieldBytes })},
+	{"max-trace-bytes", forServe, cli.FormatSize(tracing.DefaultMaxTraceBytes), "largest trace of one run; past it text and sub-call records are left out and counted in the trace's truncated", size(func(c *config) *int64 { return &c.TraceBytes })},
 	{"log-level", forServe, "info", "debug, info, warn or error", str(func(c *config) *string { return &c.LogLevel })},
 	{"trace-content", forServe, "false", "put prompt and completion text on OpenTelemetry spans (traces in the store always keep them)", boolean(func(c *config) *bool { return &c.TraceContent })},
 }
 
-// renamedSettings are the retired names of settings (see renamedFlags),
+// renamedSettings are the retired names of settings (see cli.RenamedFlags),
 // whose environment variables are refused.
 var renamedSettings = []string{"api-keys", "local-kv-cache", "local-max-seqs", "local-max-batch-tokens", "local-max-model-len", "sampling-seed"}
 
@@ -469,7 +449,7 @@ func (s *settingsFlags) settings() []setting {
 // docs/settings.md does.
 func (s *settingsFlags) printUsage(w io.Writer) {
 	fmt.Fprintln(w, "Flags:")
-	printFlags(w, s.fs, func(name string) bool {
+	cli.PrintFlags(w, s.fs, func(name string) bool {
 		_, ok := s.vals[name]
 		return ok || name == "config"
 	})
@@ -510,7 +490,7 @@ func (s *settingsFlags) load() (*config, error) {
 		}
 		for k, v := range raw {
 			if !known[k] {
-				for _, to := range renamedFlags[strings.ReplaceAll(k, "_", "-")] {
+				for _, to := range cli.RenamedFlags[strings.ReplaceAll(k, "_", "-")] {
 					if to := strings.ReplaceAll(to, "-", "_"); known[to] {
 						return nil, fmt.Errorf("%s: config file %s: key %s was renamed %s", s.cmd, *s.file, k, to)
 					}
@@ -526,7 +506,7 @@ func (s *settingsFlags) load() (*config, error) {
 		// An old variable left in a deployment must not be ignored
 		// silently: RLM_API_KEYS ignored would open the server.
 		if env := (setting{name: old}).env(); s.getenv(env) != "" {
-			return nil, fmt.Errorf("%s: environment variable %s was renamed %s", s.cmd, env, setting{name: renamedFlags[old][0]}.env())
+			return nil, fmt.Errorf("%s: environment variable %s was renamed %s", s.cmd, env, setting{name: cli.RenamedFlags[old][0]}.env())
 		}
 	}
 	c := &config{explicit: map[string]bool{}}
@@ -552,7 +532,7 @@ func (s *settingsFlags) load() (*config, error) {
 		c.explicit[o.name] = from != "default"
 		if err := o.set(c, v); err != nil {
 			if setByFlag[o.name] {
-				return nil, badFlag("%s: %s: %w", s.cmd, from, err)
+				return nil, cli.BadFlag("%s: %s: %w", s.cmd, from, err)
 			}
 			return nil, fmt.Errorf("%s: %s: %w", s.cmd, from, err)
 		}
@@ -574,12 +554,12 @@ variable and a key of the YAML file given by --config. See docs/server.md.
 `)
 		s.printUsage(stderr)
 	}
-	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
+	if err := cli.ParseFlags(fs, args, stderr, fs.Usage); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "rlm serve: unexpected argument %q; `rlm serve -h` lists its flags\n", fs.Arg(0))
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	return s.load()
 }
@@ -596,7 +576,7 @@ func placeholder(def string) string {
 	if _, err := time.ParseDuration(def); err == nil {
 		return "duration"
 	}
-	if _, err := parseSize(def); err == nil {
+	if _, err := cli.ParseSize(def); err == nil {
 		return "size"
 	}
 	return "string"
@@ -639,8 +619,8 @@ func (c *config) checkDocuments() error {
 		return fmt.Errorf("max-document-pieces %d: must be positive", c.MaxDocumentPieces)
 	}
 	if c.PDFMemoryBytes < document.MinPDFMemoryBytes || c.PDFMemoryBytes > document.MaxPDFMemoryBytes {
-		return fmt.Errorf("pdf-memory-bytes %s: must be between %s and %s", formatSize(c.PDFMemoryBytes),
-			formatSize(document.MinPDFMemoryBytes), formatSize(document.MaxPDFMemoryBytes))
+		return fmt.Errorf("pdf-memory-bytes %s: must be between %s and %s", cli.FormatSize(c.PDFMemoryBytes),
+			cli.FormatSize(document.MinPDFMemoryBytes), cli.FormatSize(document.MaxPDFMemoryBytes))
 	}
 	return nil
 }

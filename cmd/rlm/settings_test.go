@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 )
 
@@ -115,7 +116,7 @@ func TestSettingsOneNamePerSetting(t *testing.T) {
 		helps[o.help] = o.name
 	}
 	var oldNames []string
-	for old := range renamedFlags {
+	for old := range cli.RenamedFlags {
 		oldNames = append(oldNames, old)
 	}
 	envRE := regexp.MustCompile(`\b(?:RLM|OPENAI)_[A-Z_]+`)

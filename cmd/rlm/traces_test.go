@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
@@ -157,14 +158,14 @@ func TestTracesUsage(t *testing.T) {
 		wantErr error
 		stdout  string
 	}{
-		{[]string{}, errUsage, ""},
-		{[]string{"frobnicate"}, errUsage, ""},
-		{[]string{"show"}, errUsage, ""},
-		{[]string{"show", "a", "b"}, errUsage, ""},
-		{[]string{"list", "extra"}, errUsage, ""},
-		{[]string{"export", "--format", "sft"}, errUsage, ""},
-		{[]string{"feedback", "tr_x"}, errUsage, ""},
-		{[]string{"list", "--bogus"}, errUsage, ""},
+		{[]string{}, cli.ErrUsage, ""},
+		{[]string{"frobnicate"}, cli.ErrUsage, ""},
+		{[]string{"show"}, cli.ErrUsage, ""},
+		{[]string{"show", "a", "b"}, cli.ErrUsage, ""},
+		{[]string{"list", "extra"}, cli.ErrUsage, ""},
+		{[]string{"export", "--format", "sft"}, cli.ErrUsage, ""},
+		{[]string{"feedback", "tr_x"}, cli.ErrUsage, ""},
+		{[]string{"list", "--bogus"}, cli.ErrUsage, ""},
 		{[]string{"open", "--url", "gw", "tr_x"}, errors.New("not an absolute URL"), ""},
 		{[]string{"owners"}, errors.New("--dir is required"), ""},
 		{[]string{"list", "--owner", "alice"}, errors.New("--owner needs --dir"), ""},
