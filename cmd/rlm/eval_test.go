@@ -19,6 +19,7 @@ import (
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/tracecmd"
 	"github.com/rlm-project/rlm/training/data"
 )
 
@@ -208,7 +209,7 @@ func TestEvalEndToEnd(t *testing.T) {
 
 	// `rlm traces` reads them where rlm eval put them.
 	var list bytes.Buffer
-	if err := tracesCmd(context.Background(), []string{"list", "--dir", filepath.Join(out, "traces"), "--limit", "1000"}, &list, &bytes.Buffer{}); err != nil {
+	if err := tracecmd.Run(context.Background(), []string{"list", "--dir", filepath.Join(out, "traces"), "--limit", "1000"}, &list, &bytes.Buffer{}); err != nil {
 		t.Fatalf("rlm traces list: %v", err)
 	}
 	for _, r := range res {

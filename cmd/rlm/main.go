@@ -15,6 +15,7 @@ import (
 
 	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/repl"
+	"github.com/rlm-project/rlm/tracing/tracecmd"
 	"github.com/rlm-project/rlm/training/traincmd"
 )
 
@@ -25,7 +26,7 @@ func commands() map[string]cli.Command {
 		"eval":   {Summary: "run long-context benchmarks (S-NIAH, OOLONG-style) through the engine", Run: runEval},
 		"query":  {Summary: "run one RLM over context files against an upstream model", Run: runQuery},
 		"serve":  {Summary: "run the OpenAI-compatible RLM gateway", Run: runServe},
-		"traces": {Summary: "list, show, open and export recorded runs (trajectories)", Run: tracesCmd},
+		"traces": {Summary: "list, show, open and export recorded runs (trajectories)", Run: tracecmd.Run},
 		"train":  traincmd.Command,
 	}
 }

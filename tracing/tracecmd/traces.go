@@ -1,4 +1,8 @@
-package main
+// Package tracecmd is `rlm traces`: list, show, open, export and score
+// recorded runs, from a trace directory on disk (--dir) or from a running
+// gateway (--url, through tracing.Client), with the same flags and output
+// for both.
+package tracecmd
 
 import (
 	"bytes"
@@ -41,8 +45,8 @@ a gateway's data directory (or rlm eval's traces directory) on this machine.
 See docs/tracing.md.
 `
 
-// tracesCmd implements `rlm traces`.
-func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Run runs `rlm traces` with the arguments after "traces".
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, tracesUsage)
 		if len(args) == 0 {
