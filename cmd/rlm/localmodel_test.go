@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/inference/modelcmd"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/training/traincmd"
 )
@@ -234,7 +235,7 @@ func TestModelServeNodeSDK(t *testing.T) {
 	done := make(chan error, 1)
 	var serverLog syncBuffer
 	go func() {
-		err := runModelServe(ctx, []string{"--listen", "127.0.0.1:0", "--api-key", "node-key", ckpt}, pw, &serverLog)
+		err := modelcmd.Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--api-key", "node-key", ckpt}, pw, &serverLog)
 		pw.CloseWithError(fmt.Errorf("model serve ended: %v", err))
 		done <- err
 	}()

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"syscall"
 
+	"github.com/rlm-project/rlm/inference/modelcmd"
 	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/tracing/tracecmd"
@@ -22,7 +23,7 @@ import (
 // commands lists the subcommands. Each lives in its own file of this package.
 func commands() map[string]cli.Command {
 	return map[string]cli.Command{
-		"model":  modelCommand,
+		"model":  modelcmd.Command,
 		"eval":   {Summary: "run long-context benchmarks (S-NIAH, OOLONG-style) through the engine", Run: runEval},
 		"query":  {Summary: "run one RLM over context files against an upstream model", Run: runQuery},
 		"serve":  {Summary: "run the OpenAI-compatible RLM gateway", Run: runServe},

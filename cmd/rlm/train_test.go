@@ -253,14 +253,14 @@ func TestLocalModelDevice(t *testing.T) {
 		{"auto", "fp16", "unknown CUDA precision"},
 		{"cuda:1", "bf16", "device cuda:1"},
 	} {
-		cfg := &config{LocalModel: localBuiltin, Device: c.device, Precision: c.precision, KVCache: "1GiB",
+		cfg := &config{LocalModel: cli.ModelBuiltin, Device: c.device, Precision: c.precision, KVCache: "1GiB",
 			MaxSeqs: 4, MaxBatchTokens: 64}
 		if _, err := cfg.startLocalModel(io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--device %s --precision %s: %v, want an error with %q", c.device, c.precision, err, c.want)
 		}
 	}
 	var log strings.Builder
-	cfg := &config{LocalModel: localBuiltin, Device: "auto", Precision: "bf16", KVCache: "1GiB",
+	cfg := &config{LocalModel: cli.ModelBuiltin, Device: "auto", Precision: "bf16", KVCache: "1GiB",
 		MaxSeqs: 4, MaxBatchTokens: 64}
 	e, err := cfg.startLocalModel(&log)
 	if err != nil {

@@ -1,4 +1,7 @@
-package main
+// Package modelcmd is `rlm model serve`: one of our checkpoints (or the
+// built-in model) behind the OpenAI-compatible model server of
+// inference/api, with the engine's settings as flags.
+package modelcmd
 
 import (
 	"context"
@@ -18,10 +21,12 @@ import (
 	"github.com/rlm-project/rlm/internal/cli"
 )
 
-var modelCommand = cli.Command{Summary: "serve a local Qwen3 checkpoint as an OpenAI-compatible model server", Run: runModel}
+// Command is `rlm model` in rlm's list of commands.
+var Command = cli.Command{Summary: "serve a local Qwen3 checkpoint as an OpenAI-compatible model server", Run: Run}
 
-// runModel is `rlm model`; its one subcommand is serve.
-func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Run runs `rlm model` with the arguments after "model"; its one
+// subcommand is serve.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stderr, "Usage: rlm model serve [flags] CHECKPOINT_DIR\n\nRun `rlm model serve -h` for its flags; see docs/inference.md.")
 		if len(args) == 0 {
@@ -122,7 +127,7 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return cli.BadFlag("--max-messages, --max-content-parts and --max-prompts must be positive")
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	e, err := loadLocalModel(fs.Arg(0), cfg, dev, stderr)
+	e, err := cli.LoadModel(fs.Arg(0), cfg, dev, stderr)
 	if err != nil {
 		return err
 	}
