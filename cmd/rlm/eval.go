@@ -18,7 +18,7 @@ import (
 
 // evalFlags are rlm eval's own flags; the engine's are settings.
 type evalFlags struct {
-	settings                                                             *settingsFlags
+	settings                                                             settingsFlags
 	tasks, lengths, out, workDir, baseline, baselineModel, traces, owner string
 	n, parallel, maxCompletion                                           int
 	taskOpts                                                             eval.TaskOptions
@@ -106,7 +106,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
 		fmt.Fprintln(stderr, "An interrupted run resumes from OUT/results.jsonl. Runs that failed (upstream or harness")
 		fmt.Fprintln(stderr, "errors, not wrong answers) are counted apart, retried by the next run, and make rlm eval")
 		fmt.Fprintln(stderr, "exit 1 while any remain. See docs/eval.md.")
-		f.settings.printUsage(stderr)
+		f.settings.PrintUsage(stderr)
 	}
 	fs.StringVar(&f.tasks, "task", "sniah", "comma-separated `tasks`: "+strings.Join(eval.TaskNames(), ", ")+", or custom:FILE.jsonl")
 	fs.StringVar(&f.lengths, "lengths", "8k,32k,128k", "comma-separated input `lengths` in tokens (k=1024, m=1024*1024; 4 characters per token)")

@@ -26,7 +26,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "Usage: rlm query [flags] --context FILE [--context FILE2] \"question\"")
 		fmt.Fprintln(stderr, "\nRuns one Recursive Language Model over the context files (- reads stdin) and prints the answer,")
 		fmt.Fprintln(stderr, "then a one-line summary on stderr.")
-		settings.printUsage(stderr)
+		settings.PrintUsage(stderr)
 	}
 	var contexts cli.MultiFlag
 	fs.Var(&contexts, "context", "context `file` offloaded into the REPL; repeatable; - reads stdin")
