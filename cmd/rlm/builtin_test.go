@@ -17,6 +17,7 @@ import (
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/models/tinydemo"
 	"github.com/rlm-project/rlm/server"
 )
@@ -233,7 +234,7 @@ func TestBuiltinModelScore(t *testing.T) {
 // upstream model it maps to (the root model for a bare alias), or the
 // in-process model, which answers every alias.
 func TestModelInfo(t *testing.T) {
-	e, err := loadLocalModel(localBuiltin, inference.Config{KVCacheTokens: 1024}, deviceSpec{kind: "cpu"}, io.Discard)
+	e, err := cli.LoadModel(cli.ModelBuiltin, inference.Config{KVCacheTokens: 1024}, cli.Device{Kind: "cpu"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestModelInfo(t *testing.T) {
 			"small": {Model: "mini", ServedBy: "upstream"}}},
 		{"local", config{LocalModel: "/ckpt/mine"}, e, map[string]server.ModelInfo{
 			"rlm": {Model: e.Name(), ServedBy: "local"}, "small": {Model: e.Name(), ServedBy: "local"}}},
-		{"builtin", config{LocalModel: localBuiltin}, e, map[string]server.ModelInfo{
+		{"builtin", config{LocalModel: cli.ModelBuiltin}, e, map[string]server.ModelInfo{
 			"rlm":   {Model: tinydemo.Name, ServedBy: "builtin", Description: tinydemo.About},
 			"small": {Model: tinydemo.Name, ServedBy: "builtin", Description: tinydemo.About}}},
 	} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/inference/client"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/recursion/upstream"
@@ -68,20 +69,6 @@ type engineConfig struct {
 	// recursion.Config): set for the built-in model, which can do nothing
 	// else with it.
 	NoContextAnswer string
-}
-
-// formatSize writes n the way parseSize reads it, in the largest binary
-// unit that divides it.
-func formatSize(n int64) string {
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.mult && n%u.mult == 0 {
-			return strconv.FormatInt(n/u.mult, 10) + u.suffix
-		}
-	}
-	return strconv.FormatInt(n, 10)
 }
 
 // checkLimits refuses limits that cannot be enforced. A zero max-* means
@@ -181,10 +168,10 @@ func (c *engineConfig) checkRun() error {
 		return err
 	}
 	if err := c.checkLimits(); err != nil {
-		return badFlag("--%w", err)
+		return cli.BadFlag("--%w", err)
 	}
 	if err := c.checkREPL(); err != nil {
-		return badFlag("--%w", err)
+		return cli.BadFlag("--%w", err)
 	}
 	return nil
 }
@@ -234,14 +221,14 @@ func (c *engineConfig) sampling() (llm.Sampling, error) {
 	if c.Temperature != "" {
 		t, err := strconv.ParseFloat(c.Temperature, 64)
 		if err != nil {
-			return s, badFlag("--temperature %q: not a number", c.Temperature)
+			return s, cli.BadFlag("--temperature %q: not a number", c.Temperature)
 		}
 		s.Temperature = &t
 	}
 	if c.SamplingSeed != "" {
 		seed, err := strconv.Atoi(c.SamplingSeed)
 		if err != nil {
-			return s, badFlag("--seed %q: not an integer", c.SamplingSeed)
+			return s, cli.BadFlag("--seed %q: not an integer", c.SamplingSeed)
 		}
 		s.Seed = &seed
 	}
@@ -327,12 +314,6 @@ func (c *engineConfig) window() int {
 	return recursion.DefaultContextWindow
 }
 
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
 // defaultREPLID is the uid and gid of REPL workers of a root process:
 // nobody and nogroup on Debian.
 const defaultREPLID = 65534
@@ -354,7 +335,7 @@ func parseWindows(entries []string) (map[string]int, error) {
 			model, tokens, ok := strings.Cut(kv, "=")
 			n, err := strconv.Atoi(strings.TrimSpace(tokens))
 			if !ok || strings.TrimSpace(model) == "" || err != nil || n <= 0 {
-				return nil, badFlag("--model-windows %q: want model=tokens with a positive number of tokens", kv)
+				return nil, cli.BadFlag("--model-windows %q: want model=tokens with a positive number of tokens", kv)
 			}
 			m[strings.TrimSpace(model)] = n
 		}

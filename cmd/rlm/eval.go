@@ -11,13 +11,14 @@ import (
 	"strings"
 
 	"github.com/rlm-project/rlm/eval"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/tracing"
 )
 
 // evalFlags are rlm eval's own flags; the engine's are settings.
 type evalFlags struct {
-	settings                                                             *settingsFlags
+	settings                                                             settingsFlags
 	tasks, lengths, out, workDir, baseline, baselineModel, traces, owner string
 	n, parallel, maxCompletion                                           int
 	taskOpts                                                             eval.TaskOptions
@@ -58,7 +59,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer eng.Close()
 	probeForRun(ctx, eng, ec, stderr)
 	cfg.Engine, cfg.Limits, cfg.Progress = eng.Engine, runLimits, stderr
-	svc, err := openRunTraces("eval", f.traces, f.out, f.owner)
+	svc, err := cli.OpenRunTraces("eval", f.traces, f.out, f.owner)
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
 		fmt.Fprintln(stderr, "An interrupted run resumes from OUT/results.jsonl. Runs that failed (upstream or harness")
 		fmt.Fprintln(stderr, "errors, not wrong answers) are counted apart, retried by the next run, and make rlm eval")
 		fmt.Fprintln(stderr, "exit 1 while any remain. See docs/eval.md.")
-		f.settings.printUsage(stderr)
+		f.settings.PrintUsage(stderr)
 	}
 	fs.StringVar(&f.tasks, "task", "sniah", "comma-separated `tasks`: "+strings.Join(eval.TaskNames(), ", ")+", or custom:FILE.jsonl")
 	fs.StringVar(&f.lengths, "lengths", "8k,32k,128k", "comma-separated input `lengths` in tokens (k=1024, m=1024*1024; 4 characters per token)")
@@ -116,12 +117,12 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
 	fs.StringVar(&f.baseline, "baseline", "", `"direct" also asks the model directly with the whole input`)
 	fs.StringVar(&f.baselineModel, "baseline-model", "", "`model` for the direct baseline (default: the root model)")
 	fs.StringVar(&f.taskOpts.Haystack, "haystack", "", "sniah: text `file` to use as haystack instead of RULER's noise sentences")
-	taskOptionFlags(fs, &f.taskOpts)
+	cli.TaskOptionFlags(fs, &f.taskOpts)
 	fs.Float64Var(&f.taskOpts.Depth, "depth", -1, "sniah: needle depth in [0,1]; negative picks a random depth per instance")
 	fs.StringVar(&f.traces, "traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
 	fs.IntVar(&f.maxCompletion, "max-completion-tokens", 0, "max_tokens of each model call (0: the upstream's default)")
 	fs.StringVar(&f.owner, "trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
-	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
+	if err := cli.ParseFlags(fs, args, stderr, fs.Usage); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil
 		}
@@ -129,13 +130,13 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "rlm eval: unexpected arguments %q; `rlm eval -h` lists its flags\n", fs.Args())
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	if f.baseline != "" && f.baseline != "direct" {
-		return nil, badFlag("eval: --baseline %q: the only baseline is direct", f.baseline)
+		return nil, cli.BadFlag("eval: --baseline %q: the only baseline is direct", f.baseline)
 	}
 	if f.maxCompletion < 0 {
-		return nil, badFlag("eval: --max-completion-tokens %d: must not be negative", f.maxCompletion)
+		return nil, cli.BadFlag("eval: --max-completion-tokens %d: must not be negative", f.maxCompletion)
 	}
 	return f, nil
 }
@@ -144,7 +145,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
 func (f *evalFlags) config(ec *engineConfig) (eval.Config, error) {
 	ls, err := eval.ParseLengths(f.lengths)
 	if err != nil {
-		return eval.Config{}, badFlag("eval: --lengths: %w", err)
+		return eval.Config{}, cli.BadFlag("eval: --lengths: %w", err)
 	}
 	samp, err := ec.sampling()
 	if err != nil {
@@ -157,7 +158,7 @@ func (f *evalFlags) config(ec *engineConfig) (eval.Config, error) {
 		one := 1
 		samp.Seed = &one
 	}
-	ts, err := parseTasks(f.tasks, f.taskOpts)
+	ts, err := cli.ParseTasks(f.tasks, f.taskOpts)
 	if err != nil {
 		return eval.Config{}, fmt.Errorf("eval: --task: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rlm-project/rlm/eval"
+	"github.com/rlm-project/rlm/training/traincmd"
 )
 
 // TestEvalLocalModel runs `rlm eval --local-model` on a random tiny Qwen3:
@@ -24,7 +25,7 @@ func TestEvalLocalModel(t *testing.T) {
 	base := filepath.Join(dir, "base")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	out := filepath.Join(dir, "eval")

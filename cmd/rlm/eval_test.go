@@ -15,9 +15,11 @@ import (
 
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/eval/fakemodel"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/tracecmd"
 	"github.com/rlm-project/rlm/training/data"
 )
 
@@ -207,7 +209,7 @@ func TestEvalEndToEnd(t *testing.T) {
 
 	// `rlm traces` reads them where rlm eval put them.
 	var list bytes.Buffer
-	if err := tracesCmd(context.Background(), []string{"list", "--dir", filepath.Join(out, "traces"), "--limit", "1000"}, &list, &bytes.Buffer{}); err != nil {
+	if err := tracecmd.Run(context.Background(), []string{"list", "--dir", filepath.Join(out, "traces"), "--limit", "1000"}, &list, &bytes.Buffer{}); err != nil {
 		t.Fatalf("rlm traces list: %v", err)
 	}
 	for _, r := range res {
@@ -253,7 +255,7 @@ func TestEvalBadInput(t *testing.T) {
 		var stderr bytes.Buffer
 		err := runEval(context.Background(), append(append([]string{}, base...), tc.args...), &bytes.Buffer{}, &stderr)
 		if tc.want == "" {
-			if err != errUsage {
+			if err != cli.ErrUsage {
 				t.Errorf("%v: got %v, want a usage error", tc.args, err)
 			}
 			continue

@@ -15,6 +15,7 @@ import (
 	"github.com/rlm-project/rlm/internal/datasetschema"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/training/data"
+	"github.com/rlm-project/rlm/training/traincmd"
 )
 
 // TestFeedbackRewardsTrainSFT is rejection-sampling SFT on production
@@ -121,11 +122,11 @@ func TestFeedbackRewardsTrainSFT(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	stdout.Reset()
-	if err := runTrain(ctx, []string{"sft", "-model", base, "-data", export, "-out", out, "-min-reward", "1",
+	if err := traincmd.Run(ctx, []string{"sft", "-model", base, "-data", export, "-out", out, "-min-reward", "1",
 		"-seq-len", "8192", "-steps", "1", "-batch-size", "1", "-dtype", "f32"}, &stdout, &stderr); err != nil {
 		t.Fatalf("train sft: %v\n%s", err, stderr.String())
 	}

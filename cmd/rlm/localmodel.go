@@ -3,75 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/inference/client"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/models/tinydemo"
 )
-
-// parseKVCache reads the size of the KV cache pool: bytes with a unit
-// (4GiB, 512MiB) or tokens with the suffix "tokens" (65536tokens).
-func parseKVCache(v string) (inference.Config, error) {
-	var c inference.Config
-	if n, ok := strings.CutSuffix(strings.TrimSpace(v), "tokens"); ok {
-		t, err := strconv.Atoi(strings.TrimSpace(n))
-		if err != nil || t <= 0 {
-			return c, fmt.Errorf("not a positive token count like 65536tokens: %q", v)
-		}
-		c.KVCacheTokens = t
-		return c, nil
-	}
-	b, err := parseSize(v)
-	if err != nil {
-		return c, fmt.Errorf("not a size like 4GiB or a token count like 65536tokens: %q", v)
-	}
-	c.KVCacheBytes = b
-	return c, nil
-}
-
-// Values of --local-model other than a checkpoint directory.
-const (
-	// localBuiltin is the model built into the binary (models/tinydemo),
-	// which serve and query fall back to when no upstream is configured.
-	localBuiltin = "builtin"
-	// localNone turns that fallback off: with no upstream, serve answers
-	// chats with 503 and query refuses to run, naming what to set.
-	localNone = "none"
-	// builtinKVCache is the built-in model's KV cache pool when
-	// --kv-cache is left at its default.
-	builtinKVCache = "65536tokens"
-)
-
-// loadLocalModel loads a checkpoint directory, or with localBuiltin the
-// built-in model after checking its checksums, into an inference engine on
-// the device dev (a GPU it picks is named on log).
-func loadLocalModel(dir string, cfg inference.Config, dev deviceSpec, log io.Writer) (*inference.Engine, error) {
-	be, desc, err := dev.open()
-	if err != nil {
-		return nil, fmt.Errorf("local model: %w", err)
-	}
-	if be.Name() != "cpu" || dev.kind == "cpu" {
-		fmt.Fprintf(log, "rlm: local model on %s\n", desc)
-	}
-	if dir == localBuiltin {
-		if err := tinydemo.Verify(); err != nil {
-			return nil, fmt.Errorf("built-in model: %w", err)
-		}
-		cfg.Name = tinydemo.Name
-		e, err := inference.LoadFS(be, tinydemo.FS(), cfg)
-		if err != nil {
-			return nil, fmt.Errorf("built-in model: %w", err)
-		}
-		return e, nil
-	}
-	e, err := inference.Load(be, dir, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("local model: %w", err)
-	}
-	return e, nil
-}
 
 // builtinNoContext is the built-in model's answer to a question with no
 // document: it was trained to read documents in the REPL, and anything
@@ -95,28 +32,28 @@ func builtinNotice() string {
 // query when neither an upstream nor --local-model is configured.
 func (c *config) fallBackToBuiltin() {
 	if c.Upstream == "" && c.LocalModel == "" {
-		c.LocalModel = localBuiltin
+		c.LocalModel = cli.ModelBuiltin
 	}
 }
 
 // wantsLocal reports whether --local-model names a model to run.
-func (c *config) wantsLocal() bool { return c.LocalModel != "" && c.LocalModel != localNone }
+func (c *config) wantsLocal() bool { return c.LocalModel != "" && c.LocalModel != cli.ModelNone }
 
 // startLocalModel loads --local-model on --device and makes it the
 // upstream of root turns and sub-calls; the root model defaults to its
 // name. A GPU it runs on is named on log.
 func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
-	dev, err := parseDevice(c.Device, c.Precision)
+	dev, err := cli.ParseDevice(c.Device, c.Precision)
 	if err != nil {
 		return nil, err
 	}
 	kv := c.KVCache
-	if c.LocalModel == localBuiltin && !c.explicit["kv-cache"] {
+	if c.LocalModel == cli.ModelBuiltin && !c.explicit["kv-cache"] {
 		// The default pool is sized for real checkpoints; the small
 		// built-in model needs a fraction of it.
-		kv = builtinKVCache
+		kv = cli.BuiltinKVCache
 	}
-	ic, err := parseKVCache(kv)
+	ic, err := cli.ParseKVCache(kv)
 	if err != nil {
 		return nil, fmt.Errorf("kv-cache: %w", err)
 	}
@@ -126,7 +63,7 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 	// --model-window is the local model's window; auto (0) and off
 	// (negative) leave it the model's own.
 	ic.MaxSeqs, ic.MaxBatchTokens, ic.MaxModelLen = c.MaxSeqs, c.MaxBatchTokens, max(c.ContextWindow, 0)
-	e, err := loadLocalModel(c.LocalModel, ic, dev, log)
+	e, err := cli.LoadModel(c.LocalModel, ic, dev, log)
 	if err != nil {
 		return nil, err
 	}
@@ -137,11 +74,11 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 	// model: it was trained and evaluated (eval.json) greedy, and a demo
 	// should answer the same question the same way every time.
 	temp := 1.0
-	if c.LocalModel == localBuiltin {
+	if c.LocalModel == cli.ModelBuiltin {
 		temp = 0
 	}
 	c.Local = &client.Client{Engine: e, Temperature: temp}
-	if c.LocalModel == localBuiltin {
+	if c.LocalModel == cli.ModelBuiltin {
 		c.NoContextAnswer = builtinNoContext
 	}
 	return e, nil
@@ -164,7 +101,7 @@ func (c *config) prepareRun(log io.Writer) (release func(), err error) {
 			return release, err
 		}
 		release = func() { local.Close() }
-		if c.LocalModel == localBuiltin {
+		if c.LocalModel == cli.ModelBuiltin {
 			fmt.Fprintln(log, "rlm: "+builtinNotice())
 		}
 	}

@@ -13,25 +13,22 @@ import (
 	"sort"
 	"syscall"
 
+	"github.com/rlm-project/rlm/inference/modelcmd"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/repl"
+	"github.com/rlm-project/rlm/tracing/tracecmd"
+	"github.com/rlm-project/rlm/training/traincmd"
 )
 
-// command is one subcommand of rlm. run gets the arguments after the
-// subcommand's name.
-type command struct {
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
-
 // commands lists the subcommands. Each lives in its own file of this package.
-func commands() map[string]command {
-	return map[string]command{
-		"model":  modelCommand,
-		"eval":   {"run long-context benchmarks (S-NIAH, OOLONG-style) through the engine", runEval},
-		"query":  {"run one RLM over context files against an upstream model", runQuery},
-		"serve":  {"run the OpenAI-compatible RLM gateway", runServe},
-		"traces": {"list, show, open and export recorded runs (trajectories)", tracesCmd},
-		"train":  trainCommand,
+func commands() map[string]cli.Command {
+	return map[string]cli.Command{
+		"model":  modelcmd.Command,
+		"eval":   {Summary: "run long-context benchmarks (S-NIAH, OOLONG-style) through the engine", Run: runEval},
+		"query":  {Summary: "run one RLM over context files against an upstream model", Run: runQuery},
+		"serve":  {Summary: "run the OpenAI-compatible RLM gateway", Run: runServe},
+		"traces": {Summary: "list, show, open and export recorded runs (trajectories)", Run: tracecmd.Run},
+		"train":  traincmd.Command,
 	}
 }
 
@@ -81,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if len(args) > 1 {
 			if c, ok := cmds[args[1]]; ok {
 				// Asked-for help is the output, so it goes to stdout (rlm help serve | less).
-				return exitStatus(c.run(ctx, []string{"-h"}, stdout, stdout), stderr)
+				return exitStatus(c.Run(ctx, []string{"-h"}, stdout, stdout), stderr)
 			}
 		}
 		usage(stdout, cmds)
@@ -93,42 +90,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr, cmds)
 		return 2
 	}
-	return exitStatus(c.run(ctx, args[1:], stdout, stderr), stderr)
+	return exitStatus(c.Run(ctx, args[1:], stdout, stderr), stderr)
 }
 
 func exitStatus(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	if err == errUsage {
+	if err == cli.ErrUsage {
 		return 2
 	}
 	fmt.Fprintf(stderr, "rlm: %v\n", err)
-	var bad *flagError
+	var bad *cli.FlagError
 	if errors.As(err, &bad) {
 		return 2
 	}
 	return 1
 }
 
-// errUsage is returned by a subcommand whose flags were wrong; the flag
-// package has already printed why.
-var errUsage = errors.New("usage")
-
-// flagError is a flag value that parsed but is not usable (a temperature
-// that is not a number, an unknown baseline). rlm prints it and exits 2, as
-// for the flag package's own errors.
-type flagError struct{ err error }
-
-func (e *flagError) Error() string { return e.err.Error() }
-func (e *flagError) Unwrap() error { return e.err }
-
-// badFlag returns a flagError formatted like fmt.Errorf.
-func badFlag(format string, args ...any) error {
-	return &flagError{fmt.Errorf(format, args...)}
-}
-
-func usage(w io.Writer, cmds map[string]command) {
+func usage(w io.Writer, cmds map[string]cli.Command) {
 	fmt.Fprintln(w, "rlm: a Recursive Language Model inference server.")
 	fmt.Fprintln(w, "\nUsage: rlm <command> [flags] [args]\n\nCommands:")
 	names := make([]string, 0, len(cmds))
@@ -137,7 +117,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", name, cmds[name].summary)
+		fmt.Fprintf(w, "  %-8s %s\n", name, cmds[name].Summary)
 	}
 	fmt.Fprintln(w, "  help     show this list, or `rlm help <command>` for a command's flags")
 }

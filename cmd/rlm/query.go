@@ -8,12 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rlm-project/rlm/document"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/tracing"
 )
 
 // runQuery is `rlm query`: one RLM run from the terminal.
@@ -25,14 +26,14 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "Usage: rlm query [flags] --context FILE [--context FILE2] \"question\"")
 		fmt.Fprintln(stderr, "\nRuns one Recursive Language Model over the context files (- reads stdin) and prints the answer,")
 		fmt.Fprintln(stderr, "then a one-line summary on stderr.")
-		settings.printUsage(stderr)
+		settings.PrintUsage(stderr)
 	}
-	var contexts multiFlag
+	var contexts cli.MultiFlag
 	fs.Var(&contexts, "context", "context `file` offloaded into the REPL; repeatable; - reads stdin")
 	verbose := fs.Bool("verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
 	quiet := fs.Bool("quiet", false, "print no progress lines (one per root turn) to stderr")
 	// Flags may come after the question too.
-	words, err := parseInterspersed(fs, args, stderr)
+	words, err := cli.ParseInterspersed(fs, args, stderr)
 	if err != nil {
 		if err == flag.ErrHelp {
 			return nil
@@ -42,7 +43,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	question := strings.TrimSpace(strings.Join(words, " "))
 	if question == "" {
 		fmt.Fprintln(stderr, `rlm query: a question is required: rlm query --context FILE "question"; `+"`rlm query -h` lists its flags")
-		return errUsage
+		return cli.ErrUsage
 	}
 	cfg, err := settings.load()
 	if err != nil {
@@ -86,9 +87,9 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	switch {
 	case *verbose:
-		req.Observer = &verboseObserver{w: stderr}
+		req.Observer = tracing.NewVerbose(stderr)
 	case !*quiet:
-		req.Observer = &progressObserver{w: stderr, start: time.Now()}
+		req.Observer = tracing.NewProgress(stderr)
 	}
 	res, err := eng.Run(ctx, req)
 	if err != nil {
@@ -147,86 +148,6 @@ func copyStdin(path string) error {
 		return err
 	}
 	return f.Close()
-}
-
-// verboseObserver prints a run's events as they happen.
-type verboseObserver struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func short(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("… (%d chars)", len(s))
-}
-
-func indent(s string) string {
-	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
-}
-
-func (v *verboseObserver) Observe(ev recursion.Event) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	p := fmt.Sprintf("[%s]", ev.NodeID)
-	switch ev.Kind {
-	case recursion.EventNodeStart:
-		fmt.Fprintf(v.w, "%s node start (depth %d, parent %q)\n", p, ev.Depth, ev.ParentID)
-	case recursion.EventTurnStart:
-		fmt.Fprintf(v.w, "%s turn %d\n", p, ev.Turn)
-	case recursion.EventModelCall:
-		m := ev.Model
-		fmt.Fprintf(v.w, "%s model %s: %d+%d tokens in %s\n", p, m.Model, m.Usage.PromptTokens, m.Usage.CompletionTokens, m.Latency.Round(time.Millisecond))
-		if m.Err != "" {
-			fmt.Fprintf(v.w, "%s model error: %s\n", p, m.Err)
-		}
-		fmt.Fprintln(v.w, indent(short(m.Response, 2000)))
-	case recursion.EventCellStart:
-		fmt.Fprintf(v.w, "%s cell %d.%d running\n", p, ev.Turn, ev.Cell)
-	case recursion.EventCellEnd:
-		c := ev.CellRun
-		fmt.Fprintf(v.w, "%s cell %d.%d done in %s\n", p, ev.Turn, ev.Cell, c.Duration.Round(time.Millisecond))
-		if c.Output != "" {
-			fmt.Fprintln(v.w, indent(short(c.Output, 1000)))
-		}
-		if c.Error != "" {
-			fmt.Fprintf(v.w, "%s cell error: %s\n", p, short(c.Error, 500))
-		}
-	case recursion.EventSubCallStart:
-		s := ev.SubCall
-		fmt.Fprintf(v.w, "%s %s_query %s start: %q\n", p, s.Kind, s.ID, short(s.Prompt, 120))
-	case recursion.EventSubCallEnd:
-		s := ev.SubCall
-		status := "ok"
-		if s.Err != "" {
-			status = "error: " + s.Err
-		}
-		fmt.Fprintf(v.w, "%s %s_query %s %s in %s: %q\n", p, s.Kind, s.ID, status, s.Duration.Round(time.Millisecond), short(s.Response, 200))
-	case recursion.EventNodeEnd:
-		e := ev.End
-		fmt.Fprintf(v.w, "%s node end: %s after %d turns, %d tokens\n", p, e.StopReason, e.Iterations, e.TreeUsage.TotalTokens)
-	}
-}
-
-// progressObserver prints one line per root turn, so a long run shows it is alive.
-type progressObserver struct {
-	mu    sync.Mutex
-	w     io.Writer
-	start time.Time
-	subs  int
-}
-
-func (p *progressObserver) Observe(ev recursion.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case ev.Kind == recursion.EventSubCallEnd:
-		p.subs++
-	case ev.Kind == recursion.EventTurnStart && ev.NodeID == "0":
-		fmt.Fprintf(p.w, "rlm: turn %d (%d sub-calls so far, %s)\n", ev.Turn, p.subs, time.Since(p.start).Round(time.Second))
-	}
 }
 
 // readContext turns one context file into a Document: a text file as it

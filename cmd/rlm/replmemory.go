@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/rlm-project/rlm/internal/cli"
 )
 
 // replBudget is the REPL's memory budgets in bytes.
@@ -58,7 +60,7 @@ func budgetSize(name, v string, auto int64) (int64, error) {
 	if v == "" || v == "auto" {
 		return auto, nil
 	}
-	n, err := parseSize(v)
+	n, err := cli.ParseSize(v)
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("%s %q: want a size like 8GiB, or auto", name, v)
 	}

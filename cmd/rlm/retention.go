@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/gateway"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/server"
 )
 
@@ -38,7 +39,7 @@ func (c *config) checkRetention() error {
 	// A trace as large as the cap allows must fit in a key's share, or
 	// it could never be saved.
 	if c.QuotaTraceBytes > 0 && c.QuotaTraceBytes < c.TraceBytes {
-		return fmt.Errorf("quota-trace-bytes %s: must be at least max-trace-bytes %s (or 0)", formatSize(c.QuotaTraceBytes), formatSize(c.TraceBytes))
+		return fmt.Errorf("quota-trace-bytes %s: must be at least max-trace-bytes %s (or 0)", cli.FormatSize(c.QuotaTraceBytes), cli.FormatSize(c.TraceBytes))
 	}
 	return nil
 }

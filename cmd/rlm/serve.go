@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/inference"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/models/tinydemo"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/server"
@@ -127,7 +128,7 @@ func (c *config) startServeModel(log *slog.Logger, stderr io.Writer) (*inference
 	}
 	st := local.Stats()
 	attrs := []any{"model", local.Name(), "kv_cache_tokens", st.KVBlocks * st.KVBlockSize, "max_model_len", local.MaxModelLen()}
-	if c.LocalModel == localBuiltin {
+	if c.LocalModel == cli.ModelBuiltin {
 		log.Warn(builtinNotice(), attrs...)
 	} else {
 		log.Info("local model loaded", append(attrs, "dir", c.LocalModel)...)
@@ -317,7 +318,7 @@ func modelInfo(cfg *config, aliases map[string]string, local *inference.Engine) 
 			info.Model = cfg.RootModel
 		}
 		switch {
-		case local != nil && cfg.LocalModel == localBuiltin:
+		case local != nil && cfg.LocalModel == cli.ModelBuiltin:
 			info = server.ModelInfo{Model: local.Name(), ServedBy: "builtin", Description: tinydemo.About}
 		case local != nil:
 			info = server.ModelInfo{Model: local.Name(), ServedBy: "local"}

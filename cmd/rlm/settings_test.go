@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 )
 
@@ -60,14 +61,14 @@ func settingFields(t *testing.T) map[string][]string {
 	for _, o := range settingsTable {
 		for _, v := range []string{"7", "3s", "true", "x"} {
 			c := &config{}
-			if o.set(c, v) != nil {
+			if o.Set(c, v) != nil {
 				continue
 			}
-			out[o.name] = changedFields(reflect.ValueOf(*c), "")
+			out[o.Name] = changedFields(reflect.ValueOf(*c), "")
 			break
 		}
-		if len(out[o.name]) == 0 {
-			t.Errorf("setting %s changes no field of config", o.name)
+		if len(out[o.Name]) == 0 {
+			t.Errorf("setting %s changes no field of config", o.Name)
 		}
 	}
 	return out
@@ -100,33 +101,33 @@ func TestSettingsOneNamePerSetting(t *testing.T) {
 			byField[f] = name
 		}
 	}
-	rows := map[string]setting{}
+	rows := map[string]cli.Setting[config]{}
 	envs := map[string]string{}
 	helps := map[string]string{}
 	for _, o := range settingsTable {
-		if _, dup := rows[o.name]; dup {
-			t.Errorf("setting %s is listed twice", o.name)
+		if _, dup := rows[o.Name]; dup {
+			t.Errorf("setting %s is listed twice", o.Name)
 		}
-		rows[o.name] = o
-		envs[o.env()] = o.name
-		if o.fallback() != "" {
-			envs[o.fallback()] = o.name
+		rows[o.Name] = o
+		envs[o.Env()] = o.Name
+		if o.Fallback() != "" {
+			envs[o.Fallback()] = o.Name
 		}
-		helps[o.help] = o.name
+		helps[o.Help] = o.Name
 	}
 	var oldNames []string
-	for old := range renamedFlags {
+	for old := range cli.RenamedFlags {
 		oldNames = append(oldNames, old)
 	}
 	envRE := regexp.MustCompile(`\b(?:RLM|OPENAI)_[A-Z_]+`)
 	for cmd, flags := range commandFlags(t) {
 		for name, help := range flags {
-			if slices := strings.Fields(cmd); len(slices) == 1 && commandSet(cmd) != 0 {
-				if o, ok := rows[name]; ok && o.cmds&commandSet(cmd) == 0 {
+			if slices := strings.Fields(cmd); len(slices) == 1 && cli.CommandSet(cmd) != 0 {
+				if o, ok := rows[name]; ok && o.Cmds&cli.CommandSet(cmd) == 0 {
 					t.Errorf("rlm %s --%s: not a setting of %s in the table", cmd, name, cmd)
 				}
 			}
-			if _, ok := rows[name]; ok && commandSet(cmd) != 0 {
+			if _, ok := rows[name]; ok && cli.CommandSet(cmd) != 0 {
 				continue // the setting itself
 			}
 			for _, old := range oldNames {
@@ -151,15 +152,15 @@ func settingsDocTable() string {
 	var b strings.Builder
 	b.WriteString("| flag | environment | YAML | default | commands | meaning |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, o := range settingsTable {
-		def := o.def
+		def := o.Def
 		if def == "" {
 			def = "(empty)"
 		}
-		env := "`" + o.env() + "`"
-		if o.fallback() != "" {
-			env += ", then `" + o.fallback() + "`"
+		env := "`" + o.Env() + "`"
+		if o.Fallback() != "" {
+			env += ", then `" + o.Fallback() + "`"
 		}
-		fmt.Fprintf(&b, "| `--%s` | %s | `%s` | `%s` | %s | %s |\n", o.name, env, o.yaml(), def, o.cmds, strings.ReplaceAll(o.help, "|", "\\|"))
+		fmt.Fprintf(&b, "| `--%s` | %s | `%s` | `%s` | %s | %s |\n", o.Name, env, o.YAML(), def, o.Cmds, strings.ReplaceAll(o.Help, "|", "\\|"))
 	}
 	return b.String()
 }

@@ -17,10 +17,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/tracecmd"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 	"github.com/rlm-project/rlm/training/data"
 )
@@ -71,7 +74,7 @@ func tracesSetup(t *testing.T) map[string][]string {
 
 func runTraces(ctx context.Context, args ...string) (string, string, error) {
 	var out, errb bytes.Buffer
-	err := tracesCmd(ctx, args, &out, &errb)
+	err := tracecmd.Run(ctx, args, &out, &errb)
 	return out.String(), errb.String(), err
 }
 
@@ -157,14 +160,14 @@ func TestTracesUsage(t *testing.T) {
 		wantErr error
 		stdout  string
 	}{
-		{[]string{}, errUsage, ""},
-		{[]string{"frobnicate"}, errUsage, ""},
-		{[]string{"show"}, errUsage, ""},
-		{[]string{"show", "a", "b"}, errUsage, ""},
-		{[]string{"list", "extra"}, errUsage, ""},
-		{[]string{"export", "--format", "sft"}, errUsage, ""},
-		{[]string{"feedback", "tr_x"}, errUsage, ""},
-		{[]string{"list", "--bogus"}, errUsage, ""},
+		{[]string{}, cli.ErrUsage, ""},
+		{[]string{"frobnicate"}, cli.ErrUsage, ""},
+		{[]string{"show"}, cli.ErrUsage, ""},
+		{[]string{"show", "a", "b"}, cli.ErrUsage, ""},
+		{[]string{"list", "extra"}, cli.ErrUsage, ""},
+		{[]string{"export", "--format", "sft"}, cli.ErrUsage, ""},
+		{[]string{"feedback", "tr_x"}, cli.ErrUsage, ""},
+		{[]string{"list", "--bogus"}, cli.ErrUsage, ""},
 		{[]string{"open", "--url", "gw", "tr_x"}, errors.New("not an absolute URL"), ""},
 		{[]string{"owners"}, errors.New("--dir is required"), ""},
 		{[]string{"list", "--owner", "alice"}, errors.New("--owner needs --dir"), ""},
@@ -229,7 +232,7 @@ func TestTracesOwners(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := tracing.NewService(tracing.Config{Store: d, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
-	alice := ownerOfKey("k-alice")
+	alice := server.OwnerOfKey("k-alice")
 	recordRuns(t, svc, alice)
 	recordRuns(t, svc, "open")
 
@@ -356,7 +359,7 @@ func TestTracesOfAKeyedGateway(t *testing.T) {
 		}
 	}
 	_, _, err = runTraces(t.Context(), "list", "--dir", data)
-	if err == nil || !strings.Contains(err.Error(), ownerOfKey("k1")+" (1 run)") {
+	if err == nil || !strings.Contains(err.Error(), server.OwnerOfKey("k1")+" (1 run)") {
 		t.Errorf("list without a key: %v; want an error naming the key's owner", err)
 	}
 	if _, _, err := runTraces(t.Context(), "show", "--dir", data, "--api-key", "k2", tid); err == nil {
@@ -383,7 +386,7 @@ func TestTracesOpenDirServesViewer(t *testing.T) {
 	var stderr bytes.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- tracesCmd(ctx, []string{"open", "--dir", dir, "tr_one"}, pw, &stderr)
+		done <- tracecmd.Run(ctx, []string{"open", "--dir", dir, "tr_one"}, pw, &stderr)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')

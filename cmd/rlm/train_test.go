@@ -10,10 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/model"
 	"github.com/rlm-project/rlm/model/backend"
 	"github.com/rlm-project/rlm/model/backend/cuda/cudaemu"
 	"github.com/rlm-project/rlm/model/tokenizer"
+	"github.com/rlm-project/rlm/training/traincmd"
 )
 
 // The trainer's test data: a tiny tokenizer in the Qwen3 format and a few
@@ -32,7 +34,7 @@ func TestTrainSFTOverfits(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	args := []string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", out,
@@ -40,7 +42,7 @@ func TestTrainSFTOverfits(t *testing.T) {
 		"-batch-size", "2", "-grad-accum", "2", "-weight-decay", "0", "-log-every", "20",
 		"-checkpoint-every", "30", "-dtype", "f32"}
 	stdout.Reset()
-	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train sft: %v\n%s", err, stderr.String())
 	}
 	t.Log(stdout.String())
@@ -102,7 +104,7 @@ func TestTrainSFTRunManagement(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	args := func(extra ...string) []string {
@@ -113,7 +115,7 @@ func TestTrainSFTRunManagement(t *testing.T) {
 	run := func(a []string) (string, error) {
 		stdout.Reset()
 		stderr.Reset()
-		err := runTrain(ctx, a, &stdout, &stderr)
+		err := traincmd.Run(ctx, a, &stdout, &stderr)
 		return stdout.String() + stderr.String(), err
 	}
 	got, err := run(args())
@@ -156,7 +158,7 @@ func TestTrainBadArgs(t *testing.T) {
 		{[]string{"init", "-config", "../../model/testdata/tiny-qwen3/config.json", "-out", t.TempDir(), "-tokenizer", sftTestdata + "/tokenizer.json"}, "not a directory"},
 	} {
 		var stdout, stderr bytes.Buffer
-		err := runTrain(ctx, tc.args, &stdout, &stderr)
+		err := traincmd.Run(ctx, tc.args, &stdout, &stderr)
 		if err == nil {
 			t.Errorf("%v: succeeded", tc.args)
 			continue
@@ -190,13 +192,13 @@ func TestTrainSFTRealTokenizer(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", qwen3Tokenizer, "-dtype", "bf16"}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", qwen3Tokenizer, "-dtype", "bf16"}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	args := []string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", out,
 		"-seq-len", "256", "-lr", "3e-2", "-warmup", "0", "-steps", "4", "-grad-accum", "1", "-checkpoint-every", "0"}
 	stdout.Reset()
-	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train sft: %v\n%s", err, stderr.String())
 	}
 	t.Log(stdout.String())
@@ -225,16 +227,16 @@ func TestTrainSFTRealTokenizer(t *testing.T) {
 // and auto falls back to the CPU and says why.
 func TestTrainSFTDevice(t *testing.T) {
 	t.Setenv(cudaemu.DriverEnv, filepath.Join(t.TempDir(), "libcuda.so.1")) // no driver, even on a GPU machine
-	dev, err := parseDevice("cuda", "bf16")
+	dev, err := cli.ParseDevice("cuda", "bf16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dev.openLogged(io.Discard); err == nil || !strings.Contains(err.Error(), "device cuda:0") {
+	if _, err := dev.OpenLogged(io.Discard); err == nil || !strings.Contains(err.Error(), "device cuda:0") {
 		t.Fatalf("cuda without a GPU: %v", err)
 	}
 	var log strings.Builder
-	dev, _ = parseDevice("auto", "bf16")
-	be, err := dev.openLogged(&log)
+	dev, _ = cli.ParseDevice("auto", "bf16")
+	be, err := dev.OpenLogged(&log)
 	if err != nil || be.Name() != "cpu" || !strings.Contains(log.String(), "device: cpu (no CUDA device:") {
 		t.Fatalf("auto without a GPU: %v, %q", err, log.String())
 	}
@@ -251,14 +253,14 @@ func TestLocalModelDevice(t *testing.T) {
 		{"auto", "fp16", "unknown CUDA precision"},
 		{"cuda:1", "bf16", "device cuda:1"},
 	} {
-		cfg := &config{LocalModel: localBuiltin, Device: c.device, Precision: c.precision, KVCache: "1GiB",
+		cfg := &config{LocalModel: cli.ModelBuiltin, Device: c.device, Precision: c.precision, KVCache: "1GiB",
 			MaxSeqs: 4, MaxBatchTokens: 64}
 		if _, err := cfg.startLocalModel(io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--device %s --precision %s: %v, want an error with %q", c.device, c.precision, err, c.want)
 		}
 	}
 	var log strings.Builder
-	cfg := &config{LocalModel: localBuiltin, Device: "auto", Precision: "bf16", KVCache: "1GiB",
+	cfg := &config{LocalModel: cli.ModelBuiltin, Device: "auto", Precision: "bf16", KVCache: "1GiB",
 		MaxSeqs: 4, MaxBatchTokens: 64}
 	e, err := cfg.startLocalModel(&log)
 	if err != nil {
@@ -283,7 +285,7 @@ func TestTrainSFTLoRA(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata, "-std", "0.2"}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata, "-std", "0.2"}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	baseBytes, _ := os.ReadFile(filepath.Join(base, "model.safetensors"))
@@ -292,7 +294,7 @@ func TestTrainSFTLoRA(t *testing.T) {
 		"-batch-size", "2", "-grad-accum", "2", "-log-every", "1", "-checkpoint-activations",
 		"-lora-rank", "8", "-lora-targets", "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"}
 	stdout.Reset()
-	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train sft: %v\n%s", err, stderr.String())
 	}
 	t.Log(stdout.String())
@@ -336,7 +338,7 @@ func TestTrainSFTLoRA(t *testing.T) {
 
 	stderr.Reset()
 	bad := append(args[:len(args)-1:len(args)-1], "qkv")
-	if err := runTrain(ctx, append(bad, "-out", t.TempDir()), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "unknown target") {
+	if err := traincmd.Run(ctx, append(bad, "-out", t.TempDir()), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "unknown target") {
 		t.Errorf("-lora-targets qkv: err = %v", err)
 	}
 }
@@ -348,7 +350,7 @@ func TestTrainTokenizer(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "tok")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := runTrain(ctx, []string{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl", "--vocab-size", "320", "--out", out}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, []string{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl", "--vocab-size", "320", "--out", out}, &stdout, &stderr); err != nil {
 		t.Fatalf("train tokenizer: %v\n%s", err, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "5 samples") {
@@ -372,11 +374,11 @@ func TestTrainTokenizer(t *testing.T) {
 		{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl"}, // no --out
 		{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl", "--out", out, "--min-frequency", "0"},
 	} {
-		if err := runTrain(ctx, bad, io.Discard, io.Discard); err == nil {
+		if err := traincmd.Run(ctx, bad, io.Discard, io.Discard); err == nil {
 			t.Errorf("%v: no error", bad)
 		}
 	}
-	if err := runTrain(ctx, []string{"tokenizer", "--data", "/nonexistent.jsonl", "--out", out}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "nonexistent") {
+	if err := traincmd.Run(ctx, []string{"tokenizer", "--data", "/nonexistent.jsonl", "--out", out}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "nonexistent") {
 		t.Errorf("missing data file: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rlm-project/rlm/internal/datasetschema"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/training/traincmd"
 )
 
 // TestTrainRL runs `rlm train init` and `rlm train rl` end to end on a tiny
@@ -35,14 +36,14 @@ func TestTrainRL(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := runTrain(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	args := []string{"rl", "-model", base, "-out", out, "-task", "custom:" + task, "-tasks-per-step", "1",
 		"-steps", "2", "-seq-len", "4096", "-max-iterations", "1", "-max-depth", "0", "-config", rlCfg,
 		"-dtype", "f32", "-checkpoint-every", "1", "-device", "cpu", "-export", "verifiers"}
 	stdout.Reset()
-	if err := runTrain(ctx, args, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train rl: %v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
 	t.Log(stdout.String())
@@ -103,7 +104,7 @@ func TestTrainRL(t *testing.T) {
 	}
 	// The same command again finds the run complete.
 	stdout.Reset()
-	if err := runTrain(ctx, args, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "already complete") {
+	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "already complete") {
 		t.Errorf("second run: %v\n%s", err, stdout.String())
 	}
 }
@@ -132,7 +133,7 @@ func TestTrainRLBadConfig(t *testing.T) {
 				path = write(tt.name+".json", tt.config)
 			}
 			var stdout, stderr bytes.Buffer
-			err := runTrain(context.Background(), []string{"rl", "-model", dir, "-out", dir, "-config", path}, &stdout, &stderr)
+			err := traincmd.Run(context.Background(), []string{"rl", "-model", dir, "-out", dir, "-config", path}, &stdout, &stderr)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want it to mention %q", err, tt.want)
 			}

@@ -1,4 +1,8 @@
-package main
+// Package tracecmd is `rlm traces`: list, show, open, export and score
+// recorded runs, from a trace directory on disk (--dir) or from a running
+// gateway (--url, through tracing.Client), with the same flags and output
+// for both.
+package tracecmd
 
 import (
 	"bytes"
@@ -21,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
@@ -40,12 +45,12 @@ a gateway's data directory (or rlm eval's traces directory) on this machine.
 See docs/tracing.md.
 `
 
-// tracesCmd implements `rlm traces`.
-func tracesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Run runs `rlm traces` with the arguments after "traces".
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, tracesUsage)
 		if len(args) == 0 {
-			return errUsage
+			return cli.ErrUsage
 		}
 		return nil
 	}
@@ -96,7 +101,7 @@ func parseTracesArgs(sub string, args []string, stderr io.Writer) (*tracesArgs, 
 	fs.Usage = func() {
 		fmt.Fprint(stderr, tracesUsage)
 		fmt.Fprintf(stderr, "\nFlags of %s:\n", sub)
-		printFlags(stderr, fs, nil)
+		cli.PrintFlags(stderr, fs, nil)
 	}
 	fs.StringVar(&t.base, "url", tracesEnv("RLM_URL", "http://127.0.0.1:8080"), "gateway base `URL` (env RLM_URL)")
 	fs.StringVar(&t.key, "api-key", os.Getenv("RLM_API_KEY"), "gateway API `key` (env RLM_API_KEY); with --dir, selects the runs of the owner the gateway derives from it")
@@ -120,10 +125,10 @@ func parseTracesArgs(sub string, args []string, stderr io.Writer) (*tracesArgs, 
 		fs.StringVar(&t.label, "label", "", "reward `label`")
 	default:
 		fmt.Fprintf(stderr, "rlm traces: unknown subcommand %q\n\n%s", sub, tracesUsage)
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	// Flags may come after the run ID too: rlm traces show ID --json.
-	pos, err := parseInterspersed(fs, args, stderr)
+	pos, err := cli.ParseInterspersed(fs, args, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +139,7 @@ func parseTracesArgs(sub string, args []string, stderr io.Writer) (*tracesArgs, 
 		} else {
 			fmt.Fprintf(stderr, "rlm traces %s: unexpected arguments %q\n", sub, pos)
 		}
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	if len(pos) == 1 {
 		t.id = pos[0]
@@ -147,16 +152,16 @@ func (t *tracesArgs) check(stderr io.Writer) error {
 	switch {
 	case t.sub == "export" && t.out == "":
 		fmt.Fprintln(stderr, "rlm traces export: --out is required")
-		return errUsage
-	case t.sub == "feedback" && !flagSet(t.fs, "score"):
+		return cli.ErrUsage
+	case t.sub == "feedback" && !cli.IsSet(t.fs, "score"):
 		fmt.Fprintln(stderr, "rlm traces feedback: --score is required")
-		return errUsage
+		return cli.ErrUsage
 	case t.sub == "feedback" && (math.IsNaN(t.score) || math.IsInf(t.score, 0)):
-		return badFlag("traces feedback: --score %v: want a finite number", t.score)
+		return cli.BadFlag("traces feedback: --score %v: want a finite number", t.score)
 	case t.sub == "owners" && t.dir == "":
-		return badFlag("traces owners: --dir is required (a gateway only shows an API key its own runs)")
-	case t.dir == "" && flagSet(t.fs, "owner"):
-		return badFlag("traces %s: --owner needs --dir (a gateway decides the owner from --api-key)", t.sub)
+		return cli.BadFlag("traces owners: --dir is required (a gateway only shows an API key its own runs)")
+	case t.dir == "" && cli.IsSet(t.fs, "owner"):
+		return cli.BadFlag("traces %s: --owner needs --dir (a gateway decides the owner from --api-key)", t.sub)
 	}
 	if t.sub == "open" {
 		if u, err := url.Parse(t.base); err != nil || u.Scheme == "" || u.Host == "" {
@@ -172,8 +177,8 @@ func (t *tracesArgs) source(ctx context.Context, stdout io.Writer) (traceSource,
 	if t.dir == "" {
 		return &tracing.Client{BaseURL: t.base, APIKey: t.key}, nil
 	}
-	ls, err := openLocal(ctx, t.dir, ownerChoice{owner: t.owner, ownerSet: flagSet(t.fs, "owner"),
-		key: t.key, keySet: flagSet(t.fs, "api-key")})
+	ls, err := openLocal(ctx, t.dir, ownerChoice{owner: t.owner, ownerSet: cli.IsSet(t.fs, "owner"),
+		key: t.key, keySet: cli.IsSet(t.fs, "api-key")})
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +237,7 @@ func (t *tracesArgs) open(ctx context.Context, src traceSource, stdout, stderr i
 	if _, err := src.Get(ctx, t.id); err != nil {
 		return err
 	}
-	if ls, ok := src.(*localSource); ok && !flagSet(t.fs, "url") && os.Getenv("RLM_URL") == "" {
+	if ls, ok := src.(*localSource); ok && !cli.IsSet(t.fs, "url") && os.Getenv("RLM_URL") == "" {
 		// No gateway was named as holding this directory (it may be rlm
 		// eval's traces, or a copy from another machine): serve the
 		// viewer over it.
@@ -336,12 +341,6 @@ func tracesEnv(name, def string) string {
 	return def
 }
 
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
 func writeIndentJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -423,7 +422,7 @@ func openLocal(ctx context.Context, dir string, oc ownerChoice) (*localSource, e
 		why: "the default: the owner of a gateway without API keys and of rlm eval"}
 	switch {
 	case oc.ownerSet && oc.keySet && oc.owner != ownerOfKey(oc.key):
-		return nil, badFlag("--owner %s and --api-key disagree: that key's owner is %s", oc.owner, ownerOfKey(oc.key))
+		return nil, cli.BadFlag("--owner %s and --api-key disagree: that key's owner is %s", oc.owner, ownerOfKey(oc.key))
 	case oc.ownerSet:
 		s.owner, s.why = oc.owner, "--owner"
 	case oc.key != "":
@@ -433,7 +432,7 @@ func openLocal(ctx context.Context, dir string, oc ownerChoice) (*localSource, e
 		}
 	}
 	if !tracing.ValidName(s.owner) {
-		return nil, badFlag("--owner %q: not an owner id", s.owner)
+		return nil, cli.BadFlag("--owner %q: not an owner id", s.owner)
 	}
 	return s, nil
 }

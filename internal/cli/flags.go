@@ -1,19 +1,58 @@
-package main
+// Package cli holds the conventions every command of rlm follows on the
+// command line: one line for a bad flag (with the new name of a renamed
+// one or the nearest name of a mistyped one), help with two dashes, flags
+// after positional arguments, JSON files of flag values, exit status 2 for
+// usage errors, and the --device and task flags that several commands
+// share.
+package cli
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 )
 
-// renamedFlags maps each retired flag name to the names that replaced
+// Command is one subcommand of rlm. Run gets the arguments after the
+// subcommand's name.
+type Command struct {
+	Summary string
+	Run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// ErrUsage is returned by a command whose flags were wrong; ParseFlags has
+// already printed why.
+var ErrUsage = errors.New("usage")
+
+// FlagError is a flag value that parsed but is not usable (a temperature
+// that is not a number, an unknown baseline). rlm prints it and exits 2, as
+// for the flag package's own errors.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// BadFlag returns a FlagError formatted like fmt.Errorf.
+func BadFlag(format string, args ...any) error {
+	return &FlagError{fmt.Errorf(format, args...)}
+}
+
+// MultiFlag collects a repeatable string flag.
+type MultiFlag []string
+
+func (m *MultiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *MultiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// RenamedFlags maps each retired flag name to the names that replaced
 // it, so that a command given an old name says which to use instead: the
 // first of them the command has. Every setting has one name in every
 // command (issue 26).
-var renamedFlags = map[string][]string{
+var RenamedFlags = map[string][]string{
 	"api-keys":               {"api-key"},
 	"local-kv-cache":         {"kv-cache"},
 	"kv-cache-tokens":        {"kv-cache"},
@@ -36,12 +75,12 @@ var renamedFlags = map[string][]string{
 	"sub-concurrency":   {"call-concurrency"},
 }
 
-// renamedTo returns the flag of fs that replaced the retired name, if any.
-func renamedTo(fs *flag.FlagSet, name string) string {
+// RenamedTo returns the flag of fs that replaced the retired name, if any.
+func RenamedTo(fs *flag.FlagSet, name string) string {
 	if fs.Lookup(name) != nil {
 		return ""
 	}
-	for _, to := range renamedFlags[name] {
+	for _, to := range RenamedFlags[name] {
 		if fs.Lookup(to) != nil {
 			return to
 		}
@@ -49,12 +88,12 @@ func renamedTo(fs *flag.FlagSet, name string) string {
 	return ""
 }
 
-// parseFlags parses args with fs. Asked for help (-h), it prints usage to
+// ParseFlags parses args with fs. Asked for help (-h), it prints usage to
 // stderr and returns flag.ErrHelp. A bad flag gets one line on stderr,
 // not the whole help: what was wrong, the new name of a renamed flag or
 // the nearest name of a mistyped one, and how to see the flags; it
-// returns errUsage.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usage func()) error {
+// returns ErrUsage.
+func ParseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usage func()) error {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	err := fs.Parse(args)
@@ -68,7 +107,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usage func())
 		return flag.ErrHelp
 	}
 	fmt.Fprintln(stderr, flagErrorLine(fs, err))
-	return errUsage
+	return ErrUsage
 }
 
 var (
@@ -82,7 +121,7 @@ func flagErrorLine(fs *flag.FlagSet, err error) string {
 	help := fmt.Sprintf("`%s -h` lists its flags", cmd)
 	if m := undefinedRE.FindStringSubmatch(err.Error()); m != nil {
 		name, _, _ := strings.Cut(m[1], "=")
-		if to := renamedTo(fs, name); to != "" {
+		if to := RenamedTo(fs, name); to != "" {
 			return fmt.Sprintf("%s: --%s was renamed --%s", cmd, name, to)
 		}
 		if near := nearestFlag(fs, name); near != "" {
@@ -132,10 +171,10 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// printFlags writes the flags of fs that skip does not leave out, in
+// PrintFlags writes the flags of fs that skip does not leave out, in
 // rlm's help style: two dashes, the kind of value, the usage and the
 // default.
-func printFlags(w io.Writer, fs *flag.FlagSet, skip func(name string) bool) {
+func PrintFlags(w io.Writer, fs *flag.FlagSet, skip func(name string) bool) {
 	fs.VisitAll(func(f *flag.Flag) {
 		if skip != nil && skip(f.Name) {
 			return
@@ -149,15 +188,15 @@ func printFlags(w io.Writer, fs *flag.FlagSet, skip func(name string) bool) {
 	})
 }
 
-// parseInterspersed parses fs from args, letting flags follow positional
+// ParseInterspersed parses fs from args, letting flags follow positional
 // arguments (which the flag package stops at); it returns the positional
 // ones. After "--" everything is positional. Errors are reported as
-// parseFlags reports them.
-func parseInterspersed(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+// ParseFlags reports them.
+func ParseInterspersed(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
 	var pos []string
 	usage := fs.Usage
 	for {
-		if err := parseFlags(fs, args, stderr, usage); err != nil {
+		if err := ParseFlags(fs, args, stderr, usage); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()
@@ -170,4 +209,54 @@ func parseInterspersed(fs *flag.FlagSet, args []string, stderr io.Writer) ([]str
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// ParseWithConfig parses args into fs, then sets every flag that the
+// command line left unset from the JSON object in *configPath, if any.
+func ParseWithConfig(fs *flag.FlagSet, args []string, configPath *string, stderr io.Writer) error {
+	if err := ParseFlags(fs, args, stderr, fs.Usage); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *configPath == "" {
+		return nil
+	}
+	raw, err := os.ReadFile(*configPath)
+	if err != nil {
+		return fmt.Errorf("--config: %w", err)
+	}
+	var values map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &values); err != nil {
+		return fmt.Errorf("--config %s: want a JSON object of flag values: %w", *configPath, err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for name, v := range values {
+		if to := RenamedTo(fs, name); to != "" {
+			return fmt.Errorf("--config %s: setting %q was renamed %q", *configPath, name, to)
+		}
+		if name == "config" || fs.Lookup(name) == nil {
+			return fmt.Errorf("--config %s: unknown setting %q", *configPath, name)
+		}
+		if set[name] {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(v) // a number or a boolean, as written
+		}
+		if err := fs.Set(name, s); err != nil {
+			return fmt.Errorf("--config %s: %s: %w", *configPath, name, err)
+		}
+	}
+	return nil
+}
+
+// IsSet reports whether the command line set the flag name of fs.
+func IsSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

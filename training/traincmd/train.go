@@ -1,4 +1,8 @@
-package main
+// Package traincmd is `rlm train`: the command line of the trainers
+// (sft, rl, init, tokenizer). It reads flags into the configurations of
+// training/sft, training/rl and model, runs them with progress on stdout,
+// and resumes from the last checkpoint when a run is started again.
+package traincmd
 
 import (
 	"context"
@@ -11,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/model"
 	"github.com/rlm-project/rlm/model/backend"
 	"github.com/rlm-project/rlm/model/safetensors"
@@ -19,18 +24,20 @@ import (
 	"github.com/rlm-project/rlm/training/sft"
 )
 
-var trainCommand = command{
-	summary: "fine-tune a Qwen3 model on trajectories (train sft), with RL on harness rollouts (train rl), make a random one (train init), or learn a BPE vocabulary (train tokenizer)",
-	run:     runTrain,
+// Command is `rlm train` in rlm's list of commands.
+var Command = cli.Command{
+	Summary: "fine-tune a Qwen3 model on trajectories (train sft), with RL on harness rollouts (train rl), make a random one (train init), or learn a BPE vocabulary (train tokenizer)",
+	Run:     Run,
 }
 
-func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Run runs `rlm train` with the arguments after "train".
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	usage := func(w io.Writer) {
 		fmt.Fprintln(w, "Usage: rlm train <sft|rl|init|tokenizer> [flags]\n\n  sft        supervised fine-tuning on an SFT JSONL file\n  rl         reinforcement learning on rollouts through the RLM engine and REPL\n  init       write a randomly initialized model for a config.json\n  tokenizer  learn a byte-level BPE vocabulary from SFT samples and text files\n\nRun `rlm train <sub> -h` for the flags.")
 	}
 	if len(args) == 0 {
 		usage(stderr)
-		return errUsage
+		return cli.ErrUsage
 	}
 	switch args[0] {
 	case "sft":
@@ -47,7 +54,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, "rlm train: unknown subcommand %q\n", args[0])
 	usage(stderr)
-	return errUsage
+	return cli.ErrUsage
 }
 
 func parseDType(s string) (safetensors.DType, error) {
@@ -63,7 +70,7 @@ func parseDType(s string) (safetensors.DType, error) {
 // sftFlags are rlm train sft's flags, most of them sft.Config's fields.
 type sftFlags struct {
 	trainFlags
-	dev                               deviceSpec
+	dev                               cli.Device
 	cfg                               sft.Config
 	data, overflow, stopReasons       string
 	seqLen, loraRank                  int
@@ -81,7 +88,7 @@ func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	be, err := f.dev.openLogged(stdout)
+	be, err := f.dev.OpenLogged(stdout)
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}
@@ -143,7 +150,7 @@ checkpoints, the final model and loss.svg to --out, with a progress line every
 --log-every steps. An interrupted run resumes from its newest checkpoint.
 See docs/training.md. Flags:
 `)
-		printFlags(stderr, fs, nil)
+		cli.PrintFlags(stderr, fs, nil)
 	}
 	f := &sftFlags{cfg: sft.DefaultConfig()}
 	c := &f.cfg
@@ -168,7 +175,7 @@ See docs/training.md. Flags:
 	fs.IntVar(&f.loraRank, "lora-rank", 0, "train LoRA adapters of this rank with the base weights frozen (0: full fine-tune); the adapter is saved in PEFT's layout")
 	fs.Float64Var(&f.loraAlpha, "lora-alpha", 0, "LoRA alpha; the update is scaled by alpha/rank (0: twice --lora-rank)")
 	fs.StringVar(&f.loraTargets, "lora-targets", strings.Join(model.DefaultLoRATargets, ","), "comma-separated linear layers that get adapters: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj")
-	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
+	if err := cli.ParseFlags(fs, args, stderr, fs.Usage); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil
 		}
@@ -177,9 +184,9 @@ See docs/training.md. Flags:
 	if f.model == "" || f.data == "" || f.out == "" {
 		fmt.Fprintln(stderr, "rlm train sft: --model, --data and --out are required")
 		fs.Usage()
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
-	f.minRewardSet = flagSet(fs, "min-reward")
+	f.minRewardSet = cli.IsSet(fs, "min-reward")
 	return f, f.check()
 }
 
@@ -192,7 +199,7 @@ func (f *sftFlags) check() error {
 	}
 	c.OutDir, c.Resume, c.TokenizerFrom = f.out, f.resume, f.model
 	if f.loraRank < 0 || f.loraAlpha < 0 {
-		return badFlag("train sft: --lora-rank and --lora-alpha must not be negative")
+		return cli.BadFlag("train sft: --lora-rank and --lora-alpha must not be negative")
 	}
 	if f.loraRank > 0 {
 		lc := &model.LoRAConfig{Rank: f.loraRank, Alpha: f.loraAlpha, Seed: c.Seed}
@@ -207,10 +214,10 @@ func (f *sftFlags) check() error {
 		c.LoRA, c.BaseModel = lc, f.model
 	}
 	if f.valFraction >= 1 || (f.valFraction < 0 && f.valFraction != -1) {
-		return badFlag("train sft: --val-fraction %g: want -1 (auto) or a fraction in [0,1)", f.valFraction)
+		return cli.BadFlag("train sft: --val-fraction %g: want -1 (auto) or a fraction in [0,1)", f.valFraction)
 	}
 	if f.overflow != "truncate" && f.overflow != "drop" {
-		return badFlag("train sft: --overflow %q: want truncate or drop", f.overflow)
+		return cli.BadFlag("train sft: --overflow %q: want truncate or drop", f.overflow)
 	}
 	return nil
 }
@@ -262,7 +269,7 @@ func runTrainInit(args []string, stdout, stderr io.Writer) error {
 Writes a randomly initialized Qwen3 model with config.json's dimensions to
 --out (for tests and smoke runs of rlm train sft). Flags:
 `)
-		printFlags(stderr, fs, nil)
+		cli.PrintFlags(stderr, fs, nil)
 	}
 	cfgPath := fs.String("config", "", "Qwen3 config.json `file` giving the model's dimensions; required")
 	out := fs.String("out", "", "`directory` to write the model to; required")
@@ -270,7 +277,7 @@ Writes a randomly initialized Qwen3 model with config.json's dimensions to
 	seed := fs.Uint64("seed", 1, "seed of the random weights")
 	std := fs.Float64("std", 0.02, "standard deviation of the weight matrices (norms start at 1)")
 	dtype := fs.String("dtype", "f32", "`dtype` of the weights: bf16 or f32")
-	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
+	if err := cli.ParseFlags(fs, args, stderr, fs.Usage); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
@@ -279,11 +286,11 @@ Writes a randomly initialized Qwen3 model with config.json's dimensions to
 	if *cfgPath == "" || *out == "" {
 		fmt.Fprintln(stderr, "rlm train init: --config and --out are required")
 		fs.Usage()
-		return errUsage
+		return cli.ErrUsage
 	}
 	dt, err := parseDType(*dtype)
 	if err != nil {
-		return badFlag("train init: %w", err)
+		return cli.BadFlag("train init: %w", err)
 	}
 	cfg, err := model.LoadConfig(*cfgPath)
 	if err != nil {
@@ -320,16 +327,16 @@ files, and writes tokenizer.json and tokenizer_config.json (with a Qwen3-style
 chat template) to --out. Deterministic: the same corpus gives the same files.
 See docs/tokenizer.md. Flags:
 `)
-		printFlags(stderr, fs, nil)
+		cli.PrintFlags(stderr, fs, nil)
 	}
-	var dataFiles, textFiles multiFlag
+	var dataFiles, textFiles cli.MultiFlag
 	fs.Var(&dataFiles, "data", "SFT JSONL `file` whose samples, rendered as chats, are corpus (repeatable)")
 	fs.Var(&textFiles, "text", "plain text `file` that is corpus (repeatable)")
 	out := fs.String("out", "", "output `directory`; required")
 	size := fs.Int("vocab-size", 2048, "vocabulary `size`, 256 byte tokens and the 5 chat tokens included")
 	minFreq := fs.Int("min-frequency", 2, "fewest occurrences of a pair worth a merge")
 	maxLen := fs.Int("model-max-length", 32768, "model_max_length written to tokenizer_config.json")
-	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
+	if err := cli.ParseFlags(fs, args, stderr, fs.Usage); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
@@ -338,10 +345,10 @@ See docs/tokenizer.md. Flags:
 	if *out == "" || len(dataFiles)+len(textFiles) == 0 || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "rlm train tokenizer: --out and at least one --data or --text are required")
 		fs.Usage()
-		return errUsage
+		return cli.ErrUsage
 	}
 	if *minFreq < 1 {
-		return badFlag("train tokenizer: --min-frequency %d: must be at least 1", *minFreq)
+		return cli.BadFlag("train tokenizer: --min-frequency %d: must be at least 1", *minFreq)
 	}
 	tr := tokenizer.NewTrainer(nil)
 	var samples, texts int

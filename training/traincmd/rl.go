@@ -1,18 +1,17 @@
-package main
+package traincmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/rlm-project/rlm/eval"
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/model"
 	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/recursion"
@@ -24,7 +23,7 @@ import (
 // rlFlags are rlm train rl's flags, most of them rl.Config's fields.
 type rlFlags struct {
 	trainFlags
-	dev                                            deviceSpec
+	dev                                            cli.Device
 	cfg                                            rl.Config
 	config, tasks, lengths, kvCache, traces, owner string
 	taskOpts                                       eval.TaskOptions
@@ -43,7 +42,7 @@ func runTrainRL(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("train rl: %w", err)
 	}
-	be, err := f.dev.openLogged(stdout)
+	be, err := f.dev.OpenLogged(stdout)
 	if err != nil {
 		return fmt.Errorf("train rl: %w", err)
 	}
@@ -57,7 +56,7 @@ func runTrainRL(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer pool.Close()
 	f.cfg.Sandbox, f.cfg.REPLLimits = recursion.PoolSandbox(pool), f.replLim
-	svc, err := openRunTraces("train rl", f.traces, f.out, f.owner)
+	svc, err := cli.OpenRunTraces("train rl", f.traces, f.out, f.owner)
 	if err != nil {
 		return err
 	}
@@ -101,7 +100,7 @@ flags ({"lr": 1e-6, "group": 8}); flags on the command line win. An
 interrupted run resumes from its newest checkpoint. See docs/training.md.
 Flags:
 `)
-		printFlags(stderr, fs, nil)
+		cli.PrintFlags(stderr, fs, nil)
 	}
 	f := &rlFlags{cfg: rl.DefaultConfig(), taskOpts: eval.TaskOptions{Depth: -1}, replLim: repl.DefaultLimits()}
 	c := &f.cfg
@@ -110,7 +109,7 @@ Flags:
 	optimizer{&c.LR, &c.MinLRRatio, &c.WeightDecay, &c.Beta1, &c.Beta2, &c.Eps, &c.ClipNorm,
 		&c.WarmupSteps, &c.CheckpointEvery, &c.KeepCheckpoints, &c.LogEvery, &c.StopAfter, &c.Seed}.register(fs)
 	fs.StringVar(&f.tasks, "task", "sniah", "comma-separated `tasks`: "+strings.Join(eval.TaskNames(), ", ")+", or custom:FILE.jsonl")
-	taskOptionFlags(fs, &f.taskOpts)
+	cli.TaskOptionFlags(fs, &f.taskOpts)
 	fs.StringVar(&f.lengths, "lengths", "1k", "comma-separated context `lengths` in tokens, used in turn (k=1024)")
 	fs.IntVar(&c.TasksPerStep, "tasks-per-step", c.TasksPerStep, "task instances per step")
 	fs.IntVar(&c.Group, "group", c.Group, "rollouts per task instance (G)")
@@ -140,19 +139,19 @@ Flags:
 	fs.StringVar(&f.traces, "traces", "", "disk store `directory` for the rollouts' trajectories (default OUT/traces; \"none\" disables)")
 	fs.StringVar(&f.owner, "trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
 	fs.StringVar(&c.Export, "export", "", "also append every rollout's samples (token ids, loss masks, sampler logprobs, reward, advantage) to OUT/"+rl.ExportFile+" in this `format`: "+strings.Join(rl.ExportFormats, " or ")+" (see docs/training.md)")
-	if err := parseWithConfig(fs, args, &f.config, stderr); err != nil {
+	if err := cli.ParseWithConfig(fs, args, &f.config, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil
 		}
-		if errors.Is(err, errUsage) {
+		if errors.Is(err, cli.ErrUsage) {
 			return nil, err
 		}
-		return nil, badFlag("train rl: %w", err)
+		return nil, cli.BadFlag("train rl: %w", err)
 	}
 	if f.model == "" || f.out == "" {
 		fmt.Fprintln(stderr, "rlm train rl: --model and --out are required")
 		fs.Usage()
-		return nil, errUsage
+		return nil, cli.ErrUsage
 	}
 	return f, f.check()
 }
@@ -165,12 +164,12 @@ func (f *rlFlags) check() error {
 		return err
 	}
 	if c.Lengths, err = eval.ParseLengths(f.lengths); err != nil {
-		return badFlag("train rl: --lengths: %w", err)
+		return cli.BadFlag("train rl: --lengths: %w", err)
 	}
 	if f.kvCache != "auto" {
-		kv, err := parseKVCache(f.kvCache)
+		kv, err := cli.ParseKVCache(f.kvCache)
 		if err != nil {
-			return badFlag("train rl: --kv-cache: %w", err)
+			return cli.BadFlag("train rl: --kv-cache: %w", err)
 		}
 		c.KVCacheTokens, c.KVCacheBytes = kv.KVCacheTokens, kv.KVCacheBytes
 	}
@@ -178,55 +177,12 @@ func (f *rlFlags) check() error {
 	if f.maxDepth == 0 {
 		c.Limits.MaxDepth = -1 // recursion.Limits writes "root alone" as -1
 	}
-	if c.Tasks, err = parseTasks(f.tasks, f.taskOpts); err != nil {
-		return badFlag("train rl: --task: %w", err)
+	if c.Tasks, err = cli.ParseTasks(f.tasks, f.taskOpts); err != nil {
+		return cli.BadFlag("train rl: --task: %w", err)
 	}
 	c.OutDir, c.Resume, c.TokenizerFrom = f.out, f.resume, f.model
 	if c.Export != "" && !slices.Contains(rl.ExportFormats, c.Export) {
-		return badFlag("train rl: --export %q: want one of %s", c.Export, strings.Join(rl.ExportFormats, ", "))
-	}
-	return nil
-}
-
-// parseWithConfig parses args into fs, then sets every flag that the
-// command line left unset from the JSON object in *configPath, if any.
-func parseWithConfig(fs *flag.FlagSet, args []string, configPath *string, stderr io.Writer) error {
-	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if *configPath == "" {
-		return nil
-	}
-	raw, err := os.ReadFile(*configPath)
-	if err != nil {
-		return fmt.Errorf("--config: %w", err)
-	}
-	var values map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &values); err != nil {
-		return fmt.Errorf("--config %s: want a JSON object of flag values: %w", *configPath, err)
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for name, v := range values {
-		if to := renamedTo(fs, name); to != "" {
-			return fmt.Errorf("--config %s: setting %q was renamed %q", *configPath, name, to)
-		}
-		if name == "config" || fs.Lookup(name) == nil {
-			return fmt.Errorf("--config %s: unknown setting %q", *configPath, name)
-		}
-		if set[name] {
-			continue
-		}
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			s = string(v) // a number or a boolean, as written
-		}
-		if err := fs.Set(name, s); err != nil {
-			return fmt.Errorf("--config %s: %s: %w", *configPath, name, err)
-		}
+		return cli.BadFlag("train rl: --export %q: want one of %s", c.Export, strings.Join(rl.ExportFormats, ", "))
 	}
 	return nil
 }

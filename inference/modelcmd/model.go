@@ -1,4 +1,7 @@
-package main
+// Package modelcmd is `rlm model serve`: one of our checkpoints (or the
+// built-in model) behind the OpenAI-compatible model server of
+// inference/api, with the engine's settings as flags.
+package modelcmd
 
 import (
 	"context"
@@ -15,22 +18,25 @@ import (
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/inference/api"
+	"github.com/rlm-project/rlm/internal/cli"
 )
 
-var modelCommand = command{"serve a local Qwen3 checkpoint as an OpenAI-compatible model server", runModel}
+// Command is `rlm model` in rlm's list of commands.
+var Command = cli.Command{Summary: "serve a local Qwen3 checkpoint as an OpenAI-compatible model server", Run: Run}
 
-// runModel is `rlm model`; its one subcommand is serve.
-func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Run runs `rlm model` with the arguments after "model"; its one
+// subcommand is serve.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stderr, "Usage: rlm model serve [flags] CHECKPOINT_DIR\n\nRun `rlm model serve -h` for its flags; see docs/inference.md.")
 		if len(args) == 0 {
-			return errUsage
+			return cli.ErrUsage
 		}
 		return nil
 	}
 	if args[0] != "serve" {
 		fmt.Fprintf(stderr, "rlm model: unknown subcommand %q (want serve)\n", args[0])
-		return errUsage
+		return cli.ErrUsage
 	}
 	return runModelServe(ctx, args[1:], stdout, stderr)
 }
@@ -47,25 +53,25 @@ func engineFlags(fs *flag.FlagSet) func() (inference.Config, error) {
 	noPrefix := fs.Bool("no-prefix-cache", false, "do not reuse cached KV blocks across requests")
 	lora := fs.String("lora", "", "PEFT LoRA adapter `directory` (from rlm train sft --lora-rank, or PEFT) merged into the weights at load")
 	return func() (inference.Config, error) {
-		c, err := parseKVCache(*kv)
+		c, err := cli.ParseKVCache(*kv)
 		if err != nil {
-			return c, badFlag("--kv-cache: %v", err)
+			return c, cli.BadFlag("--kv-cache: %v", err)
 		}
 		for _, p := range []struct {
 			name string
 			v    int
 		}{{"block-size", *blockSize}, {"max-seqs", *maxSeqs}, {"max-batch-tokens", *maxBatch}, {"max-queued", *maxQueued}} {
 			if p.v <= 0 {
-				return c, badFlag("--%s %d: must be positive", p.name, p.v)
+				return c, cli.BadFlag("--%s %d: must be positive", p.name, p.v)
 			}
 		}
 		if *queueWait <= 0 {
-			return c, badFlag("--queue-wait must be positive")
+			return c, cli.BadFlag("--queue-wait must be positive")
 		}
 		if *window != "auto" {
 			n, err := eval.ParseLength(*window)
 			if err != nil {
-				return c, badFlag("--model-window: want auto or a number of tokens like 8192 or 32k: %q", *window)
+				return c, cli.BadFlag("--model-window: want auto or a number of tokens like 8192 or 32k: %q", *window)
 			}
 			c.MaxModelLen = n
 		}
@@ -81,12 +87,12 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: rlm model serve [flags] CHECKPOINT_DIR\n\nServes a Qwen3 checkpoint (ours from `rlm train`, or Hugging Face's) at /v1/chat/completions,\n/v1/completions and /v1/models. See docs/inference.md. Flags:")
-		printFlags(stderr, fs, nil)
+		cli.PrintFlags(stderr, fs, nil)
 	}
 	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
 	keys := fs.String("api-key", "", "API `key` clients must send as a Bearer token, or several separated by commas; empty: open server")
 	name := fs.String("name", "", "model name clients use; empty: the checkpoint directory's name")
-	maxBody := fs.String("max-request-bytes", formatSize(api.DefaultMaxRequestBytes), "largest request body")
+	maxBody := fs.String("max-request-bytes", cli.FormatSize(api.DefaultMaxRequestBytes), "largest request body")
 	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with 429")
 	maxMessages := fs.Int("max-messages", api.DefaultMaxMessages, "messages in one chat request; counted while the body is decoded, one more is refused with 400")
 	maxParts := fs.Int("max-content-parts", api.DefaultMaxContentParts, "content parts of all messages of one chat request together; counted while the body is decoded")
@@ -94,7 +100,7 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	engineCfg := engineFlags(fs)
 	device := fs.String("device", "auto", "where the model runs: auto (a GPU when there is one, and the log says so; else the CPU), cpu, cuda or cuda:N")
 	precision := fs.String("precision", "bf16", "arithmetic of matrix products and attention on a GPU: bf16, tf32 or fp32")
-	if err := parseFlags(fs, args, stderr, fs.Usage); err != nil {
+	if err := cli.ParseFlags(fs, args, stderr, fs.Usage); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
@@ -102,26 +108,26 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "rlm model serve: want one checkpoint directory (or builtin): rlm model serve [flags] CHECKPOINT_DIR; `rlm model serve -h` lists its flags")
-		return errUsage
+		return cli.ErrUsage
 	}
 	cfg, err := engineCfg()
 	if err != nil {
 		return err
 	}
 	cfg.Name = *name
-	dev, err := parseDevice(*device, *precision)
+	dev, err := cli.ParseDevice(*device, *precision)
 	if err != nil {
-		return badFlag("model serve: %v", err)
+		return cli.BadFlag("model serve: %v", err)
 	}
-	limit, err := parseSize(*maxBody)
+	limit, err := cli.ParseSize(*maxBody)
 	if err != nil {
-		return badFlag("--max-request-bytes: %v", err)
+		return cli.BadFlag("--max-request-bytes: %v", err)
 	}
 	if *maxMessages <= 0 || *maxParts <= 0 || *maxPrompts <= 0 {
-		return badFlag("--max-messages, --max-content-parts and --max-prompts must be positive")
+		return cli.BadFlag("--max-messages, --max-content-parts and --max-prompts must be positive")
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	e, err := loadLocalModel(fs.Arg(0), cfg, dev, stderr)
+	e, err := cli.LoadModel(fs.Arg(0), cfg, dev, stderr)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,9 @@
-package main
+package traincmd
 
 import (
 	"flag"
 
+	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/model/safetensors"
 )
 
@@ -23,14 +24,14 @@ func (t *trainFlags) register(fs *flag.FlagSet, outHelp, resumeHelp string) {
 }
 
 // check reads the flags that need parsing; cmd names the command in errors.
-func (t *trainFlags) check(cmd string) (safetensors.DType, deviceSpec, error) {
+func (t *trainFlags) check(cmd string) (safetensors.DType, cli.Device, error) {
 	dt, err := parseDType(t.dtype)
 	if err != nil {
-		return "", deviceSpec{}, badFlag("%s: %w", cmd, err)
+		return "", cli.Device{}, cli.BadFlag("%s: %w", cmd, err)
 	}
-	dev, err := parseDevice(t.device, t.precision)
+	dev, err := cli.ParseDevice(t.device, t.precision)
 	if err != nil {
-		return "", deviceSpec{}, badFlag("%s: %w", cmd, err)
+		return "", cli.Device{}, cli.BadFlag("%s: %w", cmd, err)
 	}
 	return dt, dev, nil
 }
