@@ -32,10 +32,14 @@ type typeRegistry struct {
 	// unexported fields, which yaegi builds as plain exported fields.
 	layout map[reflect.Type]string
 	errs   map[reflect.Type]string // native types of declared types with an Error method
+	// ambiguous holds the native types of errs shared by two declared types.
+	ambiguous map[reflect.Type]bool
 }
 
 func (r *typeRegistry) registerError(name string, v any) {
-	t := reflect.TypeOf(v)
+	// A type whose Error method has a value receiver reaches here in the
+	// interpreter's error wrapper.
+	t := reflect.TypeOf(unbox(v))
 	if t == nil {
 		return
 	}
@@ -44,7 +48,17 @@ func (r *typeRegistry) registerError(name string, v any) {
 	if r.errs == nil {
 		r.errs = map[reflect.Type]string{}
 	}
-	r.errs[t], r.errs[reflect.PointerTo(t)] = name, name
+	for _, t := range []reflect.Type{t, reflect.PointerTo(t)} {
+		if old, ok := r.errs[t]; ok && old != name {
+			// Two declared error types with the same fields have one
+			// native type: errors.As cannot tell them apart.
+			if r.ambiguous == nil {
+				r.ambiguous = map[reflect.Type]bool{}
+			}
+			r.ambiguous[t] = true
+		}
+		r.errs[t] = name
+	}
 }
 
 // errSubject is the subject of a type switch with a case error: a value of

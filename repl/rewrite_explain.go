@@ -63,7 +63,7 @@ func (c chunk) explain(err error, trace []string) string {
 	}
 	switch {
 	case strings.Contains(msg, "nil type") || strings.Contains(msg, "cannot range over"):
-		msg += "\nhint: range over a function (an iter.Seq) is not supported by the interpreter: call it with a yield func, seq(func(v T) bool { ...; return true }), or collect the values into a slice; range over an integer works where its type is evident, otherwise write `for i := 0; i < n; i++`"
+		msg += "\nhint: range over an integer works where its type is evident (a literal, len(...), a variable assigned from one); otherwise write `for i := 0; i < n; i++`"
 	case strings.Contains(msg, "undefined selector: slices.") || strings.Contains(msg, "undefined selector: maps."):
 		msg += "\nhint: generic functions of slices and maps are partly available (Contains, Index, Sort, SortFunc, Min, Max, BinarySearch, Reverse, Keys, Values, ...); write a plain loop instead"
 	case msg == "runtime error: invalid memory address or nil pointer dereference" || strings.Contains(msg, "reflect.Type is nil"):

@@ -266,39 +266,75 @@ func (emptyFS) Open(name string) (fs.File, error) {
 func runeAt(s string, i int) rune { r, _ := decodeRune(s, i); return r }
 func runeLen(s string, i int) int { _, n := decodeRune(s, i); return n }
 
-// errorsAs is errors.As for the shims; a target whose type was declared in
-// the session panics inside errors.As, and the panic is explained by a hint.
-func errorsAs(err error, target any) bool {
-	if t := reflect.TypeOf(target); t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Interface &&
-		!t.Elem().Implements(reflect.TypeOf((*error)(nil)).Elem()) {
+// errorsAs is errors.As for the shims. A target whose type was declared in
+// the session has a native type without methods, which native errors.As
+// refuses (it panics); its chain is walked here instead, matching the
+// values the interpreter's error wrappers hold (which unwrap through the
+// declared type's Unwrap method, see third_party/yaegi).
+func (r *typeRegistry) errorsAs(err error, target any) bool {
+	tv := reflect.ValueOf(target)
+	if !tv.IsValid() || tv.Kind() != reflect.Pointer || tv.IsNil() {
+		return errors.As(err, target)
+	}
+	want := tv.Type().Elem()
+	if want.Kind() == reflect.Interface || want.Implements(reflect.TypeOf((*error)(nil)).Elem()) {
+		return errors.As(err, target)
+	}
+	r.mu.RLock()
+	name, declared := r.errs[want]
+	ambiguous := r.ambiguous[want]
+	r.mu.RUnlock()
+	if !declared {
 		panic("errors.As: " + errUnsupportedErr)
 	}
-	return errors.As(err, target)
+	if ambiguous {
+		panic(fmt.Sprintf("errors.As: the interpreter cannot tell %s from another error type declared in the REPL with the same fields; give one of them a different field, or use a type switch", name))
+	}
+	return asChain(err, tv, want, 0)
+}
+
+// asChain is errors.As's walk of err's chain for a target of declared type.
+func asChain(err error, target reflect.Value, want reflect.Type, depth int) bool {
+	for ; err != nil && depth < 100; depth++ {
+		if v := reflect.ValueOf(unbox(err)); v.IsValid() && v.Type() == want {
+			target.Elem().Set(v)
+			return true
+		}
+		if x, ok := err.(interface{ As(any) bool }); ok && x.As(target.Interface()) {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if asChain(e, target, want, depth+1) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // yaegiPkg is the package of the wrappers yaegi puts around interpreted
 // values that cross into native code as interfaces.
 const yaegiPkg = "github.com/traefik/yaegi/interp"
 
-func interpreted(v any) bool {
-	if v == nil {
-		return false
-	}
-	t := reflect.TypeOf(v)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.PkgPath() == yaegiPkg || t.Name() == "" && t.Kind() == reflect.Struct
-}
-
 // errUnsupportedErr explains the refusals below.
 const errUnsupportedErr = "an error type declared in the REPL cannot be wrapped or matched by the errors and fmt packages here (the interpreter hands it to them without its methods); use errors.New sentinels, or a type assertion err.(*MyErr) on the unwrapped value"
 
-// errorf is fmt.Errorf, refusing %w of an error declared in the session:
-// native fmt would print %!w(...) and drop the chain.
+// errorf is fmt.Errorf, refusing %w of an operand that is not a native
+// error: native fmt would print %!w(...) and drop the chain. Values of
+// error types declared in the session reach it in the interpreter's error
+// wrapper, which is an error (with the type's Unwrap, and compared by the
+// value it holds, see third_party/yaegi).
 func errorf(format string, a ...any) error {
 	for _, i := range wrapVerbArgs(format) {
-		if i < len(a) && (interpreted(a[i]) || a[i] != nil && !implementsError(a[i])) {
+		if i < len(a) && a[i] != nil && !implementsError(a[i]) {
 			panic("fmt.Errorf with %w: " + errUnsupportedErr)
 		}
 	}
@@ -307,14 +343,9 @@ func errorf(format string, a ...any) error {
 
 func implementsError(v any) bool { _, ok := v.(error); return ok }
 
-// errorsIs is errors.Is, refusing a target declared in the session: its
-// wrappers never compare equal, so the answer would be a silent false.
-func errorsIs(err, target error) bool {
-	if interpreted(target) {
-		panic("errors.Is: " + errUnsupportedErr)
-	}
-	return errors.Is(err, target)
-}
+// errorsIs is errors.Is. A target declared in the session reaches it in the
+// interpreter's error wrapper, which compares by the value it holds.
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
 
 // unwrapIface returns the interpreted value inside yaegi's error wrapper
 // so that a type switch sees its type.

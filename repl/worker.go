@@ -369,7 +369,7 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"__rlmSortNative":     reflect.ValueOf(sortNative),
 		"__rlmSortSlice":      reflect.ValueOf(sortSlice),
 		"__rlmSortStable":     reflect.ValueOf(sortStable),
-		"__rlmErrorsAs":       reflect.ValueOf(errorsAs),
+		"__rlmErrorsAs":       reflect.ValueOf(w.types.errorsAs),
 		"__rlmErrorsIs":       reflect.ValueOf(errorsIs),
 		"__rlmRegisterType":   reflect.ValueOf(w.types.register),
 		"__rlmRegisterLayout": reflect.ValueOf(w.types.registerLayout),
