@@ -20,7 +20,9 @@ import (
 	"github.com/rlm-project/rlm/training/traincmd"
 )
 
-// commands lists the subcommands. Each lives in its own file of this package.
+// commands lists the subcommands: serve, query and eval live in this
+// package (they share its settings table); model, traces and train beside
+// what they drive (inference/modelcmd, tracing/tracecmd, training/traincmd).
 func commands() map[string]cli.Command {
 	return map[string]cli.Command{
 		"model":  modelcmd.Command,
