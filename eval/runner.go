@@ -400,12 +400,12 @@ func instanceSampling(s llm.Sampling, inst Instance) llm.Sampling {
 }
 
 // RLMRequest is the RLM request of an instance whose context was written
-// to path: the question as its one message, with the context attached as
-// the document context.txt, as a user of the gateway asks with a file.
-// Training (training/rl) asks exactly what evaluation asks.
+// to path: the question, with the context attached as the document
+// context.txt. Training (training/rl) asks exactly what evaluation asks.
 func RLMRequest(inst Instance, path string) recursion.Request {
 	return recursion.Request{
-		Messages:  []llm.Message{{Role: "user", Content: inst.Question}},
+		Messages: []llm.Message{{Role: "user", Content: inst.Question +
+			"\n\nThe text this question is about is the attached document context.txt."}},
 		Documents: []recursion.Document{{Name: "context.txt", Path: path}},
 	}
 }

@@ -67,7 +67,7 @@ func (e *fakeEngine) Run(ctx context.Context, req recursion.Request) (recursion.
 	if e.failIndex >= 0 && strings.Contains(req.Messages[0].Content, "FAILME") {
 		return recursion.Result{}, errors.New("upstream down")
 	}
-	return recursion.Result{TraceID: "trace-" + req.Messages[0].Content[:min(8, len(req.Messages[0].Content))], Answer: solve(string(doc)),
+	return recursion.Result{TraceID: "trace-" + req.Messages[0].Content[:8], Answer: solve(string(doc)),
 		StopReason: recursion.StopFinal, Usage: llm.Usage{TotalTokens: 100 + len(doc)/1000},
 		LLMCalls: 3, MaxDepth: 1, Iterations: 2}, nil
 }

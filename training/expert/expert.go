@@ -26,7 +26,6 @@
 package expert
 
 import (
-	_ "embed"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -83,16 +82,9 @@ var (
 	labelWordRE = regexp.MustCompile(`'(positive|negative|neutral)'`)
 )
 
-// parse recognizes the task in the text of the user's messages. Comment
-// labelling and record questions have their own cells; every other
-// question is a lookup, whatever its wording and key (lookupCell finds the
-// key words itself). key is the key as eval's generators write it, where
-// the question has one; the cells never use it.
+// parse recognizes the task in the text of the user's messages.
 func parse(text string) (question, bool) {
 	text = placeholderRE.ReplaceAllString(text, "")
-	if strings.TrimSpace(text) == "" {
-		return question{}, false
-	}
 	switch {
 	case lookupKeyRE.MatchString(text):
 		// A key like brave-falcon or brave_falcon: a needle lookup, in
@@ -102,17 +94,23 @@ func parse(text string) (question, bool) {
 		return question{family: "labels", label: labelWordRE.FindStringSubmatch(text)[1]}, true
 	case strings.Contains(text, "record") || strings.Contains(text, "ID"):
 		f := fieldWordRE.FindAllStringSubmatch(text, -1)
-		if id := recordIDRE.FindStringSubmatch(text); id != nil && len(f) > 0 {
+		if len(f) == 0 {
+			return question{}, false
+		}
+		if id := recordIDRE.FindStringSubmatch(text); id != nil {
 			return question{family: "extract", field: f[0][1], value: id[1]}, true
 		}
 		v := quotedRE.FindStringSubmatch(text)
+		if v == nil {
+			return question{}, false
+		}
 		for _, w := range f {
-			if v != nil && (w[1] == "city" || w[1] == "product") {
+			if w[1] == "city" || w[1] == "product" {
 				return question{family: "count", field: w[1], value: v[1]}, true
 			}
 		}
 	}
-	return question{family: "lookup"}, true
+	return question{}, false
 }
 
 // state is what the root conversation holds so far.
@@ -238,42 +236,93 @@ func notFound(feedback string) bool {
 	return strings.Contains(feedback, "not found") || strings.Contains(feedback, "no match")
 }
 
-// lookupCell finds the line that answers a lookup question and the value
-// on it, for any document and any wording: no key or value format is
-// assumed, and nothing is copied from the question into the code (query is
-// the REPL's copy of it). The key words are the question's words less the
-// common ones around a key ("what is the value of ... in the text"); the
-// line is the one with the most key words, ties going to the one whose
-// words are rarest in the whole document (a word found n times adds
-// 1 + 0.5/n), and it must hold every strong key word (one
-// with a digit, '-' or '_', or a capital letter past the first word: an
-// identifier or a name), so that a document without the key answers "not
-// found" rather than a line that shares a common word. The value is, in
-// order: what follows a key word and ':' or '=' (key: value, key=value,
-// JSON and YAML fields), the column a key word names in the first line
-// when the line is a table row, the first value-shaped token (a UUID, a
-// code, a number) after the last key word or anywhere on the line, or the
-// words after "is". The cell prints "value: ..." or "not found", which the
-// next turn reads.
-//
-//go:embed cells/lookup.txt
-var lookupCell string
+// keyFromQuery are the ways the lookup cells take the key out of query.
+var keyFromQuery = []string{
+	"key := regexp.MustCompile(`" + eval.DocKeyRE + "`).FindString(query)",
+	"key := regexp.MustCompile(`\\b" + eval.DocKeyRE + "\\b`).FindString(query)",
+}
 
-// lookupTurn writes turns 2 and later of a lookup: lookupCell, then
-// FINAL of the value it found; when it found none, a look at the key
-// words' mentions, then an answer that the document does not say.
+// valueCode is how the lookup cells take the value out of the rest of the
+// needle's line: the first thing that looks like a value (eval.DocValueRE)
+// after the key, in any of the forms a fact is written in ("X is Y",
+// "key: value", a JSON field, a log line, a table row).
+const valueCode = "regexp.MustCompile(`" + eval.DocValueRE + "`).FindString"
+
+// lookupTurn writes turns 2 and later of a needle lookup. Whatever the
+// text around it (code, licences, logs, JSON, CSV), the cell finds the
+// key, keeps the rest of its line, and takes the first value in it: one
+// method for every form a fact is written in, and nothing copied from the
+// preview or the output into the code.
 func lookupTurn(s state, st styles) string {
+	key := keyFromQuery[st.final%len(keyFromQuery)] + "\nfmt.Println(\"key:\", key)\n"
 	if s.turn == 2 {
-		return say(st.talk, "search") + fence(lookupCell)
+		var code string
+		switch st.search {
+		case 0:
+			code = key + `value := ""
+if i := strings.Index(context, key); i < 0 {
+	fmt.Println("not found:", key)
+} else {
+	line := context[i+len(key):]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	value = ` + valueCode + `(line)
+	fmt.Println("value:", value)
+}`
+		case 1:
+			code = key + `value := ""
+m := regexp.MustCompile(regexp.QuoteMeta(key) + ` + "`[^\n]*`" + `).FindString(context)
+if m == "" {
+	fmt.Println("no match")
+} else {
+	fmt.Println("line:", m)
+	value = ` + valueCode + `(m[len(key):])
+	fmt.Println("value:", value)
+}`
+		case 2:
+			code = key + `value := ""
+if i := strings.Index(context, key); i < 0 {
+	fmt.Println("not found")
+} else {
+	line := context[i+len(key):]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	value = ` + valueCode + `(line)
+	fmt.Println("value:", value)
+	FINAL(value)
+}`
+		default:
+			code = key + `value := ""
+for _, line := range strings.Split(context, "\n") {
+	if j := strings.Index(line, key); j >= 0 {
+		fmt.Println("line:", line)
+		value = ` + valueCode + `(line[j+len(key):])
+		break
+	}
+}
+if value == "" {
+	fmt.Println("not found")
+} else {
+	fmt.Println("value:", value)
+}`
+		}
+		return say(st.talk, "search") + fence(code)
 	}
 	if notFound(s.feedback) {
 		if s.turn == 3 {
-			return say(st.talk, "fallback") + fence(`for _, k := range keys {
-	locs := regexp.MustCompile(`+"`(?i)`"+` + k).FindAllStringIndex(context, 3)
-	fmt.Println(k, len(locs), "mention(s)")
-	for _, l := range locs {
-		fmt.Println(context[max(0, l[0]-100):min(len(context), l[1]+100)])
+			return say(st.talk, "fallback") + fence("locs := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(key)).FindAllStringIndex(context, 5)\n"+
+				`fmt.Println(len(locs), "mention(s)")
+for _, l := range locs {
+	a, b := l[0]-100, l[1]+100
+	if a < 0 {
+		a = 0
 	}
+	if b > len(context) {
+		b = len(context)
+	}
+	fmt.Println(context[a:b])
 }`)
 		}
 		return say(st.talk, "missing") + fence(`FINAL("not found")`)

@@ -177,14 +177,8 @@ func TestCellStylesVary(t *testing.T) {
 			search[strings.SplitN(second, "```", 3)[1]] = true
 		}
 		want := 3
-		switch task.(type) {
-		case eval.LabelCount:
+		if _, ok := task.(eval.LabelCount); ok {
 			want = 2 // one program, with chunk sizes and prompts varied
-		case *eval.SNIAH, *eval.Docs:
-			// One general lookup cell (lookupCell): a model of a
-			// million parameters learns one method that works on any
-			// document better than several narrow ones.
-			want = 1
 		}
 		if len(inspect) < 3 || len(search) < want {
 			t.Errorf("%s: %d inspect and %d search styles in 40 instances", task.Name(), len(inspect), len(search))
@@ -194,9 +188,9 @@ func TestCellStylesVary(t *testing.T) {
 
 func TestUnknownQuestionAndSubCall(t *testing.T) {
 	p := Policy{}
-	got := p.Reply([]Message{{Role: "system", Content: recursion.SystemPrompt()}, {Role: "user", Content: "  "}})
+	got := p.Reply([]Message{{Role: "system", Content: recursion.SystemPrompt()}, {Role: "user", Content: "Write me a poem."}})
 	if !strings.Contains(got, "FINAL(unsupported question)") {
-		t.Errorf("empty question: %q", got)
+		t.Errorf("unknown question: %q", got)
 	}
 	sub := p.Reply([]Message{{Role: "user", Content: labelPrompts[0] + "\n\n" +
 		"Date: Jan 02, 2022 || User: 12345 || Instance: I cannot recommend the tent to anyone.\n" +
