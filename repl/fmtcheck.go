@@ -34,6 +34,8 @@ type typeRegistry struct {
 	errs   map[reflect.Type]string // native types of declared types with an Error method
 	// ambiguous holds the native types of errs shared by two declared types.
 	ambiguous map[reflect.Type]bool
+	// conv converts a value of a declared error type to an error.
+	conv map[reflect.Type]func(any) error
 }
 
 func (r *typeRegistry) registerError(name string, v any) {
@@ -61,9 +63,44 @@ func (r *typeRegistry) registerError(name string, v any) {
 	}
 }
 
+// registerErrorConv keeps conv, a function the interpreter compiled that
+// returns its argument, a value of v's declared error type, as an error:
+// the interpreter's error wrapper, which native code sees as an error.
+func (r *typeRegistry) registerErrorConv(v any, conv func(any) error) {
+	t := reflect.TypeOf(unbox(v))
+	if t == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conv == nil {
+		r.conv = map[reflect.Type]func(any) error{}
+	}
+	r.conv[t] = conv
+}
+
+// asError converts x, a value of a declared error type, to an error with
+// the type's converter; nil when there is none or it fails.
+func (r *typeRegistry) asError(t reflect.Type, x any) (err error) {
+	r.mu.RLock()
+	conv := r.conv[t]
+	r.mu.RUnlock()
+	if conv == nil {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			err = nil
+		}
+	}()
+	return conv(x)
+}
+
 // errSubject is the subject of a type switch with a case error: a value of
-// an error type declared in the session (which yaegi's switch cannot match
-// against error) that no earlier case lists is refused.
+// an error type declared in the session, which yaegi's switch cannot match
+// against error, is given to it as the interpreter's error wrapper (an
+// error natively) when no earlier case lists its type; where that cannot
+// be done, it is refused.
 func (r *typeRegistry) errSubject(x any, listed []any) any {
 	t := reflect.TypeOf(unbox(x))
 	if t == nil {
@@ -78,6 +115,9 @@ func (r *typeRegistry) errSubject(x any, listed []any) any {
 	name, declared := r.errs[t]
 	r.mu.RUnlock()
 	if declared {
+		if e := r.asError(t, x); e != nil {
+			return e
+		}
 		panic(fmt.Sprintf("a type switch cannot match a value of %s, declared in the REPL, against case error here; add a case for its type (case %s: or case *%s:) before case error, or use a type assertion", name, name, name))
 	}
 	return x

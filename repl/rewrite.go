@@ -507,6 +507,14 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 					r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), true)", tn, tn))
 					if n.Name.Name == "Error" {
 						r.register = append(r.register, fmt.Sprintf("__rlmRegisterError(%q, *new(%s))", tn, tn))
+						// Converters to the error interface, made by the
+						// interpreter, for the type switch's case error
+						// (see typeRegistry.errSubject): *T always has
+						// the method, T when the receiver is a value.
+						if _, ptr := n.Recv.List[0].Type.(*ast.StarExpr); !ptr {
+							r.register = append(r.register, fmt.Sprintf("__rlmRegisterErrorConv(*new(%s), func(v any) error { return v.(%s) })", tn, tn))
+						}
+						r.register = append(r.register, fmt.Sprintf("__rlmRegisterErrorConv(new(%s), func(v any) error { return v.(*%s) })", tn, tn))
 					}
 				}
 			}

@@ -15,8 +15,9 @@ import (
 // which yaegi hands around in a wrapper: the subject is unwrapped. And
 // "case error" never matched at all: it becomes the native error
 // interface, which matches the standard library's errors; a value of an
-// error type declared in the session that no earlier case lists is refused
-// by __rlmErrSubject with an error rather than falling to default.
+// error type declared in the session that no earlier case lists is handed
+// to the switch by __rlmErrSubject as the interpreter's error wrapper, so
+// that it matches too (or refused with an error where it cannot be).
 func rewriteTypeSwitch(n *ast.TypeSwitchStmt, types *typeInfo, ed *edits) {
 	var assert *ast.TypeAssertExpr
 	switch a := n.Assign.(type) {
@@ -60,6 +61,12 @@ func rewriteTypeSwitch(n *ast.TypeSwitchStmt, types *typeInfo, ed *edits) {
 		}
 		open = "__rlmErrSubject(" + open
 		close += ", []any{" + strings.Join(zeros, ", ") + "})"
+	}
+	if _, bare := n.Assign.(*ast.ExprStmt); bare && errCase {
+		// yaegi matches the subject's error wrapper against case error
+		// only in a switch that binds it (switch v := x.(type)); an
+		// unused binding costs nothing, since yaegi does not report it.
+		ed.add(ed.off(assert.X.Pos()), ed.off(assert.X.Pos()), ed.name("TypeSwitch")+" := ")
 	}
 	if open != "" {
 		ed.add(ed.off(assert.X.Pos()), ed.off(assert.X.Pos()), open)
