@@ -86,11 +86,12 @@ type chunk struct {
 type rewriter struct {
 	globals     func() map[string]reflect.Value
 	predeclared map[string]reflect.Value
-	imported    map[string]bool // "name path" of every import done
-	seq         int             // numbers generated names
-	sawMain     bool            // the cell being rewritten declares func main
-	register    []string        // registrations of declared types, for the chunk being rewritten
-	waitGroups  map[string]bool // names of variables and fields declared as sync.WaitGroup, across cells
+	imported    map[string]bool      // "name path" of every import done
+	seq         int                  // numbers generated names
+	sawMain     bool                 // the cell being rewritten declares func main
+	register    []string             // registrations of declared types, for the chunk being rewritten
+	waitGroups  map[string]bool      // names of variables and fields declared as sync.WaitGroup, across cells
+	methods     map[string]methodSig // "T.M" -> the signature of method M of a type T declared in the session, across cells
 }
 
 type itemKind int
@@ -489,6 +490,10 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
+			if lit := r.methodExpr(n, types); lit != "" {
+				ed.add(ed.off(n.Pos()), ed.off(n.End()), lit)
+				return false
+			}
 			if id, ok := n.X.(*ast.Ident); ok && forbiddenPkgs[id.Name] && !defined[id.Name] && forbidden == nil {
 				forbidden = cellError(line+fset.Position(id.Pos()).Line-1, fmt.Sprintf("undefined: %s: package %s cannot be used in the REPL: code here cannot use files, processes, the network, the environment, unsafe or reflection. Allowed packages: %s", id.Name, id.Name, allowlist()))
 			}
@@ -498,6 +503,9 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 				}
 			}
 		case *ast.FuncDecl:
+			if isDecl && n.Recv != nil {
+				r.noteMethod(n, ed)
+			}
 			if isDecl && n.Recv == nil && n.Name.Name == "main" {
 				ed.add(ed.off(n.Name.Pos()), ed.off(n.Name.End()), "__rlmMain")
 				r.sawMain = true

@@ -87,3 +87,84 @@ func isTopBody(f *ast.File, b *ast.BlockStmt) bool {
 	}
 	return false
 }
+
+// methodSig is what a method expression's func literal needs of a method
+// declared in the session: its receiver kind and its parameter and result
+// types as written.
+type methodSig struct {
+	ptr      bool     // pointer receiver
+	params   []string // one type per parameter, "...T" for a variadic last one
+	results  string   // the result list as written, "" for none
+	generic  bool     // the receiver type has type parameters: not rewritten
+	declared string   // the receiver type's name
+}
+
+// noteMethod records the signature of a method declaration for
+// methodExpr.
+func (r *rewriter) noteMethod(n *ast.FuncDecl, ed *edits) {
+	recv := n.Recv.List[0].Type
+	_, ptr := recv.(*ast.StarExpr)
+	tn := recvTypeName(recv)
+	if tn == "" {
+		return
+	}
+	sig := methodSig{ptr: ptr, declared: tn}
+	if st, ok := recv.(*ast.StarExpr); ok {
+		recv = st.X
+	}
+	switch recv.(type) {
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		sig.generic = true
+	}
+	for _, f := range n.Type.Params.List {
+		for range max(1, len(f.Names)) {
+			sig.params = append(sig.params, ed.text(f.Type))
+		}
+	}
+	if n.Type.Results != nil {
+		sig.results = ed.text(n.Type.Results)
+	}
+	if r.methods == nil {
+		r.methods = map[string]methodSig{}
+	}
+	r.methods[tn+"."+n.Name.Name] = sig
+}
+
+// methodExpr returns a func literal for a method expression of a type
+// declared in the session ((*T).M or T.M), which yaegi calls with the
+// receiver as an extra argument and fails; "" for any other selector.
+func (r *rewriter) methodExpr(n *ast.SelectorExpr, types *typeInfo) string {
+	x, ptr := n.X, false
+	if p, ok := x.(*ast.ParenExpr); ok {
+		if st, ok := p.X.(*ast.StarExpr); ok {
+			x, ptr = st.X, true
+		}
+	}
+	id, ok := x.(*ast.Ident)
+	if !ok {
+		return ""
+	}
+	sig, ok := r.methods[id.Name+"."+n.Sel.Name]
+	if !ok || sig.generic || !ptr && (sig.ptr || types.vars[id.Name] != "") {
+		return "" // a variable's method value, or not a method expression Go allows
+	}
+	recv := id.Name
+	if ptr {
+		recv = "*" + recv
+	}
+	var params, args []string
+	params = append(params, "__rlmRecv "+recv)
+	for i, t := range sig.params {
+		params = append(params, fmt.Sprintf("__rlmP%d %s", i, t))
+		a := fmt.Sprintf("__rlmP%d", i)
+		if strings.HasPrefix(t, "...") {
+			a += "..."
+		}
+		args = append(args, a)
+	}
+	call := "__rlmRecv." + n.Sel.Name + "(" + strings.Join(args, ", ") + ")"
+	if sig.results != "" {
+		call = "return " + call
+	}
+	return "func(" + strings.Join(params, ", ") + ") " + sig.results + " { " + call + " }"
+}

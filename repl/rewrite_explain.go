@@ -73,7 +73,7 @@ func (c chunk) explain(err error, trace []string) string {
 	case strings.Contains(msg, "undefined type for ") || strings.Contains(msg, "cannot use type func("):
 		msg += "\nhint: the interpreter cannot infer the type arguments of a generic call from variadic arguments or from a function argument's result type; write them out: MaxOf[int](a, b), Map[int, string](xs, f)"
 	case strings.Contains(msg, "Call with too many input arguments"):
-		msg += "\nhint: method expressions such as (*T).Method are not supported by the interpreter; use a method value (x.Method) or a func literal"
+		msg += "\nhint: method expressions of generic types and of package types, such as (*strings.Builder).String, are not supported by the interpreter (those of types declared here are); use a method value (x.Method) or a func literal"
 	case strings.Contains(msg, "has no symbol"):
 		msg += "\nhint: this function is not available in the REPL; write it with a plain loop or use another function of the package"
 	}
