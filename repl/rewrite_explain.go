@@ -71,7 +71,7 @@ func (c chunk) explain(err error, trace []string) string {
 		// model code while running.
 		msg += "\nhint: the interpreter cannot type `x := f(...)` at the top level of a cell when f is a generic function declared in the session; declare the variable with its type (var x []string = f(...)) or do it inside a func"
 	case strings.Contains(msg, "undefined type for ") || strings.Contains(msg, "cannot use type func("):
-		msg += "\nhint: the interpreter cannot infer the type arguments of a generic call from variadic arguments or from a function argument's result type; write them out: MaxOf[int](a, b), Map[int, string](xs, f)"
+		msg += "\nhint: the interpreter cannot infer the type arguments of this generic call (such as E of a constraint S ~[]E); write them out: Sum[[]int, int](xs), Map[int, string](xs, f)"
 	case strings.Contains(msg, "Call with too many input arguments"):
 		msg += "\nhint: method expressions of generic types and of package types, such as (*strings.Builder).String, are not supported by the interpreter (those of types declared here are); use a method value (x.Method) or a func literal"
 	case strings.Contains(msg, "has no symbol"):

@@ -208,7 +208,10 @@ func copyNode(n, anc *node, recursive bool) *node {
 	return nod
 }
 
-func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
+// inferTypesFromCall infers the type arguments of a call of the generic
+// function fun from its arguments, in the order of fun's type parameters
+// (genAST reads them by position). ellipsis is set for a call f(xs...).
+func inferTypesFromCall(sc *scope, fun *node, args []*node, ellipsis bool) ([]*itype, error) {
 	ftn := fun.typ.node
 	// Fill the map of parameter types, indexed by type param ident.
 	paramTypes := map[string]*itype{}
@@ -222,6 +225,7 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 		}
 	}
 
+	inferred := map[string]*itype{} // type parameter name -> the first type inferred for it
 	var inferTypes func(*itype, *itype) ([]*itype, error)
 	inferTypes = func(param, input *itype) ([]*itype, error) {
 		switch param.cat {
@@ -276,29 +280,77 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 
 		case nilT:
 			if paramTypes[param.name] != nil {
+				if inferred[param.name] == nil {
+					inferred[param.name] = input
+				}
 				return []*itype{input}, nil
 			}
 
 		case genericT:
+			if param.name != "" && paramTypes[param.name] != nil && inferred[param.name] == nil {
+				inferred[param.name] = input
+			}
 			return []*itype{input}, nil
 		}
 		return nil, nil
 	}
 
+	// Each parameter field may name several parameters (a, b T), and a
+	// variadic one takes the rest of the arguments (or, with an ellipsis,
+	// a slice of them).
 	types := []*itype{}
-	for i, c := range ftn.child[1].child {
+	ai := 0
+	for _, c := range ftn.child[1].child {
 		typ, err := nodeType(fun.interp, sc, c.lastChild())
 		if err != nil {
 			return nil, err
 		}
-		lt, err := inferTypes(typ, args[i].typ)
-		if err != nil {
-			return nil, err
+		for range max(1, len(c.child)-1) {
+			if ai >= len(args) {
+				break
+			}
+			var lt []*itype
+			switch {
+			case typ.cat == variadicT && ellipsis:
+				if args[ai].typ != nil && args[ai].typ.val != nil {
+					lt, err = inferTypes(typ.val, args[ai].typ.val)
+				}
+				ai = len(args)
+			case typ.cat == variadicT:
+				for _, a := range args[ai:] {
+					l, e := inferTypes(typ.val, a.typ)
+					if e != nil {
+						return nil, e
+					}
+					lt = append(lt, l...)
+				}
+				ai = len(args)
+			default:
+				lt, err = inferTypes(typ, args[ai].typ)
+				ai++
+			}
+			if err != nil {
+				return nil, err
+			}
+			types = append(types, lt...)
 		}
-		types = append(types, lt...)
 	}
-
-	return types, nil
+	if len(inferred) == 0 {
+		return types, nil
+	}
+	// In the order of the type parameters; one not inferred ends the list,
+	// and genAST reports it.
+	ordered := []*itype{}
+	for _, c := range ftn.child[0].child {
+		for _, cc := range c.child[:len(c.child)-1] {
+			t := inferred[cc.ident]
+			if t == nil {
+				return ordered, nil
+			}
+			ordered = append(ordered, t)
+		}
+	}
+	return ordered, nil
 }
 
 func checkConstraint(it, ct *itype) error {
