@@ -295,6 +295,15 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node, ellipsis bool) ([]*i
 		return nil, nil
 	}
 
+	// An untyped constant argument gives its default type, as in Go
+	// (Sum(1.5, 2.25) is Sum[float64]).
+	argType := func(a *node) *itype {
+		if a.typ != nil && a.typ.untyped {
+			return a.typ.defaultType(a.rval, sc)
+		}
+		return a.typ
+	}
+
 	// Each parameter field may name several parameters (a, b T), and a
 	// variadic one takes the rest of the arguments (or, with an ellipsis,
 	// a slice of them).
@@ -318,7 +327,7 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node, ellipsis bool) ([]*i
 				ai = len(args)
 			case typ.cat == variadicT:
 				for _, a := range args[ai:] {
-					l, e := inferTypes(typ.val, a.typ)
+					l, e := inferTypes(typ.val, argType(a))
 					if e != nil {
 						return nil, e
 					}
@@ -326,7 +335,7 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node, ellipsis bool) ([]*i
 				}
 				ai = len(args)
 			default:
-				lt, err = inferTypes(typ, args[ai].typ)
+				lt, err = inferTypes(typ, argType(args[ai]))
 				ai++
 			}
 			if err != nil {

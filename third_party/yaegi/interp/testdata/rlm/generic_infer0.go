@@ -20,6 +20,16 @@ func Map[T, U any](xs []T, f func(T) U) []U {
 	return out
 }
 
+type Number interface{ ~int | ~float64 }
+
+func Sum[T Number](xs ...T) T {
+	var s T
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
 func Pick[K comparable, V any](m map[K]V, a, b K) (V, V) { return m[a], m[b] }
 
 func main() {
@@ -29,6 +39,7 @@ func main() {
 	fmt.Println(Map(xs, func(x int) string { return fmt.Sprint("#", x) }))
 	fmt.Println(Map([]string{"a", "bb"}, func(s string) int { return len(s) }))
 	fmt.Println(Pick(map[string]int{"x": 1, "y": 2}, "y", "x"))
+	fmt.Println(Sum(1.5, 2.25), Sum(1, 2, 3))
 }
 
 // Output:
@@ -37,3 +48,4 @@ func main() {
 // [#4 #8 #15 #16]
 // [1 2]
 // 2 1
+// 3.75 6
