@@ -69,7 +69,7 @@ func (c chunk) explain(err error, trace []string) string {
 	case msg == "runtime error: invalid memory address or nil pointer dereference" || strings.Contains(msg, "reflect.Type is nil"):
 		// An error without a position: yaegi failed while compiling, not
 		// model code while running.
-		msg += "\nhint: the interpreter cannot type `x := f(...)` at the top level of a cell when f is a generic function declared in the session; declare the variable with its type (var x []string = f(...)) or do it inside a func"
+		msg += "\nhint: the interpreter failed while compiling this code (often a generic call whose types it cannot work out); write the type arguments out (F[int](...)) or declare the variable with its type (var x []string = f(...))"
 	case strings.Contains(msg, "undefined type for ") || strings.Contains(msg, "cannot use type func("):
 		msg += "\nhint: the interpreter cannot infer the type arguments of this generic call (such as E of a constraint S ~[]E); write them out: Sum[[]int, int](xs), Map[int, string](xs, f)"
 	case strings.Contains(msg, "Call with too many input arguments"):

@@ -378,3 +378,44 @@ func checkConstraint(it, ct *itype) error {
 	}
 	return it.node.cfgErrorf("%s does not implement %s", it.id(), ct.id())
 }
+
+// genericCallType is the result type of the call n of the generic function
+// of type t, from the function instantiated with the type arguments the
+// call's arguments infer; nil when it cannot be told yet.
+func genericCallType(interp *Interpreter, sc *scope, t *itype, n *node) *itype {
+	fun := t.node.anc
+	if fun == nil || fun.kind != funcDecl {
+		return nil
+	}
+	for _, a := range n.child[1:] {
+		if a.typ == nil {
+			at, err := nodeType(interp, sc, a)
+			if err != nil || at == nil || at.incomplete {
+				return nil
+			}
+			a.typ = at
+		}
+	}
+	types, err := inferTypesFromCall(sc, fun, n.child[1:], n.action == aCallSlice)
+	if err != nil || len(types) == 0 {
+		return nil
+	}
+	g, found, err := genAST(sc, fun, types)
+	if err != nil {
+		return nil
+	}
+	if !found {
+		// Only the type is wanted here: the call's cfg instantiates and
+		// compiles the function, which it skips for one already cached.
+		for name, r := range interp.generic {
+			if r == g {
+				delete(interp.generic, name)
+			}
+		}
+	}
+	ft, err := nodeType(interp, sc, g.child[2])
+	if err != nil || ft == nil || len(ft.ret) != 1 || ft.ret[0].incomplete {
+		return nil
+	}
+	return ft.ret[0]
+}

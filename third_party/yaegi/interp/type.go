@@ -688,6 +688,15 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 					t = valueTOf(rt.Out(0), withScope(sc))
 				}
 			default:
+				if isGeneric(t) {
+					// The result of a call of a generic function is of
+					// the instantiated function: a global defined from
+					// one (x := Filter(xs, f)) needs it before cfg runs.
+					if rt := genericCallType(interp, sc, t, n); rt != nil {
+						t = rt
+						break
+					}
+				}
 				if len(t.ret) == 1 {
 					t = t.ret[0]
 				}
