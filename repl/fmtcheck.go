@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -311,6 +312,42 @@ func (r *typeRegistry) problem(format string, args []any) string {
 	return ""
 }
 
+// plainVerbs returns args with the value inside each of yaegi's method
+// wrappers that format's verb prints without calling String or Error:
+// fmt calls them for %v, %s, %x, %X and %q only, and prints the value
+// itself for %d, %f, %c and the rest, where the wrapper would print as a
+// struct ({2 5403712} for %d of a Level 2).
+func plainVerbs(format string, args []any) []any {
+	verbs := verbsOf(format, len(args))
+	var out []any
+	for i, a := range args {
+		v := reflect.ValueOf(a)
+		if !v.IsValid() || !isWrapper(v.Type()) {
+			continue
+		}
+		verb := verbs[i]
+		if verb == "" || strings.ContainsAny(verb[len(verb)-1:], "vsxXqTpw") {
+			continue
+		}
+		inner := unbox(a)
+		if v.Kind() == reflect.Struct {
+			// The wrappers of the symbol tables (symbols._fmt_Stringer)
+			// hold the value in IValue.
+			if f := v.FieldByName("IValue"); f.IsValid() && f.CanInterface() {
+				inner = unbox(f.Interface())
+			}
+		}
+		if out == nil {
+			out = slices.Clone(args)
+		}
+		out[i] = inner
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
 // nested returns the name of a declared type with fmt methods found inside
 // v (not v itself when top, which yaegi wraps), or "".
 func (r *typeRegistry) nested(v reflect.Value, depth int, top bool) string {
@@ -469,10 +506,10 @@ func (w *worker) fmtFuncs() map[string]reflect.Value {
 	return map[string]reflect.Value{
 		"__rlmFmtPrint":    reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprint(out, a...) }),
 		"__rlmFmtPrintln":  reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprintln(out, a...) }),
-		"__rlmFmtPrintf":   reflect.ValueOf(func(f string, a ...any) (int, error) { check(f, a); return fmt.Fprintf(out, f, a...) }),
+		"__rlmFmtPrintf":   reflect.ValueOf(func(f string, a ...any) (int, error) { check(f, a); return fmt.Fprintf(out, f, plainVerbs(f, a)...) }),
 		"__rlmFmtSprint":   reflect.ValueOf(func(a ...any) string { check("", a); return fmt.Sprint(a...) }),
 		"__rlmFmtSprintln": reflect.ValueOf(func(a ...any) string { check("", a); return fmt.Sprintln(a...) }),
-		"__rlmFmtSprintf":  reflect.ValueOf(func(f string, a ...any) string { check(f, a); return fmt.Sprintf(f, a...) }),
+		"__rlmFmtSprintf":  reflect.ValueOf(func(f string, a ...any) string { check(f, a); return fmt.Sprintf(f, plainVerbs(f, a)...) }),
 		"__rlmFmtFprint": reflect.ValueOf(func(wr io.Writer, a ...any) (int, error) {
 			check("", a)
 			return fmt.Fprint(wr, a...)
@@ -483,9 +520,9 @@ func (w *worker) fmtFuncs() map[string]reflect.Value {
 		}),
 		"__rlmFmtFprintf": reflect.ValueOf(func(wr io.Writer, f string, a ...any) (int, error) {
 			check(f, a)
-			return fmt.Fprintf(wr, f, a...)
+			return fmt.Fprintf(wr, f, plainVerbs(f, a)...)
 		}),
-		"__rlmErrorf": reflect.ValueOf(func(f string, a ...any) error { check(f, a); return errorf(f, a...) }),
+		"__rlmErrorf": reflect.ValueOf(func(f string, a ...any) error { check(f, a); return errorf(f, plainVerbs(f, a)...) }),
 	}
 }
 
