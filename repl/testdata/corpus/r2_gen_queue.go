@@ -4,28 +4,34 @@ import "fmt"
 
 type Queue[T any] struct{ items []T }
 
-func (q *Queue[T]) Enqueue(v T) { q.items = append(q.items, v) }
+func (q *Queue[T]) Push(x T) { q.items = append(q.items, x) }
 
-func (q *Queue[T]) Dequeue() (T, bool) {
+func (q *Queue[T]) Pop() (T, bool) {
 	var zero T
 	if len(q.items) == 0 {
 		return zero, false
 	}
-	v := q.items[0]
+	x := q.items[0]
 	q.items = q.items[1:]
-	return v, true
+	return x, true
+}
+
+func (q *Queue[T]) Len() int { return len(q.items) }
+
+type job struct {
+	id   int
+	name string
 }
 
 func main() {
-	q := &Queue[int]{}
-	for i := 1; i <= 3; i++ {
-		q.Enqueue(i * i)
+	var q Queue[job]
+	for i, n := range []string{"fetch", "parse", "store"} {
+		q.Push(job{i + 1, n})
 	}
-	for {
-		v, ok := q.Dequeue()
-		if !ok {
-			break
-		}
-		fmt.Println(v)
+	for q.Len() > 0 {
+		j, _ := q.Pop()
+		fmt.Println(j.id, j.name)
 	}
+	_, ok := q.Pop()
+	fmt.Println("empty pop ok:", ok)
 }
