@@ -330,12 +330,8 @@ func plainVerbs(format string, args []any) []any {
 			continue
 		}
 		inner := unbox(a)
-		if v.Kind() == reflect.Struct {
-			// The wrappers of the symbol tables (symbols._fmt_Stringer)
-			// hold the value in IValue.
-			if f := v.FieldByName("IValue"); f.IsValid() && f.CanInterface() {
-				inner = unbox(f.Interface())
-			}
+		if iv, ok := iValue(v); ok {
+			inner = unbox(iv)
 		}
 		if out == nil {
 			out = slices.Clone(args)

@@ -92,11 +92,10 @@ func isTopBody(f *ast.File, b *ast.BlockStmt) bool {
 // declared in the session: its receiver kind and its parameter and result
 // types as written.
 type methodSig struct {
-	ptr      bool     // pointer receiver
-	params   []string // one type per parameter, "...T" for a variadic last one
-	results  string   // the result list as written, "" for none
-	generic  bool     // the receiver type has type parameters: not rewritten
-	declared string   // the receiver type's name
+	ptr     bool     // pointer receiver
+	params  []string // one type per parameter, "...T" for a variadic last one
+	results string   // the result list as written, "" for none
+	generic bool     // the receiver type has type parameters: not rewritten
 }
 
 // noteMethod records the signature of a method declaration for
@@ -108,7 +107,7 @@ func (r *rewriter) noteMethod(n *ast.FuncDecl, ed *edits) {
 	if tn == "" {
 		return
 	}
-	sig := methodSig{ptr: ptr, declared: tn}
+	sig := methodSig{ptr: ptr}
 	if st, ok := recv.(*ast.StarExpr); ok {
 		recv = st.X
 	}

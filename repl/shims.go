@@ -351,12 +351,25 @@ func errorsIs(err, target error) bool { return errors.Is(err, target) }
 // so that a type switch sees its type.
 func unwrapIface(x any) any {
 	v := reflect.ValueOf(x)
-	if v.IsValid() && v.Kind() == reflect.Struct && v.Type().PkgPath() == yaegiPkg {
-		if f := v.FieldByName("IValue"); f.IsValid() && f.CanInterface() {
-			return f.Interface()
+	if v.IsValid() && v.Type().PkgPath() == yaegiPkg {
+		if inner, ok := iValue(v); ok {
+			return inner
 		}
 	}
 	return x
+}
+
+// iValue returns what a method wrapper v holds in its IValue field: yaegi's
+// own wrappers and those of the symbol tables (symbols._fmt_Stringer).
+func iValue(v reflect.Value) (any, bool) {
+	if v.Kind() != reflect.Struct {
+		return nil, false
+	}
+	f := v.FieldByName("IValue")
+	if !f.IsValid() || !f.CanInterface() {
+		return nil, false
+	}
+	return f.Interface(), true
 }
 
 // wrapVerbArgs returns the indexes of the operands of %w verbs in format,
