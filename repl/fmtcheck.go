@@ -148,7 +148,7 @@ func unbox(x any) any {
 }
 
 func (r *typeRegistry) registerLayout(name string, v any) {
-	t := reflect.TypeOf(v)
+	t := reflect.TypeOf(unbox(v))
 	if t == nil {
 		return
 	}
@@ -243,7 +243,7 @@ func (r *typeRegistry) hiddenType(t reflect.Type, depth int) string {
 }
 
 func (r *typeRegistry) register(name string, v any, methods bool) {
-	t := reflect.TypeOf(v)
+	t := reflect.TypeOf(unbox(v))
 	if t == nil {
 		return
 	}

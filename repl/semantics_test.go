@@ -148,6 +148,9 @@ fmt.Println(cnt)`}, "4\n", ""},
 		{"statement after a loop on the same line", []string{`n := 0; for i := 0; i < 3; i++ { a, b := i, 1; n += a * b }; fmt.Println(n)`}, "3\n", ""},
 		{"loop assigns globals for later cells", []string{"total := 0", `for _, a := range []string{"1", "2"} { n, err := strconv.Atoi(a); if err == nil { total += n } }`, "fmt.Println(total)"}, "3\n", ""},
 		{"FINAL in a loop", []string{`for i := 0; i < 3; i++ { if i == 1 { FINAL(i) } }`}, "", ""},
+		// FINAL formats like fmt.Sprint, which calls String.
+		{"FINAL of a Stringer", []string{"type Temp struct{ C float64 }\nfunc (t Temp) String() string { return fmt.Sprintf(\"%.1fC\", t.C) }", "FINAL(Temp{21.5})"}, "", ""},
+		{"FINAL of a Stringer in an any", []string{"type Temp struct{ C float64 }\nfunc (t Temp) String() string { return fmt.Sprintf(\"%.1fC\", t.C) }", "var a any = Temp{3}\nFINAL(a)"}, "", ""},
 		{"defer in a top-level block runs when it ends, once", []string{"n := 0", "if true {\n\tdefer func() { n += 10 }()\n\tn++\n}\nfmt.Println(n)", "fmt.Println(n)", "fmt.Println(n)"}, "11\n", ""},
 		{"return in a closure at top level", []string{`f := func(n int) int { if n > 1 { return n }; return 0 }
 for i := 0; i < 3; i++ { g := func() int { return i * 2 }; fmt.Print(f(g())) }`}, "024", ""},
@@ -182,7 +185,8 @@ time.Sleep(10 * time.Millisecond)`}, "", "panic in a goroutine: assignment to en
 			if r.Output != tt.output {
 				t.Fatalf("output %q, want %q", r.Output, tt.output)
 			}
-			finals := map[string]string{"FINAL": "the answer is 42", "FINAL in a loop": "1"}
+			finals := map[string]string{"FINAL": "the answer is 42", "FINAL in a loop": "1",
+				"FINAL of a Stringer": "21.5C", "FINAL of a Stringer in an any": "3.0C"}
 			if want, ok := finals[tt.name]; ok && (r.Final == nil || *r.Final != want) {
 				t.Fatalf("Final = %v, want %q", r.Final, want)
 			}

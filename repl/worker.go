@@ -99,6 +99,7 @@ type worker struct {
 	baseG    int // goroutines of the worker itself, before model code ran
 	types    typeRegistry
 	fmtShims map[string]reflect.Value // built once: their values key the interpreter's MapTypes
+	finalFn  reflect.Value            // FINAL, which formats like fmt.Sprint: a key of MapTypes too
 
 	mu       sync.Mutex
 	cell     *cellState
@@ -283,7 +284,8 @@ func (w *worker) newInterpreter() error {
 		return fmt.Errorf("load symbols: %w", err)
 	}
 	w.fmtShims = w.fmtFuncs()
-	mt := map[reflect.Value][]reflect.Type{}
+	w.finalFn = reflect.ValueOf(w.final)
+	mt := map[reflect.Value][]reflect.Type{w.finalFn: symbols.FmtTypes}
 	for _, v := range w.fmtShims {
 		mt[v] = symbols.FmtTypes
 	}
@@ -358,7 +360,7 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"llm_query_batched":      reflect.ValueOf(func(ps []string) []string { return w.host(kindLLM, ps) }),
 		"rlm_query":              reflect.ValueOf(func(p string) string { return w.host(kindRLM, []string{p})[0] }),
 		"rlm_query_batched":      reflect.ValueOf(func(ps []string) []string { return w.host(kindRLM, ps) }),
-		"FINAL":                  reflect.ValueOf(w.final),
+		"FINAL":                  w.finalFn,
 		"SHOW_VARS":              reflect.ValueOf(w.showVars),
 		"__rlmGoPanic":           reflect.ValueOf(w.goPanic),
 		"__rlmClear":             reflect.ValueOf(clearValue),
@@ -501,6 +503,11 @@ func (w *worker) goCall(fn any, args []any, spread bool) {
 			panic(fmt.Sprintf("too many arguments in the call of a %s", ft))
 		}
 		v := reflect.ValueOf(a)
+		if v.IsValid() && !v.Type().AssignableTo(pt) {
+			// A value of a declared type with methods comes boxed in
+			// the interpreter's valueInterface, which keeps its type.
+			v = reflect.ValueOf(unbox(a))
+		}
 		switch {
 		case !v.IsValid():
 			v = reflect.Zero(pt)

@@ -32,6 +32,8 @@ var rlmSymbols = interp.Exports{
 		"Sprintf":  reflect.ValueOf(fmt.Sprintf),
 		"Sprintln": reflect.ValueOf(fmt.Sprintln),
 		"Stringer": reflect.ValueOf((*fmt.Stringer)(nil)),
+
+		"_Stringer": reflect.ValueOf((*_fmt_Stringer)(nil)),
 	},
 	"errors/errors": {
 		"As":     reflect.ValueOf(errors.As),
@@ -72,6 +74,15 @@ var rlmSymbols = interp.Exports{
 		"Unmarshal":     reflect.ValueOf(json.Unmarshal),
 	},
 }
+
+// _fmt_Stringer is the wrapper of fmt.Stringer that yaegi's extract
+// generates, for interpreted values passed to fmt.
+type _fmt_Stringer struct {
+	IValue  interface{}
+	WString func() string
+}
+
+func (W _fmt_Stringer) String() string { return W.WString() }
 
 var fmtTypes = []reflect.Type{
 	reflect.TypeOf((*fmt.Formatter)(nil)).Elem(),

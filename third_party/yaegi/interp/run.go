@@ -330,9 +330,9 @@ func typeAssert(n *node, withResult, withOk bool) {
 				}
 				return next
 			}
-			if c0.typ.cat == valueT {
-				valf = reflect.ValueOf(v)
-			}
+			// The result is the valueInterface, also when the operand is
+			// an any holding it.
+			valf = reflect.ValueOf(v)
 			if v.node.typ.id() == typID {
 				if withResult {
 					value0(f).Set(valf)
@@ -418,7 +418,8 @@ func typeAssert(n *node, withResult, withOk bool) {
 				}
 
 				if withResult {
-					value0(f).Set(genInterfaceWrapper(val.node, rtype)(f))
+					// The value is val's, not the one in val.node's frame slot.
+					value0(f).Set(genInterfaceWrapperOf(val.node, rtype, func(*frame) reflect.Value { return val.value }, nil)(f))
 				}
 				ok = true
 				return next
@@ -1047,7 +1048,15 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 }
 
 func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
-	value := genValue(n)
+	return genInterfaceWrapperOf(n, typ, genValue(n), n)
+}
+
+// genInterfaceWrapperOf is genInterfaceWrapper of the values that value
+// returns, of n's type. The methods read their receiver from recvNode's
+// frame slot, or, when recvNode is nil, get the value wrapped: that of a
+// value held in an interface, whose node n is not where the value is (its
+// slot in the current frame holds something else).
+func genInterfaceWrapperOf(n *node, typ reflect.Type, value func(*frame) reflect.Value, recvNode *node) func(*frame) reflect.Value {
 	if typ == nil || typ.Kind() != reflect.Interface || typ.NumMethod() == 0 || n.typ.cat == valueT {
 		return value
 	}
@@ -1129,14 +1138,14 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 				m2, i2 := n2.typ.lookupMethod(names[i])
 				if m2 != nil {
 					nod := *m2
-					nod.recv = &receiver{n, v, i2}
+					nod.recv = &receiver{recvNode, v, i2}
 					w.Field(i + 1).Set(genFunctionWrapper(&nod)(f))
 					continue
 				}
 				panic(n.cfgErrorf("method not found: %s", names[i]))
 			}
 			nod := *m
-			nod.recv = &receiver{n, v, indexes[i]}
+			nod.recv = &receiver{recvNode, v, indexes[i]}
 			w.Field(i + 1).Set(genFunctionWrapper(&nod)(f))
 		}
 		return w
@@ -1248,7 +1257,7 @@ func call(n *node) {
 			switch {
 			case hasVariadicArgs:
 				values = append(values, genValue(c))
-			case isInterfaceSrc(arg) && (!isEmptyInterface(arg) || len(c.typ.method) > 0):
+			case isInterfaceSrc(arg) && (!isEmptyInterface(arg) || carriesMethods(c.typ)):
 				values = append(values, genValueInterface(c))
 			case isInterfaceBin(arg):
 				values = append(values, genInterfaceWrapper(c, arg.rtype))
@@ -1495,13 +1504,13 @@ func callBin(n *node) {
 			numOut := c.child[0].typ.rtype.NumOut()
 			for j := 0; j < numOut; j++ {
 				ind := c.findex + j
-				values = append(values, func(f *frame) reflect.Value { return valueInterfaceValue(f.data[ind]) })
+				values = append(values, func(f *frame) reflect.Value { return nestedResult(f.data[ind]) })
 			}
 		case isRegularCall(c):
 			// Handle nested function calls: pass returned values as arguments
 			for j := range c.child[0].typ.ret {
 				ind := c.findex + j
-				values = append(values, func(f *frame) reflect.Value { return valueInterfaceValue(f.data[ind]) })
+				values = append(values, func(f *frame) reflect.Value { return nestedResult(f.data[ind]) })
 			}
 		default:
 			if c.kind == basicLit || c.rval.IsValid() {
@@ -1534,6 +1543,17 @@ func callBin(n *node) {
 				if rt := getMapType(c.typ); rt != nil {
 					defType = rt
 				}
+			}
+			if getMapType == nil && defType.Kind() == reflect.Interface && defType.NumMethod() == 0 &&
+				carriesMethods(c.typ) && c.typ.TypeOf() != nil && c.typ.TypeOf().Kind() == reflect.Struct {
+				// An interpreted struct with methods given as an any
+				// keeps its type, so that a function that gives it back
+				// (container/list, sync.Map) gives back a value that
+				// type switches and assertions see as what it is. Not a
+				// pointer, slice or map: functions write through those
+				// (errors.As) or need their kind (sort.Slice).
+				values = append(values, genValueInterface(c))
+				break
 			}
 
 			switch {
@@ -1658,10 +1678,7 @@ func callBin(n *node) {
 				out := callFn(value(f), in)
 				for i, v := range out {
 					dest := f.data[b+i]
-					if _, ok := dest.Interface().(valueInterface); ok {
-						v = reflect.ValueOf(valueInterface{value: v})
-					}
-					dest.Set(v)
+					dest.Set(binResult(dest, v))
 				}
 				return tnext
 			}
@@ -1679,15 +1696,40 @@ func callBin(n *node) {
 						continue
 					}
 					dest := getFrame(f, n.level).data[n.findex+i]
-					if _, ok := dest.Interface().(valueInterface); ok {
-						r = reflect.ValueOf(valueInterface{value: r})
-					}
-					dest.Set(r)
+					dest.Set(binResult(dest, r))
 				}
 				return tnext
 			}
 		}
 	}
+}
+
+// nestedResult is the result v of a nested call, as an argument of a
+// native function: the value of a slot of an interpreted interface, or an
+// any as it is, so that an interpreted value it holds reaches getBinValue
+// with its type (fmt.Println(f()) where f returns an any).
+func nestedResult(v reflect.Value) reflect.Value {
+	if v.Type() == valueInterfaceType {
+		return valueInterfaceValue(v)
+	}
+	return v
+}
+
+// binResult is the value r that a native function returned, to store in
+// dest: in a slot of an interpreted interface (a valueInterface), r in a
+// valueInterface, unless it is one (an interpreted value the function was
+// given and gave back). Whether dest is such a slot is its type's to say,
+// not its content's: an any that holds a valueInterface is not one.
+func binResult(dest, r reflect.Value) reflect.Value {
+	if dest.Type() != valueInterfaceType {
+		return r
+	}
+	if r.IsValid() && r.Kind() == reflect.Interface && !r.IsNil() {
+		if vi, ok := r.Interface().(valueInterface); ok {
+			return reflect.ValueOf(vi)
+		}
+	}
+	return reflect.ValueOf(valueInterface{value: r})
 }
 
 func getIndexBinMethod(n *node) {
@@ -2464,7 +2506,7 @@ func _return(n *node) {
 		default:
 			switch {
 			case isInterfaceSrc(t):
-				if len(t.field) == 0 {
+				if len(t.field) == 0 && !carriesMethods(c.typ) {
 					// empty interface case.
 					// we can't let genValueInterface deal with it, because we call on c,
 					// not on n, which means that the interfaceT knowledge is lost.
@@ -2764,7 +2806,7 @@ func doComposite(n *node, hasType bool, keyed bool) {
 			values[fieldIndex] = func(*frame) reflect.Value { return reflect.New(rft).Elem() }
 		case isNamedFuncSrc(val.typ):
 			values[fieldIndex] = genValueAsFunctionWrapper(val)
-		case isInterfaceSrc(ft) && (!isEmptyInterface(ft) || len(val.typ.method) > 0):
+		case isInterfaceSrc(ft) && (!isEmptyInterface(ft) || carriesMethods(val.typ)):
 			values[fieldIndex] = genValueInterface(val)
 		case isInterface(ft):
 			values[fieldIndex] = genInterfaceWrapper(val, rft)
@@ -2787,7 +2829,10 @@ func doComposite(n *node, hasType bool, keyed bool) {
 		case d.Kind() == reflect.Ptr:
 			d.Set(a.Addr())
 		case destInterface:
-			if len(destType(n).field) > 0 {
+			// An any keeps the type of a value with methods; a slot of
+			// the literal's own type gets the value, and the assignment
+			// that reads it wraps it (genDestValue).
+			if len(destType(n).field) > 0 || carriesMethods(n.typ) && d.Kind() == reflect.Interface {
 				d.Set(reflect.ValueOf(valueInterface{n, a}))
 				break
 			}
@@ -2990,6 +3035,9 @@ func _case(n *node) {
 							// TODO(mpl): we should actually use canAssertTypes, but need to find a valid
 							// rtype for typ. Plus we need to refactor with typeAssert().
 							// weak check instead for now.
+							if _, handled := matchSrcInterface(ival, typ); handled {
+								continue // a value without its interpreted type matches none
+							}
 							if ival == nil {
 								if typ.cat == nilT {
 									return tnext
@@ -3004,7 +3052,7 @@ func _case(n *node) {
 					}
 					if v := val.node; v != nil {
 						for _, typ := range types {
-							if v.typ.id() == typ.id() {
+							if match, _ := matchSrcInterface(ival, typ); match || v.typ.id() == typ.id() {
 								return tnext
 							}
 						}
@@ -3040,6 +3088,18 @@ func _case(n *node) {
 					if typ.cat == nilT && v.IsNil() {
 						return tnext
 					}
+					if match, handled := matchSrcInterface(v.Interface(), typ); handled {
+						if !match {
+							return fnext
+						}
+						destValue(f).Set(v.Elem())
+						return tnext
+					}
+					if vi, ok := v.Interface().(valueInterface); ok && vi.node != nil && vi.node.typ.id() == typ.id() {
+						// A value of an interpreted type held in an any.
+						destValue(f).Set(vi.value)
+						return tnext
+					}
 					rtyp := typ.TypeOf()
 					if rtyp == nil {
 						return fnext
@@ -3061,6 +3121,10 @@ func _case(n *node) {
 					return fnext
 				}
 				if vi, ok := v.Interface().(valueInterface); ok {
+					if match, _ := matchSrcInterface(vi, typ); match {
+						destValue(f).Set(v)
+						return tnext
+					}
 					if vi.node != nil {
 						if vi.node.typ.id() == typ.id() {
 							destValue(f).Set(vi.value)
@@ -3082,6 +3146,18 @@ func _case(n *node) {
 				if t := val.Type(); t.Kind() == reflect.Interface {
 					for _, typ := range types {
 						if typ.cat == nilT && val.IsNil() {
+							return tnext
+						}
+						if match, handled := matchSrcInterface(val.Interface(), typ); handled {
+							if !match {
+								continue
+							}
+							destValue(f).Set(val.Elem())
+							return tnext
+						}
+						if vi, ok := val.Interface().(valueInterface); ok && vi.node != nil && vi.node.typ.id() == typ.id() {
+							// A value of an interpreted type held in an any.
+							destValue(f).Set(val.Elem())
 							return tnext
 						}
 						rtyp := typ.TypeOf()
@@ -3108,7 +3184,7 @@ func _case(n *node) {
 				if vi, ok := val.Interface().(valueInterface); ok {
 					if v := vi.node; v != nil {
 						for _, typ := range types {
-							if v.typ.id() == typ.id() {
+							if match, _ := matchSrcInterface(vi, typ); match || v.typ.id() == typ.id() {
 								destValue(f).Set(val)
 								return tnext
 							}
@@ -3152,6 +3228,22 @@ func _case(n *node) {
 			return fnext
 		}
 	}
+}
+
+// matchSrcInterface reports whether ival, a value held in an interface,
+// matches typ in a type switch or assertion when typ is a non-empty
+// interface declared in the interpreter: a value of an interpreted type
+// (a valueInterface) matches when its method set, as Go defines it, has
+// typ's methods. handled is false when typ is not such an interface.
+func matchSrcInterface(ival any, typ *itype) (match, handled bool) {
+	if !isInterfaceSrc(typ) || isEmptyInterface(typ) {
+		return false, false
+	}
+	vi, ok := ival.(valueInterface)
+	if !ok || vi.node == nil {
+		return false, true
+	}
+	return vi.node.typ.methods().contains(typ.methods()), true
 }
 
 func implementsInterface(v reflect.Value, t *itype) bool {
@@ -3217,7 +3309,7 @@ func _append(n *node) {
 		values := make([]func(*frame) reflect.Value, l)
 		for i, arg := range args {
 			switch elem := n.typ.elem(); {
-			case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || len(arg.typ.method) > 0):
+			case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || carriesMethods(arg.typ)):
 				values[i] = genValueInterface(arg)
 			case isInterfaceBin(elem):
 				values[i] = genInterfaceWrapper(arg, elem.rtype)
@@ -3239,7 +3331,7 @@ func _append(n *node) {
 	default:
 		var value0 func(*frame) reflect.Value
 		switch elem := n.typ.elem(); {
-		case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || len(n.child[2].typ.method) > 0):
+		case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || carriesMethods(n.child[2].typ)):
 			value0 = genValueInterface(n.child[2])
 		case isInterfaceBin(elem):
 			value0 = genInterfaceWrapper(n.child[2], elem.rtype)

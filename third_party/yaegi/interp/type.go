@@ -1584,12 +1584,16 @@ func (m methodSet) equals(n methodSet) bool {
 	return m.contains(n) && n.contains(m)
 }
 
-// Methods returns a map of method type strings, indexed by method names.
+// Methods returns a map of method type strings, indexed by method names:
+// the method set of t, in which a non-pointer type has only its methods of
+// value receivers, as in Go (a method of receiver *T is recorded on T too,
+// for calls on addressable values, but a T in an interface does not have
+// it).
 func (t *itype) methods() methodSet {
 	seen := map[*itype]bool{}
-	var getMethods func(typ *itype) methodSet
+	var getMethods func(typ *itype, ptr bool) methodSet
 
-	getMethods = func(typ *itype) methodSet {
+	getMethods = func(typ *itype, ptr bool) methodSet {
 		res := make(methodSet)
 
 		if seen[typ] {
@@ -1600,7 +1604,7 @@ func (t *itype) methods() methodSet {
 
 		switch typ.cat {
 		case linkedT:
-			for k, v := range getMethods(typ.val) {
+			for k, v := range getMethods(typ.val, ptr) {
 				res[k] = v
 			}
 		case interfaceT:
@@ -1609,7 +1613,7 @@ func (t *itype) methods() methodSet {
 				if f.typ.cat == funcT {
 					res[f.name] = f.typ.TypeOf().String()
 				} else {
-					for k, v := range getMethods(f.typ) {
+					for k, v := range getMethods(f.typ, false) {
 						res[k] = v
 					}
 				}
@@ -1629,7 +1633,7 @@ func (t *itype) methods() methodSet {
 					res[m.Name] = m.Type.String()
 				}
 			}
-			for k, v := range getMethods(typ.val) {
+			for k, v := range getMethods(typ.val, true) {
 				res[k] = v
 			}
 		case structT:
@@ -1637,19 +1641,32 @@ func (t *itype) methods() methodSet {
 				if !f.embed {
 					continue
 				}
-				for k, v := range getMethods(f.typ) {
+				for k, v := range getMethods(f.typ, ptr) {
 					res[k] = v
 				}
 			}
 		}
 		// Get all methods defined on this type.
 		for _, m := range typ.method {
+			if !ptr && typ.cat != ptrT && hasPtrReceiver(m) {
+				continue
+			}
 			res[m.ident] = m.typ.TypeOf().String()
 		}
 		return res
 	}
 
-	return getMethods(t)
+	return getMethods(t, t.cat == ptrT)
+}
+
+// hasPtrReceiver reports whether the method declared by m has a pointer
+// receiver.
+func hasPtrReceiver(m *node) bool {
+	if m == nil || m.kind != funcDecl || len(m.child) == 0 || len(m.child[0].child) == 0 {
+		return false
+	}
+	rtn := m.child[0].child[0].lastChild()
+	return rtn != nil && rtn.kind == starExpr
 }
 
 // id returns a unique type identificator string.

@@ -3,6 +3,9 @@ package interp
 import (
 	"go/constant"
 	"reflect"
+	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 const (
@@ -153,10 +156,25 @@ func genValue(n *node) func(*frame) reflect.Value {
 	}
 }
 
+// carriesMethods reports whether a value of type t put in an empty
+// interface must keep its type with it (as a valueInterface), so that a
+// type assertion or a type switch to an interface declared in the
+// interpreter sees its methods: t has methods, or t is the conversion of
+// such a type to an interface (any(x)).
+func carriesMethods(t *itype) bool {
+	for t != nil && t.cat == interfaceT && t.val != nil && t.val != t {
+		t = t.val
+	}
+	if t == nil {
+		return false
+	}
+	return len(t.method) > 0 || t.cat == ptrT && t.val != nil && t.val.cat != ptrT && len(t.val.method) > 0
+}
+
 func genDestValue(typ *itype, n *node) func(*frame) reflect.Value {
 	convertLiteralValue(n, typ.TypeOf())
 	switch {
-	case isInterfaceSrc(typ) && (!isEmptyInterface(typ) || len(n.typ.method) > 0):
+	case isInterfaceSrc(typ) && (!isEmptyInterface(typ) || carriesMethods(n.typ)):
 		return genValueInterface(n)
 	case isNamedFuncSrc(n.typ):
 		return genFunctionWrapper(n)
@@ -235,10 +253,16 @@ func genValueRangeArray(n *node) func(*frame) reflect.Value {
 
 func genValueInterface(n *node) func(*frame) reflect.Value {
 	value := genValue(n)
+	// A conversion to an interface (any(x)) is a nop that keeps x's value:
+	// the value's type is x's.
+	concrete := n
+	for concrete.action == aConvert && len(concrete.child) == 2 && isInterface(concrete.typ) && concrete.typ.val != nil && concrete.typ.val == concrete.child[1].typ {
+		concrete = concrete.child[1]
+	}
 
 	return func(f *frame) reflect.Value {
 		v := value(f)
-		nod := n
+		nod := concrete
 
 		for v.IsValid() {
 			// traverse interface indirections to find out concrete type
@@ -327,17 +351,179 @@ func genValueOutput(n *node, t reflect.Type) func(*frame) reflect.Value {
 
 func getBinValue(getMapType func(*itype) reflect.Type, value func(*frame) reflect.Value, f *frame) reflect.Value {
 	v := value(f)
-	if getMapType == nil {
+	if getMapType == nil || !v.IsValid() {
+		// Other functions get an interpreted value held in an interface
+		// as it is, so that one that keeps it and gives it back (a
+		// container) gives back its type with it.
+		return v
+	}
+	// A function with map types (fmt's printers, json.Marshal) gets an
+	// interpreted value held in an interface as the wrapper with the
+	// methods its map types ask for (fmt.Stringer, error, ...), else as
+	// the value itself, never as the interpreter's valueInterface.
+	toBin := func(val valueInterface) reflect.Value {
+		if rt := getMapType(val.node.typ); rt != nil {
+			// The value is val's, not the one in val.node's frame slot.
+			return genInterfaceWrapperOf(val.node, rt, func(*frame) reflect.Value { return val.value }, nil)(f)
+		}
+		return valueInterfaceValue(val.value)
+	}
+	// These functions only read their arguments: the values in a []any
+	// or a map[K]any are given the same way, in a copy.
+	if c, ok := binElems(v, toBin); ok {
+		return c
+	}
+	if v.Kind() != reflect.Interface && v.Type() != valueInterfaceType {
 		return v
 	}
 	val, ok := v.Interface().(valueInterface)
 	if !ok || val.node == nil {
 		return v
 	}
-	if rt := getMapType(val.node.typ); rt != nil {
-		return genInterfaceWrapper(val.node, rt)(f)
+	return toBin(val)
+}
+
+// binElems returns a copy of v in which each interpreted value held in an
+// interface (a valueInterface) is replaced by toBin's, at any depth of
+// interfaces, structs, slices, arrays and map values (not through
+// pointers, which may be shared or cyclic); ok is false when there is
+// none. A field whose type cannot take toBin's value keeps its own.
+func binElems(v reflect.Value, toBin func(valueInterface) reflect.Value) (reflect.Value, bool) {
+	return binCopy(v, toBin, 0)
+}
+
+func binCopy(v reflect.Value, toBin func(valueInterface) reflect.Value, depth int) (reflect.Value, bool) {
+	if depth > 100 || !v.IsValid() || !mayHoldInterface(v.Type()) {
+		return v, false
 	}
-	return v
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.IsNil() {
+			return v, false
+		}
+		if vi, ok := v.Interface().(valueInterface); ok {
+			if vi.node == nil {
+				return v, false
+			}
+			return toBin(vi), true
+		}
+		return binCopy(v.Elem(), toBin, depth+1)
+	case reflect.Struct:
+		if v.Type() == valueInterfaceType {
+			return v, false // the caller's to convert, where its type allows
+		}
+		var out reflect.Value
+		for i := 0; i < v.NumField(); i++ {
+			sf := v.Type().Field(i)
+			if !sf.IsExported() {
+				continue
+			}
+			conv := toBin
+			if wasUnexported(sf.Name) {
+				// Native code cannot call the methods of what an
+				// unexported field holds (fmt prints it plain): the
+				// plain value, at every depth below.
+				conv = func(vi valueInterface) reflect.Value { return valueInterfaceValue(vi.value) }
+			}
+			c, changed := binCopy(v.Field(i), conv, depth+1)
+			if !changed {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.New(v.Type()).Elem()
+				out.Set(v)
+			}
+			if f := out.Field(i); f.CanSet() && c.Type().AssignableTo(f.Type()) {
+				f.Set(c)
+			}
+		}
+		return out, out.IsValid()
+	case reflect.Slice, reflect.Array:
+		var out reflect.Value
+		for i := 0; i < v.Len(); i++ {
+			c, changed := binCopy(v.Index(i), toBin, depth+1)
+			if !changed || !c.Type().AssignableTo(v.Type().Elem()) {
+				continue
+			}
+			if !out.IsValid() {
+				if v.Kind() == reflect.Slice {
+					out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+					reflect.Copy(out, v)
+				} else {
+					out = reflect.New(v.Type()).Elem()
+					out.Set(v)
+				}
+			}
+			out.Index(i).Set(c)
+		}
+		return out, out.IsValid()
+	case reflect.Map:
+		var out reflect.Value
+		for it := v.MapRange(); it.Next(); {
+			c, changed := binCopy(it.Value(), toBin, depth+1)
+			if !changed || !c.Type().AssignableTo(v.Type().Elem()) {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.MakeMapWithSize(v.Type(), v.Len())
+				for it2 := v.MapRange(); it2.Next(); {
+					out.SetMapIndex(it2.Key(), it2.Value())
+				}
+			}
+			out.SetMapIndex(it.Key(), c)
+		}
+		return out, out.IsValid()
+	}
+	return v, false
+}
+
+// wasUnexported reports whether name, a field name of a struct type the
+// interpreter built, is an unexported field of the source renamed by
+// exportName.
+func wasUnexported(name string) bool {
+	if len(name) < 2 || name[0] != 'X' {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(name[1:])
+	return r == '_' || unicode.IsLower(r)
+}
+
+// mayHoldInterface reports whether a value of type t may hold an interface
+// value other than through a pointer, in its exported fields, elements or
+// map values. The answers are kept, since fmt's printers ask for each of
+// their arguments.
+func mayHoldInterface(t reflect.Type) bool {
+	if h, ok := holdsInterface.Load(t); ok {
+		return h.(bool)
+	}
+	h := mayHoldInterfaceSeen(t, map[reflect.Type]bool{})
+	holdsInterface.Store(t, h)
+	return h
+}
+
+var holdsInterface sync.Map // reflect.Type -> bool
+
+func mayHoldInterfaceSeen(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false // a recursive type: its other parts decide
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Struct:
+		if t == valueInterfaceType {
+			return true
+		}
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && mayHoldInterfaceSeen(f.Type, seen) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return mayHoldInterfaceSeen(t.Elem(), seen)
+	}
+	return false
 }
 
 func valueInterfaceValue(v reflect.Value) reflect.Value {
