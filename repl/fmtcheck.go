@@ -322,16 +322,23 @@ func plainVerbs(format string, args []any) []any {
 	var out []any
 	for i, a := range args {
 		v := reflect.ValueOf(a)
-		if !v.IsValid() || !isWrapper(v.Type()) {
-			continue
-		}
 		verb := verbs[i]
-		if verb == "" || strings.ContainsAny(verb[len(verb)-1:], "vsxXqTpw") {
+		if !v.IsValid() || verb == "" || strings.ContainsAny(verb[len(verb)-1:], "vsxXqTpw") {
 			continue
 		}
-		inner := unbox(a)
-		if iv, ok := iValue(v); ok {
-			inner = unbox(iv)
+		var inner any
+		if isWrapper(v.Type()) {
+			inner = unbox(a)
+			if iv, ok := iValue(v); ok {
+				inner = unbox(iv)
+			}
+		} else if c, ok := unwrapInside(v, 0); ok {
+			// The interpreter's print view of a []T or a struct holds
+			// each T with methods in its wrapper (third_party/yaegi
+			// printview.go).
+			inner = c.Interface()
+		} else {
+			continue
 		}
 		if out == nil {
 			out = slices.Clone(args)
@@ -342,6 +349,82 @@ func plainVerbs(format string, args []any) []any {
 		return args
 	}
 	return out
+}
+
+// unwrapInside returns a copy of v with the value inside each method
+// wrapper held in an interface within it (slices, arrays, map values,
+// struct fields) in place of the wrapper; ok is false when there is none.
+func unwrapInside(v reflect.Value, depth int) (reflect.Value, bool) {
+	if depth > 8 || !v.IsValid() {
+		return v, false
+	}
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.IsNil() {
+			return v, false
+		}
+		if e := v.Elem(); isWrapper(e.Type()) {
+			inner := unbox(e.Interface())
+			if iv, ok := iValue(e); ok {
+				inner = unbox(iv)
+			}
+			return reflect.ValueOf(inner), inner != nil
+		}
+		return unwrapInside(v.Elem(), depth+1)
+	case reflect.Slice, reflect.Array:
+		var out reflect.Value
+		for i := 0; i < v.Len(); i++ {
+			c, ok := unwrapInside(v.Index(i), depth+1)
+			if !ok || !c.Type().AssignableTo(v.Type().Elem()) {
+				continue
+			}
+			if !out.IsValid() {
+				if v.Kind() == reflect.Slice {
+					out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+					reflect.Copy(out, v)
+				} else {
+					out = reflect.New(v.Type()).Elem()
+					out.Set(v)
+				}
+			}
+			out.Index(i).Set(c)
+		}
+		return out, out.IsValid()
+	case reflect.Map:
+		var out reflect.Value
+		for it := v.MapRange(); it.Next(); {
+			c, ok := unwrapInside(it.Value(), depth+1)
+			if !ok || !c.Type().AssignableTo(v.Type().Elem()) {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.MakeMapWithSize(v.Type(), v.Len())
+				for it2 := v.MapRange(); it2.Next(); {
+					out.SetMapIndex(it2.Key(), it2.Value())
+				}
+			}
+			out.SetMapIndex(it.Key(), c)
+		}
+		return out, out.IsValid()
+	case reflect.Struct:
+		var out reflect.Value
+		for i := 0; i < v.NumField(); i++ {
+			if !v.Type().Field(i).IsExported() {
+				continue
+			}
+			c, ok := unwrapInside(v.Field(i), depth+1)
+			if !ok || !c.Type().AssignableTo(v.Type().Field(i).Type) {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.New(v.Type()).Elem()
+				out.Set(v)
+			}
+			out.Field(i).Set(c)
+		}
+		return out, out.IsValid()
+	}
+	return v, false
 }
 
 // nested returns the name of a declared type with fmt methods found inside
@@ -366,8 +449,8 @@ func (r *typeRegistry) nested(v reflect.Value, depth int, top bool) string {
 		if v.IsNil() {
 			return ""
 		}
-		if top && r.meth[v.Type()] {
-			return ""
+		if !top || r.meth[v.Type()] {
+			return "" // fmt prints a pointer inside a value as its address
 		}
 		return r.nested(v.Elem(), depth+1, false)
 	case reflect.Slice, reflect.Array:
@@ -403,6 +486,9 @@ func (r *typeRegistry) nested(v reflect.Value, depth int, top bool) string {
 			return ""
 		}
 		for i := 0; i < v.NumField(); i++ {
+			if renamedField(v.Type().Field(i).Name) {
+				continue // fmt calls no method of an unexported field's value
+			}
 			if n := r.nested(v.Field(i), depth+1, false); n != "" {
 				return n
 			}
@@ -444,12 +530,17 @@ func renamedFields(t reflect.Type) bool {
 		return false
 	}
 	for i := 0; i < t.NumField(); i++ {
-		n := t.Field(i).Name
-		if len(n) > 1 && n[0] == 'X' && unicode.IsLower(rune(n[1])) {
+		if renamedField(t.Field(i).Name) {
 			return true
 		}
 	}
 	return false
+}
+
+// renamedField reports whether name is that of a field yaegi renamed from
+// unexported (Xname).
+func renamedField(name string) bool {
+	return len(name) > 1 && name[0] == 'X' && (unicode.IsLower(rune(name[1])) || name[1] == '_')
 }
 
 // verbsOf returns, for each of n operands, the verb of format that prints

@@ -512,7 +512,13 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 			}
 			if isDecl && n.Recv != nil && len(n.Recv.List) == 1 && fmtMethods[n.Name.Name] {
 				if tn := recvTypeName(n.Recv.List[0].Type); tn != "" {
-					r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), true)", tn, tn))
+					// A method of receiver *T is in the method set of *T
+					// only: fmt calls it on a *T, never on a T.
+					zero := "*new(" + tn + ")"
+					if _, ptr := n.Recv.List[0].Type.(*ast.StarExpr); ptr {
+						zero = "new(" + tn + ")"
+					}
+					r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, %s, true)", tn, zero))
 					if n.Name.Name == "Error" {
 						r.register = append(r.register, fmt.Sprintf("__rlmRegisterError(%q, *new(%s))", tn, tn))
 						// Converters to the error interface, made by the

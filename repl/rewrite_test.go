@@ -20,7 +20,7 @@ func TestRewrite(t *testing.T) {
 		{"for header stays whole", "for i := 0; i < 3; i++ {\n}\nz := 2", []string{"func __rlmStmt1() { for i := 0; i < 3; i++ {\n} }", "__rlmStmt1()", "z := 2"}, ""},
 		{"func literal call is a statement", "func() { fmt.Print(1) }()", []string{`import "fmt"`, "func() { __rlmFmtPrint(1) }()"}, ""},
 		{"method declaration", "type T int\nfunc (T) M() {}", []string{"type T int\nfunc (T) M() {}", `__rlmRegisterType("T", *new(T), false)`}, ""},
-		{"String method registers its type", "type T int\nfunc (t *T) String() string { return \"t\" }", []string{"type T int\nfunc (t *T) String() string { return \"t\" }", `__rlmRegisterType("T", *new(T), false); __rlmRegisterType("T", *new(T), true)`}, ""},
+		{"String method registers its type", "type T int\nfunc (t *T) String() string { return \"t\" }", []string{"type T int\nfunc (t *T) String() string { return \"t\" }", `__rlmRegisterType("T", *new(T), false); __rlmRegisterType("T", new(T), true)`}, ""},
 		{"named results start at zero", "func f() (n int, err error) { return }", []string{"func f() (n int, err error) { n = *new(int); err = *new(error); return }"}, ""},
 		{"new of a composite literal", "p := new(T{1})", []string{"p := &T{1}"}, ""},
 		{"new of a value", "p := new(42)", []string{"p := __rlmNew(42)"}, ""},

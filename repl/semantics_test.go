@@ -304,8 +304,13 @@ func TestFmtOfDeclaredTypes(t *testing.T) {
 		{"String of a direct argument", `fmt.Println(P{1, 2}); fmt.Printf("%v %s\n", P{3, 4}, P{5, 6})`, "(1,2)\n(3,4) (5,6)\n", ""},
 		{"Sprint", `s := fmt.Sprint(P{1, 2}); fmt.Println(len(s), s)`, "5 (1,2)\n", ""},
 		{"Error of a direct argument", `var err error = &E{"boom"}; fmt.Println(err, &E{"bang"})`, "boom bang\n", ""},
-		{"String inside a slice is refused", `fmt.Println([]P{{1, 2}})`, "", "fmt cannot call the String or Error method of P"},
-		{"String inside a map is refused", `fmt.Println(map[string]P{"a": {1, 2}})`, "", "fmt cannot call the String or Error method of P"},
+		{"String inside a slice", `fmt.Println([]P{{1, 2}})`, "[(1,2)]\n", ""},
+		{"String inside a map", `fmt.Println(map[string]P{"a": {1, 2}})`, "map[a:(1,2)]\n", ""},
+		{"String inside a struct field", `fmt.Println(struct{ A P; B int }{P{1, 2}, 3})`, "{(1,2) 3}\n", ""},
+		// The interpreter gives fmt a view of a []P with P's methods
+		// where the argument's type says it holds P values; a []P held in
+		// an any is not seen, and is refused.
+		{"String inside a slice held in an any is refused", `var x any = []P{{1, 2}}; fmt.Println(x)`, "", "fmt cannot call the String or Error method of P"},
 		{"%T of a type with methods is refused", `fmt.Printf("%T\n", P{})`, "", "%T of a value of a type declared in the REPL"},
 		{"%T of a plain declared type is refused", "type Q struct{ A int }\nfmt.Printf(\"%T\\n\", Q{})", "", "%T of a value of type Q"},
 		{"plain values still print", `fmt.Println([]int{1, 2}, map[string]int{"a": 1}, struct{ A int }{3})`, "[1 2] map[a:1] {3}\n", ""},

@@ -1057,8 +1057,19 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 // value held in an interface, whose node n is not where the value is (its
 // slot in the current frame holds something else).
 func genInterfaceWrapperOf(n *node, typ reflect.Type, value func(*frame) reflect.Value, recvNode *node) func(*frame) reflect.Value {
-	if typ == nil || typ.Kind() != reflect.Interface || typ.NumMethod() == 0 || n.typ.cat == valueT {
+	apply := interfaceWrapper(n, typ, recvNode)
+	if apply == nil {
 		return value
+	}
+	return func(f *frame) reflect.Value { return apply(f, value(f)) }
+}
+
+// interfaceWrapper returns the function that wraps a value of n's type
+// for typ (see genInterfaceWrapperOf), or nil when the value needs no
+// wrapper.
+func interfaceWrapper(n *node, typ reflect.Type, recvNode *node) func(*frame, reflect.Value) reflect.Value {
+	if typ == nil || typ.Kind() != reflect.Interface || typ.NumMethod() == 0 || n.typ.cat == valueT {
+		return nil
 	}
 	tc := n.typ.cat
 	if tc != structT {
@@ -1066,7 +1077,7 @@ func genInterfaceWrapperOf(n *node, typ reflect.Type, value func(*frame) reflect
 		// embedded interface fields which require wrapping, even if reported as
 		// implementing typ by reflect.
 		if nt := n.typ.frameType(); nt != nil && nt.Implements(typ) {
-			return value
+			return nil
 		}
 	}
 
@@ -1095,8 +1106,7 @@ func genInterfaceWrapperOf(n *node, typ reflect.Type, value func(*frame) reflect
 		}
 	}
 
-	return func(f *frame) reflect.Value {
-		v := value(f)
+	return func(f *frame, v reflect.Value) reflect.Value {
 		if tc != structT && v.Type().Implements(typ) {
 			return v
 		}
@@ -1543,6 +1553,10 @@ func callBin(n *node) {
 				if rt := getMapType(c.typ); rt != nil {
 					defType = rt
 				}
+			}
+			if view := genPrintView(c, getMapType); view != nil {
+				values = append(values, view)
+				break
 			}
 			if getMapType == nil && defType.Kind() == reflect.Interface && defType.NumMethod() == 0 &&
 				carriesMethods(c.typ) && c.typ.TypeOf() != nil && c.typ.TypeOf().Kind() == reflect.Struct {
