@@ -297,7 +297,7 @@ func (r *typeRegistry) problem(format string, args []any) string {
 				return fmt.Sprintf("%%T of a value of type %s declared in the REPL cannot show its name here; print a name you choose", name)
 			case verb == "#v":
 				return fmt.Sprintf("%%#v of a value of type %s declared in the REPL is not supported here; use %%v or %%+v", name)
-			case verb == "+v" && renamedFields(v.Type()):
+			case verb == "+v" && renamedFields(v.Type()) && !plusVOK(format, args, i):
 				return fmt.Sprintf("%%+v of a value of type %s, which has unexported fields, is not supported here (the interpreter renames them); print the fields you need", name)
 			}
 		}
@@ -593,10 +593,10 @@ func (w *worker) fmtFuncs() map[string]reflect.Value {
 	return map[string]reflect.Value{
 		"__rlmFmtPrint":    reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprint(out, a...) }),
 		"__rlmFmtPrintln":  reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprintln(out, a...) }),
-		"__rlmFmtPrintf":   reflect.ValueOf(func(f string, a ...any) (int, error) { check(f, a); return fmt.Fprintf(out, f, plainVerbs(f, a)...) }),
+		"__rlmFmtPrintf":   reflect.ValueOf(func(f string, a ...any) (int, error) { check(f, a); return fmt.Fprintf(out, f, plusV(f, plainVerbs(f, a))...) }),
 		"__rlmFmtSprint":   reflect.ValueOf(func(a ...any) string { check("", a); return fmt.Sprint(a...) }),
 		"__rlmFmtSprintln": reflect.ValueOf(func(a ...any) string { check("", a); return fmt.Sprintln(a...) }),
-		"__rlmFmtSprintf":  reflect.ValueOf(func(f string, a ...any) string { check(f, a); return fmt.Sprintf(f, plainVerbs(f, a)...) }),
+		"__rlmFmtSprintf":  reflect.ValueOf(func(f string, a ...any) string { check(f, a); return fmt.Sprintf(f, plusV(f, plainVerbs(f, a))...) }),
 		"__rlmFmtFprint": reflect.ValueOf(func(wr io.Writer, a ...any) (int, error) {
 			check("", a)
 			return fmt.Fprint(wr, a...)
@@ -607,9 +607,9 @@ func (w *worker) fmtFuncs() map[string]reflect.Value {
 		}),
 		"__rlmFmtFprintf": reflect.ValueOf(func(wr io.Writer, f string, a ...any) (int, error) {
 			check(f, a)
-			return fmt.Fprintf(wr, f, plainVerbs(f, a)...)
+			return fmt.Fprintf(wr, f, plusV(f, plainVerbs(f, a))...)
 		}),
-		"__rlmErrorf": reflect.ValueOf(func(f string, a ...any) error { check(f, a); return errorf(f, plainVerbs(f, a)...) }),
+		"__rlmErrorf": reflect.ValueOf(func(f string, a ...any) error { check(f, a); return errorf(f, plusV(f, plainVerbs(f, a))...) }),
 	}
 }
 

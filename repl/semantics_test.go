@@ -313,6 +313,8 @@ func TestFmtOfDeclaredTypes(t *testing.T) {
 		{"String inside a slice held in an any is refused", `var x any = []P{{1, 2}}; fmt.Println(x)`, "", "fmt cannot call the String or Error method of P"},
 		{"%T of a type with methods is refused", `fmt.Printf("%T\n", P{})`, "", "%T of a value of a type declared in the REPL"},
 		{"%T of a plain declared type is refused", "type Q struct{ A int }\nfmt.Printf(\"%T\\n\", Q{})", "", "%T of a value of type Q"},
+		{"%+v of unexported fields names them as declared", "type R struct{ Name string; n int; p P }\nfmt.Printf(\"%+v\\n\", R{\"a\", 1, P{2, 3}})", "{Name:a n:1 p:{X:2 Y:3}}\n", ""},
+		{"%+v with a width of unexported fields is refused", "type R struct{ n int }\nfmt.Printf(\"%+4v\\n\", R{1})", "", "%+v of a value of type R, which has unexported fields"},
 		{"plain values still print", `fmt.Println([]int{1, 2}, map[string]int{"a": 1}, struct{ A int }{3})`, "[1 2] map[a:1] {3}\n", ""},
 	}
 	for _, tt := range tests {
