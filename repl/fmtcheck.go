@@ -32,7 +32,10 @@ type typeRegistry struct {
 	// layout holds the native types of declared structs with embedded or
 	// unexported fields, which yaegi builds as plain exported fields.
 	layout map[reflect.Type]string
-	errs   map[reflect.Type]string // native types of declared types with an Error method
+	// embedded holds, for a type of layout, its embedded fields' names
+	// ("*T" for a pointer), which json promotes (see jsonview.go).
+	embedded map[reflect.Type][]string
+	errs     map[reflect.Type]string // native types of declared types with an Error method
 	// ambiguous holds the native types of errs shared by two declared types.
 	ambiguous map[reflect.Type]bool
 	// conv converts a value of a declared error type to an error.
@@ -147,7 +150,7 @@ func unbox(x any) any {
 	return inner.Interface()
 }
 
-func (r *typeRegistry) registerLayout(name string, v any) {
+func (r *typeRegistry) registerLayout(name string, v any, embedded []string) {
 	t := reflect.TypeOf(unbox(v))
 	if t == nil {
 		return
@@ -155,9 +158,10 @@ func (r *typeRegistry) registerLayout(name string, v any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.layout == nil {
-		r.layout = map[reflect.Type]string{}
+		r.layout, r.embedded = map[reflect.Type]string{}, map[reflect.Type][]string{}
 	}
 	r.layout[t] = name
+	r.embedded[t] = embedded
 }
 
 // jsonProblem returns why encoding/json would not treat v as Go does, or "".
@@ -591,9 +595,12 @@ func (w *worker) fmtFuncs() map[string]reflect.Value {
 	}
 	out := &w.output
 	return map[string]reflect.Value{
-		"__rlmFmtPrint":    reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprint(out, a...) }),
-		"__rlmFmtPrintln":  reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprintln(out, a...) }),
-		"__rlmFmtPrintf":   reflect.ValueOf(func(f string, a ...any) (int, error) { check(f, a); return fmt.Fprintf(out, f, plusV(f, plainVerbs(f, a))...) }),
+		"__rlmFmtPrint":   reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprint(out, a...) }),
+		"__rlmFmtPrintln": reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprintln(out, a...) }),
+		"__rlmFmtPrintf": reflect.ValueOf(func(f string, a ...any) (int, error) {
+			check(f, a)
+			return fmt.Fprintf(out, f, plusV(f, plainVerbs(f, a))...)
+		}),
 		"__rlmFmtSprint":   reflect.ValueOf(func(a ...any) string { check("", a); return fmt.Sprint(a...) }),
 		"__rlmFmtSprintln": reflect.ValueOf(func(a ...any) string { check("", a); return fmt.Sprintln(a...) }),
 		"__rlmFmtSprintf":  reflect.ValueOf(func(f string, a ...any) string { check(f, a); return fmt.Sprintf(f, plusV(f, plainVerbs(f, a))...) }),
@@ -621,12 +628,30 @@ func (w *worker) jsonFuncs() map[string]reflect.Value {
 			panic(p)
 		}
 	}
+	// view is v in its json view (jsonview.go), checked.
+	view := func(v any) any {
+		v2, err := w.types.jsonMarshalView(v)
+		if err != nil {
+			panic(fmt.Sprintf("encoding/json of this value is not supported here: %v; declare the field without the pointer", err))
+		}
+		check(v2)
+		return v2
+	}
 	return map[string]reflect.Value{
-		"__rlmJSONMarshal": reflect.ValueOf(func(v any) ([]byte, error) { check(v); return json.Marshal(v) }),
+		"__rlmJSONMarshal": reflect.ValueOf(func(v any) ([]byte, error) { return json.Marshal(view(v)) }),
 		"__rlmJSONMarshalIndent": reflect.ValueOf(func(v any, prefix, indent string) ([]byte, error) {
-			check(v)
-			return json.MarshalIndent(v, prefix, indent)
+			return json.MarshalIndent(view(v), prefix, indent)
 		}),
-		"__rlmJSONUnmarshal": reflect.ValueOf(func(data []byte, v any) error { check(v); return json.Unmarshal(data, v) }),
+		"__rlmJSONUnmarshal": reflect.ValueOf(func(data []byte, v any) error {
+			done, err := w.types.jsonUnmarshal(data, v, json.Unmarshal)
+			if done {
+				return err
+			}
+			if err != nil {
+				panic(fmt.Sprintf("encoding/json of this value is not supported here: %v; declare the field without the pointer", err))
+			}
+			check(v)
+			return json.Unmarshal(data, v)
+		}),
 	}
 }

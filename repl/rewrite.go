@@ -541,7 +541,7 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 			if _, isIface := n.Type.(*ast.InterfaceType); isDecl && !isIface && n.TypeParams == nil && isTopTypeSpec(f, n) {
 				r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), false)", n.Name.Name, n.Name.Name))
 				if st, ok := n.Type.(*ast.StructType); ok && hiddenFields(st) {
-					r.register = append(r.register, fmt.Sprintf("__rlmRegisterLayout(%q, *new(%s))", n.Name.Name, n.Name.Name))
+					r.register = append(r.register, fmt.Sprintf("__rlmRegisterLayout(%q, *new(%s), %s)", n.Name.Name, n.Name.Name, embeddedFields(st)))
 				}
 			}
 		case *ast.BlockStmt:

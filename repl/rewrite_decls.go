@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"go/ast"
+	"strconv"
 	"strings"
 )
 
@@ -24,6 +25,28 @@ func hiddenFields(st *ast.StructType) bool {
 		}
 	}
 	return false
+}
+
+// embeddedFields returns a []string literal of the names of st's embedded
+// fields, "*T" for a pointer.
+func embeddedFields(st *ast.StructType) string {
+	var names []string
+	for _, f := range st.Fields.List {
+		if len(f.Names) > 0 {
+			continue
+		}
+		t, star := f.Type, ""
+		if s, ok := t.(*ast.StarExpr); ok {
+			t, star = s.X, "*"
+		}
+		switch t := t.(type) {
+		case *ast.Ident:
+			names = append(names, strconv.Quote(star+t.Name))
+		case *ast.SelectorExpr:
+			names = append(names, strconv.Quote(star+t.Sel.Name))
+		}
+	}
+	return "[]string{" + strings.Join(names, ", ") + "}"
 }
 
 // fmtMethods are the methods fmt calls on the values it prints.

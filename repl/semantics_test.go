@@ -333,3 +333,35 @@ func TestFmtOfDeclaredTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONOfDeclaredTypes checks encoding/json of structs declared with
+// unexported and embedded fields, which the interpreter builds with every
+// field exported and none embedded: json sees them as Go declares them, or
+// the call fails with an error.
+func TestJSONOfDeclaredTypes(t *testing.T) {
+	p := newTestPool(t, 1)
+	decl := "type Base struct{ ID int `json:\"id\"`; note string }\ntype Doc struct{ Base; Title string; secret int }\ntype PDoc struct{ *Base; Title string }\n"
+	tests := []struct {
+		name, cell, out, errHas string
+	}{
+		{"unexported dropped, embedded promoted", `b, err := json.Marshal(Doc{Base{1, "n"}, "t", 2}); fmt.Println(string(b), err)`, "{\"id\":1,\"Title\":\"t\"} <nil>\n", ""},
+		{"unmarshal keeps what json does not set", "d := Doc{secret: 7}\nerr := json.Unmarshal([]byte(`{\"id\":3,\"Title\":\"u\",\"secret\":9}`), &d)\nfmt.Println(err, d.ID, d.Title, d.secret)", "<nil> 3 u 7\n", ""},
+		{"in a slice", `b, _ := json.Marshal([]Doc{{Title: "a"}}); fmt.Println(string(b))`, "[{\"id\":0,\"Title\":\"a\"}]\n", ""},
+		{"an embedded pointer is refused", `json.Marshal(PDoc{Title: "x"})`, "", "an embedded pointer field (*Base)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestSession(t, p)
+			if r := run(t, s, "import \"encoding/json\"\n"+decl); r.Error != "" {
+				t.Fatal(r.Error)
+			}
+			r := run(t, s, tt.cell)
+			if tt.errHas == "" && (r.Error != "" || r.Output != tt.out) {
+				t.Fatalf("output %q error %q, want %q", r.Output, r.Error, tt.out)
+			}
+			if tt.errHas != "" && !strings.Contains(r.Error, tt.errHas) {
+				t.Fatalf("output %q error %q, want an error containing %q", r.Output, r.Error, tt.errHas)
+			}
+		})
+	}
+}
