@@ -789,3 +789,37 @@ func getPrompt(in io.Reader, out io.Writer) func(reflect.Value) {
 	}
 	return func(reflect.Value) {}
 }
+
+// ifaceEqual is == of two values of interface types, as Go compares them:
+// the interpreter's wrappers of an interpreted value (its valueInterface,
+// the error wrapper _error and the symbol tables' method wrappers, which
+// hold funcs and cannot be compared) compare by the value they hold. It
+// panics, as Go does, when the values are of the same uncomparable type.
+func ifaceEqual(a, b any) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return unwrapForEqual(a) == unwrapForEqual(b)
+}
+
+func unwrapForEqual(x any) any {
+	for i := 0; i < 8; i++ {
+		switch w := x.(type) {
+		case valueInterface:
+			if !w.value.IsValid() || !w.value.CanInterface() {
+				return x
+			}
+			x = w.value.Interface()
+			continue
+		case _error:
+			x = w.IValue
+			continue
+		}
+		v := reflect.ValueOf(x)
+		if v.Kind() != reflect.Struct || v.NumField() == 0 || v.Type().Field(0).Name != "IValue" || !v.Field(0).CanInterface() {
+			return x
+		}
+		x = v.Field(0).Interface()
+	}
+	return x
+}

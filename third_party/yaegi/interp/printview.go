@@ -169,7 +169,7 @@ func printView(n *node, t *itype, getMapType func(*itype) reflect.Type, depth in
 func printViewWrapper(n *node, t *itype, wt reflect.Type) (reflect.Type, viewConv) {
 	tn := &node{typ: t, interp: n.interp, pos: n.pos, scope: n.scope}
 	anyType := reflect.TypeOf((*any)(nil)).Elem()
-	wrap := interfaceWrapper(tn, wt, nil)
+	wrap := interfaceWrapper(tn, wt)
 	if wrap == nil {
 		return nil, nil
 	}

@@ -419,7 +419,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 
 				if withResult {
 					// The value is val's, not the one in val.node's frame slot.
-					value0(f).Set(genInterfaceWrapperOf(val.node, rtype, func(*frame) reflect.Value { return val.value }, nil)(f))
+					value0(f).Set(genInterfaceWrapperOf(val.node, rtype, func(*frame) reflect.Value { return val.value })(f))
 				}
 				ok = true
 				return next
@@ -1048,16 +1048,15 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 }
 
 func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
-	return genInterfaceWrapperOf(n, typ, genValue(n), n)
+	return genInterfaceWrapperOf(n, typ, genValue(n))
 }
 
 // genInterfaceWrapperOf is genInterfaceWrapper of the values that value
-// returns, of n's type. The methods read their receiver from recvNode's
-// frame slot, or, when recvNode is nil, get the value wrapped: that of a
-// value held in an interface, whose node n is not where the value is (its
-// slot in the current frame holds something else).
-func genInterfaceWrapperOf(n *node, typ reflect.Type, value func(*frame) reflect.Value, recvNode *node) func(*frame) reflect.Value {
-	apply := interfaceWrapper(n, typ, recvNode)
+// returns, of n's type (n's frame slot may hold something else: a value
+// held in an interface). The methods get the value wrapped as their
+// receiver, not n's slot, whose value may change after.
+func genInterfaceWrapperOf(n *node, typ reflect.Type, value func(*frame) reflect.Value) func(*frame) reflect.Value {
+	apply := interfaceWrapper(n, typ)
 	if apply == nil {
 		return value
 	}
@@ -1067,7 +1066,7 @@ func genInterfaceWrapperOf(n *node, typ reflect.Type, value func(*frame) reflect
 // interfaceWrapper returns the function that wraps a value of n's type
 // for typ (see genInterfaceWrapperOf), or nil when the value needs no
 // wrapper.
-func interfaceWrapper(n *node, typ reflect.Type, recvNode *node) func(*frame, reflect.Value) reflect.Value {
+func interfaceWrapper(n *node, typ reflect.Type) func(*frame, reflect.Value) reflect.Value {
 	if typ == nil || typ.Kind() != reflect.Interface || typ.NumMethod() == 0 || n.typ.cat == valueT {
 		return nil
 	}
@@ -1129,6 +1128,14 @@ func interfaceWrapper(n *node, typ reflect.Type, recvNode *node) func(*frame, re
 		} else {
 			v = getConcreteValue(v)
 		}
+		if v.CanAddr() {
+			// v is a variable's slot: the wrapper, like a Go interface,
+			// holds the value it had, not the variable (err = &Layer{err}
+			// made a Layer whose Err read the variable, itself).
+			c := reflect.New(v.Type()).Elem()
+			c.Set(v)
+			v = c
+		}
 		w := reflect.New(wrap).Elem()
 		w.Field(0).Set(v)
 		for i, m := range methods {
@@ -1148,14 +1155,14 @@ func interfaceWrapper(n *node, typ reflect.Type, recvNode *node) func(*frame, re
 				m2, i2 := n2.typ.lookupMethod(names[i])
 				if m2 != nil {
 					nod := *m2
-					nod.recv = &receiver{recvNode, v, i2}
+					nod.recv = &receiver{nil, v, i2}
 					w.Field(i + 1).Set(genFunctionWrapper(&nod)(f))
 					continue
 				}
 				panic(n.cfgErrorf("method not found: %s", names[i]))
 			}
 			nod := *m
-			nod.recv = &receiver{recvNode, v, indexes[i]}
+			nod.recv = &receiver{nil, v, indexes[i]}
 			w.Field(i + 1).Set(genFunctionWrapper(&nod)(f))
 		}
 		return w
