@@ -278,7 +278,10 @@ func buildNative(t testing.TB, progs []corpusProgram) map[string]nativeResult {
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			err := cmd.Run()
 			mu.Lock()
-			results[pkgOf[pkg]] = nativeResult{stdout: out.String(), failed: err != nil, stderr: errOut.String()}
+			// Each program is package pNNNN of one binary; run alone by
+			// go run it is package main, which %T and %#v print.
+			stdout := strings.ReplaceAll(out.String(), pkg+".", "main.")
+			results[pkgOf[pkg]] = nativeResult{stdout: stdout, failed: err != nil, stderr: errOut.String()}
 			mu.Unlock()
 		}()
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"unicode"
 	"unsafe"
+
+	"github.com/traefik/yaegi/interp"
 )
 
 // Values of types declared in the session reach native fmt as values of
@@ -36,6 +38,8 @@ type typeRegistry struct {
 	// ("*T" for a pointer), which json promotes (see jsonview.go).
 	embedded map[reflect.Type][]string
 	errs     map[reflect.Type]string // native types of declared types with an Error method
+	// dup holds the native types two declared types share (same fields).
+	dup map[reflect.Type]bool
 	// ambiguous holds the native types of errs shared by two declared types.
 	ambiguous map[reflect.Type]bool
 	// conv converts a value of a declared error type to an error.
@@ -260,6 +264,12 @@ func (r *typeRegistry) register(name string, v any, methods bool) {
 		r.kinds[name] = t.Name() // int, float64, string...
 	}
 	for _, t := range []reflect.Type{t, reflect.PointerTo(t)} {
+		if old, ok := r.names[t]; ok && old != name {
+			if r.dup == nil {
+				r.dup = map[reflect.Type]bool{}
+			}
+			r.dup[t] = true
+		}
 		if _, ok := r.names[t]; !ok || methods {
 			r.names[t] = name
 		}
@@ -284,23 +294,33 @@ func (r *typeRegistry) problem(format string, args []any) string {
 			continue
 		}
 		verb := verbs[i]
+		if verb == "T" {
+			if !r.typeVerbOK(a) {
+				return fmt.Sprintf("%%T of a value of type %s declared in the REPL cannot show its name here; print a name you choose", r.declaredIn(operandType(a)))
+			}
+			continue
+		}
 		if isWrapper(v.Type()) {
 			// yaegi wrapped a value of a declared type to give fmt its
-			// methods; %T and %#v would show the wrapper.
-			if verb == "T" || verb == "#v" {
-				return fmt.Sprintf("%%%s of a value of a type declared in the REPL is not supported here (the interpreter hands fmt a wrapper); print a name you choose, or use %%v", verb)
+			// methods; %#v would show the wrapper.
+			if verb == "#v" && !v.Type().Implements(goStringerType) {
+				if _, ok := r.goSyntax(operandValue(a)); !ok || !bareVerb(format, len(args), "%#v")[i] {
+					return fmt.Sprintf("%%%s of a value of a type declared in the REPL is not supported here (the interpreter hands fmt a wrapper); print a name you choose, or use %%v", verb)
+				}
+			}
+			continue
+		}
+		if verb == "#v" && r.declaredInValue(v) {
+			if _, ok := r.goSyntax(a); !ok || !bareVerb(format, len(args), "%#v")[i] {
+				return fmt.Sprintf("%%#v of a value of type %s declared in the REPL is not supported here; use %%v or %%+v", r.declaredIn(v.Type()))
 			}
 			continue
 		}
 		if name, ok := r.names[v.Type()]; ok {
-			if k := r.kinds[name]; k != "" && (verb == "T" || verb == "#v") {
+			if k := r.kinds[name]; k != "" && verb == "#v" {
 				return fmt.Sprintf("%%%s of a %s value is refused here: the interpreter cannot tell it from %s, declared in the REPL, whose name it cannot show", verb, k, name)
 			}
 			switch {
-			case verb == "T":
-				return fmt.Sprintf("%%T of a value of type %s declared in the REPL cannot show its name here; print a name you choose", name)
-			case verb == "#v":
-				return fmt.Sprintf("%%#v of a value of type %s declared in the REPL is not supported here; use %%v or %%+v", name)
 			case verb == "+v" && renamedFields(v.Type()) && !plusVOK(format, args, i):
 				return fmt.Sprintf("%%+v of a value of type %s, which has unexported fields, is not supported here (the interpreter renames them); print the fields you need", name)
 			}
@@ -314,6 +334,33 @@ func (r *typeRegistry) problem(format string, args []any) string {
 		}
 	}
 	return ""
+}
+
+// resolveViews returns args with each of the interpreter's print views
+// (third_party/yaegi printview.go) replaced by what format's verb prints:
+// the value itself for %T and %#v, whose output shows its types, which
+// the view changes, else the view; args itself when there is none.
+func resolveViews(format string, args []any) []any {
+	var out []any
+	var verbs []string
+	for i, a := range args {
+		pv, ok := a.(interp.PrintView)
+		if !ok {
+			continue
+		}
+		if verbs == nil {
+			verbs = verbsOf(format, len(args))
+			out = slices.Clone(args)
+		}
+		out[i] = pv.View
+		if verbs[i] == "T" || verbs[i] == "#v" {
+			out[i] = pv.Orig
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 // plainVerbs returns args with the value inside each of yaegi's method
@@ -595,28 +642,44 @@ func (w *worker) fmtFuncs() map[string]reflect.Value {
 	}
 	out := &w.output
 	return map[string]reflect.Value{
-		"__rlmFmtPrint":   reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprint(out, a...) }),
-		"__rlmFmtPrintln": reflect.ValueOf(func(a ...any) (int, error) { check("", a); return fmt.Fprintln(out, a...) }),
+		"__rlmFmtPrint":   reflect.ValueOf(func(a ...any) (int, error) { a = resolveViews("", a); check("", a); return fmt.Fprint(out, a...) }),
+		"__rlmFmtPrintln": reflect.ValueOf(func(a ...any) (int, error) { a = resolveViews("", a); check("", a); return fmt.Fprintln(out, a...) }),
 		"__rlmFmtPrintf": reflect.ValueOf(func(f string, a ...any) (int, error) {
+			a = resolveViews(f, a)
 			check(f, a)
+			f, a = w.types.typeNames(f, a)
 			return fmt.Fprintf(out, f, plusV(f, plainVerbs(f, a))...)
 		}),
-		"__rlmFmtSprint":   reflect.ValueOf(func(a ...any) string { check("", a); return fmt.Sprint(a...) }),
-		"__rlmFmtSprintln": reflect.ValueOf(func(a ...any) string { check("", a); return fmt.Sprintln(a...) }),
-		"__rlmFmtSprintf":  reflect.ValueOf(func(f string, a ...any) string { check(f, a); return fmt.Sprintf(f, plusV(f, plainVerbs(f, a))...) }),
+		"__rlmFmtSprint":   reflect.ValueOf(func(a ...any) string { a = resolveViews("", a); check("", a); return fmt.Sprint(a...) }),
+		"__rlmFmtSprintln": reflect.ValueOf(func(a ...any) string { a = resolveViews("", a); check("", a); return fmt.Sprintln(a...) }),
+		"__rlmFmtSprintf": reflect.ValueOf(func(f string, a ...any) string {
+			a = resolveViews(f, a)
+			check(f, a)
+			f, a = w.types.typeNames(f, a)
+			return fmt.Sprintf(f, plusV(f, plainVerbs(f, a))...)
+		}),
 		"__rlmFmtFprint": reflect.ValueOf(func(wr io.Writer, a ...any) (int, error) {
+			a = resolveViews("", a)
 			check("", a)
 			return fmt.Fprint(wr, a...)
 		}),
 		"__rlmFmtFprintln": reflect.ValueOf(func(wr io.Writer, a ...any) (int, error) {
+			a = resolveViews("", a)
 			check("", a)
 			return fmt.Fprintln(wr, a...)
 		}),
 		"__rlmFmtFprintf": reflect.ValueOf(func(wr io.Writer, f string, a ...any) (int, error) {
+			a = resolveViews(f, a)
 			check(f, a)
+			f, a = w.types.typeNames(f, a)
 			return fmt.Fprintf(wr, f, plusV(f, plainVerbs(f, a))...)
 		}),
-		"__rlmErrorf": reflect.ValueOf(func(f string, a ...any) error { check(f, a); return errorf(f, plusV(f, plainVerbs(f, a))...) }),
+		"__rlmErrorf": reflect.ValueOf(func(f string, a ...any) error {
+			a = resolveViews(f, a)
+			check(f, a)
+			f, a = w.types.typeNames(f, a)
+			return errorf(f, plusV(f, plainVerbs(f, a))...)
+		}),
 	}
 }
 

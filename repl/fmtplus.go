@@ -55,7 +55,11 @@ func plusVOK(format string, args []any, i int) bool {
 
 // barePlusV reports, for each of n operands of format, whether its
 // directive is exactly %+v (no width, precision or other flag).
-func barePlusV(format string, n int) []bool {
+func barePlusV(format string, n int) []bool { return bareVerb(format, n, "%+v") }
+
+// bareVerb reports, for each of n operands of format, whether its
+// directive is exactly directive.
+func bareVerb(format string, n int, directive string) []bool {
 	bare := make([]bool, n)
 	arg := 0
 	for i := 0; i < len(format); i++ {
@@ -77,7 +81,7 @@ func barePlusV(format string, n int) []bool {
 		}
 		if format[j] != '%' {
 			if arg < n {
-				bare[arg] = format[i:j+1] == "%+v"
+				bare[arg] = format[i:j+1] == directive
 			}
 			arg++
 		}

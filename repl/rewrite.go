@@ -544,6 +544,26 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 					r.register = append(r.register, fmt.Sprintf("__rlmRegisterLayout(%q, *new(%s), %s)", n.Name.Name, n.Name.Name, embeddedFields(st)))
 				}
 			}
+		case *ast.DeclStmt:
+			// A type declared inside a function: registered where it is
+			// declared, so that %T and %#v name it and json sees its
+			// fields as Go does.
+			if g, ok := n.Decl.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+				var reg []string
+				for _, sp := range g.Specs {
+					ts, ok := sp.(*ast.TypeSpec)
+					if _, isIface := ts.Type.(*ast.InterfaceType); !ok || isIface || ts.TypeParams != nil || ts.Name.Name == "_" {
+						continue
+					}
+					reg = append(reg, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), false)", ts.Name.Name, ts.Name.Name))
+					if st, ok := ts.Type.(*ast.StructType); ok && hiddenFields(st) {
+						reg = append(reg, fmt.Sprintf("__rlmRegisterLayout(%q, *new(%s), %s)", ts.Name.Name, ts.Name.Name, embeddedFields(st)))
+					}
+				}
+				if len(reg) > 0 {
+					ed.add(ed.off(n.End()), ed.off(n.End()), "; "+strings.Join(reg, "; "))
+				}
+			}
 		case *ast.BlockStmt:
 			if !isTopBody(f, n) {
 				blankAssigns(n.List, ed)

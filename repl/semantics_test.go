@@ -311,8 +311,11 @@ func TestFmtOfDeclaredTypes(t *testing.T) {
 		// where the argument's type says it holds P values; a []P held in
 		// an any is not seen, and is refused.
 		{"String inside a slice held in an any is refused", `var x any = []P{{1, 2}}; fmt.Println(x)`, "", "fmt cannot call the String or Error method of P"},
-		{"%T of a type with methods is refused", `fmt.Printf("%T\n", P{})`, "", "%T of a value of a type declared in the REPL"},
-		{"%T of a plain declared type is refused", "type Q struct{ A int }\nfmt.Printf(\"%T\\n\", Q{})", "", "%T of a value of type Q"},
+		{"%T of a type with methods", `fmt.Printf("%T %T\n", P{}, []*P{})`, "main.P []*main.P\n", ""},
+		{"%T of a plain declared type", "type Q struct{ A int }\nfmt.Printf(\"%T\\n\", Q{})", "main.Q\n", ""},
+		{"%#v of declared types", "type Q struct{ A int; P P }\nfmt.Printf(\"%#v|%#v\\n\", Q{1, P{2, 3}}, P{4, 5})", "main.Q{A:1, P:main.P{X:2, Y:3}}|main.P{X:4, Y:5}\n", ""},
+		{"%T of one of two types with the same fields is refused", "type A struct{ N int }\ntype B struct{ N int }\nfmt.Printf(\"%T\\n\", A{})", "", "%T of a value of type"},
+		{"%T of a declared basic type is refused", "type C float64\nfmt.Printf(\"%T\\n\", C(1))", "", "%T of a value of type C"},
 		{"%+v of unexported fields names them as declared", "type R struct{ Name string; n int; p P }\nfmt.Printf(\"%+v\\n\", R{\"a\", 1, P{2, 3}})", "{Name:a n:1 p:{X:2 Y:3}}\n", ""},
 		{"%+v with a width of unexported fields is refused", "type R struct{ n int }\nfmt.Printf(\"%+4v\\n\", R{1})", "", "%+v of a value of type R, which has unexported fields"},
 		{"plain values still print", `fmt.Println([]int{1, 2}, map[string]int{"a": 1}, struct{ A int }{3})`, "[1 2] map[a:1] {3}\n", ""},

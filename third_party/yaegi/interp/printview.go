@@ -1,6 +1,9 @@
 package interp
 
-import "reflect"
+import (
+	"fmt"
+	"reflect"
+)
 
 // A print view is how a function with map types (fmt's printers, json)
 // gets a value whose static type holds, inside a slice, array, map or
@@ -19,8 +22,9 @@ type viewConv func(f *frame, v reflect.Value) reflect.Value
 
 // genPrintView returns the converter of n's value to its print view, or
 // nil when its type needs none (no such values inside, or n's value
-// itself is one, which genInterfaceWrapper handles).
-func genPrintView(n *node, getMapType func(*itype) reflect.Type) func(*frame) reflect.Value {
+// itself is one, which genInterfaceWrapper handles). A printing function
+// (see printsWithMethods) gets the view in a PrintView.
+func genPrintView(n *node, getMapType func(*itype) reflect.Type, printing bool) func(*frame) reflect.Value {
 	if getMapType == nil || n.typ == nil || getMapType(n.typ) != nil {
 		return nil // n's value has the methods itself: its wrapper calls them
 	}
@@ -30,7 +34,45 @@ func genPrintView(n *node, getMapType func(*itype) reflect.Type) func(*frame) re
 		return nil
 	}
 	value := genValue(n)
-	return func(f *frame) reflect.Value { return conv(f, value(f)) }
+	if !printing {
+		return func(f *frame) reflect.Value { return conv(f, value(f)) }
+	}
+	return func(f *frame) reflect.Value {
+		v := value(f)
+		return reflect.ValueOf(PrintView{View: conv(f, v).Interface(), Orig: v.Interface()})
+	}
+}
+
+// printsWithMethods reports whether map types are those of a printing
+// function (they include fmt.Stringer), which gets a PrintView.
+func printsWithMethods(types []reflect.Type) bool {
+	for _, t := range types {
+		if t == stringerType {
+			return true
+		}
+	}
+	return false
+}
+
+var stringerType = reflect.TypeOf((*fmt.Stringer)(nil)).Elem()
+
+// PrintView is what a printing function (fmt's) gets for an argument it
+// gets a print view of: it prints as the view, except for %#v, which
+// prints the value itself (its Go syntax shows the types, which the view
+// changes). %T, which fmt prints before asking a Formatter, shows
+// PrintView: a caller that prints %T must take Orig itself.
+type PrintView struct {
+	View any // the print view
+	Orig any // the value
+}
+
+// Format implements fmt.Formatter.
+func (p PrintView) Format(f fmt.State, verb rune) {
+	v := p.View
+	if verb == 'v' && f.Flag('#') {
+		v = p.Orig
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), v)
 }
 
 // printView returns the view type of t and the converter to it, or a nil

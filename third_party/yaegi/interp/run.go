@@ -1497,6 +1497,7 @@ func callBin(n *node) {
 	// getMapType returns a reflect type suitable for interface wrapper for functions
 	// with some special processing in case of interface{} argument, i.e. fmt.Printf.
 	var getMapType func(*itype) reflect.Type
+	printing := printsWithMethods(n.interp.mapTypes[c0.rval])
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
 		getMapType = func(typ *itype) reflect.Type {
 			for _, rt := range lr {
@@ -1561,7 +1562,7 @@ func callBin(n *node) {
 					defType = rt
 				}
 			}
-			if view := genPrintView(c, getMapType); view != nil {
+			if view := genPrintView(c, getMapType, printing); view != nil {
 				values = append(values, view)
 				break
 			}
