@@ -70,8 +70,9 @@ func (c chunk) explain(err error, trace []string) string {
 		// An error without a position: yaegi failed while compiling, not
 		// model code while running.
 		msg += "\nhint: the interpreter failed while compiling this code (often a generic call whose types it cannot work out); write the type arguments out (F[int](...)) or declare the variable with its type (var x []string = f(...))"
-	case strings.Contains(msg, "undefined type for ") || strings.Contains(msg, "cannot use type func("):
-		msg += "\nhint: the interpreter cannot infer the type arguments of this generic call (such as E of a constraint S ~[]E); write them out: Sum[[]int, int](xs), Map[int, string](xs, f)"
+	case strings.Contains(msg, "undefined type for ") || strings.Contains(msg, "cannot use type func(") ||
+		strings.Contains(msg, "CFG post-order panic: reflect."):
+		msg += "\nhint: the interpreter cannot infer the type arguments of this generic call (such as E of a constraint S ~[]E, or T of a parameter of a generic alias type, Set[T]); write them out: Sum[[]int, int](xs), Map[int, string](xs, f)"
 	case strings.Contains(msg, "Call with too many input arguments"):
 		msg += "\nhint: method expressions of generic types and of package types, such as (*strings.Builder).String, are not supported by the interpreter (those of types declared here are); use a method value (x.Method) or a func literal"
 	case strings.Contains(msg, "has no symbol"):

@@ -567,6 +567,13 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			// Already all done in GTA.
 			return false
 
+		case typeSpecAssign:
+			// A generic alias is instantiated where it is used (genType):
+			// its type parameters have no meaning here.
+			if sc.def == nil && len(n.child) > 2 {
+				return false
+			}
+
 		case typeSpec:
 			// Processing already done in GTA pass for global types, only parses inlined types.
 			if sc.def == nil {

@@ -46,7 +46,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 
 		case indexExpr:
 			// Catch a possible recursive generic type definition
-			if root.kind != typeSpec {
+			if root.kind != typeSpec && root.kind != typeSpecAssign {
 				break
 			}
 			if root.child[0].ident != n.child[0].ident {
@@ -109,8 +109,9 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 				}
 			}
 
-			// Node is the type parameters list of a generic type.
-			if root.kind == typeSpec && n.anc == root && childPos(n) == 1 {
+			// Node is the type parameters list of a generic type (or of
+			// a generic alias, type Set[T comparable] = map[T]struct{}).
+			if (root.kind == typeSpec || root.kind == typeSpecAssign) && n.anc == root && childPos(n) == 1 {
 				// Fill the types lookup table used for type substitution.
 				tname = n.anc.child[0].ident + "["
 				for _, c := range n.child {
