@@ -61,31 +61,8 @@ func barePlusV(format string, n int) []bool { return bareVerb(format, n, "%+v") 
 // directive is exactly directive.
 func bareVerb(format string, n int, directive string) []bool {
 	bare := make([]bool, n)
-	arg := 0
-	for i := 0; i < len(format); i++ {
-		if format[i] != '%' {
-			continue
-		}
-		j := i + 1
-		for j < len(format) && strings.IndexByte("+-# 0123456789.*[]", format[j]) >= 0 {
-			if format[j] == '*' {
-				arg++
-			}
-			if format[j] == '[' {
-				return make([]bool, n) // explicit indexes: none
-			}
-			j++
-		}
-		if j >= len(format) {
-			break
-		}
-		if format[j] != '%' {
-			if arg < n {
-				bare[arg] = format[i:j+1] == directive
-			}
-			arg++
-		}
-		i = j
+	for i, d := range operandDirectives(format, n) {
+		bare[i] = d.start >= 0 && format[d.start:d.verb+1] == directive
 	}
 	return bare
 }

@@ -191,11 +191,11 @@ func (r *typeRegistry) typeNames(format string, args []any) (string, []any) {
 		return format, args
 	}
 	var out []any
-	at := verbPositions(format, len(args))
+	at := operandDirectives(format, len(args))
 	b := []byte(format)
 	sharp := bareVerb(format, len(args), "%#v")
 	for i, verb := range verbsOf(format, len(args)) {
-		if args[i] == nil || at[i] < 0 {
+		if args[i] == nil || at[i].verb < 0 {
 			continue
 		}
 		var s string
@@ -220,7 +220,7 @@ func (r *typeRegistry) typeNames(format string, args []any) (string, []any) {
 			out = slices.Clone(args)
 		}
 		out[i] = s
-		b[at[i]] = 's'
+		b[at[i].verb] = 's'
 	}
 	if out == nil {
 		return format, args
@@ -228,12 +228,17 @@ func (r *typeRegistry) typeNames(format string, args []any) (string, []any) {
 	return string(b), out
 }
 
-// verbPositions returns, for each of n operands of format, the byte offset
-// of its directive's verb, or -1 (explicit argument indexes, or none).
-func verbPositions(format string, n int) []int {
-	at := make([]int, n)
-	for i := range at {
-		at[i] = -1
+// directive is where an operand's directive is in a format:
+// format[start:verb+1], such as "%+8v".
+type directive struct{ start, verb int }
+
+// operandDirectives returns, for each of n operands of format, its
+// directive, with start -1 where there is none (or the format uses
+// explicit argument indexes, which this does not follow).
+func operandDirectives(format string, n int) []directive {
+	ds := make([]directive, n)
+	for i := range ds {
+		ds[i] = directive{-1, -1}
 	}
 	arg := 0
 	for i := 0; i < len(format); i++ {
@@ -246,10 +251,10 @@ func verbPositions(format string, n int) []int {
 				arg++
 			}
 			if format[j] == '[' {
-				for k := range at {
-					at[k] = -1
+				for k := range ds {
+					ds[k] = directive{-1, -1}
 				}
-				return at
+				return ds
 			}
 			j++
 		}
@@ -258,13 +263,13 @@ func verbPositions(format string, n int) []int {
 		}
 		if format[j] != '%' {
 			if arg < n {
-				at[arg] = j
+				ds[arg] = directive{i, j}
 			}
 			arg++
 		}
 		i = j
 	}
-	return at
+	return ds
 }
 
 // goSyntax is %#v of a with the declared names of the types in it, or ok
