@@ -55,6 +55,9 @@ func TestFinalPaths(t *testing.T) {
 		{"turn-1 safeguard refuses once", long, []string{"FINAL(guess)", code("look // context"), "FINAL(checked)"}, "checked", 3, "FINAL refused"},
 		{"safeguard gives in the second time", long, []string{"FINAL(guess)", "FINAL(guess again)"}, "guess again", 2, "FINAL refused"},
 		{"no safeguard without offload", "short", []string{"FINAL(quick)"}, "quick", 1, ""},
+		// Code is never an answer: a FINAL line of Go code is run, and
+		// when it fails the model is told so.
+		{"FINAL line of code is run", long, []string{code("look // context"), "FINAL(fmt.Sprint(n))", "FINAL(\"7\")"}, "7", 3, "is Go code"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

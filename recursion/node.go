@@ -274,18 +274,24 @@ func (g *finalGate) refuse() bool {
 // lineFinal resolves a FINAL(answer) or FINAL_VAR(name) written outside a
 // cell: the answer, or, when it cannot be used, feedback for the model.
 func (n *node) lineFinal(ctx context.Context, sess Session, turn int, fl finalLine) (answer, feedback string, err error) {
-	if fl.Var == "" {
+	if fl.Var == "" && !fl.Code {
 		return fl.Answer, "", nil
 	}
-	if !isIdent(fl.Var) {
+	if fl.Var != "" && !isIdent(fl.Var) {
 		return "", fmt.Sprintf("FINAL_VAR needs a variable name, got %q.", fl.Var), nil
 	}
-	cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+fl.Var+")")
+	// FINAL_VAR(name), or FINAL(code) written outside a cell, which is
+	// run: code is never an answer.
+	expr, what := fl.Var, "FINAL_VAR("+fl.Var+") failed"
+	if fl.Code {
+		expr, what = fl.Answer, "FINAL("+fl.Answer+") is Go code, written outside a ```go cell, and running it failed"
+	}
+	cr, err := n.runCell(ctx, sess, turn, 1, "FINAL("+expr+")")
 	if err != nil {
 		return "", "", err
 	}
 	if cr.Final == nil {
-		return "", "FINAL_VAR(" + fl.Var + ") failed:\n" + cr.Error, nil
+		return "", what + ":\n" + cr.Error, nil
 	}
 	return *cr.Final, "", nil
 }

@@ -1,6 +1,8 @@
 package recursion
 
 import (
+	"go/ast"
+	"go/parser"
 	"strconv"
 	"strings"
 
@@ -101,6 +103,10 @@ func stripThink(resp string) (visible string, open bool) {
 type finalLine struct {
 	Answer string // for FINAL(...)
 	Var    string // for FINAL_VAR(name)
+	// Code is set when Answer is Go code that computes the answer
+	// (FINAL(fmt.Sprintf("%d", n)) written outside a cell): it is run,
+	// never taken as the answer's text.
+	Code bool
 }
 
 // parseFinalLine finds a line starting with FINAL( or FINAL_VAR( in a
@@ -133,13 +139,46 @@ func parseFinalLine(resp string) (finalLine, bool) {
 			}
 			arg := strings.TrimSpace(rest[:end])
 			if s, err := strconv.Unquote(arg); err == nil {
-				arg = s
+				return finalLine{Answer: s}, true
 			}
-			return finalLine{Answer: arg}, true
+			return finalLine{Answer: arg, Code: isGoCode(arg)}, true
 		}
 	}
 	return finalLine{}, false
 }
+
+// isGoCode reports whether s is a Go expression that calls a function of
+// a standard package or a builtin (fmt.Sprintf(...), strings.Join(...),
+// len(x)): code, not an answer's text. A word, a number or prose that
+// happens to parse ("Paris (France)", "N/A") is not.
+func isGoCode(s string) bool {
+	e, err := parser.ParseExpr(s)
+	if err != nil {
+		return false
+	}
+	code := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && codePackages[id.Name] {
+				code = true
+			}
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && codeBuiltins[id.Name] {
+				code = true
+			}
+		}
+		return !code
+	})
+	return code
+}
+
+var (
+	codePackages = map[string]bool{"fmt": true, "strings": true, "strconv": true, "regexp": true, "sort": true,
+		"slices": true, "maps": true, "math": true, "bytes": true, "json": true, "errors": true, "time": true, "unicode": true}
+	codeBuiltins = map[string]bool{"len": true, "cap": true, "append": true, "string": true, "int": true,
+		"float64": true, "min": true, "max": true, "make": true, "new": true}
+)
 
 // closingParen returns the index of the ')' that closes an argument list
 // whose '(' came just before s, skipping parentheses inside Go string

@@ -96,6 +96,11 @@ func TestExtractCellsAndFinalLines(t *testing.T) {
 		{"FINAL(it's 3 (approx)", finalLine{Answer: "it's 3 (approx"}, true},
 		{"FINAL(He said \"hi) to me", finalLine{Answer: "He said \"hi"}, true},
 		{"FINAL_VAR(result)", finalLine{Var: "result"}, true},
+		{"FINAL(fmt.Sprintf(\"Answer: %d\", total))", finalLine{Answer: "fmt.Sprintf(\"Answer: %d\", total)", Code: true}, true},
+		{"FINAL(len(xs))", finalLine{Answer: "len(xs)", Code: true}, true},
+		{"FINAL(Paris (France))", finalLine{Answer: "Paris (France)"}, true},
+		{"FINAL(N/A)", finalLine{Answer: "N/A"}, true},
+		{"FINAL(value)", finalLine{Answer: "value"}, true},
 		{"I will call FINAL(x) later", finalLine{}, false},
 		{"no answer", finalLine{}, false},
 	}
