@@ -13,6 +13,9 @@
 #   VARIANTS  task variants, separated by ';' (default: the S-NIAH variants
 #             and the records family)
 #   SEED      instance seed (default 1)
+#   MAX_TOKENS  max_tokens of each model call (default 1024: the lookup
+#             cell is about 870 tokens; served, the model may use what its
+#             8,192-token window leaves)
 # Greedy decoding; each variant's summary.json and results.jsonl land in
 # OUT/<variant>, and one line per variant and length is printed.
 set -eu
@@ -24,6 +27,7 @@ N=${N:-10}
 LENGTHS=${LENGTHS:-8k,128k,1m,10m}
 VARIANTS=${VARIANTS:-sniah;sniah --uuid;sniah --keys 4;records}
 SEED=${SEED:-1}
+MAX_TOKENS=${MAX_TOKENS:-1024}
 mkdir -p "$OUT"
 if [ -z "${RLM:-}" ]; then
 	(cd "$ROOT" && go build -o "$OUT/rlm" ./cmd/rlm)
@@ -38,7 +42,7 @@ for variant in $VARIANTS; do
 	rm -rf "$OUT/$name"
 	"$RLM" eval --local-model "$MODEL" --kv-cache 65536tokens --task "$@" --phrasings out \
 		--lengths "$LENGTHS" --n "$N" --seed "$SEED" --temperature 0 --max-iterations 6 \
-		--max-completion-tokens 768 --out "$OUT/$name" --traces none >"$OUT/$name.txt" 2>"$OUT/$name.log" ||
+		--max-completion-tokens "$MAX_TOKENS" --out "$OUT/$name" --traces none >"$OUT/$name.txt" 2>"$OUT/$name.log" ||
 		{ tail -20 "$OUT/$name.log" >&2; exit 1; }
 	echo "== $variant"
 	cat "$OUT/$name.txt"

@@ -3,8 +3,9 @@
 // training a small RLM model, not a model and not a test double of one.
 //
 // The policy writes the Go cells a competent RLM would write for a question
-// it recognizes: it looks at the input first (its size and a slice), then
-// searches or splits it with strings and regexp, handles a search that
+// it recognizes: for a lookup, one general search cell that ends the run
+// with FINAL; for the other tasks it looks at the input first (its size
+// and a slice), then searches or splits it with strings and regexp, handles a search that
 // finds nothing, sends chunks to llm_query_batched when the answer needs
 // reading rather than matching (label-count), and ends with FINAL. Each
 // instance gets one of several cell styles, picked by a seeded hash of the
@@ -26,6 +27,7 @@
 package expert
 
 import (
+	_ "embed"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -82,9 +84,16 @@ var (
 	labelWordRE = regexp.MustCompile(`'(positive|negative|neutral)'`)
 )
 
-// parse recognizes the task in the text of the user's messages.
+// parse recognizes the task in the text of the user's messages. Comment
+// labelling and record questions have their own cells; every other
+// question is a lookup, whatever its wording and key (lookupCell finds the
+// key words itself). key is the key as eval's generators write it, where
+// the question has one; the cells never use it.
 func parse(text string) (question, bool) {
 	text = placeholderRE.ReplaceAllString(text, "")
+	if strings.TrimSpace(text) == "" {
+		return question{}, false
+	}
 	switch {
 	case lookupKeyRE.MatchString(text):
 		// A key like brave-falcon or brave_falcon: a needle lookup, in
@@ -94,23 +103,17 @@ func parse(text string) (question, bool) {
 		return question{family: "labels", label: labelWordRE.FindStringSubmatch(text)[1]}, true
 	case strings.Contains(text, "record") || strings.Contains(text, "ID"):
 		f := fieldWordRE.FindAllStringSubmatch(text, -1)
-		if len(f) == 0 {
-			return question{}, false
-		}
-		if id := recordIDRE.FindStringSubmatch(text); id != nil {
+		if id := recordIDRE.FindStringSubmatch(text); id != nil && len(f) > 0 {
 			return question{family: "extract", field: f[0][1], value: id[1]}, true
 		}
 		v := quotedRE.FindStringSubmatch(text)
-		if v == nil {
-			return question{}, false
-		}
 		for _, w := range f {
-			if w[1] == "city" || w[1] == "product" {
+			if v != nil && (w[1] == "city" || w[1] == "product") {
 				return question{family: "count", field: w[1], value: v[1]}, true
 			}
 		}
 	}
-	return question{}, false
+	return question{family: "lookup"}, true
 }
 
 // state is what the root conversation holds so far.
@@ -155,6 +158,9 @@ func (p Policy) root(msgs []Message) string {
 		prompt:  s.rng.IntN(len(labelPrompts)),
 		talk:    s.rng.IntN(3),
 	}
+	if q.family == "lookup" {
+		return lookupTurn(s, st)
+	}
 	if s.turn == 1 {
 		return say(st.talk, "look") + fence(inspectCells[st.inspect])
 	}
@@ -181,6 +187,7 @@ func fence(code string) string { return "```go\n" + strings.TrimSpace(code) + "\
 func say(voice int, what string) string {
 	lines := map[string][3]string{
 		"look":     {"Let me look at the input first.", "First, the size and format of the context.", "I'll inspect the context before searching it."},
+		"lookup":   {"I'll find the line with the question's key words and read the value on it.", "Searching the document for the line that holds the key words.", "The answer is on the line that matches the question's key words; finding it."},
 		"search":   {"Now I search for it.", "The format is clear; searching.", "Next, find the relevant part with code."},
 		"final":    {"Found it.", "That is the answer.", "The output gives the answer."},
 		"fallback": {"Nothing matched; I'll try a looser search.", "No exact match. Searching more broadly.", "The exact pattern is absent; trying a case-insensitive search."},
@@ -236,93 +243,45 @@ func notFound(feedback string) bool {
 	return strings.Contains(feedback, "not found") || strings.Contains(feedback, "no match")
 }
 
-// keyFromQuery are the ways the lookup cells take the key out of query.
-var keyFromQuery = []string{
-	"key := regexp.MustCompile(`" + eval.DocKeyRE + "`).FindString(query)",
-	"key := regexp.MustCompile(`\\b" + eval.DocKeyRE + "\\b`).FindString(query)",
-}
+// lookupCell finds the line that answers a lookup question and the value
+// on it, for any document and any wording: no key or value format is
+// assumed, and nothing is copied from the question into the code (query is
+// the REPL's copy of it). The key words are the question's words less the
+// common ones around a key ("what is the value of ... in the text"); the
+// line is the one with the most key words, ties going to the one whose
+// words are rarest in the whole document (a word found n times adds
+// 1 + 0.5/n), and it must hold every strong key word (one
+// with a digit, '-' or '_', or a capital letter past the first word: an
+// identifier or a name), so that a document without the key answers "not
+// found" rather than a line that shares a common word. The value is, in
+// order: what follows a key word and ':' or '=' (key: value, key=value,
+// JSON and YAML fields), the column a key word names in the first line
+// when the line is a table row, the first value-shaped token (a UUID, a
+// code, a number) after the last key word or anywhere on the line, or the
+// words after "is". The cell ends the run with FINAL of the value, or
+// prints "not found", which the next turn reads.
+//
+//go:embed cells/lookup.txt
+var lookupCell string
 
-// valueCode is how the lookup cells take the value out of the rest of the
-// needle's line: the first thing that looks like a value (eval.DocValueRE)
-// after the key, in any of the forms a fact is written in ("X is Y",
-// "key: value", a JSON field, a log line, a table row).
-const valueCode = "regexp.MustCompile(`" + eval.DocValueRE + "`).FindString"
-
-// lookupTurn writes turns 2 and later of a needle lookup. Whatever the
-// text around it (code, licences, logs, JSON, CSV), the cell finds the
-// key, keeps the rest of its line, and takes the first value in it: one
-// method for every form a fact is written in, and nothing copied from the
-// preview or the output into the code.
+// lookupTurn writes the turns of a lookup: lookupCell at once, with no
+// look at the input first, so that what the model writes depends on the
+// question alone and not on a preview of text it has never seen (a model
+// of a million parameters writes junk after an unfamiliar preview); when
+// the cell finds no value, a look at the key words' mentions, then an
+// answer that the document does not say.
 func lookupTurn(s state, st styles) string {
-	key := keyFromQuery[st.final%len(keyFromQuery)] + "\nfmt.Println(\"key:\", key)\n"
-	if s.turn == 2 {
-		var code string
-		switch st.search {
-		case 0:
-			code = key + `value := ""
-if i := strings.Index(context, key); i < 0 {
-	fmt.Println("not found:", key)
-} else {
-	line := context[i+len(key):]
-	if j := strings.IndexByte(line, '\n'); j >= 0 {
-		line = line[:j]
-	}
-	value = ` + valueCode + `(line)
-	fmt.Println("value:", value)
-}`
-		case 1:
-			code = key + `value := ""
-m := regexp.MustCompile(regexp.QuoteMeta(key) + ` + "`[^\n]*`" + `).FindString(context)
-if m == "" {
-	fmt.Println("no match")
-} else {
-	fmt.Println("line:", m)
-	value = ` + valueCode + `(m[len(key):])
-	fmt.Println("value:", value)
-}`
-		case 2:
-			code = key + `value := ""
-if i := strings.Index(context, key); i < 0 {
-	fmt.Println("not found")
-} else {
-	line := context[i+len(key):]
-	if j := strings.IndexByte(line, '\n'); j >= 0 {
-		line = line[:j]
-	}
-	value = ` + valueCode + `(line)
-	fmt.Println("value:", value)
-	FINAL(value)
-}`
-		default:
-			code = key + `value := ""
-for _, line := range strings.Split(context, "\n") {
-	if j := strings.Index(line, key); j >= 0 {
-		fmt.Println("line:", line)
-		value = ` + valueCode + `(line[j+len(key):])
-		break
-	}
-}
-if value == "" {
-	fmt.Println("not found")
-} else {
-	fmt.Println("value:", value)
-}`
-		}
-		return say(st.talk, "search") + fence(code)
+	if s.turn == 1 {
+		return say(st.talk, "lookup") + fence(lookupCell)
 	}
 	if notFound(s.feedback) {
-		if s.turn == 3 {
-			return say(st.talk, "fallback") + fence("locs := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(key)).FindAllStringIndex(context, 5)\n"+
-				`fmt.Println(len(locs), "mention(s)")
-for _, l := range locs {
-	a, b := l[0]-100, l[1]+100
-	if a < 0 {
-		a = 0
+		if s.turn == 2 {
+			return say(st.talk, "fallback") + fence(`for _, k := range keys {
+	locs := regexp.MustCompile(`+"`(?i)`"+` + k).FindAllStringIndex(context, 3)
+	fmt.Println(k, len(locs), "mention(s)")
+	for _, l := range locs {
+		fmt.Println(context[max(0, l[0]-100):min(len(context), l[1]+100)])
 	}
-	if b > len(context) {
-		b = len(context)
-	}
-	fmt.Println(context[a:b])
 }`)
 		}
 		return say(st.talk, "missing") + fence(`FINAL("not found")`)

@@ -57,8 +57,9 @@ func runExpert(t *testing.T, cfg eval.Config) []eval.Result {
 
 // TestExpertSucceedsOnHeldOut is the expert's success rate on seeds and
 // question phrasings that training data does not use: at least 0.99 of
-// the runs must end in FINAL with a fully correct answer, after looking at
-// the input first, with sub-calls for label-count.
+// the runs must end in FINAL with a fully correct answer: lookups in one
+// turn (the general cell ends with FINAL), the other families after
+// looking at the input first, label-count with sub-calls.
 func TestExpertSucceedsOnHeldOut(t *testing.T) {
 	out := eval.PhrasingsHeldOut
 	n := 13
@@ -80,7 +81,11 @@ func TestExpertSucceedsOnHeldOut(t *testing.T) {
 		} else {
 			t.Logf("failed: %s: score %v, stop %s, answer %q, gold %q, question %q", r.Key(), r.Score, r.StopReason, r.Answer, r.Gold, r.Question)
 		}
-		if r.Iterations < 2 {
+		lookup := strings.HasPrefix(r.Task, "sniah") || strings.HasPrefix(r.Task, "docs")
+		if lookup && r.Iterations != 1 {
+			t.Errorf("%s: a lookup answered in %d turns, want 1", r.Key(), r.Iterations)
+		}
+		if !lookup && r.Iterations < 2 {
 			t.Errorf("%s: answered in %d turn(s), without looking first", r.Key(), r.Iterations)
 		}
 		if strings.HasPrefix(r.Task, "label-count") && r.LLMCalls <= r.Iterations {
@@ -150,7 +155,8 @@ func TestParseEveryPhrasing(t *testing.T) {
 }
 
 // TestCellStylesVary checks that the expert writes several different
-// programs for one family, so that a model cannot just memorize one.
+// programs for the families that look first, so that a model cannot just
+// memorize one, and one general program for lookups, in several voices.
 func TestCellStylesVary(t *testing.T) {
 	for _, task := range []eval.Task{&eval.SNIAH{Depth: -1, Phrasings: eval.PhrasingsHeldIn}, eval.Records{Phrasings: eval.PhrasingsHeldIn},
 		eval.LabelCount{Phrasings: eval.PhrasingsHeldIn}, &eval.Docs{Phrasings: eval.PhrasingsHeldIn}} {
@@ -162,6 +168,19 @@ func TestCellStylesVary(t *testing.T) {
 			}
 			msgs := []Message{{Role: "system", Content: recursion.SystemPrompt()}, {Role: "user", Content: inst.Question}}
 			first := Policy{Seed: 1}.Reply(msgs)
+			switch task.(type) {
+			case *eval.SNIAH, *eval.Docs:
+				// One general lookup cell (lookupCell) at once: a model
+				// of a million parameters learns one method that works
+				// on any document better than several narrow ones, and
+				// writes it from the question alone.
+				prose, code, _ := strings.Cut(first, "```go\n")
+				if code != strings.TrimSpace(lookupCell)+"\n```" {
+					t.Fatalf("%s: first turn is not the lookup cell:\n%s", task.Name(), first)
+				}
+				inspect[prose] = true
+				continue
+			}
 			msgs = append(msgs, Message{Role: "assistant", Content: first}, Message{Role: "user", Content: "8192 chars"})
 			second := Policy{Seed: 1}.Reply(msgs)
 			if !strings.Contains(first, "```go") || !strings.Contains(second, "```go") {
@@ -177,8 +196,11 @@ func TestCellStylesVary(t *testing.T) {
 			search[strings.SplitN(second, "```", 3)[1]] = true
 		}
 		want := 3
-		if _, ok := task.(eval.LabelCount); ok {
+		switch task.(type) {
+		case eval.LabelCount:
 			want = 2 // one program, with chunk sizes and prompts varied
+		case *eval.SNIAH, *eval.Docs:
+			want = 0 // the lookup cell is the first turn
 		}
 		if len(inspect) < 3 || len(search) < want {
 			t.Errorf("%s: %d inspect and %d search styles in 40 instances", task.Name(), len(inspect), len(search))
@@ -188,9 +210,9 @@ func TestCellStylesVary(t *testing.T) {
 
 func TestUnknownQuestionAndSubCall(t *testing.T) {
 	p := Policy{}
-	got := p.Reply([]Message{{Role: "system", Content: recursion.SystemPrompt()}, {Role: "user", Content: "Write me a poem."}})
+	got := p.Reply([]Message{{Role: "system", Content: recursion.SystemPrompt()}, {Role: "user", Content: "  "}})
 	if !strings.Contains(got, "FINAL(unsupported question)") {
-		t.Errorf("unknown question: %q", got)
+		t.Errorf("empty question: %q", got)
 	}
 	sub := p.Reply([]Message{{Role: "user", Content: labelPrompts[0] + "\n\n" +
 		"Date: Jan 02, 2022 || User: 12345 || Instance: I cannot recommend the tent to anyone.\n" +
