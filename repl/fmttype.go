@@ -54,9 +54,8 @@ func (r *typeRegistry) typeString(t reflect.Type, depth int) (s string, ok bool)
 		return t.String(), true // a package's type, or any
 	}
 	if t.Kind() != reflect.Struct {
-		if r.basicTaken(t) {
-			return "", false // a declared type may have this native type
-		}
+		// A basic type a declared type shares (float64 of `type C
+		// float64`) was refused above: r.names has it.
 		if t.Kind() == reflect.Func && r.mentions(t, 0) {
 			return "", false
 		}
@@ -105,13 +104,6 @@ func (r *typeRegistry) declaredIn(t reflect.Type) string {
 		break
 	}
 	return "(a type declared in the REPL)"
-}
-
-// basicTaken reports whether a declared type has the unnamed native type
-// t (int for a declared `type Level int`).
-func (r *typeRegistry) basicTaken(t reflect.Type) bool {
-	_, ok := r.names[t]
-	return ok
 }
 
 // mentions reports whether t holds a native type of a declared type.
