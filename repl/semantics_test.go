@@ -298,9 +298,7 @@ func TestWrappedStatementErrorLines(t *testing.T) {
 func TestFmtOfDeclaredTypes(t *testing.T) {
 	p := newTestPool(t, 1)
 	decl := "type P struct{ X, Y int }\nfunc (p P) String() string { return fmt.Sprintf(\"(%d,%d)\", p.X, p.Y) }\ntype E struct{ msg string }\nfunc (e *E) Error() string { return e.msg }\n"
-	tests := []struct {
-		name, cell, out, errHas string
-	}{
+	tests := []declaredCell{
 		{"String of a direct argument", `fmt.Println(P{1, 2}); fmt.Printf("%v %s\n", P{3, 4}, P{5, 6})`, "(1,2)\n(3,4) (5,6)\n", ""},
 		{"Sprint", `s := fmt.Sprint(P{1, 2}); fmt.Println(len(s), s)`, "5 (1,2)\n", ""},
 		{"Error of a direct argument", `var err error = &E{"boom"}; fmt.Println(err, &E{"bang"})`, "boom bang\n", ""},
@@ -320,21 +318,7 @@ func TestFmtOfDeclaredTypes(t *testing.T) {
 		{"%+v with a width of unexported fields is refused", "type R struct{ n int }\nfmt.Printf(\"%+4v\\n\", R{1})", "", "%+v of a value of type R, which has unexported fields"},
 		{"plain values still print", `fmt.Println([]int{1, 2}, map[string]int{"a": 1}, struct{ A int }{3})`, "[1 2] map[a:1] {3}\n", ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newTestSession(t, p)
-			if r := run(t, s, decl); r.Error != "" {
-				t.Fatal(r.Error)
-			}
-			r := run(t, s, tt.cell)
-			if tt.errHas == "" && (r.Error != "" || r.Output != tt.out) {
-				t.Fatalf("output %q error %q, want %q", r.Output, r.Error, tt.out)
-			}
-			if tt.errHas != "" && !strings.Contains(r.Error, tt.errHas) {
-				t.Fatalf("output %q error %q, want an error containing %q", r.Output, r.Error, tt.errHas)
-			}
-		})
-	}
+	runDeclaredCells(t, p, decl, tests)
 }
 
 // TestJSONOfDeclaredTypes checks encoding/json of structs declared with
@@ -344,18 +328,26 @@ func TestFmtOfDeclaredTypes(t *testing.T) {
 func TestJSONOfDeclaredTypes(t *testing.T) {
 	p := newTestPool(t, 1)
 	decl := "type Base struct{ ID int `json:\"id\"`; note string }\ntype Doc struct{ Base; Title string; secret int }\ntype PDoc struct{ *Base; Title string }\n"
-	tests := []struct {
-		name, cell, out, errHas string
-	}{
+	tests := []declaredCell{
 		{"unexported dropped, embedded promoted", `b, err := json.Marshal(Doc{Base{1, "n"}, "t", 2}); fmt.Println(string(b), err)`, "{\"id\":1,\"Title\":\"t\"} <nil>\n", ""},
 		{"unmarshal keeps what json does not set", "d := Doc{secret: 7}\nerr := json.Unmarshal([]byte(`{\"id\":3,\"Title\":\"u\",\"secret\":9}`), &d)\nfmt.Println(err, d.ID, d.Title, d.secret)", "<nil> 3 u 7\n", ""},
 		{"in a slice", `b, _ := json.Marshal([]Doc{{Title: "a"}}); fmt.Println(string(b))`, "[{\"id\":0,\"Title\":\"a\"}]\n", ""},
 		{"an embedded pointer is refused", `json.Marshal(PDoc{Title: "x"})`, "", "an embedded pointer field (*Base)"},
 	}
+	runDeclaredCells(t, p, "import \"encoding/json\"\n"+decl, tests)
+}
+
+// declaredCell is a cell run after declarations, with the output it must
+// print or the error it must fail with.
+type declaredCell struct{ name, cell, out, errHas string }
+
+// runDeclaredCells runs each test's cell in a fresh session after decl.
+func runDeclaredCells(t *testing.T, p *Pool, decl string, tests []declaredCell) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestSession(t, p)
-			if r := run(t, s, "import \"encoding/json\"\n"+decl); r.Error != "" {
+			if r := run(t, s, decl); r.Error != "" {
 				t.Fatal(r.Error)
 			}
 			r := run(t, s, tt.cell)
