@@ -294,36 +294,14 @@ func (r *typeRegistry) problem(format string, args []any) string {
 			continue
 		}
 		verb := verbs[i]
-		if verb == "T" {
-			if !r.typeVerbOK(a) {
-				return fmt.Sprintf("%%T of a value of type %s declared in the REPL cannot show its name here; print a name you choose", r.declaredIn(operandType(a)))
-			}
-			continue
+		if verb == "T" || verb == "#v" {
+			continue // typeVerbs' to print or refuse
 		}
 		if isWrapper(v.Type()) {
-			// yaegi wrapped a value of a declared type to give fmt its
-			// methods; %#v would show the wrapper.
-			if verb == "#v" && !v.Type().Implements(goStringerType) {
-				if _, ok := r.goSyntax(operandValue(a)); !ok || !bareVerb(format, len(args), "%#v")[i] {
-					return fmt.Sprintf("%%%s of a value of a type declared in the REPL is not supported here (the interpreter hands fmt a wrapper); print a name you choose, or use %%v", verb)
-				}
-			}
-			continue
+			continue // yaegi wrapped a value of a declared type to give fmt its methods
 		}
-		if verb == "#v" && r.declaredInValue(v) {
-			if _, ok := r.goSyntax(a); !ok || !bareVerb(format, len(args), "%#v")[i] {
-				return fmt.Sprintf("%%#v of a value of type %s declared in the REPL is not supported here; use %%v or %%+v", r.declaredIn(v.Type()))
-			}
-			continue
-		}
-		if name, ok := r.names[v.Type()]; ok {
-			if k := r.kinds[name]; k != "" && verb == "#v" {
-				return fmt.Sprintf("%%%s of a %s value is refused here: the interpreter cannot tell it from %s, declared in the REPL, whose name it cannot show", verb, k, name)
-			}
-			switch {
-			case verb == "+v" && renamedFields(v.Type()) && !plusVOK(format, args, i):
-				return fmt.Sprintf("%%+v of a value of type %s, which has unexported fields, is not supported here (the interpreter renames them); print the fields you need", name)
-			}
+		if name, ok := r.names[v.Type()]; ok && verb == "+v" && renamedFields(v.Type()) && !plusVOK(format, args, i) {
+			return fmt.Sprintf("%%+v of a value of type %s, which has unexported fields, is not supported here (the interpreter renames them); print the fields you need", name)
 		}
 		if name := r.nested(v, 0, true); name != "" {
 			msg := fmt.Sprintf("fmt cannot call the String or Error method of %s on a value inside a slice, map, array, struct or pointer here; call the method yourself, e.g. loop and print x.String()", name)
@@ -379,10 +357,7 @@ func plainVerbs(format string, args []any) []any {
 		}
 		var inner any
 		if isWrapper(v.Type()) {
-			inner = unbox(a)
-			if iv, ok := iValue(v); ok {
-				inner = unbox(iv)
-			}
+			inner = operandValue(a)
 		} else if c, ok := unwrapInside(v, 0); ok {
 			// The interpreter's print view of a []T or a struct holds
 			// each T with methods in its wrapper (third_party/yaegi
@@ -415,10 +390,7 @@ func unwrapInside(v reflect.Value, depth int) (reflect.Value, bool) {
 			return v, false
 		}
 		if e := v.Elem(); isWrapper(e.Type()) {
-			inner := unbox(e.Interface())
-			if iv, ok := iValue(e); ok {
-				inner = unbox(iv)
-			}
+			inner := operandValue(e.Interface())
 			return reflect.ValueOf(inner), inner != nil
 		}
 		return unwrapInside(v.Elem(), depth+1)
@@ -635,50 +607,51 @@ func verbsOf(format string, n int) []string {
 
 // fmtFuncs returns the worker's versions of fmt's printing functions.
 func (w *worker) fmtFuncs() map[string]reflect.Value {
-	check := func(format string, a []any) {
-		if p := w.types.problem(format, a); p != "" {
+	// printArgs is what the Print functions give fmt: the interpreter's
+	// print views resolved, and checked.
+	printArgs := func(a []any) []any {
+		a = resolveViews("", a)
+		if p := w.types.problem("", a); p != "" {
 			panic(p)
 		}
+		return a
+	}
+	// printfArgs is what the Printf functions give fmt: the same, with
+	// %T, %#v, %+v and the verbs that print no method prepared.
+	printfArgs := func(f string, a []any) (string, []any) {
+		a = resolveViews(f, a)
+		if p := w.types.problem(f, a); p != "" {
+			panic(p)
+		}
+		f, a, p := w.types.typeVerbs(f, a)
+		if p != "" {
+			panic(p)
+		}
+		return f, plusV(f, plainVerbs(f, a))
 	}
 	out := &w.output
 	return map[string]reflect.Value{
-		"__rlmFmtPrint":   reflect.ValueOf(func(a ...any) (int, error) { a = resolveViews("", a); check("", a); return fmt.Fprint(out, a...) }),
-		"__rlmFmtPrintln": reflect.ValueOf(func(a ...any) (int, error) { a = resolveViews("", a); check("", a); return fmt.Fprintln(out, a...) }),
+		"__rlmFmtPrint":    reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(out, printArgs(a)...) }),
+		"__rlmFmtPrintln":  reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(out, printArgs(a)...) }),
+		"__rlmFmtSprint":   reflect.ValueOf(func(a ...any) string { return fmt.Sprint(printArgs(a)...) }),
+		"__rlmFmtSprintln": reflect.ValueOf(func(a ...any) string { return fmt.Sprintln(printArgs(a)...) }),
+		"__rlmFmtFprint":   reflect.ValueOf(func(wr io.Writer, a ...any) (int, error) { return fmt.Fprint(wr, printArgs(a)...) }),
+		"__rlmFmtFprintln": reflect.ValueOf(func(wr io.Writer, a ...any) (int, error) { return fmt.Fprintln(wr, printArgs(a)...) }),
 		"__rlmFmtPrintf": reflect.ValueOf(func(f string, a ...any) (int, error) {
-			a = resolveViews(f, a)
-			check(f, a)
-			f, a = w.types.typeNames(f, a)
-			return fmt.Fprintf(out, f, plusV(f, plainVerbs(f, a))...)
+			f, a = printfArgs(f, a)
+			return fmt.Fprintf(out, f, a...)
 		}),
-		"__rlmFmtSprint":   reflect.ValueOf(func(a ...any) string { a = resolveViews("", a); check("", a); return fmt.Sprint(a...) }),
-		"__rlmFmtSprintln": reflect.ValueOf(func(a ...any) string { a = resolveViews("", a); check("", a); return fmt.Sprintln(a...) }),
 		"__rlmFmtSprintf": reflect.ValueOf(func(f string, a ...any) string {
-			a = resolveViews(f, a)
-			check(f, a)
-			f, a = w.types.typeNames(f, a)
-			return fmt.Sprintf(f, plusV(f, plainVerbs(f, a))...)
-		}),
-		"__rlmFmtFprint": reflect.ValueOf(func(wr io.Writer, a ...any) (int, error) {
-			a = resolveViews("", a)
-			check("", a)
-			return fmt.Fprint(wr, a...)
-		}),
-		"__rlmFmtFprintln": reflect.ValueOf(func(wr io.Writer, a ...any) (int, error) {
-			a = resolveViews("", a)
-			check("", a)
-			return fmt.Fprintln(wr, a...)
+			f, a = printfArgs(f, a)
+			return fmt.Sprintf(f, a...)
 		}),
 		"__rlmFmtFprintf": reflect.ValueOf(func(wr io.Writer, f string, a ...any) (int, error) {
-			a = resolveViews(f, a)
-			check(f, a)
-			f, a = w.types.typeNames(f, a)
-			return fmt.Fprintf(wr, f, plusV(f, plainVerbs(f, a))...)
+			f, a = printfArgs(f, a)
+			return fmt.Fprintf(wr, f, a...)
 		}),
 		"__rlmErrorf": reflect.ValueOf(func(f string, a ...any) error {
-			a = resolveViews(f, a)
-			check(f, a)
-			f, a = w.types.typeNames(f, a)
-			return errorf(f, plusV(f, plainVerbs(f, a))...)
+			f, a = printfArgs(f, a)
+			return errorf(f, a...)
 		}),
 	}
 }

@@ -162,47 +162,52 @@ func operandType(a any) reflect.Type { return reflect.TypeOf(operandValue(a)) }
 
 var goStringerType = reflect.TypeOf((*fmt.GoStringer)(nil)).Elem()
 
-// typeVerbOK reports whether the %T operand a prints with declared names.
-func (r *typeRegistry) typeVerbOK(a any) bool {
-	t := operandType(a)
-	if t == nil {
-		return true // fmt prints <nil>
-	}
-	_, ok := r.typeString(t, 0)
-	return ok
-}
-
-// typeNames returns format and args with each %T whose operand's type
-// involves a declared type turned into a %s of its name (fmt prints %T
-// itself, without asking a Formatter); format and args themselves when
-// there is none.
-func (r *typeRegistry) typeNames(format string, args []any) (string, []any) {
+// typeVerbs returns format and args with each %T and %#v whose operand
+// involves a declared type turned into a %s of what `go run` prints (fmt
+// prints %T itself, without asking a Formatter); format and args
+// themselves when there is none. problem says why an operand cannot be
+// printed as Go would ("" when all can).
+func (r *typeRegistry) typeVerbs(format string, args []any) (_ string, _ []any, problem string) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if len(r.names) == 0 || !strings.ContainsAny(format, "T#") {
-		return format, args
+		return format, args, ""
 	}
 	var out []any
 	at := operandDirectives(format, len(args))
 	b := []byte(format)
 	sharp := bareVerb(format, len(args), "%#v")
 	for i, verb := range verbsOf(format, len(args)) {
-		if args[i] == nil || at[i].verb < 0 {
+		a := args[i]
+		if a == nil {
 			continue
 		}
 		var s string
-		switch {
-		case verb == "T":
-			t := operandType(args[i])
+		switch verb {
+		case "T":
+			t := operandType(a)
 			ts, ok := r.typeString(t, 0)
-			if !ok || ts == reflect.TypeOf(args[i]).String() {
+			if ok && ts == reflect.TypeOf(a).String() {
 				continue
 			}
+			if !ok || at[i].verb < 0 {
+				return format, args, fmt.Sprintf("%%T of a value of type %s declared in the REPL cannot show its name here; print a name you choose", r.declaredIn(t))
+			}
 			s = ts
-		case verb == "#v" && sharp[i] && !reflect.TypeOf(args[i]).Implements(goStringerType) && r.declaredInValue(reflect.ValueOf(operandValue(args[i]))):
-			gs, ok := r.goSyntax(operandValue(args[i]))
-			if !ok {
+		case "#v":
+			if reflect.TypeOf(a).Implements(goStringerType) {
+				continue // fmt calls GoString
+			}
+			val, wrapped := operandValue(a), isWrapper(reflect.TypeOf(a))
+			if !wrapped && !r.declaredInValue(reflect.ValueOf(val)) {
 				continue
+			}
+			gs, ok := r.goSyntax(val)
+			if !ok || !sharp[i] {
+				if wrapped {
+					return format, args, "%#v of a value of a type declared in the REPL is not supported here (the interpreter hands fmt a wrapper); print a name you choose, or use %v"
+				}
+				return format, args, fmt.Sprintf("%%#v of a value of type %s declared in the REPL is not supported here; use %%v or %%+v", r.declaredIn(reflect.TypeOf(val)))
 			}
 			s = gs
 		default:
@@ -215,9 +220,9 @@ func (r *typeRegistry) typeNames(format string, args []any) (string, []any) {
 		b[at[i].verb] = 's'
 	}
 	if out == nil {
-		return format, args
+		return format, args, ""
 	}
-	return string(b), out
+	return string(b), out, ""
 }
 
 // directive is where an operand's directive is in a format:
