@@ -313,6 +313,7 @@ func TestFmtOfDeclaredTypes(t *testing.T) {
 		{"%T of a plain declared type", "type Q struct{ A int }\nfmt.Printf(\"%T\\n\", Q{})", "main.Q\n", ""},
 		{"%#v of declared types", "type Q struct{ A int; P P }\nfmt.Printf(\"%#v|%#v\\n\", Q{1, P{2, 3}}, P{4, 5})", "main.Q{A:1, P:main.P{X:2, Y:3}}|main.P{X:4, Y:5}\n", ""},
 		{"%T of one of two types with the same fields is refused", "type A struct{ N int }\ntype B struct{ N int }\nfmt.Printf(\"%T\\n\", A{})", "", "%T of a value of type"},
+		{"%T under explicit argument indexes is refused", `fmt.Printf("%T %[1]v\n", P{1, 2})`, "", "%T of a value of type P"},
 		{"%T of a declared basic type is refused", "type C float64\nfmt.Printf(\"%T\\n\", C(1))", "", "%T of a value of type C"},
 		{"%+v of unexported fields names them as declared", "type R struct{ Name string; n int; p P }\nfmt.Printf(\"%+v\\n\", R{\"a\", 1, P{2, 3}})", "{Name:a n:1 p:{X:2 Y:3}}\n", ""},
 		{"%+v with a width of unexported fields is refused", "type R struct{ n int }\nfmt.Printf(\"%+4v\\n\", R{1})", "", "%+v of a value of type R, which has unexported fields"},
