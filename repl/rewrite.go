@@ -514,8 +514,9 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 				if tn := recvTypeName(n.Recv.List[0].Type); tn != "" {
 					// A method of receiver *T is in the method set of *T
 					// only: fmt calls it on a *T, never on a T.
+					_, ptr := n.Recv.List[0].Type.(*ast.StarExpr)
 					zero := "*new(" + tn + ")"
-					if _, ptr := n.Recv.List[0].Type.(*ast.StarExpr); ptr {
+					if ptr {
 						zero = "new(" + tn + ")"
 					}
 					r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, %s, true)", tn, zero))
@@ -525,7 +526,7 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 						// interpreter, for the type switch's case error
 						// (see typeRegistry.errSubject): *T always has
 						// the method, T when the receiver is a value.
-						if _, ptr := n.Recv.List[0].Type.(*ast.StarExpr); !ptr {
+						if !ptr {
 							r.register = append(r.register, fmt.Sprintf("__rlmRegisterErrorConv(*new(%s), func(v any) error { return v.(%s) })", tn, tn))
 						}
 						r.register = append(r.register, fmt.Sprintf("__rlmRegisterErrorConv(new(%s), func(v any) error { return v.(*%s) })", tn, tn))
@@ -538,11 +539,8 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 		case *ast.FuncLit:
 			zeroNamedResults(n.Type, n.Body, ed)
 		case *ast.TypeSpec:
-			if _, isIface := n.Type.(*ast.InterfaceType); isDecl && !isIface && n.TypeParams == nil && isTopTypeSpec(f, n) {
-				r.register = append(r.register, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), false)", n.Name.Name, n.Name.Name))
-				if st, ok := n.Type.(*ast.StructType); ok && hiddenFields(st) {
-					r.register = append(r.register, fmt.Sprintf("__rlmRegisterLayout(%q, *new(%s), %s)", n.Name.Name, n.Name.Name, embeddedFields(st)))
-				}
+			if isDecl && isTopTypeSpec(f, n) {
+				r.register = append(r.register, typeRegistrations(n)...)
 			}
 		case *ast.DeclStmt:
 			// A type declared inside a function: registered where it is
@@ -551,13 +549,8 @@ func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 			if g, ok := n.Decl.(*ast.GenDecl); ok && g.Tok == token.TYPE {
 				var reg []string
 				for _, sp := range g.Specs {
-					ts, ok := sp.(*ast.TypeSpec)
-					if _, isIface := ts.Type.(*ast.InterfaceType); !ok || isIface || ts.TypeParams != nil || ts.Name.Name == "_" {
-						continue
-					}
-					reg = append(reg, fmt.Sprintf("__rlmRegisterType(%q, *new(%s), false)", ts.Name.Name, ts.Name.Name))
-					if st, ok := ts.Type.(*ast.StructType); ok && hiddenFields(st) {
-						reg = append(reg, fmt.Sprintf("__rlmRegisterLayout(%q, *new(%s), %s)", ts.Name.Name, ts.Name.Name, embeddedFields(st)))
+					if ts, ok := sp.(*ast.TypeSpec); ok {
+						reg = append(reg, typeRegistrations(ts)...)
 					}
 				}
 				if len(reg) > 0 {

@@ -27,6 +27,21 @@ func hiddenFields(st *ast.StructType) bool {
 	return false
 }
 
+// typeRegistrations returns the statements that tell the worker's type
+// registry about a declared type (its name, and for a struct with hidden
+// fields its layout); none for an interface, a generic type or _.
+func typeRegistrations(ts *ast.TypeSpec) []string {
+	if _, isIface := ts.Type.(*ast.InterfaceType); isIface || ts.TypeParams != nil || ts.Name.Name == "_" {
+		return nil
+	}
+	name := ts.Name.Name
+	reg := []string{fmt.Sprintf("__rlmRegisterType(%q, *new(%s), false)", name, name)}
+	if st, ok := ts.Type.(*ast.StructType); ok && hiddenFields(st) {
+		reg = append(reg, fmt.Sprintf("__rlmRegisterLayout(%q, *new(%s), %s)", name, name, embeddedFields(st)))
+	}
+	return reg
+}
+
 // embeddedFields returns a []string literal of the names of st's embedded
 // fields, "*T" for a pointer.
 func embeddedFields(st *ast.StructType) string {
