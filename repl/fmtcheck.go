@@ -293,15 +293,10 @@ func (r *typeRegistry) problem(format string, args []any) string {
 		if !v.IsValid() {
 			continue
 		}
-		verb := verbs[i]
-		if verb == "T" || verb == "#v" {
-			continue // typeVerbs' to print or refuse
-		}
-		if isWrapper(v.Type()) {
-			continue // yaegi wrapped a value of a declared type to give fmt its methods
-		}
-		if name, ok := r.names[v.Type()]; ok && verb == "+v" && renamedFields(v.Type()) && !plusVOK(format, args, i) {
-			return fmt.Sprintf("%%+v of a value of type %s, which has unexported fields, is not supported here (the interpreter renames them); print the fields you need", name)
+		// %T and %#v are typeVerbs' to print or refuse, and %+v of renamed
+		// fields plusV's; a value yaegi wrapped has its methods.
+		if verb := verbs[i]; verb == "T" || verb == "#v" || isWrapper(v.Type()) {
+			continue
 		}
 		if name := r.nested(v, 0, true); name != "" {
 			msg := fmt.Sprintf("fmt cannot call the String or Error method of %s on a value inside a slice, map, array, struct or pointer here; call the method yourself, e.g. loop and print x.String()", name)
@@ -627,7 +622,10 @@ func (w *worker) fmtFuncs() map[string]reflect.Value {
 		if p != "" {
 			panic(p)
 		}
-		return f, plusV(f, plainVerbs(f, a))
+		if a, p = w.types.plusV(f, plainVerbs(f, a)); p != "" {
+			panic(p)
+		}
+		return f, a
 	}
 	out := &w.output
 	return map[string]reflect.Value{

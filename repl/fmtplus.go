@@ -2,6 +2,7 @@ package repl
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -15,43 +16,49 @@ import (
 // fmt does, with the declared names.
 
 // plusV returns args with each %+v operand that holds a struct with renamed
-// fields replaced by its plusVFormatter; args itself when there is none.
-func plusV(format string, args []any) []any {
+// fields replaced by a Formatter that prints it as fmt would with the
+// declared names; args itself when there is none. problem says why a %+v
+// of a declared type's value cannot be printed so (a width or flags, or
+// map keys renderPlusV cannot order); "" when all can.
+func (r *typeRegistry) plusV(format string, args []any) (_ []any, problem string) {
 	var out []any
 	bare := barePlusV(format, len(args))
 	for i, verb := range verbsOf(format, len(args)) {
 		if verb != "+v" || args[i] == nil {
 			continue
 		}
-		if !bare[i] {
-			continue // %+8v and the like: the check refuses it
-		}
 		v := reflect.ValueOf(args[i])
 		if isWrapper(v.Type()) || !hasRenamed(v.Type(), map[reflect.Type]bool{}) {
 			continue
 		}
-		if _, err := renderPlusV(v, 0, false); err != nil {
-			continue // the check refuses it (see typeRegistry.problem)
+		s, err := "", errors.New("%+8v and the like")
+		if bare[i] {
+			s, err = renderPlusV(v, 0, false)
+		}
+		if err != nil {
+			r.mu.RLock()
+			name, declared := r.names[v.Type()]
+			r.mu.RUnlock()
+			if declared && renamedFields(v.Type()) {
+				return args, fmt.Sprintf("%%+v of a value of type %s, which has unexported fields, is not supported here (the interpreter renames them); print the fields you need", name)
+			}
+			continue
 		}
 		if out == nil {
 			out = slices.Clone(args)
 		}
-		out[i] = plusVFormatter{v}
+		out[i] = plusVFormatter(s)
 	}
 	if out == nil {
-		return args
+		return args, ""
 	}
-	return out
+	return out, ""
 }
 
-// plusVOK reports whether plusV renders args[i], a %+v operand of format.
-func plusVOK(format string, args []any, i int) bool {
-	if !barePlusV(format, len(args))[i] {
-		return false
-	}
-	_, err := renderPlusV(reflect.ValueOf(args[i]), 0, false)
-	return err == nil
-}
+// plusVFormatter is an operand renderPlusV printed.
+type plusVFormatter string
+
+func (p plusVFormatter) Format(f fmt.State, verb rune) { f.Write([]byte(p)) }
 
 // barePlusV reports, for each of n operands of format, whether its
 // directive is exactly %+v (no width, precision or other flag).
@@ -65,13 +72,6 @@ func bareVerb(format string, n int, directive string) []bool {
 		bare[i] = d.start >= 0 && format[d.start:d.verb+1] == directive
 	}
 	return bare
-}
-
-type plusVFormatter struct{ v reflect.Value }
-
-func (p plusVFormatter) Format(f fmt.State, verb rune) {
-	s, _ := renderPlusV(p.v, 0, false)
-	f.Write([]byte(s))
 }
 
 // hasRenamed reports whether values of t may hold a struct with a renamed
