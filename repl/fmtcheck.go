@@ -37,6 +37,7 @@ type typeRegistry struct {
 	// embedded holds, for a type of layout, its embedded fields' names
 	// ("*T" for a pointer), which json promotes (see jsonview.go).
 	embedded map[reflect.Type][]string
+	views    sync.Map                // reflect.Type -> its json view (jsonViewFor)
 	errs     map[reflect.Type]string // native types of declared types with an Error method
 	// dup holds the native types two declared types share (same fields).
 	dup map[reflect.Type]bool
@@ -166,6 +167,7 @@ func (r *typeRegistry) registerLayout(name string, v any, embedded []string) {
 	}
 	r.layout[t] = name
 	r.embedded[t] = embedded
+	r.views.Clear()
 }
 
 // jsonProblem returns why encoding/json would not treat v as Go does, or "".
@@ -662,11 +664,14 @@ func (w *worker) jsonFuncs() map[string]reflect.Value {
 			panic(p)
 		}
 	}
+	unsupported := func(err error) {
+		panic(fmt.Sprintf("encoding/json of this value is not supported here: %v; declare the field without the pointer", err))
+	}
 	// view is v in its json view (jsonview.go), checked.
 	view := func(v any) any {
 		v2, err := w.types.jsonMarshalView(v)
 		if err != nil {
-			panic(fmt.Sprintf("encoding/json of this value is not supported here: %v; declare the field without the pointer", err))
+			unsupported(err)
 		}
 		check(v2)
 		return v2
@@ -682,7 +687,7 @@ func (w *worker) jsonFuncs() map[string]reflect.Value {
 				return err
 			}
 			if err != nil {
-				panic(fmt.Sprintf("encoding/json of this value is not supported here: %v; declare the field without the pointer", err))
+				unsupported(err)
 			}
 			check(v)
 			return json.Unmarshal(data, v)

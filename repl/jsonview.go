@@ -26,6 +26,22 @@ type jsonView struct {
 	from func(view, dst reflect.Value)
 }
 
+// jsonViewFor is jsonViewOf, kept per type: a program that marshals
+// records one by one builds each view once. registerLayout forgets them,
+// since a view depends on the layouts registered. r.mu must be held.
+func (r *typeRegistry) jsonViewFor(t reflect.Type) (*jsonView, error) {
+	type entry struct {
+		view *jsonView
+		err  error
+	}
+	if e, ok := r.views.Load(t); ok {
+		return e.(entry).view, e.(entry).err
+	}
+	view, err := r.jsonViewOf(t, 0)
+	r.views.Store(t, entry{view, err})
+	return view, err
+}
+
 // jsonViewOf returns the view of t, nil when t needs none, or an error
 // for what it cannot show as Go's json would. r.mu must be held.
 func (r *typeRegistry) jsonViewOf(t reflect.Type, depth int) (*jsonView, error) {
@@ -332,7 +348,7 @@ func (r *typeRegistry) jsonMarshalView(v any) (any, error) {
 	if isWrapper(rv.Type()) {
 		return v, nil // it has MarshalJSON or the like: json calls it
 	}
-	view, err := r.jsonViewOf(rv.Type(), 0)
+	view, err := r.jsonViewFor(rv.Type())
 	if err != nil || view == nil {
 		return v, err
 	}
@@ -347,7 +363,7 @@ func (r *typeRegistry) jsonUnmarshal(data []byte, target any, unmarshal func([]b
 	if len(r.layout) == 0 || !tv.IsValid() || tv.Kind() != reflect.Pointer || tv.IsNil() {
 		return false, nil
 	}
-	view, err := r.jsonViewOf(tv.Type().Elem(), 0)
+	view, err := r.jsonViewFor(tv.Type().Elem())
 	if err != nil || view == nil {
 		return false, err
 	}
