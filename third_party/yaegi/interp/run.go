@@ -419,7 +419,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 
 				if withResult {
 					// The value is val's, not the one in val.node's frame slot.
-					value0(f).Set(genInterfaceWrapperOf(val.node, rtype, func(*frame) reflect.Value { return val.value })(f))
+					value0(f).Set(wrapValue(f, val.node, rtype, val.value))
 				}
 				ok = true
 				return next
@@ -1048,14 +1048,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 }
 
 func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
-	return genInterfaceWrapperOf(n, typ, genValue(n))
-}
-
-// genInterfaceWrapperOf is genInterfaceWrapper of the values that value
-// returns, of n's type (n's frame slot may hold something else: a value
-// held in an interface). The methods get the value wrapped as their
-// receiver, not n's slot, whose value may change after.
-func genInterfaceWrapperOf(n *node, typ reflect.Type, value func(*frame) reflect.Value) func(*frame) reflect.Value {
+	value := genValue(n)
 	apply := interfaceWrapper(n, typ)
 	if apply == nil {
 		return value
@@ -1063,9 +1056,20 @@ func genInterfaceWrapperOf(n *node, typ reflect.Type, value func(*frame) reflect
 	return func(f *frame) reflect.Value { return apply(f, value(f)) }
 }
 
+// wrapValue is v, a value of n's type held in an interface (n's frame
+// slot holds something else), wrapped for typ as genInterfaceWrapper
+// wraps n's value.
+func wrapValue(f *frame, n *node, typ reflect.Type, v reflect.Value) reflect.Value {
+	if apply := interfaceWrapper(n, typ); apply != nil {
+		return apply(f, v)
+	}
+	return v
+}
+
 // interfaceWrapper returns the function that wraps a value of n's type
-// for typ (see genInterfaceWrapperOf), or nil when the value needs no
-// wrapper.
+// for typ, or nil when the value needs no wrapper. The methods get the
+// value wrapped as their receiver, not n's slot, whose value may change
+// after.
 func interfaceWrapper(n *node, typ reflect.Type) func(*frame, reflect.Value) reflect.Value {
 	if typ == nil || typ.Kind() != reflect.Interface || typ.NumMethod() == 0 || n.typ.cat == valueT {
 		return nil
@@ -1497,8 +1501,9 @@ func callBin(n *node) {
 	// getMapType returns a reflect type suitable for interface wrapper for functions
 	// with some special processing in case of interface{} argument, i.e. fmt.Printf.
 	var getMapType func(*itype) reflect.Type
-	printing := printsWithMethods(n.interp.mapTypes[c0.rval])
+	printing := false
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
+		printing = printsWithMethods(lr)
 		getMapType = func(typ *itype) reflect.Type {
 			for _, rt := range lr {
 				if typ.implements(&itype{cat: valueT, rtype: rt}) {

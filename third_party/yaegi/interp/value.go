@@ -364,7 +364,7 @@ func getBinValue(getMapType func(*itype) reflect.Type, value func(*frame) reflec
 	toBin := func(val valueInterface) reflect.Value {
 		if rt := getMapType(val.node.typ); rt != nil {
 			// The value is val's, not the one in val.node's frame slot.
-			return genInterfaceWrapperOf(val.node, rt, func(*frame) reflect.Value { return val.value })(f)
+			return wrapValue(f, val.node, rt, val.value)
 		}
 		return valueInterfaceValue(val.value)
 	}
