@@ -34,8 +34,8 @@ type Backend struct {
 	k                kernels
 	plans            map[gemmKey]*gemmPlan
 	pool             map[uint64][]uint64 // freed device blocks by size, for reuse
-	pooled           uint64              // bytes held in pool
-	argVals          [32]uint64          // kernel arguments; fixed in memory, see launch
+	mem              MemoryStats
+	argVals          [32]uint64 // kernel arguments; fixed in memory, see launch
 	argPtrs          [32]uintptr
 	scalars          [2]uint32 // alpha, beta of cublasLtMatmul
 	scratch          map[string]*allocation
@@ -45,6 +45,7 @@ type Backend struct {
 	host8            [1]float64
 	prof             profiler
 	conv             convCache
+	closed           bool
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -54,7 +55,7 @@ var _ backend.Backend = (*Backend)(nil)
 // no GPU, or a GPU older than compute capability 8.0 (the kernels use bf16
 // tensor-core instructions).
 func Open(opts Options) (*Backend, error) {
-	drv, err := loadDriver()
+	drv, err := loadDriver(opts.Driver)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func Open(opts Options) (*Backend, error) {
 	if err := drv.checkErr(drv.cuCtxSetCurrent(be.ctx), "cuCtxSetCurrent"); err != nil {
 		return nil, err
 	}
-	if be.blas, err = loadBlas(); err != nil {
+	if be.blas, err = loadBlas(opts.BLAS); err != nil {
 		return nil, err
 	}
 	be.conv.limit = be.totalMem / 6
@@ -104,10 +105,39 @@ func Open(opts Options) (*Backend, error) {
 	if err := drv.checkErr(drv.cuMemAlloc(&be.blas.workspace, be.blas.workspaceSize), "allocate the cuBLASLt workspace"); err != nil {
 		return nil, err
 	}
+	be.mem.took(be.blas.workspaceSize, false)
 	if err := be.loadKernels(); err != nil {
 		return nil, err
 	}
 	return be, nil
+}
+
+// Close gives the device memory the backend holds back to the driver: its
+// pooled blocks, bf16 copies, scratch and the cuBLASLt workspace. Neither
+// the backend nor its buffers may be used after it; a buffer still
+// referenced gives its block back when it becomes unreachable.
+func (be *Backend) Close() {
+	defer be.enter()()
+	if be.closed {
+		return
+	}
+	be.dropConversions()
+	for name, a := range be.scratch {
+		be.free(a)
+		delete(be.scratch, name)
+	}
+	for k, a := range be.invFreq {
+		be.free(a)
+		delete(be.invFreq, k)
+	}
+	if c := &be.segCache; c.scratch != nil {
+		be.free(c.scratch)
+		*c = segBoundsCache{}
+	}
+	be.releasePool()
+	be.drv.cuMemFree(be.blas.workspace)
+	be.mem.InUse -= be.blas.workspaceSize
+	be.closed = true
 }
 
 // Name reports "cuda".
@@ -153,6 +183,56 @@ func (be *Backend) MemoryInfo() (free, total uint64) {
 }
 
 // ------------------------------------------------------------------ memory
+
+// MemoryStats is the device memory a Backend holds, in bytes. Every block
+// it has from the driver is either in use (a buffer someone may still
+// reference, a bf16 copy, scratch, the cuBLASLt workspace) or pooled (freed
+// and kept for reuse; given back to the driver only when an allocation
+// would fail). The device's own use adds the driver's context and loaded
+// modules, a few hundred MiB, to Held.
+type MemoryStats struct {
+	InUse, Pooled uint64
+	Conversions   uint64 // of InUse: bf16 copies of float32 operands (see convert.go)
+	PeakInUse     uint64 // the most in use at once since Open or ResetPeakMemory
+	PeakHeld      uint64 // the most held from the driver (in use + pooled) at once
+	// Reclaims counts allocations the driver refused at first, after which
+	// the backend gave back its bf16 copies and pool and collected garbage
+	// to retry: a step that needs them runs, slower, at the edge of the
+	// device's memory.
+	Reclaims int
+}
+
+// Held is what the backend has from the driver.
+func (s MemoryStats) Held() uint64 { return s.InUse + s.Pooled }
+
+// took counts a block handed out, from the pool or (fresh) from the driver.
+func (s *MemoryStats) took(bytes uint64, fromPool bool) {
+	if fromPool {
+		s.Pooled -= bytes
+	}
+	s.InUse += bytes
+	s.PeakInUse = max(s.PeakInUse, s.InUse)
+	s.PeakHeld = max(s.PeakHeld, s.Held())
+}
+
+// MemoryStats reports the device memory the backend holds now and at its
+// peaks.
+func (be *Backend) MemoryStats() MemoryStats {
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	s := be.mem
+	s.Conversions = be.conv.bytes
+	return s
+}
+
+// ResetPeakMemory starts the peaks of MemoryStats again from what is held
+// now, and its count of reclaims from zero.
+func (be *Backend) ResetPeakMemory() {
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	be.mem.PeakInUse, be.mem.PeakHeld = be.mem.InUse, be.mem.Held()
+	be.mem.Reclaims = 0
+}
 
 // allocation is one block of device memory. Views (buffers) keep it alive;
 // when the last view is unreachable the block goes back to the backend's
@@ -202,15 +282,17 @@ func sizeClass(bytes uint64) uint64 {
 func (be *Backend) alloc(bytes uint64) *allocation {
 	c := sizeClass(max(bytes, 4))
 	var ptr uint64
+	fromPool := false
 	if free := be.pool[c]; len(free) > 0 {
 		ptr = free[len(free)-1]
 		be.pool[c] = free[:len(free)-1]
-		be.pooled -= c
+		fromPool = true
 	} else if r := be.drv.cuMemAlloc(&ptr, c); r != 0 {
 		// Out of memory: give the cached and pooled blocks back to the
 		// driver, then let the garbage collector find buffers nobody
 		// references (it knows nothing of device memory, so it may not
 		// have looked), and try again before failing.
+		be.mem.Reclaims++
 		be.dropConversions()
 		be.releasePool()
 		for try := 0; r != 0 && try < 3; try++ {
@@ -228,6 +310,7 @@ func (be *Backend) alloc(bytes uint64) *allocation {
 				float64(free)/(1<<30), float64(total)/(1<<30))
 		}
 	}
+	be.mem.took(c, fromPool)
 	return &allocation{ptr: ptr, bytes: c}
 }
 
@@ -245,7 +328,8 @@ func (be *Backend) allocUser(bytes uint64) *allocation {
 // free returns a backend-owned block to the pool; the caller holds be.mu.
 func (be *Backend) free(a *allocation) {
 	be.pool[a.bytes] = append(be.pool[a.bytes], a.ptr)
-	be.pooled += a.bytes
+	be.mem.InUse -= a.bytes
+	be.mem.Pooled += a.bytes
 }
 
 // release returns a block to the pool once nothing references it. Work
@@ -254,8 +338,17 @@ func (be *Backend) free(a *allocation) {
 func (be *Backend) release(b [2]uint64) {
 	be.mu.Lock()
 	defer be.mu.Unlock()
+	if be.closed {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		be.drv.cuCtxSetCurrent(be.ctx)
+		be.drv.cuMemFree(b[0])
+		be.mem.InUse -= b[1]
+		return
+	}
 	be.pool[b[1]] = append(be.pool[b[1]], b[0])
-	be.pooled += b[1]
+	be.mem.InUse -= b[1]
+	be.mem.Pooled += b[1]
 }
 
 func (be *Backend) releasePool() {
@@ -266,7 +359,7 @@ func (be *Backend) releasePool() {
 		}
 		delete(be.pool, c)
 	}
-	be.pooled = 0
+	be.mem.Pooled = 0
 }
 
 // Alloc returns n zeroed float32s in device memory.

@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -69,13 +70,13 @@ type blasLib struct {
 // blasSonames are tried in order: CUDA 13, 12 and 11 builds of cuBLASLt.
 var blasSonames = []string{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"}
 
-// $RLM_CUBLASLT names the one library to load instead.
-func loadBlas() (*blasLib, error) {
+// name (else $RLM_CUBLASLT) names the one library to load instead.
+func loadBlas(name string) (*blasLib, error) {
 	var lib uintptr
 	var errs []string
 	var soname string
 	names := blasSonames
-	if p := os.Getenv("RLM_CUBLASLT"); p != "" {
+	if p := cmp.Or(name, os.Getenv("RLM_CUBLASLT")); p != "" {
 		names = []string{p}
 	}
 	for _, name := range names {

@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -66,13 +67,12 @@ type driver struct {
 	cuLaunchKernel uintptr
 }
 
-// loadDriver opens libcuda and resolves every entry point the backend uses.
+// loadDriver opens libcuda (or the library name) and resolves every entry point the backend uses.
 // $RLM_CUDA_DRIVER names another library to load in its place (such as
 // the CPU emulator of package cudaemu, which the tests use without a GPU).
-func loadDriver() (*driver, error) {
-	name := "libcuda.so.1"
-	if p := os.Getenv("RLM_CUDA_DRIVER"); p != "" {
-		name = p
+func loadDriver(name string) (*driver, error) {
+	if name == "" {
+		name = cmp.Or(os.Getenv("RLM_CUDA_DRIVER"), "libcuda.so.1")
 	}
 	lib, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 	if err != nil {

@@ -57,4 +57,9 @@ func ParsePrecision(s string) (Precision, error) {
 type Options struct {
 	Device    int // ordinal of the GPU
 	Precision Precision
+	// Driver and BLAS name the libraries to load in place of libcuda.so.1
+	// and cuBLASLt; empty means $RLM_CUDA_DRIVER and $RLM_CUBLASLT, else
+	// the system's. Tests use them to open package cudaemu's emulator
+	// beside a real GPU.
+	Driver, BLAS string
 }

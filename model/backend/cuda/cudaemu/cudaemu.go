@@ -5,6 +5,12 @@
 // without a GPU, CI among them: kernels and the Go code that launches them
 // are checked for correctness (not speed) before they reach a GPU.
 //
+// Its device 1 (DryRunDevice) is a dry run: the backend allocates and
+// launches exactly as on a GPU, but no memory stands behind the
+// allocations and nothing runs. Tests read the backend's memory peaks from
+// it for models larger than the host could hold (see MemoryStats in
+// model/backend/cuda).
+//
 // It needs clang++ (Debian's clang-19, which CI installs for the PTX
 // check) and the repository's sources; tests call Use from TestMain.
 package cudaemu
@@ -31,7 +37,17 @@ import (
 const (
 	DriverEnv = "RLM_CUDA_DRIVER"
 	BlasEnv   = "RLM_CUBLASLT"
+	// LibEnv names an emulator library built before (bench/cuda/build.sh
+	// carries one to the GPU machine, which has no compiler): Build
+	// returns it instead of building.
+	LibEnv = "RLM_CUDA_EMU_LIB"
 )
+
+// DryRunDevice is the emulator's dry-run device: open it with
+// cuda.Options{Device: DryRunDevice, Driver: lib, BLAS: lib}. It reports
+// an H100 80GB's memory (79.2 GiB) unless $RLM_CUDA_EMU_DRY_MEMORY gives
+// the bytes, and fails allocations beyond it as the driver does.
+const DryRunDevice = 1
 
 // Compiler is the C++ compiler Build uses unless $CXX names another.
 const Compiler = "clang++-19"
@@ -45,6 +61,9 @@ var (
 // Build compiles the emulator, once per version of its sources (cached
 // under the user's cache directory), and returns the library's path.
 func Build() (string, error) {
+	if lib := os.Getenv(LibEnv); lib != "" {
+		return lib, nil
+	}
 	once.Do(func() { libPath, libErr = build() })
 	return libPath, libErr
 }

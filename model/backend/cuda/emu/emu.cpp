@@ -422,6 +422,41 @@ std::atomic<uint64_t> allocated{0};
 std::mutex allocMu;
 std::vector<std::pair<void*, uint64_t>>* allocs = new std::vector<std::pair<void*, uint64_t>>();
 
+// Device 1 is a dry run: the backend's own code runs exactly as on a GPU
+// (the same allocations, in the same order, freed at the same moments),
+// but no memory stands behind its allocations and no kernel, product, copy
+// or fill runs; downloads read zeros. It answers "how much device memory
+// does this step take" for a model far larger than the host could hold,
+// in the time it takes the Go side to issue the calls. Its pointers lie
+// at and above kDryBase, which no host allocation reaches, so every call
+// that takes a pointer knows which kind it has.
+constexpr uint64_t kDryBase = 1ull << 62;
+constexpr int kDryDevice = 1;
+// What a dry device reports as its memory unless RLM_CUDA_EMU_DRY_MEMORY
+// (bytes) says otherwise: an H100 80GB HBM3's total (79.2 GiB).
+constexpr uint64_t kDryTotalMem = 85032091648ull;
+uint64_t dryNext = kDryBase, dryAllocated = 0;
+std::vector<std::pair<uint64_t, uint64_t>>* dryAllocs = new std::vector<std::pair<uint64_t, uint64_t>>();
+thread_local int currentDevice = 0;  // of the context current on this thread
+
+bool dry(uint64_t p) { return p >= kDryBase; }
+bool dry(const void* p) { return dry((uint64_t)p); }
+uint64_t dryTotal() {
+  const char* s = getenv("RLM_CUDA_EMU_DRY_MEMORY");
+  if (s && *s) return strtoull(s, nullptr, 10);
+  return kDryTotalMem;
+}
+// What the driver's context, the loaded modules and cuBLASLt take of a
+// real device before the first allocation; the dry device keeps as much
+// back, so that "fits" means fits on the card (RLM_CUDA_EMU_DRY_RESERVE,
+// bytes, changes it).
+constexpr uint64_t kDryReserve = 1ull << 30;
+uint64_t dryReserve() {
+  const char* s = getenv("RLM_CUDA_EMU_DRY_RESERVE");
+  if (s && *s) return strtoull(s, nullptr, 10);
+  return kDryReserve;
+}
+
 struct Event {
   double ms;
 };
@@ -439,22 +474,22 @@ int cuDriverGetVersion(int* v) {
   return 0;
 }
 int cuDeviceGetCount(int* n) {
-  *n = 1;
+  *n = 2;  // 0 runs everything, 1 is a dry run (see kDryBase)
   return 0;
 }
 int cuDeviceGet(int* dev, int ordinal) {
-  if (ordinal != 0) return 101;  // CUDA_ERROR_INVALID_DEVICE
-  *dev = 0;
+  if (ordinal != 0 && ordinal != kDryDevice) return 101;  // CUDA_ERROR_INVALID_DEVICE
+  *dev = ordinal;
   return 0;
 }
-int cuDeviceGetName(char* name, int n, int) {
-  snprintf(name, n, "rlm CUDA emulator (CPU)");
+int cuDeviceGetName(char* name, int n, int dev) {
+  snprintf(name, n, dev == kDryDevice ? "rlm CUDA emulator (dry run)" : "rlm CUDA emulator (CPU)");
   return 0;
 }
-int cuDeviceGetAttribute(int* v, int attr, int) {
+int cuDeviceGetAttribute(int* v, int attr, int dev) {
   switch (attr) {
-    case 16:  // multiprocessors: few, so grid-stride loops stride
-      *v = 4;
+    case 16:  // multiprocessors: few, so grid-stride loops stride; an H100's on a dry run
+      *v = dev == kDryDevice ? 132 : 4;
       return 0;
     case 75:
       *v = 9;
@@ -469,17 +504,30 @@ int cuDeviceGetAttribute(int* v, int attr, int) {
   *v = 0;
   return 0;
 }
-int cuDeviceTotalMem_v2(uint64_t* b, int) {
-  *b = kTotalMem;
+int cuDeviceTotalMem_v2(uint64_t* b, int dev) {
+  *b = dev == kDryDevice ? dryTotal() : kTotalMem;
   return 0;
 }
-int cuDevicePrimaryCtxRetain(uintptr_t* ctx, int) {
-  *ctx = 1;
+// A context is its device's ordinal plus one.
+int cuDevicePrimaryCtxRetain(uintptr_t* ctx, int dev) {
+  *ctx = (uintptr_t)dev + 1;
   return 0;
 }
-int cuCtxSetCurrent(uintptr_t) { return 0; }
+int cuCtxSetCurrent(uintptr_t ctx) {
+  currentDevice = (int)ctx - 1;
+  return 0;
+}
 int cuCtxSynchronize() { return 0; }
 int cuMemAlloc_v2(uint64_t* p, uint64_t bytes) {
+  if (currentDevice == kDryDevice) {
+    std::lock_guard<std::mutex> lk(allocMu);
+    if (dryReserve() + dryAllocated + bytes > dryTotal()) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
+    *p = dryNext;
+    dryNext += (bytes + 511) & ~(uint64_t)511;
+    dryAllocated += bytes;
+    dryAllocs->push_back({*p, bytes});
+    return 0;
+  }
   if (allocated.load() + bytes > kTotalMem) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
   void* m = aligned_alloc(256, (bytes + 255) & ~(uint64_t)255);
   if (!m) return 2;
@@ -492,6 +540,16 @@ int cuMemAlloc_v2(uint64_t* p, uint64_t bytes) {
 }
 int cuMemFree_v2(uint64_t p) {
   std::lock_guard<std::mutex> lk(allocMu);
+  if (dry(p)) {
+    for (auto& a : *dryAllocs)
+      if (a.first == p) {
+        dryAllocated -= a.second;
+        a = dryAllocs->back();
+        dryAllocs->pop_back();
+        return 0;
+      }
+    return 1;
+  }
   for (auto& a : *allocs)
     if (a.first == (void*)p) {
       allocated -= a.second;
@@ -503,25 +561,35 @@ int cuMemFree_v2(uint64_t p) {
   return 1;  // CUDA_ERROR_INVALID_VALUE
 }
 int cuMemGetInfo_v2(uint64_t* free_, uint64_t* total) {
+  if (currentDevice == kDryDevice) {
+    std::lock_guard<std::mutex> lk(allocMu);
+    *total = dryTotal();
+    *free_ = *total - dryReserve() - dryAllocated;
+    return 0;
+  }
   *total = kTotalMem;
   *free_ = kTotalMem - allocated.load();
   return 0;
 }
 int cuMemcpyHtoD_v2(uint64_t dst, const void* src, uint64_t n) {
-  memcpy((void*)dst, src, n);
+  if (!dry(dst)) memcpy((void*)dst, src, n);
   return 0;
 }
 int cuMemcpyHtoDAsync_v2(uint64_t dst, const void* src, uint64_t n, uintptr_t) { return cuMemcpyHtoD_v2(dst, src, n); }
 int cuMemcpyDtoH_v2(void* dst, uint64_t src, uint64_t n) {
-  memcpy(dst, (void*)src, n);
+  if (dry(src))
+    memset(dst, 0, n);
+  else
+    memcpy(dst, (void*)src, n);
   return 0;
 }
 int cuMemcpyDtoHAsync_v2(void* dst, uint64_t src, uint64_t n, uintptr_t) { return cuMemcpyDtoH_v2(dst, src, n); }
 int cuMemcpyDtoDAsync_v2(uint64_t dst, uint64_t src, uint64_t n, uintptr_t) {
-  memmove((void*)dst, (void*)src, n);
+  if (!dry(dst) && !dry(src)) memmove((void*)dst, (void*)src, n);
   return 0;
 }
 int cuMemsetD32Async(uint64_t dst, unsigned v, uint64_t n, uintptr_t) {
+  if (dry(dst)) return 0;
   unsigned* p = (unsigned*)dst;
   for (uint64_t i = 0; i < n; i++) p[i] = v;
   return 0;
@@ -594,6 +662,7 @@ int cuLaunchKernel(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned 
   long threads = (long)bx * by * bz;
   if (threads < 1 || threads > kMaxThreads || gx == 0 || gy == 0 || gz == 0 || smem > kSmemBytes)
     return 1;  // CUDA_ERROR_INVALID_VALUE, as the device answers a bad launch shape
+  if (currentDevice == kDryDevice) return 0;
   std::lock_guard<std::mutex> lk(launchMu);
   Launch l;
   l.fn = k->call;
@@ -667,6 +736,7 @@ static float load(const void* p, int type, int64_t i) {
 int cublasLtMatmul(uintptr_t, uintptr_t desc, const float* alpha, const void* A, uintptr_t la, const void* B,
                    uintptr_t lb, const float* beta, const void*, uintptr_t, float* D, uintptr_t ld, const void*,
                    void*, size_t, uintptr_t) {
+  if (dry(D)) return 0;
   const LtDesc* d = (const LtDesc*)desc;
   const LtLayout *a = (const LtLayout*)la, *b = (const LtLayout*)lb, *c = (const LtLayout*)ld;
   int64_t m = c->rows, n = c->cols, k = d->transA ? a->rows : a->cols;
