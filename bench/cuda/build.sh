@@ -9,6 +9,8 @@
 #   sft-data.jsonl  a small SFT set from the tiny recipe's expert (the
 #                   fp32/bf16 parity runs of rlm train sft)
 #   builtin/        the built-in model as a checkpoint directory (RL runs)
+#   libcudaemu.so   the CUDA emulator, whose dry run the memory tests
+#                   compare the GPU with (RLM_CUDA_EMU_LIB; needs clang-19)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=bin/gpu
@@ -19,6 +21,7 @@ go build -trimpath -ldflags="-s -w" -o "$out/rlm" ./cmd/rlm
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$out/rlm-static" ./cmd/rlm
 CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/cuda.test" ./model/backend/cuda
 CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/inference.test" ./inference
+cp "$(go run ./bench/cuda/emulib)" "$out/libcudaemu.so"
 cp models/tinydemo/weights/{config.json,model.safetensors,tokenizer.json,tokenizer_config.json} "$out/builtin/"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -63,3 +63,20 @@ func (d Device) OpenLogged(log io.Writer) (backend.Backend, error) {
 	}
 	return be, err
 }
+
+// DeviceMemory describes the device memory a GPU backend took at its peak,
+// for the trainers' last line; "" for the CPU. A step that ran only by
+// giving back cached bf16 copies (reclaims) is said to be at the edge.
+func DeviceMemory(be backend.Backend) string {
+	g, ok := be.(*cuda.Backend)
+	if !ok {
+		return ""
+	}
+	s := g.MemoryStats()
+	line := fmt.Sprintf("GPU memory: peak %.1f GiB in use, %.1f GiB held", float64(s.PeakInUse)/(1<<30),
+		float64(s.PeakHeld)/(1<<30))
+	if s.Reclaims > 0 {
+		line += fmt.Sprintf("; %d allocations waited for memory given back (the steps are at the edge of the device's memory: --checkpoint-activations or a smaller --batch-size would be faster)", s.Reclaims)
+	}
+	return line
+}

@@ -23,6 +23,17 @@ type RowSampler interface {
 	SampleRows(out []SampleResult, logits Buffer, V int, params []SampleParams)
 }
 
+// ProductOperands is implemented by backends whose matrix products and
+// attention read their operands in a reduced precision (bf16 on a GPU) and
+// can keep a buffer in that form alone, giving its float32 storage back:
+// KeepForProducts(b) promises that until b is next written it is read only
+// as an operand of MatMul, or as q, k or v of Attention and
+// AttentionBackward. Products then compute exactly what they would have.
+// Any other read still works but sees the rounded values.
+type ProductOperands interface {
+	KeepForProducts(bufs ...Buffer)
+}
+
 // Buffer is a float32 array in a backend's memory.
 type Buffer interface{ Len() int }
 

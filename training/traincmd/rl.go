@@ -81,6 +81,9 @@ func runTrainRL(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "done: %d steps, last reward %.3f, pass rate %.2f; model in %s, chart %s\n",
 			n, last.RewardMean, last.PassRate, f.out, filepath.Join(f.out, "reward.svg"))
 	}
+	if mem := cli.DeviceMemory(be); mem != "" {
+		fmt.Fprintln(stdout, mem)
+	}
 	return nil
 }
 

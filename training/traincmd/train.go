@@ -135,6 +135,9 @@ func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	fmt.Fprintf(stdout, "done: %d steps, final loss %.4f%s, %s in %s, loss chart %s\n",
 		res.Steps, res.FinalLoss, val, what, f.out, filepath.Join(f.out, "loss.svg"))
+	if mem := cli.DeviceMemory(m.Backend()); mem != "" {
+		fmt.Fprintln(stdout, mem)
+	}
 	return nil
 }
 

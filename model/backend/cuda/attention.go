@@ -59,7 +59,7 @@ func (be *Backend) Attention(out, lse, q, k, v backend.Buffer, seg backend.Ints,
 func (be *Backend) attentionForward(o, l uint64, q, k, v *buffer, seg *ints, sh backend.AttnShape) {
 	first, _ := be.segBounds(seg, sh.B, sh.T)
 	scale := float32(1 / math.Sqrt(float64(sh.D)))
-	qp, kp, vp, sp := q.ptr(), k.ptr(), v.ptr(), seg.ptr()
+	sp := seg.ptr()
 	if be.tensorCoreAttention(sh.D) {
 		qb, kb, vb := be.bf16Of(q), be.bf16Of(k), be.bf16Of(v)
 		fwd, _, _ := be.attnKernels(sh.D)
@@ -69,6 +69,7 @@ func (be *Backend) attentionForward(o, l uint64, q, k, v *buffer, seg *ints, sh 
 		return
 	}
 	be.checkF32Attention(sh.D)
+	qp, kp, vp := q.ptr(), k.ptr(), v.ptr()
 	grid, block := rowsLaunch(sh.B * sh.H * sh.T)
 	be.launch(be.k.attnFwdF32, grid, block, 0, ptrArg(o), ptrArg(l), ptrArg(qp), ptrArg(kp), ptrArg(vp),
 		ptrArg(sp), ptrArg(first), i32Arg(sh.B), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), i32Arg(sh.D), f32Arg(scale))
@@ -91,7 +92,7 @@ func (be *Backend) AttentionBackward(dq, dk, dv, dout, out, lse, q, k, v backend
 	be.launch(be.k.attnBwdDi, grid, block, 0, ptrArg(di), ptrArg(fb(dout).ptr()), ptrArg(fb(out).ptr()),
 		i32Arg(sh.B), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.D))
 	dqp, dkp, dvp, dop, lp := fb(dq).ptr(), fb(dk).ptr(), fb(dv).ptr(), fb(dout).ptr(), fb(lse).ptr()
-	qp, kp, vp, sp := fb(q).ptr(), fb(k).ptr(), fb(v).ptr(), ib(seg).ptr()
+	sp := ib(seg).ptr()
 	if be.tensorCoreAttention(sh.D) {
 		qb, kb, vb, dob := be.bf16Of(fb(q)), be.bf16Of(fb(k)), be.bf16Of(fb(v)), be.bf16Of(fb(dout))
 		_, kdq, kdkdv := be.attnKernels(sh.D)
@@ -104,6 +105,7 @@ func (be *Backend) AttentionBackward(dq, dk, dv, dout, out, lse, q, k, v backend
 		return
 	}
 	be.checkF32Attention(sh.D)
+	qp, kp, vp := fb(q).ptr(), fb(k).ptr(), fb(v).ptr()
 	be.launch(be.k.attnBwdDqF32, grid, block, 0, ptrArg(dqp), ptrArg(di), ptrArg(dop), ptrArg(lp), ptrArg(qp),
 		ptrArg(kp), ptrArg(vp), ptrArg(sp), ptrArg(first), i32Arg(sh.B), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV),
 		i32Arg(sh.D), f32Arg(scale))

@@ -244,6 +244,21 @@ type allocation struct {
 	// Ints, so what was uploaded is what the device holds, and inference
 	// plans its attention launches from it without a download.
 	mirror []int32
+	// user is set for memory handed out as a Buffer or Ints: the blocks
+	// its cleanup gives back. ptr is 0 while the Buffer is held only as a
+	// bf16 copy (see demote.go).
+	user *userBlock
+}
+
+// userBlock is what the cleanup of a Buffer's or Ints' allocation gives
+// back: the float32 block, or, while the Buffer is demoted, the bf16 copy
+// kept in its place. It is not the allocation itself, which the cleanup
+// must not reference.
+type userBlock struct {
+	ptr, bytes uint64
+	half       *allocation
+	n          int // elements the Buffer was allocated with
+	be         *Backend
 }
 
 // buffer is a float32 view into an allocation.
@@ -252,8 +267,13 @@ type buffer struct {
 	off, n int
 }
 
-func (b *buffer) Len() int        { return b.n }
-func (b *buffer) ptr() uint64     { return b.a.ptr + 4*uint64(b.off) }
+func (b *buffer) Len() int { return b.n }
+func (b *buffer) ptr() uint64 {
+	if b.a.ptr == 0 {
+		b.a.user.be.restore(b.a)
+	}
+	return b.a.ptr + 4*uint64(b.off)
+}
 func (b *ints) Len() int          { return b.n }
 func (b *ints) ptr() uint64       { return b.a.ptr + 4*uint64(b.off) }
 func fb(x backend.Buffer) *buffer { return x.(*buffer) }
@@ -319,9 +339,10 @@ func (be *Backend) alloc(bytes uint64) *allocation {
 // backend's own blocks (scratch, bf16 copies) are returned explicitly with
 // free instead, at once: waiting for the garbage collector, which knows
 // nothing of device memory, would let them pile up.
-func (be *Backend) allocUser(bytes uint64) *allocation {
-	a := be.alloc(bytes)
-	runtime.AddCleanup(a, be.release, [2]uint64{a.ptr, a.bytes})
+func (be *Backend) allocUser(n int) *allocation {
+	a := be.alloc(uint64(n) * 4)
+	a.user = &userBlock{ptr: a.ptr, bytes: a.bytes, n: n, be: be}
+	runtime.AddCleanup(a, be.release, a.user)
 	return a
 }
 
@@ -335,20 +356,29 @@ func (be *Backend) free(a *allocation) {
 // release returns a block to the pool once nothing references it. Work
 // already queued on the stream that reads the block runs before any later
 // use of it, since everything runs on one stream in order.
-func (be *Backend) release(b [2]uint64) {
+func (be *Backend) release(u *userBlock) {
 	be.mu.Lock()
 	defer be.mu.Unlock()
 	if be.closed {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		be.drv.cuCtxSetCurrent(be.ctx)
-		be.drv.cuMemFree(b[0])
-		be.mem.InUse -= b[1]
-		return
 	}
-	be.pool[b[1]] = append(be.pool[b[1]], b[0])
-	be.mem.InUse -= b[1]
-	be.mem.Pooled += b[1]
+	giveBack := func(ptr, bytes uint64) {
+		be.mem.InUse -= bytes
+		if be.closed {
+			be.drv.cuMemFree(ptr)
+			return
+		}
+		be.pool[bytes] = append(be.pool[bytes], ptr)
+		be.mem.Pooled += bytes
+	}
+	if u.ptr != 0 {
+		giveBack(u.ptr, u.bytes)
+	}
+	if u.half != nil {
+		giveBack(u.half.ptr, u.half.bytes)
+	}
 }
 
 func (be *Backend) releasePool() {
@@ -365,7 +395,7 @@ func (be *Backend) releasePool() {
 // Alloc returns n zeroed float32s in device memory.
 func (be *Backend) Alloc(n int) backend.Buffer {
 	defer be.enter()()
-	a := be.allocUser(uint64(n) * 4)
+	a := be.allocUser(n)
 	be.drv.check(be.drv.cuMemsetD32Async(a.ptr, 0, uint64(n), 0), "zero %d floats", n)
 	return &buffer{a: a, n: n}
 }
@@ -373,7 +403,7 @@ func (be *Backend) Alloc(n int) backend.Buffer {
 // AllocInts returns n zeroed int32s in device memory.
 func (be *Backend) AllocInts(n int) backend.Ints {
 	defer be.enter()()
-	a := be.allocUser(uint64(n) * 4)
+	a := be.allocUser(n)
 	be.drv.check(be.drv.cuMemsetD32Async(a.ptr, 0, uint64(n), 0), "zero %d ints", n)
 	a.mirror = make([]int32, n)
 	return &ints{a: a, n: n}
@@ -489,12 +519,11 @@ func (be *Backend) MatMul(c, a, b backend.Buffer, m, n, k int, transA, transB bo
 	if m == 0 || n == 0 {
 		return
 	}
-	defer be.enter()()
-	defer be.wrote(fb(c))
-	ap, bp, cp := fb(a).ptr(), fb(b).ptr(), fb(c).ptr()
 	if k == 0 {
 		panic("cuda: MatMul with k=0")
 	}
+	defer be.enter()()
+	defer be.wrote(fb(c))
 	lda, ldb := k, n
 	if transA {
 		lda = m
@@ -510,14 +539,21 @@ func (be *Backend) MatMul(c, a, b backend.Buffer, m, n, k int, transA, transB bo
 	if transA {
 		opY = opT
 	}
+	// Operands are read through bf16Of in BF16 mode, which reads a
+	// demoted buffer's copy without restoring it (demote.go).
 	abType, compute := int32(dataR32F), int32(compute32F)
+	var ap, bp uint64
 	switch be.opts.Precision {
 	case TF32:
 		compute = compute32FTF32
+		ap, bp = fb(a).ptr(), fb(b).ptr()
 	case BF16:
 		abType = dataR16BF
 		ap, bp = be.bf16Of(fb(a)), be.bf16Of(fb(b))
+	default:
+		ap, bp = fb(a).ptr(), fb(b).ptr()
 	}
+	cp := fb(c).ptr()
 	be.gemm(n, m, k, opX, opY, bp, ldb, ap, lda, cp, n, beta, abType, compute)
 }
 

@@ -3,6 +3,7 @@ package cuda_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -41,17 +42,31 @@ func BenchmarkTrainStep(b *testing.B) {
 		B, T int
 		prec cuda.Precision
 	}{{1, 4096, cuda.BF16}, {4, 4096, cuda.BF16}} {
+		// One model per configuration, whatever the number of times the
+		// benchmark function runs: device memory goes back only when the
+		// garbage collector finds a model unreachable, so a model per run
+		// would count several in the peak.
+		var (
+			m            *model.Model
+			adamM, adamV backend.Buffer
+		)
 		b.Run(fmt.Sprintf("qwen3-0.6B/B=%d/T=%d/%s", c.B, c.T, c.prec), func(b *testing.B) {
 			g := gpu(b, c.prec)
+			if g.Emulated() {
+				b.Skip("the CPU emulator's timings mean nothing (TestTrainStepMemory predicts the step's memory)")
+			}
 			cfg, err := model.ParseConfig([]byte(qwen3_0p6B))
 			if err != nil {
 				b.Fatal(err)
 			}
-			m, err := model.New(g, cfg)
-			if err != nil {
-				b.Fatal(err)
+			if m == nil {
+				g.ResetPeakMemory()
+				if m, err = model.New(g, cfg); err != nil {
+					b.Fatal(err)
+				}
+				m.InitRandom(1, 0.02)
+				adamM, adamV = g.Alloc(m.NumParams()), g.Alloc(m.NumParams())
 			}
-			m.InitRandom(1, 0.02)
 			n := c.B * c.T
 			batch := &model.Batch{B: c.B, T: c.T, IDs: make([]int32, n), Targets: make([]int32, n),
 				Weights: make([]float32, n), Pos: make([]int32, n), Seg: make([]int32, n)}
@@ -61,7 +76,6 @@ func BenchmarkTrainStep(b *testing.B) {
 				batch.Weights[i] = 1 / float32(n)
 				batch.Pos[i] = int32(i % c.T)
 			}
-			adamM, adamV := g.Alloc(m.NumParams()), g.Alloc(m.NumParams())
 			ctx := context.Background()
 			step := func(k int) float64 {
 				if err := m.Forward(ctx, batch); err != nil {
@@ -102,9 +116,14 @@ func BenchmarkTrainStep(b *testing.B) {
 			b.ReportMetric(tps, "tokens/s")
 			b.ReportMetric(tps*stepFLOPs(cfg, c.T)/1e12, "TFLOP/s")
 			b.ReportMetric(el/float64(b.N)*1e3, "ms/step")
+			mem := g.MemoryStats()
 			free, total := g.MemoryInfo()
-			b.Logf("%s: first loss %.4f, %.1f GiB of %.1f GiB in use", g.Device(), loss0, float64(total-free)/(1<<30), float64(total)/(1<<30))
+			b.Logf("%s: first loss %.4f; peak %.2f GiB in use, %.2f GiB held (%d reclaims); device %.1f of %.1f GiB in use",
+				g.Device(), loss0, gib(mem.PeakInUse), gib(mem.PeakHeld), mem.Reclaims, gib(total-free), gib(total))
 		})
+		m, adamM, adamV = nil, nil, nil
+		runtime.GC()
+		runtime.GC()
 	}
 }
 

@@ -36,6 +36,9 @@ func (be *Backend) wrote(bufs ...*buffer) {
 // bf16Of returns a device pointer to a bf16 copy of b, converting it unless
 // an up-to-date copy is cached. The caller holds be.mu.
 func (be *Backend) bf16Of(b *buffer) uint64 {
+	if b.demoted() {
+		return b.a.user.half.ptr
+	}
 	c := &be.conv
 	key := convKey{b.a, b.off, b.n, b.a.version}
 	if dst, ok := c.copies[key]; ok {

@@ -38,7 +38,7 @@ type kernels struct {
 	segBounds, attnFwdF32, attnBwdDi, attnBwdDqF32, attnBwdDkdvF32  kernel
 	attnFwd64, attnBwdDq64, attnBwdDkdv64, attnFwd128, attnBwdDq128 kernel
 	attnBwdDkdv128, scatterRows, gatherPagedRows, pagedAttn         kernel
-	pagedAttnCombine, sampleRows                                    kernel
+	pagedAttnCombine, sampleRows, fromBF16                          kernel
 }
 
 func (be *Backend) loadKernels() error {
@@ -60,7 +60,7 @@ func (be *Backend) loadKernels() error {
 		k    *kernel
 		name string
 	}{
-		{&k.addF32, "add_f32"}, {&k.toBF16, "to_bf16_n"}, {&k.toBF16x4, "to_bf16_x4"}, {&k.swigluFwd, "swiglu_fwd"},
+		{&k.addF32, "add_f32"}, {&k.toBF16, "to_bf16_n"}, {&k.fromBF16, "from_bf16_n"}, {&k.toBF16x4, "to_bf16_x4"}, {&k.swigluFwd, "swiglu_fwd"},
 		{&k.swigluBwd, "swiglu_bwd"}, {&k.embFwd, "embedding_fwd"}, {&k.embBwd, "embedding_bwd"},
 		{&k.rmsFwd, "rmsnorm_fwd"}, {&k.rmsBwdDx, "rmsnorm_bwd_dx"},
 		{&k.rmsBwdDwPartial, "rmsnorm_bwd_dw_partial"}, {&k.sumRowsAdd, "sum_rows_add"}, {&k.rope, "rope"},

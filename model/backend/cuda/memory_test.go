@@ -139,6 +139,26 @@ func dryRun(t *testing.T) cuda.Options {
 
 func gib(b uint64) float64 { return float64(b) / (1 << 30) }
 
+// checkOnGPU runs c on the GPU, where there is one, and checks that the
+// dry run's prediction of its peak is within 10% of what the GPU took.
+func checkOnGPU(t *testing.T, c stepCase, pred cuda.MemoryStats) {
+	t.Helper()
+	if os.Getenv(cudaemu.DriverEnv) != "" { // cudaemu.Use replaced a missing driver
+		return
+	}
+	got, err := measureStep(t, cuda.Options{Precision: cuda.BF16}, c)
+	if err != nil {
+		t.Errorf("%s on the GPU: %v", c, err)
+		return
+	}
+	t.Logf("%s on the GPU: peak %.2f GiB in use (predicted %.2f), %.2f GiB held (predicted %.2f)", c,
+		gib(got.PeakInUse), gib(pred.PeakInUse), gib(got.PeakHeld), gib(pred.PeakHeld))
+	if rel := math.Abs(float64(pred.PeakInUse)-float64(got.PeakInUse)) / float64(got.PeakInUse); rel > 0.10 {
+		t.Errorf("%s: the dry run predicted %.2f GiB, the GPU took %.2f GiB (%.0f%% off)",
+			c, gib(pred.PeakInUse), gib(got.PeakInUse), 100*rel)
+	}
+}
+
 // torchAmpPeak is PyTorch's peak device memory (torch.cuda.max_memory_allocated)
 // for the same step of the Qwen3-0.6B shape, measured on the GPU
 // (bench/cuda/torch_step.py --mode amp: float32 parameters and AdamW, bf16
@@ -154,8 +174,6 @@ var torchAmpPeak = map[int]float64{1: 23.6, 4: 70.9} // GiB by batch size at T=4
 // checks stands for the device.
 func TestTrainStepMemory(t *testing.T) {
 	dry := dryRun(t)
-	real := cuda.Options{Precision: cuda.BF16}
-	onGPU := os.Getenv(cudaemu.DriverEnv) == "" // cudaemu.Use left the system's driver
 	for _, B := range []int{1, 4} {
 		c := stepCase{name: "qwen3-0.6B", config: qwen3_0p6B, B: B, T: 4096}
 		t.Run(c.String(), func(t *testing.T) {
@@ -168,54 +186,64 @@ func TestTrainStepMemory(t *testing.T) {
 			if budget := torchAmpPeak[B]; gib(pred.PeakInUse) > budget {
 				t.Errorf("predicted peak %.2f GiB is over PyTorch amp's %.1f GiB", gib(pred.PeakInUse), budget)
 			}
-			if !onGPU {
-				return
-			}
-			got, err := measureStep(t, real, c)
-			if err != nil {
-				t.Fatalf("on the GPU: %v", err)
-			}
-			t.Logf("on the GPU: peak %.2f GiB in use, %.2f GiB held", gib(got.PeakInUse), gib(got.PeakHeld))
-			if rel := math.Abs(float64(pred.PeakInUse)-float64(got.PeakInUse)) / float64(got.PeakInUse); rel > 0.10 {
-				t.Errorf("the dry run predicted %.2f GiB, the GPU took %.2f GiB (%.0f%% off)",
-					gib(pred.PeakInUse), gib(got.PeakInUse), 100*rel)
-			}
+			checkOnGPU(t, c, pred)
 		})
 	}
 }
 
 // TestLargestOnOneGPU runs the released Qwen3 sizes through the dry run
-// of an 80 GB card (79.2 GiB, an H100's) at T=4096, full fine-tuning and
-// LoRA, with and without activation checkpointing, and checks the
-// boundaries docs/training.md states: which fit and which do not.
+// of an 80 GB card (79.2 GiB, an H100's, 1 GiB of it kept back for the
+// driver) at T=4096, B=1, full fine-tuning and LoRA (rank 16 on every
+// linear layer), with and without activation checkpointing. It holds each
+// to the table BENCHMARKS.md and docs/training.md give: whether it fits,
+// whether only by giving back the bf16 copies the backend caches (slower
+// steps), and its peak within 2% of the table's. Beside a GPU, each that
+// fits runs on the GPU too, its peak checked against the prediction.
 func TestLargestOnOneGPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("dry runs of models up to 8B")
 	}
 	dry := dryRun(t)
-	for _, c := range []struct {
-		stepCase
-		fits bool
+	// The table: GiB held at the peak, 0 for "does not fit", negative for
+	// "fits by reclaiming"; columns full, full checkpointed, LoRA, LoRA
+	// checkpointed.
+	table := []struct {
+		name, config string
+		peak         [4]float64
 	}{
-		{stepCase{name: "qwen3-1.7B", config: qwen3_1p7B, B: 1, T: 4096}, true},
-		{stepCase{name: "qwen3-4B", config: qwen3_4B, B: 1, T: 4096}, false},
-		{stepCase{name: "qwen3-4B", config: qwen3_4B, B: 1, T: 4096, checkpoint: true}, true},
-		{stepCase{name: "qwen3-8B", config: qwen3_8B, B: 1, T: 4096, checkpoint: true}, false},
-		{stepCase{name: "qwen3-8B", config: qwen3_8B, B: 1, T: 4096, lora: true}, true},
-	} {
-		t.Run(c.String(), func(t *testing.T) {
-			stats, err := measureStep(t, dry, c.stepCase)
+		{"qwen3-0.6B", qwen3_0p6B, [4]float64{22.0, 11.7, 15.5, 5.2}},
+		{"qwen3-1.7B", qwen3_1p7B, [4]float64{47.9, 31.5, 29.1, 12.6}},
+		{"qwen3-4B", qwen3_4B, [4]float64{0, 71.5, 61.8, 27.1}},
+		{"qwen3-8B", qwen3_8B, [4]float64{0, 0, -78.2, 50.3}},
+	}
+	var got strings.Builder
+	got.WriteString("| model | full | full, checkpointed | LoRA | LoRA, checkpointed |\n")
+	for _, row := range table {
+		fmt.Fprintf(&got, "| %s |", row.name)
+		for col, want := range row.peak {
+			c := stepCase{name: row.name, config: row.config, B: 1, T: 4096, lora: col >= 2, checkpoint: col%2 == 1}
+			stats, err := measureStep(t, dry, c)
+			peak := gib(stats.PeakHeld)
 			switch {
 			case err != nil && !strings.Contains(err.Error(), "OUT_OF_MEMORY"):
-				t.Fatal(err)
+				t.Fatalf("%s: %v", c, err)
 			case err != nil:
-				t.Logf("does not fit: %v", err)
+				peak = 0
+				got.WriteString(" does not fit |")
+			case stats.Reclaims > 0:
+				peak = -peak
+				fmt.Fprintf(&got, " %.1f GiB, reclaiming |", -peak)
 			default:
-				t.Logf("fits: peak %.2f GiB in use, %.2f GiB held", gib(stats.PeakInUse), gib(stats.PeakHeld))
+				fmt.Fprintf(&got, " %.1f GiB |", peak)
 			}
-			if fits := err == nil; fits != c.fits {
-				t.Errorf("fits = %v, docs/training.md says %v", fits, c.fits)
+			if (peak == 0) != (want == 0) || (peak < 0) != (want < 0) || math.Abs(peak) > math.Abs(want)*1.02 {
+				t.Errorf("%s: %.1f GiB (0: does not fit, negative: reclaiming), the table says %.1f", c, peak, want)
 			}
-		})
+			if peak != 0 {
+				checkOnGPU(t, c, stats)
+			}
+		}
+		got.WriteString("\n")
 	}
+	t.Logf("peak held at T=4096, B=1, on 79.2 GiB:\n%s", got.String())
 }

@@ -441,21 +441,27 @@ thread_local int currentDevice = 0;  // of the context current on this thread
 
 bool dry(uint64_t p) { return p >= kDryBase; }
 bool dry(const void* p) { return dry((uint64_t)p); }
-uint64_t dryTotal() {
-  const char* s = getenv("RLM_CUDA_EMU_DRY_MEMORY");
-  if (s && *s) return strtoull(s, nullptr, 10);
-  return kDryTotalMem;
+// envBytes reads a decimal byte count from the environment variable name,
+// or returns def where it is unset or not a number. (Not strtoull: glibc
+// 2.38's headers rename it, and the library must load on older systems,
+// such as the GPU machine's.)
+uint64_t envBytes(const char* name, uint64_t def) {
+  const char* s = getenv(name);
+  if (!s || !*s) return def;
+  uint64_t v = 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9') return def;
+    v = v * 10 + (uint64_t)(*s - '0');
+  }
+  return v;
 }
+uint64_t dryTotal() { return envBytes("RLM_CUDA_EMU_DRY_MEMORY", kDryTotalMem); }
 // What the driver's context, the loaded modules and cuBLASLt take of a
 // real device before the first allocation; the dry device keeps as much
 // back, so that "fits" means fits on the card (RLM_CUDA_EMU_DRY_RESERVE,
 // bytes, changes it).
 constexpr uint64_t kDryReserve = 1ull << 30;
-uint64_t dryReserve() {
-  const char* s = getenv("RLM_CUDA_EMU_DRY_RESERVE");
-  if (s && *s) return strtoull(s, nullptr, 10);
-  return kDryReserve;
-}
+uint64_t dryReserve() { return envBytes("RLM_CUDA_EMU_DRY_RESERVE", kDryReserve); }
 
 struct Event {
   double ms;

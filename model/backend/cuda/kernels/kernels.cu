@@ -23,6 +23,12 @@ extern "C" __global__ void to_bf16_n(u16* dst, const float* src, i64 n) {
   GRID_STRIDE(i, n) dst[i] = to_bf16(src[i]);
 }
 
+// from_bf16_n widens bf16 back to float32 (exactly): a buffer kept only as
+// its bf16 copy (see demote.go) that is read or written again.
+extern "C" __global__ void from_bf16_n(float* dst, const u16* src, i64 n) {
+  GRID_STRIDE(i, n) dst[i] = __builtin_bit_cast(float, (u32)src[i] << 16);
+}
+
 // The same, four at a time: src 16-byte and dst 8-byte aligned, n4 groups.
 typedef float f32x4 __attribute__((ext_vector_type(4)));
 typedef unsigned int u32x2 __attribute__((ext_vector_type(2)));

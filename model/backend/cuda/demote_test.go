@@ -1,0 +1,123 @@
+package cuda_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
+	"github.com/rlm-project/rlm/model/backend/cuda"
+)
+
+// bf16 rounds to bf16 (nearest even) and back, as the device converts.
+func bf16(f float32) float32 {
+	u := math.Float32bits(f)
+	u += 0x7fff + (u>>16)&1
+	return math.Float32frombits(u &^ 0xffff)
+}
+
+// TestKeepForProducts: a demoted buffer gives back its float32 storage, a
+// product reads exactly what it read before, and any other use restores
+// float32 storage holding the bf16-rounded values.
+func TestKeepForProducts(t *testing.T) {
+	g := gpu(t, cuda.BF16)
+	const m, n, k = 48, 40, 64
+	rng := newRng(3)
+	ha, hb := randFloats(rng, m*k, 1), randFloats(rng, k*n, 1)
+	a, b := g.Alloc(m*k), g.Alloc(k*n)
+	g.Upload(a, ha)
+	g.Upload(b, hb)
+	want, got := g.Alloc(m*n), g.Alloc(m*n)
+	g.MatMul(want, a, b, m, n, k, false, false, 0)
+
+	before := g.MemoryStats().InUse
+	g.KeepForProducts(a)
+	if after := g.MemoryStats().InUse; after >= before {
+		t.Errorf("in use %d bytes before demoting, %d after", before, after)
+	}
+	g.MatMul(got, a, b, m, n, k, false, false, 0)
+	hw, hg := make([]float32, m*n), make([]float32, m*n)
+	g.Download(hw, want)
+	g.Download(hg, got)
+	for i := range hw {
+		if hw[i] != hg[i] {
+			t.Fatalf("product element %d: %v from the float32 buffer, %v from the demoted one", i, hw[i], hg[i])
+		}
+	}
+
+	// A download restores it: the bf16 values, widened.
+	back := make([]float32, m*k)
+	g.Download(back, a)
+	for i := range back {
+		if back[i] != bf16(ha[i]) {
+			t.Fatalf("element %d reads %v after demotion, want %v (bf16 of %v)", i, back[i], bf16(ha[i]), ha[i])
+		}
+	}
+	// Restored, it is an ordinary buffer: a write is read back as written.
+	g.Upload(a, ha)
+	g.Download(back, a)
+	for i := range back {
+		if back[i] != ha[i] {
+			t.Fatalf("element %d reads %v after a write, want %v", i, back[i], ha[i])
+		}
+	}
+	// A slice is not demoted on its own: its block holds other data.
+	part := g.Slice(b, 0, k)
+	before = g.MemoryStats().InUse
+	g.KeepForProducts(part)
+	if after := g.MemoryStats().InUse; after != before {
+		t.Errorf("demoting a slice changed the memory in use from %d to %d", before, after)
+	}
+}
+
+// hideProductOperands is a backend without KeepForProducts.
+type hideProductOperands struct{ backend.Backend }
+
+// TestDemotedStepUnchanged: the model keeps activations as bf16 alone on a
+// BF16 backend; two training steps give the same losses and gradients,
+// bit for bit, as on the same backend with demotion hidden from the model.
+func TestDemotedStepUnchanged(t *testing.T) {
+	g := gpu(t, cuda.BF16)
+	cfg := smallConfig(t, true)
+	b := trainBatch(cfg, 2, 96, true)
+	run := func(be backend.Backend) (losses []float64, grads []float32) {
+		m, err := model.New(be, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.InitRandom(7, 0.1)
+		mo, vo := be.Alloc(m.NumParams()), be.Alloc(m.NumParams())
+		ctx := context.Background()
+		for step := 1; step <= 2; step++ {
+			if err := m.Forward(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			loss, err := m.Loss()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Backward(ctx); err != nil {
+				t.Fatal(err)
+			}
+			losses = append(losses, loss)
+			grads = m.DownloadGrads()
+			be.AdamW(m.Params, m.Grads, mo, vo, backend.AdamWParams{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
+				Step: step, GradScale: 1})
+			m.ZeroGrads()
+		}
+		return losses, grads
+	}
+	lossA, gradA := run(g)
+	lossB, gradB := run(hideProductOperands{g})
+	for i := range lossA {
+		if lossA[i] != lossB[i] {
+			t.Errorf("step %d: loss %v with demoted activations, %v without", i+1, lossA[i], lossB[i])
+		}
+	}
+	for i := range gradA {
+		if gradA[i] != gradB[i] {
+			t.Fatalf("second step's gradient %d: %v with demoted activations, %v without", i, gradA[i], gradB[i])
+		}
+	}
+}
