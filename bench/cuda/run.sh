@@ -16,7 +16,9 @@
 #      without checkpointing) on the GPU against the CUDA emulator's dry
 #      run, which CI checks without a GPU (issue 30)
 #   trainstep: the 0.6B SFT step's tokens/s and peak memory against
-#      PyTorch's eager and amp steps (bench/cuda/torch_step.py)
+#      PyTorch's eager and amp steps (bench/cuda/torch_step.py), and the
+#      attention kernels' TFLOP/s; the step and the attention backward each
+#      with the backward as two kernels and as one (fused)
 #   2. inference: prefill and decode tokens/s of the engine (GPU bf16, and
 #      the CPU backend on the same machine) against transformers' generate
 #      with a static cache, Qwen3-0.6B shape, random weights
@@ -72,7 +74,9 @@ fi
 # PyTorch's eager and amp steps (bench/cuda/torch_step.py).
 if [[ $only == *trainstep* ]]; then
   say "trainstep: SFT step, Qwen3-0.6B shape, T=4096"
-  (cd model/backend/cuda && timeout 200 "$B/cuda.test" -test.run '^$' -test.bench BenchmarkTrainStep -test.benchtime 5x) 2>&1 | tee -a "$out/trainstep.txt"
+  # Each with the attention backward as two kernels and as one (fused).
+  (cd model/backend/cuda && timeout 200 "$B/cuda.test" -test.run '^$' -test.bench 'BenchmarkTrainStep|BenchmarkAttention' \
+    -test.benchtime 5x) 2>&1 | tee -a "$out/trainstep.txt"
   python3 bench/cuda/torch_step.py --peak | tee -a "$out/trainstep.txt"
   for mode in ${TORCH_MODES-bf16 amp}; do
     for b in 1 4; do

@@ -62,8 +62,7 @@ func (be *Backend) attentionForward(o, l uint64, q, k, v *buffer, seg *ints, sh 
 	sp := seg.ptr()
 	if be.tensorCoreAttention(sh.D) {
 		qb, kb, vb := be.bf16Of(q), be.bf16Of(k), be.bf16Of(v)
-		fwd, _, _ := be.attnKernels(sh.D)
-		be.launch(fwd, dim3{uint32((sh.T + 127) / 128), uint32(sh.B * sh.H), 1}, dim3{256, 1, 1}, attnFwdSmem(sh.D),
+		be.launch(be.attnKernels(sh.D).fwd, dim3{uint32((sh.T + 127) / 128), uint32(sh.B * sh.H), 1}, dim3{256, 1, 1}, attnFwdSmem(sh.D),
 			ptrArg(o), ptrArg(l), ptrArg(qb), ptrArg(kb), ptrArg(vb), ptrArg(sp), ptrArg(first),
 			i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), f32Arg(scale))
 		return
@@ -95,11 +94,18 @@ func (be *Backend) AttentionBackward(dq, dk, dv, dout, out, lse, q, k, v backend
 	sp := ib(seg).ptr()
 	if be.tensorCoreAttention(sh.D) {
 		qb, kb, vb, dob := be.bf16Of(fb(q)), be.bf16Of(fb(k)), be.bf16Of(fb(v)), be.bf16Of(fb(dout))
-		_, kdq, kdkdv := be.attnKernels(sh.D)
-		be.launch(kdq, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.H), 1}, dim3{128, 1, 1}, attnDqSmem(sh.D),
+		ak := be.attnKernels(sh.D)
+		if be.fusedAttnBackward {
+			be.launch(ak.fused, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.KV), 1}, dim3{128, 1, 1},
+				attnFusedSmem(sh.D), ptrArg(dkp), ptrArg(dvp), ptrArg(dqp), ptrArg(di), ptrArg(dob), ptrArg(lp),
+				ptrArg(qb), ptrArg(kb), ptrArg(vb), ptrArg(sp), ptrArg(last), i32Arg(sh.T), i32Arg(sh.H),
+				i32Arg(sh.KV), f32Arg(scale))
+			return
+		}
+		be.launch(ak.dq, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.H), 1}, dim3{128, 1, 1}, attnDqSmem(sh.D),
 			ptrArg(dqp), ptrArg(di), ptrArg(dob), ptrArg(lp), ptrArg(qb), ptrArg(kb), ptrArg(vb), ptrArg(sp),
 			ptrArg(first), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), f32Arg(scale))
-		be.launch(kdkdv, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.KV), 1}, dim3{128, 1, 1}, attnDkdvSmem(sh.D),
+		be.launch(ak.dkdv, dim3{uint32((sh.T + 63) / 64), uint32(sh.B * sh.KV), 1}, dim3{128, 1, 1}, attnDkdvSmem(sh.D),
 			ptrArg(dkp), ptrArg(dvp), ptrArg(di), ptrArg(dob), ptrArg(lp), ptrArg(qb), ptrArg(kb), ptrArg(vb),
 			ptrArg(sp), ptrArg(last), i32Arg(sh.T), i32Arg(sh.H), i32Arg(sh.KV), f32Arg(scale))
 		return

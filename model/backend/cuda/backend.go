@@ -46,6 +46,11 @@ type Backend struct {
 	prof             profiler
 	conv             convCache
 	closed           bool
+	// fusedAttnBackward runs the tensor-core attention backward as one
+	// kernel (attn_bwd_fused_mma: dQ added atomically) instead of the dq
+	// and dk/dv kernels. Off until a GPU run measures it faster; tests and
+	// benchmarks set it (export_test.go).
+	fusedAttnBackward bool
 }
 
 var _ backend.Backend = (*Backend)(nil)

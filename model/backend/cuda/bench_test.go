@@ -39,9 +39,10 @@ func stepFLOPs(cfg model.Config, T int) float64 {
 // same run).
 func BenchmarkTrainStep(b *testing.B) {
 	for _, c := range []struct {
-		B, T int
-		prec cuda.Precision
-	}{{1, 4096, cuda.BF16}, {4, 4096, cuda.BF16}} {
+		B, T  int
+		prec  cuda.Precision
+		fused bool // the one-kernel attention backward
+	}{{1, 4096, cuda.BF16, false}, {4, 4096, cuda.BF16, false}, {1, 4096, cuda.BF16, true}, {4, 4096, cuda.BF16, true}} {
 		// One model per configuration, whatever the number of times the
 		// benchmark function runs: device memory goes back only when the
 		// garbage collector finds a model unreachable, so a model per run
@@ -50,11 +51,17 @@ func BenchmarkTrainStep(b *testing.B) {
 			m            *model.Model
 			adamM, adamV backend.Buffer
 		)
-		b.Run(fmt.Sprintf("qwen3-0.6B/B=%d/T=%d/%s", c.B, c.T, c.prec), func(b *testing.B) {
+		name := fmt.Sprintf("qwen3-0.6B/B=%d/T=%d/%s", c.B, c.T, c.prec)
+		if c.fused {
+			name += "/fused-attention-backward"
+		}
+		b.Run(name, func(b *testing.B) {
 			g := gpu(b, c.prec)
 			if g.Emulated() {
 				b.Skip("the CPU emulator's timings mean nothing (TestTrainStepMemory predicts the step's memory)")
 			}
+			g.SetFusedAttentionBackward(c.fused)
+			defer g.SetFusedAttentionBackward(false)
 			cfg, err := model.ParseConfig([]byte(qwen3_0p6B))
 			if err != nil {
 				b.Fatal(err)
@@ -98,7 +105,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			step(2)
 			g.Synchronize()
 			// One profiled step first: the GPU time of each operation.
-			if c.B == 1 {
+			if c.B == 1 && !c.fused {
 				g.StartProfile()
 				step(3)
 				var sb strings.Builder
@@ -153,16 +160,24 @@ func BenchmarkAttention(b *testing.B) {
 			g.Synchronize()
 			b.ReportMetric(flops*float64(b.N)/time.Since(start).Seconds()/1e12, "TFLOP/s")
 		})
-		b.Run(fmt.Sprintf("backward/T=%d", T), func(b *testing.B) {
-			g.AttentionBackward(dq, dk, dv, out, out, lse, q, k, v, seg, sh)
-			g.Synchronize()
-			b.ResetTimer()
-			start := time.Now()
-			for range b.N {
-				g.AttentionBackward(dq, dk, dv, out, out, lse, q, k, v, seg, sh)
+		for _, fused := range []bool{false, true} {
+			name := "backward"
+			if fused {
+				name = "backward-fused"
 			}
-			g.Synchronize()
-			b.ReportMetric(2.5*flops*float64(b.N)/time.Since(start).Seconds()/1e12, "TFLOP/s")
-		})
+			b.Run(fmt.Sprintf("%s/T=%d", name, T), func(b *testing.B) {
+				g.SetFusedAttentionBackward(fused)
+				defer g.SetFusedAttentionBackward(false)
+				g.AttentionBackward(dq, dk, dv, out, out, lse, q, k, v, seg, sh)
+				g.Synchronize()
+				b.ResetTimer()
+				start := time.Now()
+				for range b.N {
+					g.AttentionBackward(dq, dk, dv, out, out, lse, q, k, v, seg, sh)
+				}
+				g.Synchronize()
+				b.ReportMetric(2.5*flops*float64(b.N)/time.Since(start).Seconds()/1e12, "TFLOP/s")
+			})
+		}
 	}
 }

@@ -37,7 +37,8 @@ type kernels struct {
 	crossEntropy, weightedSum, sumsqPartial, sumPartials, adamw     kernel
 	segBounds, attnFwdF32, attnBwdDi, attnBwdDqF32, attnBwdDkdvF32  kernel
 	attnFwd64, attnBwdDq64, attnBwdDkdv64, attnFwd128, attnBwdDq128 kernel
-	attnBwdDkdv128, scatterRows, gatherPagedRows, pagedAttn         kernel
+	attnBwdDkdv128, attnBwdFused64, attnBwdFused128                 kernel
+	scatterRows, gatherPagedRows, pagedAttn                         kernel
 	pagedAttnCombine, sampleRows, fromBF16                          kernel
 }
 
@@ -70,7 +71,7 @@ func (be *Backend) loadKernels() error {
 		{&k.attnBwdDqF32, "attn_bwd_dq_f32"}, {&k.attnBwdDkdvF32, "attn_bwd_dkdv_f32"},
 		{&k.attnFwd64, "attn_fwd_mma_d64"}, {&k.attnBwdDq64, "attn_bwd_dq_mma_d64"},
 		{&k.attnBwdDkdv64, "attn_bwd_dkdv_mma_d64"}, {&k.attnFwd128, "attn_fwd_mma_d128"},
-		{&k.attnBwdDq128, "attn_bwd_dq_mma_d128"}, {&k.attnBwdDkdv128, "attn_bwd_dkdv_mma_d128"},
+		{&k.attnBwdDq128, "attn_bwd_dq_mma_d128"}, {&k.attnBwdDkdv128, "attn_bwd_dkdv_mma_d128"}, {&k.attnBwdFused64, "attn_bwd_fused_mma_d64"}, {&k.attnBwdFused128, "attn_bwd_fused_mma_d128"},
 		{&k.scatterRows, "scatter_rows"}, {&k.gatherPagedRows, "gather_paged_rows"}, {&k.pagedAttn, "paged_attn"},
 		{&k.pagedAttnCombine, "paged_attn_combine"}, {&k.sampleRows, "sample_rows"},
 	} {
@@ -87,11 +88,11 @@ func (be *Backend) loadKernels() error {
 	// The tensor-core attention kernels take more than the default 48 KiB of
 	// shared memory.
 	for _, D := range []int{64, 128} {
-		fwd, dq, dkdv := be.attnKernels(D)
+		ak := be.attnKernels(D)
 		for _, kk := range []struct {
 			k     kernel
 			bytes int
-		}{{fwd, attnFwdSmem(D)}, {dq, attnDqSmem(D)}, {dkdv, attnDkdvSmem(D)}} {
+		}{{ak.fwd, attnFwdSmem(D)}, {ak.dq, attnDqSmem(D)}, {ak.dkdv, attnDkdvSmem(D)}, {ak.fused, attnFusedSmem(D)}} {
 			if kk.bytes > be.smemOptin {
 				return fmt.Errorf("%s needs %d bytes of shared memory, the GPU allows %d", kk.k.name, kk.bytes, be.smemOptin)
 			}
@@ -110,11 +111,18 @@ func attnFwdSmem(D int) int  { return (128+4*64)*(D+8)*2 + 2*64*4 }
 func attnDqSmem(D int) int   { return (2*64+4*64)*(D+8)*2 + 2*64*4 }
 func attnDkdvSmem(D int) int { return (2*64+4*32)*(D+8)*2 + 2*3*32*4 }
 
-func (be *Backend) attnKernels(D int) (fwd, dq, dkdv kernel) {
+// attnFusedSmem adds the dSᵀ tile (BC rows of BQ+8 bf16) to the dk/dv
+// kernel's layout.
+func attnFusedSmem(D int) int { return attnDkdvSmem(D) + 64*(32+8)*2 }
+
+// attnKernels are the tensor-core attention kernels of one head size.
+type attnKernels struct{ fwd, dq, dkdv, fused kernel }
+
+func (be *Backend) attnKernels(D int) attnKernels {
 	if D == 64 {
-		return be.k.attnFwd64, be.k.attnBwdDq64, be.k.attnBwdDkdv64
+		return attnKernels{be.k.attnFwd64, be.k.attnBwdDq64, be.k.attnBwdDkdv64, be.k.attnBwdFused64}
 	}
-	return be.k.attnFwd128, be.k.attnBwdDq128, be.k.attnBwdDkdv128
+	return attnKernels{be.k.attnFwd128, be.k.attnBwdDq128, be.k.attnBwdDkdv128, be.k.attnBwdFused128}
 }
 
 type dim3 struct{ x, y, z uint32 }

@@ -276,6 +276,34 @@ func TestAttention(t *testing.T) {
 	}
 }
 
+// TestFusedAttentionBackward: the one-kernel backward (dQ added
+// atomically) gives what the dq and dk/dv kernels give, to float32
+// rounding (the atomic adds sum in another order), and the CPU's within
+// bf16's tolerance.
+func TestFusedAttentionBackward(t *testing.T) {
+	g := gpu(t, cuda.BF16)
+	defer g.SetFusedAttentionBackward(false)
+	for _, c := range attnCases {
+		if c.sh.D != 64 && c.sh.D != 128 {
+			continue // no tensor-core kernel
+		}
+		t.Run(c.name, func(t *testing.T) {
+			g.SetFusedAttentionBackward(false)
+			split := runAttention(g, c)
+			g.SetFusedAttentionBackward(true)
+			both(t, g, tolerance[cuda.BF16], func(be backend.Backend) map[string][]float32 {
+				return runAttention(be, c)
+			})
+			fused := runAttention(g, c)
+			for _, name := range []string{"dq", "dk", "dv"} {
+				if e := relErr(split[name], fused[name]); e > 1e-5 {
+					t.Errorf("%s: fused kernel %.3g from the two kernels'", name, e)
+				}
+			}
+		})
+	}
+}
+
 func runAttention(be backend.Backend, c attnCase) map[string][]float32 {
 	sh := c.sh
 	rng := rand.New(rand.NewPCG(uint64(sh.T), uint64(sh.D)))

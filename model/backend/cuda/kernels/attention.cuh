@@ -77,6 +77,15 @@ DEV void frag_bt(u32* b, const u16* tile, int stride, int k0, int n0) {
   ldsm_x4_t(b, tile + (k0 + (l & 7) + ((l >> 3) & 1) * 8) * stride + n0 + (l >> 4) * 8);
 }
 
+// A fragments (16×16) of A[m][k] = tile[k][m] (the tile is row-major over
+// k): m in [m0, m0+16), k in [k0, k0+16), through ldmatrix.trans. Lane i
+// addresses row k0 + (i%8) + 8·(i/16) at column m0 + 8·((i/8)%2), so the
+// four transposed 8×8 matrices are a[0..3] of frag_a's layout.
+DEV void frag_at(u32* a, const u16* tile, int stride, int k0, int m0) {
+  int l = threadIdx.x & 31;
+  ldsm_x4_t(a, tile + (k0 + (l & 7) + ((l >> 4) & 1) * 8) * stride + m0 + ((l >> 3) & 1) * 8);
+}
+
 // The accumulators of two adjacent n-tiles (16×16) as the A fragments of
 // the next product: the FlashAttention register reuse.
 DEV void acc_to_a(u32* a, const float* lo, const float* hi) {
@@ -410,10 +419,20 @@ DEV void attn_bwd_dq_mma(float* dq, const float* Di, const u16* dout, const floa
 // the longest (earliest) tiles first. The block loops over the query heads
 // that share its KV head and the query tiles that reach its keys. Dynamic
 // shared memory: (2·BC + 4·BQ)·(D+8)·2 bytes + 2·3·BQ words.
-template <int D>
-DEV void attn_bwd_dkdv_mma(float* dk, float* dv, const float* Di, const u16* dout, const float* lse,
-                           const u16* q, const u16* k, const u16* v, const int* seg, const int* last, int T,
-                           int H, int KV, float scale) {
+//
+// With DQ it is the whole backward in one kernel, as FlashAttention-2
+// does it: each query tile's dS also gives that tile's share of
+// dQ = dS·K, which the block adds into dq (float32) atomically, so the
+// scores are computed once instead of once more by the dq kernel (5
+// products per tile instead of 7). dSᵀ goes through shared memory
+// (BC·(BQ+8)·2 bytes more) to be read back transposed; each warp computes
+// D/4 columns of the tile's dQ. The atomic adds make dq's last bits depend
+// on the order the blocks finish in.
+#define SQ (BQ + 8)  // row stride of the dSᵀ tile
+template <int D, bool DQ>
+DEV void attn_bwd_dkdv_mma(float* dk, float* dv, float* dqOut, const float* Di, const u16* dout,
+                           const float* lse, const u16* q, const u16* k, const u16* v, const int* seg,
+                           const int* last, int T, int H, int KV, float scale) {
   constexpr int S = D + 8, NT = BWD_WARPS * 32;
   u16* Ks = (u16*)dyn_smem;
   u16* Vs = Ks + BC * S;
@@ -422,6 +441,7 @@ DEV void attn_bwd_dkdv_mma(float* dk, float* dv, const float* Di, const u16* dou
   float* lseQ = (float*)(dOst + 2 * BQ * S);
   float* DiQ = lseQ + 2 * BQ;
   int* segQ = (int*)(DiQ + 2 * BQ);
+  u16* dSs = (u16*)(segQ + 2 * BQ);  // DQ only: BC rows of BQ (+8) bf16
   __shared__ int red[BWD_WARPS];
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
@@ -511,6 +531,50 @@ DEV void attn_bwd_dkdv_mma(float* dk, float* dv, const float* Di, const u16* dou
         dpt[nt][e] = pA * (dpt[nt][e] - dq[qc]) * scale;
         dpt[nt][2 + e] = pB * (dpt[nt][2 + e] - dq[qc]) * scale;
       }
+    if constexpr (DQ) {
+      // dSᵀ to shared memory; then dQ[q0.., cols] += dS·K for this warp's
+      // D/4 columns, 16 at a time.
+      const int kr = warp * 16 + g;
+#pragma unroll
+      for (int nt = 0; nt < BQ / 8; nt++) {
+        *(u32*)(dSs + kr * SQ + nt * 8 + 2 * c) = pack2(dpt[nt][0], dpt[nt][1]);
+        *(u32*)(dSs + (kr + 8) * SQ + nt * 8 + 2 * c) = pack2(dpt[nt][2], dpt[nt][3]);
+      }
+      syncthreads();
+      const int h = kh * group + it / qtiles;
+#pragma unroll
+      for (int cg = 0; cg < D / 64; cg++) {
+        const int d0 = warp * (D / 4) + cg * 16;
+        float qacc[BQ / 16][2][4];
+#pragma unroll
+        for (int mt = 0; mt < BQ / 16; mt++)
+#pragma unroll
+          for (int e = 0; e < 4; e++) qacc[mt][0][e] = qacc[mt][1][e] = 0;
+#pragma unroll
+        for (int kk = 0; kk < BC / 16; kk++) {
+          u32 bb[4];
+          frag_bt(bb, Ks, S, 16 * kk, d0);
+#pragma unroll
+          for (int mt = 0; mt < BQ / 16; mt++) {
+            u32 sa[4];
+            frag_at(sa, dSs, SQ, 16 * kk, 16 * mt);
+            mma_bf16(qacc[mt][0], sa, bb[0], bb[1]);
+            mma_bf16(qacc[mt][1], sa, bb[2], bb[3]);
+          }
+        }
+#pragma unroll
+        for (int mt = 0; mt < BQ / 16; mt++)
+#pragma unroll
+          for (int e = 0; e < 4; e++) {
+            int t = q0 + mt * 16 + g + (e >> 1) * 8;
+            if (t < T) {
+              float* p = dqOut + ((rowBase + t) * H + h) * D + d0 + 2 * c + (e & 1);
+              atomic_add(p, qacc[mt][0][e]);
+              atomic_add(p + 8, qacc[mt][1][e]);
+            }
+          }
+      }
+    }
     // dV += Pᵀ·dO and dK += dSᵀ·Q, dO and Q read transposed.
 #pragma unroll
     for (int jj = 0; jj < BQ / 16; jj++) {
@@ -566,7 +630,13 @@ DEV void attn_bwd_dkdv_mma(float* dk, float* dv, const float* Di, const u16* dou
                                                     const float* lse, const u16* q, const u16* k,            \
                                                     const u16* v, const int* seg, const int* last, int T,    \
                                                     int H, int KV, float scale) {                            \
-    attn_bwd_dkdv_mma<D>(dk, dv, Di, dout, lse, q, k, v, seg, last, T, H, KV, scale);                        \
+    attn_bwd_dkdv_mma<D, false>(dk, dv, nullptr, Di, dout, lse, q, k, v, seg, last, T, H, KV, scale);        \
+  }                                                                                                          \
+  extern "C" __global__ void attn_bwd_fused_mma_d##D(float* dk, float* dv, float* dq, const float* Di,       \
+                                                     const u16* dout, const float* lse, const u16* q,        \
+                                                     const u16* k, const u16* v, const int* seg,             \
+                                                     const int* last, int T, int H, int KV, float scale) {   \
+    attn_bwd_dkdv_mma<D, true>(dk, dv, dq, Di, dout, lse, q, k, v, seg, last, T, H, KV, scale);              \
   }
 
 ATT_KERNELS(64)
