@@ -2,7 +2,6 @@ package cuda_test
 
 import (
 	"fmt"
-	"github.com/rlm-project/rlm/model/backend/cuda/cudaemu"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/rlm-project/rlm/model/backend"
 	"github.com/rlm-project/rlm/model/backend/cuda"
+	"github.com/rlm-project/rlm/model/backend/cuda/cudaemu"
 )
 
 // These tests need an NVIDIA GPU and skip without one (CI has none). Each
