@@ -65,7 +65,7 @@ fi
 if [[ $only == *memory* ]]; then
   say "memory: training steps' peak device memory, GPU against the emulator's dry run"
   (cd model/backend/cuda && timeout 240 "$B/cuda.test" -test.v -test.run 'TestTrainStepMemory|TestLargestOnOneGPU' \
-    -test.timeout 230s) 2>&1 | grep -E 'predicted|on the GPU|GiB|^\||--- FAIL|^(ok|FAIL|PASS)|panic' >"$out/memory.txt"
+    -test.timeout 230s) 2>&1 | grep -E 'predicted|on the GPU|GiB|\| model|--- FAIL|^(ok|FAIL|PASS)|panic' >"$out/memory.txt"
   cat "$out/memory.txt" >>"$sum"
 fi
 

@@ -75,12 +75,15 @@ func loadBlas(name string) (*blasLib, error) {
 	var lib uintptr
 	var errs []string
 	var soname string
-	names := blasSonames
+	names, mode := blasSonames, purego.RTLD_NOW|purego.RTLD_GLOBAL
+	if name != "" {
+		mode = localMode
+	}
 	if p := cmp.Or(name, os.Getenv("RLM_CUBLASLT")); p != "" {
 		names = []string{p}
 	}
 	for _, name := range names {
-		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		h, err := purego.Dlopen(name, mode)
 		if err == nil {
 			lib, soname = h, name
 			break

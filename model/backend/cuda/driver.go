@@ -67,14 +67,22 @@ type driver struct {
 	cuLaunchKernel uintptr
 }
 
+// localMode loads a library named in Options beside the system's driver
+// (the emulator beside a GPU, in the memory tests) without adding its
+// symbols, which have the driver's names, to the process's global scope.
+const localMode = purego.RTLD_NOW | purego.RTLD_LOCAL
+
 // loadDriver opens libcuda (or the library name) and resolves every entry point the backend uses.
 // $RLM_CUDA_DRIVER names another library to load in its place (such as
 // the CPU emulator of package cudaemu, which the tests use without a GPU).
 func loadDriver(name string) (*driver, error) {
+	mode := purego.RTLD_NOW | purego.RTLD_GLOBAL
 	if name == "" {
 		name = cmp.Or(os.Getenv("RLM_CUDA_DRIVER"), "libcuda.so.1")
+	} else {
+		mode = localMode
 	}
-	lib, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	lib, err := purego.Dlopen(name, mode)
 	if err != nil {
 		return nil, fmt.Errorf("load the NVIDIA driver: %w", err)
 	}

@@ -164,8 +164,11 @@ func build() (string, error) {
 		return "", err
 	}
 	out := filepath.Join(tmp, "libcudaemu.so")
+	// -Bsymbolic: the library's calls to its own exported functions (which
+	// have the driver's names) stay inside it, even where the real driver
+	// is loaded too.
 	cmd := exec.Command(cxx, "-std=c++20", "-O2", "-ffp-contract=fast", "-fPIC", "-shared", "-pthread",
-		"-fvisibility=hidden", "-Wno-unknown-pragmas", "-I", filepath.Join(src, "kernels"), "-I", tmp,
+		"-fvisibility=hidden", "-Wno-unknown-pragmas", "-Wl,-Bsymbolic", "-I", filepath.Join(src, "kernels"), "-I", tmp,
 		"-o", out, filepath.Join(src, "emu", "emu.cpp"), filepath.Join(src, "emu", "kernels_emu.cpp"))
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("cudaemu: build: %v\n%s", err, b)
