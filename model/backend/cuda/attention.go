@@ -51,7 +51,7 @@ func (be *Backend) tensorCoreAttention(D int) bool {
 func (be *Backend) Attention(out, lse, q, k, v backend.Buffer, seg backend.Ints, sh backend.AttnShape) {
 	defer be.enter()()
 	defer be.wrote(fb(out), fb(lse))
-	be.attentionForward(fb(out).ptr(), fb(lse).ptr(), fb(q), fb(k), fb(v), ib(seg), sh)
+	be.attentionForward(fb(out).outPtr(), fb(lse).outPtr(), fb(q), fb(k), fb(v), ib(seg), sh)
 }
 
 // attentionForward is Attention into device pointers o and l; the caller

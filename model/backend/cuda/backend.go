@@ -275,7 +275,17 @@ type buffer struct {
 func (b *buffer) Len() int { return b.n }
 func (b *buffer) ptr() uint64 {
 	if b.a.ptr == 0 {
-		b.a.user.be.restore(b.a)
+		b.a.user.be.restore(b.a, true)
+	}
+	return b.a.ptr + 4*uint64(b.off)
+}
+
+// outPtr is ptr for an operation that overwrites all of b without reading
+// it: a demoted buffer gets float32 storage back without widening its bf16
+// copy into it, unless b is only part of the block.
+func (b *buffer) outPtr() uint64 {
+	if b.a.ptr == 0 {
+		b.a.user.be.restore(b.a, !b.demoted())
 	}
 	return b.a.ptr + 4*uint64(b.off)
 }
@@ -440,7 +450,7 @@ func (be *Backend) Upload(dst backend.Buffer, src []float32) {
 	}
 	defer be.enter()()
 	defer be.wrote(fb(dst))
-	be.drv.check(be.drv.cuMemcpyHtoD(d.ptr(), unsafe.Pointer(&src[0]), uint64(4*d.n)), "upload %d floats", d.n)
+	be.drv.check(be.drv.cuMemcpyHtoD(d.outPtr(), unsafe.Pointer(&src[0]), uint64(4*d.n)), "upload %d floats", d.n)
 }
 
 func (be *Backend) UploadInts(dst backend.Ints, src []int32) {
@@ -479,7 +489,7 @@ func (be *Backend) Copy(dst, src backend.Buffer) {
 	}
 	defer be.enter()()
 	defer be.wrote(fb(dst))
-	be.drv.check(be.drv.cuMemcpyDtoDAsync(d.ptr(), s.ptr(), uint64(4*d.n), 0), "copy %d floats", d.n)
+	be.drv.check(be.drv.cuMemcpyDtoDAsync(d.outPtr(), s.ptr(), uint64(4*d.n), 0), "copy %d floats", d.n)
 }
 
 func (be *Backend) Zero(b backend.Buffer) {
@@ -489,7 +499,7 @@ func (be *Backend) Zero(b backend.Buffer) {
 	}
 	defer be.enter()()
 	defer be.wrote(fb(b))
-	be.drv.check(be.drv.cuMemsetD32Async(x.ptr(), 0, uint64(x.n), 0), "zero %d floats", x.n)
+	be.drv.check(be.drv.cuMemsetD32Async(x.outPtr(), 0, uint64(x.n), 0), "zero %d floats", x.n)
 }
 
 // scratchBuf returns a backend-owned device block of at least bytes, kept
@@ -558,7 +568,12 @@ func (be *Backend) MatMul(c, a, b backend.Buffer, m, n, k int, transA, transB bo
 	default:
 		ap, bp = fb(a).ptr(), fb(b).ptr()
 	}
-	cp := fb(c).ptr()
+	var cp uint64
+	if beta == 0 {
+		cp = fb(c).outPtr()
+	} else {
+		cp = fb(c).ptr() // c is read
+	}
 	be.gemm(n, m, k, opX, opY, bp, ldb, ap, lda, cp, n, beta, abType, compute)
 }
 
@@ -566,7 +581,7 @@ func (be *Backend) Embedding(out, table backend.Buffer, ids backend.Ints, C int)
 	defer be.enter()()
 	defer be.wrote(fb(out))
 	N := ib(ids).n
-	be.elementwise(be.k.embFwd, N*C, ptrArg(fb(out).ptr()), ptrArg(fb(table).ptr()), ptrArg(ib(ids).ptr()), i64Arg(N), i32Arg(C))
+	be.elementwise(be.k.embFwd, N*C, ptrArg(fb(out).outPtr()), ptrArg(fb(table).ptr()), ptrArg(ib(ids).ptr()), i64Arg(N), i32Arg(C))
 }
 
 func (be *Backend) EmbeddingBackward(dtable, dout backend.Buffer, ids backend.Ints, C int) {
@@ -585,7 +600,7 @@ func (be *Backend) RMSNorm(out, rstd, in, w backend.Buffer, rows, C int, eps flo
 	defer be.enter()()
 	defer be.wrote(fb(out), fb(rstd))
 	grid, block := rowsLaunch(rows)
-	be.launch(be.k.rmsFwd, grid, block, 0, ptrArg(fb(out).ptr()), ptrArg(fb(rstd).ptr()), ptrArg(fb(in).ptr()),
+	be.launch(be.k.rmsFwd, grid, block, 0, ptrArg(fb(out).outPtr()), ptrArg(fb(rstd).outPtr()), ptrArg(fb(in).ptr()),
 		ptrArg(fb(w).ptr()), i64Arg(rows), i32Arg(C), f64Arg(eps))
 }
 
@@ -634,7 +649,7 @@ func (be *Backend) SwiGLU(out, gate, up backend.Buffer) {
 	defer be.enter()()
 	defer be.wrote(fb(out))
 	n := fb(out).n
-	be.elementwise(be.k.swigluFwd, n, ptrArg(fb(out).ptr()), ptrArg(fb(gate).ptr()), ptrArg(fb(up).ptr()), i64Arg(n))
+	be.elementwise(be.k.swigluFwd, n, ptrArg(fb(out).outPtr()), ptrArg(fb(gate).ptr()), ptrArg(fb(up).ptr()), i64Arg(n))
 }
 
 func (be *Backend) SwiGLUBackward(dgate, dup, dout, gate, up backend.Buffer) {

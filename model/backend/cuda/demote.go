@@ -78,11 +78,15 @@ func (be *Backend) takeConversion(b *buffer) *allocation {
 }
 
 // restore gives a demoted allocation float32 storage again, widened from
-// its bf16 copy, which goes back to the pool. The caller holds be.mu.
-func (be *Backend) restore(a *allocation) {
+// its bf16 copy when widen is set (an operation that overwrites the whole
+// buffer needs nothing in it), and the copy goes back to the pool. The
+// caller holds be.mu.
+func (be *Backend) restore(a *allocation, widen bool) {
 	u := a.user
 	blk := be.alloc(u.bytes)
-	be.elementwise(be.k.fromBF16, u.n, ptrArg(blk.ptr), ptrArg(u.half.ptr), i64Arg(u.n))
+	if widen {
+		be.elementwise(be.k.fromBF16, u.n, ptrArg(blk.ptr), ptrArg(u.half.ptr), i64Arg(u.n))
+	}
 	be.free(u.half)
 	a.ptr, u.ptr, u.half = blk.ptr, blk.ptr, nil
 }

@@ -37,7 +37,7 @@ func TestKeepForProducts(t *testing.T) {
 		t.Errorf("in use %d bytes before demoting, %d after", before, after)
 	}
 	g.MatMul(got, a, b, m, n, k, false, false, 0)
-	hw, hg := make([]float32, m*n), make([]float32, m*n)
+	hw, hg, hw2 := make([]float32, m*n), make([]float32, m*n), make([]float32, m*n)
 	g.Download(hw, want)
 	g.Download(hg, got)
 	for i := range hw {
@@ -62,6 +62,38 @@ func TestKeepForProducts(t *testing.T) {
 			t.Fatalf("element %d reads %v after a write, want %v", i, back[i], ha[i])
 		}
 	}
+	// An operation that overwrites the whole buffer needs none of the old
+	// values; one that writes part of it keeps the rest, rounded.
+	g.KeepForProducts(a)
+	g.Upload(a, ha)
+	g.Download(back, a)
+	for i := range back {
+		if back[i] != ha[i] {
+			t.Fatalf("element %d reads %v after a whole write, want %v", i, back[i], ha[i])
+		}
+	}
+	g.KeepForProducts(a)
+	g.Zero(g.Slice(a, 0, k))
+	g.Download(back, a)
+	for i := range back {
+		if want := map[bool]float32{true: 0, false: bf16(ha[i])}[i < k]; back[i] != want {
+			t.Fatalf("element %d reads %v after zeroing the first %d, want %v", i, back[i], k, want)
+		}
+	}
+	// MatMul with beta 1 reads its output: a demoted one is widened first.
+	g.Upload(got, hw)
+	g.KeepForProducts(got)
+	g.MatMul(got, a, b, m, n, k, false, false, 1)
+	g.Download(hg, got)
+	g.Upload(want, hw)
+	g.MatMul(want, a, b, m, n, k, false, false, 0)
+	g.Download(hw2, want)
+	for i := range hg {
+		if d := hg[i] - (bf16(hw[i]) + hw2[i]); d > 1e-3*(1+abs32(hw2[i])) || d < -1e-3*(1+abs32(hw2[i])) {
+			t.Fatalf("beta=1 product element %d: %v, want %v + %v", i, hg[i], bf16(hw[i]), hw2[i])
+		}
+	}
+
 	// A slice is not demoted on its own: its block holds other data.
 	part := g.Slice(b, 0, k)
 	before = g.MemoryStats().InUse
@@ -121,3 +153,5 @@ func TestDemotedStepUnchanged(t *testing.T) {
 		}
 	}
 }
+
+func abs32(x float32) float32 { return max(x, -x) }
