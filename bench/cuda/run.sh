@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every GPU check and benchmark of the open CUDA issues, in one run of about
-# 6 minutes on a machine with an NVIDIA GPU, PyTorch and transformers (no Go
+# 8 minutes (the sections of the last H200 run took 289 s; memory and
+# trainstep are new, estimated at 3 more minutes) on a machine with an NVIDIA GPU, PyTorch and transformers (no Go
 # needed): build with bench/cuda/build.sh where Go is, carry bin/gpu, then
 #
 #   bench/cuda/run.sh [OUTDIR]          (default $OUT, else /tmp/cuda-bench)

@@ -38,19 +38,25 @@ func stepFLOPs(cfg model.Config, T int) float64 {
 // over the card's measured bf16 peak (bench/cuda/run.sh measures it in the
 // same run).
 func BenchmarkTrainStep(b *testing.B) {
+	var (
+		m            *model.Model
+		adamM, adamV backend.Buffer
+		mB           int
+	)
 	for _, c := range []struct {
 		B, T  int
 		prec  cuda.Precision
 		fused bool // the one-kernel attention backward
-	}{{1, 4096, cuda.BF16, false}, {4, 4096, cuda.BF16, false}, {1, 4096, cuda.BF16, true}, {4, 4096, cuda.BF16, true}} {
-		// One model per configuration, whatever the number of times the
+	}{{1, 4096, cuda.BF16, false}, {1, 4096, cuda.BF16, true}, {4, 4096, cuda.BF16, false}, {4, 4096, cuda.BF16, true}} {
+		// One model per batch shape, whatever the number of times the
 		// benchmark function runs: device memory goes back only when the
 		// garbage collector finds a model unreachable, so a model per run
 		// would count several in the peak.
-		var (
-			m            *model.Model
-			adamM, adamV backend.Buffer
-		)
+		if c.B != mB {
+			m, adamM, adamV, mB = nil, nil, nil, c.B
+			runtime.GC()
+			runtime.GC()
+		}
 		name := fmt.Sprintf("qwen3-0.6B/B=%d/T=%d/%s", c.B, c.T, c.prec)
 		if c.fused {
 			name += "/fused-attention-backward"
@@ -128,9 +134,6 @@ func BenchmarkTrainStep(b *testing.B) {
 			b.Logf("%s: first loss %.4f; peak %.2f GiB in use, %.2f GiB held (%d reclaims); device %.1f of %.1f GiB in use",
 				g.Device(), loss0, gib(mem.PeakInUse), gib(mem.PeakHeld), mem.Reclaims, gib(total-free), gib(total))
 		})
-		m, adamM, adamV = nil, nil, nil
-		runtime.GC()
-		runtime.GC()
 	}
 }
 
