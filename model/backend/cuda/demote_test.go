@@ -1,11 +1,9 @@
 package cuda_test
 
 import (
-	"context"
 	"math"
 	"testing"
 
-	"github.com/rlm-project/rlm/model"
 	"github.com/rlm-project/rlm/model/backend"
 	"github.com/rlm-project/rlm/model/backend/cuda"
 )
@@ -113,35 +111,8 @@ func TestDemotedStepUnchanged(t *testing.T) {
 	g := gpu(t, cuda.BF16)
 	cfg := smallConfig(t, true)
 	b := trainBatch(cfg, 2, 96, true)
-	run := func(be backend.Backend) (losses []float64, grads []float32) {
-		m, err := model.New(be, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.InitRandom(7, 0.1)
-		mo, vo := be.Alloc(m.NumParams()), be.Alloc(m.NumParams())
-		ctx := context.Background()
-		for step := 1; step <= 2; step++ {
-			if err := m.Forward(ctx, b); err != nil {
-				t.Fatal(err)
-			}
-			loss, err := m.Loss()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m.Backward(ctx); err != nil {
-				t.Fatal(err)
-			}
-			losses = append(losses, loss)
-			grads = m.DownloadGrads()
-			be.AdamW(m.Params, m.Grads, mo, vo, backend.AdamWParams{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
-				Step: step, GradScale: 1})
-			m.ZeroGrads()
-		}
-		return losses, grads
-	}
-	lossA, gradA := run(g)
-	lossB, gradB := run(hideProductOperands{g})
+	lossA, gradA, _ := trainSteps(t, g, cfg, b, 2)
+	lossB, gradB, _ := trainSteps(t, hideProductOperands{g}, cfg, b, 2)
 	for i := range lossA {
 		if lossA[i] != lossB[i] {
 			t.Errorf("step %d: loss %v with demoted activations, %v without", i+1, lossA[i], lossB[i])

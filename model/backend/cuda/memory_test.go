@@ -82,15 +82,7 @@ func runStep(be *cuda.Backend, c stepCase) (stats cuda.MemoryStats, err error) {
 		}
 	}
 	m.SetCheckpointActivations(c.checkpoint)
-	n := c.B * c.T
-	batch := &model.Batch{B: c.B, T: c.T, IDs: make([]int32, n), Targets: make([]int32, n),
-		Weights: make([]float32, n), Pos: make([]int32, n), Seg: make([]int32, n)}
-	for i := range n {
-		batch.IDs[i] = int32((i * 7919) % cfg.VocabSize)
-		batch.Targets[i] = int32((i*104729 + 1) % cfg.VocabSize)
-		batch.Weights[i] = 1 / float32(n)
-		batch.Pos[i] = int32(i % c.T)
-	}
+	batch := stepBatch(cfg, c.B, c.T)
 	params, grads, _ := m.Trainable()
 	adamM, adamV := be.Alloc(params.Len()), be.Alloc(params.Len())
 	ctx := context.Background()

@@ -51,33 +51,6 @@ func trainBatch(cfg model.Config, B, T int, packed bool) *model.Batch {
 	return b
 }
 
-type stepResult struct {
-	loss   float64
-	grads  []float32
-	params []model.Param
-}
-
-func trainStep(t testing.TB, be backend.Backend, cfg model.Config, b *model.Batch) stepResult {
-	t.Helper()
-	m, err := model.New(be, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.InitRandom(7, 0.1)
-	ctx := context.Background()
-	if err := m.Forward(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	loss, err := m.Loss()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Backward(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return stepResult{loss: loss, grads: m.DownloadGrads(), params: m.ParamList()}
-}
-
 // TestModelStepMatchesCPU runs a whole forward, loss and backward of a
 // small Qwen3 on both backends: loss and every gradient tensor.
 func TestModelStepMatchesCPU(t *testing.T) {
@@ -86,24 +59,25 @@ func TestModelStepMatchesCPU(t *testing.T) {
 			g := gpu(t, p)
 			cfg := smallConfig(t, tied)
 			b := trainBatch(cfg, 2, 150, true)
-			want := trainStep(t, backend.CPU{}, cfg, b)
-			got := trainStep(t, g, cfg, b)
+			wantLoss, wantGrads, params := trainSteps(t, backend.CPU{}, cfg, b, 1)
+			gotLoss, gotGrads, _ := trainSteps(t, g, cfg, b, 1)
+			want, got := wantLoss[0], gotLoss[0]
 			tol := map[cuda.Precision]float64{cuda.FP32: 1e-4, cuda.BF16: 5e-2}[p]
-			lossErr := math.Abs(got.loss-want.loss) / math.Abs(want.loss)
+			lossErr := math.Abs(got-want) / math.Abs(want)
 			if lossErr > tol/5 {
-				t.Errorf("%s tied=%v: loss %.8g, CPU %.8g (relative error %.2g)", p, tied, got.loss, want.loss, lossErr)
+				t.Errorf("%s tied=%v: loss %.8g, CPU %.8g (relative error %.2g)", p, tied, got, want, lossErr)
 			}
 			worst := 0.0
-			for _, prm := range want.params {
-				w := want.grads[prm.Offset : prm.Offset+prm.Size()]
-				gg := got.grads[prm.Offset : prm.Offset+prm.Size()]
+			for _, prm := range params {
+				w := wantGrads[prm.Offset : prm.Offset+prm.Size()]
+				gg := gotGrads[prm.Offset : prm.Offset+prm.Size()]
 				e := relErr(w, gg)
 				worst = max(worst, e)
 				if e > tol {
 					t.Errorf("%s tied=%v: grad %s relative error %.3g > %.3g", p, tied, prm.Name, e, tol)
 				}
 			}
-			t.Logf("%s tied=%v: loss %.6f vs CPU %.6f (rel %.2g), worst gradient relative error %.2g", p, tied, got.loss, want.loss, lossErr, worst)
+			t.Logf("%s tied=%v: loss %.6f vs CPU %.6f (rel %.2g), worst gradient relative error %.2g", p, tied, got, want, lossErr, worst)
 		}
 	}
 }
@@ -192,38 +166,12 @@ func TestStepMatchesTransformers(t *testing.T) {
 // learning rate, so every step changes every weight a lot: a stale cached
 // bf16 copy of a weight or activation would show in the next step's loss.
 func TestTrainingStepsMatchCPU(t *testing.T) {
-	run := func(be backend.Backend, cfg model.Config, b *model.Batch) []float64 {
-		m, err := model.New(be, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.InitRandom(3, 0.1)
-		am, av := be.Alloc(m.NumParams()), be.Alloc(m.NumParams())
-		ctx := context.Background()
-		var losses []float64
-		for step := 1; step <= 4; step++ {
-			if err := m.Forward(ctx, b); err != nil {
-				t.Fatal(err)
-			}
-			loss, err := m.Loss()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m.Backward(ctx); err != nil {
-				t.Fatal(err)
-			}
-			losses = append(losses, loss)
-			be.AdamW(m.Params, m.Grads, am, av, backend.AdamWParams{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
-				WeightDecay: 0.1, Step: step, GradScale: 1})
-			m.ZeroGrads()
-		}
-		return losses
-	}
 	for _, p := range []cuda.Precision{cuda.FP32, cuda.BF16} {
 		g := gpu(t, p)
 		cfg := smallConfig(t, true)
 		b := trainBatch(cfg, 2, 150, true)
-		want, got := run(backend.CPU{}, cfg, b), run(g, cfg, b)
+		want, _, _ := trainSteps(t, backend.CPU{}, cfg, b, 4)
+		got, _, _ := trainSteps(t, g, cfg, b, 4)
 		tol := map[cuda.Precision]float64{cuda.FP32: 1e-5, cuda.BF16: 1e-2}[p]
 		for i := range want {
 			if e := math.Abs(got[i]-want[i]) / want[i]; e > tol {
@@ -232,4 +180,36 @@ func TestTrainingStepsMatchCPU(t *testing.T) {
 		}
 		t.Logf("%s losses %.5f, CPU %.5f", p, got, want)
 	}
+}
+
+// trainSteps runs steps optimizer steps of a fresh model of cfg on batch b
+// at learning rate 1e-2, and returns each step's loss, the last step's
+// gradients and the parameters' layout.
+func trainSteps(t *testing.T, be backend.Backend, cfg model.Config, b *model.Batch, steps int) (losses []float64, grads []float32, params []model.Param) {
+	t.Helper()
+	m, err := model.New(be, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.InitRandom(3, 0.1)
+	am, av := be.Alloc(m.NumParams()), be.Alloc(m.NumParams())
+	ctx := context.Background()
+	for step := 1; step <= steps; step++ {
+		if err := m.Forward(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		loss, err := m.Loss()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Backward(ctx); err != nil {
+			t.Fatal(err)
+		}
+		losses = append(losses, loss)
+		grads = m.DownloadGrads()
+		be.AdamW(m.Params, m.Grads, am, av, backend.AdamWParams{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
+			WeightDecay: 0.1, Step: step, GradScale: 1})
+		m.ZeroGrads()
+	}
+	return losses, grads, m.ParamList()
 }
