@@ -16,7 +16,16 @@ import (
 // model.safetensors or a sharded index) onto the backend. F32, F16 and BF16
 // weights are converted to float32. Every expected tensor must be present
 // with the expected shape.
-func Load(be backend.Backend, dir string) (*Model, error) {
+func Load(be backend.Backend, dir string) (*Model, error) { return loadDir(be, dir, nil) }
+
+// LoadLoRA is Load and EnableLoRA(lora) with the base laid out frozen, as
+// NewLoRA lays it out: on a GPU in bf16 the base's matrices take half the
+// memory.
+func LoadLoRA(be backend.Backend, dir string, lora LoRAConfig) (*Model, error) {
+	return loadDir(be, dir, &lora)
+}
+
+func loadDir(be backend.Backend, dir string, lora *LoRAConfig) (*Model, error) {
 	cfg, err := LoadConfig(filepath.Join(dir, "config.json"))
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", dir, err)
@@ -26,7 +35,14 @@ func Load(be backend.Backend, dir string) (*Model, error) {
 		return nil, fmt.Errorf("load %s: %w", dir, err)
 	}
 	defer st.Close()
-	return load(be, cfg, st, dir)
+	m, err := load(be, cfg, st, dir, lora != nil)
+	if err != nil || lora == nil {
+		return m, err
+	}
+	if err := m.EnableLoRA(*lora); err != nil {
+		return nil, fmt.Errorf("load %s: %w", dir, err)
+	}
+	return m, nil
 }
 
 // LoadFS is Load of a checkpoint in a file system (an embedded one), read
@@ -45,19 +61,20 @@ func LoadFS(be backend.Backend, fsys iofs.FS, name string) (*Model, error) {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
 	defer st.Close()
-	return load(be, cfg, st, name)
+	return load(be, cfg, st, name, false)
 }
 
-// load builds the model of cfg and uploads its weights from st.
-func load(be backend.Backend, cfg Config, st *safetensors.Dir, name string) (*Model, error) {
-	m, err := New(be, cfg)
+// load builds the model of cfg, its base laid out frozen or not (see
+// NewLoRA), and uploads its weights from st.
+func load(be backend.Backend, cfg Config, st *safetensors.Dir, name string, frozen bool) (*Model, error) {
+	m, err := newModel(be, cfg, frozen)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
 	// One tensor at a time through a reused host buffer, so loading needs
 	// the model's memory plus its largest tensor, not twice the model.
 	var host []float32
-	for _, p := range m.params {
+	for i, p := range m.params {
 		ti, ok := st.Info(p.Name)
 		if !ok {
 			return nil, fmt.Errorf("load %s: missing tensor %s", name, p.Name)
@@ -72,7 +89,8 @@ func load(be backend.Backend, cfg Config, st *safetensors.Dir, name string) (*Mo
 		if err := st.ReadFloat32(p.Name, host); err != nil {
 			return nil, fmt.Errorf("load %s: %w", name, err)
 		}
-		be.Upload(be.Slice(m.Params, p.Offset, p.Size()), host)
+		be.Upload(m.param(i), host)
+		m.keepFrozen(i)
 	}
 	return m, nil
 }

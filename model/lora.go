@@ -341,6 +341,9 @@ var peftKeyRE = regexp.MustCompile(`^base_model\.model\.model\.layers\.(\d+)\.(s
 // blocks, and refuses adapters it would apply wrongly (DoRA, biases,
 // fan_in_fan_out, extra trained modules).
 func (m *Model) MergeLoRA(dir string) error {
+	if m.lora != nil {
+		return fmt.Errorf("merge lora %s: the model trains adapters of its own; merge into a model without them", dir)
+	}
 	raw, err := os.ReadFile(filepath.Join(dir, AdapterConfigFile))
 	if err != nil {
 		return fmt.Errorf("merge lora: %w", err)

@@ -278,3 +278,50 @@ func TestLoRABadInput(t *testing.T) {
 		t.Errorf("merged an adapter whose A does not fit q_proj")
 	}
 }
+
+// TestLoadLoRA: a model loaded with its base laid out frozen (LoadLoRA,
+// each parameter in a buffer of its own) computes, differentiates and
+// saves exactly what Load followed by EnableLoRA does, and refuses what
+// needs the one parameter buffer.
+func TestLoadLoRA(t *testing.T) {
+	cfg := LoRAConfig{Rank: 4, Alpha: 8, Targets: allTargets, Seed: 5}
+	want := loadTiny(t)
+	if err := want.EnableLoRA(cfg); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadLoRA(backend.CPU{}, "testdata/tiny-qwen3", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Params != nil {
+		t.Fatal("LoadLoRA kept the one parameter buffer")
+	}
+	randomizeB(want, 4)
+	randomizeB(got, 4)
+	b := packedBatch(rand.New(rand.NewPCG(3, 3)), want.Cfg.VocabSize)
+	lossW, gradW := lossAndGrads(t, want, b)
+	lossG, gradG := lossAndGrads(t, got, b)
+	if lossW != lossG || !slices.Equal(gradW, gradG) {
+		t.Errorf("loss %v and adapter gradients differ from Load+EnableLoRA's (loss %v)", lossG, lossW)
+	}
+	if !slices.Equal(want.DownloadParams(), got.DownloadParams()) {
+		t.Error("DownloadParams differs from Load+EnableLoRA's")
+	}
+	if err := got.MergeLoRA(t.TempDir()); err == nil {
+		t.Error("MergeLoRA into a model with adapters of its own was accepted")
+	}
+	// NewLoRA and InitRandom: the same values as New and InitRandom.
+	plain, err := New(backend.CPU{}, want.Cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.InitRandom(9, 0.02)
+	frozen, err := NewLoRA(backend.CPU{}, want.Cfg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frozen.InitRandom(9, 0.02)
+	if !slices.Equal(plain.DownloadParams(), frozen.DownloadParams()) {
+		t.Error("NewLoRA+InitRandom's parameters differ from New+InitRandom's")
+	}
+}

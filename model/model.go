@@ -49,9 +49,14 @@ type Model struct {
 	params []Param
 	nParam int
 
-	Params backend.Buffer // every parameter, in the order of Params()
+	// Params holds every parameter, in the order of ParamList; nil in a
+	// model made by NewLoRA or LoadLoRA, whose parameters each have a
+	// buffer of their own (own) so the frozen base can be kept as the
+	// backend's products read it (see keepFrozen).
+	Params backend.Buffer
 	Grads  backend.Buffer // same layout; accumulates until ZeroGrads. Allocated at the first Loss, Backward or ZeroGrads; never with LoRA (frozen base)
 	w, g   weights
+	own    []backend.Buffer // by index in params, when Params is nil
 
 	acts       *activations
 	checkpoint bool       // see SetCheckpointActivations
@@ -80,7 +85,29 @@ func (m *Model) logitScale() float32 {
 }
 
 // New allocates a model with zero parameters; call InitRandom or Load.
-func New(be backend.Backend, cfg Config) (*Model, error) {
+func New(be backend.Backend, cfg Config) (*Model, error) { return newModel(be, cfg, false) }
+
+// NewLoRA is New and EnableLoRA(lora) for a model whose base weights will
+// not train, laid out for that: each parameter has a buffer of its own
+// (Params is nil), so that on a backend whose products read reduced
+// operands (backend.ProductOperands: a GPU in bf16) the base's weight
+// matrices are kept in that form alone: on a GPU, 2 bytes a weight
+// instead of 4 plus the 2 of the copy the products read. LoadLoRA is the
+// same for a checkpoint.
+func NewLoRA(be backend.Backend, cfg Config, lora LoRAConfig) (*Model, error) {
+	m, err := newModel(be, cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.EnableLoRA(lora); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// newModel lays out cfg's parameters in Params, or with frozen each in a
+// buffer of its own.
+func newModel(be backend.Backend, cfg Config, frozen bool) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -111,9 +138,41 @@ func New(be backend.Backend, cfg Config) (*Model, error) {
 	if !cfg.TieWordEmbeddings {
 		add("lm_head.weight", V, C)
 	}
+	if frozen {
+		m.own = make([]backend.Buffer, len(m.params))
+		for i, p := range m.params {
+			m.own[i] = be.Alloc(p.Size())
+			m.keepFrozen(i)
+		}
+		m.w = m.viewsOf(func(i int) backend.Buffer { return m.own[i] })
+		return m, nil
+	}
 	m.Params = be.Alloc(m.nParam)
 	m.w = m.views(m.Params)
 	return m, nil
+}
+
+// param is the buffer of parameter i: a view of Params, or its own.
+func (m *Model) param(i int) backend.Buffer {
+	if m.Params == nil {
+		return m.own[i]
+	}
+	p := m.params[i]
+	return m.be.Slice(m.Params, p.Offset, p.Size())
+}
+
+// keepFrozen keeps parameter i of a frozen base (own buffers) in the form
+// the backend's products read it, where the backend has one and only
+// products read it: every weight matrix but the embedding table, which the
+// embedding lookup reads as float32. Products compute what they did;
+// DownloadParams then returns the matrices as products see them
+// (bf16-rounded on a GPU). Each parameter is kept so as soon as it is
+// written, so that a frozen base never has all its float32 storage at once.
+func (m *Model) keepFrozen(i int) {
+	po, ok := m.be.(backend.ProductOperands)
+	if p := m.params[i]; ok && m.own != nil && p.Matrix() && p.Name != "model.embed_tokens.weight" {
+		po.KeepForProducts(m.own[i])
+	}
 }
 
 // ensureGrads allocates the gradient buffer on first need, so a model used
@@ -138,10 +197,18 @@ func (m *Model) ensureGrads() {
 }
 
 func (m *Model) views(buf backend.Buffer) weights {
+	return m.viewsOf(func(i int) backend.Buffer {
+		p := m.params[i]
+		return m.be.Slice(buf, p.Offset, p.Size())
+	})
+}
+
+// viewsOf sets out the parameters' buffers, given by index in m.params.
+func (m *Model) viewsOf(buf func(i int) backend.Buffer) weights {
 	var w weights
 	w.layers = make([]layer, m.Cfg.NumHiddenLayers)
-	for _, p := range m.params {
-		v := m.be.Slice(buf, p.Offset, p.Size())
+	for i, p := range m.params {
+		v := buf(i)
 		switch {
 		case p.Name == "model.embed_tokens.weight":
 			w.embed = v
@@ -210,7 +277,14 @@ func (m *Model) InitRandom(seed uint64, std float64) {
 			}
 		}
 	}
-	m.be.Upload(m.Params, host)
+	if m.Params != nil {
+		m.be.Upload(m.Params, host)
+		return
+	}
+	for i, p := range m.params {
+		m.be.Upload(m.own[i], host[p.Offset:p.Offset+p.Size()])
+		m.keepFrozen(i)
+	}
 }
 
 // ZeroGrads clears the gradients of the trainable parameters.
@@ -658,7 +732,14 @@ func (m *Model) GradNorm() float64 {
 // DownloadParams returns a host copy of every parameter.
 func (m *Model) DownloadParams() []float32 {
 	host := make([]float32, m.nParam)
-	m.be.Download(host, m.Params)
+	if m.Params != nil {
+		m.be.Download(host, m.Params)
+		return host
+	}
+	for i, p := range m.params {
+		m.be.Download(host[p.Offset:p.Offset+p.Size()], m.own[i])
+		m.keepFrozen(i) // the download gave it float32 storage back
+	}
 	return host
 }
 

@@ -123,6 +123,9 @@ func (o *AdamW) Load(dir string) error {
 
 // LoadWeights copies the weights of the checkpoint directory dir into m.
 func LoadWeights(m *model.Model, dir string) error {
+	if m.Params == nil {
+		return fmt.Errorf("load weights from %s: the model's base is frozen (LoRA); load its adapters", dir)
+	}
 	saved, err := model.Load(m.Backend(), dir)
 	if err != nil {
 		return err

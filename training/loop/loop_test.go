@@ -5,6 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/rlm-project/rlm/model"
+	"github.com/rlm-project/rlm/model/backend"
 )
 
 func TestLineChartIsValidSVG(t *testing.T) {
@@ -50,5 +53,19 @@ func TestSparse(t *testing.T) {
 		if g := got[i]; g != want && !(math.IsNaN(g) && math.IsNaN(want)) {
 			t.Errorf("step %d: %g, want %g", i+1, g, want)
 		}
+	}
+}
+
+// TestLoadWeightsFrozenBase: a model whose base LoRA froze (model.LoadLoRA)
+// has no one parameter buffer to load whole weights into; the refusal says
+// to load its adapters.
+func TestLoadWeightsFrozenBase(t *testing.T) {
+	const dir = "../../model/testdata/tiny-qwen3"
+	m, err := model.LoadLoRA(backend.CPU{}, dir, model.LoRAConfig{Rank: 2, Alpha: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadWeights(m, dir); err == nil || !strings.Contains(err.Error(), "adapters") {
+		t.Errorf("LoadWeights into a frozen base: %v", err)
 	}
 }

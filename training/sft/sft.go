@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"github.com/rlm-project/rlm/model"
@@ -60,7 +61,9 @@ type Config struct {
 
 	// LoRA, when set, trains low-rank adapters with the base weights frozen
 	// (see model.EnableLoRA); checkpoints and the final save hold the
-	// adapters in the PEFT layout instead of the whole model.
+	// adapters in the PEFT layout instead of the whole model. A model that
+	// has them already (model.LoadLoRA, which lays the frozen base out to
+	// take half the memory on a GPU) must have these.
 	LoRA *model.LoRAConfig
 	// BaseModel is written as the adapters' base_model_name_or_path.
 	BaseModel string
@@ -218,11 +221,21 @@ func New(m *model.Model, data []Sequence, cfg Config) (*Trainer, error) {
 	}
 	m.SetCheckpointActivations(cfg.CheckpointActivations)
 	if cfg.LoRA != nil {
-		if err := m.EnableLoRA(*cfg.LoRA); err != nil {
+		if have, ok := m.LoRAConfig(); ok {
+			want := *cfg.LoRA
+			if len(want.Targets) == 0 {
+				want.Targets = model.DefaultLoRATargets
+			}
+			if !reflect.DeepEqual(have, want) {
+				return nil, fmt.Errorf("sft: the model's adapters %+v are not the run's %+v", have, want)
+			}
+		} else if err := m.EnableLoRA(*cfg.LoRA); err != nil {
 			return nil, fmt.Errorf("sft: %w", err)
 		}
 		lc, _ := m.LoRAConfig()
 		cfg.LoRA = &lc // defaults filled in, as saved and compared on resume
+	} else if _, ok := m.LoRAConfig(); ok {
+		return nil, fmt.Errorf("sft: the model has adapters but the run trains the whole model (Config.LoRA is nil)")
 	}
 	// The optimizer keeps state only for what trains: with LoRA, the adapters.
 	t := &Trainer{cfg: cfg, m: m, data: data, sched: cfg.ScheduleSteps(len(data)), total: cfg.TotalSteps(len(data)), T: T,

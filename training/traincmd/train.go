@@ -92,7 +92,12 @@ func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}
-	m, err := model.Load(be, f.model)
+	var m *model.Model
+	if f.cfg.LoRA != nil {
+		m, err = model.LoadLoRA(be, f.model, *f.cfg.LoRA) // the frozen base as the GPU's products read it
+	} else {
+		m, err = model.Load(be, f.model)
+	}
 	if err != nil {
 		return fmt.Errorf("train sft: %w", err)
 	}
