@@ -341,6 +341,37 @@ func TestBadConfig(t *testing.T) {
 	}
 }
 
+// TestNewWithAdaptersOn: a model whose adapters are already on (as
+// model.NewLoRA and LoadLoRA make them) trains only with the same adapter
+// settings; a run of the whole model or of other adapters is refused.
+func TestNewWithAdaptersOn(t *testing.T) {
+	tok := loadTokenizer(t)
+	data := sequences(t, tok, readTrajectories(t), 224)
+	base := tinyModel(t, tok.VocabSize(), 1)
+	lora := model.LoRAConfig{Rank: 2, Alpha: 4}
+	for _, tc := range []struct {
+		name string
+		run  *model.LoRAConfig
+		want string // "" for accepted
+	}{
+		{"same adapters", &model.LoRAConfig{Rank: 2, Alpha: 4}, ""},
+		{"same, targets spelled out", &model.LoRAConfig{Rank: 2, Alpha: 4, Targets: model.DefaultLoRATargets}, ""},
+		{"another rank", &model.LoRAConfig{Rank: 4, Alpha: 4}, "not the run's"},
+		{"whole model", nil, "trains the whole model"},
+	} {
+		m, err := model.NewLoRA(backend.CPU{}, base.Cfg, lora)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		cfg.OutDir, cfg.LoRA = t.TempDir(), tc.run
+		_, err = New(m, data, cfg)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
 func TestLossChartIsValidSVG(t *testing.T) {
 	for _, vals := range [][]float64{nil, {2}, {3, 2.5, math.NaN(), 1, 0.5}} {
 		svg := LossChart(vals, "loss <&>")
