@@ -532,14 +532,35 @@ DEV void attn_bwd_dkdv_mma(float* dk, float* dv, float* dqOut, const float* Di, 
         dpt[nt][2 + e] = pB * (dpt[nt][2 + e] - dq[qc]) * scale;
       }
     if constexpr (DQ) {
-      // dSᵀ to shared memory; then dQ[q0.., cols] += dS·K for this warp's
-      // D/4 columns, 16 at a time.
+      // dSᵀ to shared memory, for dQ once dV and dK are done (their
+      // accumulators are all that is live by then).
       const int kr = warp * 16 + g;
 #pragma unroll
       for (int nt = 0; nt < BQ / 8; nt++) {
         *(u32*)(dSs + kr * SQ + nt * 8 + 2 * c) = pack2(dpt[nt][0], dpt[nt][1]);
         *(u32*)(dSs + (kr + 8) * SQ + nt * 8 + 2 * c) = pack2(dpt[nt][2], dpt[nt][3]);
       }
+    }
+    // dV += Pᵀ·dO and dK += dSᵀ·Q, dO and Q read transposed.
+#pragma unroll
+    for (int jj = 0; jj < BQ / 16; jj++) {
+      u32 pa[4], sa[4];
+      acc_to_a(pa, sct[2 * jj], sct[2 * jj + 1]);
+      acc_to_a(sa, dpt[2 * jj], dpt[2 * jj + 1]);
+#pragma unroll
+      for (int dn = 0; dn < D / 16; dn++) {
+        u32 bb[4];
+        frag_bt(bb, dOs, S, 16 * jj, 16 * dn);
+        mma_bf16(dva[2 * dn], pa, bb[0], bb[1]);
+        mma_bf16(dva[2 * dn + 1], pa, bb[2], bb[3]);
+        frag_bt(bb, Qs, S, 16 * jj, 16 * dn);
+        mma_bf16(dka[2 * dn], sa, bb[0], bb[1]);
+        mma_bf16(dka[2 * dn + 1], sa, bb[2], bb[3]);
+      }
+    }
+    if constexpr (DQ) {
+      // dQ[q0.., cols] += dS·K for this warp's D/4 columns, 16 at a time,
+      // dS read back transposed from shared memory.
       syncthreads();
       const int h = kh * group + it / qtiles;
 #pragma unroll
@@ -573,23 +594,6 @@ DEV void attn_bwd_dkdv_mma(float* dk, float* dv, float* dqOut, const float* Di, 
               atomic_add(p + 8, qacc[mt][1][e]);
             }
           }
-      }
-    }
-    // dV += Pᵀ·dO and dK += dSᵀ·Q, dO and Q read transposed.
-#pragma unroll
-    for (int jj = 0; jj < BQ / 16; jj++) {
-      u32 pa[4], sa[4];
-      acc_to_a(pa, sct[2 * jj], sct[2 * jj + 1]);
-      acc_to_a(sa, dpt[2 * jj], dpt[2 * jj + 1]);
-#pragma unroll
-      for (int dn = 0; dn < D / 16; dn++) {
-        u32 bb[4];
-        frag_bt(bb, dOs, S, 16 * jj, 16 * dn);
-        mma_bf16(dva[2 * dn], pa, bb[0], bb[1]);
-        mma_bf16(dva[2 * dn + 1], pa, bb[2], bb[3]);
-        frag_bt(bb, Qs, S, 16 * jj, 16 * dn);
-        mma_bf16(dka[2 * dn], sa, bb[0], bb[1]);
-        mma_bf16(dka[2 * dn + 1], sa, bb[2], bb[3]);
       }
     }
     syncthreads();
