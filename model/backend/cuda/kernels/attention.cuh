@@ -590,8 +590,8 @@ DEV void attn_bwd_dkdv_mma(float* dk, float* dv, float* dqOut, const float* Di, 
             int t = q0 + mt * 16 + g + (e >> 1) * 8;
             if (t < T) {
               float* p = dqOut + ((rowBase + t) * H + h) * D + d0 + 2 * c + (e & 1);
-              atomic_add(p, qacc[mt][0][e]);
-              atomic_add(p + 8, qacc[mt][1][e]);
+              red_add(p, qacc[mt][0][e]);
+              red_add(p + 8, qacc[mt][1][e]);
             }
           }
       }
