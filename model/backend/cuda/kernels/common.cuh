@@ -88,13 +88,13 @@ DEV float quad_max(float v) {
 
 DEV void atomic_add(float* p, float v) { __nvvm_atom_add_gen_f(p, v); }
 
-// red_add is atomic_add into global memory without waiting for the old
-// value (red.global.add.f32): for sums no thread reads back, such as the
-// fused attention backward's dQ.
+// red_add is atomic_add without waiting for the old value (red.add.f32,
+// generic address): for sums no thread reads back, such as the fused
+// attention backward's dQ.
 #ifdef RLM_EMU
 DEV void red_add(float* p, float v) { emu_atomic_add_f32(p, v); }
 #else
-DEV void red_add(float* p, float v) { asm volatile("red.global.add.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory"); }
+DEV void red_add(float* p, float v) { asm volatile("red.add.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory"); }
 #endif
 
 // bf16 with round-to-nearest-even, the conversion torch uses.
