@@ -110,13 +110,27 @@ type hideProductOperands struct{ backend.Backend }
 
 // TestDemotedStepUnchanged: the model keeps activations as bf16 alone on a
 // BF16 backend; two training steps give the same losses and gradients,
-// bit for bit, as on the same backend with demotion hidden from the model.
+// bit for bit, as on the same backend with demotion hidden from the model
+// (on a GPU, to the rounding its atomic embedding gradient leaves).
 func TestDemotedStepUnchanged(t *testing.T) {
 	g := gpu(t, cuda.BF16)
 	cfg := smallConfig(t, true)
 	b := trainBatch(cfg, 2, 96, true)
 	lossA, gradA, _ := trainSteps(t, g, cfg, b, 2)
 	lossB, gradB, _ := trainSteps(t, hideProductOperands{g}, cfg, b, 2)
+	if !g.Emulated() {
+		// On a GPU the embedding's gradient adds rows atomically, in no
+		// fixed order, so two runs of one step agree to rounding only.
+		for i := range lossA {
+			if e := math.Abs(lossA[i]-lossB[i]) / lossB[i]; e > 1e-5 {
+				t.Errorf("step %d: loss %v with demoted activations, %v without", i+1, lossA[i], lossB[i])
+			}
+		}
+		if e := relErr(gradB, gradA); e > 1e-4 {
+			t.Errorf("second step's gradients: relative error %.3g with demoted activations", e)
+		}
+		return
+	}
 	for i := range lossA {
 		if lossA[i] != lossB[i] {
 			t.Errorf("step %d: loss %v with demoted activations, %v without", i+1, lossA[i], lossB[i])
