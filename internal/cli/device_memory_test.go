@@ -22,7 +22,10 @@ func TestDeviceMemory(t *testing.T) {
 	// The emulator's dry-run device, of 4 GiB with 1 GiB kept back for the
 	// driver: a 2.5 GiB buffer, dropped, then a 2 GiB one, which fits only
 	// once the first one's pooled block goes back to the driver.
-	t.Setenv("RLM_CUDA_EMU_DRY_MEMORY", "4294967296")
+	if err := cudaemu.SetDryMemory(lib, 4<<30, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	defer cudaemu.SetDryMemory(lib, 0, 0)
 	be, err := cuda.Open(cuda.Options{Device: cudaemu.DryRunDevice, Driver: lib, BLAS: lib})
 	if err != nil {
 		t.Fatal(err)

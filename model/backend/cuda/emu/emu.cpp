@@ -455,13 +455,18 @@ uint64_t envBytes(const char* name, uint64_t def) {
   }
   return v;
 }
-uint64_t dryTotal() { return envBytes("RLM_CUDA_EMU_DRY_MEMORY", kDryTotalMem); }
+// Set by rlm_emu_set_dry_memory, which overrides the environment (0: not
+// set). A test beside a real GPU sets the GPU's figures through it: a Go
+// program built without cgo cannot change what getenv sees.
+uint64_t dryTotalSet = 0, dryReserveSet = 0;
+bool dryReserveIsSet = false;
+uint64_t dryTotal() { return dryTotalSet ? dryTotalSet : envBytes("RLM_CUDA_EMU_DRY_MEMORY", kDryTotalMem); }
 // What the driver's context, the loaded modules and cuBLASLt take of a
 // real device before the first allocation; the dry device keeps as much
 // back, so that "fits" means fits on the card (RLM_CUDA_EMU_DRY_RESERVE,
 // bytes, changes it).
 constexpr uint64_t kDryReserve = 1ull << 30;
-uint64_t dryReserve() { return envBytes("RLM_CUDA_EMU_DRY_RESERVE", kDryReserve); }
+uint64_t dryReserve() { return dryReserveIsSet ? dryReserveSet : envBytes("RLM_CUDA_EMU_DRY_RESERVE", kDryReserve); }
 
 struct Event {
   double ms;
@@ -773,4 +778,14 @@ int cublasLtMatmul(uintptr_t, uintptr_t desc, const float* alpha, const void* A,
 }
 
 }  // extern "C"
+// rlm_emu_set_dry_memory sets the dry-run device's memory and the part of
+// it kept back for the driver, in bytes; total 0 returns both to the
+// environment's (or the defaults).
+extern "C" void rlm_emu_set_dry_memory(uint64_t total, uint64_t reserve) {
+  std::lock_guard<std::mutex> lk(allocMu);
+  dryTotalSet = total;
+  dryReserveSet = reserve;
+  dryReserveIsSet = total != 0;
+}
+
 #pragma GCC visibility pop
