@@ -1,7 +1,6 @@
 package cuda_test
 
 import (
-	"context"
 	"math"
 	"runtime/debug"
 	"slices"
@@ -175,20 +174,9 @@ func TestFrozenBaseAsBF16(t *testing.T) {
 		bytes = g.MemoryStats().InUse - before
 		params, gr, _ := m.Trainable()
 		mo, vo := g.Alloc(params.Len()), g.Alloc(params.Len())
-		ctx := context.Background()
 		for step := 1; step <= 2; step++ {
 			m.ZeroGrads()
-			if err := m.Forward(ctx, b); err != nil {
-				t.Fatal(err)
-			}
-			loss, err := m.Loss()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m.Backward(ctx); err != nil {
-				t.Fatal(err)
-			}
-			losses, grads = append(losses, loss), m.DownloadGrads()
+			losses, grads = append(losses, forwardBackward(t, m, b)), m.DownloadGrads()
 			g.AdamW(params, gr, mo, vo, backend.AdamWParams{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, Step: step, GradScale: 1})
 		}
 		return losses, grads, bytes

@@ -104,17 +104,7 @@ func TestStepMatchesTransformers(t *testing.T) {
 		if err := m.Save(dir, model.SaveOptions{DType: safetensors.F32}); err != nil {
 			t.Fatal(err)
 		}
-		ctx := context.Background()
-		if err := m.Forward(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		loss, err := m.Loss()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Backward(ctx); err != nil {
-			t.Fatal(err)
-		}
+		loss := forwardBackward(t, m, b)
 		grads := m.DownloadGrads()
 
 		bj, _ := json.Marshal(map[string]any{"B": b.B, "T": b.T, "ids": b.IDs, "pos": b.Pos, "targets": b.Targets, "weights": b.Weights})
@@ -193,23 +183,30 @@ func trainSteps(t *testing.T, be backend.Backend, cfg model.Config, b *model.Bat
 	}
 	m.InitRandom(3, 0.1)
 	am, av := be.Alloc(m.NumParams()), be.Alloc(m.NumParams())
-	ctx := context.Background()
 	for step := 1; step <= steps; step++ {
-		if err := m.Forward(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		loss, err := m.Loss()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Backward(ctx); err != nil {
-			t.Fatal(err)
-		}
-		losses = append(losses, loss)
+		losses = append(losses, forwardBackward(t, m, b))
 		grads = m.DownloadGrads()
 		be.AdamW(m.Params, m.Grads, am, av, backend.AdamWParams{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
 			WeightDecay: 0.1, Step: step, GradScale: 1})
 		m.ZeroGrads()
 	}
 	return losses, grads, m.ParamList()
+}
+
+// forwardBackward runs m's forward pass, loss and backward pass on b and
+// returns the loss; the gradients add into m's.
+func forwardBackward(t *testing.T, m *model.Model, b *model.Batch) float64 {
+	t.Helper()
+	ctx := context.Background()
+	if err := m.Forward(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	loss, err := m.Loss()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Backward(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return loss
 }
