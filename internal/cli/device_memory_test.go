@@ -20,8 +20,9 @@ func TestDeviceMemory(t *testing.T) {
 		t.Skipf("no CUDA emulator: %v", err)
 	}
 	// The emulator's dry-run device, of 4 GiB with 1 GiB kept back for the
-	// driver: a 2.5 GiB buffer, dropped, then a 2 GiB one, which fits only
-	// once the first one's pooled block goes back to the driver.
+	// driver: a 2 GiB buffer, dropped, then a 2.5 GiB one, which the pooled
+	// block cannot hold and which fits only once that block goes back to
+	// the driver.
 	if err := cudaemu.SetDryMemory(lib, 4<<30, 1<<30); err != nil {
 		t.Fatal(err)
 	}
@@ -31,10 +32,10 @@ func TestDeviceMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Close()
-	be.Alloc(640 << 20)
-	if got := DeviceMemory(be); !strings.HasPrefix(got, "GPU memory: peak 2.5 GiB in use, 2.5 GiB held") ||
+	be.Alloc(512 << 20)
+	if got := DeviceMemory(be); !strings.HasPrefix(got, "GPU memory: peak 2.0 GiB in use, 2.0 GiB held") ||
 		strings.Contains(got, "waited") {
-		t.Errorf("after a 2.5 GiB buffer: %q", got)
+		t.Errorf("after a 2 GiB buffer: %q", got)
 	}
 	for deadline := time.Now().Add(5 * time.Second); be.MemoryStats().Pooled == 0; {
 		if time.Now().After(deadline) {
@@ -43,7 +44,7 @@ func TestDeviceMemory(t *testing.T) {
 		runtime.GC()
 		time.Sleep(time.Millisecond)
 	}
-	be.Alloc(512 << 20)
+	be.Alloc(640 << 20)
 	if got := DeviceMemory(be); !strings.Contains(got, "; 1 allocations waited for memory given back") {
 		t.Errorf("after an allocation that needed the pooled block back: %q", got)
 	}

@@ -33,7 +33,9 @@ type Backend struct {
 	totalMem         uint64
 	k                kernels
 	plans            map[gemmKey]*gemmPlan
-	pool             map[uint64][]uint64 // freed device blocks by size, for reuse
+	pool             map[uint64][]uint64 // freed small device blocks by size class, for reuse
+	large            *blockPool          // blocks of largeBlock and up (pool.go)
+	allocErr         cuResult            // of the last cuMemAlloc that failed
 	mem              MemoryStats
 	argVals          [32]uint64 // kernel arguments; fixed in memory, see launch
 	argPtrs          [32]uintptr
@@ -76,6 +78,7 @@ func Open(opts Options) (*Backend, error) {
 	}
 	be := &Backend{opts: opts, drv: drv, plans: map[gemmKey]*gemmPlan{}, pool: map[uint64][]uint64{},
 		scratch: map[string]*allocation{}, invFreq: map[ropeKey]*allocation{}}
+	be.large = newBlockPool(be.driverAlloc, func(ptr uint64) { drv.cuMemFree(ptr) })
 	if err := drv.checkErr(drv.cuDeviceGet(&be.dev, int32(opts.Device)), "cuDeviceGet"); err != nil {
 		return nil, err
 	}
@@ -313,16 +316,15 @@ func sizeClass(bytes uint64) uint64 {
 	return (bytes + (2<<20 - 1)) &^ (2<<20 - 1)
 }
 
+// largeBlock is the smallest size class the block pool serves (pool.go);
+// smaller classes are powers of two, pooled by class.
+const largeBlock = 2 << 20
+
 // alloc returns a block of at least bytes; the caller holds be.mu.
 func (be *Backend) alloc(bytes uint64) *allocation {
 	c := sizeClass(max(bytes, 4))
-	var ptr uint64
-	fromPool := false
-	if free := be.pool[c]; len(free) > 0 {
-		ptr = free[len(free)-1]
-		be.pool[c] = free[:len(free)-1]
-		fromPool = true
-	} else if r := be.drv.cuMemAlloc(&ptr, c); r != 0 {
+	ptr, fromPool, ok := be.take(c)
+	if !ok {
 		// Out of memory: give the cached and pooled blocks back to the
 		// driver, then let the garbage collector find buffers nobody
 		// references (it knows nothing of device memory, so it may not
@@ -330,23 +332,62 @@ func (be *Backend) alloc(bytes uint64) *allocation {
 		be.mem.Reclaims++
 		be.dropConversions()
 		be.releasePool()
-		for try := 0; r != 0 && try < 3; try++ {
+		for try := 0; !ok && try < 3; try++ {
 			be.mu.Unlock() // the cleanups that return blocks take the lock
 			runtime.GC()
 			time.Sleep(time.Duration(10<<try) * time.Millisecond)
 			be.mu.Lock()
 			be.releasePool()
-			r = be.drv.cuMemAlloc(&ptr, c)
+			ptr, fromPool, ok = be.take(c)
 		}
-		if r != 0 {
+		if !ok {
 			var free, total uint64
 			be.drv.cuMemGetInfo(&free, &total)
-			be.drv.check(r, "cuMemAlloc %.1f MiB (%.1f of %.1f GiB free)", float64(c)/(1<<20),
+			be.drv.check(be.allocErr, "cuMemAlloc %.1f MiB (%.1f of %.1f GiB free)", float64(c)/(1<<20),
 				float64(free)/(1<<30), float64(total)/(1<<30))
 		}
 	}
 	be.mem.took(c, fromPool)
 	return &allocation{ptr: ptr, bytes: c}
+}
+
+// take hands out a block of size class c, pooled or new from the driver;
+// the caller holds be.mu.
+func (be *Backend) take(c uint64) (ptr uint64, fromPool, ok bool) {
+	if c >= largeBlock {
+		return be.large.get(c)
+	}
+	if free := be.pool[c]; len(free) > 0 {
+		be.pool[c] = free[:len(free)-1]
+		return free[len(free)-1], true, true
+	}
+	ptr, ok = be.driverAlloc(c)
+	return ptr, false, ok
+}
+
+// driverAlloc is cuMemAlloc, remembering a failure's code for the error.
+func (be *Backend) driverAlloc(bytes uint64) (uint64, bool) {
+	var ptr uint64
+	if r := be.drv.cuMemAlloc(&ptr, bytes); r != 0 {
+		be.allocErr = r
+		return 0, false
+	}
+	return ptr, true
+}
+
+// giveBack returns a block to its pool; on a closed backend, whatever is
+// then wholly free goes back to the driver. The caller holds be.mu.
+func (be *Backend) giveBack(ptr, bytes uint64) {
+	be.mem.InUse -= bytes
+	be.mem.Pooled += bytes
+	if bytes >= largeBlock {
+		be.large.put(ptr)
+	} else {
+		be.pool[bytes] = append(be.pool[bytes], ptr)
+	}
+	if be.closed {
+		be.releasePool()
+	}
 }
 
 // allocUser is alloc for memory handed out as a Buffer or Ints: the block
@@ -362,11 +403,7 @@ func (be *Backend) allocUser(n int) *allocation {
 }
 
 // free returns a backend-owned block to the pool; the caller holds be.mu.
-func (be *Backend) free(a *allocation) {
-	be.pool[a.bytes] = append(be.pool[a.bytes], a.ptr)
-	be.mem.InUse -= a.bytes
-	be.mem.Pooled += a.bytes
-}
+func (be *Backend) free(a *allocation) { be.giveBack(a.ptr, a.bytes) }
 
 // release returns a block to the pool once nothing references it. Work
 // already queued on the stream that reads the block runs before any later
@@ -379,32 +416,28 @@ func (be *Backend) release(u *userBlock) {
 		defer runtime.UnlockOSThread()
 		be.drv.cuCtxSetCurrent(be.ctx)
 	}
-	giveBack := func(ptr, bytes uint64) {
-		be.mem.InUse -= bytes
-		if be.closed {
-			be.drv.cuMemFree(ptr)
-			return
-		}
-		be.pool[bytes] = append(be.pool[bytes], ptr)
-		be.mem.Pooled += bytes
-	}
 	if u.ptr != 0 {
-		giveBack(u.ptr, u.bytes)
+		be.giveBack(u.ptr, u.bytes)
 	}
 	if u.half != nil {
-		giveBack(u.half.ptr, u.half.bytes)
+		be.giveBack(u.half.ptr, u.half.bytes)
 	}
 }
 
+// releasePool gives the driver back every pooled small block and every
+// wholly free segment of the large ones.
 func (be *Backend) releasePool() {
 	be.drv.cuCtxSynchronize()
 	for c, ptrs := range be.pool {
 		for _, p := range ptrs {
 			be.drv.cuMemFree(p)
 		}
+		be.mem.Pooled -= c * uint64(len(ptrs))
 		delete(be.pool, c)
 	}
-	be.mem.Pooled = 0
+	before := be.large.Free
+	be.large.releaseFree()
+	be.mem.Pooled -= before - be.large.Free
 }
 
 // Alloc returns n zeroed float32s in device memory.
