@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every GPU check and benchmark of the open CUDA issues, in one run of about
 # 8 minutes (the sections of the last H200 run took 289 s; memory and
-# trainstep are new, estimated at 3 more minutes) on a machine with an NVIDIA GPU, PyTorch and transformers (no Go
-# needed): build with bench/cuda/build.sh where Go is, carry bin/gpu, then
+# trainstep are new, estimated at 3 more minutes) on a machine with an
+# NVIDIA GPU, PyTorch and transformers (no Go needed): build with
+# bench/cuda/build.sh where Go is, carry bin/gpu, then
 #
 #   bench/cuda/run.sh [OUTDIR]          (default $OUT, else /tmp/cuda-bench)
 #
@@ -13,9 +14,10 @@
 #      the engine's GPU tests (the built-in model and a random Qwen3-0.6B
 #      shape, GPU against CPU, preemption)
 #   memory: the peak device memory of training steps (Qwen3-0.6B at B=1
-#      and 4, T=4096; the released sizes up to 8B, full and LoRA, with and
-#      without checkpointing) on the GPU against the CUDA emulator's dry
-#      run, which CI checks without a GPU (issue 30)
+#      and 4, T=4096; the released sizes up to 32B, full and LoRA, with and
+#      without checkpointing, where they fit 80 GB) on the GPU against the
+#      CUDA emulator's dry run of a device like it, which CI checks for an
+#      80 GB card without a GPU (issue 30)
 #   trainstep: the 0.6B SFT step's tokens/s and peak memory against
 #      PyTorch's eager and amp steps (bench/cuda/torch_step.py), and the
 #      attention kernels' TFLOP/s; the step and the attention backward each
