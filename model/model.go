@@ -738,7 +738,6 @@ func (m *Model) DownloadParams() []float32 {
 	}
 	for i, p := range m.params {
 		m.be.Download(host[p.Offset:p.Offset+p.Size()], m.own[i])
-		m.keepFrozen(i) // the download gave it float32 storage back
 	}
 	return host
 }

@@ -509,6 +509,17 @@ func (be *Backend) Download(dst []float32, src backend.Buffer) {
 		return
 	}
 	defer be.enter()()
+	if s.a.ptr == 0 {
+		// Demoted (demote.go): read the bf16 copy and widen it here, so a
+		// read leaves the buffer as it was.
+		half := make([]uint16, s.n)
+		be.drv.check(be.drv.cuMemcpyDtoH(unsafe.Pointer(&half[0]), s.a.user.half.ptr+2*uint64(s.off), uint64(2*s.n)),
+			"download %d bf16s", s.n)
+		for i, h := range half {
+			dst[i] = math.Float32frombits(uint32(h) << 16)
+		}
+		return
+	}
 	be.drv.check(be.drv.cuMemcpyDtoH(unsafe.Pointer(&dst[0]), s.ptr(), uint64(4*s.n)), "download %d floats", s.n)
 }
 

@@ -14,10 +14,10 @@ import "github.com/rlm-project/rlm/model/backend"
 //
 // KeepForProducts gives such a buffer's float32 block back and keeps its
 // bf16 copy in its place (the buffer is demoted). Products read the copy as
-// before, so nothing they compute changes. Any other use of the buffer
-// (a kernel that reads or writes it as float32, a download, the next
-// forward pass overwriting it) first restores float32 storage, widened
-// exactly from the copy.
+// before, so nothing they compute changes. A download reads the copy,
+// widened. Any other use of the buffer (a kernel that reads or writes it
+// as float32, the next forward pass overwriting it) first restores
+// float32 storage, widened exactly from the copy.
 
 // KeepForProducts implements backend.ProductOperands: in BF16 mode each
 // buffer that is a whole Alloc is demoted to its bf16 copy; in the other

@@ -47,15 +47,27 @@ func TestKeepForProducts(t *testing.T) {
 		}
 	}
 
-	// A download restores it: the bf16 values, widened.
+	// A download reads the bf16 values, widened, and leaves the buffer
+	// demoted.
 	back := make([]float32, m*k)
+	demoted := g.MemoryStats().InUse
 	g.Download(back, a)
 	for i := range back {
 		if back[i] != bf16(ha[i]) {
 			t.Fatalf("element %d reads %v after demotion, want %v (bf16 of %v)", i, back[i], bf16(ha[i]), ha[i])
 		}
 	}
-	// Restored, it is an ordinary buffer: a write is read back as written.
+	piece := make([]float32, 10)
+	g.Download(piece, g.Slice(a, 5, 10))
+	for i := range piece {
+		if piece[i] != bf16(ha[5+i]) {
+			t.Fatalf("element %d of a slice reads %v after demotion, want %v", 5+i, piece[i], bf16(ha[5+i]))
+		}
+	}
+	if after := g.MemoryStats().InUse; after != demoted {
+		t.Errorf("a download changed the memory in use from %d to %d", demoted, after)
+	}
+	// A write gives it float32 storage again: it is read back as written.
 	g.Upload(a, ha)
 	g.Download(back, a)
 	for i := range back {
