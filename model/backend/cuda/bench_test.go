@@ -31,20 +31,6 @@ func stepFLOPs(cfg model.Config, T int) float64 {
 	return 6*weights + 6*L*HD*float64(T)
 }
 
-// stepBatch is B unpacked rows of T tokens, every position trained.
-func stepBatch(cfg model.Config, B, T int) *model.Batch {
-	n := B * T
-	batch := &model.Batch{B: B, T: T, IDs: make([]int32, n), Targets: make([]int32, n),
-		Weights: make([]float32, n), Pos: make([]int32, n), Seg: make([]int32, n)}
-	for i := range n {
-		batch.IDs[i] = int32((i * 7919) % cfg.VocabSize)
-		batch.Targets[i] = int32((i*104729 + 1) % cfg.VocabSize)
-		batch.Weights[i] = 1 / float32(n)
-		batch.Pos[i] = int32(i % T)
-	}
-	return batch
-}
-
 // BenchmarkTrainStep times one SFT optimizer step of a Qwen3-0.6B-shaped
 // model on the GPU: forward, loss (LM head and cross-entropy in chunks),
 // backward, the global gradient norm and AdamW over every parameter. It
@@ -95,7 +81,7 @@ func BenchmarkTrainStep(b *testing.B) {
 				adamM, adamV = g.Alloc(m.NumParams()), g.Alloc(m.NumParams())
 			}
 			n := c.B * c.T
-			batch := stepBatch(cfg, c.B, c.T)
+			batch := trainBatch(cfg, c.B, c.T, false)
 			ctx := context.Background()
 			step := func(k int) float64 {
 				if err := m.Forward(ctx, batch); err != nil {

@@ -86,7 +86,7 @@ func runStep(be *cuda.Backend, c stepCase) (stats cuda.MemoryStats, err error) {
 		return stats, err
 	}
 	m.SetCheckpointActivations(c.checkpoint)
-	batch := stepBatch(cfg, c.B, c.T)
+	batch := trainBatch(cfg, c.B, c.T, false)
 	params, grads, _ := m.Trainable()
 	adamM, adamV := be.Alloc(params.Len()), be.Alloc(params.Len())
 	ctx := context.Background()
