@@ -184,13 +184,7 @@ func TestFrozenBaseAsBF16(t *testing.T) {
 			t.Fatal(err)
 		}
 		bytes = g.MemoryStats().InUse - before
-		params, gr, _ := m.Trainable()
-		mo, vo := g.Alloc(params.Len()), g.Alloc(params.Len())
-		for step := 1; step <= 2; step++ {
-			m.ZeroGrads()
-			losses, grads = append(losses, forwardBackward(t, m, b)), m.DownloadGrads()
-			g.AdamW(params, gr, mo, vo, backend.AdamWParams{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, Step: step, GradScale: 1})
-		}
+		losses, grads = optimize(t, m, b, 2)
 		return losses, grads, bytes
 	}
 	lossP, gradP, bytesP := run(false)

@@ -182,15 +182,26 @@ func trainSteps(t *testing.T, be backend.Backend, cfg model.Config, b *model.Bat
 		t.Fatal(err)
 	}
 	m.InitRandom(3, 0.1)
-	am, av := be.Alloc(m.NumParams()), be.Alloc(m.NumParams())
+	losses, grads = optimize(t, m, b, steps)
+	return losses, grads, m.ParamList()
+}
+
+// optimize runs steps AdamW steps of m's trainable parameters (all, or its
+// adapters) on batch b at learning rate 1e-2, and returns each step's loss
+// and the last step's gradients.
+func optimize(t *testing.T, m *model.Model, b *model.Batch, steps int) (losses []float64, grads []float32) {
+	t.Helper()
+	be := m.Backend()
+	params, gr, _ := m.Trainable()
+	am, av := be.Alloc(params.Len()), be.Alloc(params.Len())
 	for step := 1; step <= steps; step++ {
 		losses = append(losses, forwardBackward(t, m, b))
 		grads = m.DownloadGrads()
-		be.AdamW(m.Params, m.Grads, am, av, backend.AdamWParams{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
+		be.AdamW(params, gr, am, av, backend.AdamWParams{LR: 1e-2, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
 			WeightDecay: 0.1, Step: step, GradScale: 1})
 		m.ZeroGrads()
 	}
-	return losses, grads, m.ParamList()
+	return losses, grads
 }
 
 // forwardBackward runs m's forward pass, loss and backward pass on b and
