@@ -1,6 +1,7 @@
 package cuda_test
 
 import (
+	"fmt"
 	"math"
 	"runtime/debug"
 	"slices"
@@ -38,71 +39,45 @@ func TestKeepForProducts(t *testing.T) {
 		t.Errorf("in use %d bytes before demoting, %d after", before, after)
 	}
 	g.MatMul(got, a, b, m, n, k, false, false, 0)
-	hw, hg, hw2 := make([]float32, m*n), make([]float32, m*n), make([]float32, m*n)
-	g.Download(hw, want)
-	g.Download(hg, got)
-	for i := range hw {
-		if hw[i] != hg[i] {
-			t.Fatalf("product element %d: %v from the float32 buffer, %v from the demoted one", i, hw[i], hg[i])
-		}
-	}
+	hw := down(g, want)
+	expectElems(t, g, got, "a product of the demoted buffer", func(i int) float32 { return hw[i] })
 
 	// A download reads the bf16 values, widened, and leaves the buffer
 	// demoted.
-	back := make([]float32, m*k)
 	demoted := g.MemoryStats().InUse
-	g.Download(back, a)
-	for i := range back {
-		if back[i] != bf16(ha[i]) {
-			t.Fatalf("element %d reads %v after demotion, want %v (bf16 of %v)", i, back[i], bf16(ha[i]), ha[i])
-		}
-	}
-	piece := make([]float32, 10)
-	g.Download(piece, g.Slice(a, 5, 10))
-	for i := range piece {
-		if piece[i] != bf16(ha[5+i]) {
-			t.Fatalf("element %d of a slice reads %v after demotion, want %v", 5+i, piece[i], bf16(ha[5+i]))
-		}
-	}
+	rounded := func(i int) float32 { return bf16(ha[i]) }
+	expectElems(t, g, a, "demotion", rounded)
+	expectElems(t, g, g.Slice(a, 5, 10), "demotion, in a slice from 5", func(i int) float32 { return rounded(5 + i) })
 	if after := g.MemoryStats().InUse; after != demoted {
 		t.Errorf("a download changed the memory in use from %d to %d", demoted, after)
 	}
 	// A write gives it float32 storage again: it is read back as written.
+	written := func(i int) float32 { return ha[i] }
 	g.Upload(a, ha)
-	g.Download(back, a)
-	for i := range back {
-		if back[i] != ha[i] {
-			t.Fatalf("element %d reads %v after a write, want %v", i, back[i], ha[i])
-		}
-	}
+	expectElems(t, g, a, "a write", written)
 	// An operation that overwrites the whole buffer needs none of the old
 	// values; one that writes part of it keeps the rest, rounded.
 	g.KeepForProducts(a)
 	g.Upload(a, ha)
-	g.Download(back, a)
-	for i := range back {
-		if back[i] != ha[i] {
-			t.Fatalf("element %d reads %v after a whole write, want %v", i, back[i], ha[i])
-		}
-	}
+	expectElems(t, g, a, "a whole write", written)
 	g.KeepForProducts(a)
 	g.Zero(g.Slice(a, 0, k))
-	g.Download(back, a)
-	for i := range back {
-		if want := map[bool]float32{true: 0, false: bf16(ha[i])}[i < k]; back[i] != want {
-			t.Fatalf("element %d reads %v after zeroing the first %d, want %v", i, back[i], k, want)
+	expectElems(t, g, a, fmt.Sprintf("zeroing the first %d", k), func(i int) float32 {
+		if i < k {
+			return 0
 		}
-	}
+		return rounded(i)
+	})
 	// MatMul with beta 1 reads its output: a demoted one is widened first.
 	g.Upload(got, hw)
 	g.KeepForProducts(got)
 	g.MatMul(got, a, b, m, n, k, false, false, 1)
-	g.Download(hg, got)
-	g.Upload(want, hw)
+	hg := down(g, got)
 	g.MatMul(want, a, b, m, n, k, false, false, 0)
-	g.Download(hw2, want)
+	hw2 := down(g, want)
 	for i := range hg {
-		if d := hg[i] - (bf16(hw[i]) + hw2[i]); d > 1e-3*(1+abs32(hw2[i])) || d < -1e-3*(1+abs32(hw2[i])) {
+		sum := float64(bf16(hw[i]) + hw2[i])
+		if d := math.Abs(float64(hg[i]) - sum); d > 1e-3*(1+math.Abs(float64(hw2[i]))) {
 			t.Fatalf("beta=1 product element %d: %v, want %v + %v", i, hg[i], bf16(hw[i]), hw2[i])
 		}
 	}
@@ -154,7 +129,16 @@ func TestDemotedStepUnchanged(t *testing.T) {
 	}
 }
 
-func abs32(x float32) float32 { return max(x, -x) }
+// expectElems downloads x and fails at the first element that is not
+// want(i), saying after what.
+func expectElems(t *testing.T, g *cuda.Backend, x backend.Buffer, after string, want func(i int) float32) {
+	t.Helper()
+	for i, v := range down(g, x) {
+		if w := want(i); v != w {
+			t.Fatalf("element %d reads %v after %s, want %v", i, v, after, w)
+		}
+	}
+}
 
 // TestFrozenBaseAsBF16: a LoRA model laid out frozen (model.NewLoRA) keeps
 // its base matrices as bf16 alone on a BF16 backend, in less memory, and
