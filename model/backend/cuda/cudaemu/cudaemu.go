@@ -45,16 +45,15 @@ const (
 
 // DryRunDevice is the emulator's dry-run device: open it with
 // cuda.Options{Device: DryRunDevice, Driver: lib, BLAS: lib}. It reports
-// an H100 80GB's memory (79.2 GiB) unless SetDryMemory or
-// $RLM_CUDA_EMU_DRY_MEMORY gives the bytes, keeps 1 GiB of it back for
-// the driver (SetDryMemory, $RLM_CUDA_EMU_DRY_RESERVE), and fails
-// allocations beyond the rest as the driver does.
+// an H100 80GB's memory (79.2 GiB), keeps 1 GiB of it back for the driver
+// (SetDryMemory changes both), and fails allocations beyond the rest as
+// the driver does.
 const DryRunDevice = 1
 
 // SetDryMemory sets the dry-run device's total memory and the part kept
 // back for the driver, in the emulator library lib, for backends opened on
-// it from then on; total 0 returns to the environment's figures. Tests
-// beside a real GPU give it the GPU's.
+// it from then on; total 0 returns to the defaults. Tests beside a real
+// GPU give it the GPU's.
 func SetDryMemory(lib string, total, reserve uint64) error {
 	h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {

@@ -432,41 +432,20 @@ std::vector<std::pair<void*, uint64_t>>* allocs = new std::vector<std::pair<void
 // that takes a pointer knows which kind it has.
 constexpr uint64_t kDryBase = 1ull << 62;
 constexpr int kDryDevice = 1;
-// What a dry device reports as its memory unless RLM_CUDA_EMU_DRY_MEMORY
-// (bytes) says otherwise: an H100 80GB HBM3's total (79.2 GiB).
+// What a dry device reports as its memory unless rlm_emu_set_dry_memory
+// says otherwise: an H100 80GB HBM3's total (79.2 GiB).
 constexpr uint64_t kDryTotalMem = 85032091648ull;
+// What the driver's context, the loaded modules and cuBLASLt take of a
+// real device before the first allocation; the dry device keeps as much
+// back, so that "fits" means fits on the card.
+constexpr uint64_t kDryReserve = 1ull << 30;
+uint64_t dryTotalMem = kDryTotalMem, dryReserve = kDryReserve;
 uint64_t dryNext = kDryBase, dryAllocated = 0;
 std::vector<std::pair<uint64_t, uint64_t>>* dryAllocs = new std::vector<std::pair<uint64_t, uint64_t>>();
 thread_local int currentDevice = 0;  // of the context current on this thread
 
 bool dry(uint64_t p) { return p >= kDryBase; }
 bool dry(const void* p) { return dry((uint64_t)p); }
-// envBytes reads a decimal byte count from the environment variable name,
-// or returns def where it is unset or not a number. (Not strtoull: glibc
-// 2.38's headers rename it, and the library must load on older systems,
-// such as the GPU machine's.)
-uint64_t envBytes(const char* name, uint64_t def) {
-  const char* s = getenv(name);
-  if (!s || !*s) return def;
-  uint64_t v = 0;
-  for (; *s; s++) {
-    if (*s < '0' || *s > '9') return def;
-    v = v * 10 + (uint64_t)(*s - '0');
-  }
-  return v;
-}
-// Set by rlm_emu_set_dry_memory, which overrides the environment (0: not
-// set). A test beside a real GPU sets the GPU's figures through it: a Go
-// program built without cgo cannot change what getenv sees.
-uint64_t dryTotalSet = 0, dryReserveSet = 0;
-bool dryReserveIsSet = false;
-uint64_t dryTotal() { return dryTotalSet ? dryTotalSet : envBytes("RLM_CUDA_EMU_DRY_MEMORY", kDryTotalMem); }
-// What the driver's context, the loaded modules and cuBLASLt take of a
-// real device before the first allocation; the dry device keeps as much
-// back, so that "fits" means fits on the card (RLM_CUDA_EMU_DRY_RESERVE,
-// bytes, changes it).
-constexpr uint64_t kDryReserve = 1ull << 30;
-uint64_t dryReserve() { return dryReserveIsSet ? dryReserveSet : envBytes("RLM_CUDA_EMU_DRY_RESERVE", kDryReserve); }
 
 struct Event {
   double ms;
@@ -516,7 +495,7 @@ int cuDeviceGetAttribute(int* v, int attr, int dev) {
   return 0;
 }
 int cuDeviceTotalMem_v2(uint64_t* b, int dev) {
-  *b = dev == kDryDevice ? dryTotal() : kTotalMem;
+  *b = dev == kDryDevice ? dryTotalMem : kTotalMem;
   return 0;
 }
 // A context is its device's ordinal plus one.
@@ -532,7 +511,7 @@ int cuCtxSynchronize() { return 0; }
 int cuMemAlloc_v2(uint64_t* p, uint64_t bytes) {
   if (currentDevice == kDryDevice) {
     std::lock_guard<std::mutex> lk(allocMu);
-    if (dryReserve() + dryAllocated + bytes > dryTotal()) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
+    if (dryReserve + dryAllocated + bytes > dryTotalMem) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
     *p = dryNext;
     dryNext += (bytes + 511) & ~(uint64_t)511;
     dryAllocated += bytes;
@@ -574,8 +553,8 @@ int cuMemFree_v2(uint64_t p) {
 int cuMemGetInfo_v2(uint64_t* free_, uint64_t* total) {
   if (currentDevice == kDryDevice) {
     std::lock_guard<std::mutex> lk(allocMu);
-    *total = dryTotal();
-    *free_ = *total - dryReserve() - dryAllocated;
+    *total = dryTotalMem;
+    *free_ = dryTotalMem - dryReserve - dryAllocated;
     return 0;
   }
   *total = kTotalMem;
@@ -780,12 +759,12 @@ int cublasLtMatmul(uintptr_t, uintptr_t desc, const float* alpha, const void* A,
 }  // extern "C"
 // rlm_emu_set_dry_memory sets the dry-run device's memory and the part of
 // it kept back for the driver, in bytes; total 0 returns both to the
-// environment's (or the defaults).
+// defaults. (A function, not the environment: a Go program built without
+// cgo cannot change what getenv sees.)
 extern "C" void rlm_emu_set_dry_memory(uint64_t total, uint64_t reserve) {
   std::lock_guard<std::mutex> lk(allocMu);
-  dryTotalSet = total;
-  dryReserveSet = reserve;
-  dryReserveIsSet = total != 0;
+  dryTotalMem = total ? total : kDryTotalMem;
+  dryReserve = total ? reserve : kDryReserve;
 }
 
 #pragma GCC visibility pop
