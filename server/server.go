@@ -347,7 +347,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 		if k == "" {
 			return nil, errors.New("new server: empty API key")
 		}
-		s.owners[sha256.Sum256([]byte(k))] = OwnerOfKey(k)
+		s.owners[sha256.Sum256([]byte(k))] = store.OwnerOfKey(k)
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.instance = newID("rlm-")
@@ -709,13 +709,4 @@ func (cr *countingReader) Read(p []byte) (int, error) {
 		cr.err = err
 	}
 	return n, err
-}
-
-// OwnerOfKey is the owner a key's requests, files, completions and runs are
-// recorded under: the first 8 bytes of the key's SHA-256, in hex. Being a
-// hash, it can be computed from the key (rlm traces --api-key does) but not
-// guessed from the store.
-func OwnerOfKey(key string) string {
-	h := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(h[:8])
 }

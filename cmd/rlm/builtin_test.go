@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/inference"
-	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/models/tinydemo"
 	"github.com/rlm-project/rlm/server"
 )

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/inference/client"
-	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/recursion/upstream"

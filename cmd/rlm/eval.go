@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/eval"
-	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/tracing"
 )

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/traincmd"
 	"github.com/rlm-project/rlm/eval"
-	"github.com/rlm-project/rlm/training/traincmd"
 )
 
 // TestEvalLocalModel runs `rlm eval --local-model` on a random tiny Qwen3:

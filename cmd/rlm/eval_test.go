@@ -13,13 +13,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/tracecmd"
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/eval/fakemodel"
-	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
-	"github.com/rlm-project/rlm/tracing/tracecmd"
 	"github.com/rlm-project/rlm/training/data"
 )
 

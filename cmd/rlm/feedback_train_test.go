@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/traincmd"
 	"github.com/rlm-project/rlm/internal/datasetschema"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/training/data"
-	"github.com/rlm-project/rlm/training/traincmd"
 )
 
 // TestFeedbackRewardsTrainSFT is rejection-sampling SFT on production

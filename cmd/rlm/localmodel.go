@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/inference/client"
-	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/models/tinydemo"
 )
 

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlm-project/rlm/inference/modelcmd"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/modelcmd"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/traincmd"
 	"github.com/rlm-project/rlm/internal/fakellm"
-	"github.com/rlm-project/rlm/training/traincmd"
 )
 
 // sixTimesSeven is a fakellm script (a test double, not a model) for the

@@ -13,16 +13,16 @@ import (
 	"sort"
 	"syscall"
 
-	"github.com/rlm-project/rlm/inference/modelcmd"
-	"github.com/rlm-project/rlm/internal/cli"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/modelcmd"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/tracecmd"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/traincmd"
 	"github.com/rlm-project/rlm/repl"
-	"github.com/rlm-project/rlm/tracing/tracecmd"
-	"github.com/rlm-project/rlm/training/traincmd"
 )
 
 // commands lists the subcommands: serve, query and eval live in this
-// package (they share its settings table); model, traces and train beside
-// what they drive (inference/modelcmd, tracing/tracecmd, training/traincmd).
+// package (they share its settings table); model, traces and train in
+// packages of their own under internal/ (modelcmd, tracecmd, traincmd).
 func commands() map[string]cli.Command {
 	return map[string]cli.Command{
 		"model":  modelcmd.Command,

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/document"
-	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/tracing"

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/gateway"
-	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/server"
 )
 

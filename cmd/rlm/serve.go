@@ -11,9 +11,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/gateway"
 	"github.com/rlm-project/rlm/inference"
-	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/models/tinydemo"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/server"

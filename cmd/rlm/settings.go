@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/document"
-	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"

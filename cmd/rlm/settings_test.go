@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlm-project/rlm/internal/cli"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 )
 

@@ -17,13 +17,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlm-project/rlm/internal/cli"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/tracecmd"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/recursion"
-	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
-	"github.com/rlm-project/rlm/tracing/tracecmd"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 	"github.com/rlm-project/rlm/training/data"
 )
@@ -232,7 +231,7 @@ func TestTracesOwners(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := tracing.NewService(tracing.Config{Store: d, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
-	alice := server.OwnerOfKey("k-alice")
+	alice := store.OwnerOfKey("k-alice")
 	recordRuns(t, svc, alice)
 	recordRuns(t, svc, "open")
 
@@ -359,7 +358,7 @@ func TestTracesOfAKeyedGateway(t *testing.T) {
 		}
 	}
 	_, _, err = runTraces(t.Context(), "list", "--dir", data)
-	if err == nil || !strings.Contains(err.Error(), server.OwnerOfKey("k1")+" (1 run)") {
+	if err == nil || !strings.Contains(err.Error(), store.OwnerOfKey("k1")+" (1 run)") {
 		t.Errorf("list without a key: %v; want an error naming the key's owner", err)
 	}
 	if _, _, err := runTraces(t.Context(), "show", "--dir", data, "--api-key", "k2", tid); err == nil {

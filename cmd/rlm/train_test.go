@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlm-project/rlm/internal/cli"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/traincmd"
 	"github.com/rlm-project/rlm/model"
 	"github.com/rlm-project/rlm/model/backend"
 	"github.com/rlm-project/rlm/model/backend/cuda/cudaemu"
 	"github.com/rlm-project/rlm/model/tokenizer"
-	"github.com/rlm-project/rlm/training/traincmd"
 )
 
 // The trainer's test data: a tiny tokenizer in the Qwen3 format and a few

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/traincmd"
 	"github.com/rlm-project/rlm/internal/datasetschema"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
-	"github.com/rlm-project/rlm/training/traincmd"
 )
 
 // TestTrainRL runs `rlm train init` and `rlm train rl` end to end on a tiny

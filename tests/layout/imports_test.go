@@ -22,8 +22,8 @@ var layers = [][]string{
 	{"model/backend/cuda", "model", "store/retention", "store/storetest", "repl", "recursion/upstream"},
 	{"inference", "recursion", "training/data", "training/loop"},
 	{"inference/api", "inference/client", "inference/inferencetest", "eval", "tracing", "server", "training/sft"},
-	{"tracing/tracingtest", "eval/fakemodel", "training/expert", "training/rl", "internal/cli"},
-	{"gateway", "inference/modelcmd", "tracing/tracecmd", "training/traincmd"},
+	{"tracing/tracingtest", "eval/fakemodel", "training/expert", "training/rl"},
+	{"gateway"},
 	{"cmd/rlm"},
 }
 

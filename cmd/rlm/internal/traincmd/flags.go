@@ -3,7 +3,7 @@ package traincmd
 import (
 	"flag"
 
-	"github.com/rlm-project/rlm/internal/cli"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/model/safetensors"
 )
 

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/eval"
-	"github.com/rlm-project/rlm/internal/cli"
 	"github.com/rlm-project/rlm/model"
 	"github.com/rlm-project/rlm/model/tokenizer"
 	"github.com/rlm-project/rlm/recursion"

@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/inference"
 	"github.com/rlm-project/rlm/inference/api"
-	"github.com/rlm-project/rlm/internal/cli"
 )
 
 // Command is `rlm model` in rlm's list of commands.

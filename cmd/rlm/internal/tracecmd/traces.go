@@ -25,8 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rlm-project/rlm/internal/cli"
-	"github.com/rlm-project/rlm/server"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
 )
@@ -403,7 +402,7 @@ type ownerChoice struct {
 }
 
 // ownerOfKey is the owner a gateway records a key's runs under.
-func ownerOfKey(key string) string { return server.OwnerOfKey(strings.TrimSpace(key)) }
+func ownerOfKey(key string) string { return store.OwnerOfKey(strings.TrimSpace(key)) }
 
 // openLocal opens a data directory's trajectories read-only: reading
 // commands never create the directory (a mistyped --dir is an error, not an

@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rlm-project/rlm/internal/cli"
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/model"
 	"github.com/rlm-project/rlm/model/backend"
 	"github.com/rlm-project/rlm/model/safetensors"
