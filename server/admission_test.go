@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlm-project/rlm/api"
 )
 
 // manyMessages is a chat body of n tiny messages.
@@ -91,7 +93,7 @@ func TestTinyMessagesRefusedWhileDecoding(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err := decodeChatRequestSized(bytes.NewReader(body), int64(len(body)), cfg)
 	runtime.ReadMemStats(&after)
-	ae, ok := err.(*apiError)
+	ae, ok := err.(*api.Error)
 	if !ok || ae.Status != 400 || ae.Param != "messages" || ae.Code != "array_above_max_length" {
 		t.Fatalf("err %v, want 400 array_above_max_length on messages", err)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -9,18 +10,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v5"
 
-	"github.com/rlm-project/rlm/internal/jsonscan"
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/store"
 )
 
@@ -44,13 +42,6 @@ import (
 
 const collMessages = "completion_messages"
 
-// OpenAI's limits on metadata.
-const (
-	maxMetadataKeys     = 16
-	maxMetadataKeyLen   = 64
-	maxMetadataValueLen = 512
-)
-
 // Page sizes of the list endpoints, as OpenAI's.
 const (
 	defaultPageLimit = 20
@@ -67,7 +58,7 @@ type completionSummary struct {
 // storedView is a stored completion as the API shows it: its record and its
 // metadata (always an object, as OpenAI's).
 type storedView struct {
-	*completion
+	*api.ChatCompletion
 	Metadata map[string]string `json:"metadata"`
 }
 
@@ -117,84 +108,13 @@ func (s *Server) newCompletionID() string {
 
 func completionKey(id string) string { return strings.TrimPrefix(id, "chatcmpl-") }
 
-// parseMetadata checks metadata against OpenAI's limits: at most 16 keys of
-// at most 64 characters, string values of at most 512 characters.
-func parseMetadata(m map[string]any) (map[string]string, error) {
-	if m == nil {
-		return nil, nil
-	}
-	if len(m) > maxMetadataKeys {
-		return nil, tooManyMetadataKeys(len(m))
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // the first bad key is named the same way every time
-	out := make(map[string]string, len(m))
-	for _, k := range keys {
-		if n := utf8.RuneCountInString(k); n > maxMetadataKeyLen || n == 0 {
-			return nil, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "metadata",
-				Code: "invalid_metadata_key", Kind: "invalid_request",
-				Message: fmt.Sprintf("Invalid 'metadata': key %.80q has %d characters; keys must have 1 to %d.", k, n, maxMetadataKeyLen)}
-		}
-		v, ok := m[k].(string)
-		if !ok {
-			return nil, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "metadata." + k,
-				Code: "invalid_type", Kind: "invalid_request",
-				Message: fmt.Sprintf("Invalid type for 'metadata.%s': expected a string, but got %s instead.", k, jsonTypeOf(m[k]))}
-		}
-		if n := utf8.RuneCountInString(v); n > maxMetadataValueLen {
-			return nil, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "metadata." + k,
-				Code: "string_above_max_length", Kind: "invalid_request",
-				Message: fmt.Sprintf("Invalid 'metadata.%s': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", k, maxMetadataValueLen, n)}
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
-func tooManyMetadataKeys(n int) *apiError {
-	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "metadata",
-		Code: "object_above_max_properties", Kind: "invalid_request",
-		Message: fmt.Sprintf("Invalid 'metadata': too many properties. Expected an object with at most %d properties, but got an object with %d properties instead.", maxMetadataKeys, n)}
-}
-
-// cappedMetadata is a request's metadata object. Its members are counted
-// before a map is built for them, so that an object of a million keys is
-// refused without holding them.
-type cappedMetadata map[string]any
-
-func (m *cappedMetadata) UnmarshalJSON(b []byte) error {
-	if n, err := jsonscan.Members(b, math.MaxInt); err == nil && n > maxMetadataKeys {
-		return tooManyMetadataKeys(n)
-	}
-	return json.Unmarshal(b, (*map[string]any)(m))
-}
-
-func jsonTypeOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "a value"
-}
-
 // createStored records a stored completion before its run starts: its
 // registration as a run in progress of this server (see runs.go),
 // messages, in_progress record, then the summary that makes it appear in
 // lists. On failure it removes what it wrote, so that nothing half-made is
 // listed. Each write is bounded by StoreTimeout and finished even if the
 // client leaves.
-func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, md map[string]string) error {
+func (s *Server) createStored(ctx context.Context, r *run, msgs []api.Message, md map[string]string) error {
 	ctx = context.WithoutCancel(ctx)
 	bounded := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, s.cfg.StoreTimeout) }
 	key := r.owner + "/" + r.id
@@ -221,7 +141,7 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, m
 		undo()
 		return fmt.Errorf("messages: %w", err)
 	}
-	if err := s.saveCompletion(ctx, r, &completion{Status: "in_progress"}); err != nil {
+	if err := s.saveCompletion(ctx, r, &api.ChatCompletion{Status: "in_progress"}); err != nil {
 		undo()
 		return fmt.Errorf("record: %w", err)
 	}
@@ -242,7 +162,7 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []chatMessage, m
 // putMessages streams a request's messages into the store, one per line:
 // a 40 MB message is encoded into the store's writer, not into a buffer.
 // It returns the bytes written.
-func (s *Server) putMessages(ctx context.Context, key, id string, msgs []chatMessage) (int64, error) {
+func (s *Server) putMessages(ctx context.Context, key, id string, msgs []api.Message) (int64, error) {
 	pr, pw := io.Pipe()
 	go func() {
 		enc := json.NewEncoder(pw)
@@ -261,19 +181,19 @@ func (s *Server) putMessages(ctx context.Context, key, id string, msgs []chatMes
 	return n, err
 }
 
-func storedMessageOf(id string, i int, m chatMessage) storedMessage {
+func storedMessageOf(id string, i int, m api.Message) storedMessage {
 	sm := storedMessage{ID: fmt.Sprintf("%s-%d", id, i), Role: m.Role}
 	if m.Name != "" {
 		sm.Name = &m.Name
 	}
 	mc := m.Content
-	if mc.parts == nil {
-		sm.Content = &mc.text
+	if mc.Parts == nil {
+		sm.Content = &mc.Text
 		return sm
 	}
 	var texts []string
 	sm.ContentParts = []storedPart{}
-	for _, p := range mc.parts {
+	for _, p := range mc.Parts {
 		sp := storedPart{Type: p.Type}
 		switch {
 		case p.Type == "text":
@@ -301,9 +221,9 @@ func (s *Server) storedStillThere(ctx context.Context, r *run) bool {
 	return !errors.Is(err, store.ErrNotFound)
 }
 
-// withCompletionID returns err as an *apiError that names the stored
+// withCompletionID returns err as an *api.Error that names the stored
 // completion id, in its body and its message, leaving err itself untouched.
-func withCompletionID(err error, id string) *apiError {
+func withCompletionID(err error, id string) *api.Error {
 	ae := *toAPIError(err)
 	ae.CompletionID = id
 	if !strings.Contains(ae.Message, id) {
@@ -313,20 +233,20 @@ func withCompletionID(err error, id string) *apiError {
 }
 
 // loadView reads a stored completion and its metadata; sum is its summary
-// when the caller has it already. It returns an *apiError 404 when the
+// when the caller has it already. It returns an *api.Error 404 when the
 // completion does not exist.
 func (s *Server) loadView(ctx context.Context, own, id string, sum *completionSummary) (*storedView, error) {
 	rd, err := s.store.Get(ctx, collCompletions, own+"/"+id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, notFound("completion_id", "no stored completion %q (only completions created with store: true are kept)", id)
+		return nil, api.NotFound("completion_id", "no stored completion %q (only completions created with store: true are kept)", id)
 	}
 	if err != nil {
-		return nil, serverError("reading completion: %v", err)
+		return nil, api.ServerError("reading completion: %v", err)
 	}
 	defer rd.Close()
-	var comp completion
+	var comp api.ChatCompletion
 	if err := json.NewDecoder(rd).Decode(&comp); err != nil {
-		return nil, serverError("reading completion %s/%s: %v", own, id, err)
+		return nil, api.ServerError("reading completion %s/%s: %v", own, id, err)
 	}
 	if sum == nil {
 		b, err := s.store.GetEntry(ctx, collCompletions, own, completionKey(id))
@@ -334,15 +254,15 @@ func (s *Server) loadView(ctx context.Context, own, id string, sum *completionSu
 		case errors.Is(err, store.ErrNotFound):
 			// A record from before summaries existed: no metadata.
 		case err != nil:
-			return nil, serverError("reading completion summary: %v", err)
+			return nil, api.ServerError("reading completion summary: %v", err)
 		default:
 			sum = &completionSummary{}
 			if err := json.Unmarshal(b, sum); err != nil {
-				return nil, serverError("reading completion summary %s/%s: %v", own, id, err)
+				return nil, api.ServerError("reading completion summary %s/%s: %v", own, id, err)
 			}
 		}
 	}
-	v := &storedView{completion: &comp, Metadata: map[string]string{}}
+	v := &storedView{ChatCompletion: &comp, Metadata: map[string]string{}}
 	if sum != nil && sum.Metadata != nil {
 		v.Metadata = sum.Metadata
 	}
@@ -352,7 +272,7 @@ func (s *Server) loadView(ctx context.Context, own, id string, sum *completionSu
 func (s *Server) getCompletion(c *echo.Context) error {
 	id := c.Param("id")
 	if !validID(id, "chatcmpl-") {
-		return notFound("completion_id", "no stored completion %q", id)
+		return api.NotFound("completion_id", "no stored completion %q", id)
 	}
 	v, err := s.loadView(c.Request().Context(), owner(c), id, nil)
 	if err != nil {
@@ -373,7 +293,7 @@ func parsePage(q url.Values) (pageParams, error) {
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > maxPageLimit {
-			return p, badRequest("limit", "limit must be an integer from 1 to %d, not %q", maxPageLimit, l)
+			return p, api.BadRequest("limit", "limit must be an integer from 1 to %d, not %q", maxPageLimit, l)
 		}
 		p.limit = n
 	}
@@ -382,26 +302,9 @@ func parsePage(q url.Values) (pageParams, error) {
 	case "desc":
 		p.desc = true
 	default:
-		return p, badRequest("order", "order must be \"asc\" or \"desc\", not %q", o)
+		return p, api.BadRequest("order", "order must be \"asc\" or \"desc\", not %q", o)
 	}
 	return p, nil
-}
-
-// listPage is OpenAI's cursor page.
-type listPage struct {
-	Object  string  `json:"object"`
-	Data    any     `json:"data"`
-	FirstID *string `json:"first_id"`
-	LastID  *string `json:"last_id"`
-	HasMore bool    `json:"has_more"`
-}
-
-func newPage(data any, ids []string, hasMore bool) listPage {
-	p := listPage{Object: "list", Data: data, HasMore: hasMore}
-	if len(ids) > 0 {
-		p.FirstID, p.LastID = &ids[0], &ids[len(ids)-1]
-	}
-	return p
 }
 
 // listCompletions answers GET /v1/chat/completions: the caller's stored
@@ -415,7 +318,7 @@ func (s *Server) listCompletions(c *echo.Context) error {
 		return err
 	}
 	if page.after != "" && !validID(page.after, "chatcmpl-") {
-		return badRequest("after", "after must be the id of a stored completion (chatcmpl-…), not %q", page.after)
+		return api.BadRequest("after", "after must be the id of a stored completion (chatcmpl-…), not %q", page.after)
 	}
 	model := q.Get("model")
 	want := map[string]string{}
@@ -426,7 +329,7 @@ func (s *Server) listCompletions(c *echo.Context) error {
 		}
 		name, ok = strings.CutSuffix(name, "]")
 		if !ok || name == "" || len(vs) != 1 {
-			return badRequest("metadata", "filter by metadata with one metadata[key]=value per key, not %q", k)
+			return api.BadRequest("metadata", "filter by metadata with one metadata[key]=value per key, not %q", k)
 		}
 		want[name] = vs[0]
 	}
@@ -456,7 +359,7 @@ func (s *Server) listCompletions(c *echo.Context) error {
 		return len(hits) <= page.limit // one more than the page: has_more
 	})
 	if err != nil {
-		return serverError("listing completions: %v", err)
+		return api.ServerError("listing completions: %v", err)
 	}
 	hasMore := len(hits) > page.limit
 	if hasMore {
@@ -467,7 +370,7 @@ func (s *Server) listCompletions(c *echo.Context) error {
 	for _, h := range hits {
 		id := "chatcmpl-" + h.key
 		v, err := s.loadView(ctx, own, id, &h.sum)
-		var ae *apiError
+		var ae *api.Error
 		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 			continue // deleted since the scan
 		}
@@ -477,7 +380,7 @@ func (s *Server) listCompletions(c *echo.Context) error {
 		data = append(data, v)
 		ids = append(ids, id)
 	}
-	return c.JSON(http.StatusOK, newPage(data, ids, hasMore))
+	return c.JSON(http.StatusOK, api.NewPage(data, ids, hasMore))
 }
 
 // updateCompletion answers POST /v1/chat/completions/{id}: replaces the
@@ -485,28 +388,28 @@ func (s *Server) listCompletions(c *echo.Context) error {
 func (s *Server) updateCompletion(c *echo.Context) error {
 	id := c.Param("id")
 	if !validID(id, "chatcmpl-") {
-		return notFound("completion_id", "no stored completion %q", id)
+		return api.NotFound("completion_id", "no stored completion %q", id)
 	}
 	hreq := c.Request()
 	var body map[string]json.RawMessage
 	if err := json.NewDecoder(http.MaxBytesReader(c.Response(), hreq.Body, 1<<20)).Decode(&body); err != nil {
-		return jsonError(err)
+		return api.DecodeError(err)
 	}
 	for k := range body {
 		if k != "metadata" {
-			return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: k, Code: "unknown_parameter",
+			return &api.Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: k, Code: "unknown_parameter",
 				Kind: "invalid_request", Message: fmt.Sprintf("unknown parameter %q: only metadata can be updated", k)}
 		}
 	}
 	raw, ok := body["metadata"]
 	if !ok {
-		return badRequest("metadata", "missing required parameter: metadata")
+		return api.BadRequest("metadata", "missing required parameter: metadata")
 	}
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return badRequest("metadata", "metadata must be an object of string values or null")
+		return api.BadRequest("metadata", "metadata must be an object of string values or null")
 	}
-	md, err := parseMetadata(m)
+	md, err := api.Metadata(m).Strings()
 	if err != nil {
 		return err
 	}
@@ -524,7 +427,7 @@ func (s *Server) updateCompletion(c *echo.Context) error {
 		cancel()
 	}
 	if err != nil {
-		return serverError("updating completion metadata: %v", err)
+		return api.ServerError("updating completion metadata: %v", err)
 	}
 	v.Metadata = map[string]string{}
 	if md != nil {
@@ -540,25 +443,25 @@ func (s *Server) updateCompletion(c *echo.Context) error {
 func (s *Server) deleteCompletion(c *echo.Context) error {
 	id := c.Param("id")
 	if !validID(id, "chatcmpl-") {
-		return notFound("completion_id", "no stored completion %q", id)
+		return api.NotFound("completion_id", "no stored completion %q", id)
 	}
 	ctx := c.Request().Context()
 	own := owner(c)
 	errSum := s.store.DeleteEntry(ctx, collCompletions, own, completionKey(id))
 	if errSum != nil && !errors.Is(errSum, store.ErrNotFound) {
-		return serverError("deleting completion summary: %v", errSum)
+		return api.ServerError("deleting completion summary: %v", errSum)
 	}
 	errRec := s.store.Delete(ctx, collCompletions, own+"/"+id)
 	if errRec != nil && !errors.Is(errRec, store.ErrNotFound) {
-		return serverError("deleting completion: %v", errRec)
+		return api.ServerError("deleting completion: %v", errRec)
 	}
 	if errors.Is(errSum, store.ErrNotFound) && errors.Is(errRec, store.ErrNotFound) {
-		return notFound("completion_id", "no stored completion %q", id)
+		return api.NotFound("completion_id", "no stored completion %q", id)
 	}
 	if err := s.store.Delete(ctx, collMessages, own+"/"+id); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return serverError("deleting completion messages: %v", err)
+		return api.ServerError("deleting completion messages: %v", err)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"id": id, "object": "chat.completion.deleted", "deleted": true})
+	return c.JSON(http.StatusOK, api.DeletedObject{ID: id, Object: "chat.completion.deleted", Deleted: true})
 }
 
 // completionMessages answers GET /v1/chat/completions/{id}/messages: the
@@ -567,7 +470,7 @@ func (s *Server) deleteCompletion(c *echo.Context) error {
 func (s *Server) completionMessages(c *echo.Context) error {
 	id := c.Param("id")
 	if !validID(id, "chatcmpl-") {
-		return notFound("completion_id", "no stored completion %q", id)
+		return api.NotFound("completion_id", "no stored completion %q", id)
 	}
 	page, err := parsePage(c.Request().URL.Query())
 	if err != nil {
@@ -577,7 +480,7 @@ func (s *Server) completionMessages(c *echo.Context) error {
 	if page.after != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(page.after, id+"-"))
 		if !strings.HasPrefix(page.after, id+"-") || err != nil || n < 0 {
-			return badRequest("after", "after must be the id of a message of %s (%s-<n>), not %q", id, id, page.after)
+			return api.BadRequest("after", "after must be the id of a message of %s (%s-<n>), not %q", id, id, page.after)
 		}
 		after = n
 	}
@@ -589,10 +492,10 @@ func (s *Server) completionMessages(c *echo.Context) error {
 		if _, err := s.loadView(ctx, own, id, &completionSummary{}); err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, newPage([]json.RawMessage{}, nil, false))
+		return c.JSON(http.StatusOK, api.NewPage([]json.RawMessage{}, nil, false))
 	}
 	if err != nil {
-		return serverError("reading completion messages: %v", err)
+		return api.ServerError("reading completion messages: %v", err)
 	}
 	defer rd.Close()
 	type msg struct {
@@ -606,7 +509,7 @@ func (s *Server) completionMessages(c *echo.Context) error {
 		if err := dec.Decode(&raw); err == io.EOF {
 			break
 		} else if err != nil {
-			return serverError("reading completion messages %s/%s: %v", own, id, err)
+			return api.ServerError("reading completion messages %s/%s: %v", own, id, err)
 		}
 		switch {
 		case !page.desc && i > after:
@@ -636,5 +539,23 @@ func (s *Server) completionMessages(c *echo.Context) error {
 	for j, m := range kept {
 		data[j], ids[j] = m.raw, fmt.Sprintf("%s-%d", id, m.i)
 	}
-	return c.JSON(http.StatusOK, newPage(data, ids, hasMore))
+	return c.JSON(http.StatusOK, api.NewPage(data, ids, hasMore))
+}
+
+// saveCompletion writes r's stored record, within StoreTimeout and whether
+// or not ctx is cancelled: a record once begun is finished.
+func (s *Server) saveCompletion(ctx context.Context, r *run, comp *api.ChatCompletion) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.StoreTimeout)
+	defer cancel()
+	if comp.ID == "" {
+		comp.ID, comp.Object, comp.Created, comp.Model = r.id, "chat.completion", r.created, r.model
+		comp.Choices = []api.Choice{}
+		comp.RLM = &api.RLMInfo{TraceID: r.req.TraceID}
+	}
+	b, err := json.Marshal(comp)
+	if err != nil {
+		return err
+	}
+	_, err = s.store.Put(ctx, collCompletions, r.owner+"/"+r.id, bytes.NewReader(b))
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/store/storetest"
 )
@@ -49,7 +50,7 @@ func BenchmarkListStored(b *testing.B) {
 			for i := range n {
 				r := &run{id: ts.newCompletionID(), owner: openOwner, model: "rlm", created: time.Now().Unix(), stored: true}
 				md := map[string]string{"i": fmt.Sprint(i), "bucket": fmt.Sprint(i % 100)}
-				msgs := []chatMessage{{Role: "user", Content: messageContent{text: "question"}}}
+				msgs := []api.Message{{Role: "user", Content: api.TextContent("question")}}
 				if err := ts.createStored(ctx, r, msgs, md); err != nil {
 					b.Fatal(err)
 				}
@@ -87,7 +88,7 @@ func BenchmarkListStored(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						var c completion
+						var c api.ChatCompletion
 						err = json.NewDecoder(rd).Decode(&c)
 						rd.Close()
 						if err != nil {

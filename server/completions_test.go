@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/store"
 )
 
@@ -419,7 +420,7 @@ func TestInterruptedReachable(t *testing.T) {
 			} else if resp.Status != 503 {
 				t.Fatalf("interrupted request: %d %s, want 503", resp.Status, body)
 			}
-			var e errorBody
+			var e api.ErrorResponse
 			if err := json.Unmarshal(body, &e); err != nil || e.Error.CompletionID != id || !strings.Contains(e.Error.Message, id) {
 				t.Errorf("error body %s does not name %s", body, id)
 			}
@@ -431,7 +432,7 @@ func TestInterruptedReachable(t *testing.T) {
 			}
 			var c struct {
 				Status string
-				Error  *errorFields
+				Error  *api.ErrorObject
 			}
 			json.Unmarshal(p.Data[0], &c)
 			if c.Status != "interrupted" || c.Error == nil || *c.Error.Code != "shutting_down" {

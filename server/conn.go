@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rlm-project/rlm/api"
 )
 
 // Connection limits: what a client that sends slowly, or not at all, may
@@ -99,7 +100,7 @@ func (s *Server) limitBodyRate(next echo.HandlerFunc) echo.HandlerFunc {
 		req.Body = br
 		err := next(c)
 		if br.tooSlow && err != nil {
-			return &apiError{Status: http.StatusRequestTimeout, Type: "invalid_request_error", Code: "request_timeout", Kind: "timeout",
+			return &api.Error{Status: http.StatusRequestTimeout, Type: "invalid_request_error", Code: "request_timeout", Kind: "timeout",
 				Message: fmt.Sprintf("the request body arrived slower than %d bytes/s on average (after the first %v); the connection is closed",
 					s.cfg.MinBodyRate, s.cfg.BodyRateGrace)}
 		}
@@ -290,8 +291,9 @@ func clientOf(a net.Addr) netip.Prefix {
 // read the answer.
 func refuse(c net.Conn, limit, retry int) {
 	defer c.Close()
-	body, _ := json.Marshal(errorBody{Error: errorFields{Type: "rate_limit_error", Code: ptr("rate_limit_exceeded"),
-		Message: fmt.Sprintf("too many connections from your address: at most %d at once; retry later", limit)}})
+	e := api.Error{Type: api.TypeRateLimit, Code: "rate_limit_exceeded",
+		Message: fmt.Sprintf("too many connections from your address: at most %d at once; retry later", limit)}
+	body, _ := json.Marshal(e.Body())
 	c.SetDeadline(time.Now().Add(time.Second))
 	fmt.Fprintf(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: %d\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
 		retry, len(body), body)
@@ -301,5 +303,3 @@ func refuse(c net.Conn, limit, retry int) {
 	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	io.CopyN(io.Discard, c, 64<<10)
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strings"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
@@ -39,7 +42,7 @@ func (s *Server) readUpload(ctx context.Context, key, filename, mediaType string
 	} else {
 		p, done, err := s.localPath(ctx, collFiles, key)
 		if err != nil {
-			return serverError("reading the upload: %v", err)
+			return api.ServerError("reading the upload: %v", err)
 		}
 		defer done()
 		doc, remove, err := s.extractDocument(ctx, "file", filename, mediaType, p)
@@ -49,18 +52,18 @@ func (s *Server) readUpload(ctx context.Context, key, filename, mediaType string
 		defer remove()
 		f, err := os.Open(doc.Path)
 		if err != nil {
-			return serverError("saving the upload's text: %v", err)
+			return api.ServerError("saving the upload's text: %v", err)
 		}
 		_, err = s.store.Put(ctx, collFileText, key, f)
 		f.Close()
 		if err != nil {
-			return serverError("saving the upload's text: %v", err)
+			return api.ServerError("saving the upload's text: %v", err)
 		}
 		rec.Parts = doc.Parts
 	}
 	b, _ := json.Marshal(rec)
 	if _, err := s.store.Put(ctx, collFilePages, key, bytes.NewReader(b)); err != nil {
-		return serverError("saving the upload's pages: %v", err)
+		return api.ServerError("saving the upload's pages: %v", err)
 	}
 	return nil
 }
@@ -73,13 +76,13 @@ func (s *Server) uploadedDocument(ctx context.Context, key, name string) (_ recu
 		return recursion.Document{}, nil, false, nil
 	}
 	if err != nil {
-		return recursion.Document{}, nil, false, serverError("reading the file's pages: %v", err)
+		return recursion.Document{}, nil, false, api.ServerError("reading the file's pages: %v", err)
 	}
 	var rec filePages
 	err = json.NewDecoder(r).Decode(&rec)
 	r.Close()
 	if err != nil {
-		return recursion.Document{}, nil, false, serverError("reading the file's pages: %v", err)
+		return recursion.Document{}, nil, false, api.ServerError("reading the file's pages: %v", err)
 	}
 	coll := collFileText
 	if rec.Kind == document.Text.String() {
@@ -97,13 +100,13 @@ func (s *Server) uploadedDocument(ctx context.Context, key, name string) (_ recu
 func documentError(ctx context.Context, param, name string, err error) error {
 	var de *document.Error
 	if errors.As(err, &de) {
-		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: param,
-			Code: de.Kind.Code(), Kind: "invalid_request", Message: fmt.Sprintf("file %q: %s", name, de.Msg), detail: err.Error()}
+		return &api.Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: param,
+			Code: de.Kind.Code(), Kind: "invalid_request", Message: fmt.Sprintf("file %q: %s", name, de.Msg), Detail: err.Error()}
 	}
 	if ctx.Err() != nil {
-		return &apiError{Status: statusClientClosed, Type: "invalid_request_error", Kind: "cancelled", Message: "request cancelled"}
+		return &api.Error{Status: api.StatusClientClosed, Type: "invalid_request_error", Kind: "cancelled", Message: "request cancelled"}
 	}
-	return serverError("reading the document %q: %v", name, err)
+	return api.ServerError("reading the document %q: %v", name, err)
 }
 
 // extractDocument turns the file at path into the run's Document: a text
@@ -112,12 +115,12 @@ func documentError(ctx context.Context, param, name string, err error) error {
 func (s *Server) extractDocument(ctx context.Context, param, name, mediaType, path string) (recursion.Document, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return recursion.Document{}, nil, serverError("opening the document %q: %v", name, err)
+		return recursion.Document{}, nil, api.ServerError("opening the document %q: %v", name, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return recursion.Document{}, nil, serverError("opening the document %q: %v", name, err)
+		return recursion.Document{}, nil, api.ServerError("opening the document %q: %v", name, err)
 	}
 	res, err := s.docs.Extract(ctx, document.Source{Data: f, Size: st.Size(), Filename: name, MediaType: mediaType})
 	if err != nil {
@@ -133,7 +136,7 @@ func (s *Server) extractDocument(ctx context.Context, param, name, mediaType, pa
 	}
 	textPath, spans, err := document.SaveText("", res)
 	if err != nil {
-		return recursion.Document{}, nil, serverError("saving the document's text: %v", err)
+		return recursion.Document{}, nil, api.ServerError("saving the document's text: %v", err)
 	}
 	doc := recursion.Document{Name: name, Path: textPath}
 	for _, sp := range spans {
@@ -184,6 +187,93 @@ func (c *uploadChecker) Read(p []byte) (int, error) {
 				return 0, cerr
 			}
 		}
+	}
+	return n, err
+}
+
+// resolveFile turns a file part into a document on local disk.
+func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recursion.Document, func(), error) {
+	if f.data != "" {
+		tmp, err := os.CreateTemp("", "rlm-inline-*")
+		if err != nil {
+			return recursion.Document{}, nil, api.ServerError("saving inline file: %v", err)
+		}
+		// Decoded as it is written: the file's bytes are never held whole.
+		// An error of the decoder is the client's; any other, the disk's.
+		src := &readErr{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(f.data))}
+		_, err = io.Copy(tmp, src)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if src.err != nil {
+			os.Remove(tmp.Name())
+			return recursion.Document{}, nil, api.BadRequest(f.param+".file_data", "file_data is not valid base64: %v", src.err)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			return recursion.Document{}, nil, api.ServerError("saving inline file: %v", err)
+		}
+		doc, cleanup, err := s.extractDocument(ctx, f.param, f.filename, f.mediaType, tmp.Name())
+		if err != nil {
+			os.Remove(tmp.Name())
+			return recursion.Document{}, nil, err
+		}
+		return doc, func() { cleanup(); os.Remove(tmp.Name()) }, nil
+	}
+	meta, err := s.fileMeta(ctx, own, f.id)
+	if err != nil {
+		var ae *api.Error
+		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+			ae.Param = f.param + ".file_id"
+		}
+		return recursion.Document{}, nil, err
+	}
+	name := meta.Filename
+	if f.filename != "" {
+		name = f.filename
+	}
+	if name == "" {
+		name = f.id // the engine would show the model the path instead
+	}
+	// An upload was read when it came: its text is ready.
+	doc, cleanup, ok, err := s.uploadedDocument(ctx, own+"/"+f.id, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return recursion.Document{}, nil, api.NotFound(f.param+".file_id", "no such file: %q", f.id)
+	}
+	if err != nil {
+		return recursion.Document{}, nil, api.ServerError("preparing the file for the run: %v", err)
+	}
+	if ok {
+		return doc, cleanup, nil
+	}
+	p, cleanup, err := s.documentPath(ctx, own, f.id)
+	if errors.Is(err, store.ErrNotFound) {
+		return recursion.Document{}, nil, api.NotFound(f.param+".file_id", "no such file: %q", f.id)
+	}
+	if err != nil {
+		return recursion.Document{}, nil, api.ServerError("preparing the file for the run: %v", err)
+	}
+	// Uploaded before uploads were read: read it now. The stored file's
+	// own name says what it is, whatever the request calls it.
+	doc, extracted, err := s.extractDocument(ctx, f.param, meta.Filename, f.mediaType, p)
+	if err != nil {
+		cleanup()
+		return recursion.Document{}, nil, err
+	}
+	doc.Name = name
+	return doc, func() { extracted(); cleanup() }, nil
+}
+
+// readErr keeps the error, other than io.EOF, its reader returned.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErr) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
 	}
 	return n, err
 }

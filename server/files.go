@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/store"
 )
@@ -44,7 +45,7 @@ func (s *Server) uploadFile(c *echo.Context) error {
 	req := c.Request()
 	mt, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
-		return badRequest("file", "upload a file as multipart/form-data with fields \"file\" and \"purpose\"")
+		return api.BadRequest("file", "upload a file as multipart/form-data with fields \"file\" and \"purpose\"")
 	}
 	// Room for the form's other fields and part headers on top of the file.
 	req.Body = http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxUploadBytes+1<<20)
@@ -56,7 +57,7 @@ func (s *Server) uploadFile(c *echo.Context) error {
 	}
 	mr, err := req.MultipartReader()
 	if err != nil {
-		return badRequest("file", "malformed multipart body: %v", err)
+		return api.BadRequest("file", "malformed multipart body: %v", err)
 	}
 	obj := fileObject{ID: newID("file-"), Object: "file", CreatedAt: time.Now().Unix(), Status: "processed"}
 	key := own + "/" + obj.ID
@@ -79,22 +80,22 @@ func (s *Server) uploadFile(c *echo.Context) error {
 			cleanup()
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				return tooLarge(s.cfg.MaxUploadBytes, "the uploaded file")
+				return api.TooLarge(s.cfg.MaxUploadBytes, "the uploaded file")
 			}
-			return badRequest("file", "malformed multipart body: %v", err)
+			return api.BadRequest("file", "malformed multipart body: %v", err)
 		}
 		switch part.FormName() {
 		case "purpose":
 			b, err := io.ReadAll(io.LimitReader(part, 256))
 			if err != nil {
 				cleanup()
-				return badRequest("purpose", "reading purpose: %v", err)
+				return api.BadRequest("purpose", "reading purpose: %v", err)
 			}
 			obj.Purpose = strings.TrimSpace(string(b))
 		case "file":
 			if stored {
 				cleanup()
-				return badRequest("file", "send exactly one file part")
+				return api.BadRequest("file", "send exactly one file part")
 			}
 			obj.Filename = part.FileName()
 			if obj.Filename == "" {
@@ -115,15 +116,15 @@ func (s *Server) uploadFile(c *echo.Context) error {
 			if err != nil {
 				var mbe *http.MaxBytesError
 				if errors.Is(err, errTooLarge) || errors.As(err, &mbe) {
-					return tooLarge(s.cfg.MaxUploadBytes, "the uploaded file")
+					return api.TooLarge(s.cfg.MaxUploadBytes, "the uploaded file")
 				}
 				if ctx.Err() != nil {
-					return &apiError{Status: statusClientClosed, Type: "invalid_request_error", Kind: "cancelled", Message: "upload cancelled"}
+					return &api.Error{Status: api.StatusClientClosed, Type: "invalid_request_error", Kind: "cancelled", Message: "upload cancelled"}
 				}
 				if cr.err != nil {
-					return badRequest("file", "reading the upload failed: %v", cr.err)
+					return api.BadRequest("file", "reading the upload failed: %v", cr.err)
 				}
-				return serverError("storing the upload failed: %v", err)
+				return api.ServerError("storing the upload failed: %v", err)
 			}
 			obj.Bytes = n
 			stored = true
@@ -133,7 +134,7 @@ func (s *Server) uploadFile(c *echo.Context) error {
 		}
 	}
 	if !stored {
-		return badRequest("file", "the multipart body has no \"file\" part")
+		return api.BadRequest("file", "the multipart body has no \"file\" part")
 	}
 	if obj.Purpose == "" {
 		obj.Purpose = "user_data"
@@ -150,7 +151,7 @@ func (s *Server) uploadFile(c *echo.Context) error {
 	if _, err := s.store.Put(ctx, collFileMeta, key, strings.NewReader(string(meta))); err != nil {
 		cleanup()
 		s.quotas.files.Drop(own, obj.ID)
-		return serverError("saving file metadata: %v", err)
+		return api.ServerError("saving file metadata: %v", err)
 	}
 	return c.JSON(http.StatusOK, obj)
 }
@@ -168,18 +169,18 @@ func drainRefused(req *http.Request) {
 func (s *Server) fileMeta(ctx context.Context, own, id string) (fileObject, error) {
 	var obj fileObject
 	if !validID(id, "file-") {
-		return obj, notFound("file_id", "no such file: %q", id)
+		return obj, api.NotFound("file_id", "no such file: %q", id)
 	}
 	r, err := s.store.Get(ctx, collFileMeta, own+"/"+id)
 	if errors.Is(err, store.ErrNotFound) {
-		return obj, notFound("file_id", "no such file: %q", id)
+		return obj, api.NotFound("file_id", "no such file: %q", id)
 	}
 	if err != nil {
-		return obj, serverError("reading file metadata: %v", err)
+		return obj, api.ServerError("reading file metadata: %v", err)
 	}
 	defer r.Close()
 	if err := json.NewDecoder(r).Decode(&obj); err != nil {
-		return obj, serverError("decoding file metadata: %v", err)
+		return obj, api.ServerError("decoding file metadata: %v", err)
 	}
 	return obj, nil
 }
@@ -197,7 +198,7 @@ func (s *Server) listFiles(c *echo.Context) error {
 	own := owner(c)
 	keys, err := s.store.List(ctx, collFileMeta, own+"/")
 	if err != nil {
-		return serverError("listing files: %v", err)
+		return api.ServerError("listing files: %v", err)
 	}
 	purpose := c.QueryParam("purpose")
 	data := []fileObject{}
@@ -221,11 +222,11 @@ func (s *Server) deleteFile(c *echo.Context) error {
 	}
 	key := owner(c) + "/" + id
 	if err := s.store.Delete(ctx, collFileMeta, key); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return serverError("deleting file: %v", err)
+		return api.ServerError("deleting file: %v", err)
 	}
 	for _, coll := range []string{collFiles, collFileText, collFilePages} {
 		if err := s.store.Delete(ctx, coll, key); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return serverError("deleting file: %v", err)
+			return api.ServerError("deleting file: %v", err)
 		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"id": id, "object": "file", "deleted": true})
@@ -239,10 +240,10 @@ func (s *Server) fileContent(c *echo.Context) error {
 	}
 	r, err := s.store.Get(ctx, collFiles, owner(c)+"/"+id)
 	if errors.Is(err, store.ErrNotFound) {
-		return notFound("file_id", "no such file: %q", id)
+		return api.NotFound("file_id", "no such file: %q", id)
 	}
 	if err != nil {
-		return serverError("reading file: %v", err)
+		return api.ServerError("reading file: %v", err)
 	}
 	defer r.Close()
 	return c.Stream(http.StatusOK, "application/octet-stream", r)

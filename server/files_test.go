@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/store/storetest"
 )
@@ -265,7 +266,7 @@ func TestStoredCompletionNotSaved(t *testing.T) {
 			} else if resp.Status != 500 {
 				t.Fatalf("status %d, want 500: %s", resp.Status, body)
 			}
-			var e errorBody
+			var e api.ErrorResponse
 			if err := json.Unmarshal(body, &e); err != nil || e.Error.Code == nil || *e.Error.Code != "completion_not_stored" ||
 				e.Error.Type != "server_error" || !strings.Contains(e.Error.Message, id) {
 				t.Fatalf("error %s; want completion_not_stored naming %s", body, id)

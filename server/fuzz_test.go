@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -77,13 +78,16 @@ func FuzzResponsesRequest(f *testing.F) {
 			parts := 0
 			for _, it := range items {
 				parts += len(it.Content)
-				it.stored() // never panics, keeps no inline data
+				stored(it, "resp_000000000000000000000000", 0) // never panics, keeps no inline data
 			}
 			if parts > cfg.MaxContentParts {
 				t.Fatalf("accepted %d content parts", parts)
 			}
 			var req recursion.Request
-			req, _, err = toRunRequest(rr.chatRequest(nil, items), &cfg)
+			var cr *api.ChatCompletionRequest
+			if cr, err = chatRequest(rr, nil, items); err == nil {
+				req, _, err = toRunRequest(cr, &cfg)
+			}
 			if err == nil {
 				if len(req.Messages) == 0 || req.Model != "rlm" || req.Limits.MaxDepth > 2 {
 					t.Fatalf("accepted %+v", req)
@@ -99,7 +103,7 @@ func FuzzResponsesRequest(f *testing.F) {
 // client status (400, 404, 413).
 func requireClientError(t *testing.T, err error) {
 	t.Helper()
-	var ae *apiError
+	var ae *api.Error
 	if !errors.As(err, &ae) {
 		t.Fatalf("error is not an API error: %v", err)
 	}

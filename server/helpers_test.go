@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/store"
@@ -244,3 +245,30 @@ func readFile(p string) (string, error) {
 }
 
 func readAllFile(p string) ([]byte, error) { return os.ReadFile(p) }
+func ptr[T any](v T) *T                    { return &v }
+
+// decodeChatRequest decodes a chat request body under the default caps, as
+// the handler does.
+func decodeChatRequest(r io.Reader) (*api.ChatCompletionRequest, error) {
+	return decodeChatRequestSized(r, -1, Config{}.withDefaults())
+}
+
+// decodeChatRequestSized decodes a body of known length (-1: unknown)
+// under cfg's caps, as the handler does.
+func decodeChatRequestSized(r io.Reader, length int64, cfg Config) (*api.ChatCompletionRequest, error) {
+	body, err := api.ReadBody(r, length)
+	if err != nil {
+		return nil, err
+	}
+	return api.DecodeChatCompletionRequest(body, cfg.limits())
+}
+
+// decodeResponsesRequest decodes a Responses request body under cfg's
+// caps, as the handler does.
+func decodeResponsesRequest(body []byte, cfg Config) (*api.ResponseRequest, []api.Item, error) {
+	rr, items, err := api.DecodeResponseRequest(body, cfg.limits())
+	if err != nil {
+		return nil, nil, err
+	}
+	return rr, items, checkResponseRequest(rr)
+}

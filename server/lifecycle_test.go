@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/rlm-project/rlm/api"
 )
 
 // TestDisconnect: a request that is not stored is cancelled when its client
@@ -87,7 +89,7 @@ func TestDisconnect(t *testing.T) {
 			for {
 				st := getStored(t, ts, id)
 				if st.Status == "completed" {
-					if st.Choices[0].Message.Content != "kept" || st.Usage.TotalTokens != 120 {
+					if *st.Choices[0].Message.Content != "kept" || st.Usage.TotalTokens != 120 {
 						t.Errorf("stored completion %+v", st)
 					}
 					break
@@ -101,13 +103,13 @@ func TestDisconnect(t *testing.T) {
 	}
 }
 
-func getStored(t *testing.T, ts *testServer, id string) completion {
+func getStored(t *testing.T, ts *testServer, id string) api.ChatCompletion {
 	t.Helper()
 	resp := do(t, "GET", ts.URL+"/v1/chat/completions/"+id, "", nil)
 	if resp.Status != 200 {
 		t.Fatalf("GET stored %s: %d %s", id, resp.Status, resp.Body)
 	}
-	var c completion
+	var c api.ChatCompletion
 	if err := json.Unmarshal(resp.Body, &c); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +184,7 @@ func TestGracefulShutdown(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer rd.Close()
-		var c completion
+		var c api.ChatCompletion
 		json.NewDecoder(rd).Decode(&c)
 		if c.Status != "interrupted" || c.Error == nil {
 			t.Errorf("stored run after shutdown: status %q error %+v", c.Status, c.Error)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/store/retention"
 )
@@ -111,7 +112,7 @@ func newQuotaLedgers(st store.Store) quotaLedgers {
 
 // quotaError is the refusal of a write that would take owner's usage u past
 // maxBytes or maxItems.
-func quotaError(u retention.Usage, maxBytes, maxItems int64, param, what, remedy string) *apiError {
+func quotaError(u retention.Usage, maxBytes, maxItems int64, param, what, remedy string) *api.Error {
 	if maxItems > 0 && u.Items > maxItems {
 		return quotaExceeded(param, "this API key has %d %s, its quota; %s", u.Items-1, what, remedy)
 	}
@@ -120,14 +121,14 @@ func quotaError(u retention.Usage, maxBytes, maxItems int64, param, what, remedy
 
 // quotaUnchecked answers a write whose quota could not be checked, as a
 // write the store cannot take is answered.
-func (s *Server) quotaUnchecked(err error) *apiError {
+func (s *Server) quotaUnchecked(err error) *api.Error {
 	s.log.Error("checking a storage quota", "err", err)
-	return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "store_unavailable", Kind: "store",
+	return &api.Error{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "store_unavailable", Kind: "store",
 		RetryAfter: 1, Message: "the storage quota could not be checked, so nothing was stored; retry later (details are in the server log)"}
 }
 
-func quotaExceeded(param, format string, args ...any) *apiError {
-	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: param,
+func quotaExceeded(param, format string, args ...any) *api.Error {
+	return &api.Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: param,
 		Code: "storage_quota_exceeded", Kind: "quota", Message: fmt.Sprintf(format, args...)}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/store"
 )
 
@@ -82,7 +83,7 @@ func TestQuotas(t *testing.T) {
 				t.Fatalf("write past the quota: %d %s", r.Status, r.Body)
 			}
 			checkErrorBody(t, r, "invalid_request_error", tt.param, tt.message)
-			var e errorBody
+			var e api.ErrorResponse
 			json.Unmarshal(r.Body, &e)
 			if e.Error.Code == nil || *e.Error.Code != "storage_quota_exceeded" || r.Header.Get("X-RLM-Completion-Id") != "" {
 				t.Errorf("code %v, completion id %q", e.Error.Code, r.Header.Get("X-RLM-Completion-Id"))

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -36,9 +36,9 @@ func TestTimeoutLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := Config{MaxLimits: recursion.Limits{Timeout: tt.max}}
-			l, err := limits(&rlmOptions{Timeout: json.RawMessage(tt.timeout)}, &cfg)
+			l, err := limits(&api.RLMOptions{Timeout: json.RawMessage(tt.timeout)}, &cfg)
 			if tt.wantErr {
-				ae, ok := err.(*apiError)
+				ae, ok := err.(*api.Error)
 				if !ok || ae.Status != 400 || ae.Param != "rlm.timeout" {
 					t.Fatalf("timeout %s: error %v, want a 400 naming rlm.timeout", tt.timeout, err)
 				}
@@ -74,7 +74,7 @@ func TestMaxDepthLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := Config{MaxLimits: recursion.Limits{MaxDepth: tt.max}}
-			l, err := limits(&rlmOptions{MaxDepth: tt.req}, &cfg)
+			l, err := limits(&api.RLMOptions{MaxDepth: tt.req}, &cfg)
 			if err != nil || l.MaxDepth != tt.want {
 				t.Fatalf("MaxDepth %d, %v; want %d", l.MaxDepth, err, tt.want)
 			}
@@ -103,69 +103,12 @@ func TestDecodeTypeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
 			_, err := decodeChatRequest(strings.NewReader(tt.body))
-			var ae *apiError
+			var ae *api.Error
 			if !errors.As(err, &ae) {
-				t.Fatalf("err %v, want an *apiError", err)
+				t.Fatalf("err %v, want an *api.Error", err)
 			}
 			if ae.Status != 400 || ae.Param != tt.param || ae.Message != tt.msg {
 				t.Errorf("got %d param %q message %q\nwant 400 param %q message %q", ae.Status, ae.Param, ae.Message, tt.param, tt.msg)
-			}
-		})
-	}
-}
-
-// TestMessageTextDecoding: the sized path shares the body's memory for
-// plain strings and unquotes the rest; both paths give exactly what
-// encoding/json gives for the same literal.
-func TestMessageTextDecoding(t *testing.T) {
-	for _, lit := range []string{`"plain text"`, `"line\nbreak \"quoted\" \u00e9"`, `"caf` + "\xc3\xa9" + `"`, `"bad ` + "\xff" + ` utf8"`, `""`} {
-		body := `{"model":"rlm","messages":[{"role":"user","content":` + lit + `}]}`
-		var want string
-		wantErr := json.Unmarshal([]byte(lit), &want) != nil
-		for _, sized := range []bool{true, false} {
-			length := int64(-1)
-			if sized {
-				length = int64(len(body))
-			}
-			cr, err := decodeChatRequestSized(strings.NewReader(body), length, Config{}.withDefaults())
-			if err != nil {
-				t.Fatalf("%q sized=%v: %v", lit, sized, err)
-			}
-			mc := cr.Messages[0].Content
-			if (mc.err != nil) != wantErr || (!wantErr && mc.text != want) {
-				t.Errorf("%q sized=%v: text %q err %v, want %q (error %v)", lit, sized, mc.text, mc.err, want, wantErr)
-			}
-		}
-	}
-}
-
-// TestMessageTextSharesBody: a body that is mostly one plain message is
-// held once (the text points into it); a short message beside large file
-// parts is copied, so that it does not keep the parts' bytes alive.
-func TestMessageTextSharesBody(t *testing.T) {
-	big := strings.Repeat("x", 1<<20)
-	tests := []struct {
-		name  string
-		body  string
-		share bool
-	}{
-		{"one large message", `{"model":"rlm","messages":[{"role":"user","content":"` + big + `"}]}`, true},
-		{"short message, large part", `{"model":"rlm","messages":[{"role":"system","content":"be brief"},` +
-			`{"role":"user","content":[{"type":"text","text":"` + big + `"}]}]}`, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			buf := []byte(tt.body)
-			var cr chatRequest
-			if err := json.Unmarshal(buf, &cr); err != nil {
-				t.Fatal(err)
-			}
-			cr.resolve(buf)
-			text := cr.Messages[0].Content.text
-			p := uintptr(unsafe.Pointer(unsafe.StringData(text)))
-			start := uintptr(unsafe.Pointer(&buf[0]))
-			if shared := p >= start && p < start+uintptr(len(buf)); shared != tt.share {
-				t.Errorf("text shares the body: %v, want %v", shared, tt.share)
 			}
 		})
 	}

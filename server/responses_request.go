@@ -1,247 +1,234 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
 
-	"github.com/rlm-project/rlm/internal/jsonscan"
+	"github.com/rlm-project/rlm/api"
 )
 
-// responsesRequest is the body of POST /v1/responses. As for chat, fields
-// clients send that the server does not use (user, reasoning, include,
-// truncation, parallel_tool_calls...) are accepted and ignored; what would
-// change the answer and cannot be honoured (tools, a non-text format, a
-// conversation object) is refused.
-type responsesRequest struct {
-	Model              string          `json:"model"`
-	Input              json.RawMessage `json:"input"`
-	Instructions       *string         `json:"instructions"`
-	Metadata           cappedMetadata  `json:"metadata"`
-	Store              *bool           `json:"store"`
-	Stream             bool            `json:"stream"`
-	Background         bool            `json:"background"`
-	PreviousResponseID string          `json:"previous_response_id"`
-	Temperature        *float64        `json:"temperature"`
-	TopP               *float64        `json:"top_p"`
-	MaxOutputTokens    *int            `json:"max_output_tokens"`
-	Tools              json.RawMessage `json:"tools"`
-	Conversation       json.RawMessage `json:"conversation"`
-	Text               *struct {
-		Format *struct {
-			Type string `json:"type"`
-		} `json:"format"`
-	} `json:"text"`
-	RLM *rlmOptions `json:"rlm"`
+// storedResponse is a response's record in the store.
+type storedResponse struct {
+	Response api.Response `json:"response"`
+	Input    []api.Item   `json:"input"`
 }
 
-// inputItem is one message of a response's input, as it is stored and as
-// GET /v1/responses/{id}/input_items lists it. Inline file data is not kept:
-// its part keeps the file's name.
-type inputItem struct {
-	ID      string      `json:"id"`
-	Type    string      `json:"type"`
-	Role    string      `json:"role"`
-	Status  string      `json:"status"`
-	Content []inputPart `json:"content"`
-}
-
-// inputPart is a content part of an input message: input_text, input_file
-// (file_id, or file_data with filename) or, in an assistant message of the
-// history a client sends itself, output_text.
-type inputPart struct {
-	Type     string `json:"type"`
-	Text     string `json:"text,omitempty"`
-	FileID   string `json:"file_id,omitempty"`
-	FileData string `json:"file_data,omitempty"`
-	Filename string `json:"filename,omitempty"`
-	FileURL  string `json:"file_url,omitempty"`
-}
-
-// decodeResponsesRequest parses a request body (read whole, at most
-// MaxRequestBytes) and its input items, under the chat caps: input items
-// count as messages, their parts as content parts.
-func decodeResponsesRequest(body []byte, cfg Config) (*responsesRequest, []inputItem, error) {
-	var rr responsesRequest
-	if err := json.Unmarshal(body, &rr); err != nil {
-		return nil, nil, jsonError(err)
-	}
-	if rr.Model == "" {
-		return nil, nil, badRequest("model", "you must provide a model parameter")
-	}
-	if t := bytes.TrimSpace(rr.Tools); len(t) > 0 && string(t) != "null" && string(t) != "[]" {
-		return nil, nil, badRequest("tools", "this server runs no tools: the model works through its REPL; send no tools")
-	}
-	if c := bytes.TrimSpace(rr.Conversation); len(c) > 0 && string(c) != "null" {
-		return nil, nil, badRequest("conversation", "conversation objects are not supported; continue a conversation with previous_response_id")
-	}
-	if rr.Text != nil && rr.Text.Format != nil && rr.Text.Format.Type != "" && rr.Text.Format.Type != "text" {
-		return nil, nil, badRequest("text.format.type", "only text.format type \"text\" is supported, not %q", rr.Text.Format.Type)
-	}
-	items, err := decodeInput(rr.Input, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &rr, items, nil
-}
-
-// decodeInput reads `input`: a string (one user message) or an array of
-// message items, counted before each is decoded.
-func decodeInput(raw json.RawMessage, cfg Config) ([]inputItem, error) {
-	raw = bytes.TrimSpace(raw)
+// checkResponseRequest refuses what a response request asks for that this
+// server cannot honour, rather than run without it.
+func checkResponseRequest(rr *api.ResponseRequest) error {
 	switch {
-	case len(raw) == 0 || string(raw) == "null":
-		return nil, badRequest("input", "you must provide input: a string or an array of input items")
-	case raw[0] == '"':
-		var text string
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return nil, badRequest("input", "input is not a valid JSON string")
-		}
-		return []inputItem{{Type: "message", Role: "user", Content: []inputPart{{Type: "input_text", Text: text}}}}, nil
-	case raw[0] != '[':
-		return nil, badRequest("input", "input must be a string or an array of input items")
+	case rr.Model == "":
+		return api.BadRequest("model", "you must provide a model parameter")
+	case len(rr.Tools) > 0:
+		return api.Unsupported("tools", "this server runs no client tools yet: the model works through its REPL; send no tools")
+	case rr.ToolChoice != nil && rr.ToolChoice.Mode != api.ToolChoiceNone && rr.ToolChoice.Mode != api.ToolChoiceAuto:
+		return api.Unsupported("tool_choice", "tool_choice %q needs tools, which this server does not run yet", rr.ToolChoice.Mode)
+	case !isNullJSON(rr.Conversation):
+		return api.Unsupported("conversation", "conversation objects are not supported; continue a conversation with previous_response_id")
+	case !isNullJSON(rr.Prompt):
+		return api.Unsupported("prompt", "this server keeps no stored prompts: send the prompt's text as instructions and input")
+	case rr.Text != nil && rr.Text.Format.Type != "" && rr.Text.Format.Type != "text":
+		return api.Unsupported("text.format.type", "only text.format type \"text\" is supported, not %q", rr.Text.Format.Type)
+	case rr.PresencePenalty != nil && *rr.PresencePenalty != 0:
+		return api.Unsupported("presence_penalty", "presence_penalty is not supported")
+	case rr.FrequencyPenalty != nil && *rr.FrequencyPenalty != 0:
+		return api.Unsupported("frequency_penalty", "frequency_penalty is not supported")
+	case rr.TopLogprobs != nil && *rr.TopLogprobs != 0:
+		return api.Unsupported("top_logprobs", "an RLM's answer is not sampled token by token from one model, so it has no logprobs")
+	case rr.Reasoning != nil && rr.Reasoning.Effort != nil:
+		return api.Unsupported("reasoning.effort", "reasoning effort is not supported: the RLM's models are set on the server")
+	case rr.Truncation != "" && rr.Truncation != "disabled" && rr.Truncation != "auto":
+		return api.BadRequest("truncation", "truncation must be \"auto\" or \"disabled\", not %q", rr.Truncation)
 	}
-	if n, _ := jsonscan.Count(raw, cfg.MaxMessages); n > cfg.MaxMessages {
-		return nil, arrayTooLong("input", "input items", cfg.MaxMessages)
-	}
-	var items []inputItem
-	parts := 0
-	err := jsonscan.Elements(raw, func(i int, elem []byte) error {
-		it, n, err := decodeItem(fmt.Sprintf("input[%d]", i), elem, cfg.MaxContentParts-parts)
-		parts += n
-		items = append(items, it)
-		return err
-	})
-	if err != nil {
-		var ae *apiError
-		if errors.As(err, &ae) {
-			return nil, ae
-		}
-		return nil, badRequest("input", "input must be an array of input item objects")
-	}
-	if len(items) == 0 {
-		return nil, badRequest("input", "input must not be an empty array")
-	}
-	return items, nil
+	return nil
 }
 
-// decodeItem reads one input item with at most maxParts content parts, and
-// returns how many it has.
-func decodeItem(p string, elem []byte, maxParts int) (inputItem, int, error) {
-	var raw struct {
-		Type    string          `json:"type"`
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+func isNullJSON(b []byte) bool {
+	s := strings.TrimSpace(string(b))
+	return s == "" || s == "null"
+}
+
+// newResponse is the response object of a new request: status queued, its
+// settings as the specification states them (OpenAI's defaults where the
+// request set none).
+func newResponse(rr *api.ResponseRequest, md map[string]string, store bool) api.Response {
+	if md == nil {
+		md = map[string]string{}
 	}
-	if err := json.Unmarshal(elem, &raw); err != nil {
-		return inputItem{}, 0, badRequest(p, "%s must be an input item object", p)
-	}
-	if raw.Type != "" && raw.Type != "message" {
-		return inputItem{}, 0, badRequest(p+".type", "unsupported input item type %q: this server takes message items (no tool calls or reasoning items)", raw.Type)
-	}
-	it := inputItem{Type: "message", Role: raw.Role, Status: "completed"}
-	switch raw.Role {
-	case "user", "system", "developer", "assistant":
-	case "":
-		return it, 0, badRequest(p+".role", "%s.role is required", p)
-	default:
-		return it, 0, badRequest(p+".role", "unsupported role %q: use user, system, developer or assistant", raw.Role)
-	}
-	content := bytes.TrimSpace(raw.Content)
-	textType := "input_text"
-	if raw.Role == "assistant" {
-		textType = "output_text"
-	}
-	switch {
-	case len(content) > 0 && content[0] == '"':
-		var text string
-		if err := json.Unmarshal(content, &text); err != nil {
-			return it, 0, badRequest(p+".content", "%s.content is not a valid JSON string", p)
+	one := func(p *float64) float64 {
+		if p == nil {
+			return 1
 		}
-		it.Content = []inputPart{{Type: textType, Text: text}}
-		return it, 1, nil
-	case len(content) == 0 || content[0] != '[':
-		return it, 0, badRequest(p+".content", "%s.content must be a string or an array of content parts", p)
+		return *p
 	}
-	if n, _ := jsonscan.Count(content, maxParts); n > maxParts {
-		return it, n, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: p + ".content",
-			Code: "array_above_max_length", Kind: "invalid_request", Message: "too many content parts in the input: this server takes at most " +
-				fmt.Sprint(maxParts) + " more"}
+	parallel := rr.ParallelToolCalls == nil || *rr.ParallelToolCalls
+	truncation := rr.Truncation
+	if truncation == "" {
+		truncation = "disabled"
 	}
-	err := jsonscan.Elements(content, func(j int, pe []byte) error {
-		pp := fmt.Sprintf("%s.content[%d]", p, j)
-		var part inputPart
-		if err := json.Unmarshal(pe, &part); err != nil {
-			return badRequest(pp, "%s must be a content part object", pp)
+	text := api.TextConfig{Format: api.TextFormat{Type: "text"}}
+	if rr.Text != nil {
+		text.Verbosity = rr.Text.Verbosity
+	}
+	tc := api.ToolChoice{Mode: api.ToolChoiceAuto}
+	if rr.ToolChoice != nil {
+		tc = *rr.ToolChoice
+	}
+	obj := api.Response{ID: newID(respPrefix), Object: "response", CreatedAt: time.Now().Unix(), Status: api.StatusQueued,
+		Background: rr.Background, Instructions: rr.Instructions, MaxOutputTokens: rr.MaxOutputTokens, MaxToolCalls: rr.MaxToolCalls,
+		Metadata: md, Model: rr.Model, Output: []api.Item{}, ParallelToolCalls: parallel, Store: store,
+		Temperature: one(rr.Temperature), TopP: one(rr.TopP), Text: text, ToolChoice: tc.ResponsesJSON(),
+		Tools: []api.ResponseTool{}, Truncation: truncation, ServiceTier: "default",
+		SafetyIdentifier: rr.SafetyIdentifier, PromptCacheKey: rr.PromptCacheKey}
+	if rr.User != "" {
+		obj.User = &rr.User
+	}
+	if rr.PreviousResponseID != "" {
+		prev := rr.PreviousResponseID
+		obj.PreviousResponseID = &prev
+	}
+	return obj
+}
+
+// Item ids. Every item of a response, input or output, has an id made of
+// its response's: PREFIX_HEX{i,o}N, where HEX is the response id's and N
+// the item's place among the response's input (i) or output (o). A
+// reference to an item (item_reference, or a bare {"id": ...}) then names
+// the one response to read, with no index of items to keep.
+func itemID(prefix, respID string, output bool, n int) string {
+	side := "i"
+	if output {
+		side = "o"
+	}
+	return prefix + "_" + strings.TrimPrefix(respID, respPrefix) + side + strconv.Itoa(n)
+}
+
+// responseOfItem is the id of the response an item id belongs to.
+func responseOfItem(id string) (string, bool) {
+	_, rest, ok := strings.Cut(id, "_")
+	if !ok || len(rest) < 26 {
+		return "", false
+	}
+	hexID, tail := rest[:24], rest[24:]
+	if _, err := hex.DecodeString(hexID); err != nil || (tail[0] != 'i' && tail[0] != 'o') {
+		return "", false
+	}
+	if _, err := strconv.Atoi(tail[1:]); err != nil {
+		return "", false
+	}
+	return respPrefix + hexID, true
+}
+
+// itemPrefix is the id prefix of an item type.
+func itemPrefix(typ string) string {
+	switch typ {
+	case api.ItemFunctionCall:
+		return "fc"
+	case api.ItemFunctionCallOutput:
+		return "fco"
+	}
+	return "msg"
+}
+
+// resolveReferences replaces each reference among items with the stored
+// item it names: one of the caller's own responses' input or output items.
+// Another key's item, or one that was deleted, is not found.
+func (s *Server) resolveReferences(ctx context.Context, own string, items []api.Item) ([]api.Item, error) {
+	out := items[:0:0]
+	loaded := map[string]*storedResponse{}
+	for i, it := range items {
+		if it.Type != api.ItemReference {
+			out = append(out, it)
+			continue
 		}
-		switch part.Type {
-		case "input_text", "output_text":
-		case "input_file":
-			switch {
-			case part.FileURL != "":
-				return badRequest(pp+".file_url", "file_url is not supported: upload the file (POST /v1/files) and send its file_id, or send file_data")
-			case part.FileID == "" && part.FileData == "":
-				return badRequest(pp+".file_id", "an input_file part needs file_id or file_data")
+		param := fmt.Sprintf("input[%d].id", i)
+		notFound := api.NotFound(param, "no stored item %q", it.ID)
+		respID, ok := responseOfItem(it.ID)
+		if !ok {
+			return nil, notFound
+		}
+		sr, seen := loaded[respID]
+		if !seen {
+			var err error
+			sr, err = s.loadResponse(ctx, own, respID)
+			if isNotFound(err) {
+				return nil, notFound
 			}
-		case "":
-			return badRequest(pp+".type", "%s.type is required", pp)
-		default:
-			return badRequest(pp+".type", "unsupported content part type %q: use input_text or input_file", part.Type)
+			if err != nil {
+				return nil, err
+			}
+			loaded[respID] = sr
 		}
-		it.Content = append(it.Content, part)
-		return nil
-	})
-	if err != nil {
-		var ae *apiError
-		if errors.As(err, &ae) {
-			return it, len(it.Content), ae
+		found := false
+		for _, stored := range append(append([]api.Item{}, sr.Input...), sr.Response.Output...) {
+			if stored.ID == it.ID {
+				out, found = append(out, stored), true
+				break
+			}
 		}
-		return it, len(it.Content), badRequest(p+".content", "%s.content must be an array of content part objects", p)
+		if !found {
+			return nil, notFound
+		}
 	}
-	return it, len(it.Content), nil
+	return out, nil
 }
 
-// chatRequest turns the request and its input items into the chat request
-// the engine's request is built from: instructions become a leading system
-// message, input_text and output_text parts text parts, input_file parts
-// file parts.
-func (rr *responsesRequest) chatRequest(history []chatMessage, items []inputItem) *chatRequest {
-	cr := &chatRequest{Model: rr.Model, Temperature: rr.Temperature, TopP: rr.TopP,
-		MaxCompletionTokens: rr.MaxOutputTokens, RLM: rr.RLM, Stream: rr.Stream}
+// chatRequest turns a response request, the earlier turns of its
+// conversation and its input items into the chat request the engine's
+// request is built from: instructions become a leading system message,
+// message items messages.
+func chatRequest(rr *api.ResponseRequest, history []api.Message, items []api.Item) (*api.ChatCompletionRequest, error) {
+	cr := &api.ChatCompletionRequest{RLM: rr.RLM}
+	cr.Model, cr.Temperature, cr.TopP, cr.MaxCompletionTokens, cr.Stream = rr.Model, rr.Temperature, rr.TopP, rr.MaxOutputTokens, rr.Stream
 	if rr.Instructions != nil && *rr.Instructions != "" {
-		cr.Messages = append(cr.Messages, chatMessage{Role: "system", Content: messageContent{text: *rr.Instructions}})
+		cr.Messages = append(cr.Messages, api.Message{Role: "system", Content: api.TextContent(*rr.Instructions)})
 	}
 	cr.Messages = append(cr.Messages, history...)
-	for _, it := range items {
-		cr.Messages = append(cr.Messages, it.chatMessage())
-	}
-	return cr
-}
-
-func (it inputItem) chatMessage() chatMessage {
-	parts := make([]contentPart, 0, len(it.Content))
-	for _, p := range it.Content {
-		cp := contentPart{Type: "text", Text: p.Text}
-		if p.Type == "input_file" {
-			cp = contentPart{Type: "file"}
-			cp.File = &struct {
-				FileID   string `json:"file_id"`
-				FileData string `json:"file_data"`
-				Filename string `json:"filename"`
-			}{p.FileID, p.FileData, p.Filename}
+	for i, it := range items {
+		m, err := messageOf(fmt.Sprintf("input[%d]", i), it)
+		if err != nil {
+			return nil, err
 		}
-		parts = append(parts, cp)
+		cr.Messages = append(cr.Messages, m)
 	}
-	return chatMessage{Role: it.Role, Content: messageContent{parts: parts}}
+	return cr, nil
 }
 
-// stored is the item as it is kept: inline file data dropped (the run has
-// read it), ids given.
-func (it inputItem) stored() inputItem {
-	it.ID = newID("msg_")
-	parts := make([]inputPart, len(it.Content))
+// messageOf is an input item as a chat message.
+func messageOf(p string, it api.Item) (api.Message, error) {
+	switch it.Type {
+	case api.ItemFunctionCall, api.ItemFunctionCallOutput:
+		return api.Message{}, api.Unsupported(p+".type", "%s is a %s item: this server runs no client tools yet", p, it.Type)
+	}
+	parts := make([]api.ContentPart, 0, len(it.Content))
+	for j, c := range it.Content {
+		switch c.Type {
+		case api.ContentInputFile:
+			if c.FileURL != "" {
+				return api.Message{}, api.Unsupported(fmt.Sprintf("%s.content[%d].file_url", p, j),
+					"file_url is not supported: upload the file (POST /v1/files) and send its file_id, or send file_data")
+			}
+			parts = append(parts, api.ContentPart{Type: "file", File: &api.FilePart{FileID: c.FileID, FileData: c.FileData, Filename: c.Filename}})
+		case api.ContentInputImage:
+			return api.Message{}, imagesUnsupported(fmt.Sprintf("%s.content[%d].type", p, j))
+		default:
+			parts = append(parts, api.ContentPart{Type: "text", Text: c.Text})
+		}
+	}
+	return api.Message{Role: it.Role, Content: api.Content{Parts: parts}}, nil
+}
+
+// stored is an input item as it is kept: inline file data dropped (the
+// run has read it), its id given.
+func stored(it api.Item, respID string, n int) api.Item {
+	it.ID = itemID(itemPrefix(it.Type), respID, false, n)
+	parts := make([]api.ItemContent, len(it.Content))
 	for i, p := range it.Content {
 		if p.FileData != "" {
 			p.FileData = ""
@@ -253,4 +240,97 @@ func (it inputItem) stored() inputItem {
 	}
 	it.Content = parts
 	return it
+}
+
+// conversation returns the earlier turns of the conversation that prev
+// ends, oldest first: each turn's input messages and its answer. A turn's
+// files come again by file_id; a file sent inline is not kept, and its
+// place says so.
+func (s *Server) conversation(ctx context.Context, own, prev string) ([]api.Message, error) {
+	var turns []storedResponse
+	for id := prev; id != ""; {
+		if len(turns) == maxConversation {
+			return nil, api.BadRequest("previous_response_id", "the conversation is longer than %d responses; start a new one", maxConversation)
+		}
+		sr, err := s.loadResponse(ctx, own, id)
+		if err != nil {
+			var ae *api.Error
+			if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+				ae.Param = "previous_response_id"
+				if id != prev {
+					ae.Message = fmt.Sprintf("response %s, an earlier turn of this conversation, was deleted", id)
+				}
+			}
+			return nil, err
+		}
+		if st := sr.Response.Status; st != api.StatusCompleted && st != api.StatusIncomplete {
+			return nil, api.BadRequest("previous_response_id", "response %s is %s: a conversation continues from a completed or incomplete response", id, st)
+		}
+		turns = append(turns, *sr)
+		id = ""
+		if p := sr.Response.PreviousResponseID; p != nil {
+			id = *p
+		}
+	}
+	var msgs []api.Message
+	for i := len(turns) - 1; i >= 0; i-- {
+		for j, it := range turns[i].Input {
+			m, err := messageOf(fmt.Sprintf("input[%d]", j), historyItem(it))
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, m)
+		}
+		msgs = append(msgs, api.Message{Role: "assistant", Content: api.TextContent(answerText(turns[i].Response))})
+	}
+	return msgs, nil
+}
+
+// historyItem is a stored input item as an item of a later turn.
+func historyItem(it api.Item) api.Item {
+	parts := make([]api.ItemContent, len(it.Content))
+	for i, p := range it.Content {
+		if p.Type == api.ContentInputFile && p.FileID == "" {
+			p = api.ItemContent{Type: api.ContentInputText,
+				Text: fmt.Sprintf("(The file %s was sent inline in an earlier turn and is not kept; upload it with /v1/files to keep it across turns.)", p.Filename)}
+		}
+		parts[i] = p
+	}
+	it.Content = parts
+	return it
+}
+
+// answerText is the text of a response's output messages.
+func answerText(r api.Response) string {
+	var b strings.Builder
+	for _, o := range r.Output {
+		for _, c := range o.Content {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// fixParam renames the chat request's parameters in an error to the
+// Responses API's.
+func fixParam(err error) error {
+	var ae *api.Error
+	if !errors.As(err, &ae) {
+		return err
+	}
+	switch {
+	case ae.Param == "max_tokens":
+		ae.Param, ae.Message = "max_output_tokens", strings.ReplaceAll(ae.Message, "max_tokens", "max_output_tokens")
+	case strings.HasPrefix(ae.Param, "messages"):
+		ae.Param = "input"
+	}
+	return ae
+}
+
+// imagesUnsupported refuses an image part: no model of this server takes
+// images.
+func imagesUnsupported(param string) *api.Error {
+	e := api.Unsupported(param, "image input is not supported: no model of this server takes images")
+	e.Code = "image_input_unsupported"
+	return e
 }

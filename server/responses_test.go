@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/store/retention"
@@ -23,10 +24,10 @@ type respView struct {
 	Status             string
 	Background         bool
 	PreviousResponseID *string `json:"previous_response_id"`
-	Error              *responseError
-	IncompleteDetails  *incompleteDetails `json:"incomplete_details"`
-	Output             []outputMessage
-	Usage              *responseUsage
+	Error              *api.ResponseError
+	IncompleteDetails  *api.IncompleteDetails `json:"incomplete_details"`
+	Output             []api.Item
+	Usage              *api.ResponseUsage
 	Metadata           map[string]string
 }
 
@@ -147,11 +148,14 @@ func TestResponseCreateGetDelete(t *testing.T) {
 	items := do(t, "GET", ts.URL+"/v1/responses/"+v.ID+"/input_items", "", nil)
 	var page struct {
 		Object string
-		Data   []inputItem
+		Data   []api.Item
 	}
 	json.Unmarshal(items.Body, &page)
 	if items.Status != 200 || page.Object != "list" || len(page.Data) != 1 || page.Data[0].Content[0].Text != "What is the answer?" ||
-		page.Data[0].Content[0].Type != "input_text" || !validID(page.Data[0].ID, "msg_") {
+		page.Data[0].Content[0].Type != "input_text" || !strings.HasPrefix(page.Data[0].ID, "msg_") {
+		t.Errorf("input_items: %d %s", items.Status, items.Body)
+	}
+	if resp, ok := responseOfItem(page.Data[0].ID); !ok || resp != v.ID {
 		t.Errorf("input_items: %d %s", items.Status, items.Body)
 	}
 	if del := do(t, "DELETE", ts.URL+"/v1/responses/"+v.ID, "", nil); del.Status != 200 || !strings.Contains(string(del.Body), `"deleted":true`) {
@@ -415,7 +419,7 @@ func TestResponseFollowUp(t *testing.T) {
 	}
 	// The fake runner keeps no REPL session: each follow-up ran in a new
 	// one and says why; one that requires the session is refused.
-	var third2 struct{ RLM rlmInfo }
+	var third2 struct{ RLM api.RLMInfo }
 	json.Unmarshal(do(t, "GET", ts.URL+"/v1/responses/"+third.ID, "k-alice", nil).Body, &third2)
 	if third2.RLM.Session != "new" || !strings.Contains(third2.RLM.SessionNote, "keeps no REPL session") {
 		t.Errorf("rlm %+v", third2.RLM)

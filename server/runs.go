@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/store"
 )
 
@@ -42,9 +43,9 @@ type runningEntry struct {
 func runningKey(owner, id string) string { return owner + "." + id }
 
 // orphanError is the error of a stored run whose server stopped under it.
-func orphanError() errorFields {
+func orphanError() api.ErrorObject {
 	code := "server_stopped"
-	return errorFields{Type: "server_error", Code: &code,
+	return api.ErrorObject{Type: api.TypeServer, Code: &code,
 		Message: "the server stopped (crash or kill) before the run finished; its answer was lost: retry the request"}
 }
 
@@ -240,7 +241,7 @@ func (s *Server) interruptRecord(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	var comp completion
+	var comp api.ChatCompletion
 	err = json.NewDecoder(rd).Decode(&comp)
 	rd.Close()
 	if err != nil {

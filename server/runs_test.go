@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/store/storetest"
 )
@@ -53,7 +54,7 @@ func storedStatus(t *testing.T, url, id string) (status, code string) {
 	}
 	var c struct {
 		Status string
-		Error  *errorFields
+		Error  *api.ErrorObject
 	}
 	if err := json.Unmarshal(resp.Body, &c); err != nil {
 		t.Fatal(err)
@@ -207,7 +208,7 @@ func TestSweepOrphanCases(t *testing.T) {
 			}
 			got := "gone"
 			if rd, err := d.Get(ctx, collCompletions, key); err == nil {
-				var c completion
+				var c api.ChatCompletion
 				json.NewDecoder(rd).Decode(&c)
 				rd.Close()
 				got = c.Status

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
 )
@@ -166,9 +167,9 @@ func TestRunOutcomes(t *testing.T) {
 				}
 				return
 			}
-			var c completion
+			var c api.ChatCompletion
 			json.Unmarshal(resp.Body, &c)
-			if len(c.Choices) != 1 || c.Choices[0].FinishReason != tt.finish || c.Choices[0].Message.Content != tt.result.Answer {
+			if len(c.Choices) != 1 || c.Choices[0].FinishReason != tt.finish || *c.Choices[0].Message.Content != tt.result.Answer {
 				t.Errorf("choices %+v, want finish %q answer %q", c.Choices, tt.finish, tt.result.Answer)
 			}
 			if c.RLM == nil || c.RLM.StopReason != string(tt.result.StopReason) {
@@ -204,17 +205,17 @@ func TestChatCompletion(t *testing.T) {
 	if resp.Status != 200 {
 		t.Fatalf("status %d: %s", resp.Status, resp.Body)
 	}
-	var c completion
+	var c api.ChatCompletion
 	if err := json.Unmarshal(resp.Body, &c); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(c.ID, "chatcmpl-") || c.Object != "chat.completion" || c.Model != "rlm" || c.Created == 0 {
 		t.Errorf("header fields: %+v", c)
 	}
-	if c.Choices[0].Message.Role != "assistant" || c.Choices[0].Message.Content != "The answer is 42." || c.Choices[0].FinishReason != "stop" {
+	if c.Choices[0].Message.Role != "assistant" || *c.Choices[0].Message.Content != "The answer is 42." || c.Choices[0].FinishReason != "stop" {
 		t.Errorf("choice %+v", c.Choices[0])
 	}
-	if *c.Usage != (usage{100, 20, 120}) {
+	if *c.Usage != (api.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}) {
 		t.Errorf("usage %+v", c.Usage)
 	}
 	if c.RLM.Iterations != 3 || c.RLM.LLMCalls != 7 || c.RLM.MaxDepth != 1 || c.RLM.DurationMS != 1500 || c.RLM.StopReason != "final" {

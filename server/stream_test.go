@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/recursion"
 )
 
@@ -44,7 +45,7 @@ func TestStreaming(t *testing.T) {
 			var content strings.Builder
 			var events []string
 			var finish string
-			var gotUsage *usage
+			var gotUsage *api.Usage
 			sawRole := false
 			for i, d := range data[:len(data)-1] {
 				var ch struct {
@@ -57,9 +58,9 @@ func TestStreaming(t *testing.T) {
 						} `json:"delta"`
 						FinishReason *string `json:"finish_reason"`
 					} `json:"choices"`
-					Usage *usage           `json:"usage"`
+					Usage *api.Usage       `json:"usage"`
 					RLM   *json.RawMessage `json:"rlm"`
-					Error *errorFields     `json:"error"`
+					Error *api.ErrorObject `json:"error"`
 				}
 				if err := json.Unmarshal([]byte(d), &ch); err != nil {
 					t.Fatalf("chunk %d not JSON: %s", i, d)
@@ -88,7 +89,7 @@ func TestStreaming(t *testing.T) {
 						if finish != "" || content.Len() > 0 {
 							t.Errorf("progress after the answer started: %s", d)
 						}
-						var p progress
+						var p api.Progress
 						json.Unmarshal(*ch.RLM, &p)
 						events = append(events, p.Event)
 					default:
@@ -149,7 +150,7 @@ func TestStreaming(t *testing.T) {
 			if tt.wantUsage != (gotUsage != nil) {
 				t.Errorf("usage chunk %v, want %v", gotUsage, tt.wantUsage)
 			}
-			if gotUsage != nil && *gotUsage != usage(tt.result.Usage) {
+			if gotUsage != nil && *gotUsage != (api.Usage{PromptTokens: tt.result.Usage.PromptTokens, CompletionTokens: tt.result.Usage.CompletionTokens, TotalTokens: tt.result.Usage.TotalTokens}) {
 				t.Errorf("usage %+v", gotUsage)
 			}
 		})
