@@ -155,7 +155,7 @@ func (g *Gateway) startTracing(ctx context.Context, c Config, st store.Store,
 	}
 	g.traces = tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: g.log, Feed: feed,
 		SaveQueue: cfg.SaveQueue, SaveTimeout: cfg.SaveTimeout, Record: cfg.Record,
-		IsNotFound: isNotFound, BeforeSave: beforeSave})
+		BeforeSave: beforeSave})
 	return nil
 }
 

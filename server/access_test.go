@@ -81,7 +81,7 @@ func TestMetricsAccess(t *testing.T) {
 // a key except the health checks and the viewer's static assets, and those
 // assets are the embedded files as they are, with no data in them.
 func TestNothingOpenWithKeys(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	api := tracing.NewAPI(svc, tracing.APIConfig{})
 	cfg := Config{Keys: []string{"k"}, Extend: func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
 		api.Register(v1, owner)

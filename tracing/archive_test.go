@@ -21,15 +21,14 @@ import (
 
 // storeCase is one Store implementation the archive tests run against.
 type storeCase struct {
-	name       string
-	open       func(t *testing.T) tracing.Store
-	isNotFound func(error) bool
+	name string
+	open func(t *testing.T) tracing.Store
 }
 
 // stores lists the implementations under test; store_impl_test.go adds the
 // project's disk and Redis stores.
 var stores = []storeCase{
-	{name: "memory", open: func(*testing.T) tracing.Store { return tracingtest.NewMemStore() }, isNotFound: tracingtest.IsNotFound},
+	{name: "memory", open: func(*testing.T) tracing.Store { return tracingtest.NewMemStore() }},
 }
 
 // saveRun records a synthetic run for owner starting at start and saves it.
@@ -50,7 +49,7 @@ func saveRun(t *testing.T, svc *tracing.Service, owner, id string, start time.Ti
 func TestArchiveRoundTrip(t *testing.T) {
 	for _, sc := range stores {
 		t.Run(sc.name, func(t *testing.T) {
-			svc := tracing.NewService(tracing.Config{Store: sc.open(t), IsNotFound: sc.isNotFound})
+			svc := tracing.NewService(tracing.Config{Store: sc.open(t)})
 			t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 			want := saveRun(t, svc, "alice", "tr_a1", t0, recursion.StopFinal, "m1")
 			got, err := svc.Archive().Load(t.Context(), "alice", "tr_a1")
@@ -100,7 +99,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 }
 
 func TestListFilterAndPaging(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	for i := range 7 {
 		stop, model := recursion.StopFinal, "m1"
@@ -158,7 +157,7 @@ func TestListFilterAndPaging(t *testing.T) {
 // TestLiveRunVisible checks that a run in progress is listed and readable,
 // and that a live subscriber sees its events and its end.
 func TestLiveRunVisible(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +194,7 @@ func TestLiveRunVisible(t *testing.T) {
 // TestFinishAfterCancel checks that a run whose request context was
 // cancelled is still saved.
 func TestFinishAfterCancel(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	ctx, cancel := context.WithCancel(t.Context())
 	run, err := svc.StartRun(ctx, tracing.RunInfo{Owner: "alice"})
 	if err != nil {
@@ -263,7 +262,7 @@ func TestFeedConsumerGroup(t *testing.T) {
 	if err := c.XGroupCreateMkStream(ctx, feed.Stream(), "trainers", "$").Err(); err != nil {
 		t.Fatal(err)
 	}
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound, Feed: feed})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), Feed: feed})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	for i := range 3 {
 		saveRun(t, svc, "alice", "tr_f"+strconv.Itoa(i), t0, recursion.StopFinal, "m")
@@ -329,7 +328,7 @@ func TestFeedConsumerGroup(t *testing.T) {
 func TestFeedDownStillSaves(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer c.Close()
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound, Feed: tracing.NewFeed(c, "", 0)})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), Feed: tracing.NewFeed(c, "", 0)})
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice"})
 	if err != nil {
 		t.Fatal(err)
@@ -348,7 +347,7 @@ func TestFeedbackRepublished(t *testing.T) {
 	c := startRedis(t)
 	ctx := t.Context()
 	feed := tracing.NewFeed(c, "test:rewards", 100)
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound, Feed: feed})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), Feed: feed})
 	saveRun(t, svc, "alice", "tr_r", time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
 	if _, err := svc.Feedback(ctx, "alice", "tr_r", tracing.Reward{Score: 0.75, Label: "correct"}); err != nil {
 		t.Fatal(err)
@@ -386,7 +385,7 @@ func TestFeedbackRepublished(t *testing.T) {
 func TestOwnersAndModelNames(t *testing.T) {
 	for _, sc := range stores {
 		t.Run(sc.name, func(t *testing.T) {
-			svc := tracing.NewService(tracing.Config{Store: sc.open(t), IsNotFound: sc.isNotFound})
+			svc := tracing.NewService(tracing.Config{Store: sc.open(t)})
 			if owners, err := svc.Archive().Owners(t.Context()); err != nil || len(owners) != 0 {
 				t.Fatalf("empty store: owners %v, %v", owners, err)
 			}
@@ -448,7 +447,7 @@ func TestBeforeSave(t *testing.T) {
 	st := tracingtest.NewMemStore()
 	refuse := errors.New("no room")
 	var calls []string
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound,
+	svc := tracing.NewService(tracing.Config{Store: st,
 		BeforeSave: func(_ context.Context, owner, id string, n int64) error {
 			calls = append(calls, fmt.Sprintf("%s/%s:%v", owner, id, n > 100))
 			if id == "tr_refused" {

@@ -3,7 +3,6 @@ package tracing_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -121,7 +120,7 @@ func TestEngineRunRecorded(t *testing.T) {
 	e := newEngine(t, script, sb)
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound,
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(),
 		Spans: &tracing.SpanConfig{TracerProvider: tp}})
 	req := recursion.Request{Messages: []llm.Message{{Role: "user", Content: "Summarize the context."}},
 		Limits: recursion.Limits{MaxDepth: 2, Concurrency: 8}}
@@ -197,7 +196,7 @@ func TestEngineRunRecorded(t *testing.T) {
 func TestEngineRunCancelled(t *testing.T) {
 	script, sb := depth2Script(10 * time.Second)
 	e := newEngine(t, script, sb)
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	run, err := svc.StartRun(ctx, tracing.RunInfo{Owner: "alice", Model: "root-model"})
@@ -256,7 +255,7 @@ func TestEngineRunUpstreamFailure(t *testing.T) {
 	}
 	_, sb := depth2Script(0)
 	e := newEngine(t, script, sb)
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	run, _ := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "root-model"})
 	res, err := e.Run(t.Context(), recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}, TraceID: run.ID(), Observer: run.Observer()})
 	tr, ferr := run.Finish(t.Context(), res, err)
@@ -302,9 +301,8 @@ func BenchmarkRecordingOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	isNF := func(err error) bool { return errors.Is(err, store.ErrNotFound) }
-	plain := tracing.NewService(tracing.Config{Store: disk, IsNotFound: isNF})
-	spans := tracing.NewService(tracing.Config{Store: disk, IsNotFound: isNF,
+	plain := tracing.NewService(tracing.Config{Store: disk})
+	spans := tracing.NewService(tracing.Config{Store: disk,
 		Spans: &tracing.SpanConfig{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()))}})
 	req := recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}, Limits: recursion.Limits{MaxLLMCalls: 2 * calls, Concurrency: 64}}
 	var finish time.Duration // time spent in Finish: encode, save (fsync), publish
@@ -379,7 +377,7 @@ func TestWrapRunner(t *testing.T) {
 	script, sb := depth2Script(0)
 	e := newEngine(t, script, sb)
 	sr := tracetest.NewSpanRecorder()
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound,
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(),
 		Spans: &tracing.SpanConfig{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))}})
 	runner := svc.Wrap(e)
 	h := http.Header{}
@@ -436,7 +434,7 @@ func TestRealREPLRecorded(t *testing.T) {
 		return fakellm.Reply{Content: fakellm.Code(`FINAL("three")`)}
 	}
 	e := newEngine(t, script, recursion.PoolSandbox(pool))
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	big := strings.Repeat("x", 100_000) + "\nsecond line\n" + strings.Repeat("y", 100_000)
 	res, err := svc.Wrap(e).Run(tracing.WithOwner(t.Context(), "alice"), recursion.Request{
 		Messages: []llm.Message{{Role: "user", Content: big}}, TraceID: "trace-repl"})
@@ -488,7 +486,7 @@ func TestWrapRecordsTheQuestion(t *testing.T) {
 	}
 	t.Cleanup(func() { pool.Close() })
 	e := newEngine(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: fakellm.Code(`FINAL("42")`)} }, recursion.PoolSandbox(pool))
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	doc := filepath.Join(t.TempDir(), "report.txt")
 	if err := os.WriteFile(doc, []byte(strings.Repeat("a line of the report\n", 2000)), 0o644); err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // in each format meant for other trainers and reads every line back against
 // the format's published schema, in Go and with python3's json module.
 func TestExportSchemas(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)
 	saveRun(t, svc, "alice", "tr_scored", t0, recursion.StopFinal, "m")
 	saveRun(t, svc, "alice", "tr_unscored", t0.Add(time.Minute), recursion.StopFinal, "m")
@@ -84,7 +84,7 @@ func TestExportSchemas(t *testing.T) {
 // TestExportFeedbackIsReward checks that a score posted as feedback is the
 // reward of every format that carries one.
 func TestExportFeedbackIsReward(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	saveRun(t, svc, "alice", "tr_a", time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
 	tr, err := svc.Feedback(t.Context(), "alice", "tr_a", tracing.Reward{Score: 0.25, Label: "meh"})
 	if err != nil {

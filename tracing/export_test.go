@@ -127,7 +127,7 @@ func TestExportFormats(t *testing.T) {
 // trainer's own reader and chat renderer (training/data, model/tokenizer),
 // so the two sides agree on the format.
 func TestExportReadByTrainer(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	saveRun(t, svc, "alice", "tr_good", t0, recursion.StopFinal, "m")
 	saveRun(t, svc, "alice", "tr_cut", t0.Add(time.Minute), recursion.StopMaxIterations, "m")

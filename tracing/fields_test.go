@@ -33,7 +33,7 @@ func TestQuestionAndMetadata(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+			svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 			info := tt.info
 			info.Owner, info.TraceID = "alice", "tr_q"
 			info.Metadata = map[string]string{"eval.task": "sniah", "eval.gold": strings.Repeat("g", 300)}
@@ -101,7 +101,7 @@ func TestQuestionAndMetadata(t *testing.T) {
 // TestLiveRunProgress: a running run is listed and served with its time so
 // far and the tokens of the calls that have finished, not 0 ms and 0 tokens.
 func TestLiveRunProgress(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	start := time.Now().Add(-1500 * time.Millisecond)
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", TraceID: "tr_live", Started: start})
 	if err != nil {

@@ -40,7 +40,7 @@ type apiEnv struct {
 
 func newAPIEnv(t *testing.T) *apiEnv {
 	t.Helper()
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	srv := httptest.NewServer(tracing.NewAPI(svc, tracing.APIConfig{KeepAlive: 50 * time.Millisecond}).Handler(ownerOf))
 	t.Cleanup(srv.Close)
 	return &apiEnv{svc: svc, srv: srv}
@@ -168,7 +168,7 @@ func TestAPIEventsLive(t *testing.T) {
 
 // TestAPIEcho mounts the endpoints on an echo group, as the gateway does.
 func TestAPIEcho(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	saveRun(t, svc, "alice", "tr_e", time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
 	e := echo.New()
 	v1 := e.Group("/v1", func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -231,7 +231,7 @@ func (brokenStore) Get(_ context.Context, coll, key string) (io.ReadCloser, erro
 // the client.
 func TestAPIStoreDown(t *testing.T) {
 	var logs bytes.Buffer
-	svc := tracing.NewService(tracing.Config{Store: brokenStore{tracingtest.NewMemStore()}, IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: brokenStore{tracingtest.NewMemStore()}})
 	api := tracing.NewAPI(svc, tracing.APIConfig{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	srv := httptest.NewServer(api.Handler(ownerOf))
 	defer srv.Close()

@@ -69,7 +69,7 @@ func finishInBackground(t *testing.T, svc *tracing.Service, id string) *tracing.
 // held), and saving resumes when the store answers again.
 func TestSaveOffTheAnswerPath(t *testing.T) {
 	st := newGatedStore()
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound, SaveQueue: 2})
+	svc := tracing.NewService(tracing.Config{Store: st, SaveQueue: 2})
 	// 4 records for the workers (stuck in Put), each taken from the queue
 	// before the next comes, then 2 for the queue, then 2 over.
 	for i := range 8 {
@@ -117,7 +117,7 @@ func TestSaveFailuresCounted(t *testing.T) {
 	st := newGatedStore()
 	st.open()
 	st.setFail(errors.New("dial tcp 10.1.2.3:6379: connection refused"))
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: st})
 	finishInBackground(t, svc, "tr_a")
 	svc.Flush(t.Context())
 	if s := svc.Stats(); s.Failed != 1 || s.Saved != 0 {
@@ -144,7 +144,7 @@ func TestSaveFailuresCounted(t *testing.T) {
 func TestCloseDrains(t *testing.T) {
 	t.Run("in time", func(t *testing.T) {
 		st := newGatedStore()
-		svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound})
+		svc := tracing.NewService(tracing.Config{Store: st})
 		for i := range 6 {
 			finishInBackground(t, svc, fmt.Sprintf("tr_%d", i))
 		}
@@ -164,7 +164,7 @@ func TestCloseDrains(t *testing.T) {
 	})
 	t.Run("deadline", func(t *testing.T) {
 		st := newGatedStore() // never opens
-		svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound})
+		svc := tracing.NewService(tracing.Config{Store: st})
 		for i := range 6 {
 			finishInBackground(t, svc, fmt.Sprintf("tr_%d", i))
 		}
@@ -187,7 +187,7 @@ func TestCloseDrains(t *testing.T) {
 // record instead of being refused as "still running".
 func TestFeedbackWaitsForSave(t *testing.T) {
 	st := newGatedStore()
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: st})
 	srv := httptest.NewServer(tracing.NewAPI(svc, tracing.APIConfig{}).Handler(ownerOf))
 	defer srv.Close()
 	finishInBackground(t, svc, "tr_fb")

@@ -17,9 +17,6 @@ import (
 type Config struct {
 	// Store keeps finished trajectories; nil keeps them only while live.
 	Store Store
-	// IsNotFound recognizes Store's missing-key error
-	// (errors.Is(err, store.ErrNotFound) for the project's stores).
-	IsNotFound func(error) bool
 	// Feed receives every finished trajectory; nil disables the stream.
 	Feed *Feed
 	// Spans builds OpenTelemetry spans for every run; nil disables them.
@@ -81,7 +78,7 @@ func NewService(cfg Config) *Service {
 	}
 	s := &Service{cfg: cfg, live: map[string]*Run{}}
 	if cfg.Store != nil {
-		s.archive = NewArchive(cfg.Store, cfg.IsNotFound)
+		s.archive = NewArchive(cfg.Store)
 		s.archive.beforeSave = cfg.BeforeSave
 	}
 	s.saver.start(s)

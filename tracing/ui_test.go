@@ -67,7 +67,7 @@ func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 // the recursion timeline with one bar per node and per llm_query, a click
 // into a node, a screenshot, and live updates of a run in progress.
 func TestViewerBrowser(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	shape := tracingtest.Shape{Start: t0, Turns: 3, Depth: 2, Fanout: 2, LLMPerCell: 3, Parallel: true}
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_view", Owner: "alice", Model: "fake-root", Started: t0})

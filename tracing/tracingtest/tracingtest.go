@@ -6,7 +6,6 @@ package tracingtest
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/store"
 )
 
 // Shape describes a synthetic run.
@@ -287,14 +287,12 @@ func (e *emitter) subCalls(base recursion.Event, turn int, t time.Time) (llm.Usa
 	return total, last
 }
 
-// MemStore is an in-memory tracing.Store for tests.
+// MemStore is an in-memory tracing.Store for tests; a missing key is
+// store.ErrNotFound, as in the project's stores.
 type MemStore struct {
 	mu sync.Mutex
 	m  map[string][]byte
 }
-
-// ErrNotFound is what MemStore returns for a missing key.
-var ErrNotFound = errors.New("memstore: not found")
 
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore { return &MemStore{m: map[string][]byte{}} }
@@ -315,7 +313,7 @@ func (s *MemStore) Get(ctx context.Context, coll, key string) (io.ReadCloser, er
 	defer s.mu.Unlock()
 	b, ok := s.m[coll+"\x00"+key]
 	if !ok {
-		return nil, ErrNotFound
+		return nil, fmt.Errorf("memstore: get %s/%s: %w", coll, key, store.ErrNotFound)
 	}
 	return io.NopCloser(bytes.NewReader(b)), nil
 }
@@ -324,7 +322,7 @@ func (s *MemStore) Delete(ctx context.Context, coll, key string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.m[coll+"\x00"+key]; !ok {
-		return ErrNotFound
+		return fmt.Errorf("memstore: delete %s/%s: %w", coll, key, store.ErrNotFound)
 	}
 	delete(s.m, coll+"\x00"+key)
 	return nil
@@ -343,6 +341,3 @@ func (s *MemStore) List(ctx context.Context, coll, prefix string) ([]string, err
 	sort.Strings(out)
 	return out, nil
 }
-
-// IsNotFound recognizes MemStore's missing-key error.
-func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

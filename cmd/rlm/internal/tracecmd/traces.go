@@ -437,7 +437,7 @@ func openLocal(ctx context.Context, dir string, oc ownerChoice) (*localSource, e
 }
 
 func newLocalService(st tracing.Store) *tracing.Service {
-	return tracing.NewService(tracing.Config{Store: st, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	return tracing.NewService(tracing.Config{Store: st})
 }
 
 // writable reopens the store for writing, for feedback, once check has
