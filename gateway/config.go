@@ -91,8 +91,8 @@ type TracingConfig struct {
 	CaptureContent bool
 	// Stream, with the Redis store, is the Redis Stream every finished
 	// trajectory is appended to, on the store's server; empty: none.
-	// StreamMaxLen trims it as tracing.NewFeed reads maxLen (0: its
-	// default, negative: never).
+	// StreamMaxLen is the length it is trimmed to, approximately: 0 means
+	// tracing.DefaultStreamMaxLen, negative never trimmed.
 	Stream       string
 	StreamMaxLen int64
 }

@@ -36,7 +36,6 @@ type Gateway struct {
 	// opened, so that a New that fails half-way can close what it has.
 	closeStore func() error
 	closeOTel  func() error
-	closeFeed  func() error
 	traces     *tracing.Service
 	drain      time.Duration
 	engine     *Engine
@@ -145,13 +144,15 @@ func (g *Gateway) startTracing(ctx context.Context, c Config, st store.Store,
 			spans = &tracing.SpanConfig{TracerProvider: tp, CaptureContent: cfg.CaptureContent}
 		}
 	}
-	var feed *tracing.Feed
+	var feed tracing.Stream
 	if cfg.Stream != "" {
-		f, closeFeed, err := tracing.OpenFeed(ctx, c.Store.Redis.URL, cfg.Stream, cfg.StreamMaxLen)
-		if err != nil {
-			return fmt.Errorf("trace stream %s: %w", cfg.Stream, err)
+		maxLen := cfg.StreamMaxLen
+		if maxLen == 0 {
+			maxLen = tracing.DefaultStreamMaxLen
 		}
-		feed, g.closeFeed = f, closeFeed
+		// Config.check refuses a stream without the Redis store: the
+		// stream lives on the store's server.
+		feed = st.(*store.Redis).Stream(cfg.Stream, maxLen)
 	}
 	g.traces = tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: g.log, Feed: feed,
 		SaveQueue: cfg.SaveQueue, SaveTimeout: cfg.SaveTimeout, Record: cfg.Record,
@@ -282,7 +283,7 @@ func (g *Gateway) close() error {
 	for _, c := range []struct {
 		what  string
 		close func() error
-	}{{"trace stream", g.closeFeed}, {"OpenTelemetry", g.closeOTel}, {"store", g.closeStore}} {
+	}{{"OpenTelemetry", g.closeOTel}, {"store", g.closeStore}} {
 		if c.close == nil {
 			continue
 		}

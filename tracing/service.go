@@ -17,8 +17,9 @@ import (
 type Config struct {
 	// Store keeps finished trajectories; nil keeps them only while live.
 	Store Store
-	// Feed receives every finished trajectory; nil disables the stream.
-	Feed *Feed
+	// Feed receives every finished trajectory, and each one again when it
+	// is given a reward (see Feedback); nil disables the stream.
+	Feed Stream
 	// Spans builds OpenTelemetry spans for every run; nil disables them.
 	Spans *SpanConfig
 	// HashLimit is the largest attached document whose SHA-256 is computed
@@ -219,7 +220,7 @@ func (r *Run) save(ctx context.Context) error {
 	delete(s.live, r.key)
 	s.mu.Unlock()
 	if s.cfg.Feed != nil {
-		if _, err := s.cfg.Feed.Publish(ctx, t); err != nil {
+		if err := publish(ctx, s.cfg.Feed, t); err != nil {
 			s.cfg.Logger.Warn("trajectory feed", "trace", t.ID, "err", err)
 			errs = append(errs, err)
 		}
@@ -325,7 +326,7 @@ func (s *Service) Annotate(ctx context.Context, owner, id string, r *Reward, met
 	if s.cfg.Feed != nil {
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SaveTimeout)
 		defer cancel()
-		if _, err := s.cfg.Feed.Publish(pctx, t); err != nil {
+		if err := publish(pctx, s.cfg.Feed, t); err != nil {
 			s.cfg.Logger.Warn("trajectory feed", "trace", t.ID, "err", err)
 		}
 	}
