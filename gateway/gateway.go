@@ -24,6 +24,7 @@ import (
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/traceapi"
 )
 
 // Gateway is an assembled gateway: serve it on a listener, shut it down,
@@ -175,10 +176,10 @@ func (g *Gateway) serverConfig(cfg Config, kept *storeRetention) server.Config {
 		"trace_saving": func(context.Context) error { return g.traces.SaveHealth() },
 	}
 	maps.Copy(scfg.ReadyChecks, cfg.Server.ReadyChecks)
-	traceAPI := tracing.NewAPI(g.traces, tracing.APIConfig{})
+	traceAPI := traceapi.New(g.traces, traceapi.Config{Logger: g.log})
 	scfg.Extend = func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
 		traceAPI.Register(v1, owner)
-		tracing.RegisterUI(e)
+		traceapi.RegisterUI(e)
 	}
 	scfg.RunContext = func(ctx context.Context, owner string, h http.Header) context.Context {
 		return tracing.WithHeaders(tracing.WithOwner(ctx, owner), h)

@@ -26,27 +26,12 @@ var stores = []storeCase{
 	{name: "memory", open: func(*testing.T) tracing.Store { return tracingtest.NewMemStore() }},
 }
 
-// saveRun records a synthetic run for owner starting at start and saves it.
-func saveRun(t *testing.T, svc *tracing.Service, owner, id string, start time.Time, stop recursion.StopReason, model string) *tracing.Trajectory {
-	t.Helper()
-	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: id, Owner: owner, Model: model, Started: start})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := tracingtest.Emit(run.Observer(), tracingtest.Shape{Start: start, Model: model, Turns: 2, LLMPerCell: 2, Stop: stop})
-	tr, err := run.Finish(t.Context(), res, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
-
 func TestArchiveRoundTrip(t *testing.T) {
 	for _, sc := range stores {
 		t.Run(sc.name, func(t *testing.T) {
 			svc := tracing.NewService(tracing.Config{Store: sc.open(t)})
 			t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-			want := saveRun(t, svc, "alice", "tr_a1", t0, recursion.StopFinal, "m1")
+			want := tracingtest.SaveRun(t, svc, "alice", "tr_a1", t0, recursion.StopFinal, "m1")
 			got, err := svc.Archive().Load(t.Context(), "alice", "tr_a1")
 			if err != nil {
 				t.Fatal(err)
@@ -104,9 +89,9 @@ func TestListFilterAndPaging(t *testing.T) {
 		if i%2 == 0 {
 			model = "m2"
 		}
-		saveRun(t, svc, "alice", "tr_"+strconv.Itoa(i), t0.Add(time.Duration(i)*time.Minute), stop, model)
+		tracingtest.SaveRun(t, svc, "alice", "tr_"+strconv.Itoa(i), t0.Add(time.Duration(i)*time.Minute), stop, model)
 	}
-	saveRun(t, svc, "bob", "tr_bob", t0, recursion.StopFinal, "m1")
+	tracingtest.SaveRun(t, svc, "bob", "tr_bob", t0, recursion.StopFinal, "m1")
 	tests := []struct {
 		name string
 		f    tracing.Filter
@@ -228,8 +213,8 @@ func TestOwnersAndModelNames(t *testing.T) {
 			if _, err := run.Finish(t.Context(), tracingtest.Emit(run.Observer(), tracingtest.Shape{Start: t0, Model: "gpt-x", Turns: 1}), nil); err != nil {
 				t.Fatal(err)
 			}
-			saveRun(t, svc, "alice", "tr_plain", t0.Add(time.Second), recursion.StopFinal, "gpt-y")
-			saveRun(t, svc, "bob", "tr_bob", t0, recursion.StopFinal, "gpt-x")
+			tracingtest.SaveRun(t, svc, "alice", "tr_plain", t0.Add(time.Second), recursion.StopFinal, "gpt-y")
+			tracingtest.SaveRun(t, svc, "bob", "tr_bob", t0, recursion.StopFinal, "gpt-x")
 			owners, err := svc.Archive().Owners(t.Context())
 			if err != nil || len(owners) != 2 || owners["alice"] != 2 || owners["bob"] != 1 {
 				t.Errorf("owners %v, %v; want alice 2, bob 1", owners, err)
@@ -286,7 +271,7 @@ func TestBeforeSave(t *testing.T) {
 			return nil
 		}})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	saveRun(t, svc, "alice", "tr_kept", t0, recursion.StopFinal, "m1")
+	tracingtest.SaveRun(t, svc, "alice", "tr_kept", t0, recursion.StopFinal, "m1")
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_refused", Owner: "alice", Started: t0})
 	if err != nil {
 		t.Fatal(err)

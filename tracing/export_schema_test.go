@@ -19,8 +19,8 @@ import (
 func TestExportSchemas(t *testing.T) {
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)
-	saveRun(t, svc, "alice", "tr_scored", t0, recursion.StopFinal, "m")
-	saveRun(t, svc, "alice", "tr_unscored", t0.Add(time.Minute), recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_scored", t0, recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_unscored", t0.Add(time.Minute), recursion.StopFinal, "m")
 	if _, err := svc.Feedback(t.Context(), "alice", "tr_scored", tracing.Reward{Score: 0.75}); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestExportSchemas(t *testing.T) {
 // reward of every format that carries one.
 func TestExportFeedbackIsReward(t *testing.T) {
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
-	saveRun(t, svc, "alice", "tr_a", time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_a", time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
 	tr, err := svc.Feedback(t.Context(), "alice", "tr_a", tracing.Reward{Score: 0.25, Label: "meh"})
 	if err != nil {
 		t.Fatal(err)

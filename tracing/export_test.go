@@ -129,9 +129,9 @@ func TestExportFormats(t *testing.T) {
 func TestExportReadByTrainer(t *testing.T) {
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	saveRun(t, svc, "alice", "tr_good", t0, recursion.StopFinal, "m")
-	saveRun(t, svc, "alice", "tr_cut", t0.Add(time.Minute), recursion.StopMaxIterations, "m")
-	saveRun(t, svc, "alice", "tr_bad", t0.Add(2*time.Minute), recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_good", t0, recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_cut", t0.Add(time.Minute), recursion.StopMaxIterations, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_bad", t0.Add(2*time.Minute), recursion.StopFinal, "m")
 	if _, err := svc.Feedback(t.Context(), "alice", "tr_good", tracing.Reward{Score: 1, Label: "correct"}); err != nil {
 		t.Fatal(err)
 	}

@@ -63,8 +63,8 @@ func TestFeedEntries(t *testing.T) {
 	feed := &memStream{}
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), Feed: feed})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	saveRun(t, svc, "alice", "tr_f0", t0, recursion.StopFinal, "m")
-	saveRun(t, svc, "alice", "tr_f1", t0, recursion.StopMaxIterations, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_f0", t0, recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_f1", t0, recursion.StopMaxIterations, "m")
 	if feed.len() != 2 {
 		t.Fatalf("%d entries for 2 runs", feed.len())
 	}
@@ -109,7 +109,7 @@ func TestFeedbackRepublished(t *testing.T) {
 	ctx := t.Context()
 	feed := &memStream{}
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), Feed: feed})
-	saveRun(t, svc, "alice", "tr_r", time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_r", time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
 	if _, err := svc.Feedback(ctx, "alice", "tr_r", tracing.Reward{Score: 0.75, Label: "correct"}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package tracing_test
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -147,22 +145,5 @@ func TestLiveRunProgress(t *testing.T) {
 	}
 	if done.Nodes[0].Usage.TotalTokens != 2000 || done.DurationMS != 2000 {
 		t.Errorf("finished: node usage %+v, %v ms", done.Nodes[0].Usage, done.DurationMS)
-	}
-}
-
-// TestUIRedirects: / and /ui lead to the viewer at /ui/.
-func TestUIRedirects(t *testing.T) {
-	h := tracing.UIHandler()
-	for path, code := range map[string]int{"/": http.StatusFound, "/ui": http.StatusMovedPermanently} {
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
-		if w.Code != code || w.Header().Get("Location") != "/ui/" {
-			t.Errorf("GET %s: %d to %q, want %d to /ui/", path, w.Code, w.Header().Get("Location"), code)
-		}
-	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest("GET", "/ui/", nil))
-	if w.Code != 200 || !strings.Contains(w.Body.String(), "<title>rlm traces</title>") {
-		t.Errorf("GET /ui/: %d", w.Code)
 	}
 }

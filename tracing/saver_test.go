@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -180,33 +178,6 @@ func TestCloseDrains(t *testing.T) {
 			t.Errorf("stats after a Close that gave up: %+v", s)
 		}
 	})
-}
-
-// TestFeedbackWaitsForSave: feedback sent right after a run finished, while
-// its record is still being saved in the background, lands on the saved
-// record instead of being refused as "still running".
-func TestFeedbackWaitsForSave(t *testing.T) {
-	st := newGatedStore()
-	svc := tracing.NewService(tracing.Config{Store: st})
-	srv := httptest.NewServer(tracing.NewAPI(svc, tracing.APIConfig{}).Handler(ownerOf))
-	defer srv.Close()
-	finishInBackground(t, svc, "tr_fb")
-	time.AfterFunc(100*time.Millisecond, st.open)
-	req, _ := http.NewRequest("POST", srv.URL+"/v1/traces/tr_fb/feedback", strings.NewReader(`{"score":1}`))
-	req.Header.Set("Authorization", "Bearer k-alice")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("feedback on a run being saved: %d %s", resp.StatusCode, b)
-	}
-	tr, err := svc.Archive().Load(t.Context(), "alice", "tr_fb")
-	if err != nil || tr.Reward == nil || tr.Reward.Score != 1 {
-		t.Errorf("stored record: %+v, %v", tr, err)
-	}
 }
 
 func eventually(t *testing.T, cond func() bool, what string) {

@@ -157,6 +157,10 @@ func (r *Run) Observer() recursion.Observer { return r.observer }
 // Recorder returns the run's recorder.
 func (r *Run) Recorder() *Recorder { return r.rec }
 
+// Saved is closed once the run's record has been saved after Finish or
+// FinishInBackground, or has failed to be, or was dropped.
+func (r *Run) Saved() <-chan struct{} { return r.saved }
+
 // Finish completes the record with the engine's result (and error, if it
 // returned one), saves it, publishes it to the feed and ends the spans. It
 // works even when ctx is already cancelled, so a cancelled run still leaves a

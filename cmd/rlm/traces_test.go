@@ -23,6 +23,7 @@ import (
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/traceapi"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 	"github.com/rlm-project/rlm/training/data"
 )
@@ -57,7 +58,7 @@ func tracesSetup(t *testing.T) map[string][]string {
 	}
 	svc := tracing.NewService(tracing.Config{Store: d})
 	recordRuns(t, svc, "alice")
-	api := tracing.NewAPI(svc, tracing.APIConfig{}).Handler(func(r *http.Request) (string, error) {
+	api := traceapi.New(svc, traceapi.Config{}).Handler(func(r *http.Request) (string, error) {
 		if r.Header.Get("Authorization") == "Bearer k-alice" {
 			return "alice", nil
 		}

@@ -1,6 +1,7 @@
 // Package tracingtest emits the events of synthetic RLM runs, a test double
 // for the engine: tests of observers (recorder, spans, viewer, export) get
-// runs of a known shape without a model or a REPL.
+// runs of a known shape without a model or a REPL, and records of them
+// saved as a gateway saves its runs.
 package tracingtest
 
 import (
@@ -12,11 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/store"
+	"github.com/rlm-project/rlm/tracing"
 )
 
 // Shape describes a synthetic run.
@@ -285,6 +288,23 @@ func (e *emitter) subCalls(base recursion.Event, turn int, t time.Time) (llm.Usa
 		}
 	}
 	return total, last
+}
+
+// SaveRun records a synthetic run of owner's through svc and saves it: run
+// id of model, started at start, of two root turns with two llm_query calls
+// each, stopping as stop says.
+func SaveRun(t testing.TB, svc *tracing.Service, owner, id string, start time.Time, stop recursion.StopReason, model string) *tracing.Trajectory {
+	t.Helper()
+	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: id, Owner: owner, Model: model, Started: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Emit(run.Observer(), Shape{Start: start, Model: model, Turns: 2, LLMPerCell: 2, Stop: stop})
+	tr, err := run.Finish(t.Context(), res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 // MemStore is an in-memory tracing.Store for tests; a missing key is

@@ -1,4 +1,4 @@
-package tracing_test
+package traceapi_test
 
 import (
 	"context"
