@@ -17,6 +17,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/export"
 )
 
 // Config configures the HTTP endpoints. Zero fields take the defaults.
@@ -156,7 +157,7 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, id string, err error)
 	switch {
 	case errors.Is(err, tracing.ErrNotFound):
 		writeError(w, http.StatusNotFound, "trace_not_found", err.Error())
-	case errors.Is(err, tracing.ErrInvalid), errors.Is(err, tracing.ErrFormat):
+	case errors.Is(err, tracing.ErrInvalid), errors.Is(err, export.ErrFormat):
 		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 	default:
 		a.logFailure(r, id, err)
@@ -303,9 +304,9 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, owner, id string) {
 	}
 	format := q.Get("format")
 	if format == "" {
-		format = tracing.FormatSFT
+		format = export.FormatSFT
 	}
-	if _, err := tracing.Samples(&tracing.Trajectory{}, format); err != nil {
+	if _, err := export.Samples(&tracing.Trajectory{}, format); err != nil {
 		a.fail(w, r, id, err)
 		return
 	}
@@ -315,7 +316,10 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, owner, id string) {
 	w.Header().Set("Content-Disposition", `attachment; filename="traces-`+format+`.jsonl"`)
 	w.Header().Set("Trailer", "X-Export-Samples, X-Export-Error")
 	cw := &countWriter{w: w}
-	st, err := a.svc.Export(r.Context(), owner, f, format, cw)
+	var st export.Stats
+	if arch := a.svc.Archive(); arch != nil { // a Service without a store has no runs to export
+		st, err = export.Write(r.Context(), arch, owner, f, format, cw)
+	}
 	if err != nil && cw.n == 0 {
 		// Nothing sent yet: a plain error response is still possible.
 		h := w.Header()

@@ -28,6 +28,7 @@ import (
 	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/export"
 	"github.com/rlm-project/rlm/tracing/traceapi"
 )
 
@@ -118,7 +119,7 @@ func parseTracesArgs(sub string, args []string, stderr io.Writer) (*tracesArgs, 
 	case "owners":
 	case "export":
 		t.q.register(fs)
-		fs.StringVar(&t.format, "format", tracing.FormatSFT, "`format`: "+strings.Join(tracing.Formats, ", "))
+		fs.StringVar(&t.format, "format", export.FormatSFT, "`format`: "+strings.Join(export.Formats, ", "))
 		fs.StringVar(&t.out, "out", "", "output `file` (JSONL; - for stdout)")
 	case "feedback":
 		fs.Float64Var(&t.score, "score", 0, "reward `score` (required)")
@@ -526,7 +527,7 @@ func (s *localSource) Export(ctx context.Context, q url.Values, w io.Writer) (in
 	if err != nil {
 		return 0, err
 	}
-	st, err := s.svc.Export(ctx, s.owner, f, q.Get("format"), w)
+	st, err := export.Write(ctx, s.svc.Archive(), s.owner, f, q.Get("format"), w)
 	return st.Samples, err
 }
 
