@@ -85,7 +85,7 @@ type TracingConfig struct {
 	// all.
 	Drain time.Duration
 	// Getenv reads the standard OTEL_* variables that configure
-	// OpenTelemetry export (see tracing.SetupFromEnv); nil: no export.
+	// OpenTelemetry export (see tracing/spans.SetupFromEnv); nil: no export.
 	Getenv func(string) string
 	// CaptureContent puts prompts and completions on the exported spans.
 	CaptureContent bool

@@ -24,6 +24,7 @@ import (
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/spans"
 	"github.com/rlm-project/rlm/tracing/traceapi"
 )
 
@@ -132,9 +133,9 @@ func (g *Gateway) openStore(ctx context.Context, cfg StoreConfig) (store.Store, 
 func (g *Gateway) startTracing(ctx context.Context, c Config, st store.Store,
 	beforeSave func(ctx context.Context, owner, id string, n int64) error) error {
 	cfg := c.Tracing
-	var spans *tracing.SpanConfig
+	var runSpans tracing.Spans
 	if cfg.Getenv != nil {
-		tp, shutdown, err := tracing.SetupFromEnv(ctx, cfg.Getenv)
+		tp, shutdown, err := spans.SetupFromEnv(ctx, cfg.Getenv)
 		if err != nil {
 			return fmt.Errorf("OpenTelemetry: %w", err)
 		}
@@ -142,7 +143,7 @@ func (g *Gateway) startTracing(ctx context.Context, c Config, st store.Store,
 		// as a process that exits next would want.
 		g.closeOTel = func() error { return shutdown(context.Background()) }
 		if tp != nil {
-			spans = &tracing.SpanConfig{TracerProvider: tp, CaptureContent: cfg.CaptureContent}
+			runSpans = spans.New(spans.Config{TracerProvider: tp, CaptureContent: cfg.CaptureContent})
 		}
 	}
 	var feed tracing.Stream
@@ -155,7 +156,7 @@ func (g *Gateway) startTracing(ctx context.Context, c Config, st store.Store,
 		// stream lives on the store's server.
 		feed = st.(*store.Redis).Stream(cfg.Stream, maxLen)
 	}
-	g.traces = tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: g.log, Feed: feed,
+	g.traces = tracing.NewService(tracing.Config{Store: st, Spans: runSpans, Logger: g.log, Feed: feed,
 		SaveQueue: cfg.SaveQueue, SaveTimeout: cfg.SaveTimeout, Record: cfg.Record,
 		BeforeSave: beforeSave})
 	return nil
@@ -182,7 +183,8 @@ func (g *Gateway) serverConfig(cfg Config, kept *storeRetention) server.Config {
 		traceapi.RegisterUI(e)
 	}
 	scfg.RunContext = func(ctx context.Context, owner string, h http.Header) context.Context {
-		return tracing.WithHeaders(tracing.WithOwner(ctx, owner), h)
+		// The run's spans continue the caller's W3C trace context.
+		return spans.Extract(tracing.WithOwner(ctx, owner), h)
 	}
 	return scfg
 }

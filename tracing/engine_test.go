@@ -23,6 +23,7 @@ import (
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/spans"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 )
 
@@ -121,7 +122,7 @@ func TestEngineRunRecorded(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(),
-		Spans: &tracing.SpanConfig{TracerProvider: tp}})
+		Spans: spans.New(spans.Config{TracerProvider: tp})})
 	req := recursion.Request{Messages: []llm.Message{{Role: "user", Content: "Summarize the context."}},
 		Limits: recursion.Limits{MaxDepth: 2, Concurrency: 8}}
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "root-model", Messages: req.Messages, Limits: req.Limits})
@@ -302,8 +303,8 @@ func BenchmarkRecordingOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	plain := tracing.NewService(tracing.Config{Store: disk})
-	spans := tracing.NewService(tracing.Config{Store: disk,
-		Spans: &tracing.SpanConfig{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()))}})
+	withSpans := tracing.NewService(tracing.Config{Store: disk,
+		Spans: spans.New(spans.Config{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()))})})
 	req := recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}, Limits: recursion.Limits{MaxLLMCalls: 2 * calls, Concurrency: 64}}
 	var finish time.Duration // time spent in Finish: encode, save (fsync), publish
 	one := func(svc *tracing.Service) (time.Duration, int64) {
@@ -337,7 +338,7 @@ func BenchmarkRecordingOverhead(b *testing.B) {
 		return time.Since(start), size
 	}
 	one(nil) // warm up connections
-	var base, rec, withSpans time.Duration
+	var base, rec, spanned time.Duration
 	var size int64
 	b.ResetTimer()
 	for range b.N {
@@ -345,11 +346,11 @@ func BenchmarkRecordingOverhead(b *testing.B) {
 		base += d
 		d, size = one(plain)
 		rec += d
-		d, _ = one(spans)
-		withSpans += d
+		d, _ = one(withSpans)
+		spanned += d
 	}
 	b.ReportMetric(float64(rec)/float64(base), "recorded/unrecorded")
-	b.ReportMetric(float64(withSpans)/float64(base), "recorded+spans/unrecorded")
+	b.ReportMetric(float64(spanned)/float64(base), "recorded+spans/unrecorded")
 	b.ReportMetric(float64(base.Milliseconds())/float64(b.N), "unrecorded-ms")
 	b.ReportMetric(float64(size), "trajectory-bytes")
 	b.ReportMetric(float64(finish.Microseconds())/1000/float64(2*b.N), "finish-ms")
@@ -378,11 +379,11 @@ func TestWrapRunner(t *testing.T) {
 	e := newEngine(t, script, sb)
 	sr := tracetest.NewSpanRecorder()
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(),
-		Spans: &tracing.SpanConfig{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))}})
+		Spans: spans.New(spans.Config{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))})})
 	runner := svc.Wrap(e)
 	h := http.Header{}
 	h.Set("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
-	ctx := tracing.WithHeaders(tracing.WithOwner(t.Context(), "alice"), h)
+	ctx := spans.Extract(tracing.WithOwner(t.Context(), "alice"), h)
 	var own atomic.Int64 // the engine observes from several goroutines
 	res, err := runner.Run(ctx, recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}},
 		TraceID: "trace-wrapped", Observer: observerFunc(func(recursion.Event) { own.Add(1) }), Limits: recursion.Limits{MaxDepth: 2}})

@@ -20,8 +20,9 @@ type Config struct {
 	// Feed receives every finished trajectory, and each one again when it
 	// is given a reward (see Feedback); nil disables the stream.
 	Feed Stream
-	// Spans builds OpenTelemetry spans for every run; nil disables them.
-	Spans *SpanConfig
+	// Spans draws every run in a tracing system as well (spans.New:
+	// OpenTelemetry); nil: none.
+	Spans Spans
 	// HashLimit is the largest attached document whose SHA-256 is computed
 	// for the record (streamed when the run finishes); larger ones are
 	// recorded by path and size only. 0 means DefaultHashLimit; negative
@@ -47,6 +48,22 @@ type Config struct {
 	// an error fails the save. rlm serve makes room in the owner's share
 	// of the store with it.
 	BeforeSave func(ctx context.Context, owner, id string, bytes int64) error
+}
+
+// Spans draws runs in a tracing system (OpenTelemetry: package
+// tracing/spans) as they are recorded.
+type Spans interface {
+	// Start begins the spans of a run, under the parent span ctx carries,
+	// if any.
+	Start(ctx context.Context, info RunInfo) RunSpans
+}
+
+// RunSpans are the spans of one run: they observe its events and are
+// finished with its record.
+type RunSpans interface {
+	recursion.Observer
+	// Finish ends the spans still open with the run's outcome.
+	Finish(t *Trajectory)
 }
 
 // DefaultHashLimit is Config.HashLimit's default: 256 MiB.
@@ -95,7 +112,7 @@ func (s *Service) Archive() *Archive { return s.archive }
 type Run struct {
 	svc      *Service
 	rec      *Recorder
-	spans    *spanObserver
+	spans    RunSpans
 	observer recursion.Observer
 	key      string
 	once     sync.Once
@@ -119,7 +136,8 @@ func NewTraceID() string {
 
 // StartRun starts recording a run. info.TraceID is generated when empty (use
 // Run.ID for recursion.Request.TraceID); info.Owner must be a ValidName. ctx
-// carries the parent span, if any (see Extract): the run's spans continue it.
+// carries the parent span, if any (see spans.Extract): the run's spans
+// continue it.
 func (s *Service) StartRun(ctx context.Context, info RunInfo) (*Run, error) {
 	if info.TraceID == "" {
 		info.TraceID = NewTraceID()
@@ -136,7 +154,7 @@ func (s *Service) StartRun(ctx context.Context, info RunInfo) (*Run, error) {
 	r := &Run{svc: s, rec: NewRecorderLimits(info, s.cfg.Record), key: info.Owner + "/" + info.TraceID, saved: make(chan struct{})}
 	r.observer = r.rec
 	if s.cfg.Spans != nil {
-		r.spans = newSpanObserver(ctx, *s.cfg.Spans, info)
+		r.spans = s.cfg.Spans.Start(ctx, info)
 		r.observer = Fanout(r.rec, r.spans)
 	}
 	s.mu.Lock()
@@ -199,7 +217,7 @@ func (r *Run) complete(ctx context.Context, res recursion.Result, runErr error) 
 	s := r.svc
 	t := r.rec.Finish(res, runErr)
 	if r.spans != nil {
-		r.spans.finish(t)
+		r.spans.Finish(t)
 	}
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SaveTimeout)
 	defer cancel()

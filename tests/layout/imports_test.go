@@ -22,7 +22,7 @@ var layers = [][]string{
 	{"model/backend/cuda", "model", "store/retention", "store/storetest", "repl", "recursion/upstream"},
 	{"inference", "recursion", "training/data", "training/loop"},
 	{"inference/api", "inference/client", "inference/inferencetest", "eval", "tracing", "server", "training/sft"},
-	{"tracing/tracingtest", "tracing/export", "eval/fakemodel", "training/expert", "training/rl"},
+	{"tracing/tracingtest", "tracing/export", "tracing/spans", "eval/fakemodel", "training/expert", "training/rl"},
 	{"tracing/traceapi"},
 	{"gateway"},
 	{"cmd/rlm"},
