@@ -206,7 +206,7 @@ func (t *tracesArgs) list(ctx context.Context, src traceSource, stdout, stderr i
 	if t.asJSON {
 		return writeIndentJSON(stdout, page)
 	}
-	tracing.WriteList(stdout, page)
+	writeList(stdout, page)
 	if len(page.Data) == 0 {
 		fmt.Fprintln(stderr, "rlm traces: no runs match")
 	}
@@ -229,7 +229,7 @@ func (t *tracesArgs) show(ctx context.Context, src traceSource, stdout io.Writer
 	if err := json.Unmarshal(b, &tr); err != nil {
 		return fmt.Errorf("decode trace %s: %w", t.id, err)
 	}
-	tracing.WriteTree(stdout, &tr)
+	writeTree(stdout, &tr)
 	return nil
 }
 
