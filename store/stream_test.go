@@ -11,13 +11,12 @@ import (
 	"github.com/rlm-project/rlm/store/storetest"
 )
 
-// TestRedisStream appends entries to a stream on the store's server and
-// reads them back as a remote consumer does: with a consumer group whose
-// consumers share the entries, each exactly once.
-func TestRedisStream(t *testing.T) {
+// streamServer starts a redis-server and returns a store on it and a
+// plain client, which reads the streams as a consumer elsewhere would.
+func streamServer(t *testing.T) (*store.Redis, *goredis.Client) {
+	t.Helper()
 	url := storetest.StartRedis(t)
-	ctx := t.Context()
-	r, err := store.OpenRedis(ctx, store.RedisConfig{URL: url, CacheDir: t.TempDir()})
+	r, err := store.OpenRedis(t.Context(), store.RedisConfig{URL: url, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +27,16 @@ func TestRedisStream(t *testing.T) {
 	}
 	c := goredis.NewClient(opt)
 	t.Cleanup(func() { c.Close() })
+	return r, c
+}
+
+// TestRedisStream appends entries to a stream on the store's server and
+// reads them back as a remote consumer does: with a consumer group whose
+// consumers share the entries, each exactly once.
+func TestRedisStream(t *testing.T) {
+	t.Parallel()
+	r, c := streamServer(t)
+	ctx := t.Context()
 
 	const key = "test:entries"
 	if err := c.XGroupCreateMkStream(ctx, key, "readers", "$").Err(); err != nil {
@@ -79,16 +88,9 @@ func TestRedisStream(t *testing.T) {
 // TestRedisStreamTrim: a stream with a length is trimmed near it (MAXLEN
 // ~ trims whole nodes of about 100 entries); one without is never trimmed.
 func TestRedisStreamTrim(t *testing.T) {
-	url := storetest.StartRedis(t)
+	t.Parallel()
+	r, c := streamServer(t)
 	ctx := t.Context()
-	r, err := store.OpenRedis(ctx, store.RedisConfig{URL: url, CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	opt, _ := goredis.ParseURL(url)
-	c := goredis.NewClient(opt)
-	t.Cleanup(func() { c.Close() })
 	for _, tc := range []struct {
 		key      string
 		maxLen   int64

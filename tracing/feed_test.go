@@ -60,6 +60,7 @@ func (s *memStream) len() int {
 // TestFeedEntries: every saved run is appended to the feed as one entry
 // whose fields say what it is and hold the whole record.
 func TestFeedEntries(t *testing.T) {
+	t.Parallel()
 	feed := &memStream{}
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), Feed: feed})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
@@ -89,6 +90,7 @@ func TestFeedEntries(t *testing.T) {
 // TestFeedDownStillSaves checks that a feed failure is reported but the run
 // is still stored.
 func TestFeedDownStillSaves(t *testing.T) {
+	t.Parallel()
 	feed := &memStream{fail: errors.New("dial tcp 127.0.0.1:1: connection refused")}
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), Feed: feed})
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice"})
@@ -106,6 +108,7 @@ func TestFeedDownStillSaves(t *testing.T) {
 // TestFeedbackRepublished checks that a reward given after the run reaches
 // the stream: the rewarded trajectory is appended again under the same id.
 func TestFeedbackRepublished(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	feed := &memStream{}
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), Feed: feed})

@@ -39,9 +39,10 @@ type apiEnv struct {
 	srv *httptest.Server
 }
 
-func newAPIEnv(t *testing.T) *apiEnv {
+// newAPIEnv serves the API over a Service that keeps its runs in st.
+func newAPIEnv(t *testing.T, st tracing.Store) *apiEnv {
 	t.Helper()
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
+	svc := tracing.NewService(tracing.Config{Store: st})
 	srv := httptest.NewServer(traceapi.New(svc, traceapi.Config{KeepAlive: 50 * time.Millisecond}).Handler(ownerOf))
 	t.Cleanup(srv.Close)
 	return &apiEnv{svc: svc, srv: srv}
@@ -64,7 +65,7 @@ func (e *apiEnv) do(t *testing.T, method, path, key, body string) (int, []byte) 
 }
 
 func TestAPIIsolationAndErrors(t *testing.T) {
-	e := newAPIEnv(t)
+	e := newAPIEnv(t, tracingtest.NewMemStore())
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	tracingtest.SaveRun(t, e.svc, "alice", "tr_alice", t0, recursion.StopFinal, "m1")
 	tracingtest.SaveRun(t, e.svc, "bob", "tr_bob", t0, recursion.StopMaxIterations, "m2")
@@ -111,7 +112,7 @@ func TestAPIIsolationAndErrors(t *testing.T) {
 
 // TestAPIEventsLive follows a run over SSE while it happens.
 func TestAPIEventsLive(t *testing.T) {
-	e := newAPIEnv(t)
+	e := newAPIEnv(t, tracingtest.NewMemStore())
 	run, err := e.svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
@@ -305,27 +306,17 @@ func (s slowStore) Put(ctx context.Context, coll, key string, v io.Reader) (int6
 // record instead of being refused as "still running".
 func TestFeedbackWaitsForSave(t *testing.T) {
 	st := slowStore{MemStore: tracingtest.NewMemStore(), open: make(chan struct{})}
-	svc := tracing.NewService(tracing.Config{Store: st})
-	srv := httptest.NewServer(traceapi.New(svc, traceapi.Config{}).Handler(ownerOf))
-	defer srv.Close()
-	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_fb", Owner: "alice"})
+	e := newAPIEnv(t, st)
+	run, err := e.svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_fb", Owner: "alice"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	run.FinishInBackground(t.Context(), tracingtest.Emit(run.Observer(), tracingtest.Shape{Turns: 1}), nil)
 	time.AfterFunc(100*time.Millisecond, func() { close(st.open) })
-	req, _ := http.NewRequest("POST", srv.URL+"/v1/traces/tr_fb/feedback", strings.NewReader(`{"score":1}`))
-	req.Header.Set("Authorization", "Bearer k-alice")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if status, b := e.do(t, "POST", "/v1/traces/tr_fb/feedback", "k-alice", `{"score":1}`); status != 200 {
+		t.Fatalf("feedback on a run being saved: %d %s", status, b)
 	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("feedback on a run being saved: %d %s", resp.StatusCode, b)
-	}
-	tr, err := svc.Archive().Load(t.Context(), "alice", "tr_fb")
+	tr, err := e.svc.Archive().Load(t.Context(), "alice", "tr_fb")
 	if err != nil || tr.Reward == nil || tr.Reward.Score != 1 {
 		t.Errorf("stored record: %+v, %v", tr, err)
 	}
