@@ -28,10 +28,10 @@ const DefaultOwner = "open"
 // the request's parameters, the owner from WithOwner and the parent span
 // the context carries (see spans.Extract), fans the run's observer out with
 // the request's own, and finishes the record when r returns, whatever
-// happened. The request's TraceID is kept (generated when
-// empty). The record is saved in the background (Run.FinishInBackground):
-// the run's answer never waits on the store. A run that cannot be recorded
-// (bad owner or ID, or one already running) still runs, unrecorded.
+// happened. The request's TraceID is kept (generated when empty). The
+// record is saved in the background (Run.FinishInBackground): the run's
+// answer never waits on the store. A run that cannot be recorded (bad
+// owner or ID, or one already running) still runs, unrecorded.
 func (s *Service) Wrap(r Runner) Runner { return &wrapped{svc: s, next: r} }
 
 type wrapped struct {
