@@ -85,14 +85,14 @@ type TracingConfig struct {
 	// all.
 	Drain time.Duration
 	// Getenv reads the standard OTEL_* variables that configure
-	// OpenTelemetry export (see tracing.SetupFromEnv); nil: no export.
+	// OpenTelemetry export (see tracing/spans.SetupFromEnv); nil: no export.
 	Getenv func(string) string
 	// CaptureContent puts prompts and completions on the exported spans.
 	CaptureContent bool
 	// Stream, with the Redis store, is the Redis Stream every finished
 	// trajectory is appended to, on the store's server; empty: none.
-	// StreamMaxLen trims it as tracing.NewFeed reads maxLen (0: its
-	// default, negative: never).
+	// StreamMaxLen is the length it is trimmed to, approximately: 0 means
+	// tracing.DefaultStreamMaxLen, negative never trimmed.
 	Stream       string
 	StreamMaxLen int64
 }

@@ -24,6 +24,8 @@ import (
 	"github.com/rlm-project/rlm/server"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/spans"
+	"github.com/rlm-project/rlm/tracing/traceapi"
 )
 
 // Gateway is an assembled gateway: serve it on a listener, shut it down,
@@ -36,7 +38,6 @@ type Gateway struct {
 	// opened, so that a New that fails half-way can close what it has.
 	closeStore func() error
 	closeOTel  func() error
-	closeFeed  func() error
 	traces     *tracing.Service
 	drain      time.Duration
 	engine     *Engine
@@ -132,9 +133,9 @@ func (g *Gateway) openStore(ctx context.Context, cfg StoreConfig) (store.Store, 
 func (g *Gateway) startTracing(ctx context.Context, c Config, st store.Store,
 	beforeSave func(ctx context.Context, owner, id string, n int64) error) error {
 	cfg := c.Tracing
-	var spans *tracing.SpanConfig
+	var runSpans tracing.Spans
 	if cfg.Getenv != nil {
-		tp, shutdown, err := tracing.SetupFromEnv(ctx, cfg.Getenv)
+		tp, shutdown, err := spans.SetupFromEnv(ctx, cfg.Getenv)
 		if err != nil {
 			return fmt.Errorf("OpenTelemetry: %w", err)
 		}
@@ -142,20 +143,22 @@ func (g *Gateway) startTracing(ctx context.Context, c Config, st store.Store,
 		// as a process that exits next would want.
 		g.closeOTel = func() error { return shutdown(context.Background()) }
 		if tp != nil {
-			spans = &tracing.SpanConfig{TracerProvider: tp, CaptureContent: cfg.CaptureContent}
+			runSpans = spans.New(spans.Config{TracerProvider: tp, CaptureContent: cfg.CaptureContent})
 		}
 	}
-	var feed *tracing.Feed
+	var feed tracing.Stream
 	if cfg.Stream != "" {
-		f, closeFeed, err := tracing.OpenFeed(ctx, c.Store.Redis.URL, cfg.Stream, cfg.StreamMaxLen)
-		if err != nil {
-			return fmt.Errorf("trace stream %s: %w", cfg.Stream, err)
+		maxLen := cfg.StreamMaxLen
+		if maxLen == 0 {
+			maxLen = tracing.DefaultStreamMaxLen
 		}
-		feed, g.closeFeed = f, closeFeed
+		// Config.check refuses a stream without the Redis store: the
+		// stream lives on the store's server.
+		feed = st.(*store.Redis).Stream(cfg.Stream, maxLen)
 	}
-	g.traces = tracing.NewService(tracing.Config{Store: st, Spans: spans, Logger: g.log, Feed: feed,
+	g.traces = tracing.NewService(tracing.Config{Store: st, Spans: runSpans, Logger: g.log, Feed: feed,
 		SaveQueue: cfg.SaveQueue, SaveTimeout: cfg.SaveTimeout, Record: cfg.Record,
-		IsNotFound: isNotFound, BeforeSave: beforeSave})
+		BeforeSave: beforeSave})
 	return nil
 }
 
@@ -174,13 +177,14 @@ func (g *Gateway) serverConfig(cfg Config, kept *storeRetention) server.Config {
 		"trace_saving": func(context.Context) error { return g.traces.SaveHealth() },
 	}
 	maps.Copy(scfg.ReadyChecks, cfg.Server.ReadyChecks)
-	traceAPI := tracing.NewAPI(g.traces, tracing.APIConfig{})
+	traceAPI := traceapi.New(g.traces, traceapi.Config{Logger: g.log})
 	scfg.Extend = func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
 		traceAPI.Register(v1, owner)
-		tracing.RegisterUI(e)
+		traceapi.RegisterUI(e)
 	}
 	scfg.RunContext = func(ctx context.Context, owner string, h http.Header) context.Context {
-		return tracing.WithHeaders(tracing.WithOwner(ctx, owner), h)
+		// The run's spans continue the caller's W3C trace context.
+		return spans.Extract(tracing.WithOwner(ctx, owner), h)
 	}
 	return scfg
 }
@@ -282,7 +286,7 @@ func (g *Gateway) close() error {
 	for _, c := range []struct {
 		what  string
 		close func() error
-	}{{"trace stream", g.closeFeed}, {"OpenTelemetry", g.closeOTel}, {"store", g.closeStore}} {
+	}{{"OpenTelemetry", g.closeOTel}, {"store", g.closeStore}} {
 		if c.close == nil {
 			continue
 		}

@@ -79,7 +79,7 @@ func newRetention(c RetentionConfig, st store.Store, log *slog.Logger) *storeRet
 // traceKind is the traces in st as retention sees them: a trajectory and
 // the summary that lists it.
 func traceKind(st store.Store) retention.Kind {
-	archive := tracing.NewArchive(st, isNotFound)
+	archive := tracing.NewArchive(st)
 	return retention.Kind{
 		Name:  "traces",
 		Colls: []string{tracing.Collection},
@@ -95,9 +95,6 @@ func traceKind(st store.Store) retention.Kind {
 		},
 	}
 }
-
-// isNotFound recognizes the stores' missing-key error for tracing.
-func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
 func (r *storeRetention) count(kind, reason string, bytes int64) {
 	r.deleted.WithLabelValues(kind, reason).Inc()

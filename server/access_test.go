@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/traceapi"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 )
 
@@ -81,11 +82,11 @@ func TestMetricsAccess(t *testing.T) {
 // a key except the health checks and the viewer's static assets, and those
 // assets are the embedded files as they are, with no data in them.
 func TestNothingOpenWithKeys(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
-	api := tracing.NewAPI(svc, tracing.APIConfig{})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
+	api := traceapi.New(svc, traceapi.Config{})
 	cfg := Config{Keys: []string{"k"}, Extend: func(e *echo.Echo, v1 *echo.Group, owner func(*echo.Context) string) {
 		api.Register(v1, owner)
-		tracing.RegisterUI(e)
+		traceapi.RegisterUI(e)
 	}}
 	ts := startServer(t, cfg, nil, nil)
 	public := map[string]bool{"GET /healthz": true, "GET /readyz": true, "GET /ui": true, "GET /ui/*": true, "GET /": true}
@@ -106,7 +107,7 @@ func TestNothingOpenWithKeys(t *testing.T) {
 		t.Fatalf("only %d guarded routes found; the route walk is broken", seen)
 	}
 	for _, name := range []string{"index.html", "app.js", "style.css"} {
-		want, err := os.ReadFile(filepath.Join("..", "tracing", "ui", name))
+		want, err := os.ReadFile(filepath.Join("..", "tracing", "traceapi", "ui", name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,8 @@
 // Package store keeps the server's durable records (uploaded files, stored
 // completions, trajectories) as named blobs, on local disk by default or in
-// Redis for deployments with several gateway replicas.
+// Redis for deployments with several gateway replicas; on Redis it also
+// appends to streams that processes elsewhere consume (the trajectory
+// feed).
 package store
 
 import (

@@ -10,11 +10,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rlm-project/rlm/store"
 )
 
 // Store is the part of store.Store that trajectories need, declared here so
 // that any implementation (disk, Redis, memory in tests) fits. Keys may
-// contain '/'; Get returns an error matching ErrNotFound for a missing key.
+// contain '/'; Get and Delete return an error matching store.ErrNotFound
+// for a missing key.
 type Store interface {
 	Put(ctx context.Context, coll, key string, value io.Reader) (int64, error)
 	Get(ctx context.Context, coll, key string) (io.ReadCloser, error)
@@ -28,8 +31,7 @@ type Store interface {
 const Collection = "traces"
 
 // ErrNotFound is returned for a trajectory that does not exist for the
-// asking owner. Missing-key errors of a Store must match it or the store's
-// own not-found error through IsNotFound.
+// asking owner.
 var ErrNotFound = errors.New("trace not found")
 
 // ErrInvalid is returned for an owner or trace ID that cannot be a key.
@@ -37,20 +39,13 @@ var ErrInvalid = errors.New("invalid trace reference")
 
 // Archive saves and reads trajectories in a Store.
 type Archive struct {
-	store    Store
-	notFound func(error) bool
+	store Store
 	// beforeSave is Config.BeforeSave.
 	beforeSave func(ctx context.Context, owner, id string, bytes int64) error
 }
 
-// NewArchive returns an Archive over s. isNotFound recognizes s's missing-key
-// error (for store.Store, errors.Is(err, store.ErrNotFound)); nil means none.
-func NewArchive(s Store, isNotFound func(error) bool) *Archive {
-	if isNotFound == nil {
-		isNotFound = func(error) bool { return false }
-	}
-	return &Archive{store: s, notFound: isNotFound}
-}
+// NewArchive returns an Archive over s.
+func NewArchive(s Store) *Archive { return &Archive{store: s} }
 
 // ValidName reports whether s may be an owner or a trace ID: 1 to 128
 // letters, digits, '-', '_' and '.', not starting with '.' (the rules of
@@ -148,7 +143,7 @@ func (a *Archive) Raw(ctx context.Context, owner, id string) ([]byte, error) {
 func (a *Archive) read(ctx context.Context, key, id string) ([]byte, error) {
 	rc, err := a.store.Get(ctx, Collection, key)
 	if err != nil {
-		if a.notFound(err) {
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("trace %s: %w", id, ErrNotFound)
 		}
 		return nil, fmt.Errorf("load trace %s: %w", id, err)
@@ -180,11 +175,11 @@ func (a *Archive) Delete(ctx context.Context, owner, id string) error {
 	if err != nil {
 		return err
 	}
-	if err := a.store.Delete(ctx, Collection, sk); err != nil && !a.notFound(err) {
+	if err := a.store.Delete(ctx, Collection, sk); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("delete trace %s: %w", id, err)
 	}
 	if err := a.store.Delete(ctx, Collection, tk); err != nil {
-		if a.notFound(err) {
+		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("trace %s: %w", id, ErrNotFound)
 		}
 		return fmt.Errorf("delete trace %s: %w", id, err)

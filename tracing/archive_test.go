@@ -5,14 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/tracing"
@@ -21,38 +16,22 @@ import (
 
 // storeCase is one Store implementation the archive tests run against.
 type storeCase struct {
-	name       string
-	open       func(t *testing.T) tracing.Store
-	isNotFound func(error) bool
+	name string
+	open func(t *testing.T) tracing.Store
 }
 
 // stores lists the implementations under test; store_impl_test.go adds the
 // project's disk and Redis stores.
 var stores = []storeCase{
-	{name: "memory", open: func(*testing.T) tracing.Store { return tracingtest.NewMemStore() }, isNotFound: tracingtest.IsNotFound},
-}
-
-// saveRun records a synthetic run for owner starting at start and saves it.
-func saveRun(t *testing.T, svc *tracing.Service, owner, id string, start time.Time, stop recursion.StopReason, model string) *tracing.Trajectory {
-	t.Helper()
-	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: id, Owner: owner, Model: model, Started: start})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := tracingtest.Emit(run.Observer(), tracingtest.Shape{Start: start, Model: model, Turns: 2, LLMPerCell: 2, Stop: stop})
-	tr, err := run.Finish(t.Context(), res, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
+	{name: "memory", open: func(*testing.T) tracing.Store { return tracingtest.NewMemStore() }},
 }
 
 func TestArchiveRoundTrip(t *testing.T) {
 	for _, sc := range stores {
 		t.Run(sc.name, func(t *testing.T) {
-			svc := tracing.NewService(tracing.Config{Store: sc.open(t), IsNotFound: sc.isNotFound})
+			svc := tracing.NewService(tracing.Config{Store: sc.open(t)})
 			t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-			want := saveRun(t, svc, "alice", "tr_a1", t0, recursion.StopFinal, "m1")
+			want := tracingtest.SaveRun(t, svc, "alice", "tr_a1", t0, recursion.StopFinal, "m1")
 			got, err := svc.Archive().Load(t.Context(), "alice", "tr_a1")
 			if err != nil {
 				t.Fatal(err)
@@ -100,7 +79,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 }
 
 func TestListFilterAndPaging(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	for i := range 7 {
 		stop, model := recursion.StopFinal, "m1"
@@ -110,9 +89,9 @@ func TestListFilterAndPaging(t *testing.T) {
 		if i%2 == 0 {
 			model = "m2"
 		}
-		saveRun(t, svc, "alice", "tr_"+strconv.Itoa(i), t0.Add(time.Duration(i)*time.Minute), stop, model)
+		tracingtest.SaveRun(t, svc, "alice", "tr_"+strconv.Itoa(i), t0.Add(time.Duration(i)*time.Minute), stop, model)
 	}
-	saveRun(t, svc, "bob", "tr_bob", t0, recursion.StopFinal, "m1")
+	tracingtest.SaveRun(t, svc, "bob", "tr_bob", t0, recursion.StopFinal, "m1")
 	tests := []struct {
 		name string
 		f    tracing.Filter
@@ -158,7 +137,7 @@ func TestListFilterAndPaging(t *testing.T) {
 // TestLiveRunVisible checks that a run in progress is listed and readable,
 // and that a live subscriber sees its events and its end.
 func TestLiveRunVisible(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +174,7 @@ func TestLiveRunVisible(t *testing.T) {
 // TestFinishAfterCancel checks that a run whose request context was
 // cancelled is still saved.
 func TestFinishAfterCancel(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	ctx, cancel := context.WithCancel(t.Context())
 	run, err := svc.StartRun(ctx, tracing.RunInfo{Owner: "alice"})
 	if err != nil {
@@ -215,178 +194,13 @@ func TestFinishAfterCancel(t *testing.T) {
 	}
 }
 
-// startRedis starts a private redis-server on a free loopback port. It skips
-// the test when redis-server is missing, unless CI=true.
-func startRedis(t *testing.T) *redis.Client {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server is required under CI: %v", err)
-		}
-		t.Skip("redis-server not installed")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
-	cmd.Stdout, cmd.Stderr = nil, nil
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
-	t.Cleanup(func() { c.Close() })
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Ping(t.Context()).Err() != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("redis-server did not come up")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return c
-}
-
-// TestFeedConsumerGroup publishes finished runs to a real Redis Stream and
-// consumes them with a consumer group, as a remote trainer would.
-func TestFeedConsumerGroup(t *testing.T) {
-	c := startRedis(t)
-	ctx := t.Context()
-	feed := tracing.NewFeed(c, "test:traj", 100)
-	if err := c.XGroupCreateMkStream(ctx, feed.Stream(), "trainers", "$").Err(); err != nil {
-		t.Fatal(err)
-	}
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound, Feed: feed})
-	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	for i := range 3 {
-		saveRun(t, svc, "alice", "tr_f"+strconv.Itoa(i), t0, recursion.StopFinal, "m")
-	}
-	// Two consumers of one group share the entries, each exactly once.
-	seen := map[string]string{}
-	for _, consumer := range []string{"w1", "w2", "w1"} {
-		res, err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "trainers", Consumer: consumer, Streams: []string{feed.Stream(), ">"}, Count: 1, Block: time.Second}).Result()
-		if err != nil {
-			t.Fatalf("%s: %v", consumer, err)
-		}
-		for _, m := range res[0].Messages {
-			var tr tracing.Trajectory
-			if err := json.Unmarshal([]byte(m.Values["trajectory"].(string)), &tr); err != nil {
-				t.Fatal(err)
-			}
-			if tr.ID != m.Values["id"] || tr.Owner != "alice" || len(tr.Nodes) == 0 || m.Values["status"] != "completed" {
-				t.Errorf("entry %s: %v / %+v", m.ID, m.Values["id"], tr.Summary())
-			}
-			if prev, dup := seen[tr.ID]; dup {
-				t.Errorf("%s delivered to %s and %s", tr.ID, prev, consumer)
-			}
-			seen[tr.ID] = consumer
-			if err := c.XAck(ctx, feed.Stream(), "trainers", m.ID).Err(); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if len(seen) != 3 {
-		t.Errorf("consumed %d entries, want 3", len(seen))
-	}
-	pending, err := c.XPending(ctx, feed.Stream(), "trainers").Result()
-	if err != nil || pending.Count != 0 {
-		t.Errorf("pending = %+v, %v", pending, err)
-	}
-	// OpenFeed reaches the same server by URL; a bad URL is refused.
-	of, closeFeed, err := tracing.OpenFeed(ctx, "redis://"+c.Options().Addr+"/0", "test:traj", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := of.Publish(ctx, &tracing.Trajectory{ID: "tr_url", Owner: "o"}); err != nil {
-		t.Fatal(err)
-	}
-	closeFeed()
-	if _, _, err := tracing.OpenFeed(ctx, "http://nope", "", 0); err == nil {
-		t.Error("OpenFeed accepted an http URL")
-	}
-	// MAXLEN ~ keeps the stream bounded.
-	small := tracing.NewFeed(c, "test:small", 10)
-	tr := &tracing.Trajectory{ID: "x", Owner: "o"}
-	for range 500 {
-		if _, err := small.Publish(ctx, tr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := c.XLen(ctx, "test:small").Val(); n > 200 {
-		t.Errorf("stream not trimmed: %d entries", n)
-	}
-}
-
-// TestFeedDownStillSaves checks that a feed failure is reported but the run
-// is still stored.
-func TestFeedDownStillSaves(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-	defer c.Close()
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound, Feed: tracing.NewFeed(c, "", 0)})
-	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run.Finish(t.Context(), recursion.Result{StopReason: recursion.StopFinal}, nil); err == nil {
-		t.Error("feed failure not reported")
-	}
-	if _, err := svc.Archive().Load(t.Context(), "alice", run.ID()); err != nil {
-		t.Errorf("run not saved: %v", err)
-	}
-}
-
-// TestFeedbackRepublished checks that a reward given after the run reaches
-// the stream: the rewarded trajectory is appended again under the same id.
-func TestFeedbackRepublished(t *testing.T) {
-	c := startRedis(t)
-	ctx := t.Context()
-	feed := tracing.NewFeed(c, "test:rewards", 100)
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound, Feed: feed})
-	saveRun(t, svc, "alice", "tr_r", time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
-	if _, err := svc.Feedback(ctx, "alice", "tr_r", tracing.Reward{Score: 0.75, Label: "correct"}); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := c.XRange(ctx, feed.Stream(), "-", "+").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 2 {
-		t.Fatalf("%d stream entries, want the run and its reward", len(entries))
-	}
-	first, last := entries[0].Values, entries[1].Values
-	if first["id"] != "tr_r" || first["reward"] != "" || last["id"] != "tr_r" || last["reward"] != "0.75" {
-		t.Errorf("entries %v / %v", first["reward"], last["reward"])
-	}
-	var tr tracing.Trajectory
-	if err := json.Unmarshal([]byte(last["trajectory"].(string)), &tr); err != nil {
-		t.Fatal(err)
-	}
-	if tr.Reward == nil || tr.Reward.Score != 0.75 || tr.Reward.Label != "correct" || len(tr.Nodes) == 0 {
-		t.Errorf("republished trajectory: reward %+v, %d nodes", tr.Reward, len(tr.Nodes))
-	}
-	// Feedback on an unknown run publishes nothing.
-	if _, err := svc.Feedback(ctx, "alice", "tr_none", tracing.Reward{Score: 1}); !errors.Is(err, tracing.ErrNotFound) {
-		t.Errorf("feedback on a missing run: %v", err)
-	}
-	if n := c.XLen(ctx, feed.Stream()).Val(); n != 2 {
-		t.Errorf("%d entries after a refused feedback, want 2", n)
-	}
-}
-
 // TestOwnersAndModelNames: Owners counts every owner's stored runs, and
 // the model filter finds a run by the name its caller used (a gateway
 // alias) or by an upstream model that answered.
 func TestOwnersAndModelNames(t *testing.T) {
 	for _, sc := range stores {
 		t.Run(sc.name, func(t *testing.T) {
-			svc := tracing.NewService(tracing.Config{Store: sc.open(t), IsNotFound: sc.isNotFound})
+			svc := tracing.NewService(tracing.Config{Store: sc.open(t)})
 			if owners, err := svc.Archive().Owners(t.Context()); err != nil || len(owners) != 0 {
 				t.Fatalf("empty store: owners %v, %v", owners, err)
 			}
@@ -399,8 +213,8 @@ func TestOwnersAndModelNames(t *testing.T) {
 			if _, err := run.Finish(t.Context(), tracingtest.Emit(run.Observer(), tracingtest.Shape{Start: t0, Model: "gpt-x", Turns: 1}), nil); err != nil {
 				t.Fatal(err)
 			}
-			saveRun(t, svc, "alice", "tr_plain", t0.Add(time.Second), recursion.StopFinal, "gpt-y")
-			saveRun(t, svc, "bob", "tr_bob", t0, recursion.StopFinal, "gpt-x")
+			tracingtest.SaveRun(t, svc, "alice", "tr_plain", t0.Add(time.Second), recursion.StopFinal, "gpt-y")
+			tracingtest.SaveRun(t, svc, "bob", "tr_bob", t0, recursion.StopFinal, "gpt-x")
 			owners, err := svc.Archive().Owners(t.Context())
 			if err != nil || len(owners) != 2 || owners["alice"] != 2 || owners["bob"] != 1 {
 				t.Errorf("owners %v, %v; want alice 2, bob 1", owners, err)
@@ -448,7 +262,7 @@ func TestBeforeSave(t *testing.T) {
 	st := tracingtest.NewMemStore()
 	refuse := errors.New("no room")
 	var calls []string
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound,
+	svc := tracing.NewService(tracing.Config{Store: st,
 		BeforeSave: func(_ context.Context, owner, id string, n int64) error {
 			calls = append(calls, fmt.Sprintf("%s/%s:%v", owner, id, n > 100))
 			if id == "tr_refused" {
@@ -457,7 +271,7 @@ func TestBeforeSave(t *testing.T) {
 			return nil
 		}})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	saveRun(t, svc, "alice", "tr_kept", t0, recursion.StopFinal, "m1")
+	tracingtest.SaveRun(t, svc, "alice", "tr_kept", t0, recursion.StopFinal, "m1")
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_refused", Owner: "alice", Started: t0})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package tracing_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -24,6 +23,7 @@ import (
 	"github.com/rlm-project/rlm/repl"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/spans"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 )
 
@@ -121,8 +121,8 @@ func TestEngineRunRecorded(t *testing.T) {
 	e := newEngine(t, script, sb)
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound,
-		Spans: &tracing.SpanConfig{TracerProvider: tp}})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(),
+		Spans: spans.New(spans.Config{TracerProvider: tp})})
 	req := recursion.Request{Messages: []llm.Message{{Role: "user", Content: "Summarize the context."}},
 		Limits: recursion.Limits{MaxDepth: 2, Concurrency: 8}}
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "root-model", Messages: req.Messages, Limits: req.Limits})
@@ -197,7 +197,7 @@ func TestEngineRunRecorded(t *testing.T) {
 func TestEngineRunCancelled(t *testing.T) {
 	script, sb := depth2Script(10 * time.Second)
 	e := newEngine(t, script, sb)
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	run, err := svc.StartRun(ctx, tracing.RunInfo{Owner: "alice", Model: "root-model"})
@@ -256,7 +256,7 @@ func TestEngineRunUpstreamFailure(t *testing.T) {
 	}
 	_, sb := depth2Script(0)
 	e := newEngine(t, script, sb)
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	run, _ := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "root-model"})
 	res, err := e.Run(t.Context(), recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}, TraceID: run.ID(), Observer: run.Observer()})
 	tr, ferr := run.Finish(t.Context(), res, err)
@@ -302,10 +302,9 @@ func BenchmarkRecordingOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	isNF := func(err error) bool { return errors.Is(err, store.ErrNotFound) }
-	plain := tracing.NewService(tracing.Config{Store: disk, IsNotFound: isNF})
-	spans := tracing.NewService(tracing.Config{Store: disk, IsNotFound: isNF,
-		Spans: &tracing.SpanConfig{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()))}})
+	plain := tracing.NewService(tracing.Config{Store: disk})
+	withSpans := tracing.NewService(tracing.Config{Store: disk,
+		Spans: spans.New(spans.Config{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewInMemoryExporter()))})})
 	req := recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}, Limits: recursion.Limits{MaxLLMCalls: 2 * calls, Concurrency: 64}}
 	var finish time.Duration // time spent in Finish: encode, save (fsync), publish
 	one := func(svc *tracing.Service) (time.Duration, int64) {
@@ -339,7 +338,7 @@ func BenchmarkRecordingOverhead(b *testing.B) {
 		return time.Since(start), size
 	}
 	one(nil) // warm up connections
-	var base, rec, withSpans time.Duration
+	var base, rec, spanned time.Duration
 	var size int64
 	b.ResetTimer()
 	for range b.N {
@@ -347,11 +346,11 @@ func BenchmarkRecordingOverhead(b *testing.B) {
 		base += d
 		d, size = one(plain)
 		rec += d
-		d, _ = one(spans)
-		withSpans += d
+		d, _ = one(withSpans)
+		spanned += d
 	}
 	b.ReportMetric(float64(rec)/float64(base), "recorded/unrecorded")
-	b.ReportMetric(float64(withSpans)/float64(base), "recorded+spans/unrecorded")
+	b.ReportMetric(float64(spanned)/float64(base), "recorded+spans/unrecorded")
 	b.ReportMetric(float64(base.Milliseconds())/float64(b.N), "unrecorded-ms")
 	b.ReportMetric(float64(size), "trajectory-bytes")
 	b.ReportMetric(float64(finish.Microseconds())/1000/float64(2*b.N), "finish-ms")
@@ -379,12 +378,12 @@ func TestWrapRunner(t *testing.T) {
 	script, sb := depth2Script(0)
 	e := newEngine(t, script, sb)
 	sr := tracetest.NewSpanRecorder()
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound,
-		Spans: &tracing.SpanConfig{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))}})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(),
+		Spans: spans.New(spans.Config{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))})})
 	runner := svc.Wrap(e)
 	h := http.Header{}
 	h.Set("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
-	ctx := tracing.WithHeaders(tracing.WithOwner(t.Context(), "alice"), h)
+	ctx := spans.Extract(tracing.WithOwner(t.Context(), "alice"), h)
 	var own atomic.Int64 // the engine observes from several goroutines
 	res, err := runner.Run(ctx, recursion.Request{Messages: []llm.Message{{Role: "user", Content: "q"}},
 		TraceID: "trace-wrapped", Observer: observerFunc(func(recursion.Event) { own.Add(1) }), Limits: recursion.Limits{MaxDepth: 2}})
@@ -436,7 +435,7 @@ func TestRealREPLRecorded(t *testing.T) {
 		return fakellm.Reply{Content: fakellm.Code(`FINAL("three")`)}
 	}
 	e := newEngine(t, script, recursion.PoolSandbox(pool))
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	big := strings.Repeat("x", 100_000) + "\nsecond line\n" + strings.Repeat("y", 100_000)
 	res, err := svc.Wrap(e).Run(tracing.WithOwner(t.Context(), "alice"), recursion.Request{
 		Messages: []llm.Message{{Role: "user", Content: big}}, TraceID: "trace-repl"})
@@ -488,7 +487,7 @@ func TestWrapRecordsTheQuestion(t *testing.T) {
 	}
 	t.Cleanup(func() { pool.Close() })
 	e := newEngine(t, func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: fakellm.Code(`FINAL("42")`)} }, recursion.PoolSandbox(pool))
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	doc := filepath.Join(t.TempDir(), "report.txt")
 	if err := os.WriteFile(doc, []byte(strings.Repeat("a line of the report\n", 2000)), 0o644); err != nil {
 		t.Fatal(err)

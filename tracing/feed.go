@@ -5,82 +5,43 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-
-	"github.com/redis/go-redis/v9"
+	"strings"
 )
 
-// Stream feed defaults.
+// Defaults of rlm serve's trajectory stream (--trace-stream,
+// --trace-stream-maxlen).
 const (
 	DefaultStream       = "rlm:trajectories"
 	DefaultStreamMaxLen = 10000
 )
 
-// Feed appends finished trajectories to a Redis Stream so that trainers on
-// other machines can consume them with consumer groups (XREADGROUP/XACK).
-// Each entry has the fields id, owner, status, stop_reason, model, reward
-// (empty when none) and trajectory (the JSON record).
-type Feed struct {
-	client redis.Cmdable
-	stream string
-	maxLen int64
+// Stream is an append-only log that processes elsewhere read as it grows:
+// trainers on other machines consume finished trajectories from it. The
+// Redis store's streams (store.Redis.Stream) are one.
+type Stream interface {
+	// Append adds an entry of fields, given as name, value pairs, and
+	// returns its ID.
+	Append(ctx context.Context, fields ...string) (string, error)
 }
 
-// NewFeed returns a feed writing to stream (DefaultStream if empty), trimmed
-// to about maxLen entries (DefaultStreamMaxLen if 0; negative: never trimmed).
-// Trimming is approximate (MAXLEN ~), which Redis does cheaply.
-func NewFeed(client redis.Cmdable, stream string, maxLen int64) *Feed {
-	if stream == "" {
-		stream = DefaultStream
-	}
-	if maxLen == 0 {
-		maxLen = DefaultStreamMaxLen
-	}
-	return &Feed{client: client, stream: stream, maxLen: maxLen}
-}
-
-// Stream returns the stream's key.
-func (f *Feed) Stream() string { return f.stream }
-
-// Publish appends t to the stream and returns the entry's ID.
-func (f *Feed) Publish(ctx context.Context, t *Trajectory) (string, error) {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return "", fmt.Errorf("encode trajectory %s: %w", t.ID, err)
+// publish appends t to s as one entry with the fields id, owner, status,
+// stop_reason, model, reward (empty when none) and trajectory (the JSON
+// record).
+func publish(ctx context.Context, s Stream, t *Trajectory) error {
+	// Encoded straight into a string: a record can be tens of megabytes,
+	// which string(json.Marshal(t)) would copy once more.
+	var b strings.Builder
+	if err := json.NewEncoder(&b).Encode(t); err != nil {
+		return fmt.Errorf("encode trajectory %s: %w", t.ID, err)
 	}
 	reward := ""
 	if t.Reward != nil {
 		reward = strconv.FormatFloat(t.Reward.Score, 'g', -1, 64)
 	}
-	args := &redis.XAddArgs{
-		Stream: f.stream,
-		Values: []any{
-			"id", t.ID, "owner", t.Owner, "status", string(t.Status), "stop_reason", string(t.StopReason),
-			"model", t.Model, "reward", reward, "trajectory", b,
-		},
-	}
-	if f.maxLen > 0 {
-		args.MaxLen, args.Approx = f.maxLen, true
-	}
-	id, err := f.client.XAdd(ctx, args).Result()
+	_, err := s.Append(ctx, "id", t.ID, "owner", t.Owner, "status", string(t.Status), "stop_reason", string(t.StopReason),
+		"model", t.Model, "reward", reward, "trajectory", strings.TrimSuffix(b.String(), "\n"))
 	if err != nil {
-		return "", fmt.Errorf("publish trajectory %s to stream %s: %w", t.ID, f.stream, err)
+		return fmt.Errorf("publish trajectory %s: %w", t.ID, err)
 	}
-	return id, nil
-}
-
-// OpenFeed connects to the Redis at url (redis:// or unix://, as go-redis's
-// ParseURL accepts), checks that it answers, and returns a feed on it with
-// the client's Close.
-func OpenFeed(ctx context.Context, url, stream string, maxLen int64) (*Feed, func() error, error) {
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, nil, fmt.Errorf("trajectory feed: %w", err)
-	}
-	opt.ContextTimeoutEnabled = true // deadlines bound a hung Redis's reads (see store.OpenRedis)
-	c := redis.NewClient(opt)
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
-		return nil, nil, fmt.Errorf("trajectory feed: ping %s: %w", opt.Addr, err)
-	}
-	return NewFeed(c, stream, maxLen), c.Close, nil
+	return nil
 }

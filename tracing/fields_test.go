@@ -2,8 +2,6 @@ package tracing_test
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +31,7 @@ func TestQuestionAndMetadata(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+			svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 			info := tt.info
 			info.Owner, info.TraceID = "alice", "tr_q"
 			info.Metadata = map[string]string{"eval.task": "sniah", "eval.gold": strings.Repeat("g", 300)}
@@ -101,7 +99,7 @@ func TestQuestionAndMetadata(t *testing.T) {
 // TestLiveRunProgress: a running run is listed and served with its time so
 // far and the tokens of the calls that have finished, not 0 ms and 0 tokens.
 func TestLiveRunProgress(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	start := time.Now().Add(-1500 * time.Millisecond)
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", TraceID: "tr_live", Started: start})
 	if err != nil {
@@ -147,22 +145,5 @@ func TestLiveRunProgress(t *testing.T) {
 	}
 	if done.Nodes[0].Usage.TotalTokens != 2000 || done.DurationMS != 2000 {
 		t.Errorf("finished: node usage %+v, %v ms", done.Nodes[0].Usage, done.DurationMS)
-	}
-}
-
-// TestUIRedirects: / and /ui lead to the viewer at /ui/.
-func TestUIRedirects(t *testing.T) {
-	h := tracing.UIHandler()
-	for path, code := range map[string]int{"/": http.StatusFound, "/ui": http.StatusMovedPermanently} {
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
-		if w.Code != code || w.Header().Get("Location") != "/ui/" {
-			t.Errorf("GET %s: %d to %q, want %d to /ui/", path, w.Code, w.Header().Get("Location"), code)
-		}
-	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest("GET", "/ui/", nil))
-	if w.Code != 200 || !strings.Contains(w.Body.String(), "<title>rlm traces</title>") {
-		t.Errorf("GET /ui/: %d", w.Code)
 	}
 }

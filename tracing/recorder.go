@@ -249,7 +249,7 @@ func (r *Recorder) Observe(ev recursion.Event) {
 			n.Usage = ev.End.Usage
 			n.TreeUsage = ev.End.TreeUsage
 			n.Iterations = ev.End.Iterations
-			n.Status = statusFor(ev.End.StopReason, ev.End.Error)
+			n.Status = StatusFor(ev.End.StopReason, ev.End.Error)
 		} else {
 			n.Status = StatusCompleted
 		}
@@ -591,8 +591,9 @@ func jsonLen(s string) int64 {
 	return n
 }
 
-// statusFor maps how something ended to a Status.
-func statusFor(stop recursion.StopReason, errText string) Status {
+// StatusFor maps how a run, a node or a call ended to a Status: its stop
+// reason, or, without one, whether it failed (errText).
+func StatusFor(stop recursion.StopReason, errText string) Status {
 	switch stop {
 	case recursion.StopFinal:
 		return StatusCompleted
@@ -656,7 +657,7 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 	for _, n := range t.Nodes {
 		n.Error = hidePaths(n.Error, t.Context)
 	}
-	t.Status = statusFor(t.StopReason, t.Error)
+	t.Status = StatusFor(t.StopReason, t.Error)
 	if runErr != nil && t.Status == StatusCompleted {
 		t.Status = StatusFailed
 	}
@@ -714,7 +715,7 @@ func (r *Recorder) Finish(res recursion.Result, runErr error) *Trajectory {
 		}
 		if t.StopReason == "" {
 			t.StopReason = root.StopReason
-			t.Status = statusFor(t.StopReason, t.Error)
+			t.Status = StatusFor(t.StopReason, t.Error)
 		}
 	}
 	r.done = true

@@ -223,7 +223,7 @@ func TestContextByReference(t *testing.T) {
 	if err := os.WriteFile(doc, []byte(secret), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{
 		Owner: "alice", Messages: []llm.Message{{Role: "user", Content: secret + " (message)"}},
 		Documents: []recursion.Document{{Name: "big.txt", Path: doc}, {Name: "gone.txt", Path: doc + ".missing"}},
@@ -323,7 +323,7 @@ func TestChildPromptStoredOnce(t *testing.T) {
 func TestServerPathsHidden(t *testing.T) {
 	doc := filepath.Join(t.TempDir(), "secret-dir", "upload.blob")
 	st := tracingtest.NewMemStore()
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: st})
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Documents: []recursion.Document{{Name: "report.txt", Path: doc}}})
 	if err != nil {
 		t.Fatal(err)

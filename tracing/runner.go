@@ -2,7 +2,6 @@ package tracing
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
@@ -15,18 +14,10 @@ type Runner interface {
 }
 
 type ownerKey struct{}
-type headerKey struct{}
 
 // WithOwner returns ctx naming the owner a wrapped Runner records runs for.
 func WithOwner(ctx context.Context, owner string) context.Context {
 	return context.WithValue(ctx, ownerKey{}, owner)
-}
-
-// WithHeaders returns ctx carrying the incoming request's headers, whose
-// W3C traceparent a wrapped Runner continues. Use it when the run's context
-// does not descend from the request's (a run that outlives its client).
-func WithHeaders(ctx context.Context, h http.Header) context.Context {
-	return context.WithValue(ctx, headerKey{}, h.Clone())
 }
 
 // DefaultOwner is the owner of runs whose context names none: the
@@ -34,12 +25,13 @@ func WithHeaders(ctx context.Context, h http.Header) context.Context {
 const DefaultOwner = "open"
 
 // Wrap returns a Runner that records every run of r: it starts a Run with
-// the request's parameters and the owner from WithOwner, fans the run's
-// observer out with the request's own, and finishes the record when r
-// returns, whatever happened. The request's TraceID is kept (generated when
-// empty). The record is saved in the background (Run.FinishInBackground):
-// the run's answer never waits on the store. A run that cannot be recorded
-// (bad owner or ID, or one already running) still runs, unrecorded.
+// the request's parameters, the owner from WithOwner and the parent span
+// the context carries (see spans.Extract), fans the run's observer out with
+// the request's own, and finishes the record when r returns, whatever
+// happened. The request's TraceID is kept (generated when empty). The
+// record is saved in the background (Run.FinishInBackground): the run's
+// answer never waits on the store. A run that cannot be recorded (bad
+// owner or ID, or one already running) still runs, unrecorded.
 func (s *Service) Wrap(r Runner) Runner { return &wrapped{svc: s, next: r} }
 
 type wrapped struct {
@@ -52,17 +44,13 @@ func (w *wrapped) Run(ctx context.Context, req recursion.Request) (recursion.Res
 	if owner == "" {
 		owner = DefaultOwner
 	}
-	parent := ctx
-	if h, ok := ctx.Value(headerKey{}).(http.Header); ok {
-		parent = Extract(ctx, h)
-	}
 	lim := req.Limits
 	if l, ok := w.next.(interface {
 		Limits(recursion.Limits) recursion.Limits
 	}); ok {
 		lim = l.Limits(lim) // the limits the run really gets, defaults filled in
 	}
-	run, err := w.svc.StartRun(parent, RunInfo{
+	run, err := w.svc.StartRun(ctx, RunInfo{
 		TraceID: req.TraceID, Owner: owner, Model: req.Model, Sampling: req.Sampling, Limits: lim,
 		Messages: req.Messages, Documents: req.Documents, Question: lastUserMessage(req.Messages),
 	})
@@ -72,7 +60,7 @@ func (w *wrapped) Run(ctx context.Context, req recursion.Request) (recursion.Res
 	}
 	req.TraceID = run.ID()
 	req.Observer = Fanout(req.Observer, run.Observer())
-	res, err := w.next.Run(parent, req)
+	res, err := w.next.Run(ctx, req)
 	if res.TraceID == "" {
 		res.TraceID = run.ID()
 	}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -69,7 +67,7 @@ func finishInBackground(t *testing.T, svc *tracing.Service, id string) *tracing.
 // held), and saving resumes when the store answers again.
 func TestSaveOffTheAnswerPath(t *testing.T) {
 	st := newGatedStore()
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound, SaveQueue: 2})
+	svc := tracing.NewService(tracing.Config{Store: st, SaveQueue: 2})
 	// 4 records for the workers (stuck in Put), each taken from the queue
 	// before the next comes, then 2 for the queue, then 2 over.
 	for i := range 8 {
@@ -117,7 +115,7 @@ func TestSaveFailuresCounted(t *testing.T) {
 	st := newGatedStore()
 	st.open()
 	st.setFail(errors.New("dial tcp 10.1.2.3:6379: connection refused"))
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: st})
 	finishInBackground(t, svc, "tr_a")
 	svc.Flush(t.Context())
 	if s := svc.Stats(); s.Failed != 1 || s.Saved != 0 {
@@ -144,7 +142,7 @@ func TestSaveFailuresCounted(t *testing.T) {
 func TestCloseDrains(t *testing.T) {
 	t.Run("in time", func(t *testing.T) {
 		st := newGatedStore()
-		svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound})
+		svc := tracing.NewService(tracing.Config{Store: st})
 		for i := range 6 {
 			finishInBackground(t, svc, fmt.Sprintf("tr_%d", i))
 		}
@@ -164,7 +162,7 @@ func TestCloseDrains(t *testing.T) {
 	})
 	t.Run("deadline", func(t *testing.T) {
 		st := newGatedStore() // never opens
-		svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound})
+		svc := tracing.NewService(tracing.Config{Store: st})
 		for i := range 6 {
 			finishInBackground(t, svc, fmt.Sprintf("tr_%d", i))
 		}
@@ -180,33 +178,6 @@ func TestCloseDrains(t *testing.T) {
 			t.Errorf("stats after a Close that gave up: %+v", s)
 		}
 	})
-}
-
-// TestFeedbackWaitsForSave: feedback sent right after a run finished, while
-// its record is still being saved in the background, lands on the saved
-// record instead of being refused as "still running".
-func TestFeedbackWaitsForSave(t *testing.T) {
-	st := newGatedStore()
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: tracingtest.IsNotFound})
-	srv := httptest.NewServer(tracing.NewAPI(svc, tracing.APIConfig{}).Handler(ownerOf))
-	defer srv.Close()
-	finishInBackground(t, svc, "tr_fb")
-	time.AfterFunc(100*time.Millisecond, st.open)
-	req, _ := http.NewRequest("POST", srv.URL+"/v1/traces/tr_fb/feedback", strings.NewReader(`{"score":1}`))
-	req.Header.Set("Authorization", "Bearer k-alice")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("feedback on a run being saved: %d %s", resp.StatusCode, b)
-	}
-	tr, err := svc.Archive().Load(t.Context(), "alice", "tr_fb")
-	if err != nil || tr.Reward == nil || tr.Reward.Score != 1 {
-		t.Errorf("stored record: %+v, %v", tr, err)
-	}
 }
 
 func eventually(t *testing.T, cond func() bool, what string) {

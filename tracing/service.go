@@ -17,13 +17,12 @@ import (
 type Config struct {
 	// Store keeps finished trajectories; nil keeps them only while live.
 	Store Store
-	// IsNotFound recognizes Store's missing-key error
-	// (errors.Is(err, store.ErrNotFound) for the project's stores).
-	IsNotFound func(error) bool
-	// Feed receives every finished trajectory; nil disables the stream.
-	Feed *Feed
-	// Spans builds OpenTelemetry spans for every run; nil disables them.
-	Spans *SpanConfig
+	// Feed receives every finished trajectory, and each one again when it
+	// is given a reward (see Feedback); nil disables the stream.
+	Feed Stream
+	// Spans draws every run in a tracing system as well (spans.New:
+	// OpenTelemetry); nil: none.
+	Spans Spans
 	// HashLimit is the largest attached document whose SHA-256 is computed
 	// for the record (streamed when the run finishes); larger ones are
 	// recorded by path and size only. 0 means DefaultHashLimit; negative
@@ -49,6 +48,22 @@ type Config struct {
 	// an error fails the save. rlm serve makes room in the owner's share
 	// of the store with it.
 	BeforeSave func(ctx context.Context, owner, id string, bytes int64) error
+}
+
+// Spans draws runs in a tracing system (OpenTelemetry: package
+// tracing/spans) as they are recorded.
+type Spans interface {
+	// Start begins the spans of a run, under the parent span ctx carries,
+	// if any.
+	Start(ctx context.Context, info RunInfo) RunSpans
+}
+
+// RunSpans are the spans of one run: they observe its events and are
+// finished with its record.
+type RunSpans interface {
+	recursion.Observer
+	// Finish ends the spans still open with the run's outcome.
+	Finish(t *Trajectory)
 }
 
 // DefaultHashLimit is Config.HashLimit's default: 256 MiB.
@@ -81,7 +96,7 @@ func NewService(cfg Config) *Service {
 	}
 	s := &Service{cfg: cfg, live: map[string]*Run{}}
 	if cfg.Store != nil {
-		s.archive = NewArchive(cfg.Store, cfg.IsNotFound)
+		s.archive = NewArchive(cfg.Store)
 		s.archive.beforeSave = cfg.BeforeSave
 	}
 	s.saver.start(s)
@@ -97,7 +112,7 @@ func (s *Service) Archive() *Archive { return s.archive }
 type Run struct {
 	svc      *Service
 	rec      *Recorder
-	spans    *spanObserver
+	spans    RunSpans
 	observer recursion.Observer
 	key      string
 	once     sync.Once
@@ -121,7 +136,8 @@ func NewTraceID() string {
 
 // StartRun starts recording a run. info.TraceID is generated when empty (use
 // Run.ID for recursion.Request.TraceID); info.Owner must be a ValidName. ctx
-// carries the parent span, if any (see Extract): the run's spans continue it.
+// carries the parent span, if any (see spans.Extract): the run's spans
+// continue it.
 func (s *Service) StartRun(ctx context.Context, info RunInfo) (*Run, error) {
 	if info.TraceID == "" {
 		info.TraceID = NewTraceID()
@@ -138,7 +154,7 @@ func (s *Service) StartRun(ctx context.Context, info RunInfo) (*Run, error) {
 	r := &Run{svc: s, rec: NewRecorderLimits(info, s.cfg.Record), key: info.Owner + "/" + info.TraceID, saved: make(chan struct{})}
 	r.observer = r.rec
 	if s.cfg.Spans != nil {
-		r.spans = newSpanObserver(ctx, *s.cfg.Spans, info)
+		r.spans = s.cfg.Spans.Start(ctx, info)
 		r.observer = Fanout(r.rec, r.spans)
 	}
 	s.mu.Lock()
@@ -158,6 +174,10 @@ func (r *Run) Observer() recursion.Observer { return r.observer }
 
 // Recorder returns the run's recorder.
 func (r *Run) Recorder() *Recorder { return r.rec }
+
+// Saved is closed once the run's record has been saved after Finish or
+// FinishInBackground, or has failed to be, or was dropped.
+func (r *Run) Saved() <-chan struct{} { return r.saved }
 
 // Finish completes the record with the engine's result (and error, if it
 // returned one), saves it, publishes it to the feed and ends the spans. It
@@ -197,7 +217,7 @@ func (r *Run) complete(ctx context.Context, res recursion.Result, runErr error) 
 	s := r.svc
 	t := r.rec.Finish(res, runErr)
 	if r.spans != nil {
-		r.spans.finish(t)
+		r.spans.Finish(t)
 	}
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SaveTimeout)
 	defer cancel()
@@ -222,7 +242,7 @@ func (r *Run) save(ctx context.Context) error {
 	delete(s.live, r.key)
 	s.mu.Unlock()
 	if s.cfg.Feed != nil {
-		if _, err := s.cfg.Feed.Publish(ctx, t); err != nil {
+		if err := publish(ctx, s.cfg.Feed, t); err != nil {
 			s.cfg.Logger.Warn("trajectory feed", "trace", t.ID, "err", err)
 			errs = append(errs, err)
 		}
@@ -328,7 +348,7 @@ func (s *Service) Annotate(ctx context.Context, owner, id string, r *Reward, met
 	if s.cfg.Feed != nil {
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SaveTimeout)
 		defer cancel()
-		if _, err := s.cfg.Feed.Publish(pctx, t); err != nil {
+		if err := publish(pctx, s.cfg.Feed, t); err != nil {
 			s.cfg.Logger.Warn("trajectory feed", "trace", t.ID, "err", err)
 		}
 	}

@@ -1,7 +1,6 @@
 package tracing_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/rlm-project/rlm/store"
@@ -11,16 +10,15 @@ import (
 
 // The project's disk and Redis stores, for the archive round-trip tests.
 func init() {
-	isNotFound := func(err error) bool { return errors.Is(err, store.ErrNotFound) }
 	stores = append(stores,
-		storeCase{name: "disk", isNotFound: isNotFound, open: func(t *testing.T) tracing.Store {
+		storeCase{name: "disk", open: func(t *testing.T) tracing.Store {
 			d, err := store.OpenDisk(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
 			return d
 		}},
-		storeCase{name: "redis", isNotFound: isNotFound, open: func(t *testing.T) tracing.Store {
+		storeCase{name: "redis", open: func(t *testing.T) tracing.Store {
 			url := storetest.StartRedis(t) // skips without redis-server, fails under CI=true
 			r, err := store.OpenRedis(t.Context(), store.RedisConfig{URL: url, CacheDir: t.TempDir()})
 			if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -104,7 +103,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	svc := tracing.NewService(tracing.Config{Store: st})
 	traced := 0
 	for _, r := range res {
 		if r.Skipped != "" {
@@ -329,8 +328,7 @@ func TestEvalUpstreamDown(t *testing.T) {
 	if !regexp.MustCompile(`sniah +1K +rlm +0 +2 +-`).MatchString(stdout.String()) {
 		t.Errorf("table does not show 2 failed and no score:\n%s", stdout.String())
 	}
-	svc := tracing.NewService(tracing.Config{Store: mustOpenDisk(t, filepath.Join(out, "traces")),
-		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	svc := tracing.NewService(tracing.Config{Store: mustOpenDisk(t, filepath.Join(out, "traces"))})
 	page, err := svc.List(context.Background(), "open", tracing.Filter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,6 @@ import (
 	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
-	"github.com/rlm-project/rlm/tracing"
 )
 
 // runQuery is `rlm query`: one RLM run from the terminal.
@@ -87,9 +86,9 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	switch {
 	case *verbose:
-		req.Observer = tracing.NewVerbose(stderr)
+		req.Observer = newVerboseObserver(stderr)
 	case !*quiet:
-		req.Observer = tracing.NewProgress(stderr)
+		req.Observer = newProgressObserver(stderr)
 	}
 	res, err := eng.Run(ctx, req)
 	if err != nil {

@@ -250,7 +250,7 @@ func (c *config) tracing() gateway.TracingConfig {
 	if c.Store == gateway.StoreRedis {
 		t.Stream, t.StreamMaxLen = c.TraceStream, int64(c.TraceStreamMax)
 		if t.StreamMaxLen == 0 {
-			t.StreamMaxLen = -1 // NewFeed reads 0 as its default; here 0 means no trimming, as documented
+			t.StreamMaxLen = -1 // the gateway reads 0 as its default; here 0 means no trimming, as documented
 		}
 	}
 	return t

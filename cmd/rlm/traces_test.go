@@ -23,6 +23,7 @@ import (
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/traceapi"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 	"github.com/rlm-project/rlm/training/data"
 )
@@ -55,9 +56,9 @@ func tracesSetup(t *testing.T) map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := tracing.NewService(tracing.Config{Store: d, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	svc := tracing.NewService(tracing.Config{Store: d})
 	recordRuns(t, svc, "alice")
-	api := tracing.NewAPI(svc, tracing.APIConfig{}).Handler(func(r *http.Request) (string, error) {
+	api := traceapi.New(svc, traceapi.Config{}).Handler(func(r *http.Request) (string, error) {
 		if r.Header.Get("Authorization") == "Bearer k-alice" {
 			return "alice", nil
 		}
@@ -230,7 +231,7 @@ func TestTracesOwners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := tracing.NewService(tracing.Config{Store: d, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	svc := tracing.NewService(tracing.Config{Store: d})
 	alice := store.OwnerOfKey("k-alice")
 	recordRuns(t, svc, alice)
 	recordRuns(t, svc, "open")
@@ -378,7 +379,7 @@ func TestTracesOpenDirServesViewer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recordRuns(t, tracing.NewService(tracing.Config{Store: d, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }}), "open")
+	recordRuns(t, tracing.NewService(tracing.Config{Store: d}), "open")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	pr, pw := io.Pipe()

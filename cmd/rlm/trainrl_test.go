@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +61,7 @@ func TestTrainRL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := tracing.NewService(tracing.Config{Store: st, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	svc := tracing.NewService(tracing.Config{Store: st})
 	page, err := svc.List(ctx, "open", tracing.Filter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)

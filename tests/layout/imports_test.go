@@ -22,7 +22,8 @@ var layers = [][]string{
 	{"api", "model/backend/cuda", "model", "store/retention", "store/storetest", "repl", "recursion/upstream"},
 	{"inference", "recursion", "training/data", "training/loop"},
 	{"inference/api", "inference/client", "inference/inferencetest", "eval", "tracing", "server", "training/sft"},
-	{"tracing/tracingtest", "eval/fakemodel", "training/expert", "training/rl"},
+	{"tracing/tracingtest", "tracing/export", "tracing/spans", "eval/fakemodel", "training/expert", "training/rl"},
+	{"tracing/traceapi"},
 	{"gateway"},
 	{"cmd/rlm"},
 }

@@ -1,22 +1,25 @@
 // Package tracingtest emits the events of synthetic RLM runs, a test double
 // for the engine: tests of observers (recorder, spans, viewer, export) get
-// runs of a known shape without a model or a REPL.
+// runs of a known shape without a model or a REPL, and records of them
+// saved as a gateway saves its runs.
 package tracingtest
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/store"
+	"github.com/rlm-project/rlm/tracing"
 )
 
 // Shape describes a synthetic run.
@@ -287,14 +290,29 @@ func (e *emitter) subCalls(base recursion.Event, turn int, t time.Time) (llm.Usa
 	return total, last
 }
 
-// MemStore is an in-memory tracing.Store for tests.
+// SaveRun records a synthetic run of owner's through svc and saves it: run
+// id of model, started at start, of two root turns with two llm_query calls
+// each, stopping as stop says.
+func SaveRun(t testing.TB, svc *tracing.Service, owner, id string, start time.Time, stop recursion.StopReason, model string) *tracing.Trajectory {
+	t.Helper()
+	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: id, Owner: owner, Model: model, Started: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Emit(run.Observer(), Shape{Start: start, Model: model, Turns: 2, LLMPerCell: 2, Stop: stop})
+	tr, err := run.Finish(t.Context(), res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// MemStore is an in-memory tracing.Store for tests; a missing key is
+// store.ErrNotFound, as in the project's stores.
 type MemStore struct {
 	mu sync.Mutex
 	m  map[string][]byte
 }
-
-// ErrNotFound is what MemStore returns for a missing key.
-var ErrNotFound = errors.New("memstore: not found")
 
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore { return &MemStore{m: map[string][]byte{}} }
@@ -315,7 +333,7 @@ func (s *MemStore) Get(ctx context.Context, coll, key string) (io.ReadCloser, er
 	defer s.mu.Unlock()
 	b, ok := s.m[coll+"\x00"+key]
 	if !ok {
-		return nil, ErrNotFound
+		return nil, fmt.Errorf("memstore: get %s/%s: %w", coll, key, store.ErrNotFound)
 	}
 	return io.NopCloser(bytes.NewReader(b)), nil
 }
@@ -324,7 +342,7 @@ func (s *MemStore) Delete(ctx context.Context, coll, key string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.m[coll+"\x00"+key]; !ok {
-		return ErrNotFound
+		return fmt.Errorf("memstore: delete %s/%s: %w", coll, key, store.ErrNotFound)
 	}
 	delete(s.m, coll+"\x00"+key)
 	return nil
@@ -343,6 +361,3 @@ func (s *MemStore) List(ctx context.Context, coll, prefix string) ([]string, err
 	sort.Strings(out)
 	return out, nil
 }
-
-// IsNotFound recognizes MemStore's missing-key error.
-func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -84,6 +83,5 @@ func OpenRunTraces(cmd, dir, out, owner string) (*tracing.Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: --traces: %w", cmd, err)
 	}
-	return tracing.NewService(tracing.Config{Store: st,
-		IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }}), nil
+	return tracing.NewService(tracing.Config{Store: st}), nil
 }

@@ -1,6 +1,6 @@
 // Package tracecmd is `rlm traces`: list, show, open, export and score
 // recorded runs, from a trace directory on disk (--dir) or from a running
-// gateway (--url, through tracing.Client), with the same flags and output
+// gateway (--url, through traceapi.Client), with the same flags and output
 // for both.
 package tracecmd
 
@@ -28,6 +28,8 @@ import (
 	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/store"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/export"
+	"github.com/rlm-project/rlm/tracing/traceapi"
 )
 
 const tracesUsage = `Usage:
@@ -117,7 +119,7 @@ func parseTracesArgs(sub string, args []string, stderr io.Writer) (*tracesArgs, 
 	case "owners":
 	case "export":
 		t.q.register(fs)
-		fs.StringVar(&t.format, "format", tracing.FormatSFT, "`format`: "+strings.Join(tracing.Formats, ", "))
+		fs.StringVar(&t.format, "format", export.FormatSFT, "`format`: "+strings.Join(export.Formats, ", "))
 		fs.StringVar(&t.out, "out", "", "output `file` (JSONL; - for stdout)")
 	case "feedback":
 		fs.Float64Var(&t.score, "score", 0, "reward `score` (required)")
@@ -174,7 +176,7 @@ func (t *tracesArgs) check(stderr io.Writer) error {
 // `owners` is answered here, from the directory, and gives no source.
 func (t *tracesArgs) source(ctx context.Context, stdout io.Writer) (traceSource, error) {
 	if t.dir == "" {
-		return &tracing.Client{BaseURL: t.base, APIKey: t.key}, nil
+		return &traceapi.Client{BaseURL: t.base, APIKey: t.key}, nil
 	}
 	ls, err := openLocal(ctx, t.dir, ownerChoice{owner: t.owner, ownerSet: cli.IsSet(t.fs, "owner"),
 		key: t.key, keySet: cli.IsSet(t.fs, "api-key")})
@@ -204,7 +206,7 @@ func (t *tracesArgs) list(ctx context.Context, src traceSource, stdout, stderr i
 	if t.asJSON {
 		return writeIndentJSON(stdout, page)
 	}
-	tracing.WriteList(stdout, page)
+	writeList(stdout, page)
 	if len(page.Data) == 0 {
 		fmt.Fprintln(stderr, "rlm traces: no runs match")
 	}
@@ -227,7 +229,7 @@ func (t *tracesArgs) show(ctx context.Context, src traceSource, stdout io.Writer
 	if err := json.Unmarshal(b, &tr); err != nil {
 		return fmt.Errorf("decode trace %s: %w", t.id, err)
 	}
-	tracing.WriteTree(stdout, &tr)
+	writeTree(stdout, &tr)
 	return nil
 }
 
@@ -305,9 +307,9 @@ func (s *localSource) serveViewer(ctx context.Context, listen, id string, stdout
 		return fmt.Errorf("traces open: %w", err)
 	}
 	mux := http.NewServeMux()
-	ui := tracing.UIHandler()
+	ui := traceapi.UIHandler()
 	mux.Handle("/", ui)
-	mux.Handle("/v1/", tracing.NewAPI(s.svc, tracing.APIConfig{}).Handler(func(*http.Request) (string, error) { return s.owner, nil }))
+	mux.Handle("/v1/", traceapi.New(s.svc, traceapi.Config{}).Handler(func(*http.Request) (string, error) { return s.owner, nil }))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -379,7 +381,7 @@ func (f *filterFlags) values() url.Values {
 }
 
 // traceSource is where the command reads runs: a gateway or a data directory.
-// *tracing.Client is the gateway's.
+// *traceapi.Client is the gateway's.
 type traceSource interface {
 	List(ctx context.Context, q url.Values) (tracing.Page, error)
 	Get(ctx context.Context, id string) ([]byte, error)
@@ -437,7 +439,7 @@ func openLocal(ctx context.Context, dir string, oc ownerChoice) (*localSource, e
 }
 
 func newLocalService(st tracing.Store) *tracing.Service {
-	return tracing.NewService(tracing.Config{Store: st, IsNotFound: func(err error) bool { return errors.Is(err, store.ErrNotFound) }})
+	return tracing.NewService(tracing.Config{Store: st})
 }
 
 // writable reopens the store for writing, for feedback, once check has
@@ -509,7 +511,7 @@ func ownerList(owners map[string]int, skip string) string {
 }
 
 func (s *localSource) List(ctx context.Context, q url.Values) (tracing.Page, error) {
-	f, err := tracing.ParseFilter(q)
+	f, err := traceapi.ParseFilter(q)
 	if err != nil {
 		return tracing.Page{}, err
 	}
@@ -521,11 +523,11 @@ func (s *localSource) Get(ctx context.Context, id string) ([]byte, error) {
 }
 
 func (s *localSource) Export(ctx context.Context, q url.Values, w io.Writer) (int, error) {
-	f, err := tracing.ParseFilter(q)
+	f, err := traceapi.ParseFilter(q)
 	if err != nil {
 		return 0, err
 	}
-	st, err := s.svc.Export(ctx, s.owner, f, q.Get("format"), w)
+	st, err := export.Write(ctx, s.svc.Archive(), s.owner, f, q.Get("format"), w)
 	return st.Samples, err
 }
 

@@ -1,4 +1,4 @@
-package tracing_test
+package export_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/export"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 	"github.com/rlm-project/rlm/training/data"
 )
@@ -40,7 +41,7 @@ func TestExportFormats(t *testing.T) {
 	tr.Reward = &tracing.Reward{Score: 0.5}
 
 	t.Run("sft per root turn", func(t *testing.T) {
-		out, err := tracing.Samples(tr, tracing.FormatSFT)
+		out, err := export.Samples(tr, export.FormatSFT)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestExportFormats(t *testing.T) {
 			t.Fatalf("%d samples, want one per root turn (%d)", len(out), turns)
 		}
 		for i, x := range out {
-			s := x.(tracing.SFTSample)
+			s := x.(export.SFTSample)
 			if s.ID != fmt.Sprintf("tr_exp/turn-%d", i+1) || s.TraceID != "tr_exp" || *s.Reward != 0.5 || s.StopReason != "final" {
 				t.Errorf("sample %d header: %+v", i, s)
 			}
@@ -69,11 +70,11 @@ func TestExportFormats(t *testing.T) {
 		}
 	})
 	t.Run("sft whole transcript", func(t *testing.T) {
-		out, err := tracing.Samples(tr, tracing.FormatSFTTranscript)
+		out, err := export.Samples(tr, export.FormatSFTTranscript)
 		if err != nil || len(out) != 1 {
 			t.Fatalf("%d samples, %v", len(out), err)
 		}
-		s := out[0].(tracing.SFTSample)
+		s := out[0].(export.SFTSample)
 		assistants := 0
 		for _, m := range s.Messages {
 			if m.Role == "assistant" {
@@ -88,7 +89,7 @@ func TestExportFormats(t *testing.T) {
 		}
 	})
 	t.Run("sft sub-calls", func(t *testing.T) {
-		out, err := tracing.Samples(tr, tracing.FormatSFTSubCalls)
+		out, err := export.Samples(tr, export.FormatSFTSubCalls)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestExportFormats(t *testing.T) {
 			t.Fatalf("%d samples for %d answered llm_query calls", len(out), len(llmCalls))
 		}
 		for _, x := range out {
-			s := x.(tracing.SFTSample)
+			s := x.(export.SFTSample)
 			if len(s.Messages) != 2 || s.Messages[0].Role != "user" || s.Messages[1].Role != "assistant" || *s.Reward != 0.5 {
 				t.Fatalf("sample %s = %+v", s.ID, s)
 			}
@@ -107,7 +108,7 @@ func TestExportFormats(t *testing.T) {
 		}
 	})
 	t.Run("chat", func(t *testing.T) {
-		out, err := tracing.Samples(tr, tracing.FormatChat)
+		out, err := export.Samples(tr, export.FormatChat)
 		if err != nil || len(out) != 1 {
 			t.Fatalf("%d samples, %v", len(out), err)
 		}
@@ -117,7 +118,7 @@ func TestExportFormats(t *testing.T) {
 		}
 	})
 	t.Run("unknown", func(t *testing.T) {
-		if _, err := tracing.Samples(tr, "xml"); !errors.Is(err, tracing.ErrFormat) {
+		if _, err := export.Samples(tr, "xml"); !errors.Is(err, export.ErrFormat) {
 			t.Errorf("err = %v", err)
 		}
 	})
@@ -127,11 +128,11 @@ func TestExportFormats(t *testing.T) {
 // trainer's own reader and chat renderer (training/data, model/tokenizer),
 // so the two sides agree on the format.
 func TestExportReadByTrainer(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	saveRun(t, svc, "alice", "tr_good", t0, recursion.StopFinal, "m")
-	saveRun(t, svc, "alice", "tr_cut", t0.Add(time.Minute), recursion.StopMaxIterations, "m")
-	saveRun(t, svc, "alice", "tr_bad", t0.Add(2*time.Minute), recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_good", t0, recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_cut", t0.Add(time.Minute), recursion.StopMaxIterations, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_bad", t0.Add(2*time.Minute), recursion.StopFinal, "m")
 	if _, err := svc.Feedback(t.Context(), "alice", "tr_good", tracing.Reward{Score: 1, Label: "correct"}); err != nil {
 		t.Fatal(err)
 	}
@@ -145,15 +146,15 @@ func TestExportReadByTrainer(t *testing.T) {
 		samples int
 		traces  string
 	}{
-		{"all per turn", tracing.Filter{}, tracing.FormatSFT, 6, "tr_bad tr_cut tr_good"},
-		{"rewarded", tracing.Filter{MinReward: ptr(0.5)}, tracing.FormatSFT, 2, "tr_good"},
-		{"final only", tracing.Filter{StopReason: "final"}, tracing.FormatSFTTranscript, 2, "tr_bad tr_good"},
-		{"chat since", tracing.Filter{Since: t0.Add(30 * time.Second)}, tracing.FormatChat, 2, ""},
+		{"all per turn", tracing.Filter{}, export.FormatSFT, 6, "tr_bad tr_cut tr_good"},
+		{"rewarded", tracing.Filter{MinReward: ptr(0.5)}, export.FormatSFT, 2, "tr_good"},
+		{"final only", tracing.Filter{StopReason: "final"}, export.FormatSFTTranscript, 2, "tr_bad tr_good"},
+		{"chat since", tracing.Filter{Since: t0.Add(30 * time.Second)}, export.FormatChat, 2, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			st, err := svc.Export(t.Context(), "alice", tc.f, tc.format, &buf)
+			st, err := export.Write(t.Context(), svc.Archive(), "alice", tc.f, tc.format, &buf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +179,7 @@ func TestExportReadByTrainer(t *testing.T) {
 						trained++
 					}
 				}
-				if tc.format == tracing.FormatSFT && trained != 1 {
+				if tc.format == export.FormatSFT && trained != 1 {
 					t.Errorf("per-turn sample %s trains on %d messages", s.ID, trained)
 				}
 				if _, err := tokenizer.RenderChat(msgs); err != nil {
@@ -191,3 +192,9 @@ func TestExportReadByTrainer(t *testing.T) {
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
+
+type observerFunc func(recursion.Event)
+
+func (f observerFunc) Observe(ev recursion.Event) { f(ev) }

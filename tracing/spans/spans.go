@@ -1,4 +1,8 @@
-package tracing
+// Package spans draws recorded runs as OpenTelemetry spans (request, node,
+// turn, model call, cell, sub-call; GenAI semantic conventions) for
+// tracing.Config.Spans, continues the W3C trace context of incoming
+// requests, and sets up OTLP export from the standard OTEL_* environment.
+package spans
 
 import (
 	"context"
@@ -22,13 +26,16 @@ import (
 	"github.com/rlm-project/rlm/internal/clip"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/tracing"
 )
 
-// InstrumentationName names this package's tracer.
-const InstrumentationName = "github.com/rlm-project/rlm/tracing"
+// instrumentationName names the tracer of runs' spans. It is the path of
+// the package that drew them first, kept so that queries of a tracing
+// backend that name it still find them.
+const instrumentationName = "github.com/rlm-project/rlm/tracing"
 
-// SpanConfig configures OpenTelemetry spans of runs.
-type SpanConfig struct {
+// Config configures the spans of runs.
+type Config struct {
 	TracerProvider trace.TracerProvider
 	// CaptureContent puts prompt and completion text on model-call and
 	// sub-call spans (gen_ai.input.messages, gen_ai.output.messages). Off by
@@ -71,16 +78,10 @@ const (
 
 // Extract returns ctx carrying the remote span context of an incoming
 // request's W3C traceparent/tracestate (and baggage) headers, so that the
-// run's spans continue the caller's trace. The gateway calls it with the
-// HTTP request's headers before StartRun.
+// spans of a run started with it continue the caller's trace. The gateway
+// calls it with the HTTP request's headers for each run's context.
 func Extract(ctx context.Context, h http.Header) context.Context {
 	return propagator.Extract(ctx, propagation.HeaderCarrier(h))
-}
-
-// Inject writes ctx's span context into h as W3C headers (for outgoing
-// requests that should join the trace).
-func Inject(ctx context.Context, h http.Header) {
-	propagator.Inject(ctx, propagation.HeaderCarrier(h))
 }
 
 var propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
@@ -141,10 +142,28 @@ func SetupFromEnv(ctx context.Context, getenv func(string) string) (*sdktrace.Tr
 	return tp, tp.Shutdown, nil
 }
 
-// spanObserver turns a run's events into spans: request → node → turn →
+// Tracer draws each run as a tree of spans; it is a tracing.Spans, for
+// tracing.Config.Spans.
+type Tracer struct {
+	tracer  trace.Tracer
+	content bool
+}
+
+// New returns a Tracer under cfg.
+func New(cfg Config) *Tracer {
+	return &Tracer{tracer: cfg.TracerProvider.Tracer(instrumentationName), content: cfg.CaptureContent}
+}
+
+// Start opens the request span of a run, a child of the span ctx carries
+// (see Extract), and returns the run's spans.
+func (t *Tracer) Start(ctx context.Context, info tracing.RunInfo) tracing.RunSpans {
+	return newRunSpans(ctx, t, info)
+}
+
+// runSpans turns a run's events into spans: request → node → turn →
 // model call / cell → sub-call → child node. Spans get the events' own
 // timestamps, so parallel sub-calls overlap as siblings.
-type spanObserver struct {
+type runSpans struct {
 	tracer  trace.Tracer
 	content bool
 	mu      sync.Mutex
@@ -163,11 +182,10 @@ type spanRef struct {
 	span trace.Span
 }
 
-func newSpanObserver(ctx context.Context, cfg SpanConfig, info RunInfo) *spanObserver {
-	tp := cfg.TracerProvider
-	o := &spanObserver{
-		tracer:  tp.Tracer(InstrumentationName),
-		content: cfg.CaptureContent,
+func newRunSpans(ctx context.Context, t *Tracer, info tracing.RunInfo) *runSpans {
+	o := &runSpans{
+		tracer:  t.tracer,
+		content: t.content,
 		nodes:   map[string]spanRef{}, turns: map[string]spanRef{}, cells: map[string]spanRef{},
 		subs: map[string]spanRef{}, childOf: map[string]string{},
 	}
@@ -194,7 +212,7 @@ func cellKey(node string, turn, cell int) string {
 	return node + "/" + strconv.Itoa(turn) + "/" + strconv.Itoa(cell)
 }
 
-func (o *spanObserver) Observe(ev recursion.Event) {
+func (o *runSpans) Observe(ev recursion.Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
@@ -293,7 +311,7 @@ func (o *spanObserver) Observe(ev recursion.Event) {
 		if e := ev.End; e != nil {
 			ref.span.SetAttributes(attribute.String(attrStopReason, string(e.StopReason)),
 				attribute.Int(attrInputTokens, e.Usage.PromptTokens), attribute.Int(attrOutputTokens, e.Usage.CompletionTokens))
-			if st := statusFor(e.StopReason, ""); st == StatusFailed || st == StatusCancelled {
+			if st := tracing.StatusFor(e.StopReason, ""); st == tracing.StatusFailed || st == tracing.StatusCancelled {
 				ref.span.SetStatus(codes.Error, string(e.StopReason))
 			}
 		}
@@ -301,21 +319,21 @@ func (o *spanObserver) Observe(ev recursion.Event) {
 	}
 }
 
-func (o *spanObserver) nodeCtx(id string) context.Context {
+func (o *runSpans) nodeCtx(id string) context.Context {
 	if n, ok := o.nodes[id]; ok {
 		return n.ctx
 	}
 	return o.reqCtx
 }
 
-func (o *spanObserver) endTurn(node string, at time.Time) {
+func (o *runSpans) endTurn(node string, at time.Time) {
 	if t, ok := o.turns[node]; ok {
 		delete(o.turns, node)
 		t.span.End(trace.WithTimestamp(at))
 	}
 }
 
-func (o *spanObserver) subCallStart(ev recursion.Event) {
+func (o *runSpans) subCallStart(ev recursion.Event) {
 	sc := ev.SubCall
 	parent := o.nodeCtx(ev.NodeID)
 	if c, ok := o.cells[cellKey(ev.NodeID, ev.Turn, ev.Cell)]; ok {
@@ -340,7 +358,7 @@ func (o *spanObserver) subCallStart(ev recursion.Event) {
 	}
 }
 
-func (o *spanObserver) modelCall(ev recursion.Event) {
+func (o *runSpans) modelCall(ev recursion.Event) {
 	parent := o.nodeCtx(ev.NodeID)
 	if t, ok := o.turns[ev.NodeID]; ok {
 		parent = t.ctx
@@ -349,7 +367,7 @@ func (o *spanObserver) modelCall(ev recursion.Event) {
 }
 
 // chatSpan draws one finished model call, ending at the event's time.
-func (o *spanObserver) chatSpan(parent context.Context, ev recursion.Event) {
+func (o *runSpans) chatSpan(parent context.Context, ev recursion.Event) {
 	m := ev.Model
 	depth := ev.Depth
 	if ev.Kind == recursion.EventSubCallEnd {
@@ -383,9 +401,9 @@ func (o *spanObserver) chatSpan(parent context.Context, ev recursion.Event) {
 	span.End(trace.WithTimestamp(ev.Time))
 }
 
-// finish ends every span still open (a run cut short) at the run's end and
+// Finish ends every span still open (a run cut short) at the run's end and
 // closes the request span with the outcome.
-func (o *spanObserver) finish(t *Trajectory) {
+func (o *runSpans) Finish(t *tracing.Trajectory) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.ended {
@@ -406,7 +424,7 @@ func (o *spanObserver) finish(t *Trajectory) {
 		attribute.Int(attrOutputTokens, t.Used.Usage.CompletionTokens),
 		attribute.Int(attrLLMCalls, t.Used.LLMCalls),
 	)
-	if t.Status == StatusFailed || t.Status == StatusCancelled {
+	if t.Status == tracing.StatusFailed || t.Status == tracing.StatusCancelled {
 		msg := t.Error
 		if msg == "" {
 			msg = string(t.StopReason)

@@ -1,4 +1,4 @@
-package tracing_test
+package traceapi_test
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/traceapi"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 )
 
@@ -38,10 +39,11 @@ type apiEnv struct {
 	srv *httptest.Server
 }
 
-func newAPIEnv(t *testing.T) *apiEnv {
+// newAPIEnv serves the API over a Service that keeps its runs in st.
+func newAPIEnv(t *testing.T, st tracing.Store) *apiEnv {
 	t.Helper()
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
-	srv := httptest.NewServer(tracing.NewAPI(svc, tracing.APIConfig{KeepAlive: 50 * time.Millisecond}).Handler(ownerOf))
+	svc := tracing.NewService(tracing.Config{Store: st})
+	srv := httptest.NewServer(traceapi.New(svc, traceapi.Config{KeepAlive: 50 * time.Millisecond}).Handler(ownerOf))
 	t.Cleanup(srv.Close)
 	return &apiEnv{svc: svc, srv: srv}
 }
@@ -63,10 +65,10 @@ func (e *apiEnv) do(t *testing.T, method, path, key, body string) (int, []byte) 
 }
 
 func TestAPIIsolationAndErrors(t *testing.T) {
-	e := newAPIEnv(t)
+	e := newAPIEnv(t, tracingtest.NewMemStore())
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	saveRun(t, e.svc, "alice", "tr_alice", t0, recursion.StopFinal, "m1")
-	saveRun(t, e.svc, "bob", "tr_bob", t0, recursion.StopMaxIterations, "m2")
+	tracingtest.SaveRun(t, e.svc, "alice", "tr_alice", t0, recursion.StopFinal, "m1")
+	tracingtest.SaveRun(t, e.svc, "bob", "tr_bob", t0, recursion.StopMaxIterations, "m2")
 	tests := []struct {
 		name, method, path, key, body string
 		status                        int
@@ -110,7 +112,7 @@ func TestAPIIsolationAndErrors(t *testing.T) {
 
 // TestAPIEventsLive follows a run over SSE while it happens.
 func TestAPIEventsLive(t *testing.T) {
-	e := newAPIEnv(t)
+	e := newAPIEnv(t, tracingtest.NewMemStore())
 	run, err := e.svc.StartRun(t.Context(), tracing.RunInfo{Owner: "alice", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
@@ -168,8 +170,8 @@ func TestAPIEventsLive(t *testing.T) {
 
 // TestAPIEcho mounts the endpoints on an echo group, as the gateway does.
 func TestAPIEcho(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
-	saveRun(t, svc, "alice", "tr_e", time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
+	tracingtest.SaveRun(t, svc, "alice", "tr_e", time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
 	e := echo.New()
 	v1 := e.Group("/v1", func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c *echo.Context) error {
@@ -181,7 +183,7 @@ func TestAPIEcho(t *testing.T) {
 			return next(c)
 		}
 	})
-	tracing.NewAPI(svc, tracing.APIConfig{}).Register(v1, func(c *echo.Context) string { s, _ := c.Get("owner").(string); return s })
+	traceapi.New(svc, traceapi.Config{}).Register(v1, func(c *echo.Context) string { s, _ := c.Get("owner").(string); return s })
 	for _, tc := range []struct {
 		path, key string
 		status    int
@@ -231,8 +233,8 @@ func (brokenStore) Get(_ context.Context, coll, key string) (io.ReadCloser, erro
 // the client.
 func TestAPIStoreDown(t *testing.T) {
 	var logs bytes.Buffer
-	svc := tracing.NewService(tracing.Config{Store: brokenStore{tracingtest.NewMemStore()}, IsNotFound: tracingtest.IsNotFound})
-	api := tracing.NewAPI(svc, tracing.APIConfig{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	svc := tracing.NewService(tracing.Config{Store: brokenStore{tracingtest.NewMemStore()}})
+	api := traceapi.New(svc, traceapi.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	srv := httptest.NewServer(api.Handler(ownerOf))
 	defer srv.Close()
 	tests := []struct {
@@ -280,5 +282,42 @@ func TestAPIStoreDown(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// slowStore is a MemStore whose Puts wait until open is closed: a store
+// that takes its time.
+type slowStore struct {
+	*tracingtest.MemStore
+	open chan struct{}
+}
+
+func (s slowStore) Put(ctx context.Context, coll, key string, v io.Reader) (int64, error) {
+	select {
+	case <-s.open:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	return s.MemStore.Put(ctx, coll, key, v)
+}
+
+// TestFeedbackWaitsForSave: feedback sent right after a run finished, while
+// its record is still being saved in the background, lands on the saved
+// record instead of being refused as "still running".
+func TestFeedbackWaitsForSave(t *testing.T) {
+	st := slowStore{MemStore: tracingtest.NewMemStore(), open: make(chan struct{})}
+	e := newAPIEnv(t, st)
+	run, err := e.svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_fb", Owner: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.FinishInBackground(t.Context(), tracingtest.Emit(run.Observer(), tracingtest.Shape{Turns: 1}), nil)
+	time.AfterFunc(100*time.Millisecond, func() { close(st.open) })
+	if status, b := e.do(t, "POST", "/v1/traces/tr_fb/feedback", "k-alice", `{"score":1}`); status != 200 {
+		t.Fatalf("feedback on a run being saved: %d %s", status, b)
+	}
+	tr, err := e.svc.Archive().Load(t.Context(), "alice", "tr_fb")
+	if err != nil || tr.Reward == nil || tr.Reward.Score != 1 {
+		t.Errorf("stored record: %+v, %v", tr, err)
 	}
 }

@@ -1,4 +1,4 @@
-package tracing
+package traceapi
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/rlm-project/rlm/tracing"
 )
 
 // Client reads and annotates a gateway's recorded runs over its trace API
@@ -25,13 +27,13 @@ type Client struct {
 
 // List returns one page of runs matching q (the API's query parameters:
 // limit, after, status, model, since, ...).
-func (c *Client) List(ctx context.Context, q url.Values) (Page, error) {
+func (c *Client) List(ctx context.Context, q url.Values) (tracing.Page, error) {
 	resp, err := c.do(ctx, http.MethodGet, "/v1/traces?"+q.Encode(), nil)
 	if err != nil {
-		return Page{}, err
+		return tracing.Page{}, err
 	}
 	defer resp.Body.Close()
-	var p Page
+	var p tracing.Page
 	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
 		return p, fmt.Errorf("decode trace list: %w", err)
 	}

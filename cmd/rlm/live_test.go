@@ -1,4 +1,4 @@
-package tracing
+package main
 
 import (
 	"strings"
@@ -7,12 +7,12 @@ import (
 	"github.com/rlm-project/rlm/recursion"
 )
 
-// TestLiveObservers: Verbose writes every kind of event it knows, clipping
-// long text at a rune boundary; Progress writes one line per root turn and
-// counts sub-calls.
+// TestLiveObservers: the verbose observer writes every kind of event it
+// knows, clipping long text at a rune boundary and saying how long it was;
+// the progress observer writes one line per root turn and counts sub-calls.
 func TestLiveObservers(t *testing.T) {
 	var v, p strings.Builder
-	verbose, progress := NewVerbose(&v), NewProgress(&p)
+	verbose, progress := newVerboseObserver(&v), newProgressObserver(&p)
 	long := strings.Repeat("é", 1500) // 3000 bytes
 	for _, ev := range []recursion.Event{
 		{Kind: recursion.EventNodeStart, NodeID: "0"},
@@ -27,7 +27,7 @@ func TestLiveObservers(t *testing.T) {
 		progress.Observe(ev)
 	}
 	out := v.String()
-	for _, want := range []string{"[0] node start", "[0] turn 1", "[0] model m:", "… (3000 chars)", "    hello", "[0] cell error: boom", "[0] llm_query 0.1 ok"} {
+	for _, want := range []string{"[0] node start", "[0] turn 1", "[0] model m:", "… (3000 bytes)", "    hello", "[0] cell error: boom", "[0] llm_query 0.1 ok"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("verbose output lacks %q:\n%s", want, out)
 		}

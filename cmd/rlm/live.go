@@ -1,4 +1,4 @@
-package tracing
+package main
 
 import (
 	"fmt"
@@ -11,22 +11,23 @@ import (
 	"github.com/rlm-project/rlm/recursion"
 )
 
-// Verbose prints a run's events as they happen: each node, turn, model
-// call (its reply clipped), cell (its output clipped) and sub-call, one
-// line or an indented block each. It is `rlm query --verbose`.
-type Verbose struct {
+// verboseObserver prints a run's events as they happen: each node, turn,
+// model call (its reply clipped), cell (its output clipped) and sub-call,
+// one line or an indented block each. It is `rlm query --verbose`.
+type verboseObserver struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
 // clipNote is s trimmed, cut to at most n bytes at a rune boundary with a
-// note of its length.
+// note of its whole length in bytes: the unit of the cut, so that the two
+// numbers compare.
 func clipNote(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s
 	}
-	return clip.Head(s, n) + fmt.Sprintf("… (%d chars)", len(s))
+	return clip.Head(s, n) + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 // indentLines indents every line of s by four spaces.
@@ -35,7 +36,7 @@ func indentLines(s string) string {
 }
 
 // Observe implements recursion.Observer.
-func (v *Verbose) Observe(ev recursion.Event) {
+func (v *verboseObserver) Observe(ev recursion.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	p := fmt.Sprintf("[%s]", ev.NodeID)
@@ -78,9 +79,9 @@ func (v *Verbose) Observe(ev recursion.Event) {
 	}
 }
 
-// Progress prints one line per turn of the root, so that a long run shows
-// that it is alive: `rlm query` without --verbose.
-type Progress struct {
+// progressObserver prints one line per turn of the root, so that a long
+// run shows that it is alive: `rlm query` without --verbose.
+type progressObserver struct {
 	mu    sync.Mutex
 	w     io.Writer
 	start time.Time
@@ -88,7 +89,7 @@ type Progress struct {
 }
 
 // Observe implements recursion.Observer.
-func (p *Progress) Observe(ev recursion.Event) {
+func (p *progressObserver) Observe(ev recursion.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -99,8 +100,11 @@ func (p *Progress) Observe(ev recursion.Event) {
 	}
 }
 
-// NewVerbose returns a Verbose that writes to w.
-func NewVerbose(w io.Writer) *Verbose { return &Verbose{w: w} }
+// newVerboseObserver returns a verboseObserver that writes to w.
+func newVerboseObserver(w io.Writer) *verboseObserver { return &verboseObserver{w: w} }
 
-// NewProgress returns a Progress that writes to w, timing from now.
-func NewProgress(w io.Writer) *Progress { return &Progress{w: w, start: time.Now()} }
+// newProgressObserver returns a progressObserver that writes to w, timing
+// from now.
+func newProgressObserver(w io.Writer) *progressObserver {
+	return &progressObserver{w: w, start: time.Now()}
+}

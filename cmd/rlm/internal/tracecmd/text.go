@@ -1,4 +1,4 @@
-package tracing
+package tracecmd
 
 import (
 	"fmt"
@@ -8,14 +8,16 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/rlm-project/rlm/tracing"
 )
 
 // Plain-text renderings of trajectories, for terminals (rlm traces list
 // and show).
 
-// WriteList writes a page of trajectory summaries as a table, one run a
+// writeList writes a page of trajectory summaries as a table, one run a
 // row, and the cursor of the next page when there is one.
-func WriteList(w io.Writer, p Page) {
+func writeList(w io.Writer, p tracing.Page) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTARTED\tMODEL\tSTATUS\tSTOP\tNODES\tSUB-CALLS\tTOKENS\tDURATION\tREWARD\tQUESTION")
 	for _, s := range p.Data {
@@ -70,10 +72,10 @@ func fmtMS(ms float64) string {
 	return (time.Duration(ms * float64(time.Millisecond))).Round(time.Millisecond).String()
 }
 
-// WriteTree draws a run's recursion tree: one line per node with its
+// writeTree draws a run's recursion tree: one line per node with its
 // status, stop reason, turns, tokens and duration, its llm_query calls
 // summed up on the line below it.
-func WriteTree(w io.Writer, t *Trajectory) {
+func writeTree(w io.Writer, t *tracing.Trajectory) {
 	fmt.Fprintf(w, "%s  %s", t.ID, t.Status)
 	if t.StopReason != "" {
 		fmt.Fprintf(w, " (%s)", t.StopReason)
@@ -83,11 +85,11 @@ func WriteTree(w io.Writer, t *Trajectory) {
 	if t.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", t.Error)
 	}
-	tw := treeWriter{w: w, children: map[string][]*Node{}, ids: map[string]bool{}}
+	tw := treeWriter{w: w, children: map[string][]*tracing.Node{}, ids: map[string]bool{}}
 	for _, n := range t.Nodes {
 		tw.ids[n.ID] = true
 	}
-	var roots []*Node
+	var roots []*tracing.Node
 	for _, n := range t.Nodes {
 		if n.ParentID == "" || !tw.ids[n.ParentID] {
 			roots = append(roots, n)
@@ -109,11 +111,11 @@ func WriteTree(w io.Writer, t *Trajectory) {
 // treeWriter draws the nodes of one trajectory.
 type treeWriter struct {
 	w        io.Writer
-	children map[string][]*Node // by parent, in start order
-	ids      map[string]bool    // the nodes the trajectory holds
+	children map[string][]*tracing.Node // by parent, in start order
+	ids      map[string]bool            // the nodes the trajectory holds
 }
 
-func (tw treeWriter) node(n *Node, prefix string, last, top bool) {
+func (tw treeWriter) node(n *tracing.Node, prefix string, last, top bool) {
 	branch, next := "├─ ", "│  "
 	if last {
 		branch, next = "└─ ", "   "
@@ -141,7 +143,7 @@ func (tw treeWriter) node(n *Node, prefix string, last, top bool) {
 
 // llmCalls sums up a node's sub-calls that are not child nodes of the tree
 // on one line.
-func (tw treeWriter) llmCalls(n *Node, prefix string, kids bool) {
+func (tw treeWriter) llmCalls(n *tracing.Node, prefix string, kids bool) {
 	var calls, failed, tokens int
 	var slowest float64
 	for _, tu := range n.Turns {
@@ -153,7 +155,7 @@ func (tw treeWriter) llmCalls(n *Node, prefix string, kids bool) {
 				calls++
 				tokens += sc.Usage.TotalTokens
 				slowest = max(slowest, sc.DurationMS)
-				if sc.Status != StatusCompleted {
+				if sc.Status != tracing.StatusCompleted {
 					failed++
 				}
 			}

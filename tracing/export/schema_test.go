@@ -1,4 +1,4 @@
-package tracing_test
+package export_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/rlm-project/rlm/internal/datasetschema"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/export"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 )
 
@@ -17,10 +18,10 @@ import (
 // in each format meant for other trainers and reads every line back against
 // the format's published schema, in Go and with python3's json module.
 func TestExportSchemas(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)
-	saveRun(t, svc, "alice", "tr_scored", t0, recursion.StopFinal, "m")
-	saveRun(t, svc, "alice", "tr_unscored", t0.Add(time.Minute), recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_scored", t0, recursion.StopFinal, "m")
+	tracingtest.SaveRun(t, svc, "alice", "tr_unscored", t0.Add(time.Minute), recursion.StopFinal, "m")
 	if _, err := svc.Feedback(t.Context(), "alice", "tr_scored", tracing.Reward{Score: 0.75}); err != nil {
 		t.Fatal(err)
 	}
@@ -28,18 +29,18 @@ func TestExportSchemas(t *testing.T) {
 		format, schema string
 		perRun         int // samples of one run
 	}{
-		{tracing.FormatTRLMessages, datasetschema.TRLConversational, 1},
-		{tracing.FormatChat, datasetschema.TRLConversational, 1},
-		{tracing.FormatTRLPromptCompletion, datasetschema.TRLPromptCompletion, 2},
-		{tracing.FormatVerifiers, datasetschema.VerifiersRollout, 1},
+		{export.FormatTRLMessages, datasetschema.TRLConversational, 1},
+		{export.FormatChat, datasetschema.TRLConversational, 1},
+		{export.FormatTRLPromptCompletion, datasetschema.TRLPromptCompletion, 2},
+		{export.FormatVerifiers, datasetschema.VerifiersRollout, 1},
 	}
-	if _, err := os.Stat("../tests/python/check_dataset.py"); err != nil {
+	if _, err := os.Stat("../../tests/python/check_dataset.py"); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range tests {
 		t.Run(tc.format, func(t *testing.T) {
 			var buf bytes.Buffer
-			st, err := svc.Export(t.Context(), "alice", tracing.Filter{}, tc.format, &buf)
+			st, err := export.Write(t.Context(), svc.Archive(), "alice", tracing.Filter{}, tc.format, &buf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +57,7 @@ func TestExportSchemas(t *testing.T) {
 			// the schema has a reward.
 			if tc.schema == datasetschema.VerifiersRollout {
 				var scored bytes.Buffer
-				if _, err := svc.Export(t.Context(), "alice", tracing.Filter{MinReward: ptr(0.5)}, tc.format, &scored); err != nil {
+				if _, err := export.Write(t.Context(), svc.Archive(), "alice", tracing.Filter{MinReward: ptr(0.5)}, tc.format, &scored); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := datasetschema.CheckJSONL(&scored, tc.schema, datasetschema.Options{}); err != nil {
@@ -70,7 +71,7 @@ func TestExportSchemas(t *testing.T) {
 			if err := os.WriteFile(path, raw, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			pn, err := datasetschema.CheckPython(t.Context(), "../tests/python/check_dataset.py", path, tc.schema, o)
+			pn, err := datasetschema.CheckPython(t.Context(), "../../tests/python/check_dataset.py", path, tc.schema, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,27 +85,27 @@ func TestExportSchemas(t *testing.T) {
 // TestExportFeedbackIsReward checks that a score posted as feedback is the
 // reward of every format that carries one.
 func TestExportFeedbackIsReward(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
-	saveRun(t, svc, "alice", "tr_a", time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
+	tracingtest.SaveRun(t, svc, "alice", "tr_a", time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), recursion.StopFinal, "m")
 	tr, err := svc.Feedback(t.Context(), "alice", "tr_a", tracing.Reward{Score: 0.25, Label: "meh"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{tracing.FormatSFT, tracing.FormatSFTTranscript, tracing.FormatTRLMessages, tracing.FormatTRLPromptCompletion, tracing.FormatVerifiers} {
-		out, err := tracing.Samples(tr, f)
+	for _, f := range []string{export.FormatSFT, export.FormatSFTTranscript, export.FormatTRLMessages, export.FormatTRLPromptCompletion, export.FormatVerifiers} {
+		out, err := export.Samples(tr, f)
 		if err != nil || len(out) == 0 {
 			t.Fatalf("%s: %d samples, %v", f, len(out), err)
 		}
 		for _, x := range out {
 			var r *float64
 			switch s := x.(type) {
-			case tracing.SFTSample:
+			case export.SFTSample:
 				r = s.Reward
-			case tracing.TRLMessagesSample:
+			case export.TRLMessagesSample:
 				r = s.Reward
-			case tracing.TRLPromptCompletionSample:
+			case export.TRLPromptCompletionSample:
 				r = s.Reward
-			case tracing.VerifiersSample:
+			case export.VerifiersSample:
 				r = s.Reward
 			}
 			if r == nil || *r != 0.25 {

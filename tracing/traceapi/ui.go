@@ -1,4 +1,4 @@
-package tracing
+package traceapi
 
 import (
 	"embed"
@@ -12,7 +12,7 @@ import (
 var uiFiles embed.FS
 
 // UIHandler serves the web viewer's assets (HTML, JS, CSS: all embedded, no
-// CDN) for mounting at /ui/: mux.Handle("/ui/", tracing.UIHandler()); it
+// CDN) for mounting at /ui/: mux.Handle("/ui/", traceapi.UIHandler()); it
 // redirects /ui and / to /ui/. The
 // viewer calls the trace API at ../v1/ relative to itself, with the API key
 // the user types in (kept in the browser's localStorage).

@@ -1,4 +1,4 @@
-package tracing_test
+package traceapi_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/rlm-project/rlm/internal/browsertest"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/traceapi"
 	"github.com/rlm-project/rlm/tracing/tracingtest"
 )
 
@@ -31,9 +32,9 @@ func browser(t *testing.T) context.Context { return browsertest.Start(t, 1280, 1
 // viewerServer serves the viewer and the API the way `rlm serve` does.
 func viewerServer(t *testing.T, svc *tracing.Service) *httptest.Server {
 	mux := http.NewServeMux()
-	mux.Handle("/v1/", tracing.NewAPI(svc, tracing.APIConfig{KeepAlive: time.Second}).Handler(ownerOf))
-	mux.Handle("/ui/", tracing.UIHandler())
-	mux.Handle("/ui", tracing.UIHandler())
+	mux.Handle("/v1/", traceapi.New(svc, traceapi.Config{KeepAlive: time.Second}).Handler(ownerOf))
+	mux.Handle("/ui/", traceapi.UIHandler())
+	mux.Handle("/ui", traceapi.UIHandler())
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -67,7 +68,7 @@ func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 // the recursion timeline with one bar per node and per llm_query, a click
 // into a node, a screenshot, and live updates of a run in progress.
 func TestViewerBrowser(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	shape := tracingtest.Shape{Start: t0, Turns: 3, Depth: 2, Fanout: 2, LLMPerCell: 3, Parallel: true}
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_view", Owner: "alice", Model: "fake-root", Started: t0})
@@ -78,8 +79,8 @@ func TestViewerBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	saveRun(t, svc, "alice", "tr_other", t0.Add(-time.Hour), recursion.StopMaxIterations, "fake-root")
-	saveRun(t, svc, "bob", "tr_bobs", t0, recursion.StopFinal, "fake-root")
+	tracingtest.SaveRun(t, svc, "alice", "tr_other", t0.Add(-time.Hour), recursion.StopMaxIterations, "fake-root")
+	tracingtest.SaveRun(t, svc, "bob", "tr_bobs", t0, recursion.StopFinal, "fake-root")
 	srv := viewerServer(t, svc)
 	ctx := browser(t)
 	dir := artifactDir(t)
@@ -225,4 +226,21 @@ func TestViewerBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the end of the live run", `[...document.querySelectorAll("#summary .status")].some((e) => e.textContent === "completed")`)
+}
+
+// TestUIRedirects: / and /ui lead to the viewer at /ui/.
+func TestUIRedirects(t *testing.T) {
+	h := traceapi.UIHandler()
+	for path, code := range map[string]int{"/": http.StatusFound, "/ui": http.StatusMovedPermanently} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != code || w.Header().Get("Location") != "/ui/" {
+			t.Errorf("GET %s: %d to %q, want %d to /ui/", path, w.Code, w.Header().Get("Location"), code)
+		}
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/ui/", nil))
+	if w.Code != 200 || !strings.Contains(w.Body.String(), "<title>rlm traces</title>") {
+		t.Errorf("GET /ui/: %d", w.Code)
+	}
 }

@@ -1,4 +1,4 @@
-package tracing_test
+package traceapi_test
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func click(t *testing.T, ctx context.Context, css string) {
 // run, a live run, an eval run with a wrong answer, compare and feedback.
 // Screenshots go to $RLM_ARTIFACTS.
 func TestViewerDebugging(t *testing.T) {
-	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore(), IsNotFound: tracingtest.IsNotFound})
+	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	finish := func(info tracing.RunInfo, shape tracingtest.Shape, runErr error) *tracing.Trajectory {
 		t.Helper()

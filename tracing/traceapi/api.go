@@ -1,4 +1,7 @@
-package tracing
+// Package traceapi is recorded runs over HTTP: the trace API a gateway
+// serves (list, read, follow live, export, score), the Go client that
+// reads it (rlm traces --url), and the web viewer, a page that calls it.
+package traceapi
 
 import (
 	"encoding/json"
@@ -13,10 +16,12 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v5"
+	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/export"
 )
 
-// APIConfig configures the HTTP endpoints. Zero fields take the defaults.
-type APIConfig struct {
+// Config configures the HTTP endpoints. Zero fields take the defaults.
+type Config struct {
 	// KeepAlive is the interval of SSE comment lines on an idle event
 	// stream; default 15s.
 	KeepAlive time.Duration
@@ -26,11 +31,11 @@ type APIConfig struct {
 	// MaxLabel bounds a feedback label, in bytes; default 256.
 	MaxLabel int
 	// Logger gets the details of failures (a store that is down), which
-	// clients are not shown; default the Service's logger.
+	// clients are not shown; default slog.Default().
 	Logger *slog.Logger
 }
 
-func (c *APIConfig) setDefaults() {
+func (c *Config) setDefaults() {
 	if c.KeepAlive <= 0 {
 		c.KeepAlive = 15 * time.Second
 	}
@@ -39,6 +44,9 @@ func (c *APIConfig) setDefaults() {
 	}
 	if c.MaxLabel <= 0 {
 		c.MaxLabel = 256
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
 	}
 }
 
@@ -53,16 +61,13 @@ func (c *APIConfig) setDefaults() {
 // Every request acts for one owner, named by the gateway's authentication;
 // an owner never sees another's runs (404, as for a missing run).
 type API struct {
-	svc *Service
-	cfg APIConfig
+	svc *tracing.Service
+	cfg Config
 }
 
-// NewAPI returns the endpoints over svc.
-func NewAPI(svc *Service, cfg APIConfig) *API {
+// New returns the endpoints over svc.
+func New(svc *tracing.Service, cfg Config) *API {
 	cfg.setDefaults()
-	if cfg.Logger == nil {
-		cfg.Logger = svc.cfg.Logger
-	}
 	return &API{svc: svc, cfg: cfg}
 }
 
@@ -150,9 +155,9 @@ const internalMessage = "internal error; details are in the server log"
 // answered with internalMessage, as the rest of the gateway does.
 func (a *API) fail(w http.ResponseWriter, r *http.Request, id string, err error) {
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, tracing.ErrNotFound):
 		writeError(w, http.StatusNotFound, "trace_not_found", err.Error())
-	case errors.Is(err, ErrInvalid), errors.Is(err, ErrFormat):
+	case errors.Is(err, tracing.ErrInvalid), errors.Is(err, export.ErrFormat):
 		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 	default:
 		a.logFailure(r, id, err)
@@ -171,14 +176,14 @@ func (a *API) logFailure(r *http.Request, id string, err error) {
 // ParseFilter reads a Filter from query parameters: since and until
 // (RFC 3339 or Unix seconds), model, stop_reason, status, min_reward, limit,
 // cursor.
-func ParseFilter(q map[string][]string) (Filter, error) {
+func ParseFilter(q map[string][]string) (tracing.Filter, error) {
 	get := func(k string) string {
 		if v := q[k]; len(v) > 0 {
 			return strings.TrimSpace(v[0])
 		}
 		return ""
 	}
-	var f Filter
+	var f tracing.Filter
 	var err error
 	if f.Since, err = parseTime(get("since")); err != nil {
 		return f, fmt.Errorf("since: %w", err)
@@ -190,14 +195,14 @@ func ParseFilter(q map[string][]string) (Filter, error) {
 	if v := get("min_reward"); v != "" {
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(x) {
-			return f, fmt.Errorf("min_reward %q: %w", v, ErrInvalid)
+			return f, fmt.Errorf("min_reward %q: %w", v, tracing.ErrInvalid)
 		}
 		f.MinReward = &x
 	}
 	if v := get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxPageSize {
-			return f, fmt.Errorf("limit %q: want 1 to %d: %w", v, MaxPageSize, ErrInvalid)
+		if err != nil || n < 1 || n > tracing.MaxPageSize {
+			return f, fmt.Errorf("limit %q: want 1 to %d: %w", v, tracing.MaxPageSize, tracing.ErrInvalid)
 		}
 		f.Limit = n
 	}
@@ -217,7 +222,7 @@ func parseTime(s string) (time.Time, error) {
 	if t, err := time.Parse(time.DateOnly, s); err == nil {
 		return t, nil
 	}
-	return time.Time{}, fmt.Errorf("%q is not RFC 3339, a date or Unix seconds: %w", s, ErrInvalid)
+	return time.Time{}, fmt.Errorf("%q is not RFC 3339, a date or Unix seconds: %w", s, tracing.ErrInvalid)
 }
 
 func (a *API) list(w http.ResponseWriter, r *http.Request, owner, id string) {
@@ -269,11 +274,11 @@ func (a *API) feedback(w http.ResponseWriter, r *http.Request, owner, id string)
 	}
 	if run := a.svc.Live(owner, id); run != nil {
 		select {
-		case <-run.rec.Done():
+		case <-run.Recorder().Done():
 			// Finished, and being saved in the background: the reward
 			// goes on the saved record.
 			select {
-			case <-run.saved:
+			case <-run.Saved():
 			case <-r.Context().Done():
 				return
 			}
@@ -282,7 +287,7 @@ func (a *API) feedback(w http.ResponseWriter, r *http.Request, owner, id string)
 			return
 		}
 	}
-	t, err := a.svc.Feedback(r.Context(), owner, id, Reward{Score: *body.Score, Label: body.Label})
+	t, err := a.svc.Feedback(r.Context(), owner, id, tracing.Reward{Score: *body.Score, Label: body.Label})
 	if err != nil {
 		a.fail(w, r, id, err)
 		return
@@ -299,9 +304,9 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, owner, id string) {
 	}
 	format := q.Get("format")
 	if format == "" {
-		format = FormatSFT
+		format = export.FormatSFT
 	}
-	if _, err := Samples(&Trajectory{}, format); err != nil {
+	if _, err := export.Samples(&tracing.Trajectory{}, format); err != nil {
 		a.fail(w, r, id, err)
 		return
 	}
@@ -311,7 +316,10 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, owner, id string) {
 	w.Header().Set("Content-Disposition", `attachment; filename="traces-`+format+`.jsonl"`)
 	w.Header().Set("Trailer", "X-Export-Samples, X-Export-Error")
 	cw := &countWriter{w: w}
-	st, err := a.svc.Export(r.Context(), owner, f, format, cw)
+	var st export.Stats
+	if arch := a.svc.Archive(); arch != nil { // a Service without a store has no runs to export
+		st, err = export.Write(r.Context(), arch, owner, f, format, cw)
+	}
 	if err != nil && cw.n == 0 {
 		// Nothing sent yet: a plain error response is still possible.
 		h := w.Header()
@@ -343,7 +351,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // "end" when the run finishes. For a finished run it sends "end" at once.
 func (a *API) events(w http.ResponseWriter, r *http.Request, owner, id string) {
 	run := a.svc.Live(owner, id)
-	var ch <-chan LiveEvent
+	var ch <-chan tracing.LiveEvent
 	cancel := func() {}
 	if run != nil {
 		ch, cancel = run.Recorder().Subscribe(a.cfg.EventBuffer)
@@ -357,11 +365,11 @@ func (a *API) events(w http.ResponseWriter, r *http.Request, owner, id string) {
 			return
 		}
 		var t struct {
-			Status Status `json:"status"`
+			Status tracing.Status `json:"status"`
 		}
 		json.Unmarshal(b, &t)
 		startSSE(w)
-		writeEvent(w, LiveEvent{Kind: "end", Time: time.Now(), Status: t.Status})
+		writeEvent(w, tracing.LiveEvent{Kind: "end", Time: time.Now(), Status: t.Status})
 		return
 	}
 	startSSE(w)
@@ -402,7 +410,7 @@ func startSSE(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func writeEvent(w io.Writer, ev LiveEvent) error {
+func writeEvent(w io.Writer, ev tracing.LiveEvent) error {
 	b, _ := json.Marshal(ev)
 	_, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Kind, b)
 	return err

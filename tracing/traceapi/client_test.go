@@ -1,4 +1,4 @@
-package tracing_test
+package traceapi_test
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlm-project/rlm/tracing"
+	"github.com/rlm-project/rlm/tracing/traceapi"
 )
 
 // TestClientErrors: the client turns the gateway's answers into errors
@@ -32,7 +32,7 @@ func TestClientErrors(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	c := &tracing.Client{BaseURL: srv.URL + "/", APIKey: "k1"}
+	c := &traceapi.Client{BaseURL: srv.URL + "/", APIKey: "k1"}
 	if _, err := c.Get(t.Context(), "missing"); err == nil || !strings.Contains(err.Error(), "404 Not Found: trace missing not found") {
 		t.Errorf("get: %v", err)
 	}
@@ -41,7 +41,7 @@ func TestClientErrors(t *testing.T) {
 	if n != 2 || out.String() != "{\"a\":1}\n{\"a\":2}\n" || err == nil || !strings.Contains(err.Error(), "store read failed") {
 		t.Errorf("export: %d lines, %q, %v", n, out.String(), err)
 	}
-	anon := &tracing.Client{BaseURL: srv.URL}
+	anon := &traceapi.Client{BaseURL: srv.URL}
 	if _, err := anon.Export(t.Context(), nil, &out); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("export without a key: %v", err)
 	}

@@ -1,4 +1,7 @@
-package tracing
+// Package export turns recorded runs into training data: JSONL samples in
+// the formats trainers read (this project's SFT trainer, TRL, verifiers),
+// from one trajectory or from a store's runs.
+package export
 
 import (
 	"bufio"
@@ -11,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/tracing"
 )
 
 // Export formats (docs/tracing.md describes them; the SFT shape is the one
@@ -104,7 +108,7 @@ var ErrFormat = errors.New("unknown export format")
 // Samples turns one trajectory into export lines of the given format. Turns
 // whose model call failed yield nothing; a run without a successful root
 // turn yields no samples.
-func Samples(t *Trajectory, format string) ([]any, error) {
+func Samples(t *tracing.Trajectory, format string) ([]any, error) {
 	root := t.Node("0")
 	if root == nil && len(t.Nodes) > 0 {
 		root = t.Nodes[0]
@@ -124,7 +128,7 @@ func Samples(t *Trajectory, format string) ([]any, error) {
 		return nil, fmt.Errorf("%w %q (want one of %v)", ErrFormat, format, Formats)
 	}
 	// The root's successful calls, in order.
-	var calls []*ModelCall
+	var calls []*tracing.ModelCall
 	var turns []int
 	for _, tu := range root.Turns {
 		for _, c := range tu.Calls {
@@ -147,7 +151,7 @@ func Samples(t *Trajectory, format string) ([]any, error) {
 			for _, tu := range n.Turns {
 				for _, cell := range tu.Cells {
 					for _, sc := range cell.SubCalls {
-						if sc.Kind != "llm" || sc.Error != "" || sc.Status != StatusCompleted {
+						if sc.Kind != "llm" || sc.Error != "" || sc.Status != tracing.StatusCompleted {
 							continue
 						}
 						out = append(out, sample(t.ID+"/"+sc.ID, []SFTMessage{
@@ -212,23 +216,27 @@ func toSFT(ms []llm.Message, train *bool) []SFTMessage {
 	return out
 }
 
-// ExportStats counts what an export wrote.
-type ExportStats struct {
+// Stats counts what an export wrote.
+type Stats struct {
 	Runs    int `json:"runs"`
 	Samples int `json:"samples"`
 }
 
-// Export writes the samples of owner's stored runs that match f (newest
+// Source is where Write reads runs: *tracing.Archive, a Service's store of
+// finished runs.
+type Source interface {
+	Summaries(ctx context.Context, owner string, f tracing.Filter) ([]tracing.Summary, error)
+	Load(ctx context.Context, owner, id string) (*tracing.Trajectory, error)
+}
+
+// Write writes the samples of owner's runs in src that match f (newest
 // first; f's paging is ignored) to w as JSONL.
-func (s *Service) Export(ctx context.Context, owner string, f Filter, format string, w io.Writer) (ExportStats, error) {
-	var st ExportStats
-	if _, err := Samples(&Trajectory{}, format); err != nil {
+func Write(ctx context.Context, src Source, owner string, f tracing.Filter, format string, w io.Writer) (Stats, error) {
+	var st Stats
+	if _, err := Samples(&tracing.Trajectory{}, format); err != nil {
 		return st, err
 	}
-	if s.archive == nil {
-		return st, nil
-	}
-	sums, err := s.archive.Summaries(ctx, owner, f)
+	sums, err := src.Summaries(ctx, owner, f)
 	if err != nil {
 		return st, err
 	}
@@ -236,8 +244,8 @@ func (s *Service) Export(ctx context.Context, owner string, f Filter, format str
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for _, sum := range sums {
-		t, err := s.archive.Load(ctx, owner, sum.ID)
-		if errors.Is(err, ErrNotFound) {
+		t, err := src.Load(ctx, owner, sum.ID)
+		if errors.Is(err, tracing.ErrNotFound) {
 			continue // deleted while exporting
 		}
 		if err != nil {
