@@ -81,11 +81,15 @@ func WriteError(w http.ResponseWriter, r *http.Request, e *Error) {
 	WriteJSON(w, e.Status, e.Body())
 }
 
-// WriteJSON answers v as JSON with the given status.
+// WriteJSON answers v as JSON with the given status. Text is not
+// HTML-escaped: answers hold code and documents, which are read, never
+// embedded in a page.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
 }
 
 // Error types, as OpenAI names them.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v5"
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/tracing"
 	"github.com/rlm-project/rlm/tracing/export"
 )
@@ -118,33 +119,20 @@ func (a *API) Register(g *echo.Group, owner func(*echo.Context) string) {
 	}
 }
 
-// errorBody is the OpenAI error shape the rest of the gateway uses.
-type errorBody struct {
-	Error struct {
-		Message string `json:"message"`
-		Type    string `json:"type"`
-		Code    string `json:"code,omitempty"`
-		Param   string `json:"param,omitempty"`
-	} `json:"error"`
-}
-
+// writeError answers an error in the OpenAI error format the rest of the
+// gateway uses.
 func writeError(w http.ResponseWriter, status int, code, msg string) {
-	var b errorBody
-	b.Error.Message, b.Error.Code = msg, code
-	b.Error.Type = "invalid_request_error"
-	if status >= 500 {
-		b.Error.Type = "server_error"
+	typ := api.TypeInvalidRequest
+	switch {
+	case status == http.StatusUnauthorized:
+		typ = api.TypeAuthentication
+	case status >= 500:
+		typ = api.TypeServer
 	}
-	writeJSON(w, status, b)
+	api.WriteError(w, nil, &api.Error{Status: status, Type: typ, Code: code, Message: msg})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { api.WriteJSON(w, status, v) }
 
 // internalMessage is all a client learns of a failure of the server
 // itself: the error's text can hold store paths and addresses.
@@ -368,14 +356,11 @@ func (a *API) events(w http.ResponseWriter, r *http.Request, owner, id string) {
 			Status tracing.Status `json:"status"`
 		}
 		json.Unmarshal(b, &t)
-		startSSE(w)
-		writeEvent(w, tracing.LiveEvent{Kind: "end", Time: time.Now(), Status: t.Status})
+		writeEvent(api.NewEventStream(w), tracing.LiveEvent{Kind: "end", Time: time.Now(), Status: t.Status})
 		return
 	}
-	startSSE(w)
-	rc := http.NewResponseController(w)
-	io.WriteString(w, ": live\n\n")
-	rc.Flush()
+	es := api.NewEventStream(w)
+	es.Comment("live")
 	tick := time.NewTicker(a.cfg.KeepAlive)
 	defer tick.Stop()
 	for {
@@ -383,35 +368,22 @@ func (a *API) events(w http.ResponseWriter, r *http.Request, owner, id string) {
 		case <-r.Context().Done():
 			return
 		case <-tick.C:
-			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+			if es.Comment("keep-alive") != nil {
 				return
 			}
-			rc.Flush()
 		case ev, ok := <-ch:
 			if !ok {
 				return
 			}
-			if err := writeEvent(w, ev); err != nil {
-				return
-			}
-			rc.Flush()
-			if ev.Kind == "end" {
+			if writeEvent(es, ev) != nil || ev.Kind == "end" {
 				return
 			}
 		}
 	}
 }
 
-func startSSE(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-}
-
-func writeEvent(w io.Writer, ev tracing.LiveEvent) error {
+// writeEvent sends a live event named by its kind.
+func writeEvent(es *api.EventStream, ev tracing.LiveEvent) error {
 	b, _ := json.Marshal(ev)
-	_, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Kind, b)
-	return err
+	return es.Event(string(ev.Kind), b)
 }
