@@ -2,10 +2,10 @@
 // decode steps over a paged KV cache, continuous batching of concurrent
 // requests, prefix reuse across requests, and sampling with logprobs.
 //
-// It lives beside training rather than inside it because it is the serving
-// half: `rlm serve --local-model`, `rlm model serve` and RL rollouts use it,
-// while it uses training's model, backend and tokenizer unchanged, so a
-// faster backend (CUDA) speeds both halves.
+// It is the serving half of the model stack: `rlm serve --local-model`,
+// `rlm model serve` and RL rollouts use it, and it runs the same model,
+// backend and tokenizer packages (model, model/backend, model/tokenizer)
+// the trainer does, so a faster backend (CUDA) speeds both halves.
 //
 // The pieces, each in its own file:
 //   - blocks.go: the KV cache's block pool, with prefix caching by chained
@@ -15,5 +15,5 @@
 //   - sample.go: temperature, top-k, top-p, seeds, logprobs;
 //   - text.go: incremental detokenization and stop strings.
 //
-// The OpenAI-compatible HTTP surface is package inference/openai.
+// Its OpenAI-compatible HTTP server is package inference/modelserver.
 package inference

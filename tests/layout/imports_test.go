@@ -21,7 +21,7 @@ var layers = [][]string{
 		"document", "store", "models/tinydemo", "training", "recursion/llm"},
 	{"api", "model/backend/cuda", "model", "store/retention", "store/storetest", "repl", "recursion/upstream"},
 	{"inference", "recursion", "training/data", "training/loop"},
-	{"inference/api", "inference/client", "inference/inferencetest", "eval", "tracing", "server", "training/sft"},
+	{"inference/modelserver", "inference/client", "inference/inferencetest", "eval", "tracing", "server", "training/sft"},
 	{"tracing/tracingtest", "tracing/export", "tracing/spans", "eval/fakemodel", "training/expert", "training/rl"},
 	{"tracing/traceapi"},
 	{"gateway"},

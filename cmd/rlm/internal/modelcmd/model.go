@@ -1,6 +1,6 @@
 // Package modelcmd is `rlm model serve`: one of our checkpoints (or the
 // built-in model) behind the OpenAI-compatible model server of
-// inference/api, with the engine's settings as flags.
+// inference/modelserver, with the engine's settings as flags.
 package modelcmd
 
 import (
@@ -15,10 +15,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/eval"
 	"github.com/rlm-project/rlm/inference"
-	"github.com/rlm-project/rlm/inference/api"
+	"github.com/rlm-project/rlm/inference/modelserver"
 )
 
 // Command is `rlm model` in rlm's list of commands.
@@ -92,11 +93,11 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	listen := fs.String("listen", "127.0.0.1:8000", "address to listen on")
 	keys := fs.String("api-key", "", "API `key` clients must send as a Bearer token, or several separated by commas; empty: open server")
 	name := fs.String("name", "", "model name clients use; empty: the checkpoint directory's name")
-	maxBody := fs.String("max-request-bytes", cli.FormatSize(api.DefaultMaxRequestBytes), "largest request body")
+	maxBody := fs.String("max-request-bytes", cli.FormatSize(modelserver.DefaultMaxRequestBytes), "largest request body")
 	retryAfter := fs.Duration("retry-after", time.Second, "Retry-After sent with 429")
 	maxMessages := fs.Int("max-messages", api.DefaultMaxMessages, "messages in one chat request; counted while the body is decoded, one more is refused with 400")
 	maxParts := fs.Int("max-content-parts", api.DefaultMaxContentParts, "content parts of all messages of one chat request together; counted while the body is decoded")
-	maxPrompts := fs.Int("max-prompts", api.DefaultMaxPrompts, "prompts in one /v1/completions request; counted while the body is decoded")
+	maxPrompts := fs.Int("max-prompts", modelserver.DefaultMaxPrompts, "prompts in one /v1/completions request; counted while the body is decoded")
 	engineCfg := engineFlags(fs)
 	device := fs.String("device", "auto", "where the model runs: auto (a GPU when there is one, and the log says so; else the CPU), cpu, cuda or cuda:N")
 	precision := fs.String("precision", "bf16", "arithmetic of matrix products and attention on a GPU: bf16, tf32 or fp32")
@@ -138,7 +139,7 @@ func runModelServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			keyList = append(keyList, k)
 		}
 	}
-	h := api.New(e, api.Config{Keys: keyList, MaxRequestBytes: limit, RetryAfter: *retryAfter, Logger: log,
+	h := modelserver.New(e, modelserver.Config{Keys: keyList, MaxRequestBytes: limit, RetryAfter: *retryAfter, Logger: log,
 		MaxMessages: *maxMessages, MaxContentParts: *maxParts, MaxPrompts: *maxPrompts})
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {

@@ -1,4 +1,4 @@
-package api_test
+package modelserver_test
 
 import (
 	"context"
@@ -17,15 +17,15 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/rlm-project/rlm/inference"
-	"github.com/rlm-project/rlm/inference/api"
 	"github.com/rlm-project/rlm/inference/inferencetest"
+	"github.com/rlm-project/rlm/inference/modelserver"
 	"github.com/rlm-project/rlm/model/tokenizer"
 )
 
 // The server runs a small random model (see inferencetest): its text is
 // gibberish, so the tests compare the API with the engine, not with words.
 
-func start(t *testing.T, ecfg inference.Config, acfg api.Config) (*inference.Engine, string) {
+func start(t *testing.T, ecfg inference.Config, acfg modelserver.Config) (*inference.Engine, string) {
 	t.Helper()
 	m, tok := inferencetest.Model(t, 3)
 	ecfg.Name = "tiny"
@@ -33,7 +33,7 @@ func start(t *testing.T, ecfg inference.Config, acfg api.Config) (*inference.Eng
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(e, acfg))
+	srv := httptest.NewServer(modelserver.New(e, acfg))
 	t.Cleanup(func() {
 		srv.Close()
 		e.Close()
@@ -76,7 +76,7 @@ func post(t *testing.T, url, body string) (int, map[string]any) {
 }
 
 func TestChatWithGoOpenAI(t *testing.T) {
-	e, base := start(t, inference.Config{}, api.Config{Keys: []string{"k1"}})
+	e, base := start(t, inference.Config{}, modelserver.Config{Keys: []string{"k1"}})
 	c := client(base, "k1")
 	ctx := context.Background()
 	msgs := []openai.ChatCompletionMessage{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Count to three."}}
@@ -176,7 +176,7 @@ func TestChatWithGoOpenAI(t *testing.T) {
 }
 
 func TestCompletionsWithGoOpenAI(t *testing.T) {
-	e, base := start(t, inference.Config{}, api.Config{})
+	e, base := start(t, inference.Config{}, modelserver.Config{})
 	c := client(base, "")
 	ctx := context.Background()
 	resp, err := c.CreateCompletion(ctx, openai.CompletionRequest{Model: "tiny", Prompt: "Once upon a time", MaxTokens: 10,
@@ -206,7 +206,7 @@ func TestCompletionsWithGoOpenAI(t *testing.T) {
 // TestReturnTokenIDs: the extension returns the exact prompt and completion
 // tokens; a completion prompt may be those ids, and gives the same result.
 func TestReturnTokenIDs(t *testing.T) {
-	e, base := start(t, inference.Config{}, api.Config{})
+	e, base := start(t, inference.Config{}, modelserver.Config{})
 	status, out := post(t, base+"/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"hello"}],
 		"max_tokens":15,"temperature":0,"return_token_ids":true}`)
 	if status != 200 {
@@ -273,7 +273,7 @@ func toInts(v any) []int32 {
 }
 
 func TestBadRequests(t *testing.T) {
-	_, base := start(t, inference.Config{MaxModelLen: 100}, api.Config{MaxRequestBytes: 4096})
+	_, base := start(t, inference.Config{MaxModelLen: 100}, modelserver.Config{MaxRequestBytes: 4096})
 	msg := `"messages":[{"role":"user","content":"hi"}]`
 	for _, tc := range []struct {
 		path, body string
@@ -323,7 +323,7 @@ func TestBadRequests(t *testing.T) {
 // TestQueueFull429: with one sequence slot busy and no room to wait, a
 // request gets 429 with Retry-After and OpenAI's error JSON.
 func TestQueueFull429(t *testing.T) {
-	e, base := start(t, inference.Config{MaxSeqs: 1, MaxQueued: 1, QueueWait: 30 * time.Second}, api.Config{RetryAfter: 3 * time.Second})
+	e, base := start(t, inference.Config{MaxSeqs: 1, MaxQueued: 1, QueueWait: 30 * time.Second}, modelserver.Config{RetryAfter: 3 * time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	body := `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"max_tokens":8000,"ignore_eos":true,"stream":true}`
@@ -369,7 +369,7 @@ func TestQueueFull429(t *testing.T) {
 // parameter, as are choices the engine could never hold at once.
 func TestRequestCaps(t *testing.T) {
 	_, base := start(t, inference.Config{MaxModelLen: 100, MaxSeqs: 2, MaxQueued: 4},
-		api.Config{MaxMessages: 2, MaxContentParts: 3, MaxPrompts: 3})
+		modelserver.Config{MaxMessages: 2, MaxContentParts: 3, MaxPrompts: 3})
 	ids := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat("1,", n), ",") + "]" }
 	part := `{"type":"text","text":"p"}`
 	for _, tc := range []struct {
@@ -422,7 +422,7 @@ func allocated(f func()) uint64 {
 // them: 2.9 GB and 35 s, then 429. The prompts are now counted as they are
 // walked, and the request refused at the first one past --max-prompts.
 func TestPromptFloodRefusedWhileDecoding(t *testing.T) {
-	_, base := start(t, inference.Config{}, api.Config{MaxRequestBytes: 64 << 20})
+	_, base := start(t, inference.Config{}, modelserver.Config{MaxRequestBytes: 64 << 20})
 	var b strings.Builder
 	b.WriteString(`{"model":"tiny","max_tokens":1,"prompt":[`)
 	for i := range 3_000_000 {
@@ -454,7 +454,7 @@ func TestPromptFloodRefusedWhileDecoding(t *testing.T) {
 // used to refuse it only after), and a server with no sequence free
 // answers before reading the body at all.
 func TestFullServerRefusesBeforeBuilding(t *testing.T) {
-	e, base := start(t, inference.Config{MaxSeqs: 1, MaxQueued: 2, QueueWait: 30 * time.Second}, api.Config{RetryAfter: 2 * time.Second})
+	e, base := start(t, inference.Config{MaxSeqs: 1, MaxQueued: 2, QueueWait: 30 * time.Second}, modelserver.Config{RetryAfter: 2 * time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	hold := func() {
