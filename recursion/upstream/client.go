@@ -201,6 +201,10 @@ type callState struct {
 	retryAfter time.Duration
 	status     int
 	body       bytes.Buffer // the response body, up to maxKeptBody, for fields go-openai does not parse
+	// stream: the call asked for a stream, whose body sse reads for
+	// go-openai (see sse.go).
+	stream bool
+	sse    *sseReader
 }
 
 // maxKeptBody bounds the copy of a response body kept for the fields
@@ -248,11 +252,23 @@ func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
 		st.status = resp.StatusCode
 		st.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		st.watch.touch()
+		var idle *idleReader
 		if st.cancel != nil {
-			resp.Body = newIdleReader(resp.Body, d.idle, func() { st.cancel(errStalled) }, st.watch.touch)
+			idle = newIdleReader(resp.Body, d.idle, func() { st.cancel(errStalled) }, st.watch.touch)
+			resp.Body = idle
 		}
-		resp.Body = &keepReader{ReadCloser: resp.Body, buf: &st.body}
+		if !st.stream {
+			resp.Body = &keepReader{ReadCloser: resp.Body, buf: &st.body}
+		}
 		resp.Body = &capReader{ReadCloser: resp.Body, max: d.max}
+		if st.stream && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+			onDone := func() {}
+			if idle != nil {
+				onDone = func() { idle.setIdle(doneGrace) }
+			}
+			st.sse = newSSEReader(resp, int(min(d.max, 1<<40)), onDone)
+			resp.Body = st.sse
+		}
 	}
 	return resp, err
 }

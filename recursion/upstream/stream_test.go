@@ -406,3 +406,23 @@ func BenchmarkDecodePlain(b *testing.B) {
 		toCompletion(resp)
 	}
 }
+
+// readStream reads body as a streaming attempt does, without the HTTP
+// round trip: sseReader writes standard data events, which are handed to
+// the assembler one by one as go-openai's RecvRaw hands them over.
+func readStream(body io.Reader, maxLine int, done func()) (*streamAssembler, error) {
+	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(body)}
+	sse := newSSEReader(resp, maxLine, done)
+	out, err := io.ReadAll(sse)
+	a := &streamAssembler{done: sse.sawDone}
+	for _, ev := range strings.Split(string(out), "\n\n") {
+		data, ok := strings.CutPrefix(ev, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		if aerr := a.add([]byte(data)); aerr != nil {
+			return a, aerr
+		}
+	}
+	return a, err
+}

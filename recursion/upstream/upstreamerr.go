@@ -71,12 +71,46 @@ func newSecrets(baseURL, key string) secrets {
 	return s
 }
 
-// scrub replaces every secret in text.
+// scrub replaces every secret in text, and every piece of 8 bytes or more
+// of one: upstreams quote a key's ends ("Incorrect API key provided:
+// sk-...wxyz1234abcd"), which are as much the key's as the whole of it.
 func (s secrets) scrub(text string) string {
 	for _, v := range s.values {
 		text = strings.ReplaceAll(text, v, "xxxxx")
 	}
-	return text
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		n := 0
+		for _, v := range s.values {
+			n = max(n, longestPieceAt(text[i:], v))
+		}
+		if n >= minSecretPiece {
+			b.WriteString("xxxxx")
+			i += n
+			continue
+		}
+		b.WriteByte(text[i])
+		i++
+	}
+	return b.String()
+}
+
+// minSecretPiece is the shortest piece of a secret that scrub and
+// safeMessage treat as the secret.
+const minSecretPiece = 8
+
+// longestPieceAt is the length of the longest prefix of text that occurs
+// in secret.
+func longestPieceAt(text, secret string) int {
+	best := 0
+	for j := 0; j+best < len(secret); j++ {
+		n := 0
+		for n < len(text) && j+n < len(secret) && text[n] == secret[j+n] {
+			n++
+		}
+		best = max(best, n)
+	}
+	return best
 }
 
 // maxUpstreamMessage bounds the upstream's own error message a client is
@@ -103,8 +137,8 @@ func (s secrets) safeMessage(msg string) string {
 		if strings.Contains(msg, v) {
 			return ""
 		}
-		for i := 0; i+8 <= len(v); i++ {
-			if strings.Contains(msg, v[i:i+8]) {
+		for i := 0; i+minSecretPiece <= len(v); i++ {
+			if strings.Contains(msg, v[i:i+minSecretPiece]) {
 				return ""
 			}
 		}

@@ -55,6 +55,12 @@ func credentials(text, rawURL string) []string {
 			found = append(found, s)
 		}
 	}
+	// Any 12 bytes of the key: upstreams quote its end.
+	for i := 0; i+12 <= len(secretAPIKey); i++ {
+		if piece := secretAPIKey[i : i+12]; strings.Contains(text, piece) {
+			found = append(found, piece)
+		}
+	}
 	return found
 }
 
@@ -129,7 +135,7 @@ func TestUpstreamFailuresLeakNoSecret(t *testing.T) {
 		{"HTML 500 echoing the credentials", serve(echoingHTML), Config{}, "HTTP 500 Internal Server Error", ""},
 		{"OpenAI 401 quoting the key", serve(jsonError(401, `{"error":{"message":"Incorrect API key provided: `+secretAPIKey+`.","type":"invalid_request_error","code":"invalid_api_key"}}`)),
 			Config{}, "HTTP 401 Unauthorized", "invalid_api_key"},
-		{"OpenAI 401 quoting the key's end", serve(jsonError(401, `{"error":{"message":"Incorrect API key provided: sk-***0123456789.","type":"invalid_request_error"}}`)),
+		{"OpenAI 401 quoting the key's end", serve(jsonError(401, `{"error":{"message":"Incorrect API key provided: sk-***key-0123456789.","type":"invalid_request_error"}}`)),
 			Config{}, "HTTP 401 Unauthorized", ""},
 		{"error message naming the URL", serve(jsonError(502, `{"error":{"message":"upstream connect error to http://10.0.0.7:8000/v1","type":"server_error"}}`)),
 			Config{}, "HTTP 502 Bad Gateway", ""},
