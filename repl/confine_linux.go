@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
+	"github.com/rlm-project/rlm/repl/protocol"
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
@@ -129,7 +130,7 @@ func closeInheritedFiles() error {
 	}
 	for _, e := range ents {
 		fd, err := strconv.Atoi(e.Name())
-		if err != nil || fd <= lastProtocolFD {
+		if err != nil || fd <= protocol.LastFD {
 			continue
 		}
 		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)

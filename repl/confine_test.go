@@ -20,6 +20,7 @@ import (
 	"time"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/rlm-project/rlm/repl/protocol"
 	"golang.org/x/sys/unix"
 )
 
@@ -89,7 +90,7 @@ func runProbe(mode string) int {
 	try("process_vm_readv", err)
 	try("kill", unix.Kill(ppid, 0)) // signal 0: only the permission check
 	// SIGIO to the server through a descriptor's owner.
-	_, err = unix.FcntlInt(uintptr(outFD), unix.F_SETOWN, ppid)
+	_, err = unix.FcntlInt(uintptr(protocol.OutFD), unix.F_SETOWN, ppid)
 	try("fcntl_setown", err)
 	if mode == "all" {
 		// A process of its own: the child, if the call succeeds, exits at
@@ -369,7 +370,7 @@ func TestWorkerConfined(t *testing.T) {
 				n, _ := strconv.Atoi(e.Name())
 				target, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name()))
 				t.Logf("fd %d: %s", n, target)
-				if n <= lastProtocolFD {
+				if n <= protocol.LastFD {
 					continue
 				}
 				// Past the protocol's: only what the worker opened for
@@ -473,7 +474,7 @@ func procLimits(t *testing.T, pid int) map[string]string {
 // itself up (a confinement layer refused) is reported with its own reason,
 // not only an exit status.
 func TestWorkerSetupFailureExplained(t *testing.T) {
-	p, err := startProc(exec.Command("/bin/sh", "-c", `echo "`+workerErrPrefix+`confine: landlock: refused" >&2; exit 4`), nil, nil)
+	p, err := startProc(exec.Command("/bin/sh", "-c", `echo "`+protocol.WorkerErrPrefix+`confine: landlock: refused" >&2; exit 4`), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
 	// The confined worker cannot read /usr/share/zoneinfo: time.LoadLocation
 	// falls back to this embedded copy.
 	_ "time/tzdata"
@@ -23,22 +24,9 @@ import (
 	"github.com/traefik/yaegi/interp"
 	"golang.org/x/sys/unix"
 
+	"github.com/rlm-project/rlm/repl/protocol"
 	"github.com/rlm-project/rlm/repl/symbols"
 )
-
-// Environment variables of a worker process: workerEnv turns the binary
-// into a worker; confineEnv=0 starts it unconfined (benchmarks measure the
-// cost of confinement with it); startMemoryEnv bounds its address space
-// until its session sets the limit.
-const (
-	workerEnv      = "RLM_REPL_WORKER"
-	confineEnv     = "RLM_REPL_CONFINE"
-	startMemoryEnv = "RLM_REPL_START_MEMORY"
-)
-
-// workerErrPrefix starts the line a worker writes on stderr before it
-// exits with exitProtocol; the parent quotes it to explain the exit.
-const workerErrPrefix = "repl worker: "
 
 // Exit codes of a worker that stops on its own.
 const (
@@ -50,15 +38,15 @@ const (
 // as one (env RLM_REPL_WORKER=1); otherwise it returns at once. Call it first
 // thing in main, and in TestMain of packages whose tests start sessions.
 func MaybeRunWorker() {
-	if os.Getenv(workerEnv) != "1" {
+	if os.Getenv(protocol.WorkerEnv) != "1" {
 		return
 	}
 	statm, err := setUpWorker()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s%v\n", workerErrPrefix, err)
+		fmt.Fprintf(os.Stderr, "%s%v\n", protocol.WorkerErrPrefix, err)
 		os.Exit(exitProtocol)
 	}
-	os.Exit(runWorker(os.NewFile(inFD, "repl-in"), os.NewFile(outFD, "repl-out"), statm))
+	os.Exit(runWorker(os.NewFile(protocol.InFD, "repl-in"), os.NewFile(protocol.OutFD, "repl-out"), statm))
 }
 
 // setUpWorker opens what the worker reads later (its own memory size) and
@@ -69,10 +57,10 @@ func setUpWorker() (statm *os.File, err error) {
 			return nil, fmt.Errorf("open /proc/self/statm: %w", err)
 		}
 	}
-	if os.Getenv(confineEnv) == "0" {
+	if os.Getenv(protocol.ConfineEnv) == "0" {
 		return statm, nil
 	}
-	mem, err := strconv.ParseInt(os.Getenv(startMemoryEnv), 10, 64)
+	mem, err := strconv.ParseInt(os.Getenv(protocol.StartMemoryEnv), 10, 64)
 	if err != nil || mem <= 0 {
 		mem = DefaultLimits().MemoryBytes
 	}
@@ -85,7 +73,7 @@ func setUpWorker() (statm *os.File, err error) {
 // worker is the trusted side of a session inside the worker process: it owns
 // the interpreter, the mapped context and the pipe to the parent.
 type worker struct {
-	out    *msgWriter
+	out    *protocol.Writer
 	in     *interp.Interpreter
 	output capWriter
 	trace  traceWriter
@@ -123,7 +111,7 @@ type cellState struct {
 func runWorker(inF, outF, statm *os.File) int {
 	w := &worker{
 		statm:  statm,
-		out:    &msgWriter{w: outF},
+		out:    protocol.NewWriter(outF),
 		calls:  map[uint64]chan []string{},
 		limits: DefaultLimits(),
 	}
@@ -132,38 +120,38 @@ func runWorker(inF, outF, statm *os.File) int {
 	// do this while they wait for a session.
 	w.trace.out = &w.output
 	if err := w.newInterpreter(); err != nil {
-		fmt.Fprintf(os.Stderr, workerErrPrefix+"%v\n", err)
+		fmt.Fprintf(os.Stderr, protocol.WorkerErrPrefix+"%v\n", err)
 		return exitProtocol
 	}
-	r := newMsgReader(inF)
+	r := protocol.NewReader(inF)
 	for {
-		msg, err := r.recv(maxMessage)
+		msg, err := r.Recv(protocol.MaxMessage)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return 0 // the parent closed the session
 			}
-			fmt.Fprintf(os.Stderr, workerErrPrefix+"%v\n", err)
+			fmt.Fprintf(os.Stderr, protocol.WorkerErrPrefix+"%v\n", err)
 			return exitProtocol
 		}
 		switch msg.Kind {
-		case kindInit:
+		case protocol.KindInit:
 			err := w.init(msg.Context, msg.Query, msg.Limits)
-			reply := &message{Kind: kindReady}
+			reply := &protocol.Message{Kind: protocol.KindReady}
 			if err != nil {
 				reply.Error = err.Error()
 			}
-			if err := w.out.send(reply); err != nil {
+			if err := w.out.Send(reply); err != nil {
 				return exitProtocol
 			}
-		case kindCell:
+		case protocol.KindCell:
 			go w.runCell(msg.ID, msg.Code)
-		case kindCancel:
+		case protocol.KindCancel:
 			w.mu.Lock()
 			if w.cell != nil && w.cell.id == msg.ID {
 				w.cell.cancel()
 			}
 			w.mu.Unlock()
-		case kindReply:
+		case protocol.KindReply:
 			w.mu.Lock()
 			ch := w.calls[msg.ID]
 			delete(w.calls, msg.ID)
@@ -172,7 +160,7 @@ func runWorker(inF, outF, statm *os.File) int {
 				ch <- msg.Results
 			}
 		default:
-			fmt.Fprintf(os.Stderr, workerErrPrefix+"unknown message kind %q\n", msg.Kind)
+			fmt.Fprintf(os.Stderr, protocol.WorkerErrPrefix+"unknown message kind %q\n", msg.Kind)
 		}
 	}
 }
@@ -182,10 +170,10 @@ func runWorker(inF, outF, statm *os.File) int {
 func (w *worker) init(cf *ContextFile, query string, l *Limits) error {
 	w.query = query
 	if l != nil {
-		w.limits = l.orDefault(DefaultLimits())
+		w.limits = protocol.OrDefault(*l, DefaultLimits())
 	}
 	w.output.max = w.limits.MaxOutput
-	w.out.limit.Store(w.limits.frameLimit())
+	w.out.SetLimit(protocol.FrameLimit(w.limits))
 	w.slots = make(chan struct{}, w.limits.MaxHostCalls)
 	if cf != nil && cf.Path != "" {
 		data, err := mapContext()
@@ -213,7 +201,7 @@ func (w *worker) init(cf *ContextFile, query string, l *Limits) error {
 // lives as long as the worker: strings model code derives from the context
 // point into it. Workers mapping the same file share its pages.
 func mapContext() (string, error) {
-	fd, err := recvFile(ctxFD)
+	fd, err := protocol.RecvFile(protocol.ContextFD)
 	if err != nil {
 		return "", err
 	}
@@ -236,32 +224,10 @@ func mapContext() (string, error) {
 	return unsafe.String(&b[0], len(b)), nil
 }
 
-// recvFile receives one descriptor from the socket sock.
-func recvFile(sock int) (int, error) {
-	buf := make([]byte, 1)
-	oob := make([]byte, unix.CmsgSpace(4))
-	_, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, recvFlags)
-	if err != nil {
-		return -1, fmt.Errorf("receive context: %w", err)
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return -1, fmt.Errorf("receive context: no descriptor came (%v)", err)
-	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-		return -1, fmt.Errorf("receive context: no descriptor came (%v)", err)
-	}
-	return fds[0], nil
-}
-
 // die reports a limit to the parent and exits. Only the first call counts.
 func (w *worker) die(msg string) {
 	w.fatal.Do(func() {
-		_ = w.out.send(&message{Kind: kindFatal, Error: msg})
+		_ = w.out.Send(&protocol.Message{Kind: protocol.KindFatal, Error: msg})
 		os.Exit(exitLimit)
 	})
 }
@@ -356,10 +322,10 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"context":                reflect.ValueOf(&w.ctxData).Elem(),
 		"contexts":               reflect.ValueOf(&w.contexts).Elem(),
 		"query":                  reflect.ValueOf(&w.query).Elem(),
-		"llm_query":              reflect.ValueOf(func(p string) string { return w.host(kindLLM, []string{p})[0] }),
-		"llm_query_batched":      reflect.ValueOf(func(ps []string) []string { return w.host(kindLLM, ps) }),
-		"rlm_query":              reflect.ValueOf(func(p string) string { return w.host(kindRLM, []string{p})[0] }),
-		"rlm_query_batched":      reflect.ValueOf(func(ps []string) []string { return w.host(kindRLM, ps) }),
+		"llm_query":              reflect.ValueOf(func(p string) string { return w.host(protocol.KindLLM, []string{p})[0] }),
+		"llm_query_batched":      reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindLLM, ps) }),
+		"rlm_query":              reflect.ValueOf(func(p string) string { return w.host(protocol.KindRLM, []string{p})[0] }),
+		"rlm_query_batched":      reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindRLM, ps) }),
 		"FINAL":                  w.finalFn,
 		"SHOW_VARS":              reflect.ValueOf(w.showVars),
 		"__rlmGoPanic":           reflect.ValueOf(w.goPanic),
@@ -408,7 +374,7 @@ func (w *worker) cellContext() context.Context {
 // host makes a call to the parent's Host and waits for the answer or for the
 // cell to end. It always returns len(prompts) strings.
 func (w *worker) host(kind string, prompts []string) []string {
-	name := map[string]string{kindLLM: "llm_query", kindRLM: "rlm_query"}[kind]
+	name := map[string]string{protocol.KindLLM: "llm_query", protocol.KindRLM: "rlm_query"}[kind]
 	fail := func(why string) []string {
 		r := make([]string, len(prompts))
 		for i := range r {
@@ -419,8 +385,8 @@ func (w *worker) host(kind string, prompts []string) []string {
 	if len(prompts) == 0 {
 		return []string{}
 	}
-	if why := checkCall(w.limits, prompts); why != "" {
-		return errorStrings(len(prompts), name+": "+why)
+	if why := protocol.CheckCall(w.limits, prompts); why != "" {
+		return protocol.ErrorStrings(len(prompts), name+": "+why)
 	}
 	c := w.currentCell()
 	if c == nil || c.ctx.Err() != nil {
@@ -439,11 +405,11 @@ func (w *worker) host(kind string, prompts []string) []string {
 	w.mu.Lock()
 	w.calls[id] = ch
 	w.mu.Unlock()
-	if err := w.out.send(&message{Kind: kind, ID: id, Cell: c.id, Prompts: prompts}); err != nil {
+	if err := w.out.Send(&protocol.Message{Kind: kind, ID: id, Cell: c.id, Prompts: prompts}); err != nil {
 		w.mu.Lock()
 		delete(w.calls, id)
 		w.mu.Unlock()
-		var big *FrameTooLargeError
+		var big *protocol.FrameTooLargeError
 		if errors.As(err, &big) {
 			return fail(fmt.Sprintf("the prompts encode to %d bytes, over the limit of %d; use fewer or smaller prompts", big.Size, big.Limit))
 		}
@@ -473,7 +439,7 @@ func (w *worker) final(answer any) {
 	if int64(len(s)) > w.limits.MaxFinalBytes {
 		w.cell.final = nil
 		w.cell.notes = append(w.cell.notes, fmt.Sprintf("FINAL refused: the answer is %d bytes, over the limit of %s; give a shorter answer",
-			len(s), formatBytes(w.limits.MaxFinalBytes)))
+			len(s), protocol.FormatBytes(w.limits.MaxFinalBytes)))
 		return
 	}
 	w.cell.final = &s
@@ -618,13 +584,13 @@ func (w *worker) runCell(id uint64, code string) {
 	}
 	res.Error = w.cellError(errText)
 	res.Output, res.OutputBytes, res.Truncated = w.output.result()
-	err := w.out.send(&message{Kind: kindResult, ID: id, Result: res, Clean: clean})
-	var big *FrameTooLargeError
+	err := w.out.Send(&protocol.Message{Kind: protocol.KindResult, ID: id, Result: res, Clean: clean})
+	var big *protocol.FrameTooLargeError
 	if errors.As(err, &big) {
-		// Cannot happen within the caps, which frameLimit adds up; if it
+		// Cannot happen within the caps, which FrameLimit adds up; if it
 		// does, the model still gets an answer.
 		res = &CellResult{Duration: res.Duration, Error: "the cell's result was too large to return: " + big.Error()}
-		err = w.out.send(&message{Kind: kindResult, ID: id, Result: res, Clean: clean})
+		err = w.out.Send(&protocol.Message{Kind: protocol.KindResult, ID: id, Result: res, Clean: clean})
 	}
 	if err != nil {
 		os.Exit(exitProtocol)
@@ -641,7 +607,7 @@ func (w *worker) cellError(s string) string {
 	for i, c := range w.contexts {
 		named[fmt.Sprintf("contexts[%d]", i)] = c
 	}
-	return clipError(elideValues(s, named), w.limits.MaxErrorBytes)
+	return protocol.Clip(elideValues(s, named), w.limits.MaxErrorBytes, "error")
 }
 
 // waitGoroutines waits up to d for the goroutine count to drop to n.

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package repl
+package protocol
 
 import (
 	"fmt"
@@ -12,8 +12,9 @@ import (
 
 const recvFlags = 0
 
-// socketPair returns the two ends of a socket that carries descriptors.
-func socketPair() (parent, child *os.File, err error) {
+// SocketPair returns the two ends of a socket that carries descriptors:
+// the parent keeps parent and gives child to the worker as ContextFD.
+func SocketPair() (parent, child *os.File, err error) {
 	syscall.ForkLock.RLock()
 	defer syscall.ForkLock.RUnlock()
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)

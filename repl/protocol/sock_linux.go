@@ -1,4 +1,4 @@
-package repl
+package protocol
 
 import (
 	"fmt"
@@ -10,8 +10,9 @@ import (
 // recvFlags makes a received descriptor close-on-exec as it arrives.
 const recvFlags = unix.MSG_CMSG_CLOEXEC
 
-// socketPair returns the two ends of a socket that carries descriptors.
-func socketPair() (parent, child *os.File, err error) {
+// SocketPair returns the two ends of a socket that carries descriptors:
+// the parent keeps parent and gives child to the worker as ContextFD.
+func SocketPair() (parent, child *os.File, err error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("repl: socketpair: %w", err)
