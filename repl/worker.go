@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rlm-project/rlm/repl/protocol"
+	"github.com/rlm-project/rlm/repl/sandbox"
 	"github.com/rlm-project/rlm/repl/symbols"
 )
 
@@ -41,33 +41,12 @@ func MaybeRunWorker() {
 	if os.Getenv(protocol.WorkerEnv) != "1" {
 		return
 	}
-	statm, err := setUpWorker()
+	statm, err := sandbox.ConfineWorker()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s%v\n", protocol.WorkerErrPrefix, err)
 		os.Exit(exitProtocol)
 	}
 	os.Exit(runWorker(os.NewFile(protocol.InFD, "repl-in"), os.NewFile(protocol.OutFD, "repl-out"), statm))
-}
-
-// setUpWorker opens what the worker reads later (its own memory size) and
-// confines the process, unless the pool asked for no confinement.
-func setUpWorker() (statm *os.File, err error) {
-	if statm = inheritedStatm(); statm == nil {
-		if statm, err = os.Open("/proc/self/statm"); err != nil {
-			return nil, fmt.Errorf("open /proc/self/statm: %w", err)
-		}
-	}
-	if os.Getenv(protocol.ConfineEnv) == "0" {
-		return statm, nil
-	}
-	mem, err := strconv.ParseInt(os.Getenv(protocol.StartMemoryEnv), 10, 64)
-	if err != nil || mem <= 0 {
-		mem = DefaultLimits().MemoryBytes
-	}
-	if err := confine(allLayers, mem, statm); err != nil {
-		return nil, fmt.Errorf("confine: %w", err)
-	}
-	return statm, nil
 }
 
 // worker is the trusted side of a session inside the worker process: it owns

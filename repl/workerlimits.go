@@ -1,21 +1,17 @@
 package repl
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rlm-project/rlm/repl/protocol"
-	"golang.org/x/sys/unix"
+	"github.com/rlm-project/rlm/repl/sandbox"
 )
 
 // applyWorkerLimits is called by the worker on itself after it mapped the
@@ -26,34 +22,7 @@ func applyWorkerLimits(l Limits, statm *os.File) error {
 	debug.SetMaxStack(int(l.StackBytes))
 	// A soft heap goal makes the GC work hard before the watchdog has to kill.
 	debug.SetMemoryLimit(l.HeapBytes)
-	vsz, err := addressSpace(statm)
-	if err != nil {
-		return err
-	}
-	lim := uint64(vsz + l.MemoryBytes)
-	if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: lim, Max: lim}); err != nil {
-		return fmt.Errorf("set RLIMIT_AS to %d: %w", lim, err)
-	}
-	return nil
-}
-
-// addressSpace returns the virtual memory size of this process, read from
-// statm, its /proc/self/statm opened before the worker was confined.
-func addressSpace(statm *os.File) (int64, error) {
-	var buf [256]byte
-	n, err := statm.ReadAt(buf[:], 0)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return 0, fmt.Errorf("read address space size: %w", err)
-	}
-	f := bytes.Fields(buf[:n])
-	if len(f) == 0 {
-		return 0, fmt.Errorf("read address space size: empty /proc/self/statm")
-	}
-	pages, err := strconv.ParseInt(string(f[0]), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("parse /proc/self/statm: %w", err)
-	}
-	return pages * int64(os.Getpagesize()), nil
+	return sandbox.LimitAddressSpace(statm, l.MemoryBytes)
 }
 
 // watchdog polls the worker's heap and goroutine count and calls die with a

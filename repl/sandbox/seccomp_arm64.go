@@ -1,6 +1,6 @@
 //go:build linux
 
-package repl
+package sandbox
 
 import "golang.org/x/sys/unix"
 

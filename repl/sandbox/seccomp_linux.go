@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package repl
+package sandbox
 
 import (
 	"fmt"
@@ -69,7 +69,9 @@ var seccompFcntlAllowed = []uint32{
 	unix.F_GETFD, unix.F_SETFD, unix.F_GETFL, unix.F_SETFL, unix.F_DUPFD, unix.F_DUPFD_CLOEXEC,
 }
 
-const seccompSupported = true
+// SeccompSupported reports whether the worker gets the seccomp layer: a
+// filter is written for this architecture.
+const SeccompSupported = true
 
 // Offsets in struct seccomp_data. Arguments are 64 bits; the filter reads
 // their low half, which is all the kernel reads of an int or pid_t.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package repl
+package sandbox
 
 import (
 	"encoding/base64"
@@ -41,23 +41,26 @@ import (
 // would read at start travels with it: /proc/self/statm as a descriptor,
 // the local time zone's data in the environment.
 
-// reexecEnv marks a stage-2 worker: "statm=FD zone=BASE64" (zone empty
-// when there is no zone file to pass).
-const reexecEnv = "RLM_REPL_CONFINED"
+// ReexecEnv marks a stage-2 worker, one that Confine executed again: its
+// value is "statm=FD zone=BASE64" (zone empty when there is no zone file to
+// pass). An operator, or a test, finds it in /proc/PID/environ.
+const ReexecEnv = "RLM_REPL_CONFINED"
 
 // perThreadLayers are the layers that the re-exec applies.
-const perThreadLayers = dropPrivileges | landlockLayer
+const perThreadLayers = DropPrivileges | LandlockLayer
 
-// allThreadsWork reports whether psx can reach every thread: the harmless
-// prctl(PR_GET_NO_NEW_PRIVS) answers ENOTSUP where it cannot.
-func allThreadsWork() bool {
+// AllThreadsWork reports whether psx can reach every thread of this
+// process; where it cannot, Confine applies the per-thread layers by
+// re-exec. The harmless prctl(PR_GET_NO_NEW_PRIVS) answers ENOTSUP where it
+// cannot.
+func AllThreadsWork() bool {
 	_, _, errno := psx.Syscall3(unix.SYS_PRCTL, unix.PR_GET_NO_NEW_PRIVS, 0, 0)
 	return errno != unix.ENOTSUP
 }
 
 // stage2 returns what a stage-1 worker passed on, or ok false.
 func stage2() (statmFD int, zone []byte, ok bool) {
-	v, ok := os.LookupEnv(reexecEnv)
+	v, ok := os.LookupEnv(ReexecEnv)
 	if !ok {
 		return 0, nil, false
 	}
@@ -74,10 +77,10 @@ func stage2() (statmFD int, zone []byte, ok bool) {
 	return statmFD, zone, true
 }
 
-// inheritedStatm is the /proc/self/statm of a stage-2 worker, opened by
+// InheritedStatm is the /proc/self/statm of a stage-2 worker, opened by
 // stage 1 (nil otherwise). It is made close-on-exec again, so that
 // closeInheritedFiles keeps it.
-func inheritedStatm() *os.File {
+func InheritedStatm() *os.File {
 	fd, _, ok := stage2()
 	if !ok || fd < 0 {
 		return nil
@@ -134,27 +137,27 @@ func zoneData() []byte {
 
 // reexecConfined applies the per-thread layers ls to this thread and
 // executes the binary again with them; it returns only on failure.
-func reexecConfined(ls layers, statm *os.File) error {
+func reexecConfined(ls Layers, statm *os.File) error {
 	runtime.LockOSThread() // for good: this thread becomes the process
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
-	if ls&dropPrivileges != 0 {
+	if ls&DropPrivileges != 0 {
 		if err := dropCapabilities(thisThread); err != nil {
 			return err
 		}
 	}
-	if ls&landlockLayer != 0 {
+	if ls&LandlockLayer != 0 {
 		if err := landlockThisThread(); err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}
 	}
-	env := reexecEnv + "=statm=-1"
+	env := ReexecEnv + "=statm=-1"
 	if statm != nil {
 		if _, err := unix.FcntlInt(statm.Fd(), unix.F_SETFD, 0); err != nil {
 			return fmt.Errorf("pass /proc/self/statm on: %w", err)
 		}
-		env = fmt.Sprintf("%s=statm=%d", reexecEnv, statm.Fd())
+		env = fmt.Sprintf("%s=statm=%d", ReexecEnv, statm.Fd())
 	}
 	if z := zoneData(); z != nil {
 		env += " zone=" + base64.StdEncoding.EncodeToString(z)
@@ -164,8 +167,8 @@ func reexecConfined(ls layers, statm *os.File) error {
 }
 
 // checkInherited verifies, in stage 2, what stage 1 set on its thread.
-func checkInherited(ls layers) error {
-	if ls&dropPrivileges == 0 {
+func checkInherited(ls Layers) error {
+	if ls&DropPrivileges == 0 {
 		return nil
 	}
 	nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)

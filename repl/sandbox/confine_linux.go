@@ -1,6 +1,6 @@
 //go:build linux
 
-package repl
+package sandbox
 
 import (
 	"errors"
@@ -33,42 +33,44 @@ import (
 // worker started, and the uid is another than the server's when the server
 // runs as root: both are set by the pool (Pool.start).
 
-// Worker limits set at start. The session's init narrows the address space.
-const (
-	workerMaxFiles = 64 // protocol pipes, poller, mapped context, with room to spare
-)
+// MaxFiles is the limit of open descriptors (RLIMIT_NOFILE) a worker has
+// from its start: protocol pipes, poller, mapped context, with room to
+// spare. (The session's init narrows the address space; see
+// LimitAddressSpace.)
+const MaxFiles = 64
 
-// layers selects confinement layers; workers get all of them, tests prove
+// Layers selects confinement layers; workers get all of them, tests prove
 // single layers on their own.
-type layers uint
+type Layers uint
 
+// The layers, in the order Confine applies them.
 const (
-	closeFiles layers = 1 << iota
-	startLimits
-	dropPrivileges
-	landlockLayer
-	seccompLayer
+	CloseFiles     Layers = 1 << iota // close inherited descriptors past the protocol's
+	StartLimits                       // rlimits: no core dumps, no file growth, MaxFiles, an address-space limit
+	DropPrivileges                    // no_new_privs, no capabilities
+	LandlockLayer                     // Landlock: no filesystem or TCP access, no signals outside the worker
+	SeccompLayer                      // the seccomp allowlist of seccomp_linux.go
 
-	allLayers = closeFiles | startLimits | dropPrivileges | landlockLayer | seccompLayer
+	AllLayers = CloseFiles | StartLimits | DropPrivileges | LandlockLayer | SeccompLayer
 )
 
-// confine applies the layers ls to the calling process; startMemory bounds
+// Confine applies the layers ls to the calling process; startMemory bounds
 // its address space (on top of what is mapped now) until the session sets
 // its own limit. Where the runtime cannot change every thread at once, the
 // per-thread layers are applied by re-executing the worker
-// (reexec_linux.go); confine then does not return unless that fails, and
+// (reexec_linux.go); Confine then does not return unless that fails, and
 // the second start calls it again.
-func confine(ls layers, startMemory int64, statm *os.File) error {
+func Confine(ls Layers, startMemory int64, statm *os.File) error {
 	_, _, reexeced := stage2()
 	// A second start has only what the first kept open; it could not list
 	// its descriptors anyway (Landlock hides /proc).
-	if ls&closeFiles != 0 && !reexeced {
+	if ls&CloseFiles != 0 && !reexeced {
 		if err := closeInheritedFiles(); err != nil {
 			return err
 		}
 	}
 	setLocalZone()
-	if ls&startLimits != 0 {
+	if ls&StartLimits != 0 {
 		if err := setStartLimits(startMemory, statm); err != nil {
 			return err
 		}
@@ -78,10 +80,10 @@ func confine(ls layers, startMemory int64, statm *os.File) error {
 		if err := checkInherited(ls); err != nil {
 			return err
 		}
-	case ls&perThreadLayers != 0 && !allThreadsWork():
+	case ls&perThreadLayers != 0 && !AllThreadsWork():
 		return reexecConfined(ls&perThreadLayers, statm)
 	default:
-		if ls&dropPrivileges != 0 {
+		if ls&DropPrivileges != 0 {
 			if err := allThreads(unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0); err != nil {
 				return fmt.Errorf("set no_new_privs: %w", err)
 			}
@@ -89,7 +91,7 @@ func confine(ls layers, startMemory int64, statm *os.File) error {
 				return err
 			}
 		}
-		if ls&landlockLayer != 0 {
+		if ls&LandlockLayer != 0 {
 			// An empty configuration of every access right the kernel
 			// knows: nothing on the filesystem, no TCP bind or connect,
 			// and scoped signals and abstract sockets. Kernels without
@@ -100,7 +102,7 @@ func confine(ls layers, startMemory int64, statm *os.File) error {
 			}
 		}
 	}
-	if ls&seccompLayer != 0 && seccompSupported {
+	if ls&SeccompLayer != 0 && SeccompSupported {
 		if err := installSeccomp(); err != nil {
 			return err
 		}
@@ -160,9 +162,9 @@ func setStartLimits(memory int64, statm *os.File) error {
 	}{
 		{"RLIMIT_CORE", unix.RLIMIT_CORE, 0, 0},   // a core file would hold tenants' data
 		{"RLIMIT_FSIZE", unix.RLIMIT_FSIZE, 0, 0}, // no file to write
-		{"RLIMIT_NOFILE", unix.RLIMIT_NOFILE, workerMaxFiles, workerMaxFiles},
+		{"RLIMIT_NOFILE", unix.RLIMIT_NOFILE, MaxFiles, MaxFiles},
 		// Soft only: the session may need more for a larger context and
-		// fixes both halves once it mapped it (applyWorkerLimits). No model
+		// fixes both halves once it mapped it (LimitAddressSpace). No model
 		// code runs before that.
 		{"RLIMIT_AS", unix.RLIMIT_AS, uint64(vsz + memory), unix.RLIM_INFINITY},
 	} {
