@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/rlm-project/rlm/repl/shims"
 )
 
 // Rewrites of calls and the values they take: builtins yaegi lacks,
@@ -68,7 +70,7 @@ func (r *rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, ed *edits) {
 			x = fn.(*ast.IndexListExpr).X
 		}
 		if sel, ok := x.(*ast.SelectorExpr); ok {
-			if pkg, ok := sel.X.(*ast.Ident); ok && !defined[pkg.Name] && shimmed[pkg.Name][sel.Sel.Name] {
+			if pkg, ok := sel.X.(*ast.Ident); ok && !defined[pkg.Name] && shims.Generic(pkg.Name, sel.Sel.Name) {
 				ed.add(ed.off(sel.Pos()), ed.off(sel.End()), "__rlm"+strings.ToUpper(pkg.Name[:1])+pkg.Name[1:]+"_"+sel.Sel.Name)
 			}
 		}
@@ -89,7 +91,7 @@ func (r *rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, ed *edits) {
 			ed.add(ed.off(fn.Pos()), ed.off(fn.End()), to)
 			return
 		}
-		if shimmed[pkg.Name][fn.Sel.Name] {
+		if shims.Generic(pkg.Name, fn.Sel.Name) {
 			ed.add(ed.off(fn.Pos()), ed.off(fn.End()), "__rlm"+strings.ToUpper(pkg.Name[:1])+pkg.Name[1:]+"_"+fn.Sel.Name)
 		}
 	}

@@ -2,10 +2,10 @@ package repl
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"reflect"
 	"runtime"
@@ -25,6 +25,7 @@ import (
 
 	"github.com/rlm-project/rlm/repl/protocol"
 	"github.com/rlm-project/rlm/repl/sandbox"
+	"github.com/rlm-project/rlm/repl/shims"
 	"github.com/rlm-project/rlm/repl/symbols"
 )
 
@@ -64,9 +65,8 @@ type worker struct {
 	limits   Limits
 	rw       rewriter
 	baseG    int // goroutines of the worker itself, before model code ran
-	types    typeRegistry
-	fmtShims map[string]reflect.Value // built once: their values key the interpreter's MapTypes
-	finalFn  reflect.Value            // FINAL, which formats like fmt.Sprint: a key of MapTypes too
+	shims    *shims.Shims
+	finalFn  reflect.Value // FINAL, which formats like fmt.Sprint: a key of the interpreter's MapTypes
 
 	mu       sync.Mutex
 	cell     *cellState
@@ -228,20 +228,10 @@ func (w *worker) newInterpreter() error {
 	if err := in.Use(w.stdlib()); err != nil {
 		return fmt.Errorf("load symbols: %w", err)
 	}
-	w.fmtShims = w.fmtFuncs()
+	w.shims = shims.New(&w.output)
 	w.finalFn = reflect.ValueOf(w.final)
-	mt := map[reflect.Value][]reflect.Type{w.finalFn: symbols.FmtTypes}
-	for _, v := range w.fmtShims {
-		mt[v] = symbols.FmtTypes
-	}
-	for k, v := range w.jsonFuncs() {
-		w.fmtShims[k] = v
-		if k == "__rlmJSONUnmarshal" {
-			mt[v] = symbols.MapTypes[reflect.ValueOf(json.Unmarshal)]
-		} else {
-			mt[v] = symbols.MapTypes[reflect.ValueOf(json.Marshal)]
-		}
-	}
+	mt := w.shims.MapTypes()
+	mt[w.finalFn] = symbols.FmtTypes
 	if err := in.Use(interp.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}); err != nil {
 		return fmt.Errorf("load fmt wrappers: %w", err)
 	}
@@ -261,7 +251,7 @@ func (w *worker) newInterpreter() error {
 	if _, err := in.Eval(`import __rlmtypes "rlmtypes"`); err != nil {
 		return fmt.Errorf("import native types: %w", err)
 	}
-	if _, err := in.Eval(shimSource); err != nil {
+	if _, err := in.Eval(shims.Source); err != nil {
 		return fmt.Errorf("compile shims: %w", err)
 	}
 	w.in = in
@@ -298,38 +288,20 @@ func (w *worker) sleep(d time.Duration) {
 // predeclared returns the names model code sees without importing anything.
 func (w *worker) predeclared() map[string]reflect.Value {
 	m := map[string]reflect.Value{
-		"context":                reflect.ValueOf(&w.ctxData).Elem(),
-		"contexts":               reflect.ValueOf(&w.contexts).Elem(),
-		"query":                  reflect.ValueOf(&w.query).Elem(),
-		"llm_query":              reflect.ValueOf(func(p string) string { return w.host(protocol.KindLLM, []string{p})[0] }),
-		"llm_query_batched":      reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindLLM, ps) }),
-		"rlm_query":              reflect.ValueOf(func(p string) string { return w.host(protocol.KindRLM, []string{p})[0] }),
-		"rlm_query_batched":      reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindRLM, ps) }),
-		"FINAL":                  w.finalFn,
-		"SHOW_VARS":              reflect.ValueOf(w.showVars),
-		"__rlmGoPanic":           reflect.ValueOf(w.goPanic),
-		"__rlmClear":             reflect.ValueOf(clearValue),
-		"__rlmLines":             reflect.ValueOf(lines),
-		"__rlmDecodeRune":        reflect.ValueOf(decodeRune),
-		"__rlmRuneAt":            reflect.ValueOf(runeAt),
-		"__rlmRuneLen":           reflect.ValueOf(runeLen),
-		"__rlmSortNative":        reflect.ValueOf(sortNative),
-		"__rlmSortSlice":         reflect.ValueOf(sortSlice),
-		"__rlmSortStable":        reflect.ValueOf(sortStable),
-		"__rlmErrorsAs":          reflect.ValueOf(w.types.errorsAs),
-		"__rlmErrorsIs":          reflect.ValueOf(errorsIs),
-		"__rlmRegisterType":      reflect.ValueOf(w.types.register),
-		"__rlmRegisterLayout":    reflect.ValueOf(w.types.registerLayout),
-		"__rlmBox":               reflect.ValueOf(func(x any) *any { return &x }),
-		"__rlmRecovered":         reflect.ValueOf(recovered),
-		"__rlmRegisterError":     reflect.ValueOf(w.types.registerError),
-		"__rlmRegisterErrorConv": reflect.ValueOf(w.types.registerErrorConv),
-		"__rlmErrSubject":        reflect.ValueOf(w.types.errSubject),
-		"__rlmIface":             reflect.ValueOf(unwrapIface),
-		"__rlmGoCall":            reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, false) }),
-		"__rlmGoCallSlice":       reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, true) }),
+		"context":           reflect.ValueOf(&w.ctxData).Elem(),
+		"contexts":          reflect.ValueOf(&w.contexts).Elem(),
+		"query":             reflect.ValueOf(&w.query).Elem(),
+		"llm_query":         reflect.ValueOf(func(p string) string { return w.host(protocol.KindLLM, []string{p})[0] }),
+		"llm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindLLM, ps) }),
+		"rlm_query":         reflect.ValueOf(func(p string) string { return w.host(protocol.KindRLM, []string{p})[0] }),
+		"rlm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindRLM, ps) }),
+		"FINAL":             w.finalFn,
+		"SHOW_VARS":         reflect.ValueOf(w.showVars),
+		"__rlmGoPanic":      reflect.ValueOf(w.goPanic),
+		"__rlmGoCall":       reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, false) }),
+		"__rlmGoCallSlice":  reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, true) }),
 	}
-	for k, v := range w.fmtShims {
+	for k, v := range w.shims.Funcs() {
 		m[k] = v
 	}
 	return m
@@ -451,7 +423,7 @@ func (w *worker) goCall(fn any, args []any, spread bool) {
 		if v.IsValid() && !v.Type().AssignableTo(pt) {
 			// A value of a declared type with methods comes boxed in
 			// the interpreter's valueInterface, which keeps its type.
-			v = reflect.ValueOf(unbox(a))
+			v = reflect.ValueOf(shims.Unbox(a))
 		}
 		switch {
 		case !v.IsValid():
@@ -737,4 +709,21 @@ func (t *traceWriter) frames() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]string(nil), t.lines...)
+}
+
+// iterSource is package iter: its types are generic, so it cannot be a
+// symbol table. Code declares iterators with them and ranges over them
+// (range over functions is patch 1 of third_party/yaegi).
+const iterSource = `package iter
+
+type Seq[V any] func(yield func(V) bool)
+
+type Seq2[K, V any] func(yield func(K, V) bool)
+`
+
+// emptyFS is the interpreter's source filesystem: nothing can be loaded.
+type emptyFS struct{}
+
+func (emptyFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }

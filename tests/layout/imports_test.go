@@ -19,7 +19,7 @@ var layers = [][]string{
 	{"internal/clip", "internal/jsonscan", "internal/proctest", "internal/datasetschema", "internal/fakellm", "internal/testpdf", "internal/browsertest",
 		"repl/symbols", "model/safetensors", "model/tokenizer", "model/backend", "model/backend/cuda/cudaemu",
 		"document", "store", "models/tinydemo", "training", "recursion/llm"},
-	{"repl/protocol"},
+	{"repl/protocol", "repl/shims"},
 	{"repl/sandbox"},
 	{"model/backend/cuda", "model", "store/retention", "store/storetest", "repl", "recursion/upstream"},
 	{"inference", "recursion", "training/data", "training/loop"},

@@ -1,4 +1,4 @@
-package repl
+package shims
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ import (
 // struct or pointer, and %T, %#v and %+v show the built type. fmt output
 // would then differ from Go's without an error. So the rewriter registers
 // every declared type (and whether it has a method fmt calls), and the
-// worker's fmt functions refuse, with an error saying what to write, the
+// fmt shims refuse, with an error saying what to write, the
 // forms they cannot print as Go does.
 
 // typeRegistry maps the native types of declared types to their names.
@@ -50,7 +50,7 @@ type typeRegistry struct {
 func (r *typeRegistry) registerError(name string, v any) {
 	// A type whose Error method has a value receiver reaches here in the
 	// interpreter's error wrapper.
-	t := reflect.TypeOf(unbox(v))
+	t := reflect.TypeOf(Unbox(v))
 	if t == nil {
 		return
 	}
@@ -76,7 +76,7 @@ func (r *typeRegistry) registerError(name string, v any) {
 // returns its argument, a value of v's declared error type, as an error:
 // the interpreter's error wrapper, which native code sees as an error.
 func (r *typeRegistry) registerErrorConv(v any, conv func(any) error) {
-	t := reflect.TypeOf(unbox(v))
+	t := reflect.TypeOf(Unbox(v))
 	if t == nil {
 		return
 	}
@@ -111,12 +111,12 @@ func (r *typeRegistry) asError(t reflect.Type, x any) (err error) {
 // error natively) when no earlier case lists its type; where that cannot
 // be done, it is refused.
 func (r *typeRegistry) errSubject(x any, listed []any) any {
-	t := reflect.TypeOf(unbox(x))
+	t := reflect.TypeOf(Unbox(x))
 	if t == nil {
 		return x
 	}
 	for _, l := range listed {
-		if reflect.TypeOf(unbox(l)) == t {
+		if reflect.TypeOf(Unbox(l)) == t {
 			return x
 		}
 	}
@@ -132,11 +132,11 @@ func (r *typeRegistry) errSubject(x any, listed []any) any {
 	return x
 }
 
-// unbox returns the value inside the boxes yaegi puts interpreted values
+// Unbox returns the value inside the boxes yaegi puts interpreted values
 // in when they cross into native code as interfaces: its error wrapper
 // (field IValue) and valueInterface (unexported field value, read through
 // an addressable copy).
-func unbox(x any) any {
+func Unbox(x any) any {
 	x = unwrapIface(x)
 	v := reflect.ValueOf(x)
 	if !v.IsValid() || v.Kind() != reflect.Struct || v.Type().PkgPath() != yaegiPkg {
@@ -156,7 +156,7 @@ func unbox(x any) any {
 }
 
 func (r *typeRegistry) registerLayout(name string, v any, embedded []string) {
-	t := reflect.TypeOf(unbox(v))
+	t := reflect.TypeOf(Unbox(v))
 	if t == nil {
 		return
 	}
@@ -253,7 +253,7 @@ func (r *typeRegistry) hiddenType(t reflect.Type, depth int) string {
 }
 
 func (r *typeRegistry) register(name string, v any, methods bool) {
-	t := reflect.TypeOf(unbox(v))
+	t := reflect.TypeOf(Unbox(v))
 	if t == nil {
 		return
 	}
@@ -602,13 +602,14 @@ func verbsOf(format string, n int) []string {
 	return verbs
 }
 
-// fmtFuncs returns the worker's versions of fmt's printing functions.
-func (w *worker) fmtFuncs() map[string]reflect.Value {
+// fmtFuncs returns the shims of fmt's printing functions; the Print
+// functions write to out.
+func (s *Shims) fmtFuncs(out io.Writer) map[string]reflect.Value {
 	// printArgs is what the Print functions give fmt: the interpreter's
 	// print views resolved, and checked.
 	printArgs := func(a []any) []any {
 		a = resolveViews("", a)
-		if p := w.types.problem("", a); p != "" {
+		if p := s.types.problem("", a); p != "" {
 			panic(p)
 		}
 		return a
@@ -617,19 +618,18 @@ func (w *worker) fmtFuncs() map[string]reflect.Value {
 	// %T, %#v, %+v and the verbs that print no method prepared.
 	printfArgs := func(f string, a []any) (string, []any) {
 		a = resolveViews(f, a)
-		if p := w.types.problem(f, a); p != "" {
+		if p := s.types.problem(f, a); p != "" {
 			panic(p)
 		}
-		f, a, p := w.types.typeVerbs(f, a)
+		f, a, p := s.types.typeVerbs(f, a)
 		if p != "" {
 			panic(p)
 		}
-		if a, p = w.types.plusV(f, plainVerbs(f, a)); p != "" {
+		if a, p = s.types.plusV(f, plainVerbs(f, a)); p != "" {
 			panic(p)
 		}
 		return f, a
 	}
-	out := &w.output
 	return map[string]reflect.Value{
 		"__rlmFmtPrint":    reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(out, printArgs(a)...) }),
 		"__rlmFmtPrintln":  reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(out, printArgs(a)...) }),
@@ -656,11 +656,11 @@ func (w *worker) fmtFuncs() map[string]reflect.Value {
 	}
 }
 
-// jsonFuncs returns the worker's versions of encoding/json's functions,
-// which refuse declared structs json would see wrong.
-func (w *worker) jsonFuncs() map[string]reflect.Value {
+// jsonFuncs returns the shims of encoding/json's functions, which refuse
+// declared structs json would see wrong.
+func (s *Shims) jsonFuncs() map[string]reflect.Value {
 	check := func(v any) {
-		if p := w.types.jsonProblem(v); p != "" {
+		if p := s.types.jsonProblem(v); p != "" {
 			panic(p)
 		}
 	}
@@ -669,7 +669,7 @@ func (w *worker) jsonFuncs() map[string]reflect.Value {
 	}
 	// view is v in its json view (jsonview.go), checked.
 	view := func(v any) any {
-		v2, err := w.types.jsonMarshalView(v)
+		v2, err := s.types.jsonMarshalView(v)
 		if err != nil {
 			unsupported(err)
 		}
@@ -682,7 +682,7 @@ func (w *worker) jsonFuncs() map[string]reflect.Value {
 			return json.MarshalIndent(view(v), prefix, indent)
 		}),
 		"__rlmJSONUnmarshal": reflect.ValueOf(func(data []byte, v any) error {
-			done, err := w.types.jsonUnmarshal(data, v, json.Unmarshal)
+			done, err := s.types.jsonUnmarshal(data, v, json.Unmarshal)
 			if done {
 				return err
 			}

@@ -1,22 +1,98 @@
-package repl
+// Package shims holds what rewritten cells call in place of standard
+// functions the interpreter cannot run as Go does: generic functions of
+// slices, maps and errors written as interpreted Go (Source), and native
+// functions (Shims) that print, encode, compare and unwrap values of types
+// declared in the session the way Go would, or refuse with an error where
+// they cannot, instead of printing something else. The rewriter (package
+// repl/rewrite) writes the calls; the worker (package repl/worker) gives
+// the interpreter these functions under the names the calls use.
+package shims
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
+	"maps"
 	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rlm-project/rlm/repl/symbols"
 )
 
-// Generic standard library functions cannot be extracted into yaegi symbol
-// tables, and yaegi v0.16.1 lacks the min, max and clear builtins. The
-// rewriter maps calls such as slices.Sort(x) or min(a, b) to these
-// interpreted generic shims. They avoid make([]T, n) on a type parameter,
-// which yaegi v0.16.1 cannot compile.
-const shimSource = `
+// Shims are the native shims of one interpreter. They keep what the
+// session declared (its types, which ones have methods fmt calls, their
+// layouts), so each interpreter has its own.
+type Shims struct {
+	types    typeRegistry
+	funcs    map[string]reflect.Value
+	mapTypes map[reflect.Value][]reflect.Type
+}
+
+// New returns the shims of one interpreter; out is where the print
+// functions (fmt.Print and the like) write: the cell's output.
+func New(out io.Writer) *Shims {
+	s := &Shims{}
+	fmtFuncs, jsonFuncs := s.fmtFuncs(out), s.jsonFuncs()
+	s.mapTypes = map[reflect.Value][]reflect.Type{}
+	for _, v := range fmtFuncs {
+		s.mapTypes[v] = symbols.FmtTypes
+	}
+	for k, v := range jsonFuncs {
+		if k == "__rlmJSONUnmarshal" {
+			s.mapTypes[v] = symbols.MapTypes[reflect.ValueOf(json.Unmarshal)]
+		} else {
+			s.mapTypes[v] = symbols.MapTypes[reflect.ValueOf(json.Marshal)]
+		}
+	}
+	s.funcs = map[string]reflect.Value{
+		"__rlmClear":             reflect.ValueOf(clearValue),
+		"__rlmLines":             reflect.ValueOf(lines),
+		"__rlmDecodeRune":        reflect.ValueOf(decodeRune),
+		"__rlmRuneAt":            reflect.ValueOf(runeAt),
+		"__rlmRuneLen":           reflect.ValueOf(runeLen),
+		"__rlmSortNative":        reflect.ValueOf(sortNative),
+		"__rlmSortSlice":         reflect.ValueOf(sortSlice),
+		"__rlmSortStable":        reflect.ValueOf(sortStable),
+		"__rlmErrorsAs":          reflect.ValueOf(s.types.errorsAs),
+		"__rlmErrorsIs":          reflect.ValueOf(errorsIs),
+		"__rlmRegisterType":      reflect.ValueOf(s.types.register),
+		"__rlmRegisterLayout":    reflect.ValueOf(s.types.registerLayout),
+		"__rlmBox":               reflect.ValueOf(func(x any) *any { return &x }),
+		"__rlmRecovered":         reflect.ValueOf(recovered),
+		"__rlmRegisterError":     reflect.ValueOf(s.types.registerError),
+		"__rlmRegisterErrorConv": reflect.ValueOf(s.types.registerErrorConv),
+		"__rlmErrSubject":        reflect.ValueOf(s.types.errSubject),
+		"__rlmIface":             reflect.ValueOf(unwrapIface),
+	}
+	for _, m := range []map[string]reflect.Value{fmtFuncs, jsonFuncs} {
+		for k, v := range m {
+			s.funcs[k] = v
+		}
+	}
+	return s
+}
+
+// Funcs returns every native shim by the name rewritten cells and Source
+// call it (__rlm...). The values are the same on every call: those of the
+// fmt and json functions are keys of MapTypes.
+func (s *Shims) Funcs() map[string]reflect.Value { return maps.Clone(s.funcs) }
+
+// MapTypes returns, for the interpreter's MapTypes, the interfaces the
+// values passed to each fmt and json shim are wrapped in (fmt.Stringer,
+// error, json.Marshaler, ...), as for the functions they stand for.
+func (s *Shims) MapTypes() map[reflect.Value][]reflect.Type { return maps.Clone(s.mapTypes) }
+
+// Source is Go source, evaluated in the interpreter before the first cell,
+// of the generic shims. Generic standard library functions cannot be
+// extracted into yaegi symbol tables, and yaegi v0.16.1 lacks the min, max
+// and clear builtins. The rewriter maps calls such as slices.Sort(x) or
+// min(a, b) to these interpreted generic shims. They avoid make([]T, n) on
+// a type parameter, which yaegi v0.16.1 cannot compile.
+const Source = `
 type __rlmOrdered interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
 }
@@ -181,21 +257,16 @@ func __rlmNew[T any](v T) *T { p := new(T); *p = v; return p }
 func __rlmErrors_AsType[T error](err error) (T, bool) { var t T; ok := __rlmErrorsAs(err, &t); return t, ok }
 `
 
-// iterSource is package iter: its types are generic, so it cannot be a
-// symbol table. Ranging over its functions needs Go 1.23, which yaegi
-// lacks; the types still let code call iterators and declare them.
-const iterSource = `package iter
+// Generic reports whether the standard function pkg.name (pkg the
+// package's name) has a generic shim in Source, __rlm<Pkg>_<name>, which
+// the rewriter calls in its place.
+func Generic(pkg, name string) bool { return generic[pkg][name] }
 
-type Seq[V any] func(yield func(V) bool)
-
-type Seq2[K, V any] func(yield func(K, V) bool)
-`
-
-// shimmed lists the package functions rewritten to shims, by package name:
-// every function of shimSource named __rlm<Pkg>_<Name>.
-var shimmed = func() map[string]map[string]bool {
+// generic lists the functions of Source named __rlm<Pkg>_<Name> by
+// package name.
+var generic = func() map[string]map[string]bool {
 	m := map[string]map[string]bool{}
-	for _, l := range regexp.MustCompile(`(?m)^func __rlm([A-Z][a-z0-9]*)_([A-Za-z0-9]+)\[`).FindAllStringSubmatch(shimSource, -1) {
+	for _, l := range regexp.MustCompile(`(?m)^func __rlm([A-Z][a-z0-9]*)_([A-Za-z0-9]+)\[`).FindAllStringSubmatch(Source, -1) {
 		pkg := strings.ToLower(l[1])
 		if m[pkg] == nil {
 			m[pkg] = map[string]bool{}
@@ -256,13 +327,6 @@ func decodeRune(s string, i int) (rune, int) {
 	return utf8.DecodeRuneInString(s[i:])
 }
 
-// emptyFS is the interpreter's source filesystem: nothing can be loaded.
-type emptyFS struct{}
-
-func (emptyFS) Open(name string) (fs.File, error) {
-	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-}
-
 func runeAt(s string, i int) rune { r, _ := decodeRune(s, i); return r }
 func runeLen(s string, i int) int { _, n := decodeRune(s, i); return n }
 
@@ -296,7 +360,7 @@ func (r *typeRegistry) errorsAs(err error, target any) bool {
 // asChain is errors.As's walk of err's chain for a target of declared type.
 func asChain(err error, target reflect.Value, want reflect.Type, depth int) bool {
 	for ; err != nil && depth < 100; depth++ {
-		if v := reflect.ValueOf(unbox(err)); v.IsValid() && v.Type() == want {
+		if v := reflect.ValueOf(Unbox(err)); v.IsValid() && v.Type() == want {
 			target.Elem().Set(v)
 			return true
 		}

@@ -1,4 +1,4 @@
-package repl
+package shims
 
 import (
 	"cmp"
@@ -110,7 +110,7 @@ func renderPlusV(v reflect.Value, depth int, plain bool) (string, error) {
 	if v.Type().PkgPath() == yaegiPkg {
 		// A field of an interface type declared in the session holds the
 		// interpreter's valueInterface.
-		return renderPlusV(reflect.ValueOf(unbox(v.Interface())), depth, plain)
+		return renderPlusV(reflect.ValueOf(Unbox(v.Interface())), depth, plain)
 	}
 	if depth > 0 && !plain && v.CanInterface() && (isWrapper(v.Type()) || hasFmtMethod(v.Type())) {
 		// fmt calls the value's own methods.

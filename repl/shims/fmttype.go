@@ -1,4 +1,4 @@
-package repl
+package shims
 
 import (
 	"fmt"
@@ -148,9 +148,9 @@ func (r *typeRegistry) mentions(t reflect.Type, depth int) bool {
 func operandValue(a any) any {
 	v := reflect.ValueOf(a)
 	if v.IsValid() && isWrapper(v.Type()) {
-		inner := unbox(a)
+		inner := Unbox(a)
 		if iv, ok := iValue(v); ok {
-			inner = unbox(iv)
+			inner = Unbox(iv)
 		}
 		return inner
 	}
