@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/rlm-project/rlm/repl/protocol"
+	"github.com/rlm-project/rlm/repl/rewrite"
 )
 
 // Host answers the sub-model calls that code in a session makes. The RLM
@@ -43,3 +44,12 @@ type (
 // DefaultLimits returns the limits a session gets for every zero field of
 // its Limits.
 func DefaultLimits() Limits { return protocol.DefaultLimits() }
+
+// AllowedImports returns the import paths cells may use, sorted. The
+// system prompt lists them from here.
+func AllowedImports() []string { return rewrite.AllowedImports() }
+
+// IsGo reports whether code is a cell the REPL can parse and that does
+// something: an unlabeled fence in a model's reply runs as Go only then. A
+// bare literal or name (output pasted back) or prose is not code.
+func IsGo(code string) bool { return rewrite.IsGo(code) }

@@ -459,6 +459,8 @@ func (p *proc) deathReason(l Limits) string {
 	return "worker exited unexpectedly"
 }
 
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
 // tailWriter keeps the last max bytes written to it.
 type tailWriter struct {
 	mu   sync.Mutex

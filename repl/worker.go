@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rlm-project/rlm/repl/protocol"
+	"github.com/rlm-project/rlm/repl/rewrite"
 	"github.com/rlm-project/rlm/repl/sandbox"
 	"github.com/rlm-project/rlm/repl/shims"
 	"github.com/rlm-project/rlm/repl/symbols"
@@ -63,7 +64,7 @@ type worker struct {
 	contexts []string // pieces of ctxData
 	query    string   // the request's question (SessionConfig.Query)
 	limits   Limits
-	rw       rewriter
+	rw       *rewrite.Rewriter
 	baseG    int // goroutines of the worker itself, before model code ran
 	shims    *shims.Shims
 	finalFn  reflect.Value // FINAL, which formats like fmt.Sprint: a key of the interpreter's MapTypes
@@ -244,7 +245,7 @@ func (w *worker) newInterpreter() error {
 	if _, err := in.Eval(`import . "rlm"`); err != nil {
 		return fmt.Errorf("import predeclared names: %w", err)
 	}
-	// The native error interface, for type switches (see rewriteTypeSwitch).
+	// The native error interface, for type switches (see repl/rewrite, rewriteTypeSwitch).
 	if err := in.Use(interp.Exports{"rlmtypes/rlmtypes": {"Error": reflect.ValueOf((*error)(nil))}}); err != nil {
 		return fmt.Errorf("load native types: %w", err)
 	}
@@ -255,7 +256,7 @@ func (w *worker) newInterpreter() error {
 		return fmt.Errorf("compile shims: %w", err)
 	}
 	w.in = in
-	w.rw = rewriter{globals: w.globals, predeclared: w.predeclared()}
+	w.rw = rewrite.New(w.globals, w.predeclared())
 	return nil
 }
 
@@ -587,7 +588,7 @@ func (w *worker) safeEval(ctx context.Context, code string) (errText string) {
 // eval rewrites the cell and evaluates its chunks in order. It returns the
 // error for the model, with the cell's own line numbers, or "".
 func (w *worker) eval(ctx context.Context, code string) string {
-	chunks, err := w.rw.rewrite(code)
+	chunks, err := w.rw.Rewrite(code)
 	if err != nil {
 		return err.Error()
 	}
@@ -595,32 +596,16 @@ func (w *worker) eval(ctx context.Context, code string) string {
 		if ctx.Err() != nil {
 			return "cancelled"
 		}
-		srcs := []string{ch.src}
-		switch {
-		case ch.decl:
-			if src, ok := w.rw.typedVars(ch.src); ok {
-				srcs = []string{src}
-			}
-		case ch.imports == nil:
-			if decl, stmt, ok := w.rw.typedDefine(ch.src); ok {
-				srcs = []string{decl, stmt}
-				if decl == "" { // every name reuses its variable
-					srcs = srcs[1:]
-				}
-			}
-		}
-		if err := w.evalSrcs(ctx, ch, srcs); err != "" {
+		if err := w.evalSrcs(ctx, ch, w.rw.Sources(ch)); err != "" {
 			return err
 		}
-		for _, p := range ch.imports {
-			w.rw.imported[p] = true
-		}
+		w.rw.Evaluated(ch)
 	}
 	return ""
 }
 
 // evalSrcs evaluates the sources a chunk became.
-func (w *worker) evalSrcs(ctx context.Context, ch chunk, srcs []string) string {
+func (w *worker) evalSrcs(ctx context.Context, ch rewrite.Chunk, srcs []string) string {
 	for _, src := range srcs {
 		w.trace.reset()
 		_, err := w.in.EvalWithContext(ctx, src)
@@ -632,7 +617,7 @@ func (w *worker) evalSrcs(ctx context.Context, ch chunk, srcs []string) string {
 			if _, ok := err.(interp.Panic); ok {
 				trace = w.trace.frames()
 			}
-			return ch.explain(err, trace)
+			return ch.Explain(err, trace)
 		}
 	}
 	return ""
@@ -688,7 +673,7 @@ type traceWriter struct {
 }
 
 func (t *traceWriter) Write(p []byte) (int, error) {
-	if l := strings.TrimSpace(string(p)); panicFrameRE.MatchString(l) {
+	if l := strings.TrimSpace(string(p)); rewrite.IsPanicFrame(l) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if len(t.lines) < 100 {

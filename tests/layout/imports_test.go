@@ -20,7 +20,7 @@ var layers = [][]string{
 		"repl/symbols", "model/safetensors", "model/tokenizer", "model/backend", "model/backend/cuda/cudaemu",
 		"document", "store", "models/tinydemo", "training", "recursion/llm"},
 	{"repl/protocol", "repl/shims"},
-	{"repl/sandbox"},
+	{"repl/sandbox", "repl/rewrite"},
 	{"model/backend/cuda", "model", "store/retention", "store/storetest", "repl", "recursion/upstream"},
 	{"inference", "recursion", "training/data", "training/loop"},
 	{"inference/api", "inference/client", "inference/inferencetest", "eval", "tracing", "server", "training/sft"},

@@ -1,4 +1,4 @@
-package repl
+package rewrite
 
 import (
 	"fmt"
@@ -75,7 +75,7 @@ func rewriteTypeSwitch(n *ast.TypeSwitchStmt, types *typeInfo, ed *edits) {
 }
 
 // rewriteRange handles the range loops yaegi lacks or runs slowly.
-func (r *rewriter) rewriteRange(n *ast.RangeStmt, types *typeInfo, ed *edits) {
+func (r *Rewriter) rewriteRange(n *ast.RangeStmt, types *typeInfo, ed *edits) {
 	isBlank := func(e ast.Expr) bool { id, ok := e.(*ast.Ident); return e == nil || ok && id.Name == "_" }
 	assign := " := "
 	if n.Tok == token.ASSIGN {
@@ -140,7 +140,7 @@ func (r *rewriter) rewriteRange(n *ast.RangeStmt, types *typeInfo, ed *edits) {
 
 // perIteration gives each iteration its own copy of the range variables
 // when closures in the body capture them (Go 1.22 semantics).
-func (r *rewriter) perIteration(n *ast.RangeStmt, _ *typeInfo, ed *edits) {
+func (r *Rewriter) perIteration(n *ast.RangeStmt, _ *typeInfo, ed *edits) {
 	if n.Tok != token.DEFINE {
 		return
 	}

@@ -1,4 +1,12 @@
-package repl
+// Package rewrite turns a cell of model-written Go into the chunks the
+// REPL's interpreter evaluates in order. A model writes a cell the way it
+// writes a notebook cell: imports, declarations and statements mixed
+// freely, modern Go included. The rewrites make the interpreter run it as
+// Go would, with textual edits that keep every line where it was, so that
+// errors carry the cell's own line numbers; where it cannot, the cell is
+// refused with an error that says what to write instead. The package also
+// decides what a cell may import (AllowedImports).
+package rewrite
 
 import (
 	"fmt"
@@ -74,16 +82,19 @@ func pkgName(path string) string {
 
 var majorRE = regexp.MustCompile(`^v[0-9]+$`)
 
-// chunk is one piece of a cell evaluated on its own.
-type chunk struct {
+// Chunk is one piece of a cell evaluated on its own: the sources Sources
+// returns for it, then Evaluated.
+type Chunk struct {
 	src     string
 	line    int      // cell line of the first line of src
 	imports []string // import keys ("name path") this chunk adds
 	decl    bool     // declarations, not statements
 }
 
-// rewriter turns cells into chunks. It remembers imports across cells.
-type rewriter struct {
+// Rewriter turns the cells of one session into chunks. It remembers
+// imports, methods and wait groups across cells. The zero Rewriter knows
+// nothing of the session's globals and predeclared names.
+type Rewriter struct {
 	globals     func() map[string]reflect.Value
 	predeclared map[string]reflect.Value
 	imported    map[string]bool      // "name path" of every import done
@@ -92,6 +103,44 @@ type rewriter struct {
 	register    []string             // registrations of declared types, for the chunk being rewritten
 	waitGroups  map[string]bool      // names of variables and fields declared as sync.WaitGroup, across cells
 	methods     map[string]methodSig // "T.M" -> the signature of method M of a type T declared in the session, across cells
+}
+
+// New returns the Rewriter of a session whose interpreter reports its
+// global variables through globals and predeclares the names of
+// predeclared (context, llm_query, the shims, ...).
+func New(globals func() map[string]reflect.Value, predeclared map[string]reflect.Value) *Rewriter {
+	return &Rewriter{globals: globals, predeclared: predeclared}
+}
+
+// Sources returns the sources to evaluate for ch, in order. Call it just
+// before ch is evaluated: a top-level definition from a native call is
+// typed from the session's globals as they are then (see typedDefine).
+func (r *Rewriter) Sources(ch Chunk) []string {
+	switch {
+	case ch.decl:
+		if src, ok := r.typedVars(ch.src); ok {
+			return []string{src}
+		}
+	case ch.imports == nil:
+		if decl, stmt, ok := r.typedDefine(ch.src); ok {
+			if decl == "" { // every name reuses its variable
+				return []string{stmt}
+			}
+			return []string{decl, stmt}
+		}
+	}
+	return []string{ch.src}
+}
+
+// Evaluated records that ch was evaluated: its imports are the session's
+// now, so later cells do not import them again.
+func (r *Rewriter) Evaluated(ch Chunk) {
+	if r.imported == nil {
+		r.imported = map[string]bool{}
+	}
+	for _, p := range ch.imports {
+		r.imported[p] = true
+	}
 }
 
 type itemKind int
@@ -237,9 +286,9 @@ func cellError(line int, msg string) error { return &cellErr{line, msg} }
 // lineOf returns the 1-based line of byte offset off in code.
 func lineOf(code string, off int) int { return 1 + strings.Count(code[:off], "\n") }
 
-// rewrite turns one cell into chunks to evaluate in order: first the new
+// Rewrite turns one cell into chunks to evaluate in order: first the new
 // imports, then runs of declarations and runs of statements as they come.
-func (r *rewriter) rewrite(code string) ([]chunk, error) {
+func (r *Rewriter) Rewrite(code string) ([]Chunk, error) {
 	if r.imported == nil {
 		r.imported = map[string]bool{}
 	}
@@ -248,7 +297,7 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 		return nil, err
 	}
 	var imports []importSpec
-	var chunks []chunk
+	var chunks []Chunk
 	for i := 0; i < len(items); {
 		it := items[i]
 		if it.kind == itemImport {
@@ -270,7 +319,7 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 		start, end := it.start, items[j-1].end
 		// Keep the source between items, comments and blank lines included,
 		// so that line numbers inside the chunk stay those of the cell.
-		chunks = append(chunks, chunk{src: code[start:end], line: lineOf(code, start), decl: it.kind == itemDecl})
+		chunks = append(chunks, Chunk{src: code[start:end], line: lineOf(code, start), decl: it.kind == itemDecl})
 		i = j
 	}
 	for _, s := range imports {
@@ -291,9 +340,9 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 		if len(r.register) > 0 {
 			// Tell the worker the native types of the declared types, so
 			// that fmt can refuse what it would print wrong.
-			reg := chunk{src: strings.Join(r.register, "; "), line: chunks[k].line + strings.Count(src, "\n")}
+			reg := Chunk{src: strings.Join(r.register, "; "), line: chunks[k].line + strings.Count(src, "\n")}
 			r.register = nil
-			chunks = append(chunks[:k+1], append([]chunk{reg}, chunks[k+1:]...)...)
+			chunks = append(chunks[:k+1], append([]Chunk{reg}, chunks[k+1:]...)...)
 			k++
 			continue
 		}
@@ -302,8 +351,8 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 			// declaration's line: a panic is located by the frame of the
 			// declared function, whose lines are the declaration's.
 			chunks[k].decl = true
-			call := chunk{src: wrapper + "()", line: chunks[k].line}
-			chunks = append(chunks[:k+1], append([]chunk{call}, chunks[k+1:]...)...)
+			call := Chunk{src: wrapper + "()", line: chunks[k].line}
+			chunks = append(chunks[:k+1], append([]Chunk{call}, chunks[k+1:]...)...)
 			k++
 		}
 	}
@@ -344,12 +393,12 @@ func (r *rewriter) rewrite(code string) ([]chunk, error) {
 		}
 	}
 	if len(lines) > 0 {
-		chunks = append([]chunk{{src: strings.Join(lines, "\n"), line: 1, imports: keys}}, chunks...)
+		chunks = append([]Chunk{{src: strings.Join(lines, "\n"), line: 1, imports: keys}}, chunks...)
 	}
 	// yaegi runs a declared main after every later Eval; a cell written as
 	// a program gets its main renamed and run once, as `go run` would.
 	if r.sawMain {
-		chunks = append(chunks, chunk{src: "__rlmMain()", line: strings.Count(code, "\n") + 1})
+		chunks = append(chunks, Chunk{src: "__rlmMain()", line: strings.Count(code, "\n") + 1})
 	}
 	return chunks, nil
 }
@@ -358,7 +407,7 @@ func errNotAllowed(s importSpec) error {
 	return cellError(s.line, fmt.Sprintf("import %q is not allowed: REPL code cannot use files, processes, the network, the environment, unsafe or reflection. Allowed packages: %s", s.path, allowlist()))
 }
 
-func (r *rewriter) importedName(name string) bool {
+func (r *Rewriter) importedName(name string) bool {
 	for k := range r.imported {
 		if strings.HasPrefix(k, name+" ") {
 			return true
@@ -456,7 +505,7 @@ func (e *edits) apply() string {
 // rewriteChunk parses a chunk and applies the modern-Go rewrites.
 // A statement wrapped in a function is returned as the declaration of that
 // function, and wrapper is its name.
-func (r *rewriter) rewriteChunk(src string, line int, isDecl bool, used map[string]int, types *typeInfo) (out, wrapper string, err error) {
+func (r *Rewriter) rewriteChunk(src string, line int, isDecl bool, used map[string]int, types *typeInfo) (out, wrapper string, err error) {
 	prefix := "package p;"
 	suffix := ""
 	if !isDecl {

@@ -1,4 +1,4 @@
-package repl
+package rewrite
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 // noteWaitGroups remembers the variables and struct fields a chunk
 // declares as sync.WaitGroup (or a pointer to one).
-func (r *rewriter) noteWaitGroups(f *ast.File) {
+func (r *Rewriter) noteWaitGroups(f *ast.File) {
 	if r.waitGroups == nil {
 		r.waitGroups = map[string]bool{}
 		if r.globals != nil {
@@ -63,7 +63,7 @@ func (r *rewriter) noteWaitGroups(f *ast.File) {
 // go statement. Through the native WaitGroup.Go, yaegi ran the closure with
 // the loop variables of the last iteration (a sum over i in a loop came out
 // doubled); a go statement of the interpreter gets them right.
-func (r *rewriter) rewriteWaitGroupGo(st *ast.ExprStmt, ed *edits) {
+func (r *Rewriter) rewriteWaitGroupGo(st *ast.ExprStmt, ed *edits) {
 	call, ok := st.X.(*ast.CallExpr)
 	if !ok || len(call.Args) != 1 {
 		return

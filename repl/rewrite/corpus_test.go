@@ -1,4 +1,4 @@
-package repl
+package rewrite_test
 
 import (
 	"bufio"
@@ -19,14 +19,20 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rlm-project/rlm/repl"
+	"github.com/rlm-project/rlm/repl/rewrite"
 )
 
 // The differential corpus: programs and cells written the way models write
-// Go (repl/testdata/corpus; gen_* files come from testdata/gencorpus, the
-// others are written by hand). Each runs natively, built at test time with
-// the go command, and in the REPL; the outputs must be identical, or the
-// REPL must refuse with the error listed for it in REFUSALS.txt. A REPL
-// that succeeds with a different output always fails the test.
+// Go (repl/rewrite/testdata/corpus; gen_* files come from
+// testdata/gencorpus, the others are written by hand). Each runs natively,
+// built at test time with the go command, and in the REPL; the outputs must
+// be identical, or the REPL must refuse with the error listed for it in
+// REFUSALS.txt. A REPL that succeeds with a different output always fails
+// the test. The corpus is the rewrites' specification: what they (with the
+// shims they call) must make the interpreter run as Go does; it runs end to
+// end, through sessions of package repl.
 //
 // A .go file is a whole program ("package main") and runs as one cell, the
 // way a model pastes one. A .gocell file is a session of cells separated by
@@ -36,6 +42,14 @@ import (
 //go:generate go run ./testdata/gencorpus
 
 const corpusDir = "testdata/corpus"
+
+// TestMain lets the test binary serve as the sessions' worker.
+func TestMain(m *testing.M) {
+	repl.MaybeRunWorker()
+	os.Exit(m.Run())
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // cellSep separates the cells of a corpus session.
 var cellSep = regexp.MustCompile(`(?m)^// cell\n`)
@@ -129,62 +143,7 @@ func nativeSource(p corpusProgram, pkg string) (string, error) {
 		}
 		return mainFuncRE.ReplaceAllString(src, "func Main() {"), nil
 	}
-	code := strings.Join(p.cells, "")
-	items, err := split(code)
-	if err != nil {
-		return "", err
-	}
-	imports := map[string]string{} // name -> import line
-	var decls, stmts []string
-	for _, it := range items {
-		text := code[it.start:it.end]
-		switch it.kind {
-		case itemImport:
-			specs, err := parseImports(text, lineOf(code, it.start))
-			if err != nil {
-				return "", err
-			}
-			for _, s := range specs {
-				if s.explicitName {
-					imports[s.name] = fmt.Sprintf("%s %q", s.name, s.path)
-				} else {
-					imports[s.name] = fmt.Sprintf("%q", s.path)
-				}
-			}
-		case itemDecl:
-			decls = append(decls, text)
-		default:
-			stmts = append(stmts, text)
-		}
-	}
-	// The REPL imports allowlisted packages used without an import.
-	for name, path := range autoImport {
-		if _, ok := imports[name]; ok {
-			continue
-		}
-		if regexp.MustCompile(`(^|[^\w.])` + name + `\.[A-Z]`).MatchString(code) {
-			imports[name] = fmt.Sprintf("%q", path)
-		}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "package %s\n\n", pkg)
-	names := make([]string, 0, len(imports))
-	for n := range imports {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(&b, "import %s\n", imports[n])
-	}
-	for _, d := range decls {
-		b.WriteString("\n" + d + "\n")
-	}
-	b.WriteString("\nfunc Main() {\n")
-	for _, s := range stmts {
-		b.WriteString(s + "\n")
-	}
-	b.WriteString("}\n")
-	return b.String(), nil
+	return rewrite.NativeCells(strings.Join(p.cells, ""), pkg)
 }
 
 var (
@@ -360,8 +319,8 @@ type replResult struct {
 	err    string
 }
 
-func runInREPL(ctx context.Context, p *Pool, prog corpusProgram) (replResult, error) {
-	s, err := p.NewSession(ctx, SessionConfig{Host: &echoHost{}})
+func runInREPL(ctx context.Context, p *repl.Pool, prog corpusProgram) (replResult, error) {
+	s, err := p.NewSession(ctx, repl.SessionConfig{})
 	if err != nil {
 		return replResult{}, err
 	}
@@ -412,7 +371,7 @@ func TestCorpusDifferential(t *testing.T) {
 	start := time.Now()
 	native := buildNative(t, progs)
 	nativeTime := time.Since(start)
-	p, err := NewPool(PoolConfig{Size: 2, Limits: Limits{CellTimeout: 20 * time.Second}})
+	p, err := repl.NewPool(repl.PoolConfig{Size: 2, Limits: repl.Limits{CellTimeout: 20 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +433,7 @@ func TestCorpusDifferential(t *testing.T) {
 // FuzzDifferential mutates corpus programs and checks that the REPL never
 // returns a successful output that native Go does not give; it may refuse.
 // Inputs that do not compile natively say nothing and are skipped. Run it
-// with: go test ./repl -run XXX -fuzz FuzzDifferential -fuzztime 10m
+// with: go test ./repl/rewrite -run XXX -fuzz FuzzDifferential -fuzztime 10m
 func FuzzDifferential(f *testing.F) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -490,7 +449,7 @@ func FuzzDifferential(f *testing.F) {
 			f.Add(p.src)
 		}
 	}
-	pool, err := NewPool(PoolConfig{Size: 1, Limits: Limits{CellTimeout: 10 * time.Second}})
+	pool, err := repl.NewPool(repl.PoolConfig{Size: 1, Limits: repl.Limits{CellTimeout: 10 * time.Second}})
 	if err != nil {
 		f.Fatal(err)
 	}

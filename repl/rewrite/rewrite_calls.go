@@ -1,4 +1,4 @@
-package repl
+package rewrite
 
 import (
 	"go/ast"
@@ -21,7 +21,7 @@ var seqFuncs = map[string]map[string]string{
 	"bytes":   {"SplitSeq": "Split", "SplitAfterSeq": "SplitAfter", "FieldsSeq": "Fields", "FieldsFuncSeq": "FieldsFunc"},
 }
 
-func (r *rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, ed *edits) {
+func (r *Rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, ed *edits) {
 	defined := types.defined
 	switch fn := n.Fun.(type) {
 	case *ast.Ident:
@@ -107,7 +107,7 @@ func firstArg(n *ast.CallExpr) ast.Expr {
 // valueOperand reports whether the operand of new is a value (Go 1.26's
 // new(expr)) rather than a type. Only forms that cannot be types count:
 // literals, calls, operators, and names known to be variables.
-func (r *rewriter) valueOperand(e ast.Expr, types *typeInfo) bool {
+func (r *Rewriter) valueOperand(e ast.Expr, types *typeInfo) bool {
 	switch e := e.(type) {
 	case *ast.BasicLit, *ast.CompositeLit, *ast.CallExpr, *ast.BinaryExpr, *ast.FuncLit:
 		return true

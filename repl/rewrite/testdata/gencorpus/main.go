@@ -1,9 +1,9 @@
 // Command gencorpus writes the generated part of the REPL's differential
-// test corpus (repl/testdata/corpus/gen_*.go) from templates: programs and
-// cells in the style models write, each family filled with several data
-// sets so that the same form is exercised on different values. Run it from
-// the repl directory with `go run ./testdata/gencorpus`; the output is
-// deterministic.
+// test corpus (repl/rewrite/testdata/corpus/gen_*.go) from templates:
+// programs and cells in the style models write, each family filled with
+// several data sets so that the same form is exercised on different
+// values. Run it from the repl/rewrite directory with `go run
+// ./testdata/gencorpus`; the output is deterministic.
 package main
 
 import (

@@ -1,11 +1,8 @@
-package repl
+package rewrite
 
 import (
-	"context"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestRewrite(t *testing.T) {
@@ -43,8 +40,8 @@ func TestRewrite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var r rewriter
-			chunks, err := r.rewrite(tt.cell)
+			var r Rewriter
+			chunks, err := r.Rewrite(tt.cell)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 					t.Fatalf("error %v, want %q", err, tt.errHas)
@@ -74,33 +71,6 @@ func TestRewrite(t *testing.T) {
 	}
 }
 
-// TestRuneLoopLinear checks that `for i, r := range s` runs in linear time:
-// four times the input must cost far less than the sixteen times a
-// quadratic loop would.
-func TestRuneLoopLinear(t *testing.T) {
-	p := newTestPool(t, 1)
-	s, err := p.NewSession(context.Background(), SessionConfig{Limits: Limits{CellTimeout: 20 * time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	loop := func(n int) time.Duration {
-		r := run(t, s, "s := strings.Repeat(\"añb\", "+strconv.Itoa(n/4)+")\nn := 0\nfor i, r := range s { if r == 'ñ' { n += i & 1 } }\nfmt.Print(n > 0)")
-		if r.Error != "" || r.Output != "true" {
-			t.Fatalf("loop over %d bytes: %+v", n, r)
-		}
-		return r.Duration
-	}
-	loop(1 << 16) // warm up
-	// The best of two runs each, so that a burst of load on a shared
-	// machine does not decide the ratio.
-	small, large := min(loop(1<<18), loop(1<<18)), min(loop(1<<20), loop(1<<20))
-	t.Logf("256 KB: %v, 1 MB: %v", small, large)
-	if large > 10*small {
-		t.Fatalf("4x input took %.1fx as long: not linear", float64(large)/float64(small))
-	}
-}
-
 // TestRewriteJumpsAndWaitGroups checks the rewrites of forms yaegi runs
 // wrong without an error: a labeled break or continue inside a select, and
 // WaitGroup.Go.
@@ -121,8 +91,8 @@ func TestRewriteJumpsAndWaitGroups(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var r rewriter
-			chunks, err := r.rewrite(tt.cell)
+			var r Rewriter
+			chunks, err := r.Rewrite(tt.cell)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package repl
+package rewrite
 
 import (
 	"go/ast"
@@ -19,7 +19,7 @@ type typeInfo struct {
 }
 
 // newTypeInfo starts the guesses for one cell from the session's globals.
-func (r *rewriter) newTypeInfo() *typeInfo {
+func (r *Rewriter) newTypeInfo() *typeInfo {
 	t := &typeInfo{vars: map[string]string{"context": "string", "contexts": "[]string", "query": "string"}, defined: map[string]bool{}, consts: map[string]bool{}}
 	if r.globals != nil {
 		for name, v := range r.globals() {

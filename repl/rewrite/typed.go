@@ -1,4 +1,4 @@
-package repl
+package rewrite
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ import (
 
 // typedDefine returns the declaration and the assignment to run instead of
 // the statement src, or ok == false to run src as it is.
-func (r *rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
+func (r *Rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
 	const prefix = "package p; func _() {"
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "cell", prefix+src+"\n}", parser.SkipObjectResolution)
@@ -194,7 +194,7 @@ func (tc *typeCtx) reusable(name string, t reflect.Type) bool {
 
 // typedVars gives "var x = E" declarations the type of E when it comes from
 // a native function, for the same reason as typedDefine.
-func (r *rewriter) typedVars(src string) (string, bool) {
+func (r *Rewriter) typedVars(src string) (string, bool) {
 	const prefix = "package p;"
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "cell", prefix+src, parser.SkipObjectResolution)
@@ -254,7 +254,7 @@ func (r *rewriter) typedVars(src string) (string, bool) {
 }
 
 type typeCtx struct {
-	r       *rewriter
+	r       *Rewriter
 	globals map[string]reflect.Value
 }
 
@@ -458,7 +458,7 @@ func (tc typeCtx) typeString(t reflect.Type) (string, bool) {
 }
 
 // importPath returns the path of the package imported under name, or "".
-func (r *rewriter) importPath(name string) string {
+func (r *Rewriter) importPath(name string) string {
 	for k := range r.imported {
 		if n, p, ok := strings.Cut(k, " "); ok && n == name {
 			return p

@@ -1,4 +1,4 @@
-package repl
+package rewrite
 
 import (
 	"fmt"
@@ -13,9 +13,10 @@ import (
 // posRE matches the position yaegi puts before its messages.
 var posRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): `)
 
-// explain turns an evaluation error into a message with cell line numbers
-// and, where we know one, a hint at what to write instead.
-func (c chunk) explain(err error, trace []string) string {
+// Explain turns an error of evaluating c into a message with cell line
+// numbers and, where we know one, a hint at what to write instead; trace
+// holds the panic frame lines (IsPanicFrame) the interpreter wrote meanwhile.
+func (c Chunk) Explain(err error, trace []string) string {
 	// yaegi indexes through reflect; say it the way Go does.
 	msg := strings.ReplaceAll(err.Error(), "reflect: slice index out of range", "runtime error: index out of range")
 	var out []string
@@ -90,6 +91,11 @@ var stmtFrameRE = regexp.MustCompile(`^main\.__rlmStmt\d+$`)
 // stmtPrefixRE matches the name of a wrapped statement's function in the
 // names of closures it holds (__rlmStmt4.func).
 var stmtPrefixRE = regexp.MustCompile(`^__rlmStmt\d+\.`)
+
+// IsPanicFrame reports whether line, written by the interpreter on its
+// stderr, is one of the lines it writes per frame while a panic unwinds;
+// Explain takes those lines to locate the panic in the cell.
+func IsPanicFrame(line string) bool { return panicFrameRE.MatchString(line) }
 
 // panicFrameRE matches yaegi's per-frame panic lines: "3:5: panic: main.f(...)".
 var panicFrameRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): panic: (.*)\(\.\.\.\)$`)

@@ -1,4 +1,4 @@
-package repl
+package rewrite
 
 import (
 	"fmt"
@@ -138,7 +138,7 @@ type methodSig struct {
 
 // noteMethod records the signature of a method declaration for
 // methodExpr.
-func (r *rewriter) noteMethod(n *ast.FuncDecl, ed *edits) {
+func (r *Rewriter) noteMethod(n *ast.FuncDecl, ed *edits) {
 	recv := n.Recv.List[0].Type
 	_, ptr := recv.(*ast.StarExpr)
 	tn := recvTypeName(recv)
@@ -170,7 +170,7 @@ func (r *rewriter) noteMethod(n *ast.FuncDecl, ed *edits) {
 // methodExpr returns a func literal for a method expression of a type
 // declared in the session ((*T).M or T.M), which yaegi calls with the
 // receiver as an extra argument and fails; "" for any other selector.
-func (r *rewriter) methodExpr(n *ast.SelectorExpr, types *typeInfo) string {
+func (r *Rewriter) methodExpr(n *ast.SelectorExpr, types *typeInfo) string {
 	x, ptr := n.X, false
 	if p, ok := x.(*ast.ParenExpr); ok {
 		if st, ok := p.X.(*ast.StarExpr); ok {
