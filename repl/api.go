@@ -6,9 +6,11 @@ package repl
 
 import (
 	"context"
+	"os"
 
 	"github.com/rlm-project/rlm/repl/protocol"
 	"github.com/rlm-project/rlm/repl/rewrite"
+	"github.com/rlm-project/rlm/repl/worker"
 )
 
 // Host answers the sub-model calls that code in a session makes. The RLM
@@ -44,6 +46,16 @@ type (
 // DefaultLimits returns the limits a session gets for every zero field of
 // its Limits.
 func DefaultLimits() Limits { return protocol.DefaultLimits() }
+
+// MaybeRunWorker runs the REPL worker and exits when the process was started
+// as one (env RLM_REPL_WORKER=1); otherwise it returns at once. Call it first
+// thing in main, and in TestMain of packages whose tests start sessions.
+func MaybeRunWorker() {
+	if os.Getenv(protocol.WorkerEnv) != "1" {
+		return
+	}
+	os.Exit(worker.Main())
+}
 
 // AllowedImports returns the import paths cells may use, sorted. The
 // system prompt lists them from here.

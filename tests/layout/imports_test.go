@@ -21,6 +21,7 @@ var layers = [][]string{
 		"document", "store", "models/tinydemo", "training", "recursion/llm"},
 	{"repl/protocol", "repl/shims"},
 	{"repl/sandbox", "repl/rewrite"},
+	{"repl/worker"},
 	{"model/backend/cuda", "model", "store/retention", "store/storetest", "repl", "recursion/upstream"},
 	{"inference", "recursion", "training/data", "training/loop"},
 	{"inference/api", "inference/client", "inference/inferencetest", "eval", "tracing", "server", "training/sft"},

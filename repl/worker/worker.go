@@ -1,4 +1,10 @@
-package repl
+// Package worker is the REPL's worker process: the trusted code that,
+// confined by package sandbox, holds one session's interpreter (yaegi, with
+// the symbol tables of repl/symbols and the shims of repl/shims) and its
+// mapped context, evaluates cells as package rewrite rewrote them, and
+// serves its host (package repl) over the pipes of package protocol. The
+// host's MaybeRunWorker calls Main.
+package worker
 
 import (
 	"context"
@@ -36,19 +42,17 @@ const (
 	exitProtocol = 4 // the pipe to the parent broke or carried garbage
 )
 
-// MaybeRunWorker runs the REPL worker and exits when the process was started
-// as one (env RLM_REPL_WORKER=1); otherwise it returns at once. Call it first
-// thing in main, and in TestMain of packages whose tests start sessions.
-func MaybeRunWorker() {
-	if os.Getenv(protocol.WorkerEnv) != "1" {
-		return
-	}
+// Main runs this process as a REPL worker, one its pool started
+// (protocol.WorkerEnv=1), and returns its exit status: it confines itself,
+// builds its interpreter, and serves its session over the protocol's
+// descriptors until the parent closes them. repl.MaybeRunWorker calls it.
+func Main() int {
 	statm, err := sandbox.ConfineWorker()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s%v\n", protocol.WorkerErrPrefix, err)
-		os.Exit(exitProtocol)
+		return exitProtocol
 	}
-	os.Exit(runWorker(os.NewFile(protocol.InFD, "repl-in"), os.NewFile(protocol.OutFD, "repl-out"), statm))
+	return runWorker(os.NewFile(protocol.InFD, "repl-in"), os.NewFile(protocol.OutFD, "repl-out"), statm)
 }
 
 // worker is the trusted side of a session inside the worker process: it owns
@@ -63,7 +67,7 @@ type worker struct {
 	ctxData  string   // the mapped context file
 	contexts []string // pieces of ctxData
 	query    string   // the request's question (SessionConfig.Query)
-	limits   Limits
+	limits   protocol.Limits
 	rw       *rewrite.Rewriter
 	baseG    int // goroutines of the worker itself, before model code ran
 	shims    *shims.Shims
@@ -93,7 +97,7 @@ func runWorker(inF, outF, statm *os.File) int {
 		statm:  statm,
 		out:    protocol.NewWriter(outF),
 		calls:  map[uint64]chan []string{},
-		limits: DefaultLimits(),
+		limits: protocol.DefaultLimits(),
 	}
 	w.slots = make(chan struct{}, w.limits.MaxHostCalls)
 	// Build the interpreter before the first message arrives: pooled workers
@@ -147,10 +151,10 @@ func runWorker(inF, outF, statm *os.File) int {
 
 // init maps the context, sets query and applies the limits; it runs once
 // per worker.
-func (w *worker) init(cf *ContextFile, query string, l *Limits) error {
+func (w *worker) init(cf *protocol.ContextFile, query string, l *protocol.Limits) error {
 	w.query = query
 	if l != nil {
-		w.limits = protocol.OrDefault(*l, DefaultLimits())
+		w.limits = protocol.OrDefault(*l, protocol.DefaultLimits())
 	}
 	w.output.max = w.limits.MaxOutput
 	w.out.SetLimit(protocol.FrameLimit(w.limits))
@@ -516,7 +520,7 @@ func (w *worker) runCell(id uint64, code string) {
 
 	errText := w.safeEval(ctx, code)
 
-	res := &CellResult{Duration: time.Since(start)}
+	res := &protocol.CellResult{Duration: time.Since(start)}
 	clean := true
 	if ctx.Err() != nil {
 		// Cancelled: the interpreter stops its frames at the next step; a
@@ -541,7 +545,7 @@ func (w *worker) runCell(id uint64, code string) {
 	if errors.As(err, &big) {
 		// Cannot happen within the caps, which FrameLimit adds up; if it
 		// does, the model still gets an answer.
-		res = &CellResult{Duration: res.Duration, Error: "the cell's result was too large to return: " + big.Error()}
+		res = &protocol.CellResult{Duration: res.Duration, Error: "the cell's result was too large to return: " + big.Error()}
 		err = w.out.Send(&protocol.Message{Kind: protocol.KindResult, ID: id, Result: res, Clean: clean})
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package repl
+package worker
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // context. The address-space limit is set relative to what the process has
 // already reserved (Go runtime arenas, the interpreter, the mapped context),
 // so that MemoryBytes means "room for model data" whatever the context size.
-func applyWorkerLimits(l Limits, statm *os.File) error {
+func applyWorkerLimits(l protocol.Limits, statm *os.File) error {
 	debug.SetMaxStack(int(l.StackBytes))
 	// A soft heap goal makes the GC work hard before the watchdog has to kill.
 	debug.SetMemoryLimit(l.HeapBytes)
@@ -28,7 +28,7 @@ func applyWorkerLimits(l Limits, statm *os.File) error {
 // watchdog polls the worker's heap and goroutine count and calls die with a
 // message for the model when one exceeds its limit. Polling (every 10ms) is
 // enough: the address-space rlimit stops allocations that grow faster.
-func watchdog(l Limits, baseGoroutines int, die func(msg string)) {
+func watchdog(l protocol.Limits, baseGoroutines int, die func(msg string)) {
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	t := time.NewTicker(10 * time.Millisecond)
 	defer t.Stop()
