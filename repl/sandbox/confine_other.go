@@ -16,5 +16,5 @@ const AllLayers Layers = 0
 // Confine does nothing: there is no layer to apply.
 func Confine(Layers, int64, *os.File) error { return nil }
 
-// InheritedStatm is for the re-exec of Linux workers; there is none here.
-func InheritedStatm() *os.File { return nil }
+// inheritedStatm is for the re-exec of Linux workers; there is none here.
+func inheritedStatm() *os.File { return nil }

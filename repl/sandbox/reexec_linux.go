@@ -77,10 +77,10 @@ func stage2() (statmFD int, zone []byte, ok bool) {
 	return statmFD, zone, true
 }
 
-// InheritedStatm is the /proc/self/statm of a stage-2 worker, opened by
+// inheritedStatm is the /proc/self/statm of a stage-2 worker, opened by
 // stage 1 (nil otherwise). It is made close-on-exec again, so that
 // closeInheritedFiles keeps it.
-func InheritedStatm() *os.File {
+func inheritedStatm() *os.File {
 	fd, _, ok := stage2()
 	if !ok || fd < 0 {
 		return nil

@@ -25,7 +25,7 @@ import (
 // returns /proc/self/statm, opened before the confinement that would
 // forbid it, for LimitAddressSpace.
 func ConfineWorker() (statm *os.File, err error) {
-	if statm = InheritedStatm(); statm == nil {
+	if statm = inheritedStatm(); statm == nil {
 		if statm, err = os.Open("/proc/self/statm"); err != nil {
 			return nil, fmt.Errorf("open /proc/self/statm: %w", err)
 		}
