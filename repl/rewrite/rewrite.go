@@ -24,11 +24,13 @@ import (
 // Cells are written by a model the way it writes a notebook cell: imports,
 // declarations and statements mixed freely, modern Go included. yaegi
 // v0.16.1 evaluates either declarations or statements in one Eval, and
-// lacks range over int and over functions, min/max/clear, per-iteration loop
-// variables and linear-time range over strings. The rewriter splits a cell
-// into chunks evaluated in order and rewrites what yaegi lacks with textual
-// edits that keep every line where it was, so that errors carry the cell's
-// own line numbers.
+// lacks range over int, min/max/clear, per-iteration loop variables and
+// linear-time range over strings. Range over functions it has (patch 1 of
+// third_party/yaegi), but at a coroutine switch per element, so the
+// iterators of strings and bytes still become slices (seqFuncs). The
+// rewriter splits a cell into chunks evaluated in order and rewrites what
+// yaegi lacks with textual edits that keep every line where it was, so that
+// errors carry the cell's own line numbers.
 
 // allowedImports is the allowlist of importable packages. Every path here
 // has a symbol table in repl/symbols or a generic source in yaegi.

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// Rewrites of loops and switches: range over ints, functions and strings,
-// per-iteration loop variables, type switches.
+// Rewrites of loops and switches: range over ints, over the iterators
+// turned into slices (seqFuncs) and over strings, per-iteration loop
+// variables, type switches.
 
 // rewriteTypeSwitch fixes two ways yaegi gets type switches wrong. A case
 // for a type declared in the session missed error values of that type,
