@@ -2,6 +2,13 @@
 // sessions. Each session lives in a worker subprocess (the rlm binary started
 // with RLM_REPL_WORKER=1) so that a crash, a runaway loop or a huge allocation
 // in model code can only take down the worker, never the caller.
+//
+// This package is the host side that callers use: the pool of workers,
+// sessions, the memory budgets, and the parent's end of the protocol. The
+// worker process is package repl/worker, which confines itself with
+// repl/sandbox, rewrites cells with repl/rewrite and calls the shims of
+// repl/shims; what the two sides exchange is defined once, in
+// repl/protocol.
 package repl
 
 import (
