@@ -1,8 +1,11 @@
 package rewrite
 
 import (
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/rlm-project/rlm/repl/shims"
 )
 
 func TestRewrite(t *testing.T) {
@@ -109,5 +112,24 @@ func TestRewriteJumpsAndWaitGroups(t *testing.T) {
 				t.Errorf("the rewrite added lines:\n%s", all)
 			}
 		})
+	}
+}
+
+// TestNativeShimsExist checks the names the rewriter writes in place of
+// standard functions against those package shims provides: a shim renamed
+// on one side only would fail every cell that calls it.
+func TestNativeShimsExist(t *testing.T) {
+	funcs := shims.New(io.Discard).Funcs()
+	for std, name := range hostShims {
+		if _, ok := funcs[name]; !ok {
+			t.Errorf("%s is rewritten to %s, which package shims does not provide", std, name)
+		}
+	}
+	for pkg, m := range seqFuncs {
+		for fn, name := range m {
+			if _, ok := funcs[name]; strings.HasPrefix(name, "__rlm") && !ok {
+				t.Errorf("%s.%s is rewritten to %s, which package shims does not provide", pkg, fn, name)
+			}
+		}
 	}
 }
