@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/rlm-project/rlm/repl/protocol"
 )
 
 // A worker's memory is bounded by what the kernel enforces on it: its
@@ -81,7 +83,7 @@ func (b *MemoryBudget) Used() (bytes int64, sessions int) {
 func (b *MemoryBudget) reserve(ctx context.Context, n int64, deadline time.Time) error {
 	if n > b.total {
 		return fmt.Errorf("%w: a REPL session needs %s (its --repl-memory-bytes, context and runtime), more than %s's whole budget of %s",
-			ErrMemoryBudget, formatBytes(n), b.name, formatBytes(b.total))
+			ErrMemoryBudget, protocol.FormatBytes(n), b.name, protocol.FormatBytes(b.total))
 	}
 	for {
 		b.mu.Lock()
@@ -100,7 +102,7 @@ func (b *MemoryBudget) reserve(ctx context.Context, n int64, deadline time.Time)
 			return err
 		} else if err != nil {
 			return fmt.Errorf("%w: a REPL session needs %s; %d sessions of %s hold %s of its %s and none ended in time",
-				err, formatBytes(n), sessions, b.name, formatBytes(used), formatBytes(b.total))
+				err, protocol.FormatBytes(n), sessions, b.name, protocol.FormatBytes(used), protocol.FormatBytes(b.total))
 		}
 	}
 }

@@ -1,11 +1,7 @@
 package repl
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
-	"errors"
-	"io"
 	"os/exec"
 	"strings"
 	"sync"
@@ -100,68 +96,6 @@ func TestCellErrorElidedAndClipped(t *testing.T) {
 	}
 }
 
-func TestElideValues(t *testing.T) {
-	ctx := strings.Repeat("c", 300)
-	for _, tc := range []struct{ in, want string }{
-		{"line 1: cannot assign to " + ctx + " (string constant)", "line 1: cannot assign to context (string, 300 bytes) (string constant)"},
-		{"line 2: cannot assign to " + strings.Repeat("v", 400) + " (untyped string constant)\nnext", "line 2: cannot assign to a constant (string, 400 bytes) (untyped string constant)\nnext"},
-		{"line 3: cannot assign to x (untyped int constant)", "line 3: cannot assign to x (untyped int constant)"},
-		{"short " + ctx[:10], "short " + ctx[:10]},
-	} {
-		if got := elideValues(tc.in, map[string]string{"context": ctx}); got != tc.want {
-			t.Errorf("elideValues(%.60q) = %.120q, want %.120q", tc.in, got, tc.want)
-		}
-	}
-}
-
-// failingReader returns a header, then fails the test if the body is read.
-type failingReader struct {
-	hdr  []byte
-	read bool
-}
-
-func (f *failingReader) Read(p []byte) (int, error) {
-	if len(f.hdr) == 0 {
-		f.read = true
-		return 0, io.ErrUnexpectedEOF
-	}
-	n := copy(p, f.hdr)
-	f.hdr = f.hdr[n:]
-	return n, nil
-}
-
-func TestFrameRefusedFromHeader(t *testing.T) {
-	var hdr [4]byte
-	binary.BigEndian.PutUint32(hdr[:], 200<<20)
-	fr := &failingReader{hdr: hdr[:]}
-	_, err := newMsgReader(fr).recv(32 << 20)
-	var big *FrameTooLargeError
-	if !errors.As(err, &big) || big.Size != 200<<20 || big.Limit != 32<<20 {
-		t.Fatalf("recv: %v, want a FrameTooLargeError of 200 MiB over 32 MiB", err)
-	}
-	if fr.read {
-		t.Fatal("the body of a refused frame was read")
-	}
-	var buf bytes.Buffer
-	w := &msgWriter{w: &buf}
-	w.limit.Store(100)
-	if err := w.send(&message{Kind: kindLLM, Prompts: []string{strings.Repeat("\x01", 50)}}); !errors.As(err, &big) {
-		t.Fatalf("send of a frame over the limit: %v", err)
-	}
-	if buf.Len() != 0 {
-		t.Fatalf("%d bytes written for a refused frame", buf.Len())
-	}
-	// Markup is not escaped: 60 bytes of it fit a 100-byte frame.
-	w.limit.Store(100)
-	if err := w.send(&message{Kind: kindLLM, Prompts: []string{strings.Repeat("<&>", 20)}}); err != nil {
-		t.Fatalf("send of 60 bytes of markup: %v", err)
-	}
-	got, err := newMsgReader(&buf).recv(100)
-	if err != nil || got.Prompts[0] != strings.Repeat("<&>", 20) {
-		t.Fatalf("round trip: %v %+v", err, got)
-	}
-}
-
 // gaugeHost records how many calls it answers at once.
 type gaugeHost struct {
 	mu        sync.Mutex
@@ -213,13 +147,6 @@ fmt.Println(n)`)
 		t.Fatalf("peak %d host calls at once (limit 3), %d calls", g.peak, g.calls)
 	}
 	t.Logf("peak in flight: %d", g.peak)
-}
-
-func TestFrameLimitCoversCaps(t *testing.T) {
-	l := DefaultLimits()
-	if got := l.frameLimit(); got < l.MaxCallBytes || got < 6*l.MaxFinalBytes {
-		t.Fatalf("frame limit %d below the caps it carries", got)
-	}
 }
 
 // TestOversizedFrameKillsWorker: a worker that announces a frame larger

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/rlm-project/rlm/repl/protocol"
+	"github.com/rlm-project/rlm/repl/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -41,9 +43,9 @@ func runProbe(mode string) int {
 	var err error
 	switch mode {
 	case "all":
-		_, err = setUpWorker() // exactly what MaybeRunWorker does
+		_, err = sandbox.ConfineWorker() // exactly what MaybeRunWorker does
 	case "landlock":
-		err = confine(landlockLayer, 0, nil)
+		err = sandbox.Confine(sandbox.LandlockLayer, 0, nil)
 	default:
 		err = fmt.Errorf("unknown probe mode %q", mode)
 	}
@@ -89,7 +91,7 @@ func runProbe(mode string) int {
 	try("process_vm_readv", err)
 	try("kill", unix.Kill(ppid, 0)) // signal 0: only the permission check
 	// SIGIO to the server through a descriptor's owner.
-	_, err = unix.FcntlInt(uintptr(outFD), unix.F_SETOWN, ppid)
+	_, err = unix.FcntlInt(uintptr(protocol.OutFD), unix.F_SETOWN, ppid)
 	try("fcntl_setown", err)
 	if mode == "all" {
 		// A process of its own: the child, if the call succeeds, exits at
@@ -195,7 +197,7 @@ func probe(t *testing.T, mode string) map[string]string {
 // directly in Go must fail with the errno of the layer that refuses it.
 func TestConfinementProbe(t *testing.T) {
 	t.Run("worker", func(t *testing.T) {
-		if !seccompSupported {
+		if !sandbox.SeccompSupported {
 			t.Skipf("no seccomp filter for %s", runtime.GOARCH)
 		}
 		got := probe(t, "all")
@@ -318,7 +320,7 @@ func TestWorkerConfined(t *testing.T) {
 				"Uid":        strings.Repeat(strconv.Itoa(wantUID)+" ", 4),
 				"Gid":        strings.Repeat(strconv.Itoa(wantGID)+" ", 4),
 			} {
-				if !seccompSupported && key == "Seccomp" {
+				if !sandbox.SeccompSupported && key == "Seccomp" {
 					continue
 				}
 				if got := strings.Join(strings.Fields(status[key]), " "); got != strings.TrimSpace(want) {
@@ -338,17 +340,17 @@ func TestWorkerConfined(t *testing.T) {
 						t.Errorf("thread %s of %d: %s %q, want %q", task.Name(), len(tasks), key, got, want)
 					}
 				}
-				if seccompSupported && strings.TrimSpace(ts["Seccomp"]) != "2" {
+				if sandbox.SeccompSupported && strings.TrimSpace(ts["Seccomp"]) != "2" {
 					t.Errorf("thread %s: Seccomp %q, want 2", task.Name(), ts["Seccomp"])
 				}
 			}
 			// A build where the runtime cannot reach every thread (a pure-Go
 			// build linking purego) confines by re-exec.
 			environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-			if got, want := strings.Contains(string(environ), reexecEnv+"="), !allThreadsWork(); got != want {
+			if got, want := strings.Contains(string(environ), sandbox.ReexecEnv+"="), !sandbox.AllThreadsWork(); got != want {
 				t.Errorf("confined by re-exec: %v, want %v (psx reaches every thread: %v)", got, want, !want)
 			}
-			t.Logf("%d threads; confined by re-exec: %v", len(tasks), !allThreadsWork())
+			t.Logf("%d threads; confined by re-exec: %v", len(tasks), !sandbox.AllThreadsWork())
 			if root && tt.uid < 0 && status["CapBnd"] != "0000000000000000" {
 				t.Errorf("a worker that stayed root has the bounding set %s, want none", status["CapBnd"])
 			}
@@ -369,7 +371,7 @@ func TestWorkerConfined(t *testing.T) {
 				n, _ := strconv.Atoi(e.Name())
 				target, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name()))
 				t.Logf("fd %d: %s", n, target)
-				if n <= lastProtocolFD {
+				if n <= protocol.LastFD {
 					continue
 				}
 				// Past the protocol's: only what the worker opened for
@@ -385,7 +387,7 @@ func TestWorkerConfined(t *testing.T) {
 			for name, want := range map[string]string{
 				"Max core file size": "0 0",
 				"Max file size":      "0 0",
-				"Max open files":     fmt.Sprintf("%d %d", workerMaxFiles, workerMaxFiles),
+				"Max open files":     fmt.Sprintf("%d %d", sandbox.MaxFiles, sandbox.MaxFiles),
 			} {
 				if limits[name] != want {
 					t.Errorf("%s: %q, want %q", name, limits[name], want)
@@ -421,7 +423,7 @@ func TestIdleWorkerConfined(t *testing.T) {
 	// The worker confines itself first thing after exec.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		status := procFields(t, w.cmd.Process.Pid, "status")
-		if status["NoNewPrivs"] == "1" && (!seccompSupported || status["Seccomp"] == "2") {
+		if status["NoNewPrivs"] == "1" && (!sandbox.SeccompSupported || status["Seccomp"] == "2") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -473,7 +475,7 @@ func procLimits(t *testing.T, pid int) map[string]string {
 // itself up (a confinement layer refused) is reported with its own reason,
 // not only an exit status.
 func TestWorkerSetupFailureExplained(t *testing.T) {
-	p, err := startProc(exec.Command("/bin/sh", "-c", `echo "`+workerErrPrefix+`confine: landlock: refused" >&2; exit 4`), nil, nil)
+	p, err := startProc(exec.Command("/bin/sh", "-c", `echo "`+protocol.WorkerErrPrefix+`confine: landlock: refused" >&2; exit 4`), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

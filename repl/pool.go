@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rlm-project/rlm/repl/protocol"
 )
 
 // PoolConfig configures a Pool.
@@ -121,7 +123,7 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	}
 	p := &Pool{
 		cfg:    cfg,
-		limits: cfg.Limits.orDefault(DefaultLimits()),
+		limits: protocol.OrDefault(cfg.Limits, DefaultLimits()),
 		cred:   workerCredential(cfg),
 		idle:   make(chan *proc, cfg.Size),
 		taken:  make(chan struct{}, 1),
@@ -256,13 +258,13 @@ func (p *Pool) startEnv(env []string) (*proc, error) {
 	// reach workers before the parent has decided what to do.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if p.cfg.unconfined {
-		cmd.Env = append(cmd.Env, confineEnv+"=0")
+		cmd.Env = append(cmd.Env, protocol.ConfineEnv+"=0")
 		return startProc(cmd, p.cfg.Stderr, &p.count)
 	}
-	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", startMemoryEnv, p.limits.MemoryBytes))
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", protocol.StartMemoryEnv, p.limits.MemoryBytes))
 	cmd.SysProcAttr.Credential = p.cred
 	if p.exe != nil {
-		cmd.Path = fmt.Sprintf("/proc/self/fd/%d", lastProtocolFD+1+len(cmd.ExtraFiles))
+		cmd.Path = fmt.Sprintf("/proc/self/fd/%d", protocol.LastFD+1+len(cmd.ExtraFiles))
 		cmd.ExtraFiles = append(cmd.ExtraFiles, p.exe)
 	}
 	// The working directory is empty and removed once the worker runs in
@@ -308,7 +310,7 @@ func (p *Pool) closeExe() {
 // and, for coverage runs, GOCOVERDIR. Secrets in the parent's environment
 // (API keys) never reach the process that runs model code.
 func workerEnviron(extra []string) []string {
-	env := append([]string{workerEnv + "=1"}, extra...)
+	env := append([]string{protocol.WorkerEnv + "=1"}, extra...)
 	if d := os.Getenv("GOCOVERDIR"); d != "" {
 		env = append(env, "GOCOVERDIR="+d)
 	}
@@ -344,7 +346,7 @@ func (p *Pool) NewSession(ctx context.Context, cfg SessionConfig) (*Session, err
 	s := &Session{
 		pool:   p,
 		cfg:    cfg,
-		limits: cfg.Limits.orDefault(p.limits),
+		limits: protocol.OrDefault(cfg.Limits, p.limits),
 	}
 	var contextBytes int64
 	if cfg.Context != nil && cfg.Context.Path != "" {

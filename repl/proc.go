@@ -12,18 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-)
-
-// A worker's descriptors: the protocol pipes on 3 (parent to worker) and 4
-// (worker to parent), and on 5 a socket over which the parent passes the
-// context file's descriptor (the worker cannot open files). A command's own
-// ExtraFiles follow from 6 on.
-const (
-	inFD           = 3
-	outFD          = 4
-	ctxFD          = 5
-	lastProtocolFD = ctxFD
+	"github.com/rlm-project/rlm/repl/protocol"
 )
 
 // proc is the parent's handle on one worker process.
@@ -32,9 +21,9 @@ type proc struct {
 	toW     *os.File
 	fromW   *os.File
 	ctxSock *os.File // the parent's end of the context socket
-	out     *msgWriter
-	results chan *message // results of cells, in order
-	ready   chan *message
+	out     *protocol.Writer
+	results chan *protocol.Message // results of cells, in order
+	ready   chan *protocol.Message
 	dead    chan struct{} // closed when the process exited and the pipe drained
 	stderr  *tailWriter
 	host    Host
@@ -114,7 +103,7 @@ func startProc(cmd *exec.Cmd, stderr io.Writer, count *workerCount) (*proc, erro
 		toW.Close()
 		return nil, fmt.Errorf("repl: pipe: %w", err)
 	}
-	ctxParent, ctxChild, err := socketPair()
+	ctxParent, ctxChild, err := protocol.SocketPair()
 	if err != nil {
 		toR.Close()
 		toW.Close()
@@ -127,9 +116,9 @@ func startProc(cmd *exec.Cmd, stderr io.Writer, count *workerCount) (*proc, erro
 		toW:     toW,
 		fromW:   fromR,
 		ctxSock: ctxParent,
-		out:     &msgWriter{w: toW},
-		results: make(chan *message, 1),
-		ready:   make(chan *message, 1),
+		out:     protocol.NewWriter(toW),
+		results: make(chan *protocol.Message, 1),
+		ready:   make(chan *protocol.Message, 1),
 		dead:    make(chan struct{}),
 		stderr:  &tailWriter{max: 4096, also: stderr},
 		count:   count,
@@ -161,11 +150,11 @@ func startProc(cmd *exec.Cmd, stderr io.Writer, count *workerCount) (*proc, erro
 // read dispatches the worker's messages until the pipe closes, then reaps
 // the process.
 func (p *proc) read() {
-	r := newMsgReader(p.fromW)
+	r := protocol.NewReader(p.fromW)
 	for {
-		msg, err := r.recv(p.limit.Load())
+		msg, err := r.Recv(p.limit.Load())
 		if err != nil {
-			var big *FrameTooLargeError
+			var big *protocol.FrameTooLargeError
 			if errors.As(err, &big) {
 				// The worker checks sizes before it sends: a frame this large
 				// means it no longer follows the protocol. It is not read.
@@ -179,21 +168,21 @@ func (p *proc) read() {
 		switch msg.Kind {
 		// Never block here: a session that gave up on a cell (and is about
 		// to kill this worker) may not read its late result.
-		case kindReady:
+		case protocol.KindReady:
 			select {
 			case p.ready <- msg:
 			default:
 			}
-		case kindResult:
+		case protocol.KindResult:
 			select {
 			case p.results <- msg:
 			default:
 			}
-		case kindFatal:
+		case protocol.KindFatal:
 			p.mu.Lock()
 			p.fatal = msg.Error
 			p.mu.Unlock()
-		case kindLLM, kindRLM:
+		case protocol.KindLLM, protocol.KindRLM:
 			// Back-pressure: with every slot taken the reader stops, so
 			// the worker's writes block rather than the parent spawning a
 			// goroutine per message.
@@ -237,28 +226,28 @@ func (p *proc) read() {
 }
 
 // answer runs one host call on the parent's Host and replies.
-func (p *proc) answer(msg *message) {
+func (p *proc) answer(msg *protocol.Message) {
 	p.mu.Lock()
 	ctx, host, l := p.cellCtx, p.host, p.limits
 	current := p.cellID == msg.Cell
 	p.mu.Unlock()
 	var res []string
-	name := map[string]string{kindLLM: "llm_query", kindRLM: "rlm_query"}[msg.Kind]
-	switch why := checkCall(l, msg.Prompts); {
+	name := map[string]string{protocol.KindLLM: "llm_query", protocol.KindRLM: "rlm_query"}[msg.Kind]
+	switch why := protocol.CheckCall(l, msg.Prompts); {
 	case why != "":
 		// The worker refuses these itself; this is the parent's own check.
-		res = errorStrings(len(msg.Prompts), name+": "+why)
+		res = protocol.ErrorStrings(len(msg.Prompts), name+": "+why)
 	case !current || ctx == nil:
-		res = errorStrings(len(msg.Prompts), "the cell that made this call has ended")
+		res = protocol.ErrorStrings(len(msg.Prompts), "the cell that made this call has ended")
 	case host == nil:
-		res = errorStrings(len(msg.Prompts), "no model is connected to this session")
+		res = protocol.ErrorStrings(len(msg.Prompts), "no model is connected to this session")
 	default:
 		// The call ends with the cell or with the worker, whichever is
 		// first: Close must not wait for a slow model.
 		ctx, cancel := context.WithCancel(ctx)
 		stop := context.AfterFunc(p.life, cancel)
 		p.hostCall(msg.Cell, +1)
-		if msg.Kind == kindLLM {
+		if msg.Kind == protocol.KindLLM {
 			res = host.LLMQuery(ctx, msg.Prompts)
 		} else {
 			res = host.RLMQuery(ctx, msg.Prompts)
@@ -267,18 +256,7 @@ func (p *proc) answer(msg *message) {
 		stop()
 		cancel()
 	}
-	_ = p.send(&message{Kind: kindReply, ID: msg.ID, Results: res})
-}
-
-// errorStrings answers n prompts with one error; the strings share their
-// bytes, so a refused batch of a million prompts costs only its slice.
-func errorStrings(n int, why string) []string {
-	r := make([]string, n)
-	msg := "error: " + why
-	for i := range r {
-		r[i] = msg
-	}
-	return r
+	_ = p.send(&protocol.Message{Kind: protocol.KindReply, ID: msg.ID, Results: res})
 }
 
 // setLimits applies a session's limits to what the parent reads.
@@ -286,7 +264,7 @@ func (p *proc) setLimits(l Limits) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.limits = l
-	p.limit.Store(l.frameLimit())
+	p.limit.Store(protocol.FrameLimit(l))
 	p.slots = make(chan struct{}, l.MaxHostCalls)
 }
 
@@ -340,7 +318,7 @@ func (p *proc) cpuTime() time.Duration {
 	return processCPU(p.cmd.Process.Pid)
 }
 
-func (p *proc) send(msg *message) error { return p.out.send(msg) }
+func (p *proc) send(msg *protocol.Message) error { return p.out.Send(msg) }
 
 // init sends the session's context, query and limits and waits for the
 // worker.
@@ -353,13 +331,13 @@ func (p *proc) init(ctx context.Context, cf *ContextFile, query string, l Limits
 		if err != nil {
 			return &initError{fmt.Sprintf("open context: %v", err)}
 		}
-		err = p.sendFile(f)
+		err = protocol.SendFile(p.ctxSock, f)
 		f.Close()
 		if err != nil {
 			return p.initWriteFailed(ctx, err, l, t.C)
 		}
 	}
-	if err := p.send(&message{Kind: kindInit, Context: cf, Query: query, Limits: &l}); err != nil {
+	if err := p.send(&protocol.Message{Kind: protocol.KindInit, Context: cf, Query: query, Limits: &l}); err != nil {
 		return p.initWriteFailed(ctx, err, l, t.C)
 	}
 	select {
@@ -398,26 +376,6 @@ func (p *proc) initWriteFailed(ctx context.Context, err error, l Limits, timeout
 		return fmt.Errorf("repl: init worker: %w (the worker closed its pipe and did not exit)", err)
 	}
 	return fmt.Errorf("repl: worker exited during start: %s", p.deathReason(l))
-}
-
-// sendFile passes f's descriptor to the worker, which reads it at init.
-func (p *proc) sendFile(f *os.File) error {
-	rc, err := p.ctxSock.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("pass context: %w", err)
-	}
-	var sendErr error
-	err = rc.Write(func(fd uintptr) bool {
-		sendErr = unix.Sendmsg(int(fd), []byte{0}, unix.UnixRights(int(f.Fd())), nil, unix.MSG_NOSIGNAL)
-		return sendErr != unix.EAGAIN
-	})
-	if err == nil {
-		err = sendErr
-	}
-	if err != nil {
-		return fmt.Errorf("pass context: %w", err)
-	}
-	return nil
 }
 
 // initError is a session setup the worker refused (a bad context file).
@@ -478,19 +436,19 @@ func (p *proc) deathReason(l Limits) string {
 	tail := p.stderr.String()
 	switch {
 	case strings.Contains(tail, "goroutine stack exceeds"), strings.Contains(tail, "stack overflow"):
-		return fmt.Sprintf("worker crashed: stack overflow (a goroutine's stack passed %s; probably unbounded recursion)", formatBytes(l.StackBytes))
+		return fmt.Sprintf("worker crashed: stack overflow (a goroutine's stack passed %s; probably unbounded recursion)", protocol.FormatBytes(l.StackBytes))
 	case strings.Contains(tail, "out of memory"), strings.Contains(tail, "cannot allocate memory"),
 		// The race detector's runtime under RLIMIT_AS says it in its own words.
 		strings.Contains(tail, "address space collisions"), strings.Contains(tail, "ThreadSanitizer failed to allocate"):
-		return fmt.Sprintf("worker out of memory (limit %s of address space for model data)", formatBytes(l.MemoryBytes))
+		return fmt.Sprintf("worker out of memory (limit %s of address space for model data)", protocol.FormatBytes(l.MemoryBytes))
 	}
 	if i := strings.Index(tail, "panic: "); i >= 0 {
 		return "worker crashed: " + firstLine(tail[i:])
 	}
 	// The worker's own reason for giving up, such as a confinement layer
 	// the system refused.
-	if i := strings.Index(tail, workerErrPrefix); i >= 0 {
-		return "worker failed: " + firstLine(tail[i+len(workerErrPrefix):])
+	if i := strings.Index(tail, protocol.WorkerErrPrefix); i >= 0 {
+		return "worker failed: " + firstLine(tail[i+len(protocol.WorkerErrPrefix):])
 	}
 	if i := strings.Index(tail, "fatal error: "); i >= 0 {
 		return "worker crashed: " + firstLine(tail[i:])
@@ -500,6 +458,8 @@ func (p *proc) deathReason(l Limits) string {
 	}
 	return "worker exited unexpectedly"
 }
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // tailWriter keeps the last max bytes written to it.
 type tailWriter struct {

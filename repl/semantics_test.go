@@ -1,9 +1,12 @@
 package repl
 
 import (
+	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSemantics(t *testing.T) {
@@ -359,5 +362,32 @@ func runDeclaredCells(t *testing.T, p *Pool, decl string, tests []declaredCell) 
 				t.Fatalf("output %q error %q, want an error containing %q", r.Output, r.Error, tt.errHas)
 			}
 		})
+	}
+}
+
+// TestRuneLoopLinear checks that `for i, r := range s` runs in linear time:
+// four times the input must cost far less than the sixteen times a
+// quadratic loop would.
+func TestRuneLoopLinear(t *testing.T) {
+	p := newTestPool(t, 1)
+	s, err := p.NewSession(context.Background(), SessionConfig{Limits: Limits{CellTimeout: 20 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	loop := func(n int) time.Duration {
+		r := run(t, s, "s := strings.Repeat(\"añb\", "+strconv.Itoa(n/4)+")\nn := 0\nfor i, r := range s { if r == 'ñ' { n += i & 1 } }\nfmt.Print(n > 0)")
+		if r.Error != "" || r.Output != "true" {
+			t.Fatalf("loop over %d bytes: %+v", n, r)
+		}
+		return r.Duration
+	}
+	loop(1 << 16) // warm up
+	// The best of two runs each, so that a burst of load on a shared
+	// machine does not decide the ratio.
+	small, large := min(loop(1<<18), loop(1<<18)), min(loop(1<<20), loop(1<<20))
+	t.Logf("256 KB: %v, 1 MB: %v", small, large)
+	if large > 10*small {
+		t.Fatalf("4x input took %.1fx as long: not linear", float64(large)/float64(small))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rlm-project/rlm/repl/protocol"
 )
 
 // SessionConfig configures one session.
@@ -102,7 +104,7 @@ func (s *Session) Run(ctx context.Context, code string) (CellResult, error) {
 	defer cancel()
 	w.setCell(id, cellCtx)
 	defer w.setCell(0, nil)
-	if err := w.send(&message{Kind: kindCell, ID: id, Code: code}); err != nil {
+	if err := w.send(&protocol.Message{Kind: protocol.KindCell, ID: id, Code: code}); err != nil {
 		return s.died(ctx, w, res, start)
 	}
 	// The cell's clock stops while it waits for its host calls: when the
@@ -138,16 +140,16 @@ func (s *Session) Run(ctx context.Context, code string) (CellResult, error) {
 }
 
 // result turns a worker's result message into the CellResult.
-func (s *Session) result(res CellResult, msg *message) CellResult {
+func (s *Session) result(res CellResult, msg *protocol.Message) CellResult {
 	r := *msg.Result
 	// The worker applies these caps; the parent does not rely on it.
 	if r.Final != nil && int64(len(*r.Final)) > s.limits.MaxFinalBytes {
 		r.Final = nil
-		r.Error = strings.TrimSpace(fmt.Sprintf("FINAL refused: the answer is over the limit of %s", formatBytes(s.limits.MaxFinalBytes)) + "\n" + r.Error)
+		r.Error = strings.TrimSpace(fmt.Sprintf("FINAL refused: the answer is over the limit of %s", protocol.FormatBytes(s.limits.MaxFinalBytes)) + "\n" + r.Error)
 	}
-	r.Error = clipError(r.Error, s.limits.MaxErrorBytes)
+	r.Error = protocol.Clip(r.Error, s.limits.MaxErrorBytes, "error")
 	if max := s.limits.MaxOutput + 256; len(r.Output) > max { // + the worker's truncation note
-		r.Output, r.Truncated = clipText(r.Output, max, "output"), true
+		r.Output, r.Truncated = protocol.Clip(r.Output, max, "output"), true
 	}
 	r.Restarted = r.Restarted || res.Restarted
 	if res.Restarted {
@@ -159,7 +161,7 @@ func (s *Session) result(res CellResult, msg *message) CellResult {
 // cancel asks the worker to stop the cell, and kills and replaces it when
 // the cell does not stop within KillGrace or left goroutines running.
 func (s *Session) cancel(ctx context.Context, w *proc, id uint64, res CellResult, start time.Time, why string) (CellResult, error) {
-	_ = w.send(&message{Kind: kindCancel, ID: id})
+	_ = w.send(&protocol.Message{Kind: protocol.KindCancel, ID: id})
 	grace := time.NewTimer(s.limits.KillGrace)
 	defer grace.Stop()
 	elapsed := func() string { return time.Since(start).Round(time.Millisecond).String() }
