@@ -193,7 +193,7 @@ func (c *uploadChecker) Read(p []byte) (int, error) {
 
 // resolveFile turns a file part into a document on local disk.
 func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recursion.Document, func(), error) {
-	if f.data != "" {
+	if f.inline {
 		tmp, err := os.CreateTemp("", "rlm-inline-*")
 		if err != nil {
 			return recursion.Document{}, nil, api.ServerError("saving inline file: %v", err)
@@ -201,7 +201,7 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 		// Decoded as it is written: the file's bytes are never held whole.
 		// An error of the decoder is the client's; any other, the disk's.
 		src := &readErr{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(f.data))}
-		_, err = io.Copy(tmp, src)
+		n, err := io.Copy(tmp, src)
 		if cerr := tmp.Close(); err == nil {
 			err = cerr
 		}
@@ -212,6 +212,10 @@ func (s *Server) resolveFile(ctx context.Context, own string, f fileRef) (recurs
 		if err != nil {
 			os.Remove(tmp.Name())
 			return recursion.Document{}, nil, api.ServerError("saving inline file: %v", err)
+		}
+		if n == 0 {
+			os.Remove(tmp.Name())
+			return recursion.Document{}, nil, api.BadRequest(f.param+".file_data", "the file %q is empty: a run would have nothing to read", f.filename)
 		}
 		doc, cleanup, err := s.extractDocument(ctx, f.param, f.filename, f.mediaType, tmp.Name())
 		if err != nil {

@@ -136,6 +136,10 @@ func (s *Server) uploadFile(c *echo.Context) error {
 	if !stored {
 		return api.BadRequest("file", "the multipart body has no \"file\" part")
 	}
+	if obj.Bytes == 0 {
+		cleanup()
+		return api.BadRequest("file", "the uploaded file %q is empty: a run would have nothing to read", obj.Filename)
+	}
 	if obj.Purpose == "" {
 		obj.Purpose = "user_data"
 	}

@@ -281,3 +281,32 @@ func TestStoredCompletionNotSaved(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyFilesRefused: a file with nothing in it, uploaded or inline, is
+// refused with 400 naming it, and keeps nothing; it used to run to "No
+// answer" with finish_reason length.
+func TestEmptyFilesRefused(t *testing.T) {
+	t.Parallel()
+	runner := &fakeRunner{}
+	ts := startServer(t, Config{}, nil, runner)
+	if r := upload(t, ts.URL, "", "empty.txt", strings.NewReader("")); r.Status != 400 || !strings.Contains(string(r.Body), "empty") {
+		t.Errorf("empty upload: %d %s", r.Status, r.Body)
+	}
+	if n := countColl(t, ts.Server, collFiles); n != 0 {
+		t.Errorf("the refused upload left %d files", n)
+	}
+	for _, body := range []string{
+		`{"model":"rlm","messages":[{"role":"user","content":[{"type":"text","text":"q"},{"type":"file","file":{"file_data":"data:text/plain;base64,","filename":"e.txt"}}]}]}`,
+		`{"model":"rlm","messages":[{"role":"user","content":[{"type":"text","text":"q"},{"type":"file","file":{"file_data":"","filename":"e.txt"}}]}]}`,
+	} {
+		r := do(t, "POST", ts.URL+"/v1/chat/completions", "", strings.NewReader(body))
+		if r.Status != 400 {
+			t.Errorf("%s: %d %s", body, r.Status, r.Body)
+		}
+	}
+	runner.mu.Lock()
+	defer runner.mu.Unlock()
+	if n := len(runner.reqs); n != 0 {
+		t.Errorf("the runner ran %d times", n)
+	}
+}

@@ -24,7 +24,8 @@ type Quota struct {
 	// read from them.
 	FileBytes, Files int64
 	// CompletionBytes and Completions bound an owner's stored
-	// completions: records and request messages.
+	// completions (records and request messages), and, apart, its stored
+	// responses (records): each kind may hold this much.
 	CompletionBytes, Completions int64
 }
 
@@ -101,13 +102,14 @@ func deleteAll(ctx context.Context, st store.Store, key string, colls ...string)
 
 // quotaLedgers count what each owner keeps, for the quota checks.
 type quotaLedgers struct {
-	files, completions *retention.Ledger
+	files, completions, responses *retention.Ledger
 }
 
 func newQuotaLedgers(st store.Store) quotaLedgers {
 	files, completions := RecordKinds(st)
 	return quotaLedgers{files: &retention.Ledger{Store: st, Kind: files},
-		completions: &retention.Ledger{Store: st, Kind: completions}}
+		completions: &retention.Ledger{Store: st, Kind: completions},
+		responses:   &retention.Ledger{Store: st, Kind: ResponseKind(st)}}
 }
 
 // quotaError is the refusal of a write that would take owner's usage u past
@@ -137,6 +139,8 @@ const (
 	fileRemedy     = "delete files it no longer needs (DELETE /v1/files/{id})"
 	completionWhat = "stored completions"
 	completionFix  = "delete stored completions it no longer needs (DELETE /v1/chat/completions/{id}), or send store: false"
+	responseWhat   = "stored responses"
+	responseFix    = "delete stored responses it no longer needs (DELETE /v1/responses/{id}), or send store: false"
 )
 
 // checkFileQuota checks, before it is read, an upload of incoming bytes
@@ -187,6 +191,22 @@ func (s *Server) checkCompletionQuota(ctx context.Context, owner string, incomin
 	}
 	if !ok {
 		return quotaError(u, q.CompletionBytes, q.Completions, "store", completionWhat, completionFix)
+	}
+	return nil
+}
+
+// checkResponseQuota checks a stored response of incoming bytes; the
+// response is counted once stored (see putResponse).
+func (s *Server) checkResponseQuota(ctx context.Context, owner string, incoming int64) error {
+	q := s.cfg.Quota
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	defer cancel()
+	u, ok, err := s.quotas.responses.Fits(ctx, owner, incoming, q.CompletionBytes, q.Completions)
+	if err != nil {
+		return s.quotaUnchecked(err)
+	}
+	if !ok {
+		return quotaError(u, q.CompletionBytes, q.Completions, "store", responseWhat, responseFix)
 	}
 	return nil
 }

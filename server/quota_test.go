@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"mime/multipart"
 	"strings"
 	"testing"
@@ -43,6 +44,11 @@ func TestQuotas(t *testing.T) {
 			return do(t, "POST", url+"/v1/chat/completions", key, strings.NewReader(body+"}"))
 		}
 	}
+	respond := func(store bool, content string) func(t *testing.T, url, key string) response {
+		return func(t *testing.T, url, key string) response {
+			return do(t, "POST", url+"/v1/responses", key, strings.NewReader(fmt.Sprintf(`{"model":"rlm","input":%q,"store":%v}`, content, store)))
+		}
+	}
 	sized := func(n int) func(t *testing.T, url, key string) response {
 		return func(t *testing.T, url, key string) response { return uploadSized(t, url, key, "f.txt", text(n)) }
 	}
@@ -68,6 +74,8 @@ func TestQuotas(t *testing.T) {
 			"store", "has 1 stored completions, its quota", collCompletions},
 		{"stored completion bytes", Quota{CompletionBytes: 2000}, []func(*testing.T, string, string) response{chat(true, text(500))}, chat(true, text(1500)),
 			"store", "send store: false", collCompletions},
+		{"stored responses", Quota{Completions: 1}, []func(*testing.T, string, string) response{respond(true, "one"), respond(false, "not stored"), chat(true, "a completion")},
+			respond(true, "two"), "store", "has 1 stored responses, its quota; delete stored responses it no longer needs (DELETE /v1/responses/{id})", collResponses},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,7 +23,8 @@ func (cfg *Config) limits() api.Limits {
 type fileRef struct {
 	param     string // messages[i].content[j].file
 	id        string // an uploaded file, or
-	data      string // inline file_data, base64: decoded once the request has a run slot
+	inline    bool   // inline file data:
+	data      string // base64, decoded once the request has a run slot
 	mediaType string // of a file_data data URL
 	filename  string
 }
@@ -185,7 +186,7 @@ func fileRefOf(pp string, f *api.FilePart) (fileRef, error) {
 				data = rest[i+1:]
 			}
 		}
-		ref.data = data
+		ref.inline, ref.data = true, data
 		if ref.filename == "" {
 			ref.filename = "inline"
 		}

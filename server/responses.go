@@ -102,7 +102,7 @@ func (s *Server) createResponse(c *echo.Context) error {
 	}
 	rreq.Keep = store // a follow-up can continue it
 	if store {
-		if err := s.checkCompletionQuota(ctx, own, int64(len(body))); err != nil {
+		if err := s.checkResponseQuota(ctx, own, int64(len(body))); err != nil {
 			return err
 		}
 	}
@@ -161,7 +161,10 @@ func (s *Server) putResponse(ctx context.Context, own string, sr storedResponse)
 	if err != nil {
 		return err
 	}
-	_, err = s.store.Put(ctx, collResponses, own+"/"+sr.Response.ID, bytes.NewReader(b))
+	n, err := s.store.Put(ctx, collResponses, own+"/"+sr.Response.ID, bytes.NewReader(b))
+	if err == nil {
+		s.quotas.responses.Add(own, sr.Response.ID, n)
+	}
 	return err
 }
 
@@ -268,6 +271,7 @@ func (s *Server) deleteResponse(c *echo.Context) error {
 	if err := s.store.Delete(ctx, collResponses, own+"/"+id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return api.ServerError("deleting response: %v", err)
 	}
+	s.quotas.responses.Drop(own, id)
 	s.sessions.drop(own + "/" + id)
 	s.deleteEvents(ctx, own, id)
 	return c.JSON(http.StatusOK, api.DeletedObject{ID: id, Object: "response.deleted", Deleted: true})

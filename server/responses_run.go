@@ -99,10 +99,9 @@ func (s *Server) continueSession(r *respRun, rr *api.ResponseRequest, items []ap
 			}
 		}
 	}
-	conv := s.sessions.take(key)
-	if conv == nil {
-		r.sessionNote = "this server keeps no REPL session of the previous response (it ran on another replica or before a restart, " +
-			"its session expired or was evicted, or another follow-up took it): the earlier turns are given as messages"
+	conv, why := s.sessions.take(key)
+	if why != "" {
+		r.sessionNote = "the previous response's REPL session is gone: " + why + ": the earlier turns are given as messages"
 		return files
 	}
 	// The same request without the history, in the kept session.
@@ -128,6 +127,7 @@ func (s *Server) continueSession(r *respRun, rr *api.ResponseRequest, items []ap
 // why is the one reason it cannot.
 func sessionGone(why string) *api.Error {
 	why, _, _ = strings.Cut(why, ": the earlier turns are given as messages")
+	why = strings.TrimPrefix(why, "the previous response's REPL session is gone: ")
 	return &api.Error{Status: http.StatusConflict, Type: api.TypeInvalidRequest, Param: "previous_response_id", Code: "session_gone",
 		Kind: "invalid_request", Message: "the previous response's REPL session cannot be continued: " + why}
 }

@@ -68,7 +68,7 @@ type Server struct {
 	// background ones, queued or running (MaxBackground).
 	responses  liveResponses
 	background atomic.Int64
-	sessions   *sessionCache
+	sessions   *sessionCache[*recursion.Conversation]
 
 	mu          sync.Mutex
 	http        *http.Server
@@ -98,7 +98,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.instance = newID("rlm-")
 	s.quotas = newQuotaLedgers(st)
-	s.sessions = newSessionCache(cfg.SessionTTL, cfg.MaxSessions)
+	s.sessions = newSessionCache[*recursion.Conversation](cfg.SessionTTL, cfg.MaxSessions)
 
 	e := echo.NewWithConfig(echo.Config{
 		Logger: cfg.Logger,

@@ -1,63 +1,85 @@
 package server
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"time"
-
-	"github.com/rlm-project/rlm/recursion"
 )
 
 // sessionCache keeps the REPL sessions of finished responses, by owner/id,
 // so that a follow-up (previous_response_id) continues in the same session:
 // the variables the model computed are still there. A session lives for
-// SessionTTL after its response ended, at most MaxSessions at once (the
-// least recently kept is closed for a new one), and only on the replica
-// that ran it: a follow-up elsewhere, after the TTL, after a restart, or
-// after its session was taken by another follow-up of the same response,
-// starts a new session with the earlier turns as messages (rlm.session
-// says which).
-type sessionCache struct {
+// SessionTTL after its response ended, at most MaxSessions at once, and
+// only on the replica that ran it: a follow-up elsewhere, after the TTL,
+// after a restart, or after its session was taken by another follow-up of
+// the same response, starts a new session with the earlier turns as
+// messages (rlm.session says which, and why).
+//
+// When it is full, or the REPL memory budget needs room, the session
+// closed is the oldest of the owner that keeps the most: one API key's
+// responses never push out another's sessions while it keeps more than
+// they do.
+type sessionCache[S closer] struct {
 	ttl time.Duration
 	max int
 
 	mu sync.Mutex
-	m  map[string]*keptSession
+	m  map[string]*keptSession[S]
+	// gone remembers why sessions left, by key, for the follow-ups that
+	// find them gone: the oldest reasons are forgotten first.
+	gone      map[string]string
+	goneOrder []string
 }
 
-type keptSession struct {
-	conv    *recursion.Conversation
+// closer is what the cache keeps: a *recursion.Conversation.
+type closer interface{ Close() error }
+
+type keptSession[S closer] struct {
+	conv    S
 	expires time.Time
 	kept    time.Time
 }
 
-func newSessionCache(ttl time.Duration, max int) *sessionCache {
-	return &sessionCache{ttl: ttl, max: max, m: map[string]*keptSession{}}
+// maxGone bounds the reasons the cache remembers.
+const maxGone = 4096
+
+func newSessionCache[S closer](ttl time.Duration, max int) *sessionCache[S] {
+	return &sessionCache[S]{ttl: ttl, max: max, m: map[string]*keptSession[S]{}, gone: map[string]string{}}
 }
 
-// put keeps conv under key, closing the oldest session when full.
-func (c *sessionCache) put(key string, conv *recursion.Conversation) {
-	for c.len() >= c.max && c.evictOldest() {
+// owner of a key "OWNER/ID".
+func ownerOfSession(key string) string {
+	o, _, _ := strings.Cut(key, "/")
+	return o
+}
+
+// put keeps conv under key, closing a session when full (see victim).
+func (c *sessionCache[S]) put(key string, conv S) {
+	for c.len() >= c.max && c.evict(fmt.Sprintf("it was closed to keep a newer one (the server keeps at most %d, --max-sessions)", c.max)) {
 	}
 	now := time.Now()
 	c.mu.Lock()
-	c.m[key] = &keptSession{conv: conv, expires: now.Add(c.ttl), kept: now}
+	c.m[key] = &keptSession[S]{conv: conv, expires: now.Add(c.ttl), kept: now}
+	delete(c.gone, key)
 	c.mu.Unlock()
 }
 
-// evictOldest closes the session kept longest, reporting whether there was
+// evictOldest closes a session (see victim), reporting whether there was
 // one: the REPL memory budget calls it before a new session would wait for
 // memory (see repl.MemoryBudget.SetReclaim), so kept sessions never hold
 // memory a run needs.
-func (c *sessionCache) evictOldest() bool {
+func (c *sessionCache[S]) evictOldest() bool {
+	return c.evict("it was closed to free REPL memory for another run (--repl-memory-total)")
+}
+
+func (c *sessionCache[S]) evict(why string) bool {
 	c.mu.Lock()
-	oldest := ""
-	for k, ks := range c.m {
-		if oldest == "" || ks.kept.Before(c.m[oldest].kept) {
-			oldest = k
-		}
+	key := c.victim()
+	ks := c.m[key]
+	if ks != nil {
+		c.forget(key, why)
 	}
-	ks := c.m[oldest]
-	delete(c.m, oldest)
 	c.mu.Unlock()
 	if ks == nil {
 		return false
@@ -66,39 +88,83 @@ func (c *sessionCache) evictOldest() bool {
 	return true
 }
 
+// victim is the oldest session of the owner that keeps the most; "" when
+// none is kept. Called with c.mu held.
+func (c *sessionCache[S]) victim() string {
+	count := map[string]int{}
+	for k := range c.m {
+		count[ownerOfSession(k)]++
+	}
+	best := ""
+	for k, ks := range c.m {
+		if best == "" {
+			best = k
+			continue
+		}
+		n, bn := count[ownerOfSession(k)], count[ownerOfSession(best)]
+		if n > bn || n == bn && ks.kept.Before(c.m[best].kept) {
+			best = k
+		}
+	}
+	return best
+}
+
+// forget removes key, remembering why. Called with c.mu held.
+func (c *sessionCache[S]) forget(key, why string) {
+	delete(c.m, key)
+	if _, ok := c.gone[key]; !ok {
+		c.goneOrder = append(c.goneOrder, key)
+	}
+	c.gone[key] = why
+	for len(c.goneOrder) > maxGone {
+		delete(c.gone, c.goneOrder[0])
+		c.goneOrder = c.goneOrder[1:]
+	}
+}
+
 // take removes and returns the session kept under key, if it is there and
 // not expired: one follow-up continues a session; another follow-up of the
-// same response starts afresh.
-func (c *sessionCache) take(key string) *recursion.Conversation {
+// same response starts afresh. Without a session it says why.
+func (c *sessionCache[S]) take(key string) (conv S, why string) {
 	c.mu.Lock()
 	ks := c.m[key]
-	delete(c.m, key)
-	c.mu.Unlock()
 	if ks == nil {
-		return nil
+		why = c.gone[key]
+		c.mu.Unlock()
+		if why == "" {
+			why = "this server keeps no REPL session of it: it ran on another replica, or before this server restarted"
+		}
+		return conv, why
 	}
-	if time.Now().After(ks.expires) {
+	expired := time.Now().After(ks.expires)
+	why = "another follow-up of the same response continued its session"
+	if expired {
+		why = fmt.Sprintf("its session expired (sessions are kept %v after their response, --session-ttl)", c.ttl)
+	}
+	c.forget(key, why)
+	c.mu.Unlock()
+	if expired {
 		ks.conv.Close()
-		return nil
+		return conv, why
 	}
-	return ks.conv
+	return ks.conv, ""
 }
 
 // drop closes the session kept under key, if any.
-func (c *sessionCache) drop(key string) {
-	if conv := c.take(key); conv != nil {
+func (c *sessionCache[S]) drop(key string) {
+	if conv, why := c.take(key); why == "" {
 		conv.Close()
 	}
 }
 
 // expire closes the sessions past their TTL; closeAll closes every one.
-func (c *sessionCache) expire(now time.Time) {
+func (c *sessionCache[S]) expire(now time.Time) {
 	c.mu.Lock()
-	var gone []*recursion.Conversation
+	var gone []S
 	for k, ks := range c.m {
 		if now.After(ks.expires) {
 			gone = append(gone, ks.conv)
-			delete(c.m, k)
+			c.forget(k, fmt.Sprintf("its session expired (sessions are kept %v after their response, --session-ttl)", c.ttl))
 		}
 	}
 	c.mu.Unlock()
@@ -107,17 +173,17 @@ func (c *sessionCache) expire(now time.Time) {
 	}
 }
 
-func (c *sessionCache) closeAll() {
+func (c *sessionCache[S]) closeAll() {
 	c.mu.Lock()
 	all := c.m
-	c.m = map[string]*keptSession{}
+	c.m = map[string]*keptSession[S]{}
 	c.mu.Unlock()
 	for _, ks := range all {
 		ks.conv.Close()
 	}
 }
 
-func (c *sessionCache) len() int {
+func (c *sessionCache[S]) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)
