@@ -83,3 +83,40 @@ func TestContextLengthRefusal(t *testing.T) {
 		})
 	}
 }
+
+// plainModel answers every turn without code or FINAL and checks nothing up
+// front, as an upstream does.
+type plainModel struct{ calls atomic.Int32 }
+
+func (m *plainModel) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
+	m.calls.Add(1)
+	return llm.Completion{Content: "Let me think."}, nil
+}
+
+// TestMaxTokensPastTheWindow: with an upstream, which checks nothing before
+// a call, a max_tokens the root model's window (--model-window) can never
+// hold is refused before the run as the model would refuse it (the
+// gateway answers 400 on max_tokens), instead of running to "No answer"
+// when the token budget refuses the first call.
+func TestMaxTokensPastTheWindow(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		maxTokens int
+		wantErr   bool
+	}{{1_000_000_000, true}, {32_000, true}, {1000, false}} {
+		m := &plainModel{}
+		e, err := New(Config{Root: m, RootModel: "up", Sandbox: &funcSandbox{}, TempDir: t.TempDir(), DefaultContextWindow: 32_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mt := tt.maxTokens
+		_, err = e.Run(t.Context(), Request{Messages: userMsg("q"), Sampling: llm.Sampling{MaxTokens: &mt}, Limits: Limits{MaxIterations: 1}})
+		var ue *llm.Error
+		if tt.wantErr != (err != nil) {
+			t.Fatalf("max_tokens %d: err %v, want one: %v", mt, err, tt.wantErr)
+		}
+		if tt.wantErr && (!errors.Is(err, llm.ErrContextLengthExceeded) || !errors.As(err, &ue) || ue.Param != "max_tokens" || m.calls.Load() != 0) {
+			t.Errorf("max_tokens %d: err %v after %d calls, want a context-length refusal on max_tokens before any", mt, err, m.calls.Load())
+		}
+	}
+}

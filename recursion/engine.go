@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -277,6 +278,9 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 			return Result{}, err
 		}
 	}
+	if err := e.checkMaxTokens(rootModel, req.Sampling); err != nil {
+		return Result{}, err
+	}
 	lim := e.Limits(req.Limits)
 	subModel, err := e.model(lim.SubModel)
 	if err != nil {
@@ -493,3 +497,19 @@ func clipWithNote(s string, n int) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// checkMaxTokens refuses, before a run starts, a max_tokens that leaves no
+// room for a prompt in the root model's context window (Config's
+// ContextWindows): the run's token budget would refuse its first call and
+// answer with no answer, where the request is at fault. The error is the
+// one a model gives a prompt over its context.
+func (e *Engine) checkMaxTokens(model string, s llm.Sampling) error {
+	w := e.contextWindow(model)
+	if s.MaxTokens == nil || w <= 0 || *s.MaxTokens < w {
+		return nil
+	}
+	msg := fmt.Sprintf("This model's maximum context length is %d tokens (--model-window). However, you requested %d tokens "+
+		"for the completion alone, which leaves no room for the prompt. Please reduce the completion length.", w, *s.MaxTokens)
+	return &llm.Error{Upstream: "model " + model, Status: http.StatusBadRequest, Code: llm.CodeContextLength, Param: "max_tokens",
+		Message: msg, Reason: msg, Err: llm.ErrContextLengthExceeded}
+}
