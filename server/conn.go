@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -143,9 +144,37 @@ type limitedConn struct {
 	l      *connLimiter
 	client netip.Prefix
 	// Guarded by l.mu: whether no request is under way (headers still
-	// coming, or idle), and since when.
-	waiting bool
-	since   time.Time
+	// coming, or idle), and since when; whether it carries a stream its
+	// client can resume (see setResumable), and since when.
+	waiting        bool
+	since          time.Time
+	resumable      bool
+	resumableSince time.Time
+}
+
+// setResumable marks c as carrying (or no longer carrying) a stream of a
+// background response, which its client can resume from its last event
+// (GET /v1/responses/{id}?stream=true&starting_after=N). When every
+// connection is inside a request, such a connection is closed to make
+// room for a new one: a client holding many streams open cannot lock
+// everyone else out.
+func (c *limitedConn) setResumable(on bool) {
+	c.l.mu.Lock()
+	c.resumable, c.resumableSince = on, time.Now()
+	c.l.mu.Unlock()
+	if on {
+		c.l.wake() // a waiting Accept may evict it
+	}
+}
+
+// connKey is the request context's key for its *limitedConn.
+type connKey struct{}
+
+// connOf is the connection a request came on, nil when it came through no
+// connLimiter (a test's handler).
+func connOf(ctx context.Context) *limitedConn {
+	lc, _ := ctx.Value(connKey{}).(*limitedConn)
+	return lc
 }
 
 func newConnLimiter(ln net.Listener, max, perClient, retry int, dropped *prometheus.CounterVec) *connLimiter {
@@ -180,7 +209,11 @@ func (l *connLimiter) admit(c net.Conn) *limitedConn {
 		return nil
 	}
 	for len(l.open) >= l.max {
-		if victim := l.oldestWaiting(); victim != nil {
+		victim := l.oldestWaiting()
+		if victim == nil {
+			victim = l.resumableVictim()
+		}
+		if victim != nil {
 			l.forget(victim)
 			l.dropped.WithLabelValues("evicted").Inc()
 			l.mu.Unlock()
@@ -214,6 +247,26 @@ func (l *connLimiter) oldestWaiting() *limitedConn {
 		}
 	}
 	return oldest
+}
+
+// resumableVictim is the oldest resumable stream of the client address
+// that holds the most connections, or nil. l.mu is held.
+func (l *connLimiter) resumableVictim() *limitedConn {
+	var victim *limitedConn
+	for c := range l.open {
+		if !c.resumable {
+			continue
+		}
+		if victim == nil {
+			victim = c
+			continue
+		}
+		n, vn := l.clients[c.client], l.clients[victim.client]
+		if n > vn || n == vn && c.resumableSince.Before(victim.resumableSince) {
+			victim = c
+		}
+	}
+	return victim
 }
 
 // forget takes c out of the counts and wakes a waiting Accept. l.mu is

@@ -71,6 +71,7 @@ func (s *Server) emit(ctx context.Context, r *respRun, ev api.ResponseEvent) {
 		if err != nil {
 			s.log.Error("storing a response event", "id", r.obj.ID, "type", ev.Type, "err", err)
 		}
+		s.feeds.notify(r.owner, r.obj.ID)
 	}
 	if r.sink == nil {
 		return
@@ -153,18 +154,28 @@ func (s *Server) streamLive(c *echo.Context, r *respRun) error {
 }
 
 // streamStored writes the stored events of a background response after
-// sequence number after, following new ones (read every ResponsePoll)
-// until the terminal event. Any replica can serve it.
+// sequence number after, following new ones as its feed announces them
+// (feeds.go), until the terminal event. Any replica can serve it. The
+// connection may be closed under it when the server needs room for new
+// ones (see connLimiter): the client resumes with starting_after.
 func (s *Server) streamStored(c *echo.Context, own, id string, after int) error {
 	ctx := c.Request().Context()
 	es := api.NewEventStream(c.Response())
+	if lc := connOf(ctx); lc != nil {
+		lc.setResumable(true)
+		defer lc.setResumable(false)
+	}
+	f, leave := s.feeds.join(own, id)
+	defer leave()
 	idx := eventsIndex(own, id)
 	from := ""
 	if after >= 0 {
 		from = eventKey(after)
 	}
-	keepAlive := time.Now()
+	keep := time.NewTicker(s.cfg.KeepAlive)
+	defer keep.Stop()
 	for {
+		changed := s.feeds.changed(f) // before the read: a change during it wakes the wait
 		var end bool
 		err := s.store.ScanEntries(ctx, collResponses, idx, from, false, func(e store.Entry) bool {
 			from = e.Key
@@ -184,10 +195,6 @@ func (s *Server) streamStored(c *echo.Context, own, id string, after int) error 
 		if end {
 			return nil
 		}
-		if time.Since(keepAlive) >= s.cfg.KeepAlive {
-			es.Comment("keep-alive")
-			keepAlive = time.Now()
-		}
 		// No terminal event yet: the run goes on, or its server died and
 		// the sweep has yet to record it (its record says which).
 		if sr, err := s.loadResponse(ctx, own, id); err != nil || api.Terminal(sr.Response.Status) && !s.hasEventsAfter(ctx, idx, from) {
@@ -199,10 +206,17 @@ func (s *Server) streamStored(c *echo.Context, own, id string, after int) error 
 			}
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(s.cfg.ResponsePoll):
+		for waiting := true; waiting; {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-changed:
+				waiting = false
+			case <-keep.C:
+				if es.Comment("keep-alive") != nil {
+					return nil
+				}
+			}
 		}
 	}
 }

@@ -532,9 +532,16 @@ func TestResponseRetention(t *testing.T) {
 	if n := countEntries(t, st, eventsIndex(openOwner, old.ID)); n < 5 {
 		t.Fatalf("the background response has %d stored events", n)
 	}
-	time.Sleep(50 * time.Millisecond)
-	sw := retention.Sweeper{Store: st, Policies: []retention.Policy{{Kind: ResponseKind(st), Rules: retention.Rules{MaxAge: 40 * time.Millisecond}}}}
+	// The old one is a second older than the fresh one; the maximum age
+	// falls between them whatever the machine's load.
+	time.Sleep(time.Second)
+	start := time.Now()
 	fresh, _ := postResponse(t, ts.URL, "", `{"model":"rlm","input":"q"}`)
+	maxAge := time.Since(start) + 200*time.Millisecond
+	if maxAge >= time.Second {
+		t.Skipf("creating a response took %v: too slow to tell old from new", maxAge)
+	}
+	sw := retention.Sweeper{Store: st, Policies: []retention.Policy{{Kind: ResponseKind(st), Rules: retention.Rules{MaxAge: maxAge}}}}
 	if _, err := sw.Sweep(t.Context()); err != nil {
 		t.Fatal(err)
 	}

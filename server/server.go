@@ -69,6 +69,7 @@ type Server struct {
 	responses  liveResponses
 	background atomic.Int64
 	sessions   *sessionCache[*recursion.Conversation]
+	feeds      feeds
 
 	mu          sync.Mutex
 	http        *http.Server
@@ -99,6 +100,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	s.instance = newID("rlm-")
 	s.quotas = newQuotaLedgers(st)
 	s.sessions = newSessionCache[*recursion.Conversation](cfg.SessionTTL, cfg.MaxSessions)
+	s.feeds.s = s
 
 	e := echo.NewWithConfig(echo.Config{
 		Logger: cfg.Logger,
@@ -161,6 +163,9 @@ func (s *Server) Serve(ln net.Listener) error {
 		IdleTimeout:       s.cfg.IdleTimeout,
 		ConnState:         limited.connState,
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
 	}
 	s.mu.Lock()
 	s.http = hs
