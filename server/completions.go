@@ -165,10 +165,20 @@ func (s *Server) createStored(ctx context.Context, r *run, msgs []api.Message, m
 func (s *Server) putMessages(ctx context.Context, key, id string, msgs []api.Message) (int64, error) {
 	pr, pw := io.Pipe()
 	go func() {
-		enc := json.NewEncoder(pw)
-		enc.SetEscapeHTML(false)
 		for i, m := range msgs {
-			if err := enc.Encode(storedMessageOf(id, i, m)); err != nil {
+			var large largeStrings
+			sm := storedMessageOf(id, i, m)
+			if sm.Content != nil {
+				held := large.hold(*sm.Content)
+				sm.Content = &held
+			}
+			for j, p := range sm.ContentParts {
+				if p.Text != nil {
+					held := large.hold(*p.Text)
+					sm.ContentParts[j].Text = &held
+				}
+			}
+			if err := large.encode(pw, sm); err != nil {
 				pw.CloseWithError(err)
 				return
 			}

@@ -1,12 +1,13 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v5"
@@ -153,15 +154,27 @@ func (s *Server) loadResponse(ctx context.Context, own, id string) (*storedRespo
 }
 
 // putResponse writes a response's record within StoreTimeout, whether or
-// not ctx is cancelled: a record once begun is finished.
+// not ctx is cancelled: a record once begun is finished. The record is
+// encoded into the store's writer, not into a buffer: its input may be a
+// 60 MB message, held once already.
 func (s *Server) putResponse(ctx context.Context, own string, sr storedResponse) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.StoreTimeout)
 	defer cancel()
-	b, err := json.Marshal(sr)
-	if err != nil {
-		return err
+	var large largeStrings
+	held := sr
+	held.Input = make([]api.Item, len(sr.Input))
+	for i, it := range sr.Input {
+		it.Content = slices.Clone(it.Content)
+		for j := range it.Content {
+			it.Content[j].Text = large.hold(it.Content[j].Text)
+		}
+		held.Input[i] = it
 	}
-	n, err := s.store.Put(ctx, collResponses, own+"/"+sr.Response.ID, bytes.NewReader(b))
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(large.encode(pw, held)) }()
+	n, err := s.store.Put(ctx, collResponses, own+"/"+sr.Response.ID, pr)
+	// Unblocks the encoder if the store stopped reading early.
+	pr.CloseWithError(errors.New("store write ended"))
 	if err == nil {
 		s.quotas.responses.Add(own, sr.Response.ID, n)
 	}

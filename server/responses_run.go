@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/recursion"
+	"github.com/rlm-project/rlm/store"
 )
 
 // respRun is a response running (or queued) on this server: a run (see
@@ -383,7 +384,7 @@ func (s *Server) finishResponse(ctx context.Context, r *respRun, out outcome) {
 	if !o.Store {
 		return
 	}
-	if _, err := s.loadResponse(ctx, r.owner, o.ID); isNotFound(err) {
+	if !s.responseExists(ctx, r.owner, o.ID) {
 		// Deleted during its run (from another replica): nothing to keep.
 		s.sessions.drop(r.owner + "/" + o.ID)
 		s.deleteEvents(ctx, r.owner, o.ID)
@@ -420,6 +421,19 @@ func (s *Server) keepSession(r *respRun, conv *recursion.Conversation) {
 		return
 	}
 	s.sessions.put(r.owner+"/"+r.obj.ID, conv)
+}
+
+// responseExists reports whether own's response id is still stored: one
+// deleted during its run (from another replica) must not come back with
+// its final record. It reads no record: a record may hold a 60 MB input.
+// A store that cannot answer counts as yes (the save that follows reports
+// the failure).
+func (s *Server) responseExists(ctx context.Context, own, id string) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.StoreTimeout)
+	defer cancel()
+	found := false
+	err := s.store.Walk(ctx, collResponses, own+"/"+id, func(store.Info) bool { found = true; return false })
+	return found || err != nil
 }
 
 // saveResponse writes r's record (see putResponse).
