@@ -81,7 +81,7 @@ for ((k = from; k <= ${#patches[@]}; k++)); do
 		[ -n "$blobs" ] || { three_way_blobs; blobs=1; }
 		echo "$name does not apply as it is: merging it (git apply --3way)"
 		git_dir apply --index --3way --whitespace=nowarn --exclude=interp/op.go "$p" ||
-			die "$name leaves conflicts in $dir: resolve them, commit, and go on with: $0 -o $dir -from $((k + 1))${version:+ $version}"
+			die "$name leaves conflicts in $dir: resolve them (and go generate ./interp if it changes internal/cmd/genop), commit, and go on with: $0 -o $dir -from $((k + 1))${version:+ $version}"
 	fi
 	if patch_paths "$p" | grep -q '^internal/cmd/genop/'; then
 		(cd "$dir/interp" && go generate .)
