@@ -2406,7 +2406,9 @@ func genRun(nod *node) error {
 			// continue in function body as there may be inner function definitions
 		case constDecl, varDecl:
 			setExec(n.start)
-			return false
+			// and on in the values: the body of a generic function
+			// instantiated for a call there (var n = Count(xs, x)) gets
+			// its closures below, as one called in a function body does.
 		}
 		return true
 	}, nil)

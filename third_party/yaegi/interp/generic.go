@@ -229,6 +229,14 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node, ellipsis bool) ([]*i
 	inferred := map[string]*itype{} // type parameter name -> the first type inferred for it
 	var inferTypes func(*itype, *itype) ([]*itype, error)
 	inferTypes = func(param, input *itype) ([]*itype, error) {
+		if input == nil {
+			return nil, nil // the argument has no part where param has one
+		}
+		if param.cat != nilT && param.cat != genericT {
+			// A structure is matched with the argument's underlying
+			// one, as in Go (an iter.Seq[int] for a func(func(E) bool)).
+			input = input.underlying()
+		}
 		switch param.cat {
 		case chanT, ptrT, sliceT:
 			return inferTypes(param.val, input.val)
@@ -288,7 +296,10 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node, ellipsis bool) ([]*i
 			}
 
 		case genericT:
-			if param.name != "" && paramTypes[param.name] != nil && inferred[param.name] == nil {
+			if paramTypes[param.name] == nil {
+				return nil, nil // a generic type, which instanceParamType left as it is
+			}
+			if inferred[param.name] == nil {
 				inferred[param.name] = input
 			}
 			return []*itype{input}, nil
@@ -315,6 +326,7 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node, ellipsis bool) ([]*i
 		if err != nil {
 			return nil, err
 		}
+		typ = instanceParamType(sc, c.lastChild(), typ)
 		for range max(1, len(c.child)-1) {
 			if ai >= len(args) {
 				break
@@ -363,8 +375,53 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node, ellipsis bool) ([]*i
 	return ordered, nil
 }
 
+// instanceParamType returns the type of a parameter of a generic function
+// written tn, when tn instantiates a generic type with the function's type
+// parameters (seq iter.Seq[E], p *Pair[K, V]): the generic type's
+// definition with them in it (func(yield func(E) bool)), in which
+// inferTypesFromCall can find them, where typ, nodeType's type of tn, is
+// the generic type itself. Otherwise it returns typ.
+func instanceParamType(sc *scope, tn *node, typ *itype) *itype {
+	if tn.kind == starExpr && typ.cat == ptrT && len(tn.child) == 1 {
+		if t := instanceParamType(sc, tn.child[0], typ.val); t != typ.val {
+			return ptrOf(t, withScope(sc))
+		}
+		return typ
+	}
+	if tn.kind != indexExpr && tn.kind != indexListExpr || typ.cat != genericT ||
+		typ.node == nil || typ.node.anc == nil || typ.node.anc.kind != typeSpec && typ.node.anc.kind != typeSpecAssign {
+		return typ
+	}
+	args := make([]*itype, 0, len(tn.child)-1)
+	for _, a := range tn.child[1:] {
+		t, err := nodeType(a.interp, sc, a)
+		if err != nil {
+			return typ
+		}
+		args = append(args, t)
+	}
+	g, found, err := genAST(sc, typ.node.anc, args)
+	if err != nil {
+		return typ
+	}
+	if !found {
+		forgetInstance(tn.interp, g) // made to infer, not to be a type
+	}
+	def := g.lastChild()
+	t, err := nodeType(g.interp, sc, def)
+	if err != nil || t == nil {
+		return typ
+	}
+	return instanceParamType(sc, def, t) // type Named[V any] = Pair[string, V]
+}
+
 func checkConstraint(it, ct *itype) error {
 	if len(ct.constraint) == 0 && len(ct.ulconstraint) == 0 {
+		return nil
+	}
+	if it.cat == genericT {
+		// A type parameter (instanceParamType): the function instantiated
+		// with its type argument checks it.
 		return nil
 	}
 	for _, c := range ct.constraint {
@@ -408,15 +465,22 @@ func genericCallType(interp *Interpreter, sc *scope, t *itype, n *node) *itype {
 	if !found {
 		// Only the type is wanted here: the call's cfg instantiates and
 		// compiles the function, which it skips for one already cached.
-		for name, r := range interp.generic {
-			if r == g {
-				delete(interp.generic, name)
-			}
-		}
+		forgetInstance(interp, g)
 	}
 	ft, err := nodeType(interp, sc, g.child[2])
 	if err != nil || ft == nil || len(ft.ret) != 1 || ft.ret[0].incomplete {
 		return nil
 	}
 	return ft.ret[0]
+}
+
+// forgetInstance removes g, made by genAST only to read a type from, from
+// the instances genAST keeps, so that the code that needs the instance
+// makes and compiles its own.
+func forgetInstance(interp *Interpreter, g *node) {
+	for name, r := range interp.generic {
+		if r == g {
+			delete(interp.generic, name)
+		}
+	}
 }

@@ -56,6 +56,26 @@ func printsWithMethods(types []reflect.Type) bool {
 
 var stringerType = reflect.TypeOf((*fmt.Stringer)(nil)).Elem()
 
+// viewsArguments reports whether a function with map types gets print
+// views of its arguments: a printer (see printsWithMethods), or one whose
+// map types' methods take no arguments (json.Marshal's MarshalJSON and
+// MarshalText). A decoder, whose map types' methods take what to decode
+// (json.Unmarshal's UnmarshalJSON, fmt.Sscan's Scan), fills what its
+// arguments point to, which a view, a copy, would not pass on.
+func viewsArguments(types []reflect.Type) bool {
+	if printsWithMethods(types) {
+		return true
+	}
+	for _, t := range types {
+		for i := 0; i < t.NumMethod(); i++ {
+			if t.Method(i).Type.NumIn() > 0 {
+				return false
+			}
+		}
+	}
+	return len(types) > 0
+}
+
 // PrintView is what a printing function (fmt's) gets for an argument it
 // gets a print view of: it prints as the view, except for %#v, which
 // prints the value itself (its Go syntax shows the types, which the view

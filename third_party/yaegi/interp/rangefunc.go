@@ -185,9 +185,12 @@ func endRangeFuncs(n, stop *node) {
 	gen := n.gen
 	n.gen = func(n *node) {
 		gen(n)
-		exec := n.exec
+		exec := n.exec // nil for a return whose results need no copy
 		n.exec = func(f *frame) bltn {
-			next := exec(f)
+			var next bltn
+			if exec != nil {
+				next = exec(f)
+			}
 			for _, i := range slots {
 				if s, ok := f.data[i].Interface().(*rangeFuncState); ok && s != nil {
 					s.end()

@@ -16,10 +16,13 @@ import (
 	"github.com/traefik/yaegi/interp"
 )
 
-// Tests of the patches of this copy (see ../README.md): each program in
-// testdata/rlm runs in the interpreter and must print what its
-// "// Output:" comment says, which is what `go run` prints. They use a
-// small symbol table built here rather than yaegi's 19 MB stdlib.
+// Tests of the patches in the setting of the rlm REPL, which embeds this
+// interpreter: each program in testdata/rlm runs with the symbol table
+// built here (a few packages; fmt's printers wrap interpreted values as
+// errors too, as the REPL's symbols do) and package iter compiled from
+// source, and must print what its "// Output:" comment says, which is
+// what `go run` prints. The patches' tests in upstream's form, run by
+// TestFile, are the programs they add to ../_test.
 
 // rlmSymbols is the symbol table of the programs in testdata/rlm.
 var rlmSymbols = interp.Exports{
@@ -47,6 +50,9 @@ var rlmSymbols = interp.Exports{
 		"Join":    reflect.ValueOf(strings.Join),
 		"Split":   reflect.ValueOf(strings.Split),
 		"ToUpper": reflect.ValueOf(strings.ToUpper),
+	},
+	"reflect/reflect": {
+		"ValueOf": reflect.ValueOf(reflect.ValueOf),
 	},
 	"strconv/strconv": {
 		"Itoa": reflect.ValueOf(strconv.Itoa),

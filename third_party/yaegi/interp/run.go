@@ -1501,9 +1501,9 @@ func callBin(n *node) {
 	// getMapType returns a reflect type suitable for interface wrapper for functions
 	// with some special processing in case of interface{} argument, i.e. fmt.Printf.
 	var getMapType func(*itype) reflect.Type
-	printing := false
+	printing, views := false, false
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
-		printing = printsWithMethods(lr)
+		printing, views = printsWithMethods(lr), viewsArguments(lr)
 		getMapType = func(typ *itype) reflect.Type {
 			for _, rt := range lr {
 				if typ.implements(&itype{cat: valueT, rtype: rt}) {
@@ -1567,9 +1567,11 @@ func callBin(n *node) {
 					defType = rt
 				}
 			}
-			if view := genPrintView(c, getMapType, printing); view != nil {
-				values = append(values, view)
-				break
+			if views {
+				if view := genPrintView(c, getMapType, printing); view != nil {
+					values = append(values, view)
+					break
+				}
 			}
 			if getMapType == nil && defType.Kind() == reflect.Interface && defType.NumMethod() == 0 &&
 				carriesMethods(c.typ) && c.typ.TypeOf() != nil && c.typ.TypeOf().Kind() == reflect.Struct {

@@ -1,11 +1,12 @@
 package main
 
-import (
-	"fmt"
-	"iter"
-)
+import "fmt"
 
-func pairs(xs []string) iter.Seq2[int, string] {
+// Seq2 is iter.Seq2, declared here: package iter has generic types only,
+// which a symbol table cannot hold.
+type Seq2[K, V any] func(yield func(K, V) bool)
+
+func pairs(xs []string) Seq2[int, string] {
 	return func(yield func(int, string) bool) {
 		for i, x := range xs {
 			if !yield(i, x) {

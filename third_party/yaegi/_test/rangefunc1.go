@@ -2,15 +2,21 @@ package main
 
 import (
 	"fmt"
-	"iter"
 	"strings"
+)
+
+// Seq and Seq2 are iter.Seq and iter.Seq2, declared here: package iter
+// has generic types only, which a symbol table cannot hold.
+type (
+	Seq[V any]     func(yield func(V) bool)
+	Seq2[K, V any] func(yield func(K, V) bool)
 )
 
 type Point struct{ X, Y int }
 
 type Grid struct{ pts []Point }
 
-func (g *Grid) All() iter.Seq[Point] {
+func (g *Grid) All() Seq[Point] {
 	return func(yield func(Point) bool) {
 		defer fmt.Println("iterator cleanup")
 		for _, p := range g.pts {
@@ -21,7 +27,7 @@ func (g *Grid) All() iter.Seq[Point] {
 	}
 }
 
-func words(s string) iter.Seq2[int, string] {
+func words(s string) Seq2[int, string] {
 	return func(yield func(int, string) bool) {
 		for i, w := range strings.Fields(s) {
 			if !yield(i, w) {
@@ -68,7 +74,7 @@ outer:
 		}
 	}
 	fmt.Println("found", find(g, 3))
-	var seq iter.Seq[int] = func(yield func(int) bool) {
+	var seq Seq[int] = func(yield func(int) bool) {
 		_ = yield(1) && yield(2) && yield(3)
 	}
 	total := 0
