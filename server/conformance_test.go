@@ -261,6 +261,16 @@ func conformStream(t *testing.T, what string, body []byte) []string {
 // and checks everything the server answers against the specification.
 func TestResponsesConformance(t *testing.T) {
 	t.Parallel()
+	// The checker itself: the audit's object (temperature null, no
+	// presence_penalty, an output_text without logprobs) is refused.
+	old := decodeNumbers(t, []byte(`{"id":"r","object":"response","created_at":1,"completed_at":null,"status":"completed","incomplete_details":null,`+
+		`"model":"m","previous_response_id":null,"instructions":null,"output":[{"type":"message","id":"m","status":"completed","role":"assistant",`+
+		`"content":[{"type":"output_text","text":"x","annotations":[]}]}],"error":null,"tools":[],"tool_choice":"auto","truncation":"disabled",`+
+		`"parallel_tool_calls":true,"text":{"format":{"type":"text"}},"top_p":null,"temperature":null,"reasoning":null,"usage":null,`+
+		`"max_output_tokens":null,"store":true,"background":false,"metadata":{}}`))
+	if errs := responseResource.check("old", old); len(errs) < 8 {
+		t.Fatalf("the checker passes the old response object: %v", errs)
+	}
 	runner := &fakeRunner{result: finalResult("The answer is 42.")}
 	ts := startServer(t, Config{ResponsePoll: 20 * time.Millisecond}, nil, runner)
 	post := func(body string) response {
@@ -306,13 +316,16 @@ func TestResponsesConformance(t *testing.T) {
 	// A response cancelled while it runs, one that failed, one that stopped
 	// at a limit.
 	block := make(chan struct{})
-	blocking := &fakeRunner{block: block, result: finalResult("x")}
-	ts2 := startServer(t, Config{ResponsePoll: 20 * time.Millisecond}, nil, blocking)
-	run := do(t, "POST", ts2.URL+"/v1/responses", "", strings.NewReader(`{"model":"rlm","input":"q","background":true,"stream":true}`))
-	_ = run
-	list := do(t, "GET", ts2.URL+"/v1/responses/"+strings.Split(strings.SplitN(string(run.Body), `"id":"`, 2)[1], `"`)[0], "", nil)
-	_ = list
-	close(block)
+	defer close(block)
+	ts2 := startServer(t, Config{ResponsePoll: 20 * time.Millisecond, CancelWait: 5 * time.Second}, nil, &fakeRunner{block: block, result: finalResult("x")})
+	running := do(t, "POST", ts2.URL+"/v1/responses", "", strings.NewReader(`{"model":"rlm","input":"q","background":true}`))
+	runID := idOf(running)
+	cancelled := do(t, "POST", ts2.URL+"/v1/responses/"+runID+"/cancel", "", nil)
+	conform(t, "cancel", responseResource, cancelled.Body)
+	if st := cancelled.json(t)["status"]; st != "cancelled" {
+		t.Errorf("cancelled response's status %v", st)
+	}
+	conformStream(t, "cancelled stream", do(t, "GET", ts2.URL+"/v1/responses/"+runID+"?stream=true", "", nil).Body)
 	for _, tt := range []struct {
 		name   string
 		result recursion.Result
@@ -325,8 +338,7 @@ func TestResponsesConformance(t *testing.T) {
 		ts3 := startServer(t, Config{ResponsePoll: 20 * time.Millisecond}, nil, r)
 		bg := do(t, "POST", ts3.URL+"/v1/responses", "", strings.NewReader(`{"model":"rlm","input":"q","background":true}`))
 		id := idOf(bg)
-		v := waitStatus(t, ts3.URL, "", id, tt.status)
-		_ = v
+		waitStatus(t, ts3.URL, "", id, tt.status)
 		conform(t, tt.name, responseResource, do(t, "GET", ts3.URL+"/v1/responses/"+id, "", nil).Body)
 		conformStream(t, tt.name+" stream", do(t, "GET", ts3.URL+"/v1/responses/"+id+"?stream=true", "", nil).Body)
 		fg := do(t, "POST", ts3.URL+"/v1/responses", "", strings.NewReader(`{"model":"rlm","input":"q","stream":true}`))
