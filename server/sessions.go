@@ -56,7 +56,7 @@ func ownerOfSession(key string) string {
 
 // put keeps conv under key, closing a session when full (see victim).
 func (c *sessionCache[S]) put(key string, conv S) {
-	for c.len() >= c.max && c.evict(fmt.Sprintf("it was closed to keep a newer one (the server keeps at most %d, --max-sessions)", c.max)) {
+	for c.len() >= c.max && c.evict(fmt.Sprintf("it was evicted to keep a newer one (the server keeps at most %d, --max-sessions)", c.max)) {
 	}
 	now := time.Now()
 	c.mu.Lock()
@@ -70,7 +70,7 @@ func (c *sessionCache[S]) put(key string, conv S) {
 // memory (see repl.MemoryBudget.SetReclaim), so kept sessions never hold
 // memory a run needs.
 func (c *sessionCache[S]) evictOldest() bool {
-	return c.evict("it was closed to free REPL memory for another run (--repl-memory-total)")
+	return c.evict("it was evicted to free REPL memory for another run (--repl-memory-total)")
 }
 
 func (c *sessionCache[S]) evict(why string) bool {

@@ -813,7 +813,7 @@ func TestResponsesSessionGone(t *testing.T) {
 	follow := post(`{"model":"rlm","input":"And what did you say before?","previous_response_id":"` + first["id"].(string) + `"}`)
 	info, _ := follow["rlm"].(map[string]any)
 	output, _ := json.Marshal(follow["output"])
-	if info["session"] != "new" || !strings.Contains(fmt.Sprint(info["session_note"]), "keeps no REPL session") ||
+	if info["session"] != "new" || !strings.Contains(fmt.Sprint(info["session_note"]), "evicted to keep a newer one") ||
 		!strings.Contains(string(output), "I do not remember.") {
 		t.Errorf("follow-up without its session: rlm %v, output %s", info, output)
 	}
