@@ -225,7 +225,9 @@ func (h *cpuHost) LLMQuery(ctx context.Context, prompts []string) []string {
 	return make([]string, len(prompts))
 }
 
-func (h *cpuHost) RLMQuery(ctx context.Context, prompts []string) []string { return h.LLMQuery(ctx, prompts) }
+func (h *cpuHost) RLMQuery(ctx context.Context, prompts []string) []string {
+	return h.LLMQuery(ctx, prompts)
+}
 
 func TestClosedSession(t *testing.T) {
 	p := newTestPool(t, 1)
