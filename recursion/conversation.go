@@ -3,10 +3,12 @@ package recursion
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/rlm-project/rlm/recursion/llm"
+	"github.com/rlm-project/rlm/repl"
 )
 
 // A Conversation is a root node's REPL session and transcript kept after
@@ -15,6 +17,8 @@ import (
 // are still in the session, `context`/`contexts` still hold the first
 // run's input, and the model sees its own earlier turns. It holds a REPL
 // worker (and its memory) until Close; one run at a time may use it.
+// Between runs its worker stands still (keptSession), so that goroutines
+// the model's cells left running use no CPU while nobody uses it.
 type Conversation struct {
 	host *hostSwitch
 
@@ -44,23 +48,52 @@ func (c *Conversation) Close() error {
 	return c.sess.Close()
 }
 
-// take reserves the conversation for one run.
-func (c *Conversation) take() error {
+// keptSession is a session that can stand still between runs and draw on
+// the memory budget of the run that continues it: a *repl.Session. Other
+// sessions (tests' own) are kept as they are.
+type keptSession interface {
+	Pause() error
+	Resume() error
+	SetBudget(ctx context.Context, b *repl.MemoryBudget) error
+}
+
+// take reserves the conversation for one run, whose memory budget (nil:
+// none) the session then counts against, and lets its worker go on.
+func (c *Conversation) take(ctx context.Context, budget *repl.MemoryBudget) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	switch {
 	case c.closed:
+		c.mu.Unlock()
 		return errors.New("its session was closed")
 	case c.busy:
+		c.mu.Unlock()
 		return errors.New("another run is using it")
 	}
 	c.busy = true
+	c.mu.Unlock()
+	if ks, ok := c.sess.(keptSession); ok {
+		err := ks.SetBudget(ctx, budget)
+		if err == nil {
+			err = ks.Resume()
+		}
+		if err != nil {
+			c.mu.Lock()
+			c.busy = false
+			c.mu.Unlock()
+			return fmt.Errorf("its session could not go on: %w", err)
+		}
+	}
 	return nil
 }
 
 // done releases the conversation after a run: kept with the run's
-// transcript, or closed when the run cannot be continued.
-func (c *Conversation) done(transcript []llm.Message, keep bool) {
+// transcript and its worker paused, or closed when the run cannot be
+// continued (or the worker cannot be paused). It reports whether it kept
+// the conversation.
+func (c *Conversation) done(transcript []llm.Message, keep bool) bool {
+	if ks, ok := c.sess.(keptSession); ok && keep && ks.Pause() != nil {
+		keep = false
+	}
 	c.mu.Lock()
 	c.busy = false
 	c.transcript = transcript
@@ -68,6 +101,7 @@ func (c *Conversation) done(transcript []llm.Message, keep bool) {
 	if !keep {
 		c.Close()
 	}
+	return keep
 }
 
 // hostSwitch answers a kept session's sub-calls with the root node of the

@@ -308,11 +308,16 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("recursion: offload input: %w", err)
 	}
+	var replMemory *repl.MemoryBudget
+	if e.cfg.RequestREPLMemory > 0 {
+		replMemory = repl.NewMemoryBudget("this request", e.cfg.RequestREPLMemory)
+	}
 	if conv := req.Continue; conv != nil {
 		if off.File != nil {
 			return Result{}, fmt.Errorf("recursion: %w: the follow-up's input would be offloaded (documents, or text past the offload threshold)", ErrCannotContinue)
 		}
-		if err := conv.take(); err != nil {
+		// The kept session counts against this run's budget from now on.
+		if err := conv.take(ctx, replMemory); err != nil {
 			return Result{}, fmt.Errorf("recursion: %w: %v", ErrCannotContinue, err)
 		}
 	}
@@ -322,24 +327,22 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	ctx, cancel := context.WithDeadlineCause(ctx, deadline, errTimeout)
 	defer cancel()
 	r := &runState{
-		e:         e,
-		traceID:   traceID,
-		lim:       lim,
-		budget:    newBudget(lim.MaxLLMCalls, lim.MaxTotalTokens, deadline),
-		reqSem:    make(semaphore, lim.Concurrency),
-		obs:       req.Observer,
-		dir:       dir,
-		rootModel: rootModel,
-		subModel:  subModel,
-		rootSamp:  req.Sampling,
-		keep:      req.Keep || req.Continue != nil,
-		cont:      req.Continue,
-		subSamp:   llm.Sampling{Temperature: req.Sampling.Temperature, TopP: req.Sampling.TopP, Seed: req.Sampling.Seed},
-		nodeUsage: map[string]llm.Usage{},
-		childSem:  make([]semaphore, lim.MaxDepth+1),
-	}
-	if e.cfg.RequestREPLMemory > 0 {
-		r.replMemory = repl.NewMemoryBudget("this request", e.cfg.RequestREPLMemory)
+		e:          e,
+		traceID:    traceID,
+		lim:        lim,
+		budget:     newBudget(lim.MaxLLMCalls, lim.MaxTotalTokens, deadline),
+		reqSem:     make(semaphore, lim.Concurrency),
+		obs:        req.Observer,
+		dir:        dir,
+		rootModel:  rootModel,
+		subModel:   subModel,
+		rootSamp:   req.Sampling,
+		keep:       req.Keep || req.Continue != nil,
+		cont:       req.Continue,
+		subSamp:    llm.Sampling{Temperature: req.Sampling.Temperature, TopP: req.Sampling.TopP, Seed: req.Sampling.Seed},
+		nodeUsage:  map[string]llm.Usage{},
+		childSem:   make([]semaphore, lim.MaxDepth+1),
+		replMemory: replMemory,
 	}
 	for i := range r.childSem {
 		r.childSem[i] = make(semaphore, lim.Concurrency)

@@ -250,9 +250,7 @@ func (n *node) release(ctx context.Context, sess Session, transcript []llm.Messa
 		sess.Close()
 		return
 	}
-	keep := ctx.Err() == nil
-	r.cont.done(transcript, keep)
-	if keep {
+	if r.cont.done(transcript, ctx.Err() == nil) {
 		r.kept = r.cont
 	}
 }

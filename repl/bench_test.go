@@ -197,6 +197,23 @@ func BenchmarkOps(b *testing.B) {
 re := regexp.MustCompile(` + "`needle \\d+`" + `)
 n := len(re.FindAllStringIndex(context, -1))`, func() { keepIdx = re.FindAllStringIndex(data, -1) }},
 		{"split lines", `lines := strings.Split(context, "\n")`, func() { keepLines = strings.Split(data, "\n") }},
+		// A range over the call runs over a slice (repl/rewrite,
+		// iterFuncs); over an iterator held in a variable, through the
+		// interpreter's range over functions.
+		{"range strings.Lines", `n := 0
+for l := range strings.Lines(context) { n += len(l) }`, func() {
+			for l := range strings.Lines(data) {
+				sink += len(l)
+			}
+		}},
+		{"range held strings.Lines", `lines := strings.Lines(context)
+n := 0
+for l := range lines { n += len(l) }`, func() {
+			lines := strings.Lines(data)
+			for l := range lines {
+				sink += len(l)
+			}
+		}},
 		{"100 chunks", `size := len(context) / 100
 chunks := make([]string, 0, 100)
 for i := 0; i < 100; i++ { chunks = append(chunks, context[i*size:(i+1)*size]) }`, func() {

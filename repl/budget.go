@@ -143,9 +143,11 @@ func (b *MemoryBudget) release(n int64) {
 
 // reservation is what one session holds; release is idempotent.
 type reservation struct {
-	once    sync.Once
-	n       int64
-	budgets []*MemoryBudget
+	n int64
+
+	mu       sync.Mutex
+	released bool
+	budgets  []*MemoryBudget
 }
 
 // reserveAll reserves n from each budget in turn (nil ones skipped),
@@ -166,10 +168,48 @@ func reserveAll(ctx context.Context, n int64, wait time.Duration, budgets ...*Me
 	return r, nil
 }
 
-func (r *reservation) release() {
-	r.once.Do(func() {
-		for _, b := range r.budgets {
+// move moves the reservation from budget old to b (either may be nil:
+// none), reserving in b first, within wait, as a new session would.
+func (r *reservation) move(ctx context.Context, old, b *MemoryBudget, wait time.Duration) error {
+	if old == b {
+		return nil
+	}
+	if b != nil {
+		if err := b.reserve(ctx, r.n, time.Now().Add(wait)); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.released {
+		if b != nil {
 			b.release(r.n)
 		}
-	})
+		return ErrClosed
+	}
+	kept := r.budgets[:0]
+	for _, x := range r.budgets {
+		if x == old {
+			x.release(r.n)
+			continue
+		}
+		kept = append(kept, x)
+	}
+	r.budgets = kept
+	if b != nil {
+		r.budgets = append(r.budgets, b)
+	}
+	return nil
+}
+
+func (r *reservation) release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.released {
+		return
+	}
+	r.released = true
+	for _, b := range r.budgets {
+		b.release(r.n)
+	}
 }

@@ -115,6 +115,27 @@ func TestPoolMemoryBudget(t *testing.T) {
 	if _, err := p.NewSession(ctx, SessionConfig{Budget: req}); !errors.Is(err, ErrMemoryBudget) || !strings.Contains(err.Error(), "this request") {
 		t.Fatalf("a second session of a request with room for one: %v", err)
 	}
+	// A session kept for a follow-up moves to the budget of the request
+	// that continues it; the pool's budget holds it throughout.
+	next := NewMemoryBudget("this request", per+per/2)
+	if err := d.SetBudget(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	if used, n := req.Used(); used != 0 || n != 0 {
+		t.Errorf("the first request's budget holds %d in %d sessions after the move, want none", used, n)
+	}
+	if used, n := next.Used(); used != per || n != 1 {
+		t.Errorf("the next request's budget holds %d in %d sessions, want %d in 1", used, n, per)
+	}
+	if used, n := p.MemoryBudget().Used(); used != 2*per || n != 2 {
+		t.Errorf("the pool's budget holds %d in %d sessions after the move, want %d in 2", used, n, 2*per)
+	}
+	if err := d.SetBudget(ctx, NewMemoryBudget("this request", per/2)); !errors.Is(err, ErrMemoryBudget) {
+		t.Errorf("a move to a budget too small for the session: %v", err)
+	}
+	if used, _ := next.Used(); used != per {
+		t.Errorf("a failed move left %d in the budget the session holds, want %d", used, per)
+	}
 	d.Close()
 	c.Close()
 	// Sessions give their memory back once their workers are gone.
@@ -128,6 +149,9 @@ func TestPoolMemoryBudget(t *testing.T) {
 			t.Fatalf("budget still holds %d in %d sessions after every session closed", used, n)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	if used, n := next.Used(); used != 0 || n != 0 {
+		t.Errorf("the next request's budget holds %d in %d sessions after Close", used, n)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -147,22 +148,29 @@ func TestHostCallCancelled(t *testing.T) {
 // stopped.
 func TestCellClockStopsForHostCalls(t *testing.T) {
 	p := newTestPool(t, 1)
-	h := &echoHost{delay: 250 * time.Millisecond}
-	s, err := p.NewSession(context.Background(), SessionConfig{Host: h, Limits: Limits{CellTimeout: 400 * time.Millisecond}})
+	// The limit leaves the cell's own work (a few milliseconds of CPU)
+	// room on a loaded machine; the calls wait more than twice as long.
+	s0, err := p.NewSession(context.Background(), SessionConfig{Host: &echoHost{delay: 400 * time.Millisecond}, Limits: Limits{CellTimeout: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer s0.Close()
 	start := time.Now()
-	r := run(t, s, `for i := 0; i < 6; i++ { llm_query("x") }
+	r := run(t, s0, `for i := 0; i < 4; i++ { llm_query("x") }
 results := llm_query_batched([]string{"a", "b"})
 fmt.Print(len(results))`)
 	if r.Error != "" || r.Output != "2" {
 		t.Fatalf("a cell waiting %v for its calls was stopped: %+v", time.Since(start), r)
 	}
-	if took := time.Since(start); took < 1500*time.Millisecond {
+	if took := time.Since(start); took < 2*time.Second {
 		t.Fatalf("the calls took %v; the test needs them to outlast the limit", took)
 	}
+	// Wall time outside the calls counts, however loaded the machine.
+	s, err := p.NewSession(context.Background(), SessionConfig{Host: &echoHost{delay: 250 * time.Millisecond}, Limits: Limits{CellTimeout: 400 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	r = run(t, s, `busy := func() { t0 := time.Now(); for time.Since(t0) < 250*time.Millisecond {} }
 busy()
 llm_query("x")
@@ -172,21 +180,53 @@ fmt.Print("not stopped")`)
 		t.Fatalf("a cell that computed 500ms against a limit of 400ms: %+v", r)
 	}
 	// Computing in another goroutine while a call waits earns no credit.
-	s2, err := p.NewSession(context.Background(), SessionConfig{Host: &echoHost{delay: 2 * time.Second},
-		Limits: Limits{CellTimeout: 400 * time.Millisecond}})
+	// The call is answered once the worker computed a second of CPU time
+	// while it waited, however long that takes on a loaded machine.
+	cpu := &cpuHost{spend: time.Second}
+	s2, err := p.NewSession(context.Background(), SessionConfig{Host: cpu, Limits: Limits{CellTimeout: 400 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s2.Close()
+	cpu.pid.Store(int64(s2.w.cmd.Process.Pid))
 	r = run(t, s2, `done := make(chan bool)
 go func() { llm_query("x"); done <- true }()
-t0 := time.Now()
-for time.Since(t0) < time.Second {}
-<-done
+for waiting := true; waiting; {
+	select {
+	case <-done:
+		waiting = false
+	default:
+	}
+}
 fmt.Print("not stopped")`)
 	if !strings.Contains(r.Error, "time limit") {
-		t.Fatalf("a cell that computed 1s during a 2s call against a limit of 400ms: %+v", r)
+		t.Fatalf("a cell that computed a second of CPU time during a call against a limit of 400ms: %+v", r)
 	}
+}
+
+// cpuHost answers a call once worker pid has used spend of CPU time since
+// the call came, when the call is cancelled, or after a minute (where the
+// CPU time cannot be read).
+type cpuHost struct {
+	pid   atomic.Int64
+	spend time.Duration
+}
+
+func (h *cpuHost) LLMQuery(ctx context.Context, prompts []string) []string {
+	pid := int(h.pid.Load())
+	start, deadline := processCPU(pid), time.Now().Add(time.Minute)
+	for processCPU(pid)-start < h.spend && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return make([]string, len(prompts))
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return make([]string, len(prompts))
+}
+
+func (h *cpuHost) RLMQuery(ctx context.Context, prompts []string) []string {
+	return h.LLMQuery(ctx, prompts)
 }
 
 func TestClosedSession(t *testing.T) {

@@ -263,6 +263,9 @@ func (p *Pool) startEnv(env []string) (*proc, error) {
 	}
 	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", protocol.StartMemoryEnv, p.limits.MemoryBytes))
 	cmd.SysProcAttr.Credential = p.cred
+	if p.cred != nil {
+		keepSetpcap(cmd.SysProcAttr)
+	}
 	if p.exe != nil {
 		cmd.Path = fmt.Sprintf("/proc/self/fd/%d", protocol.LastFD+1+len(cmd.ExtraFiles))
 		cmd.ExtraFiles = append(cmd.ExtraFiles, p.exe)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rlm-project/rlm/repl/protocol"
@@ -48,6 +49,7 @@ type proc struct {
 	callTotal time.Duration
 	fatal     string
 	waitErr   error
+	paused    bool // stopped by pause, not yet continued
 	once      sync.Once
 	calls     sync.WaitGroup // host calls being answered; Add under mu while life is not done
 
@@ -422,6 +424,31 @@ func (p *proc) signal() {
 		}
 		p.toW.Close()
 	})
+}
+
+// pause stops the worker process (SIGSTOP) until resume: every thread of
+// it, so goroutines that cells left running stop too. A stopped process
+// still dies of SIGKILL, so kill and stop need no resume first. A worker
+// that already exited is not an error: the session finds out at its next
+// cell.
+func (p *proc) pause() error { return p.setPaused(true, syscall.SIGSTOP) }
+
+// resume continues a worker that pause stopped (SIGCONT).
+func (p *proc) resume() error { return p.setPaused(false, syscall.SIGCONT) }
+
+func (p *proc) setPaused(paused bool, sig syscall.Signal) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.paused == paused || p.life.Err() != nil {
+		return nil
+	}
+	// os.Process.Signal does not signal a process already reaped, so a
+	// recycled pid is never hit.
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("repl: %s worker %d: %w", map[bool]string{true: "pause", false: "resume"}[paused], p.cmd.Process.Pid, err)
+	}
+	p.paused = paused
+	return nil
 }
 
 // deathReason says, for the model, why the worker exited.

@@ -87,6 +87,13 @@ func (s *Session) Run(ctx context.Context, code string) (CellResult, error) {
 		return CellResult{}, ErrClosed
 	}
 	var res CellResult
+	if w != nil {
+		// A paused worker runs again before the cell's clock starts: the
+		// time it stood still is no cell's.
+		if err := w.resume(); err != nil {
+			return CellResult{}, err
+		}
+	}
 	if w == nil {
 		// The previous worker died outside a cell; replace it first.
 		if err := s.startWorker(ctx); err != nil {
@@ -227,6 +234,50 @@ func (s *Session) replace(ctx context.Context, why string) (CellResult, error) {
 	}
 	// On other errors s.w stays nil and the next Run tries again.
 	return r, nil
+}
+
+// Pause stops the session's worker process until the next Run or Resume,
+// so that a session kept idle between runs (one kept for a follow-up) uses
+// no CPU, whatever goroutines its cells left running: they stop where they
+// are and go on once it resumes. A running cell is waited for. The worker
+// still holds its memory (and the session its reservation), and Close
+// ends a paused session as any other.
+func (s *Session) Pause() error { return s.setPaused(true) }
+
+// Resume continues a session that Pause stopped: the goroutines its cells
+// left running go on. Run resumes a paused session by itself.
+func (s *Session) Resume() error { return s.setPaused(false) }
+
+func (s *Session) setPaused(paused bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wmu.Lock()
+	closed, w := s.closed, s.w
+	s.wmu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case w == nil:
+		return nil // no worker: nothing runs
+	case paused:
+		return w.pause()
+	}
+	return w.resume()
+}
+
+// SetBudget makes the session draw on b instead of the budget it was
+// started with (SessionConfig.Budget; nil: none), waiting for room in b
+// as a new session would: a session kept for a follow-up then counts
+// against the budget of the request that continues it. The pool's budget
+// holds it throughout.
+func (s *Session) SetBudget(ctx context.Context, b *MemoryBudget) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.res.move(ctx, s.cfg.Budget, b, s.pool.cfg.MemoryWait); err != nil {
+		return err
+	}
+	s.cfg.Budget = b
+	return nil
 }
 
 // Close kills the session's worker; the process is reaped in the

@@ -26,8 +26,9 @@ import (
 // v0.16.1 evaluates either declarations or statements in one Eval, and
 // lacks range over int, min/max/clear, per-iteration loop variables and
 // linear-time range over strings. Range over functions it has (patch 1 of
-// third_party/yaegi), but at a coroutine switch per element, so the
-// iterators of strings and bytes still become slices (seqFuncs). The
+// third_party/yaegi), but at a coroutine switch per element, so an
+// iterator call ranged over or collected at once becomes a slice
+// (iterFuncs). The
 // rewriter splits a cell into chunks evaluated in order and rewrites what
 // yaegi lacks with textual edits that keep every line where it was, so that
 // errors carry the cell's own line numbers.
@@ -465,8 +466,14 @@ type edits struct {
 	src    string
 	fset   *token.FileSet
 	prefix int // bytes parsed before src (the wrapping package clause)
+	line   int // the cell's line of src's first
 	list   []edit
 	seq    *int // the rewriter's counter of fresh names
+	// handled are the calls a rewrite of the expression around them
+	// already rewrote (an iterator call made a slice), which rewriteCall
+	// leaves alone.
+	handled map[*ast.CallExpr]bool
+	err     error // the first form refused, as a cell error
 }
 
 // off is p's byte offset in src.
@@ -477,6 +484,14 @@ func (e *edits) text(n ast.Node) string { return e.src[e.off(n.Pos()):e.off(n.En
 
 // add replaces src[start:end] with t.
 func (e *edits) add(start, end int, t string) { e.list = append(e.list, edit{start, end, t}) }
+
+// fail refuses the cell with msg at p, as Go would refuse it; the first
+// refusal is reported.
+func (e *edits) fail(p token.Pos, msg string) {
+	if e.err == nil {
+		e.err = cellError(e.line+e.fset.Position(p).Line-1, msg)
+	}
+}
 
 // name is a fresh identifier no model code can collide with.
 func (e *edits) name(base string) string {
@@ -522,7 +537,7 @@ func (r *Rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 		}
 		return "", "", cellError(line, err.Error())
 	}
-	ed := &edits{src: src, fset: fset, prefix: len(prefix), seq: &r.seq}
+	ed := &edits{src: src, fset: fset, prefix: len(prefix), line: line, seq: &r.seq, handled: map[*ast.CallExpr]bool{}}
 	types.infer(f)
 	r.noteWaitGroups(f)
 	defined := types.defined
@@ -665,6 +680,9 @@ func (r *Rewriter) rewriteChunk(src string, line int, isDecl bool, used map[stri
 	})
 	if forbidden != nil {
 		return "", "", forbidden
+	}
+	if ed.err != nil {
+		return "", "", ed.err
 	}
 	return ed.apply(), wrapper, nil
 }

@@ -14,21 +14,142 @@ import (
 // iterator functions, functions the worker runs natively, and arguments
 // frozen where Go evaluates them.
 
-// seqFuncs are iterator functions and the slice-returning function written
-// in their place (in the same package unless it starts with __rlm). The
-// patched interpreter can range over the iterators themselves (patch 1 of
-// third_party/yaegi), but it pulls each element through a coroutine
+// Iterators. The patched interpreter ranges over functions (patch 1 of
+// third_party/yaegi), the iterator functions of strings and bytes are
+// native, and the shims of slices and maps return and take iterators as
+// Go's do (shims.Source). But each element is pulled through a coroutine
 // (iter.Pull): over a 34 MB context of 2M lines, `for l := range
 // strings.Lines(context)` took 1.5-2.6 s that way against 0.7-0.85 s over
-// the slice, and strings.FieldsSeq 5.5-6.5 s against 0.7-1.3 s. And the
-// shims of slices and maps take slices (shims.Source), so an iterator kept
-// in a variable (`parts := strings.SplitSeq(s, ",")`) reaches
-// slices.Collect as one. The price: such a variable is a slice, and a range
-// over it with one variable yields indexes; only a range over the call
-// itself gets its variable as the element (rewriteRange).
-var seqFuncs = map[string]map[string]string{
-	"strings": {"Lines": "__rlmLines", "SplitSeq": "Split", "SplitAfterSeq": "SplitAfter", "FieldsSeq": "Fields", "FieldsFuncSeq": "FieldsFunc"},
-	"bytes":   {"SplitSeq": "Split", "SplitAfterSeq": "SplitAfter", "FieldsSeq": "Fields", "FieldsFuncSeq": "FieldsFunc"},
+// a slice, and strings.FieldsSeq 5.5-6.5 s against 0.7-1.3 s. So an
+// iterator call becomes a slice where nobody can tell: when it is itself
+// the expression of a range loop (rewriteRange), or the iterator given
+// to a function that collects it (slices.Collect, Sorted, SortedFunc,
+// SortedStableFunc, AppendSeq: collectFuncs). The slice is a fresh one
+// there, as the collected result is. Every other use (`parts :=
+// strings.SplitSeq(s, ",")`, an argument of the model's own function)
+// gets the iterator itself.
+
+// iterFunc is an iterator function the rewriter can replace by a slice.
+type iterFunc struct {
+	// slice is the function written in its place, with the same
+	// arguments, that returns a fresh slice of what the iterator yields
+	// ("" for the iter.Seq2 functions, which nothing collects as a slice).
+	slice string
+	// elem is the Go type of the elements when the function alone fixes
+	// it (the iterators of strings and bytes), for explicit type
+	// arguments and the rewriter's type guesses.
+	elem string
+	// own: a range over the call ranges over its first argument, the map
+	// or slice itself, instead of a copy of its elements.
+	own bool
+	// keyed: ranged over as it is, the loop's first variable is the
+	// element (the keys of maps.Keys, the pairs of maps.All and
+	// slices.All); otherwise it is the second, after a blank.
+	keyed bool
+	// pairs: an iter.Seq2, which takes two loop variables.
+	pairs bool
+}
+
+// iterFuncs are the iterator functions of the standard library the
+// rewriter makes slices of, by package name and function name.
+var iterFuncs = map[string]map[string]iterFunc{
+	"strings": {
+		"Lines":         {slice: "__rlmLines", elem: "string"},
+		"SplitSeq":      {slice: "strings.Split", elem: "string"},
+		"SplitAfterSeq": {slice: "strings.SplitAfter", elem: "string"},
+		"FieldsSeq":     {slice: "strings.Fields", elem: "string"},
+		"FieldsFuncSeq": {slice: "strings.FieldsFunc", elem: "string"},
+	},
+	"bytes": {
+		"SplitSeq":      {slice: "bytes.Split", elem: "[]byte"},
+		"SplitAfterSeq": {slice: "bytes.SplitAfter", elem: "[]byte"},
+		"FieldsSeq":     {slice: "bytes.Fields", elem: "[]byte"},
+		"FieldsFuncSeq": {slice: "bytes.FieldsFunc", elem: "[]byte"},
+	},
+	"maps": {
+		"Keys":   {slice: "__rlmMapKeys", own: true, keyed: true},
+		"Values": {slice: "__rlmMapValues", own: true},
+		"All":    {own: true, keyed: true, pairs: true},
+	},
+	"slices": {
+		"Values": {slice: "__rlmSlices_Clone", own: true},
+		"All":    {own: true, keyed: true, pairs: true},
+		"Chunk":  {slice: "__rlmSliceChunks"},
+	},
+}
+
+// collectFuncs are the functions of slices that collect an iterator, the
+// index of that argument, and the function written in their place when it
+// is given a slice instead (iterFunc.slice).
+var collectFuncs = map[string]struct {
+	arg   int
+	slice string
+}{
+	"Collect":          {0, "__rlmSliceCollect"},
+	"Sorted":           {0, "__rlmSliceSorted"},
+	"SortedFunc":       {0, "__rlmSliceSortedFunc"},
+	"SortedStableFunc": {0, "__rlmSliceSortedStableFunc"},
+	"AppendSeq":        {1, "__rlmSliceAppend"},
+}
+
+// iterCall returns the iterator function e calls, if it calls one.
+func iterCall(e ast.Expr, types *typeInfo) (*ast.CallExpr, iterFunc, bool) {
+	for {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			break
+		}
+		e = p.X
+	}
+	call, ok := e.(*ast.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return nil, iterFunc{}, false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return nil, iterFunc{}, false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok || types.defined[pkg.Name] {
+		return nil, iterFunc{}, false
+	}
+	f, ok := iterFuncs[pkg.Name][sel.Sel.Name]
+	return call, f, ok
+}
+
+// sliceOf writes the slice form of an iterator call in its place.
+func sliceOf(call *ast.CallExpr, f iterFunc, ed *edits) {
+	ed.handled[call] = true
+	ed.add(ed.off(call.Fun.Pos()), ed.off(call.Fun.End()), f.slice)
+}
+
+// rewriteCollect rewrites a call of a function that collects an iterator
+// (collectFuncs): given an iterator call, both become slices; given
+// another iterator, the shim that collects it is called. Either way the
+// element type is written out where the rewriter knows it (typeArgs).
+func rewriteCollect(n *ast.CallExpr, fn *ast.SelectorExpr, types *typeInfo, ed *edits) bool {
+	c, ok := collectFuncs[fn.Sel.Name]
+	if !ok || len(n.Args) <= c.arg {
+		return false
+	}
+	if call, f, ok := iterCall(n.Args[c.arg], types); ok && f.slice != "" {
+		ed.add(ed.off(fn.Pos()), ed.off(fn.End()), typeArgs(c.slice, f.elem))
+		sliceOf(call, f, ed)
+		return true
+	}
+	elem, _ := strings.CutPrefix(types.kind(n.Args[c.arg]), "iter.Seq[")
+	ed.add(ed.off(fn.Pos()), ed.off(fn.End()), typeArgs("__rlmSlices_"+fn.Sel.Name, strings.TrimSuffix(elem, "]")))
+	return true
+}
+
+// typeArgs instantiates the generic function name with the element type
+// elem, when it is known: the interpreter infers no type argument from a
+// native value (a []string from strings.Split, a strings.SplitSeq).
+func typeArgs(name, elem string) string {
+	if elem == "" {
+		return name
+	}
+	return name + "[" + elem + "]"
 }
 
 func (r *Rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, ed *edits) {
@@ -86,15 +207,10 @@ func (r *Rewriter) rewriteCall(n *ast.CallExpr, types *typeInfo, ed *edits) {
 		}
 	case *ast.SelectorExpr:
 		pkg, ok := fn.X.(*ast.Ident)
-		if !ok || defined[pkg.Name] {
+		if !ok || defined[pkg.Name] || ed.handled[n] {
 			return
 		}
-		if to, ok := seqFuncs[pkg.Name][fn.Sel.Name]; ok {
-			if strings.HasPrefix(to, "__rlm") {
-				ed.add(ed.off(fn.Pos()), ed.off(fn.End()), to)
-			} else {
-				ed.add(ed.off(fn.Sel.Pos()), ed.off(fn.Sel.End()), to)
-			}
+		if pkg.Name == "slices" && rewriteCollect(n, fn, types, ed) {
 			return
 		}
 		if to := hostShims[pkg.Name+"."+fn.Sel.Name]; to != "" {

@@ -8,7 +8,7 @@ import (
 )
 
 // Rewrites of loops and switches: range over ints, over the iterators
-// turned into slices (seqFuncs) and over strings, per-iteration loop
+// turned into slices (iterFuncs) and over strings, per-iteration loop
 // variables, type switches.
 
 // rewriteTypeSwitch fixes two ways yaegi gets type switches wrong. A case
@@ -83,28 +83,28 @@ func (r *Rewriter) rewriteRange(n *ast.RangeStmt, types *typeInfo, ed *edits) {
 		assign = " = "
 	}
 	lbrace := ed.off(n.Body.Lbrace) + 1
-	// Range over an iterator we turned into a slice: the single loop
-	// variable is now the value, not the index.
-	if call, ok := n.X.(*ast.CallExpr); ok {
-		if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
-			if pkg, ok := sel.X.(*ast.Ident); ok && !types.defined[pkg.Name] {
-				valueLike := seqFuncs[pkg.Name][sel.Sel.Name] != "" ||
-					pkg.Name == "maps" && sel.Sel.Name == "Values" || pkg.Name == "slices" && sel.Sel.Name == "Values"
-				keyLike := pkg.Name == "maps" && (sel.Sel.Name == "Keys" || sel.Sel.Name == "All") || pkg.Name == "slices" && sel.Sel.Name == "All"
-				if (valueLike || keyLike) && len(call.Args) >= 1 {
-					if valueLike && n.Key != nil && n.Value == nil {
-						ed.add(ed.off(n.Key.Pos()), ed.off(n.Key.Pos()), "_, ")
-					}
-					if pkg.Name == "maps" || pkg.Name == "slices" {
-						// range over the map or slice itself, no copy
-						ed.add(ed.off(call.Pos()), ed.off(call.Args[0].Pos()), "")
-						ed.add(ed.off(call.Args[0].End()), ed.off(call.End()), "")
-					}
-					r.perIteration(n, types, ed)
-					return
-				}
-			}
+	// An iter.Seq takes one loop variable, as Go says at compile time; the
+	// slice that stands for it would take two.
+	if _, f, ok := iterCall(n.X, types); ok && !f.pairs && n.Value != nil ||
+		!ok && n.Value != nil && strings.HasPrefix(types.kind(n.X), "iter.Seq[") {
+		ed.fail(n.X.Pos(), fmt.Sprintf("range over %s permits only one iteration variable", ed.text(n.X)))
+		return
+	}
+	// Range over an iterator call: over the map or slice it iterates, or
+	// over its slice form (see iterFuncs).
+	if call, f, ok := iterCall(n.X, types); ok && (f.own || f.slice != "") {
+		if f.own {
+			ed.handled[call] = true
+			ed.add(ed.off(call.Pos()), ed.off(call.Args[0].Pos()), "")
+			ed.add(ed.off(call.Args[0].End()), ed.off(call.End()), "")
+		} else {
+			sliceOf(call, f, ed)
 		}
+		if !f.keyed && n.Key != nil {
+			ed.add(ed.off(n.Key.Pos()), ed.off(n.Key.Pos()), "_, ")
+		}
+		r.perIteration(n, types, ed)
+		return
 	}
 	switch types.kind(n.X) {
 	case "string":

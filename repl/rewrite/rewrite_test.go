@@ -32,6 +32,18 @@ func TestRewrite(t *testing.T) {
 		{"go statement takes its arguments now", "xs := []int{2}\ngo work(xs...)", []string{"xs := []int{2}", "go __rlmGoCallSlice(work, *__rlmBox(xs))"}, ""},
 		{"deferred arguments are copies", "func f(x int) { defer g(x, 1) }", []string{"defer g(*__rlmNew(x), 1)"}, ""},
 		{"lines iterator", "for l := range strings.Lines(s) {\n}", []string{`import "strings"`, "func __rlmStmt1() { for _, l := range __rlmLines(s)", "__rlmStmt1()"}, ""},
+		{"a line is a string", "for l := range strings.Lines(s) { for i, r := range l { _, _ = i, r } }", []string{`import "strings"`, "for _, l := range __rlmLines(s) { for __rlmS2, __rlmO3 := l, 0;", "__rlmStmt1()"}, ""},
+		{"an iterator held is an iterator", "seq := strings.SplitSeq(s, \",\")", []string{`import "strings"`, `seq := strings.SplitSeq(s, ",")`}, ""},
+		{"iterator collected at once", "xs := slices.Collect(strings.SplitSeq(s, \",\"))", []string{`import "slices"`, `xs := __rlmSliceCollect[string](strings.Split(s, ","))`}, ""},
+		{"iterator held, then collected", "seq := strings.FieldsSeq(s)\nxs := slices.Sorted(seq)", []string{`import "slices"`, "seq := strings.FieldsSeq(s)", "xs := __rlmSlices_Sorted[string](seq)"}, ""},
+		{"map keys sorted", "ks := slices.Sorted(maps.Keys(m))", []string{`import "maps"`, "ks := __rlmSliceSorted(__rlmMapKeys(m))"}, ""},
+		{"map keys held", "ks := maps.Keys(m)", []string{`import "maps"`, "ks := __rlmMaps_Keys(m)"}, ""},
+		{"map keys ranged over", "for k := range maps.Keys(m) {\n}", []string{`import "maps"`, "func __rlmStmt1() { for k := range m {", "__rlmStmt1()"}, ""},
+		{"slice values collected are a copy", "ys := slices.Collect(slices.Values(xs))", []string{`import "slices"`, "ys := __rlmSliceCollect(__rlmSlices_Clone(xs))"}, ""},
+		{"chunks ranged over", "for c := range slices.Chunk(xs, 2) {\n}", []string{`import "slices"`, "func __rlmStmt1() { for _, c := range __rlmSliceChunks(xs, 2) {", "__rlmStmt1()"}, ""},
+		{"one variable over an iter.Seq", "for i, l := range strings.Lines(s) {\n}", nil, "line 1: range over strings.Lines(s) permits only one iteration variable"},
+		{"one variable over a held iter.Seq", "seq := strings.Lines(s)\nx := 1\nfor i, l := range seq {\n}", nil, "line 3: range over seq permits only one iteration variable"},
+		{"two variables over an iter.Seq2", "for k, v := range maps.All(m) {\n}", []string{`import "maps"`, "func __rlmStmt1() { for k, v := range m {", "__rlmStmt1()"}, ""},
 		{"if header with a composite literal", "if xs := []int{1}; len(xs) > 0 {\n}; n := 1",
 			[]string{"func __rlmStmt1() { if xs := []int{1}; len(xs) > 0 {\n} }", "__rlmStmt1()", "n := 1"}, ""},
 		{"switch header", "switch x := f(); x { case 1: }", []string{"func __rlmStmt1() { switch x := f(); x { case 1: } }", "__rlmStmt1()"}, ""},
@@ -125,11 +137,21 @@ func TestNativeShimsExist(t *testing.T) {
 			t.Errorf("%s is rewritten to %s, which package shims does not provide", std, name)
 		}
 	}
-	for pkg, m := range seqFuncs {
-		for fn, name := range m {
-			if _, ok := funcs[name]; strings.HasPrefix(name, "__rlm") && !ok {
-				t.Errorf("%s.%s is rewritten to %s, which package shims does not provide", pkg, fn, name)
+	// Native (Funcs) or interpreted (Source).
+	provided := func(name string) bool {
+		_, ok := funcs[name]
+		return ok || strings.Contains(shims.Source, "func "+name+"[")
+	}
+	for pkg, m := range iterFuncs {
+		for fn, f := range m {
+			if strings.HasPrefix(f.slice, "__rlm") && !provided(f.slice) {
+				t.Errorf("%s.%s is rewritten to %s, which package shims does not provide", pkg, fn, f.slice)
 			}
+		}
+	}
+	for fn, c := range collectFuncs {
+		if !provided(c.slice) || !provided("__rlmSlices_"+fn) {
+			t.Errorf("slices.%s is rewritten to %s or __rlmSlices_%[1]s, which package shims does not provide", fn, c.slice)
 		}
 	}
 }

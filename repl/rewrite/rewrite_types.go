@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"reflect"
+	"strings"
 )
 
 // typeInfo: what the rewrites need to know about the types of a cell's
@@ -13,7 +14,7 @@ import (
 // cell, enough to spot range loops over strings and ints. A wrong guess of
 // "unknown" only leaves a loop as yaegi runs it.
 type typeInfo struct {
-	vars    map[string]string // name -> "string", "int", "[]string" or ""
+	vars    map[string]string // name -> "string", "int", "[]string", "iter.Seq[string]", "iter.Seq[[]byte]" or ""
 	defined map[string]bool   // names declared by the session or the cell
 	consts  map[string]bool   // names declared by const in the cell
 }
@@ -35,6 +36,9 @@ func (r *Rewriter) newTypeInfo() *typeInfo {
 			case typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.String:
 				t.vars[name] = "[]string"
 			case typ.Kind() == reflect.Func:
+				if elem := seqElem(typ); elem == reflect.TypeOf("") || elem == reflect.TypeOf([]byte(nil)) {
+					t.vars[name] = "iter.Seq[" + elem.String() + "]"
+				}
 			default:
 				t.vars[name] = ""
 			}
@@ -112,9 +116,11 @@ func (t *typeInfo) infer(f *ast.File) {
 					t.vars[id.Name] = "string"
 				}
 				if id, ok := n.Key.(*ast.Ident); ok && n.Tok == token.DEFINE {
-					switch t.kind(n.X) {
+					switch k := t.kind(n.X); k {
 					case "int", "string", "[]string":
 						t.vars[id.Name] = "int"
+					case "iter.Seq[string]":
+						t.vars[id.Name] = "string" // the only variable is the element
 					}
 				}
 			}
@@ -123,7 +129,8 @@ func (t *typeInfo) infer(f *ast.File) {
 	}
 }
 
-// kind guesses the type of e: "string", "int", "[]string" or "".
+// kind guesses the type of e: "string", "int", "[]string", the iterators
+// of strings and bytes ("iter.Seq[string]", "iter.Seq[[]byte]") or "".
 func (t *typeInfo) kind(e ast.Expr) string {
 	switch e := e.(type) {
 	case *ast.BasicLit:
@@ -171,6 +178,9 @@ func (t *typeInfo) kind(e ast.Expr) string {
 				name = id.Name + "." + fn.Sel.Name
 			}
 		}
+		if pkg, fn, ok := strings.Cut(name, "."); ok && iterFuncs[pkg][fn].elem != "" {
+			return "iter.Seq[" + iterFuncs[pkg][fn].elem + "]"
+		}
 		switch {
 		case stringFuncs[name]:
 			return "string"
@@ -194,6 +204,18 @@ var (
 		"strings.LastIndex": true, "strings.IndexByte": true, "strings.IndexRune": true, "strings.IndexAny": true,
 		"utf8.RuneCountInString": true}
 	stringSliceFuncs = map[string]bool{"strings.Split": true, "strings.SplitN": true, "strings.SplitAfter": true,
-		"strings.Fields": true, "strings.FieldsFunc": true, "llm_query_batched": true, "rlm_query_batched": true,
-		"strings.SplitSeq": true, "strings.FieldsSeq": true, "strings.Lines": true}
+		"strings.Fields": true, "strings.FieldsFunc": true, "llm_query_batched": true, "rlm_query_batched": true}
 )
+
+// seqElem returns E when t is an iterator, func(yield func(E) bool)
+// (iter.Seq[E] or its underlying type), and nil otherwise.
+func seqElem(t reflect.Type) reflect.Type {
+	if t.Kind() != reflect.Func || t.NumIn() != 1 || t.NumOut() != 0 {
+		return nil
+	}
+	y := t.In(0)
+	if y.Kind() != reflect.Func || y.NumIn() != 1 || y.NumOut() != 1 || y.Out(0).Kind() != reflect.Bool {
+		return nil
+	}
+	return y.In(0)
+}

@@ -324,9 +324,17 @@ func literalType(e ast.Expr) reflect.Type {
 
 // shimType returns the result type of a call to a generic shim.
 func (tc typeCtx) shimType(e *ast.CallExpr) reflect.Type {
-	id, ok := e.Fun.(*ast.Ident)
+	fun, elem := e.Fun, reflect.Type(nil)
+	if ix, ok := fun.(*ast.IndexExpr); ok {
+		// Instantiated by the rewriter with the element type (typeArgs).
+		fun, elem = ix.X, literalType(ix.Index)
+	}
+	id, ok := fun.(*ast.Ident)
 	if !ok || len(e.Args) == 0 {
 		return nil
+	}
+	if name := strings.TrimPrefix(id.Name, "__rlm"); elem != nil && (collectShims[name] || collectSliceShims[name]) {
+		return reflect.SliceOf(elem)
 	}
 	arg := tc.exprType(e.Args[0])
 	if lit, ok := e.Args[0].(*ast.BasicLit); ok && arg == nil {
@@ -348,15 +356,19 @@ func (tc typeCtx) shimType(e *ast.CallExpr) reflect.Type {
 		if arg.Kind() == reflect.Slice {
 			return arg.Elem()
 		}
-	case name == "Slices_Chunk":
+	case name == "SliceChunks":
 		return reflect.SliceOf(arg)
-	case name == "Maps_Keys":
+	case name == "MapKeys":
 		if arg.Kind() == reflect.Map {
 			return reflect.SliceOf(arg.Key())
 		}
-	case name == "Maps_Values":
+	case name == "MapValues":
 		if arg.Kind() == reflect.Map {
 			return reflect.SliceOf(arg.Elem())
+		}
+	case collectShims[name]:
+		if elem := seqElem(arg); elem != nil {
+			return reflect.SliceOf(elem)
 		}
 	case name == "New":
 		return reflect.PointerTo(arg)
@@ -369,12 +381,21 @@ func (tc typeCtx) shimType(e *ast.CallExpr) reflect.Type {
 
 // sameTypeShims return a value of the type of their first argument.
 var sameTypeShims = map[string]bool{
-	"Min": true, "Max": true, "Slices_Sorted": true, "Slices_Collect": true, "Slices_Values": true,
-	"Slices_Clone": true, "Slices_Compact": true, "Slices_CompactFunc": true, "Slices_Insert": true,
+	"Min": true, "Max": true, "SliceCollect": true, "SliceSorted": true, "SliceSortedFunc": true,
+	"SliceSortedStableFunc": true, "SliceAppend": true, "Slices_Clone": true, "Slices_Compact": true, "Slices_CompactFunc": true, "Slices_Insert": true,
 	"Slices_Delete": true, "Slices_DeleteFunc": true, "Slices_Replace": true, "Slices_Grow": true,
-	"Slices_Clip": true, "Slices_Concat": true, "Slices_Repeat": true, "Slices_SortedFunc": true,
-	"Slices_SortedStableFunc": true, "Slices_AppendSeq": true, "Maps_Clone": true, "Maps_Collect": true,
+	"Slices_Clip": true, "Slices_Concat": true, "Slices_Repeat": true, "Slices_AppendSeq": true,
+	"Maps_Clone": true, "Maps_Collect": true,
 }
+
+// collectSliceShims stand for collectShims given a slice (see
+// collectFuncs).
+var collectSliceShims = map[string]bool{"SliceCollect": true, "SliceSorted": true, "SliceSortedFunc": true,
+	"SliceSortedStableFunc": true, "SliceAppend": true}
+
+// collectShims take an iterator and return a slice of its elements.
+var collectShims = map[string]bool{"Slices_Collect": true, "Slices_Sorted": true, "Slices_SortedFunc": true,
+	"Slices_SortedStableFunc": true}
 
 // fixedTypeShims return a value of one type whatever their arguments.
 var fixedTypeShims = map[string]reflect.Type{

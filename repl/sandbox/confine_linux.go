@@ -21,10 +21,11 @@ import (
 // operator checks it. In order:
 //
 //  1. every inherited descriptor but the protocol's is closed;
-//  2. rlimits: no core dumps, no file growth, few descriptors, and an
-//     address-space limit from the start (the session narrows it);
-//  3. no_new_privs, and every capability dropped (a worker of a root
-//     server that was not given another uid still starts with them);
+//  2. rlimits: no core dumps, no file growth, few descriptors, a bound on
+//     the tasks of the worker's uid, and an address-space limit from the
+//     start (the session narrows it);
+//  3. no_new_privs, and every capability dropped, the bounding set's too
+//     where the worker holds CAP_SETPCAP (a worker of a root server);
 //  4. Landlock, best effort: no filesystem or TCP access, no signals to
 //     processes outside the worker;
 //  5. the seccomp allowlist of seccomp_linux.go.
@@ -46,7 +47,7 @@ type Layers uint
 // The layers, in the order Confine applies them.
 const (
 	CloseFiles     Layers = 1 << iota // close inherited descriptors past the protocol's
-	StartLimits                       // rlimits: no core dumps, no file growth, MaxFiles, an address-space limit
+	StartLimits                       // rlimits: no core dumps, no file growth, MaxFiles, MaxProcesses, an address-space limit
 	DropPrivileges                    // no_new_privs, no capabilities
 	LandlockLayer                     // Landlock: no filesystem or TCP access, no signals outside the worker
 	SeccompLayer                      // the seccomp allowlist of seccomp_linux.go
@@ -146,10 +147,20 @@ func closeInheritedFiles() error {
 	return nil
 }
 
-// setStartLimits sets the rlimits a worker has from its start. A process
-// limit (RLIMIT_NPROC) is not among them: it counts every process of the
-// uid, the server's threads included when the worker shares its uid; the
-// seccomp filter refuses new processes instead.
+// MaxProcesses is the limit of tasks (RLIMIT_NPROC) a worker has from its
+// start. The kernel counts every process and thread of the worker's real
+// uid against it, those of all workers together (and the server's when
+// workers share its uid), and checks it when the worker makes a thread:
+// it is no bound on one worker but on all of them, far above what they use
+// (a worker runs a few threads more than GOMAXPROCS) and far below what
+// would exhaust the machine (kernel.threads-max, kernel.pid_max). The
+// seccomp filter refuses new processes; this stops an escaped worker from
+// making threads until the machine has none left. Root (uid 0 of the
+// initial user namespace) is exempt, by the kernel: a worker kept as root
+// is not bounded by it.
+const MaxProcesses = 16384
+
+// setStartLimits sets the rlimits a worker has from its start.
 func setStartLimits(memory int64, statm *os.File) error {
 	vsz, err := addressSpace(statm)
 	if err != nil {
@@ -163,6 +174,7 @@ func setStartLimits(memory int64, statm *os.File) error {
 		{"RLIMIT_CORE", unix.RLIMIT_CORE, 0, 0},   // a core file would hold tenants' data
 		{"RLIMIT_FSIZE", unix.RLIMIT_FSIZE, 0, 0}, // no file to write
 		{"RLIMIT_NOFILE", unix.RLIMIT_NOFILE, MaxFiles, MaxFiles},
+		{"RLIMIT_NPROC", unix.RLIMIT_NPROC, MaxProcesses, MaxProcesses},
 		// Soft only: the session may need more for a larger context and
 		// fixes both halves once it mapped it (LimitAddressSpace). No model
 		// code runs before that.
@@ -181,19 +193,23 @@ func setStartLimits(memory int64, statm *os.File) error {
 }
 
 // dropCapabilities empties every capability set of the threads that run
-// reaches (all of them, or the calling one before a re-exec). A worker
-// that is not root after exec has none but the bounding set, which
-// no_new_privs makes moot, and may not change it; then nothing is done.
+// reaches (all of them, or the calling one before a re-exec), the bounding
+// set included where the worker may change it, which takes CAP_SETPCAP: a
+// worker that is root has it, and one a root pool started as another user
+// keeps it alone for this (repl's Pool starts it so). A worker without it, that of a
+// server that is not root, keeps the server's bounding set, which
+// no_new_privs makes inert (and seccomp refuses exec); any other
+// capability it has (a service's ambient ones) is dropped all the same.
 func dropCapabilities(run func(nr, a1, a2, a3 uintptr) error) error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("read capabilities: %w", err)
 	}
-	if data[0].Permitted == 0 && data[1].Permitted == 0 && data[0].Effective == 0 && data[1].Effective == 0 {
+	if data[0].Permitted|data[1].Permitted|data[0].Effective|data[1].Effective|data[0].Inheritable|data[1].Inheritable == 0 {
 		return nil
 	}
-	for c := uintptr(0); c < 64; c++ {
+	for c := uintptr(0); c < 64 && data[0].Effective&(1<<unix.CAP_SETPCAP) != 0; c++ {
 		err := run(unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, c, 0)
 		if errors.Is(err, unix.EINVAL) {
 			break // past the last capability this kernel knows

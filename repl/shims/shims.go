@@ -91,7 +91,11 @@ func (s *Shims) MapTypes() map[reflect.Value][]reflect.Type { return maps.Clone(
 // extracted into yaegi symbol tables, and yaegi v0.16.1 lacks the min, max
 // and clear builtins. The rewriter maps calls such as slices.Sort(x) or
 // min(a, b) to these interpreted generic shims. They avoid make([]T, n) on
-// a type parameter, which yaegi v0.16.1 cannot compile.
+// a type parameter, which yaegi v0.16.1 cannot compile. The iterator
+// functions (maps.Keys, slices.Values, slices.Chunk, slices.Collect, ...)
+// return and take iterators, as Go's; where the rewriter sees an iterator
+// call ranged over or collected at once, it calls their slice forms
+// instead (__rlmMapKeys, __rlmSliceCollect, ...), which build none.
 const Source = `
 type __rlmOrdered interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
@@ -111,11 +115,24 @@ func __rlmSlices_BinarySearch[E __rlmOrdered](x []E, t E) (int, bool) {
 	for lo < hi { h := (lo + hi) / 2; if x[h] < t { lo = h + 1 } else { hi = h } }
 	return lo, lo < len(x) && x[lo] == t
 }
-func __rlmSlices_Sorted[E __rlmOrdered](x []E) []E { __rlmSlices_Sort(x); return x }
-func __rlmSlices_Collect[E any](x []E) []E { return x }
-func __rlmSlices_Values[E any](x []E) []E { return x }
-func __rlmMaps_Keys[K comparable, V any](m map[K]V) []K { var r []K; for k := range m { r = append(r, k) }; return r }
-func __rlmMaps_Values[K comparable, V any](m map[K]V) []V { var r []V; for _, v := range m { r = append(r, v) }; return r }
+func __rlmSlices_Collect[E any](seq func(yield func(E) bool)) []E { var r []E; for v := range seq { r = append(r, v) }; return r }
+func __rlmSlices_Sorted[E __rlmOrdered](seq func(yield func(E) bool)) []E { r := __rlmSlices_Collect(seq); __rlmSlices_Sort(r); return r }
+func __rlmSlices_Values[E any](s []E) func(yield func(E) bool) {
+	return func(yield func(E) bool) { for _, v := range s { if !yield(v) { return } } }
+}
+func __rlmMaps_Keys[K comparable, V any](m map[K]V) func(yield func(K) bool) {
+	return func(yield func(K) bool) { for k := range m { if !yield(k) { return } } }
+}
+func __rlmMaps_Values[K comparable, V any](m map[K]V) func(yield func(V) bool) {
+	return func(yield func(V) bool) { for _, v := range m { if !yield(v) { return } } }
+}
+func __rlmMapKeys[K comparable, V any](m map[K]V) []K { var r []K; for k := range m { r = append(r, k) }; return r }
+func __rlmMapValues[K comparable, V any](m map[K]V) []V { var r []V; for _, v := range m { r = append(r, v) }; return r }
+func __rlmSliceCollect[E any](x []E) []E { if len(x) == 0 { return nil }; return x }
+func __rlmSliceSorted[E __rlmOrdered](x []E) []E { x = __rlmSliceCollect(x); __rlmSlices_Sort(x); return x }
+func __rlmSliceSortedFunc[E any](x []E, cmp func(a, b E) int) []E { x = __rlmSliceCollect(x); __rlmSlices_SortFunc(x, cmp); return x }
+func __rlmSliceSortedStableFunc[E any](x []E, cmp func(a, b E) int) []E { x = __rlmSliceCollect(x); __rlmSlices_SortStableFunc(x, cmp); return x }
+func __rlmSliceAppend[E any](s []E, x []E) []E { return append(s, x...) }
 func __rlmSlices_Equal[E comparable](a, b []E) bool {
 	if len(a) != len(b) { return false }
 	for i := 0; i < len(a); i++ { if a[i] != b[i] { return false } }
@@ -224,10 +241,16 @@ func __rlmSlices_BinarySearchFunc[E, T any](x []E, t T, cmp func(E, T) int) (int
 	for lo < hi { h := (lo + hi) / 2; if cmp(x[h], t) < 0 { lo = h + 1 } else { hi = h } }
 	return lo, lo < len(x) && cmp(x[lo], t) == 0
 }
-func __rlmSlices_SortedFunc[E any](x []E, cmp func(a, b E) int) []E { __rlmSlices_SortFunc(x, cmp); return x }
-func __rlmSlices_SortedStableFunc[E any](x []E, cmp func(a, b E) int) []E { __rlmSlices_SortStableFunc(x, cmp); return x }
-func __rlmSlices_AppendSeq[E any](s []E, x []E) []E { return append(s, x...) }
-func __rlmSlices_Chunk[E any](s []E, n int) [][]E {
+func __rlmSlices_SortedFunc[E any](seq func(yield func(E) bool), cmp func(a, b E) int) []E { r := __rlmSlices_Collect(seq); __rlmSlices_SortFunc(r, cmp); return r }
+func __rlmSlices_SortedStableFunc[E any](seq func(yield func(E) bool), cmp func(a, b E) int) []E { r := __rlmSlices_Collect(seq); __rlmSlices_SortStableFunc(r, cmp); return r }
+func __rlmSlices_AppendSeq[E any](s []E, seq func(yield func(E) bool)) []E { for v := range seq { s = append(s, v) }; return s }
+func __rlmSlices_Chunk[E any](s []E, n int) func(yield func([]E) bool) {
+	if n < 1 { panic("cannot be less than 1") }
+	return func(yield func([]E) bool) {
+		for i := 0; i < len(s); i += n { end := __rlmMin(n, len(s[i:])); if !yield(s[i:i+end:i+end]) { return } }
+	}
+}
+func __rlmSliceChunks[E any](s []E, n int) [][]E {
 	if n < 1 { panic("cannot be less than 1") }
 	var r [][]E
 	for i := 0; i < len(s); i += n { end := __rlmMin(n, len(s[i:])); r = append(r, s[i:i+end:i+end]) }

@@ -66,6 +66,7 @@ func main() {
 var families = []func() []program{
 	sortInts, sortStructs, wordFreq, stringOps, regexps, jsons, closures, generics,
 	goroutines, mapsFam, errorsFam, timesFam, numbers, shapes, modern, sessions, textIO, formatting,
+	iterators,
 }
 
 // q formats a Go literal of v.
@@ -1622,6 +1623,133 @@ s := fmt.Sprintf("%%v", v)
 fmt.Println(len(s), s)
 fmt.Println(fmt.Sprint(v, v), fmt.Sprintln(v))
 `, v)})
+	}
+	return out
+}
+
+// iterators: the iterator functions of strings, bytes, slices and maps
+// ranged over at once (which the REPL turns into slices for speed), held
+// in variables, given to functions and collected, the loop variable used
+// as the string it is; and Go's own quirk that a strings.SplitSeq or
+// strings.Lines iterator held and ranged over twice yields the rest only.
+func iterators() []program {
+	var out []program
+	texts := []string{
+		"alpha beta\ngamma delta epsilon\n\nzeta\n",
+		"one two three\nfour five\nsix",
+		"  lead space\ttab\nend  \n",
+	}
+	for i, text := range texts {
+		out = append(out, program{fmt.Sprintf("iter_range_%d", i), fmt.Sprintf(`
+text := %s
+for l := range strings.Lines(text) {
+	for i, r := range l {
+		if r == ' ' {
+			fmt.Print(i, " ")
+		}
+	}
+	fmt.Printf("%%q;", l)
+}
+fmt.Println()
+for f := range strings.FieldsSeq(text) {
+	fmt.Print(len(f), strings.ToUpper(f[:1]), " ")
+}
+fmt.Println()
+for p := range bytes.SplitSeq([]byte(text), []byte("\n")) {
+	fmt.Print(len(p), ",")
+}
+fmt.Println()
+n := 0
+for range strings.SplitSeq(text, " ") {
+	n++
+}
+fmt.Println(n, slices.Sorted(strings.FieldsSeq(text)))
+fmt.Println(slices.Collect(strings.SplitSeq("", ",")), slices.Collect(strings.FieldsSeq("  ")) == nil, slices.Collect(strings.Lines("")) == nil)
+`, q(text))})
+		out = append(out, program{fmt.Sprintf("iter_held_%d", i), fmt.Sprintf(`
+text := %s
+seq := strings.SplitSeq(text, " ")
+for p := range seq {
+	fmt.Printf("[%%s]", p)
+}
+fmt.Println()
+lines := strings.Lines(text)
+n := 0
+for l := range lines {
+	n += len(l)
+}
+fmt.Println(n, len(slices.Collect(lines)))
+it := strings.FieldsSeq(text)
+fmt.Println(slices.Collect(it))
+words := slices.AppendSeq([]string{"first"}, strings.FieldsSeq(text))
+fmt.Println(len(words), words[0], words[len(words)-1])
+// cell
+fmt.Println(len(slices.Collect(seq)), slices.Sorted(it)[0])
+parts := bytes.FieldsSeq([]byte(text))
+k := 0
+for p := range parts {
+	k += len(p)
+}
+fmt.Println(k, len(slices.Collect(parts)))
+`, q(text))})
+		out = append(out, program{fmt.Sprintf("iter_funcs_%d", i), fmt.Sprintf(`
+package main
+
+import (
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"strings"
+)
+
+func count(seq iter.Seq[string]) int {
+	n := 0
+	for range seq {
+		n++
+	}
+	return n
+}
+
+func main() {
+	text := %s
+	m := map[string]int{}
+	for f := range strings.FieldsSeq(text) {
+		m[f] = len(f)
+	}
+	ks := maps.Keys(m)
+	fmt.Println(count(ks), slices.Sorted(ks))
+	fmt.Println(slices.Sorted(maps.Values(m)))
+	total := 0
+	for k, v := range maps.All(m) {
+		total += len(k) + v
+	}
+	for k := range maps.Keys(m) {
+		total += len(k)
+	}
+	fmt.Println(total)
+	xs := slices.Sorted(maps.Keys(m))
+	ys := slices.Collect(slices.Values(xs))
+	ys[0] = "changed"
+	fmt.Println(xs[0], ys[0], slices.Sorted(slices.Values([]string{"b", "a"})))
+	for c := range slices.Chunk(xs, 2) {
+		fmt.Print(c, ";")
+	}
+	fmt.Println()
+	chunks := slices.Chunk(xs, 3)
+	for c := range chunks {
+		fmt.Print(len(c))
+	}
+	fmt.Println(len(slices.Collect(chunks)))
+	for i, v := range slices.All(xs) {
+		fmt.Print(i, v[:1])
+	}
+	fmt.Println()
+	fmt.Println(count(strings.Lines(text)), count(strings.SplitSeq(text, " ")), count(slices.Values(xs)))
+	var it iter.Seq[string] = strings.SplitSeq(text, "\n")
+	fmt.Println(slices.Collect(it), count(it))
+}
+`, q(text))})
 	}
 	return out
 }
