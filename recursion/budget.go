@@ -57,9 +57,9 @@ func (e *BudgetError) Error() string {
 // send huge prompts for free by making the upstream refuse them.
 type budget struct {
 	maxCalls, maxTokens int
-	deadline            time.Time // zero: none
 
-	mu     sync.Mutex
+	mu       sync.Mutex
+	deadline time.Time // zero: none
 	calls  int // reserved or made
 	tokens int // settled usage plus outstanding estimates
 	usage  llm.Usage
@@ -75,6 +75,14 @@ type reservation struct {
 
 func newBudget(maxCalls, maxTokens int, deadline time.Time) *budget {
 	return &budget{maxCalls: maxCalls, maxTokens: maxTokens, deadline: deadline}
+}
+
+// setDeadline moves the deadline: a run's clock stops while it waits for
+// client tools.
+func (b *budget) setDeadline(t time.Time) {
+	b.mu.Lock()
+	b.deadline = t
+	b.mu.Unlock()
 }
 
 // refusal is the error of a call refused for reason; b.mu is held.

@@ -116,6 +116,10 @@ func (h *hostSwitch) RLMQuery(ctx context.Context, prompts []string) []string {
 	return h.n.Load().RLMQuery(ctx, prompts)
 }
 
+func (h *hostSwitch) CallTools(ctx context.Context, tool string, args []string) []string {
+	return h.n.Load().CallTools(ctx, tool, args)
+}
+
 // followUpMessage starts a continued run's turn: the new input, and what
 // the session still holds.
 func followUpMessage(off *offloaded) string {

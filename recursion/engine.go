@@ -46,6 +46,7 @@ type SessionConfig struct {
 	Host    repl.Host
 	Limits  repl.Limits
 	Budget  *repl.MemoryBudget // the request's, shared by its tree; nil: none
+	Tools   []string           // the client's tools the session's cells call (the root's)
 }
 
 // Session is one persistent REPL session.
@@ -302,10 +303,11 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("recursion: temp dir: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	removeDir := func() { os.RemoveAll(dir) }
 
 	off, err := offload(dir, req.Messages, req.Documents, lim.OffloadThreshold, e.viewLimit(rootModel, req.Sampling))
 	if err != nil {
+		removeDir()
 		return Result{}, fmt.Errorf("recursion: offload input: %w", err)
 	}
 	var replMemory *repl.MemoryBudget
@@ -314,23 +316,29 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	if conv := req.Continue; conv != nil {
 		if off.File != nil {
+			removeDir()
 			return Result{}, fmt.Errorf("recursion: %w: the follow-up's input would be offloaded (documents, or text past the offload threshold)", ErrCannotContinue)
 		}
 		// The kept session counts against this run's budget from now on.
 		if err := conv.take(ctx, replMemory); err != nil {
+			removeDir()
 			return Result{}, fmt.Errorf("recursion: %w: %v", ErrCannotContinue, err)
 		}
 	}
 	lim = e.limitsFor(req.Limits, off.inputTokens())
 
-	deadline := time.Now().Add(lim.Timeout)
-	ctx, cancel := context.WithDeadlineCause(ctx, deadline, errTimeout)
-	defer cancel()
+	// The run's context is its own, so that a paused run (client tools)
+	// outlives the call that paused it: Run's ctx, and Resume's, cancel it
+	// while they wait (see wait). Its wall time runs on a clock that stops
+	// while the run waits for the client.
+	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	bud := newBudget(lim.MaxLLMCalls, lim.MaxTotalTokens, time.Now().Add(lim.Timeout))
+	clock := newRunClock(lim.Timeout, func() { cancel(errTimeout) }, bud)
 	r := &runState{
 		e:          e,
 		traceID:    traceID,
 		lim:        lim,
-		budget:     newBudget(lim.MaxLLMCalls, lim.MaxTotalTokens, deadline),
+		budget:     bud,
 		reqSem:     make(semaphore, lim.Concurrency),
 		obs:        req.Observer,
 		dir:        dir,
@@ -343,18 +351,121 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		nodeUsage:  map[string]llm.Usage{},
 		childSem:   make([]semaphore, lim.MaxDepth+1),
 		replMemory: replMemory,
+		tools:      newToolDesk(req.Tools, req.ToolChoice, !req.SerialToolCalls, req.ToolOutputs),
 	}
 	for i := range r.childSem {
 		r.childSem[i] = make(semaphore, lim.Concurrency)
 	}
 	root := &node{r: r, id: "0", depth: 0, model: rootModel, sampling: req.Sampling, client: e.cfg.Root}
-	nr, err := root.run(ctx, off)
-	if err != nil {
-		return Result{}, err
+	a := &activeRun{r: r, start: start, cancel: cancel, clock: clock, done: make(chan rootOutcome, 1),
+		cleanup: func() { clock.stop(); cancel(nil); removeDir() }}
+	go func() {
+		nr, err := root.run(runCtx, off)
+		a.done <- rootOutcome{nr, err}
+	}()
+	return a.wait(ctx)
+}
+
+// activeRun is a run in flight: its root node runs in a goroutine, which
+// Run, and Resume after a pause, wait for.
+type activeRun struct {
+	r       *runState
+	start   time.Time
+	cancel  context.CancelCauseFunc
+	clock   *runClock
+	done    chan rootOutcome
+	cleanup func() // once the root has returned
+	paused  time.Duration
+
+	mu    sync.Mutex
+	state runPhase
+}
+
+type runPhase int
+
+const (
+	phaseRunning runPhase = iota
+	phasePaused
+	phaseEnded
+)
+
+// rootOutcome is what the root node returned.
+type rootOutcome struct {
+	nr  nodeResult
+	err error
+}
+
+// wait waits for the run's end, or its next pause for client tools. ctx
+// cancels the run while wait waits.
+func (a *activeRun) wait(ctx context.Context) (Result, error) {
+	stop := context.AfterFunc(ctx, func() { a.cancel(context.Cause(ctx)) })
+	defer stop()
+	var signal <-chan struct{}
+	if a.r.tools != nil {
+		signal = a.r.tools.signal
 	}
+	for {
+		select {
+		case o := <-a.done:
+			return a.finish(o)
+		case <-signal:
+		}
+		// Calls made at once are handed out together: wait until none has
+		// come for toolGather.
+		gather := time.NewTimer(toolGather)
+	gathering:
+		for {
+			select {
+			case <-signal:
+				gather.Reset(toolGather)
+			case <-gather.C:
+				break gathering
+			case o := <-a.done:
+				gather.Stop()
+				return a.finish(o)
+			}
+		}
+		calls := a.r.tools.handOut()
+		if len(calls) == 0 {
+			continue // their cells ended meanwhile
+		}
+		if !stop() {
+			// ctx ended during the gathering: the run is being cancelled.
+			return a.finish(<-a.done)
+		}
+		return a.pause(calls), nil
+	}
+}
+
+// pause stops the run's clock and its root's worker and returns the
+// Result of a run that waits for calls.
+func (a *activeRun) pause(calls []ToolCall) Result {
+	a.mu.Lock()
+	a.state = phasePaused
+	a.mu.Unlock()
+	a.clock.pause()
+	a.r.freezeRoot(true)
+	a.r.emit(Event{Kind: EventPause, NodeID: "0", Tool: &ToolEvent{Calls: calls}})
+	n, usage := a.r.budget.snapshot()
+	return Result{TraceID: a.r.traceID, StopReason: StopToolCalls, ToolCalls: calls, Paused: &PausedRun{a: a},
+		Usage: usage, LLMCalls: n, MaxDepth: int(a.r.maxDepth.Load()), Duration: time.Since(a.start) - a.paused,
+		NodeUsage: a.r.usageByNode(), Limits: a.r.lim}
+}
+
+// finish builds the Result of a run whose root returned, and gives back
+// what the run held.
+func (a *activeRun) finish(o rootOutcome) (Result, error) {
+	a.mu.Lock()
+	a.state = phaseEnded
+	a.mu.Unlock()
+	a.cleanup()
+	if o.err != nil {
+		return Result{}, o.err
+	}
+	r, nr := a.r, o.nr
 	calls, usage := r.budget.snapshot()
 	res := Result{
-		TraceID:      traceID,
+		TraceID:      r.traceID,
 		Answer:       nr.answer,
 		StopReason:   nr.reason,
 		Error:        nr.err,
@@ -362,9 +473,9 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		Iterations:   nr.iterations,
 		LLMCalls:     calls,
 		MaxDepth:     int(r.maxDepth.Load()),
-		Duration:     time.Since(start),
+		Duration:     time.Since(a.start) - a.paused,
 		NodeUsage:    r.usageByNode(),
-		Limits:       lim,
+		Limits:       r.lim,
 		Conversation: r.kept,
 	}
 	if nr.iterations == 0 && errors.Is(nr.cause, llm.ErrContextLengthExceeded) {
@@ -375,6 +486,58 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	return res, nil
 }
+
+// PausedRun is a run waiting for the outputs of its client tool calls
+// (Result.ToolCalls). Resume it with them, or Close it; a paused run holds
+// its REPL session (its worker stopped) until then.
+type PausedRun struct{ a *activeRun }
+
+// ErrNotPaused is returned by Resume of a run that is not paused: resumed
+// already, closed, or ended.
+var ErrNotPaused = errors.New("recursion: the run is not paused")
+
+// Resume gives the calls their outputs (by call id; every call of the
+// pause needs one: else *MissingOutputsError, and the run stays paused)
+// and waits for the run's end or its next pause, as Run does. ctx cancels
+// the run while Resume waits.
+func (p *PausedRun) Resume(ctx context.Context, outputs map[string]string) (Result, error) {
+	a := p.a
+	a.mu.Lock()
+	if a.state != phasePaused {
+		a.mu.Unlock()
+		return Result{}, ErrNotPaused
+	}
+	if err := a.r.tools.deliver(outputs); err != nil {
+		a.mu.Unlock()
+		return Result{}, err
+	}
+	a.state = phaseRunning
+	a.mu.Unlock()
+	a.paused += a.clock.resume()
+	a.r.freezeRoot(false)
+	a.r.emit(Event{Kind: EventResume, NodeID: "0"})
+	return a.wait(ctx)
+}
+
+// Close ends a paused run: its calls fail, its root stops (cancelled), and
+// what it held is given back, in the background.
+func (p *PausedRun) Close() {
+	a := p.a
+	a.mu.Lock()
+	if a.state != phasePaused {
+		a.mu.Unlock()
+		return
+	}
+	a.state = phaseEnded
+	a.mu.Unlock()
+	a.cancel(errPausedClosed)
+	a.r.freezeRoot(false)
+	go func() { a.finish(<-a.done) }()
+}
+
+// errPausedClosed is the cause of a paused run closed before its outputs
+// came.
+var errPausedClosed = errors.New("the run paused for client tool outputs that never came")
 
 // runState is shared by all nodes of one request tree.
 type runState struct {
@@ -403,6 +566,10 @@ type runState struct {
 	keep bool
 	cont *Conversation
 	kept *Conversation
+	// tools are the client's tools (nil: none); rootSess is the root's
+	// session, stopped while the run waits for them.
+	tools    *toolDesk
+	rootSess Session
 
 	mu        sync.Mutex
 	nodeUsage map[string]llm.Usage

@@ -18,6 +18,10 @@ const (
 	EventSubCallStart EventKind = "subcall_start" // llm_query / rlm_query started
 	EventSubCallEnd   EventKind = "subcall_end"   // llm_query / rlm_query finished
 	EventNodeEnd      EventKind = "node_end"      // a node finished with an answer or a stop reason
+	EventToolCall     EventKind = "tool_call"     // a cell called a client tool (Tool: the call)
+	EventToolOutput   EventKind = "tool_output"   // the client's output reached the call
+	EventPause        EventKind = "pause"         // the run paused for its tool calls (Tools: the calls)
+	EventResume       EventKind = "resume"        // the run resumed with their outputs
 )
 
 // Event is one step of a run. Node IDs are unique within a run; the root is
@@ -35,6 +39,16 @@ type Event struct {
 	Model    *ModelCallEvent // model_call; also subcall_end of an "llm" call
 	CellRun  *CellEvent
 	End      *NodeEndEvent
+	Tool     *ToolEvent // tool_call, tool_output, pause, resume
+}
+
+// ToolEvent describes a client tool call, or the calls of a pause.
+type ToolEvent struct {
+	Calls  []ToolCall
+	Output string // tool_output: the client's output
+	// Note says how a call was answered when it was not by a pause
+	// ("answered from the conversation").
+	Note string
 }
 
 // ModelCallEvent describes one finished call to an upstream model.
@@ -132,4 +146,5 @@ const (
 	StopUpstreamError StopReason = "upstream_error" // the upstream model failed for good
 	StopFailedTurns   StopReason = "failed_turns"   // turn after turn, every cell failed (Limits.MaxFailedTurns)
 	StopNoContext     StopReason = "no_context"     // nothing to read: answered with Config.NoContextAnswer
+	StopToolCalls     StopReason = "tool_calls"     // the run waits for the outputs of client tool calls (Result.Paused)
 )

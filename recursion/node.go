@@ -147,6 +147,9 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			if feedback == "" && gate.refuse() {
 				feedback = refuseMessage
 			}
+			if feedback == "" && n.depth == 0 {
+				feedback = r.tools.requirement()
+			}
 			if feedback == "" && strings.TrimSpace(answer) == "" {
 				feedback = emptyFinalMessage
 				failed++
@@ -197,9 +200,15 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				fb.WriteString(pythonMessage + "\n")
 			}
 		}
+		required := ""
+		if final != nil && n.depth == 0 {
+			required = r.tools.requirement()
+		}
 		switch {
 		case empty:
 			fb.WriteString(emptyFinalMessage)
+		case final != nil && required != "":
+			fb.WriteString(required)
 		case final != nil && !gate.refuse():
 			return nodeResult{answer: *final, reason: StopFinal, iterations: turn}, nil
 		case final != nil:
@@ -229,15 +238,27 @@ func (n *node) session(ctx context.Context, off *offloaded) (Session, []llm.Mess
 		hs.n.Store(n)
 		host = hs
 	}
-	sess, err := r.e.cfg.Sandbox.NewSession(ctx, SessionConfig{Context: off.File, Query: off.Query, Host: host, Limits: r.e.cfg.REPLLimits,
-		Budget: r.replMemory})
+	cfg := SessionConfig{Context: off.File, Query: off.Query, Host: host, Limits: r.e.cfg.REPLLimits, Budget: r.replMemory}
+	if n.depth == 0 {
+		cfg.Tools = r.tools.names()
+	}
+	sess, err := r.e.cfg.Sandbox.NewSession(ctx, cfg)
 	if err != nil {
 		return nil, nil, finalGate{}, err
+	}
+	if n.depth == 0 {
+		r.mu.Lock()
+		r.rootSess = sess
+		r.mu.Unlock()
 	}
 	if hs != nil {
 		r.cont = &Conversation{host: hs, sess: sess, doc: off.File != nil, busy: true}
 	}
-	transcript := []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: inputMessage(off)}}
+	input := inputMessage(off)
+	if n.depth == 0 {
+		input += r.tools.toolsMessage()
+	}
+	transcript := []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: input}}
 	return sess, transcript, finalGate{doc: off.File != nil}, nil
 }
 

@@ -32,6 +32,16 @@ type Request struct {
 	// conversation: Messages are the new turn's input only (no Documents,
 	// nothing long enough to be offloaded: else ErrCannotContinue).
 	Continue *Conversation
+	// Tools are the client's function tools, which the root's cells call;
+	// a call pauses the run until its output comes (see tools.go).
+	// ToolChoice is OpenAI's tool_choice; SerialToolCalls hands out one
+	// call per pause (parallel_tool_calls false). ToolOutputs are the
+	// outputs the client sent for calls of the conversation: a call with
+	// the same tool and arguments gets its output without a pause.
+	Tools           []Tool
+	ToolChoice      ToolChoice
+	SerialToolCalls bool
+	ToolOutputs     []ToolOutput
 }
 
 // Document is an attached file whose text lives on local disk. The engine
@@ -87,6 +97,10 @@ type Result struct {
 	// Limits are those the run had, its budgets scaled to its input (see
 	// InputBudget).
 	Limits Limits
+	// ToolCalls are the calls a run paused at (StopReason StopToolCalls);
+	// Paused resumes it with their outputs.
+	ToolCalls []ToolCall
+	Paused    *PausedRun
 	// Conversation is the kept root session, for a follow-up, when the
 	// request asked to Keep it (or continued one) and the run ended in a
 	// state that can go on (not cancelled, not out of time); the caller

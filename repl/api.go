@@ -33,6 +33,17 @@ type Host interface {
 	RLMQuery(ctx context.Context, prompts []string) []string
 }
 
+// ToolHost answers the calls code in a session makes to the client's
+// tools (SessionConfig.Tools), when the session's Host implements it: a
+// host without it answers them with an error string.
+type ToolHost interface {
+	// CallTools calls tool once per element of args (each a JSON text),
+	// concurrently as far as the client allows, and returns each call's
+	// output in input order; a call that cannot be made yields a string
+	// that says why, as LLMQuery's do.
+	CallTools(ctx context.Context, tool string, args []string) []string
+}
+
 // The values sessions take and give are those the host and its workers
 // exchange, defined once in package protocol.
 type (

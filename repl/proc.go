@@ -184,7 +184,7 @@ func (p *proc) read() {
 			p.mu.Lock()
 			p.fatal = msg.Error
 			p.mu.Unlock()
-		case protocol.KindLLM, protocol.KindRLM:
+		case protocol.KindLLM, protocol.KindRLM, protocol.KindTool:
 			// Back-pressure: with every slot taken the reader stops, so
 			// the worker's writes block rather than the parent spawning a
 			// goroutine per message.
@@ -234,7 +234,8 @@ func (p *proc) answer(msg *protocol.Message) {
 	current := p.cellID == msg.Cell
 	p.mu.Unlock()
 	var res []string
-	name := map[string]string{protocol.KindLLM: "llm_query", protocol.KindRLM: "rlm_query"}[msg.Kind]
+	name := protocol.CallName(msg.Kind, msg.Tool)
+	th, tools := host.(ToolHost)
 	switch why := protocol.CheckCall(l, msg.Prompts); {
 	case why != "":
 		// The worker refuses these itself; this is the parent's own check.
@@ -243,16 +244,21 @@ func (p *proc) answer(msg *protocol.Message) {
 		res = protocol.ErrorStrings(len(msg.Prompts), "the cell that made this call has ended")
 	case host == nil:
 		res = protocol.ErrorStrings(len(msg.Prompts), "no model is connected to this session")
+	case msg.Kind == protocol.KindTool && !tools:
+		res = protocol.ErrorStrings(len(msg.Prompts), name+": this session has no client tools")
 	default:
 		// The call ends with the cell or with the worker, whichever is
 		// first: Close must not wait for a slow model.
 		ctx, cancel := context.WithCancel(ctx)
 		stop := context.AfterFunc(p.life, cancel)
 		p.hostCall(msg.Cell, +1)
-		if msg.Kind == protocol.KindLLM {
+		switch msg.Kind {
+		case protocol.KindLLM:
 			res = host.LLMQuery(ctx, msg.Prompts)
-		} else {
+		case protocol.KindRLM:
 			res = host.RLMQuery(ctx, msg.Prompts)
+		default:
+			res = th.CallTools(ctx, msg.Tool, msg.Prompts)
 		}
 		p.hostCall(msg.Cell, -1)
 		stop()
@@ -324,7 +330,7 @@ func (p *proc) send(msg *protocol.Message) error { return p.out.Send(msg) }
 
 // init sends the session's context, query and limits and waits for the
 // worker.
-func (p *proc) init(ctx context.Context, cf *ContextFile, query string, l Limits, timeout time.Duration) error {
+func (p *proc) init(ctx context.Context, cf *ContextFile, query string, tools []string, l Limits, timeout time.Duration) error {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	p.setLimits(l)
@@ -339,7 +345,7 @@ func (p *proc) init(ctx context.Context, cf *ContextFile, query string, l Limits
 			return p.initWriteFailed(ctx, err, l, t.C)
 		}
 	}
-	if err := p.send(&protocol.Message{Kind: protocol.KindInit, Context: cf, Query: query, Limits: &l}); err != nil {
+	if err := p.send(&protocol.Message{Kind: protocol.KindInit, Context: cf, Query: query, Tools: tools, Limits: &l}); err != nil {
 		return p.initWriteFailed(ctx, err, l, t.C)
 	}
 	select {

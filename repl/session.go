@@ -16,6 +16,9 @@ type SessionConfig struct {
 	Context *ContextFile // nil: context is "" and contexts is empty
 	Query   string       // the value of query: the request's question, when it is short enough to stay in view
 	Host    Host         // answers llm_query and rlm_query; nil answers with an error string
+	// Tools are the names of the client's function tools: cells call each
+	// as a Go function (see docs/repl.md), answered by Host's CallTools.
+	Tools []string
 	Limits  Limits       // zero fields: the pool's limits
 	// Budget, when set, is drawn on as well as the pool's budget: a
 	// request's own, shared by the sessions of its tree (see MemoryBudget).
@@ -49,7 +52,7 @@ func (s *Session) startWorker(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = w.init(ctx, s.cfg.Context, s.cfg.Query, s.limits, s.pool.cfg.StartTimeout)
+		err = w.init(ctx, s.cfg.Context, s.cfg.Query, s.cfg.Tools, s.limits, s.pool.cfg.StartTimeout)
 		if err == nil {
 			w.host = s.cfg.Host
 			s.wmu.Lock()
@@ -260,6 +263,30 @@ func (s *Session) setPaused(paused bool) error {
 	case w == nil:
 		return nil // no worker: nothing runs
 	case paused:
+		return w.pause()
+	}
+	return w.resume()
+}
+
+// Freeze stops the session's worker while a cell of it waits in a host
+// call that may take long (a client tool the run paused at); unlike Pause
+// it does not wait for the cell, whose clock is stopped during host calls
+// anyway. Thaw continues it; the call's answer is read then.
+func (s *Session) Freeze() error { return s.freeze(true) }
+
+// Thaw continues a worker Freeze stopped.
+func (s *Session) Thaw() error { return s.freeze(false) }
+
+func (s *Session) freeze(on bool) error {
+	s.wmu.Lock()
+	closed, w := s.closed, s.w
+	s.wmu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case w == nil:
+		return nil
+	case on:
 		return w.pause()
 	}
 	return w.resume()

@@ -54,7 +54,7 @@ const WorkerErrPrefix = "repl worker: "
 // Message kinds.
 const (
 	// parent -> worker
-	KindInit   = "init"   // Context, Query, Limits: map the context, apply limits
+	KindInit   = "init"   // Context, Query, Limits, Tools: map the context, apply limits, declare the client's tools
 	KindCell   = "cell"   // ID, Code: run a cell
 	KindCancel = "cancel" // ID: cancel the cell with this ID
 	KindReply  = "reply"  // ID, Results: answer to a host call
@@ -64,6 +64,7 @@ const (
 	KindResult = "result" // ID, Result, Clean: a cell finished
 	KindLLM    = "llm"    // ID, Cell, Prompts: llm_query call
 	KindRLM    = "rlm"    // ID, Cell, Prompts: rlm_query call
+	KindTool   = "tool"   // ID, Cell, Tool, Prompts (each call's arguments, JSON): client tool calls
 	KindFatal  = "fatal"  // Error: the worker is about to exit because a limit was hit
 )
 
@@ -99,6 +100,8 @@ type Message struct {
 	Query   string       `json:"query,omitempty"`
 	Limits  *Limits      `json:"limits,omitempty"`
 	Prompts []string     `json:"prompts,omitempty"`
+	Tool    string       `json:"tool,omitempty"`  // the client tool a KindTool call calls
+	Tools   []string     `json:"tools,omitempty"` // the client tools of a session (KindInit)
 	Results []string     `json:"results,omitempty"`
 	Result  *CellResult  `json:"result,omitempty"`
 	Clean   bool         `json:"clean,omitempty"` // result of a cancelled cell: every goroutine of the cell stopped
@@ -214,4 +217,18 @@ func (m *Reader) Recv(limit int64) (*Message, error) {
 		return nil, fmt.Errorf("decode message: %w", err)
 	}
 	return msg, nil
+}
+
+// CallName is how errors and the model name a host call of kind: its
+// function's name.
+func CallName(kind, tool string) string {
+	switch kind {
+	case KindLLM:
+		return "llm_query"
+	case KindRLM:
+		return "rlm_query"
+	case KindTool:
+		return "tool " + tool
+	}
+	return kind
 }

@@ -72,6 +72,7 @@ type worker struct {
 	baseG    int // goroutines of the worker itself, before model code ran
 	shims    *shims.Shims
 	finalFn  reflect.Value // FINAL, which formats like fmt.Sprint: a key of the interpreter's MapTypes
+	tools    map[string]bool // the client's tools (tools.go)
 
 	mu       sync.Mutex
 	cell     *cellState
@@ -120,6 +121,9 @@ func runWorker(inF, outF, statm *os.File) int {
 		switch msg.Kind {
 		case protocol.KindInit:
 			err := w.init(msg.Context, msg.Query, msg.Limits)
+			if err == nil {
+				err = w.declareTools(msg.Tools)
+			}
 			reply := &protocol.Message{Kind: protocol.KindReady}
 			if err != nil {
 				reply.Error = err.Error()
@@ -296,10 +300,12 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"context":           reflect.ValueOf(&w.ctxData).Elem(),
 		"contexts":          reflect.ValueOf(&w.contexts).Elem(),
 		"query":             reflect.ValueOf(&w.query).Elem(),
-		"llm_query":         reflect.ValueOf(func(p string) string { return w.host(protocol.KindLLM, []string{p})[0] }),
-		"llm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindLLM, ps) }),
-		"rlm_query":         reflect.ValueOf(func(p string) string { return w.host(protocol.KindRLM, []string{p})[0] }),
-		"rlm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindRLM, ps) }),
+		"llm_query":         reflect.ValueOf(func(p string) string { return w.host(protocol.KindLLM, "", []string{p})[0] }),
+		"llm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindLLM, "", ps) }),
+		"rlm_query":         reflect.ValueOf(func(p string) string { return w.host(protocol.KindRLM, "", []string{p})[0] }),
+		"rlm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindRLM, "", ps) }),
+		"tool_call":         reflect.ValueOf(func(name string, args any) string { return w.callTool(name, []any{args})[0] }),
+		"tool_call_batched": reflect.ValueOf(func(name string, args []any) []string { return w.callTool(name, args) }),
 		"FINAL":             w.finalFn,
 		"SHOW_VARS":         reflect.ValueOf(w.showVars),
 		"__rlmGoPanic":      reflect.ValueOf(w.goPanic),
@@ -329,8 +335,8 @@ func (w *worker) cellContext() context.Context {
 
 // host makes a call to the parent's Host and waits for the answer or for the
 // cell to end. It always returns len(prompts) strings.
-func (w *worker) host(kind string, prompts []string) []string {
-	name := map[string]string{protocol.KindLLM: "llm_query", protocol.KindRLM: "rlm_query"}[kind]
+func (w *worker) host(kind, tool string, prompts []string) []string {
+	name := protocol.CallName(kind, tool)
 	fail := func(why string) []string {
 		r := make([]string, len(prompts))
 		for i := range r {
@@ -361,7 +367,7 @@ func (w *worker) host(kind string, prompts []string) []string {
 	w.mu.Lock()
 	w.calls[id] = ch
 	w.mu.Unlock()
-	if err := w.out.Send(&protocol.Message{Kind: kind, ID: id, Cell: c.id, Prompts: prompts}); err != nil {
+	if err := w.out.Send(&protocol.Message{Kind: kind, ID: id, Cell: c.id, Tool: tool, Prompts: prompts}); err != nil {
 		w.mu.Lock()
 		delete(w.calls, id)
 		w.mu.Unlock()
