@@ -60,10 +60,10 @@ type budget struct {
 
 	mu       sync.Mutex
 	deadline time.Time // zero: none
-	calls  int // reserved or made
-	tokens int // settled usage plus outstanding estimates
-	usage  llm.Usage
-	made   int // calls that reached the upstream
+	calls    int       // reserved or made
+	tokens   int       // settled usage plus outstanding estimates
+	usage    llm.Usage
+	made     int // calls that reached the upstream
 }
 
 type reservation struct {

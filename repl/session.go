@@ -18,8 +18,8 @@ type SessionConfig struct {
 	Host    Host         // answers llm_query and rlm_query; nil answers with an error string
 	// Tools are the names of the client's function tools: cells call each
 	// as a Go function (see docs/repl.md), answered by Host's CallTools.
-	Tools []string
-	Limits  Limits       // zero fields: the pool's limits
+	Tools  []string
+	Limits Limits // zero fields: the pool's limits
 	// Budget, when set, is drawn on as well as the pool's budget: a
 	// request's own, shared by the sessions of its tree (see MemoryBudget).
 	Budget *MemoryBudget

@@ -71,7 +71,7 @@ type worker struct {
 	rw       *rewrite.Rewriter
 	baseG    int // goroutines of the worker itself, before model code ran
 	shims    *shims.Shims
-	finalFn  reflect.Value // FINAL, which formats like fmt.Sprint: a key of the interpreter's MapTypes
+	finalFn  reflect.Value   // FINAL, which formats like fmt.Sprint: a key of the interpreter's MapTypes
 	tools    map[string]bool // the client's tools (tools.go)
 
 	mu       sync.Mutex
