@@ -190,19 +190,20 @@ const (
 // progress and usage chunks carry an empty array, as OpenAI's usage chunk
 // does.
 type ChatCompletionChunk struct {
-	ID                string        `json:"id"`
-	Object            string        `json:"object"` // "chat.completion.chunk"
-	Created           int64         `json:"created"`
-	Model             string        `json:"model"`
-	Choices           []ChunkChoice `json:"choices"`
-	SystemFingerprint *string       `json:"system_fingerprint,omitempty"`
-	PromptTokenIDs    any           `json:"prompt_token_ids,omitempty"`
+	ID      string        `json:"id"`
+	Object  string        `json:"object"` // "chat.completion.chunk"
+	Created int64         `json:"created"`
+	Model   string        `json:"model"`
+	Choices []ChunkChoice `json:"choices"`
+	// RLM is rlm's progress event, on chunks with no choices, and the
+	// run's rlm object on the finish chunk.
+	RLM any `json:"rlm,omitempty"`
 	// Usage is absent unless the client asked for include_usage; then, as
 	// in OpenAI's streams, it is null on every chunk but the last: set it
 	// to a nil *Usage for null.
-	Usage any `json:"usage,omitempty"`
-	// RLM is rlm's progress event, on chunks with no choices.
-	RLM any `json:"rlm,omitempty"`
+	Usage             any     `json:"usage,omitempty"`
+	SystemFingerprint *string `json:"system_fingerprint,omitempty"`
+	PromptTokenIDs    any     `json:"prompt_token_ids,omitempty"`
 }
 
 // ChunkChoice is a choice's piece in a chunk.
