@@ -278,6 +278,9 @@ func Compile(schema []byte, strict bool) (*Schema, error) {
 		c.checkLoops()
 	}
 	if len(c.problems) > 0 {
+		if c.dropped > 0 {
+			c.problems[len(c.problems)-1].Reason += fmt.Sprintf(" (and %d more problems)", c.dropped)
+		}
 		return nil, &SchemaError{Problems: c.problems}
 	}
 	for _, n := range c.all {
@@ -312,7 +315,7 @@ func (c *compiler) problem(where, format string, args ...any) {
 // guide's unsupported list, and the keywords of the same families it does
 // not list as supported.
 var strictUnsupported = map[string]string{
-	"allOf": "composition", "not": "composition", "oneOf": "composition (use anyOf)",
+	"allOf": "composition", "not": "composition", "oneOf": "composition; use anyOf",
 	"if": "composition", "then": "composition", "else": "composition",
 	"dependentRequired": "composition", "dependentSchemas": "composition", "dependencies": "composition",
 	"patternProperties": "an object keyword", "propertyNames": "an object keyword",
@@ -675,9 +678,6 @@ func (c *compiler) checkTotals() {
 	if c.chars > maxSchemaChars {
 		c.problem("", "strict mode allows at most %d characters of property names, definition names, enum and const values; this schema has %d",
 			maxSchemaChars, c.chars)
-	}
-	if c.dropped > 0 {
-		c.problems[len(c.problems)-1].Reason += fmt.Sprintf(" (and %d more problems)", c.dropped)
 	}
 }
 

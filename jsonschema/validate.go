@@ -82,9 +82,9 @@ func (s *Schema) Validate(value []byte) error {
 		return err
 	}
 	v := &validator{limit: maxViolations, budget: &budget{left: maxChecks}}
-	v.check(s.root, x, "")
+	v.check(s.root, x, nil)
 	if v.budget.exhausted {
-		v.add("", fmt.Sprintf("the value could not be checked in full: it took more than %d checks against this schema", maxChecks))
+		v.record(Violation{Reason: fmt.Sprintf("the value could not be checked in full: it took more than %d checks against this schema", maxChecks)})
 	}
 	if v.found == 0 {
 		return nil
@@ -123,11 +123,47 @@ type validator struct {
 	budget    *budget
 }
 
-func (v *validator) add(path, reason string) {
+// fail records a violation at a place in the value; its reason is worked
+// out only if it is kept.
+func (v *validator) fail(at *loc, reason func() string) {
 	v.found++
 	if len(v.out) < v.limit {
-		v.out = append(v.out, Violation{Path: path, Reason: reason})
+		v.out = append(v.out, Violation{Path: at.pointer(), Reason: reason()})
 	}
+}
+
+func (v *validator) record(w Violation) {
+	v.found++
+	if len(v.out) < v.limit {
+		v.out = append(v.out, w)
+	}
+}
+
+// loc is a place in the value: a chain up to the root (nil), so that its
+// JSON pointer is written only for a violation kept.
+type loc struct {
+	up    *loc
+	name  string
+	index int // -1 for a property
+}
+
+func (l *loc) key(k string) *loc { return &loc{up: l, name: k, index: -1} }
+func (l *loc) item(i int) *loc   { return &loc{up: l, index: i} }
+
+func (l *loc) pointer() string {
+	var toks []string
+	for ; l != nil; l = l.up {
+		if l.index < 0 {
+			toks = append(toks, escapePointer(l.name))
+		} else {
+			toks = append(toks, strconv.Itoa(l.index))
+		}
+	}
+	slices.Reverse(toks)
+	if len(toks) == 0 {
+		return ""
+	}
+	return "/" + strings.Join(toks, "/")
 }
 
 func (v *validator) stopped() bool {
@@ -136,13 +172,13 @@ func (v *validator) stopped() bool {
 
 // passes reports whether x matches n, looking no further than the first
 // violation.
-func (v *validator) passes(n *node, x any, path string) bool {
+func (v *validator) passes(n *node, x any, at *loc) bool {
 	t := validator{firstOnly: true, budget: v.budget}
-	t.check(n, x, path)
+	t.check(n, x, at)
 	return t.found == 0
 }
 
-func (v *validator) check(n *node, x any, path string) {
+func (v *validator) check(n *node, x any, at *loc) {
 	if v.stopped() {
 		return
 	}
@@ -152,80 +188,84 @@ func (v *validator) check(n *node, x any, path string) {
 	}
 	if n.always != nil {
 		if !*n.always {
-			v.add(path, "no value is allowed here, got "+describeJSON(x))
+			v.fail(at, func() string { return "no value is allowed here, got " + describeJSON(x) })
 		}
 		return
 	}
 	if n.types != 0 && !admits(n.types, x) {
-		v.add(path, "want "+expect(n)+", got "+describeJSON(x))
+		v.fail(at, func() string { return "want " + expect(n) + ", got " + describeJSON(x) })
 		return
 	}
 	if n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { return equal(e, x) }) {
-		v.add(path, "want "+enumPhrase(n.enum)+", got "+describeJSON(x))
+		v.fail(at, func() string { return "want " + enumPhrase(n.enum) + ", got " + describeJSON(x) })
 		return
 	}
 	if n.hasConst && !equal(n.constant, x) {
-		v.add(path, "want "+show(n.constant)+", got "+describeJSON(x))
+		v.fail(at, func() string { return "want " + show(n.constant) + ", got " + describeJSON(x) })
 		return
 	}
 	switch x := x.(type) {
 	case string:
-		v.checkString(n, x, path)
+		v.checkString(n, x, at)
 	case json.Number:
-		v.checkNumber(n, x, path)
+		v.checkNumber(n, x, at)
 	case map[string]any:
-		v.checkObject(n, x, path)
+		v.checkObject(n, x, at)
 	case []any:
-		v.checkArray(n, x, path)
+		v.checkArray(n, x, at)
 	}
 	if n.target != nil {
-		v.check(n.target, x, path)
+		v.check(n.target, x, at)
 	}
 	for _, m := range n.allOf {
-		v.check(m, x, path)
+		v.check(m, x, at)
 	}
-	if n.anyOf != nil && !slices.ContainsFunc(n.anyOf, func(m *node) bool { return v.passes(m, x, path) }) {
-		v.noneMatch(n.anyOf, "anyOf", x, path)
+	if n.anyOf != nil && !slices.ContainsFunc(n.anyOf, func(m *node) bool { return v.passes(m, x, at) }) {
+		v.noneMatch(n.anyOf, "anyOf", x, at)
 	}
 	if n.oneOf != nil {
-		v.checkOneOf(n.oneOf, x, path)
+		v.checkOneOf(n.oneOf, x, at)
 	}
-	if n.not != nil && v.passes(n.not, x, path) {
-		v.add(path, "want a value that is not "+expect(n.not)+", got "+describeJSON(x))
+	if n.not != nil && v.passes(n.not, x, at) {
+		v.fail(at, func() string { return "want a value that is not " + expect(n.not) + ", got " + describeJSON(x) })
 	}
 	if n.ifs != nil {
-		if v.passes(n.ifs, x, path) {
+		if v.passes(n.ifs, x, at) {
 			if n.then != nil {
-				v.check(n.then, x, path)
+				v.check(n.then, x, at)
 			}
 		} else if n.els != nil {
-			v.check(n.els, x, path)
+			v.check(n.els, x, at)
 		}
 	}
 }
 
-func (v *validator) checkString(n *node, s, path string) {
+func (v *validator) checkString(n *node, s string, at *loc) {
 	if n.minLength >= 0 || n.maxLength >= 0 {
 		l := utf8.RuneCountInString(s)
 		if (n.minLength >= 0 && l < n.minLength) || (n.maxLength >= 0 && l > n.maxLength) {
-			v.add(path, fmt.Sprintf("want a string%s, got %s (%d characters)", lengthPhrase(n), show(s), l))
+			v.fail(at, func() string {
+				return fmt.Sprintf("want a string%s, got %s (%d characters)", lengthPhrase(n), show(s), l)
+			})
 		}
 	}
 	if n.pattern != nil && !n.pattern.re.MatchString(s) {
-		v.add(path, "want a string matching "+n.pattern.source+", got "+show(s))
+		v.fail(at, func() string { return "want a string matching " + n.pattern.source + ", got " + show(s) })
 	}
 	if n.format != "" && !formats[n.format].valid(s) {
-		v.add(path, "want a string in format "+formatPhrase(n.format)+", got "+show(s))
+		v.fail(at, func() string { return "want a string in format " + formatPhrase(n.format) + ", got " + show(s) })
 	}
 }
 
-func (v *validator) checkNumber(n *node, x json.Number, path string) {
+func (v *validator) checkNumber(n *node, x json.Number, at *loc) {
 	if n.minimum == nil && n.maximum == nil && n.exclusiveMin == nil && n.exclusiveMax == nil && n.multipleOf == nil {
 		return
 	}
 	r, ok := ratOf(x)
 	if !ok {
-		v.add(path, "want "+expect(n)+", got "+clipped(string(x))+" (a number too long, or too large or small, to compare)")
+		v.fail(at, func() string {
+			return "want " + expect(n) + ", got " + clipped(string(x)) + " (a number too long, or too large or small, to compare)"
+		})
 		return
 	}
 	noun := "a number"
@@ -234,22 +274,22 @@ func (v *validator) checkNumber(n *node, x json.Number, path string) {
 	}
 	if (n.minimum != nil && r.Cmp(n.minimum.rat) < 0) || (n.exclusiveMin != nil && r.Cmp(n.exclusiveMin.rat) <= 0) ||
 		(n.maximum != nil && r.Cmp(n.maximum.rat) > 0) || (n.exclusiveMax != nil && r.Cmp(n.exclusiveMax.rat) >= 0) {
-		v.add(path, "want "+noun+rangePhrase(n)+", got "+clipped(string(x)))
+		v.fail(at, func() string { return "want " + noun + rangePhrase(n) + ", got " + clipped(string(x)) })
 	}
 	if n.multipleOf != nil && !new(big.Rat).Quo(r, n.multipleOf.rat).IsInt() {
-		v.add(path, "want a multiple of "+n.multipleOf.text+", got "+clipped(string(x)))
+		v.fail(at, func() string { return "want a multiple of " + n.multipleOf.text + ", got " + clipped(string(x)) })
 	}
 }
 
-func (v *validator) checkObject(n *node, m map[string]any, path string) {
+func (v *validator) checkObject(n *node, m map[string]any, at *loc) {
 	for _, r := range n.required {
 		if _, ok := m[r]; !ok {
-			v.add(path, fmt.Sprintf("missing required property %q", r))
+			v.fail(at, func() string { return fmt.Sprintf("missing required property %q", r) })
 		}
 	}
 	for _, k := range n.order {
 		if x, ok := m[k]; ok {
-			v.check(n.properties[k], x, path+"/"+escapePointer(k))
+			v.check(n.properties[k], x, at.key(k))
 		}
 	}
 	keys := make([]string, 0, len(m))
@@ -266,47 +306,51 @@ func (v *validator) checkObject(n *node, m map[string]any, path string) {
 		for _, pp := range n.patternProps {
 			if pp.re.re.MatchString(k) {
 				matched = true
-				v.check(pp.schema, m[k], path+"/"+escapePointer(k))
+				v.check(pp.schema, m[k], at.key(k))
 			}
 		}
 		if matched || n.additional == nil {
 			continue
 		}
 		if a := n.additional; a.always != nil && !*a.always {
-			v.add(path, fmt.Sprintf("unexpected property %q (%s)", k, allowedPhrase(n)))
+			v.fail(at, func() string { return fmt.Sprintf("unexpected property %q (%s)", k, allowedPhrase(n)) })
 		} else {
-			v.check(a, m[k], path+"/"+escapePointer(k))
+			v.check(a, m[k], at.key(k))
 		}
 	}
 	if pn := n.propertyNames; pn != nil {
 		for _, k := range keys {
-			if !v.passes(pn, k, path) {
-				v.add(path, fmt.Sprintf("property name %q: want %s", k, expect(pn)))
+			if !v.passes(pn, k, at) {
+				v.fail(at, func() string { return fmt.Sprintf("property name %q: want %s", k, expect(pn)) })
 			}
 		}
 	}
 	if (n.minProps >= 0 && len(m) < n.minProps) || (n.maxProps >= 0 && len(m) > n.maxProps) {
-		v.add(path, fmt.Sprintf("want an object with %s, got %s", countPhrase(n.minProps, n.maxProps, "property", "properties"), plural(len(m), "property", "properties")))
+		v.fail(at, func() string {
+			return fmt.Sprintf("want an object with %s, got %s", countPhrase(n.minProps, n.maxProps, "property", "properties"), plural(len(m), "property", "properties"))
+		})
 	}
 	for _, d := range n.dependentRequired {
 		if _, ok := m[d.name]; ok {
 			for _, r := range d.required {
 				if _, ok := m[r]; !ok {
-					v.add(path, fmt.Sprintf("property %q requires property %q, which is missing", d.name, r))
+					v.fail(at, func() string { return fmt.Sprintf("property %q requires property %q, which is missing", d.name, r) })
 				}
 			}
 		}
 	}
 	for _, d := range n.dependentSchemas {
 		if _, ok := m[d.name]; ok {
-			v.check(d.schema, m, path)
+			v.check(d.schema, m, at)
 		}
 	}
 }
 
-func (v *validator) checkArray(n *node, a []any, path string) {
+func (v *validator) checkArray(n *node, a []any, at *loc) {
 	if (n.minItems >= 0 && len(a) < n.minItems) || (n.maxItems >= 0 && len(a) > n.maxItems) {
-		v.add(path, fmt.Sprintf("want an array of %s, got %s", countPhrase(n.minItems, n.maxItems, "item", "items"), plural(len(a), "item", "items")))
+		v.fail(at, func() string {
+			return fmt.Sprintf("want an array of %s, got %s", countPhrase(n.minItems, n.maxItems, "item", "items"), plural(len(a), "item", "items"))
+		})
 	}
 	for i, x := range a {
 		if v.stopped() {
@@ -314,13 +358,15 @@ func (v *validator) checkArray(n *node, a []any, path string) {
 		}
 		switch {
 		case i < len(n.prefixItems):
-			v.check(n.prefixItems[i], x, path+"/"+strconv.Itoa(i))
+			v.check(n.prefixItems[i], x, at.item(i))
 		case n.items == nil:
 		case n.items.always != nil && !*n.items.always:
-			v.add(path, fmt.Sprintf("want an array of at most %s, got %d", plural(len(n.prefixItems), "item", "items"), len(a)))
+			v.fail(at, func() string {
+				return fmt.Sprintf("want an array of at most %s, got %d", plural(len(n.prefixItems), "item", "items"), len(a))
+			})
 			return
 		default:
-			v.check(n.items, x, path+"/"+strconv.Itoa(i))
+			v.check(n.items, x, at.item(i))
 		}
 	}
 	if n.uniqueItems {
@@ -332,7 +378,9 @@ func (v *validator) checkArray(n *node, a []any, path string) {
 					return
 				}
 				if equal(a[i], a[j]) {
-					v.add(path, fmt.Sprintf("want unique items, got equal items at %d and %d: %s", i, j, show(a[i])))
+					v.fail(at, func() string {
+						return fmt.Sprintf("want unique items, got equal items at %d and %d: %s", i, j, show(a[i]))
+					})
 					break unique
 				}
 			}
@@ -341,7 +389,7 @@ func (v *validator) checkArray(n *node, a []any, path string) {
 	if n.contains != nil {
 		matches := 0
 		for i, x := range a {
-			if v.passes(n.contains, x, path+"/"+strconv.Itoa(i)) {
+			if v.passes(n.contains, x, at.item(i)) {
 				matches++
 			}
 		}
@@ -354,15 +402,17 @@ func (v *validator) checkArray(n *node, a []any, path string) {
 			if n.maxContains >= 0 {
 				most = fmt.Sprintf(" and at most %d", n.maxContains)
 			}
-			v.add(path, fmt.Sprintf("want at least %d%s items that are %s, got %d", least, most, expect(n.contains), matches))
+			v.fail(at, func() string {
+				return fmt.Sprintf("want at least %d%s items that are %s, got %d", least, most, expect(n.contains), matches)
+			})
 		}
 	}
 }
 
-func (v *validator) checkOneOf(alts []*node, x any, path string) {
+func (v *validator) checkOneOf(alts []*node, x any, at *loc) {
 	var passing []int
 	for i, m := range alts {
-		if v.passes(m, x, path) {
+		if v.passes(m, x, at) {
 			if passing = append(passing, i); len(passing) == 2 {
 				break
 			}
@@ -370,10 +420,12 @@ func (v *validator) checkOneOf(alts []*node, x any, path string) {
 	}
 	switch len(passing) {
 	case 0:
-		v.noneMatch(alts, "oneOf", x, path)
+		v.noneMatch(alts, "oneOf", x, at)
 	case 2:
-		v.add(path, fmt.Sprintf("want a value that matches exactly one alternative of oneOf, got one that matches #%d and #%d: %s",
-			passing[0]+1, passing[1]+1, show(x)))
+		v.fail(at, func() string {
+			return fmt.Sprintf("want a value that matches exactly one alternative of oneOf, got one that matches #%d and #%d: %s",
+				passing[0]+1, passing[1]+1, show(x))
+		})
 	}
 }
 
@@ -382,7 +434,7 @@ func (v *validator) checkOneOf(alts []*node, x any, path string) {
 // kind shows which: a number given for a string-or-null field is told
 // what it should have been; an object missing a property of the one
 // object alternative is told which.
-func (v *validator) noneMatch(alts []*node, keyword string, x any, path string) {
+func (v *validator) noneMatch(alts []*node, keyword string, x any, at *loc) {
 	var fits []int
 	for i, m := range alts {
 		if admits(m.kinds, x) {
@@ -391,23 +443,24 @@ func (v *validator) noneMatch(alts []*node, keyword string, x any, path string) 
 	}
 	switch len(fits) {
 	case 0:
-		v.add(path, "want "+alternatives(alts)+", got "+describeJSON(x))
+		v.fail(at, func() string { return "want " + alternatives(alts) + ", got " + describeJSON(x) })
 	case 1:
-		v.check(alts[fits[0]], x, path)
+		v.check(alts[fits[0]], x, at)
 	default:
 		// The closest: the alternative with the fewest violations.
 		var best *validator
 		bestAt := 0
 		for _, i := range fits {
 			t := &validator{limit: v.limit, budget: v.budget}
-			t.check(alts[i], x, path)
+			t.check(alts[i], x, at)
 			if best == nil || t.found < best.found {
 				best, bestAt = t, i
 			}
 		}
 		note := fmt.Sprintf(" (matching none of the %d alternatives of %s; this is for #%d, the closest)", len(alts), keyword, bestAt+1)
 		for _, w := range best.out {
-			v.add(w.Path, w.Reason+note)
+			w.Reason += note
+			v.record(w)
 		}
 		v.found += best.found - len(best.out)
 	}
@@ -435,7 +488,7 @@ func kindOfValue(x any) kind {
 	case string:
 		return kString
 	case json.Number:
-		if r, ok := ratOf(x); ok && r.IsInt() {
+		if isInteger(x) {
 			return kNumber | kInteger
 		}
 		return kNumber
@@ -462,6 +515,9 @@ func equal(a, b any) bool {
 		bn, ok := b.(json.Number)
 		if !ok {
 			return false
+		}
+		if a == bn {
+			return true
 		}
 		ra, oka := ratOf(a)
 		rb, okb := ratOf(bn)
@@ -518,6 +574,20 @@ func ratOf(n json.Number) (*big.Rat, bool) {
 	return new(big.Rat).SetString(s)
 }
 
+// isInteger reports whether a JSON number has no fractional part, without
+// the cost of its exact value where its text shows it.
+func isInteger(n json.Number) bool {
+	s := string(n)
+	switch {
+	case !strings.ContainsAny(s, ".eE"):
+		return true
+	case !strings.ContainsAny(s, "eE"):
+		return strings.Trim(s[strings.IndexByte(s, '.')+1:], "0") == ""
+	}
+	r, ok := ratOf(n)
+	return ok && r.IsInt()
+}
+
 // show is x as compact JSON, clipped for a message.
 func show(x any) string {
 	var b bytes.Buffer
@@ -567,7 +637,8 @@ func expectDepth(n *node, depth int) string {
 	case n.enum != nil:
 		return enumPhrase(n.enum)
 	}
-	if n.types == 0 {
+	types := n.types
+	if types == 0 {
 		switch {
 		case n.target != nil:
 			return expectDepth(n.target, depth+1)
@@ -578,11 +649,26 @@ func expectDepth(n *node, depth int) string {
 		case len(n.allOf) > 0:
 			return expectDepth(n.allOf[0], depth+1) + " (and all of its allOf)"
 		}
-		return "a value of the schema"
+		// No type: the constraints say which kinds the schema is about.
+		if n.minLength >= 0 || n.maxLength >= 0 || n.pattern != nil || n.format != "" {
+			types |= kString
+		}
+		if n.minimum != nil || n.maximum != nil || n.exclusiveMin != nil || n.exclusiveMax != nil || n.multipleOf != nil {
+			types |= kNumber
+		}
+		if n.minItems >= 0 || n.maxItems >= 0 {
+			types |= kArray
+		}
+		if len(n.order) > 0 {
+			types |= kObject
+		}
+		if types == 0 {
+			return "a value of the schema"
+		}
 	}
 	var phrases []string
 	for _, kn := range kindNames {
-		if n.types&kn.k == 0 || (kn.k == kInteger && n.types&kNumber != 0) {
+		if types&kn.k == 0 || (kn.k == kInteger && types&kNumber != 0) {
 			continue
 		}
 		switch kn.k {
