@@ -1,7 +1,6 @@
 package jsonschema
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -196,8 +195,10 @@ func (d *describer) definition(n *node, name string) {
 	d.b.WriteString("\n")
 }
 
+// comment writes n's description on a line of its own, unless it goes
+// after the brace n opens.
 func (d *describer) comment(n *node, indent int) {
-	if text := describeText(n); text != "" {
+	if text := describeText(n); text != "" && !d.braces(n) {
 		d.b.WriteString(strings.Repeat("  ", indent) + "// " + text + "\n")
 	}
 }
@@ -240,13 +241,7 @@ func (d *describer) expr(n *node, indent int, self bool) {
 		return
 	}
 	var parts []func()
-	kinds := 0
-	for _, kn := range kindNames {
-		if n.types&kn.k != 0 && !(kn.k == kInteger && n.types&kNumber != 0) {
-			kinds++
-		}
-	}
-	if kinds > 0 {
+	if countKinds(impliedKinds(n)) > 0 {
 		parts = append(parts, func() { d.kinds(n, indent) })
 	}
 	if n.target != nil {
@@ -285,11 +280,24 @@ func (d *describer) expr(n *node, indent int, self bool) {
 	}
 }
 
-// kinds writes the union of n's types.
+// countKinds counts the kinds of k as a type names them (number and
+// integer together count once).
+func countKinds(k kind) int {
+	c := 0
+	for _, kn := range kindNames {
+		if k&kn.k != 0 && !(kn.k == kInteger && k&kNumber != 0) {
+			c++
+		}
+	}
+	return c
+}
+
+// kinds writes the union of the kinds n is about.
 func (d *describer) kinds(n *node, indent int) {
 	first := true
+	types := impliedKinds(n)
 	for _, kn := range kindNames {
-		if n.types&kn.k == 0 || (kn.k == kInteger && n.types&kNumber != 0) {
+		if types&kn.k == 0 || (kn.k == kInteger && types&kNumber != 0) {
 			continue
 		}
 		if !first {
@@ -328,12 +336,7 @@ func (d *describer) compound(n *node, depth int) bool {
 	if n.enum != nil {
 		return len(n.enum) > 1
 	}
-	kinds, parts := 0, 0
-	for _, kn := range kindNames {
-		if n.types&kn.k != 0 && !(kn.k == kInteger && n.types&kNumber != 0) {
-			kinds++
-		}
-	}
+	kinds, parts := countKinds(impliedKinds(n)), 0
 	if kinds > 0 {
 		parts++
 	}
@@ -359,14 +362,43 @@ func (d *describer) compound(n *node, depth int) bool {
 	return false
 }
 
+// braces reports whether n is written as an object in braces, which
+// carries n's description after its opening brace.
+func (d *describer) braces(n *node) bool {
+	for i := 0; n.types == 0 && n.target != nil && d.names[n.target] == "" && i < 8; i++ {
+		if n.description != "" || n.title != "" {
+			return false
+		}
+		n = n.target
+	}
+	return d.names[n] == "" && n.always == nil && !n.hasConst && n.enum == nil &&
+		impliedKinds(n) == kObject && n.anyOf == nil && n.oneOf == nil && n.allOf == nil && openObject(n)
+}
+
+// openObject reports whether object writes n in braces rather than as
+// the word object.
+func openObject(n *node) bool {
+	return len(n.order) > 0 || extraProperties(n)
+}
+
+// extraProperties reports whether n takes properties it does not name,
+// of a schema worth writing as [key: string]: T.
+func extraProperties(n *node) bool {
+	return n.additional != nil && (n.additional.always == nil || *n.additional.always) && len(n.patternProps) == 0
+}
+
 func (d *describer) object(n *node, indent int) {
-	extra := n.additional != nil && (n.additional.always == nil || *n.additional.always) && len(n.patternProps) == 0
-	if len(n.order) == 0 && !extra {
+	extra := extraProperties(n)
+	if !openObject(n) {
 		d.b.WriteString("object")
 		return
 	}
 	pad := strings.Repeat("  ", indent+1)
-	d.b.WriteString("{\n")
+	d.b.WriteString("{")
+	if text := describeText(n); text != "" {
+		d.b.WriteString(" // " + text)
+	}
+	d.b.WriteString("\n")
 	for _, k := range n.order {
 		if d.b.Len() > describeBytes {
 			return
@@ -379,7 +411,7 @@ func (d *describer) object(n *node, indent int) {
 		d.b.WriteString(": ")
 		d.expr(p, indent+1, false)
 		d.b.WriteString(",")
-		if text := describeText(p); text != "" {
+		if text := describeText(p); text != "" && !d.braces(p) {
 			d.b.WriteString(" // " + text)
 		}
 		d.b.WriteString("\n")
@@ -477,10 +509,4 @@ func propertyName(k string) string {
 }
 
 // literal is a JSON value as a literal type.
-func literal(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return clip.Ellipsis(string(b), describeTextBytes)
-}
+func literal(v any) string { return clip.Ellipsis(marshal(v), describeTextBytes) }

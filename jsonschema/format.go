@@ -68,9 +68,12 @@ func validDate(s string) bool {
 	return err == nil && len(s) == len(time.DateOnly)
 }
 
+// validEmail takes an RFC 5322 addr-spec: the address alone, without a
+// display name, comment or space around it (net/mail parses it as the
+// inside of an angle-addr, which holds nothing else).
 func validEmail(s string) bool {
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Name == "" && a.Address == s
+	_, err := mail.ParseAddress("<" + s + ">")
+	return err == nil && s == strings.TrimSpace(s)
 }
 
 // validHostname follows RFC 1123: dot-separated labels of letters, digits

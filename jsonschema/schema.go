@@ -79,25 +79,20 @@ import (
 
 // OpenAI's documented limits on a strict schema.
 const (
-	maxProperties      = 5000    // object properties, in all
-	maxObjectDepth     = 10      // levels of nested objects
-	maxEnumValues      = 1000    // enum values, in all
-	maxSchemaChars     = 120_000 // property and definition names, string enum and const values
-	largeEnumValues    = 250     // a string enum with more values than this…
-	maxLargeEnumChars  = 15_000  // …may hold this many characters of values
-	maxSchemaProblems  = 20      // problems one SchemaError lists
-	maxPatternExamples = 3
+	maxProperties     = 5000    // object properties, in all
+	maxObjectDepth    = 10      // levels of nested objects
+	maxEnumValues     = 1000    // enum values, in all
+	maxSchemaChars    = 120_000 // property and definition names, string enum and const values
+	largeEnumValues   = 250     // a string enum with more values than this…
+	maxLargeEnumChars = 15_000  // …may hold this many characters of values
+	maxSchemaProblems = 20      // problems one SchemaError lists
 )
 
 // Schema is a compiled JSON Schema. It is immutable, and safe for
 // concurrent use.
 type Schema struct {
-	root   *node
-	strict bool
+	root *node
 }
-
-// Strict reports whether the schema was compiled in strict mode.
-func (s *Schema) Strict() bool { return s.strict }
 
 // A SchemaError is a schema Compile refused: every problem found, up to a
 // bound, each at its place in the schema.
@@ -286,7 +281,7 @@ func Compile(schema []byte, strict bool) (*Schema, error) {
 	for _, n := range c.all {
 		kindsOf(n, map[*node]bool{})
 	}
-	return &Schema{root: root, strict: strict}, nil
+	return &Schema{root: root}, nil
 }
 
 type compiler struct {

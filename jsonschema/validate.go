@@ -589,14 +589,17 @@ func isInteger(n json.Number) bool {
 }
 
 // show is x as compact JSON, clipped for a message.
-func show(x any) string {
+func show(x any) string { return clipped(marshal(x)) }
+
+// marshal is x as compact JSON, with <, > and & as they are.
+func marshal(x any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(x); err != nil {
 		return fmt.Sprint(x)
 	}
-	return clipped(strings.TrimSuffix(b.String(), "\n"))
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func clipped(s string) string { return clip.Ellipsis(s, showBytes) }
@@ -649,20 +652,7 @@ func expectDepth(n *node, depth int) string {
 		case len(n.allOf) > 0:
 			return expectDepth(n.allOf[0], depth+1) + " (and all of its allOf)"
 		}
-		// No type: the constraints say which kinds the schema is about.
-		if n.minLength >= 0 || n.maxLength >= 0 || n.pattern != nil || n.format != "" {
-			types |= kString
-		}
-		if n.minimum != nil || n.maximum != nil || n.exclusiveMin != nil || n.exclusiveMax != nil || n.multipleOf != nil {
-			types |= kNumber
-		}
-		if n.minItems >= 0 || n.maxItems >= 0 {
-			types |= kArray
-		}
-		if len(n.order) > 0 {
-			types |= kObject
-		}
-		if types == 0 {
+		if types = impliedKinds(n); types == 0 {
 			return "a value of the schema"
 		}
 	}
@@ -710,6 +700,30 @@ func expectDepth(n *node, depth int) string {
 		}
 	}
 	return orList(phrases)
+}
+
+// impliedKinds are the kinds a schema is about: its types, or, without
+// them, the kinds its keywords constrain ({"minLength": 1} is about
+// strings, though it takes a number too).
+func impliedKinds(n *node) kind {
+	if n.types != 0 {
+		return n.types
+	}
+	var k kind
+	if n.minLength >= 0 || n.maxLength >= 0 || n.pattern != nil || n.format != "" {
+		k |= kString
+	}
+	if n.minimum != nil || n.maximum != nil || n.exclusiveMin != nil || n.exclusiveMax != nil || n.multipleOf != nil {
+		k |= kNumber
+	}
+	if n.minItems >= 0 || n.maxItems >= 0 || n.items != nil || n.prefixItems != nil || n.contains != nil || n.uniqueItems {
+		k |= kArray
+	}
+	if n.order != nil || n.required != nil || n.additional != nil || n.patternProps != nil || n.propertyNames != nil ||
+		n.minProps >= 0 || n.maxProps >= 0 || n.dependentRequired != nil {
+		k |= kObject
+	}
+	return k
 }
 
 func alternatives(alts []*node) string { return alternativesDepth(alts, 0) }
