@@ -63,6 +63,7 @@
 // In both modes, a schema whose type lists null takes null even when its
 // enum does not list it: that is how OpenAI's guide writes an optional
 // enum field ({"type": ["string", "null"], "enum": ["F", "C"]}).
+//
 // Patterns are ECMA-262 regular expressions run by Go's regexp (RE2),
 // with \uXXXX escapes translated; a $ref loop that never descends into the
 // value (a schema that is its own allOf) is refused in both modes.
@@ -452,7 +453,9 @@ func (c *compiler) compile(v any, ptr, where string, depth int) *node {
 			}
 			if _, known := formats[s]; known {
 				n.format = s
-			} else if c.strict {
+			} else if c.strict && (n.types == 0 || n.types&kString != 0) {
+				// On a schema of no string, a format (OpenAPI's int32) is
+				// an annotation.
 				c.problem(at(k), "strict mode does not support format %q; it supports %s", s, strings.Join(formatNames(), ", "))
 			}
 		case "minimum", "maximum", "multipleOf":

@@ -435,6 +435,10 @@ func (v *validator) checkOneOf(alts []*node, x any, at *loc) {
 // what it should have been; an object missing a property of the one
 // object alternative is told which.
 func (v *validator) noneMatch(alts []*node, keyword string, x any, at *loc) {
+	if v.firstOnly { // only whether it passes matters
+		v.found++
+		return
+	}
 	var fits []int
 	for i, m := range alts {
 		if admits(m.kinds, x) {
