@@ -271,3 +271,29 @@ func TestValidateConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkValidate: a tool call's arguments, as a model writes them,
+// against one of OpenAI's example schemas; valid, and wrong in places.
+func BenchmarkValidate(b *testing.B) {
+	s := mustCompile(b, querySchema, true)
+	for _, bc := range []struct{ name, value string }{
+		{"valid", `{"table_name":"orders","columns":["id","status"],"order_by":"asc",
+			"conditions":[{"column":"status","operator":"=","value":"shipped"},{"column":"id","operator":">","value":{"column_name":"x"}}]}`},
+		{"invalid", `{"table_name":"order","columns":["id",7],"order_by":"up",
+			"conditions":[{"column":"status","operator":"~","value":true},{"column":"id","operator":">","value":{"column":"x"}}]}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				s.Validate([]byte(bc.value))
+			}
+		})
+	}
+}
+
+func BenchmarkCompile(b *testing.B) {
+	for b.Loop() {
+		if _, err := Compile([]byte(querySchema), true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
