@@ -19,7 +19,7 @@ var layers = [][]string{
 	{"internal/clip", "internal/jsonscan", "internal/proctest", "internal/datasetschema", "internal/fakellm", "internal/testpdf", "internal/browsertest",
 		"repl/symbols", "model/safetensors", "model/tokenizer", "model/backend", "model/backend/cuda/cudaemu",
 		"document", "store", "models/tinydemo", "training", "recursion/llm"},
-	{"api", "repl/protocol", "repl/shims"},
+	{"api", "repl/protocol", "repl/shims", "jsonschema"},
 	{"repl/sandbox", "repl/rewrite"},
 	{"repl/worker"},
 	{"model/backend/cuda", "model", "store/retention", "store/storetest", "repl", "recursion/upstream"},
