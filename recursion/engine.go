@@ -487,9 +487,16 @@ func (a *activeRun) finish(o rootOutcome) (Result, error) {
 	return res, nil
 }
 
-// PausedRun is a run waiting for the outputs of its client tool calls
-// (Result.ToolCalls). Resume it with them, or Close it; a paused run holds
-// its REPL session (its worker stopped) until then.
+// Paused is a run waiting for the outputs of its client tool calls
+// (Result.ToolCalls): resume it with them, or close it. A paused run
+// holds its REPL session (its worker stopped) until then. *PausedRun is
+// the engine's; a recorder wraps it to follow the run past its pauses.
+type Paused interface {
+	Resume(ctx context.Context, outputs map[string]string) (Result, error)
+	Close()
+}
+
+// PausedRun is the engine's Paused.
 type PausedRun struct{ a *activeRun }
 
 // ErrNotPaused is returned by Resume of a run that is not paused: resumed

@@ -100,7 +100,7 @@ type Result struct {
 	// ToolCalls are the calls a run paused at (StopReason StopToolCalls);
 	// Paused resumes it with their outputs.
 	ToolCalls []ToolCall
-	Paused    *PausedRun
+	Paused    Paused
 	// Conversation is the kept root session, for a follow-up, when the
 	// request asked to Keep it (or continued one) and the run ended in a
 	// state that can go on (not cancelled, not out of time); the caller
