@@ -190,7 +190,7 @@ func TestBuiltinModelScore(t *testing.T) {
 	args := append(slices.Clone(rec.Args), "--local-model", "builtin", "--out", out, "--traces", "none")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := runEval(ctx, args, &stdout, &stderr); err != nil {
+	if err := runEval(ctx, cli.Env{}, args, &stdout, &stderr); err != nil {
 		t.Fatalf("rlm eval %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	res, err := eval.ReadResults(filepath.Join(out, eval.ResultsFile))

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 )
 
 // TestBadFlagOneLine: a retired or mistyped flag gets one line naming what
@@ -54,14 +56,14 @@ func TestRenamedEnvRefused(t *testing.T) {
 	for env, want := range map[string]string{
 		"RLM_API_KEYS":       "environment variable RLM_API_KEYS was renamed RLM_API_KEY",
 		"RLM_LOCAL_KV_CACHE": "environment variable RLM_LOCAL_KV_CACHE was renamed RLM_KV_CACHE",
-		"RLM_SAMPLING_SEED":  "environment variable RLM_SAMPLING_SEED was renamed RLM_SEED",
+		"RLM_LOCAL_MAX_SEQS": "environment variable RLM_LOCAL_MAX_SEQS was renamed RLM_MAX_SEQS",
 	} {
-		_, err := loadServeConfig(nil, func(k string) string {
+		_, err := loadServeConfig(nil, cli.Env{Getenv: func(k string) string {
 			if k == env {
 				return "x"
 			}
 			return ""
-		}, &bytes.Buffer{})
+		}}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s set: %v, want %q", env, err, want)
 		}
