@@ -5,6 +5,7 @@
 package recursion
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	_ "embed"
@@ -95,7 +96,9 @@ type Config struct {
 	// UpstreamConcurrency bounds model calls in flight across all requests
 	// of this engine (default 64).
 	UpstreamConcurrency int
-	// Sandbox starts the REPL sessions (required). REPLLimits bound each.
+	// Sandbox starts the REPL sessions (required). REPLLimits bound each;
+	// its MaxCallBytes is a floor that follows the run's input
+	// (InputREPLLimits).
 	// RequestREPLMemory, when positive, bounds the memory the REPL sessions
 	// of one request (its root and every child RLM) reserve together (see
 	// repl.MemoryBudget); the sandbox's pool bounds all requests together.
@@ -196,6 +199,26 @@ func InputBudget(inputTokens int) Limits {
 		MaxTotalTokens: max(d.MaxTotalTokens, TokensPerInputToken*inputTokens),
 		Timeout:        max(d.Timeout, time.Duration(inputTokens)*TimePerMillionInputTokens/1_000_000),
 	}
+}
+
+// CallBytesPerInputByte scales the bytes one llm_query or rlm_query call
+// may carry (all its prompts together, repl.Limits.MaxCallBytes) with the
+// run's input: a batch of prompts that covers the whole input once, with
+// room for instructions and overlapping chunks, is let through whatever
+// the input's size, as the budgets follow it (InputBudget).
+const CallBytesPerInputByte = 2
+
+// InputREPLLimits returns the REPL limits of a run over an input of
+// inputBytes bytes under the configured l: MaxCallBytes is l's
+// (a floor) or CallBytesPerInputByte × inputBytes, whichever is more, but
+// no more than the memory a worker has for model data (MemoryBytes), which
+// every prompt of a call passes through. Zero fields of l are the REPL's
+// defaults.
+func InputREPLLimits(l repl.Limits, inputBytes int64) repl.Limits {
+	d := repl.DefaultLimits()
+	floor, mem := cmp.Or(l.MaxCallBytes, d.MaxCallBytes), cmp.Or(l.MemoryBytes, d.MemoryBytes)
+	l.MaxCallBytes = max(floor, min(CallBytesPerInputByte*inputBytes, mem))
+	return l
 }
 
 // Limits returns the limits a request asking for l would run with, before
@@ -313,26 +336,28 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	lim = e.limitsFor(req.Limits, off.inputTokens())
+	replLimits := InputREPLLimits(e.cfg.REPLLimits, off.inputBytes())
 
 	deadline := time.Now().Add(lim.Timeout)
 	ctx, cancel := context.WithDeadlineCause(ctx, deadline, errTimeout)
 	defer cancel()
 	r := &runState{
-		e:         e,
-		traceID:   traceID,
-		lim:       lim,
-		budget:    newBudget(lim.MaxLLMCalls, lim.MaxTotalTokens, deadline),
-		reqSem:    make(semaphore, lim.Concurrency),
-		obs:       req.Observer,
-		dir:       dir,
-		rootModel: rootModel,
-		subModel:  subModel,
-		rootSamp:  req.Sampling,
-		keep:      req.Keep || req.Continue != nil,
-		cont:      req.Continue,
-		subSamp:   llm.Sampling{Temperature: req.Sampling.Temperature, TopP: req.Sampling.TopP, Seed: req.Sampling.Seed},
-		nodeUsage: map[string]llm.Usage{},
-		childSem:  make([]semaphore, lim.MaxDepth+1),
+		e:          e,
+		traceID:    traceID,
+		lim:        lim,
+		budget:     newBudget(lim.MaxLLMCalls, lim.MaxTotalTokens, deadline),
+		reqSem:     make(semaphore, lim.Concurrency),
+		obs:        req.Observer,
+		dir:        dir,
+		rootModel:  rootModel,
+		subModel:   subModel,
+		rootSamp:   req.Sampling,
+		keep:       req.Keep || req.Continue != nil,
+		cont:       req.Continue,
+		subSamp:    llm.Sampling{Temperature: req.Sampling.Temperature, TopP: req.Sampling.TopP, Seed: req.Sampling.Seed},
+		replLimits: replLimits,
+		nodeUsage:  map[string]llm.Usage{},
+		childSem:   make([]semaphore, lim.MaxDepth+1),
 	}
 	if e.cfg.RequestREPLMemory > 0 {
 		r.replMemory = repl.NewMemoryBudget("this request", e.cfg.RequestREPLMemory)
@@ -389,7 +414,9 @@ type runState struct {
 	childSem []semaphore
 	maxDepth atomic.Int64
 	subCalls atomic.Int64
+	// replLimits bound every REPL session of the run (InputREPLLimits);
 	// replMemory is the request's REPL memory budget (nil: none).
+	replLimits repl.Limits
 	replMemory *repl.MemoryBudget
 	// keep asks the root node to keep its session (Request.Keep); cont is
 	// the conversation it continues; kept is what it kept.

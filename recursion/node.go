@@ -229,7 +229,7 @@ func (n *node) session(ctx context.Context, off *offloaded) (Session, []llm.Mess
 		hs.n.Store(n)
 		host = hs
 	}
-	sess, err := r.e.cfg.Sandbox.NewSession(ctx, SessionConfig{Context: off.File, Query: off.Query, Host: host, Limits: r.e.cfg.REPLLimits,
+	sess, err := r.e.cfg.Sandbox.NewSession(ctx, SessionConfig{Context: off.File, Query: off.Query, Host: host, Limits: r.replLimits,
 		Budget: r.replMemory})
 	if err != nil {
 		return nil, nil, finalGate{}, err
