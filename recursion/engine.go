@@ -67,8 +67,23 @@ var defaultLimits = Limits{
 	Timeout:          10 * time.Minute,
 	OffloadThreshold: 16_000,
 	Concurrency:      16,
-	MaxFailedTurns:   3,
+	MaxFailedTurns:   LocalMaxFailedTurns,
 }
+
+// Defaults of Limits.MaxFailedTurns by the kind of model that answers the
+// root's turns; Limits.MaxFailedTurns says what counts as a failed turn.
+// A small local model such as the built-in one that fails three turns in
+// a row is in a loop: let go on, it ends with a wrong FINAL, not a fix. A
+// capable upstream model fixes a compile error over several turns: three
+// or four failed turns, then working code. docs/engine.md ("Failed
+// turns") has the transcripts behind both numbers. DefaultLimits has the
+// local one; a caller that knows its root model is an upstream sets
+// UpstreamMaxFailedTurns (rlm serve, query and eval do, with
+// --max-failed-turns auto).
+const (
+	LocalMaxFailedTurns    = 3
+	UpstreamMaxFailedTurns = 6
+)
 
 // Config configures an Engine.
 type Config struct {
