@@ -183,3 +183,27 @@ func TestSessionLimitsFollowInput(t *testing.T) {
 		t.Errorf("session limits %+v: want a call cap of twice the input (about 20,000 bytes)", sb.got)
 	}
 }
+
+// TestNoAnswerNote: Config.NoAnswerNote ends the answer of a run the
+// model could not finish, and only of such a run.
+func TestNoAnswerNote(t *testing.T) {
+	t.Parallel()
+	const note = "(a bigger model is needed)"
+	for _, tc := range []struct {
+		reply string
+		want  StopReason
+	}{
+		{"I am not sure.", StopFailedTurns},
+		{"FINAL(42)", StopFinal},
+	} {
+		script := func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: tc.reply} }
+		e, _ := testEngine(t, &funcSandbox{}, script, Config{NoAnswerNote: note})
+		res, err := e.Run(t.Context(), Request{Messages: []llm.Message{{Role: "user", Content: strings.Repeat("x", 20_000) + "\nq"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StopReason != tc.want || strings.HasSuffix(res.Answer, " "+note) != (tc.want != StopFinal) {
+			t.Errorf("reply %q: stop %s, answer %q", tc.reply, res.StopReason, res.Answer)
+		}
+	}
+}

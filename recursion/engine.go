@@ -146,6 +146,12 @@ type Config struct {
 	// given at once without a model call: for a model that answers only
 	// questions about documents, such as the built-in one.
 	NoContextAnswer string
+	// NoAnswerNote, when set, ends the answer of a run that the model
+	// could not bring to FINAL (out of turns, failed turns, budget, time;
+	// not a cancelled run or a failed upstream): for a model that answers
+	// only some questions, such as the built-in one, to say that another
+	// model is needed.
+	NoAnswerNote string
 }
 
 // Engine runs RLM requests. It is safe for concurrent use.
@@ -384,6 +390,10 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	nr, err := root.run(ctx, off)
 	if err != nil {
 		return Result{}, err
+	}
+	if note := e.cfg.NoAnswerNote; note != "" && nr.reason != StopFinal && nr.reason != StopNoContext &&
+		nr.reason != StopCancelled && nr.reason != StopUpstreamError {
+		nr.answer += " " + note
 	}
 	calls, usage := r.budget.snapshot()
 	res := Result{

@@ -65,10 +65,10 @@ type engineConfig struct {
 	// Local, when set, answers every model call in-process instead of the
 	// upstream (rlm serve --local-model).
 	Local llm.Client
-	// NoContextAnswer answers at once a request with nothing to read (see
-	// recursion.Config): set for the built-in model, which can do nothing
-	// else with it.
-	NoContextAnswer string
+	// NoContextAnswer answers at once a request with nothing to read, and
+	// NoAnswerNote ends the answer of a run the model could not finish
+	// (see recursion.Config): set for the built-in model.
+	NoContextAnswer, NoAnswerNote string
 }
 
 // checkLimits refuses limits that cannot be enforced. A zero max-* means
@@ -297,7 +297,7 @@ func (c *engineConfig) engineSetup(base recursion.Config) (gateway.EngineConfig,
 	}
 	// Root stays nil without a local model: gateway.NewEngine makes it a
 	// client of the upstream.
-	base.Root, base.SubModel, base.NoContextAnswer = c.Local, c.SubModel, c.NoContextAnswer
+	base.Root, base.SubModel, base.NoContextAnswer, base.NoAnswerNote = c.Local, c.SubModel, c.NoContextAnswer, c.NoAnswerNote
 	base.RequestREPLMemory = mem.request
 	if base.RootModel == "" {
 		base.RootModel = c.RootModel

@@ -36,7 +36,7 @@ func runEval(ctx context.Context, env cli.Env, args []string, stdout, stderr io.
 	set := f.set.loaded(f.settings)
 	ec := &set.engineConfig
 	// Like serve and query: with no upstream, the built-in model answers.
-	release, err := set.prepareRun(stderr)
+	release, err := set.prepareRun(stderr, false)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}

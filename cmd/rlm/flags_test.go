@@ -89,3 +89,28 @@ func TestHelpUsesTwoDashes(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpHeadingsHaveFlags: no command's help prints a heading of flags
+// with none under it (rlm help serve once printed an empty "Flags:").
+func TestHelpHeadingsHaveFlags(t *testing.T) {
+	t.Parallel()
+	for name, c := range commands() {
+		for _, s := range c.Tables(cli.Env{}) {
+			var out bytes.Buffer
+			run(t.Context(), append([]string{"help"}, strings.Fields(s.Command())...), &out, &out)
+			lines := strings.Split(out.String(), "\n")
+			headings := 0
+			for i, l := range lines {
+				if l == "Flags:" || strings.HasPrefix(l, "Settings (") {
+					headings++
+					if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "  --") {
+						t.Errorf("rlm help %s: heading %q has no flag under it:\n%s", s.Command(), l, out.String())
+					}
+				}
+			}
+			if headings == 0 {
+				t.Errorf("rlm help %s (%s): no heading of flags:\n%s", s.Command(), name, out.String())
+			}
+		}
+	}
+}

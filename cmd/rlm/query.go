@@ -70,7 +70,7 @@ func runQuery(ctx context.Context, env cli.Env, args []string, stdout, stderr io
 	if err := cfg.checkDocuments(); err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	release, err := cfg.prepareRun(stderr)
+	release, err := cfg.prepareRun(stderr, q.quiet)
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
