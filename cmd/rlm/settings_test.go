@@ -497,3 +497,28 @@ func TestUnknownEnvWarned(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsNameRealFlags: every flag README.md and docs/ name is one that
+// some command's help lists, or a retired name the renamed table gives.
+func TestDocsNameRealFlags(t *testing.T) {
+	known := map[string]bool{}
+	for _, flags := range commandFlags(t) {
+		for name := range flags {
+			known[name] = true
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	files = append(files, filepath.Join("..", "..", "README.md"))
+	flagRE := regexp.MustCompile("(?:^|[ (`])--([a-z0-9][a-z0-9-]*)")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range flagRE.FindAllStringSubmatch(string(b), -1) {
+			if name := m[1]; !known[name] && len(cli.RenamedFlags[name]) == 0 {
+				t.Errorf("%s names --%s, which no command has", filepath.Base(f), name)
+			}
+		}
+	}
+}
