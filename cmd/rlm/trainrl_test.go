@@ -32,7 +32,7 @@ func TestTrainRL(t *testing.T) {
 	task := filepath.Join(dir, "letters.jsonl")
 	os.WriteFile(task, []byte(`{"context": "abcdefghij", "question": "Which letters?", "answer": ["a","b","c","d","e","f","g","h","i","j"], "scorer": "contains"}`+"\n"), 0o644)
 	rlCfg := filepath.Join(dir, "rl.json")
-	os.WriteFile(rlCfg, []byte(`{"group": 4, "lr": 0.02, "max-completion-tokens": 16, "loss": "ppo", "steps": 99}`), 0o644)
+	os.WriteFile(rlCfg, []byte(`{"group": 4, "lr": 0.02, "max_completion_tokens": 16, "loss": "ppo", "steps": 99}`), 0o644)
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
