@@ -171,7 +171,7 @@ func (x *Extractor) Extract(ctx context.Context, src Source) (*Result, error) {
 	switch kind {
 	case PDF:
 		if src.Size > x.opts.PDFMemoryBytes/2 {
-			return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("the PDF is %d bytes; this server reads PDFs of up to %d bytes (half the PDF engine's memory cap)", src.Size, x.opts.PDFMemoryBytes/2)}
+			return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("the PDF is %d bytes; rlm reads PDFs of up to %d bytes (half the PDF engine's memory cap, --pdf-memory-bytes)", src.Size, x.opts.PDFMemoryBytes/2)}
 		}
 		data := make([]byte, src.Size)
 		if _, err := io.ReadFull(r, data); err != nil {
@@ -220,7 +220,7 @@ var errTimeout = errors.New("document timeout")
 
 func timeoutError(ctx context.Context) error {
 	if errors.Is(context.Cause(ctx), errTimeout) {
-		return &Error{Kind: Timeout, Msg: "reading the document took too long; it may be malformed, or too large for this server's per-document timeout"}
+		return &Error{Kind: Timeout, Msg: "reading the document took too long; it may be malformed, or too large for the per-document timeout (--document-timeout)"}
 	}
 	return ctx.Err()
 }
@@ -299,7 +299,7 @@ func binaryKind(head []byte) (string, bool) {
 }
 
 func unsupported(what string) error {
-	return &Error{Kind: Unsupported, Msg: fmt.Sprintf("the file is %s; this server reads UTF-8 text, HTML and PDF files", what)}
+	return &Error{Kind: Unsupported, Msg: fmt.Sprintf("the file is %s; rlm reads UTF-8 text, HTML and PDF files", what)}
 }
 
 // Span is one piece's byte range [Start, End) in the file SaveText writes.

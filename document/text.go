@@ -97,7 +97,7 @@ func (c *TextChecker) Close() error {
 }
 
 func (c *TextChecker) fail(at int64, what string) error {
-	c.err = &Error{Kind: Unsupported, Msg: fmt.Sprintf("the file %s (at byte %d); this server reads UTF-8 text, HTML and PDF files", what, at)}
+	c.err = &Error{Kind: Unsupported, Msg: fmt.Sprintf("the file %s (at byte %d); rlm reads UTF-8 text, HTML and PDF files", what, at)}
 	return c.err
 }
 

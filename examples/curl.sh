@@ -1,32 +1,41 @@
 #!/bin/sh
 # A walk through the rlm gateway's API with curl. Start a server first:
+#   rlm serve                   # the built-in demo model answers, offline
+# or with a real model:
 #   rlm serve --upstream https://api.openai.com/v1 --upstream-key $OPENAI_API_KEY \
 #             --root-model gpt-4.1 --api-key secret
-# then: RLM_URL=http://127.0.0.1:8080 RLM_KEY=secret sh examples/curl.sh [file]
-# The file (default: a generated log) is uploaded once and queried twice.
+# then: RLM_URL=http://127.0.0.1:8080 RLM_API_KEY=secret sh examples/curl.sh
+# A generated log is uploaded once and asked about: the same question
+# stored, streamed and as a background response (OPS-7719, from the
+# built-in demo model as from a real one), then a follow-up in the same
+# REPL session (line 1234), which needs a real model: the built-in one
+# answers it "No answer: ... (This needs a real model: ...)".
 set -eu
 URL=${RLM_URL:-http://127.0.0.1:8080}
-KEY=${RLM_KEY:-}
-MODEL=${RLM_MODEL:-rlm}
+KEY=${RLM_API_KEY:-}
+MODEL=${MODEL:-rlm}
 AUTH="Authorization: Bearer $KEY"
 JSON="Content-Type: application/json"
 
 echo "== models"
-curl -sS -H "$AUTH" "$URL/v1/models"
-echo
+MODELS=$(curl -sS -H "$AUTH" "$URL/v1/models")
+echo "$MODELS"
+case $MODELS in *'"served_by":"builtin"'*)
+	echo "note: the server answers with its built-in demo model rlm-tiny-demo, which only looks facts up in documents;"
+	echo "      the follow-up below needs a real model (rlm serve --upstream URL --root-model NAME)" ;;
+esac
 
-FILE=${1:-}
-if [ -z "$FILE" ]; then
-	FILE=$(mktemp)
-	trap 'rm -f "$FILE"' EXIT
-	i=0
-	while [ $i -lt 2000 ]; do
-		if [ $((i % 50)) -eq 7 ]; then echo "line $i FAIL disk full"; else echo "line $i ok"; fi
-		i=$((i + 1))
-	done >"$FILE"
-fi
+FILE=$(mktemp)
+trap 'rm -f "$FILE"' EXIT
+i=0
+while [ $i -lt 2000 ]; do
+	if [ $i -eq 1234 ]; then echo "line $i NOTE: the ticket of the disk-full alert is OPS-7719"; fi
+	if [ $((i % 50)) -eq 7 ]; then echo "line $i FAIL disk full"; else echo "line $i ok"; fi
+	i=$((i + 1))
+done >"$FILE"
+Q="What is the ticket of the disk-full alert?"
 
-echo "== upload $FILE"
+echo "== upload the log"
 UPLOAD=$(curl -sS -H "$AUTH" -F purpose=user_data -F "file=@$FILE;filename=app.log" "$URL/v1/files")
 echo "$UPLOAD"
 FILE_ID=$(echo "$UPLOAD" | sed -n 's/.*"id":"\(file-[0-9a-f]*\)".*/\1/p')
@@ -36,7 +45,7 @@ ANSWER=$(curl -sS -H "$AUTH" -H "$JSON" "$URL/v1/chat/completions" -d '{
   "model": "'"$MODEL"'", "store": true,
   "rlm": {"max_iterations": 10, "timeout": "5m"},
   "messages": [{"role": "user", "content": [
-    {"type": "text", "text": "How many lines say FAIL?"},
+    {"type": "text", "text": "'"$Q"'"},
     {"type": "file", "file": {"file_id": "'"$FILE_ID"'"}}]}]}')
 echo "$ANSWER"
 CHAT_ID=$(echo "$ANSWER" | sed -n 's/^{"id":"\(chatcmpl-[0-9a-f]*\)".*/\1/p')
@@ -49,14 +58,14 @@ echo "== the same question, streamed (progress chunks have \"choices\":[] and an
 curl -sS -N -H "$AUTH" -H "$JSON" "$URL/v1/chat/completions" -d '{
   "model": "'"$MODEL"'", "stream": true, "stream_options": {"include_usage": true},
   "messages": [{"role": "user", "content": [
-    {"type": "text", "text": "How many lines say FAIL?"},
+    {"type": "text", "text": "'"$Q"'"},
     {"type": "file", "file": {"file_id": "'"$FILE_ID"'"}}]}]}'
 
 echo "== the same question as a background response (Responses API): answered at once, polled to the end"
 RESP=$(curl -sS -H "$AUTH" -H "$JSON" "$URL/v1/responses" -d '{
   "model": "'"$MODEL"'", "background": true,
   "input": [{"role": "user", "content": [
-    {"type": "input_text", "text": "How many lines say FAIL?"},
+    {"type": "input_text", "text": "'"$Q"'"},
     {"type": "input_file", "file_id": "'"$FILE_ID"'"}]}]}')
 echo "$RESP"
 RESP_ID=$(echo "$RESP" | sed -n 's/^{"id":"\(resp_[0-9a-f]*\)".*/\1/p')
@@ -69,7 +78,7 @@ echo "$RESP"
 echo "== a follow-up in the same REPL session (rlm.session says whether it continued)"
 curl -sS -H "$AUTH" -H "$JSON" "$URL/v1/responses" -d '{
   "model": "'"$MODEL"'", "previous_response_id": "'"$RESP_ID"'",
-  "input": "Which of those lines came first?"}'
+  "input": "On which line of the log is that ticket?"}'
 echo
 
 echo "== an error: unknown model"

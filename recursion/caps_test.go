@@ -1,7 +1,11 @@
 package recursion
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -114,5 +118,92 @@ func TestRejectedHugePromptsExhaustTokens(t *testing.T) {
 	}
 	if last := answers[len(answers)-1]; !strings.Contains(last, "budget exhausted") || !strings.Contains(last, "tokens") {
 		t.Fatalf("last answer %q", last)
+	}
+}
+
+// TestInputREPLLimits: the bytes of one call follow the input, twice its
+// size, with the configured cap as a floor and the worker's memory as a
+// ceiling; the other limits are kept.
+func TestInputREPLLimits(t *testing.T) {
+	t.Parallel()
+	d := repl.DefaultLimits()
+	for _, tc := range []struct {
+		name  string
+		l     repl.Limits
+		input int64
+		want  int64
+	}{
+		{"small input: the default", repl.Limits{}, 1 << 20, d.MaxCallBytes},
+		{"40M characters", repl.Limits{}, 40_000_000, 80_000_000},
+		{"a configured floor", repl.Limits{MaxCallBytes: 200 << 20}, 40_000_000, 200 << 20},
+		{"at most the worker's memory", repl.Limits{MemoryBytes: 64 << 20}, 40_000_000, 64 << 20},
+		{"a floor above the memory", repl.Limits{MaxCallBytes: 128 << 20, MemoryBytes: 64 << 20}, 40_000_000, 128 << 20},
+	} {
+		got := InputREPLLimits(tc.l, tc.input)
+		if got.MaxCallBytes != tc.want {
+			t.Errorf("%s: MaxCallBytes %d, want %d", tc.name, got.MaxCallBytes, tc.want)
+		}
+		got.MaxCallBytes = tc.l.MaxCallBytes
+		if got != tc.l {
+			t.Errorf("%s: other limits changed: %+v", tc.name, got)
+		}
+	}
+}
+
+// limitsSandbox records the limits each session is given.
+type limitsSandbox struct {
+	Sandbox
+	mu  sync.Mutex
+	got []repl.Limits
+}
+
+func (s *limitsSandbox) NewSession(ctx context.Context, cfg SessionConfig) (Session, error) {
+	s.mu.Lock()
+	s.got = append(s.got, cfg.Limits)
+	s.mu.Unlock()
+	return s.Sandbox.NewSession(ctx, cfg)
+}
+
+// TestSessionLimitsFollowInput: a run's REPL sessions get the call cap of
+// its input, not the configured floor alone.
+func TestSessionLimitsFollowInput(t *testing.T) {
+	t.Parallel()
+	sb := &limitsSandbox{Sandbox: &funcSandbox{cells: map[string]func(*cellEnv) repl.CellResult{
+		"done": func(*cellEnv) repl.CellResult { return repl.CellResult{Final: final("done")} },
+	}}}
+	script := func(req fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: code("done")} }
+	e, _ := testEngine(t, sb, script, Config{REPLLimits: repl.Limits{MaxCallBytes: 1 << 10}})
+	doc := filepath.Join(t.TempDir(), "doc.txt")
+	os.WriteFile(doc, []byte(strings.Repeat("x", 10_000)), 0o600)
+	if _, err := e.Run(t.Context(), Request{Messages: []llm.Message{{Role: "user", Content: "q"}},
+		Documents: []Document{{Name: "doc.txt", Path: doc}}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sb.got) != 1 || sb.got[0].MaxCallBytes < 20_000 {
+		t.Errorf("session limits %+v: want a call cap of twice the input (about 20,000 bytes)", sb.got)
+	}
+}
+
+// TestNoAnswerNote: Config.NoAnswerNote ends the answer of a run the
+// model could not finish, and only of such a run.
+func TestNoAnswerNote(t *testing.T) {
+	t.Parallel()
+	const note = "(a bigger model is needed)"
+	for _, tc := range []struct {
+		reply string
+		want  StopReason
+	}{
+		{"I am not sure.", StopFailedTurns},
+		{"FINAL(42)", StopFinal},
+	} {
+		script := func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: tc.reply} }
+		e, _ := testEngine(t, &funcSandbox{}, script, Config{NoAnswerNote: note})
+		res, err := e.Run(t.Context(), Request{Messages: []llm.Message{{Role: "user", Content: strings.Repeat("x", 20_000) + "\nq"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StopReason != tc.want || strings.HasSuffix(res.Answer, " "+note) != (tc.want != StopFinal) {
+			t.Errorf("reply %q: stop %s, answer %q", tc.reply, res.StopReason, res.Answer)
+		}
 	}
 }

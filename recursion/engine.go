@@ -5,6 +5,7 @@
 package recursion
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	_ "embed"
@@ -68,8 +69,23 @@ var defaultLimits = Limits{
 	Timeout:          10 * time.Minute,
 	OffloadThreshold: 16_000,
 	Concurrency:      16,
-	MaxFailedTurns:   3,
+	MaxFailedTurns:   LocalMaxFailedTurns,
 }
+
+// Defaults of Limits.MaxFailedTurns by the kind of model that answers the
+// root's turns; Limits.MaxFailedTurns says what counts as a failed turn.
+// A small local model such as the built-in one that fails three turns in
+// a row is in a loop: let go on, it ends with a wrong FINAL, not a fix. A
+// capable upstream model fixes a compile error over several turns: three
+// or four failed turns, then working code. docs/engine.md ("Failed
+// turns") has the transcripts behind both numbers. DefaultLimits has the
+// local one; a caller that knows its root model is an upstream sets
+// UpstreamMaxFailedTurns (rlm serve, query and eval do, with
+// --max-failed-turns auto).
+const (
+	LocalMaxFailedTurns    = 3
+	UpstreamMaxFailedTurns = 6
+)
 
 // Config configures an Engine.
 type Config struct {
@@ -97,7 +113,9 @@ type Config struct {
 	// UpstreamConcurrency bounds model calls in flight across all requests
 	// of this engine (default 64).
 	UpstreamConcurrency int
-	// Sandbox starts the REPL sessions (required). REPLLimits bound each.
+	// Sandbox starts the REPL sessions (required). REPLLimits bound each;
+	// its MaxCallBytes is a floor that follows the run's input
+	// (InputREPLLimits).
 	// RequestREPLMemory, when positive, bounds the memory the REPL sessions
 	// of one request (its root and every child RLM) reserve together (see
 	// repl.MemoryBudget); the sandbox's pool bounds all requests together.
@@ -130,6 +148,12 @@ type Config struct {
 	// given at once without a model call: for a model that answers only
 	// questions about documents, such as the built-in one.
 	NoContextAnswer string
+	// NoAnswerNote, when set, ends the answer of a run that the model
+	// could not bring to FINAL (out of turns, failed turns, budget, time;
+	// not a cancelled run or a failed upstream): for a model that answers
+	// only some questions, such as the built-in one, to say that another
+	// model is needed.
+	NoAnswerNote string
 }
 
 // Engine runs RLM requests. It is safe for concurrent use.
@@ -198,6 +222,26 @@ func InputBudget(inputTokens int) Limits {
 		MaxTotalTokens: max(d.MaxTotalTokens, TokensPerInputToken*inputTokens),
 		Timeout:        max(d.Timeout, time.Duration(inputTokens)*TimePerMillionInputTokens/1_000_000),
 	}
+}
+
+// CallBytesPerInputByte scales the bytes one llm_query or rlm_query call
+// may carry (all its prompts together, repl.Limits.MaxCallBytes) with the
+// run's input: a batch of prompts that covers the whole input once, with
+// room for instructions and overlapping chunks, is let through whatever
+// the input's size, as the budgets follow it (InputBudget).
+const CallBytesPerInputByte = 2
+
+// InputREPLLimits returns the REPL limits of a run over an input of
+// inputBytes bytes under the configured l: MaxCallBytes is l's
+// (a floor) or CallBytesPerInputByte × inputBytes, whichever is more, but
+// no more than the memory a worker has for model data (MemoryBytes), which
+// every prompt of a call passes through. Zero fields of l are the REPL's
+// defaults.
+func InputREPLLimits(l repl.Limits, inputBytes int64) repl.Limits {
+	d := repl.DefaultLimits()
+	floor, mem := cmp.Or(l.MaxCallBytes, d.MaxCallBytes), cmp.Or(l.MemoryBytes, d.MemoryBytes)
+	l.MaxCallBytes = max(floor, min(CallBytesPerInputByte*inputBytes, mem))
+	return l
 }
 
 // Limits returns the limits a request asking for l would run with, before
@@ -326,6 +370,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	lim = e.limitsFor(req.Limits, off.inputTokens())
+	replLimits := InputREPLLimits(e.cfg.REPLLimits, off.inputBytes())
 
 	// The run's context is its own, so that a paused run (client tools)
 	// outlives the call that paused it: Run's ctx, and Resume's, cancel it
@@ -348,6 +393,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		keep:       req.Keep || req.Continue != nil,
 		cont:       req.Continue,
 		subSamp:    llm.Sampling{Temperature: req.Sampling.Temperature, TopP: req.Sampling.TopP, Seed: req.Sampling.Seed},
+		replLimits: replLimits,
 		nodeUsage:  map[string]llm.Usage{},
 		childSem:   make([]semaphore, lim.MaxDepth+1),
 		replMemory: replMemory,
@@ -463,6 +509,10 @@ func (a *activeRun) finish(o rootOutcome) (Result, error) {
 		return Result{}, o.err
 	}
 	r, nr := a.r, o.nr
+	if note := r.e.cfg.NoAnswerNote; note != "" && nr.reason != StopFinal && nr.reason != StopNoContext &&
+		nr.reason != StopCancelled && nr.reason != StopUpstreamError {
+		nr.answer += " " + note
+	}
 	calls, usage := r.budget.snapshot()
 	res := Result{
 		TraceID:      r.traceID,
@@ -566,7 +616,9 @@ type runState struct {
 	childSem []semaphore
 	maxDepth atomic.Int64
 	subCalls atomic.Int64
+	// replLimits bound every REPL session of the run (InputREPLLimits);
 	// replMemory is the request's REPL memory budget (nil: none).
+	replLimits repl.Limits
 	replMemory *repl.MemoryBudget
 	// keep asks the root node to keep its session (Request.Keep); cont is
 	// the conversation it continues; kept is what it kept.

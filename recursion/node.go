@@ -238,7 +238,7 @@ func (n *node) session(ctx context.Context, off *offloaded) (Session, []llm.Mess
 		hs.n.Store(n)
 		host = hs
 	}
-	cfg := SessionConfig{Context: off.File, Query: off.Query, Host: host, Limits: r.e.cfg.REPLLimits, Budget: r.replMemory}
+	cfg := SessionConfig{Context: off.File, Query: off.Query, Host: host, Limits: r.replLimits, Budget: r.replMemory}
 	if n.depth == 0 {
 		cfg.Tools = r.tools.names()
 	}

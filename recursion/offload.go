@@ -82,6 +82,18 @@ func (o *offloaded) inputTokens() int {
 	return llm.EstimateTokens(chars)
 }
 
+// inputBytes is the size of the whole input in bytes: what was offloaded
+// and what stayed in view.
+func (o *offloaded) inputBytes() int64 {
+	n := int64(len(o.View))
+	if o.File != nil {
+		for _, r := range o.File.Pieces {
+			n += r.End - r.Start
+		}
+	}
+	return n
+}
+
 // offload applies the offload rule to a node's input: messages longer than
 // threshold characters and every document go, in order, into one context
 // file in dir; the rest stays visible. When what stays visible would pass

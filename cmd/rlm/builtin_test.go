@@ -33,7 +33,9 @@ func noUpstream(t *testing.T) {
 }
 
 // notices counts the built-in model's log line.
-func notices(log string) int { return strings.Count(log, "using the built-in model "+tinydemo.Name) }
+func notices(log string) int {
+	return strings.Count(log, "answering with the built-in demo model "+tinydemo.Name)
+}
 
 // TestBuiltinServe: with no upstream, `rlm serve` answers chat completions
 // with the built-in model in-process, through the real engine and REPL,
@@ -139,26 +141,36 @@ func TestBuiltinRefused(t *testing.T) {
 }
 
 // TestBuiltinQuery: with no upstream, `rlm query` runs the built-in model
-// in-process over the context file, says so once on stderr, and ends with
-// its usual summary (the placeholder writes no FINAL, so it exits 1 with
-// the stop reason).
+// in-process over the context file, says so once on stderr in one short
+// line (not with --quiet), and ends with its usual summary; a run it
+// cannot finish says that the question needs a real model.
 func TestBuiltinQuery(t *testing.T) {
 	noUpstream(t)
 	ctxFile := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(ctxFile, []byte(strings.Repeat("nothing here\n", 100)+"the secret number is 4821\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// --model-window bounds how much each call may write (query has
-	// no max_tokens), so that the test takes seconds.
-	var stdout, stderr bytes.Buffer
-	status := run(t.Context(), []string{"query", "--quiet", "--temperature", "0", "--max-iterations", "1", "--model-window", "3072",
-		"--context", ctxFile, "What is the secret number?"}, &stdout, &stderr)
-	errText := stderr.String()
-	if n := notices(errText); n != 1 || !strings.HasPrefix(errText, "rlm: using the built-in model") {
-		t.Errorf("the built-in model's line is on stderr %d times, want once, first:\n%s", n, errText)
-	}
-	if !strings.Contains(errText, "llm_calls=") || (status != 0 && !strings.Contains(errText, "rlm: query: No answer: the run stopped (")) {
-		t.Errorf("status %d, stdout %q, stderr:\n%s", status, stdout.String(), errText)
+	for _, quiet := range []bool{false, true} {
+		// --model-window bounds how much each call may write (query has
+		// no max_tokens), so that the test takes seconds.
+		args := []string{"query", "--temperature", "0", "--max-iterations", "1", "--model-window", "3072", "--context", ctxFile, "What is the secret number?"}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		var stdout, stderr bytes.Buffer
+		status := run(t.Context(), args, &stdout, &stderr)
+		errText := stderr.String()
+		first, _, _ := strings.Cut(errText, "\n")
+		switch n := notices(errText); {
+		case quiet && n != 0:
+			t.Errorf("--quiet: the built-in model's line is on stderr:\n%s", errText)
+		case !quiet && (n != 1 || !strings.HasPrefix(first, "rlm: answering with the built-in") || len(first) > 160):
+			t.Errorf("the built-in model's line is on stderr %d times, want once, first, under 160 characters:\n%s", n, errText)
+		}
+		if !strings.Contains(errText, "llm_calls=") ||
+			(status != 0 && (!strings.Contains(errText, "rlm: query: No answer: the run stopped (") || !strings.Contains(errText, "This needs a real model"))) {
+			t.Errorf("status %d, stdout %q, stderr:\n%s", status, stdout.String(), errText)
+		}
 	}
 }
 
@@ -190,7 +202,7 @@ func TestBuiltinModelScore(t *testing.T) {
 	args := append(slices.Clone(rec.Args), "--local-model", "builtin", "--out", out, "--traces", "none")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := runEval(ctx, args, &stdout, &stderr); err != nil {
+	if err := runEval(ctx, cli.Env{}, args, &stdout, &stderr); err != nil {
 		t.Fatalf("rlm eval %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	res, err := eval.ReadResults(filepath.Join(out, eval.ResultsFile))

@@ -65,10 +65,10 @@ type engineConfig struct {
 	// Local, when set, answers every model call in-process instead of the
 	// upstream (rlm serve --local-model).
 	Local llm.Client
-	// NoContextAnswer answers at once a request with nothing to read (see
-	// recursion.Config): set for the built-in model, which can do nothing
-	// else with it.
-	NoContextAnswer string
+	// NoContextAnswer answers at once a request with nothing to read, and
+	// NoAnswerNote ends the answer of a run the model could not finish
+	// (see recursion.Config): set for the built-in model.
+	NoContextAnswer, NoAnswerNote string
 }
 
 // checkLimits refuses limits that cannot be enforced. A zero max-* means
@@ -83,7 +83,7 @@ func (c *engineConfig) checkLimits() error {
 		zero string
 	}{{"max-depth", l.MaxDepth, l.MaxDepth < 0, "the root alone"}, {"max-iterations", l.MaxIterations, l.MaxIterations < 0, "no maximum"},
 		{"max-llm-calls", l.MaxLLMCalls, l.MaxLLMCalls < 0, "no maximum"}, {"max-total-tokens", l.MaxTotalTokens, l.MaxTotalTokens < 0, "no maximum"},
-		{"timeout", l.Timeout, l.Timeout < 0, "no maximum"}, {"max-failed-turns", l.MaxFailedTurns, l.MaxFailedTurns < 0, "the default"}} {
+		{"timeout", l.Timeout, l.Timeout < 0, "no maximum"}, {"max-failed-turns", l.MaxFailedTurns, l.MaxFailedTurns < 0, "auto"}} {
 		if m.neg {
 			return fmt.Errorf("%s %v: must not be negative (0: %s)", m.name, m.v, m.zero)
 		}
@@ -177,11 +177,19 @@ func (c *engineConfig) checkRun() error {
 }
 
 // runLimits are the Limits of one run as the flags mean them: --max-depth 0
-// is the root alone, which recursion.Limits writes as -1 (0 is its default).
+// is the root alone, which recursion.Limits writes as -1 (0 is its
+// default), and --max-failed-turns auto (0) is the default of the kind of
+// model that answers, known once a local model is loaded.
 func (c *engineConfig) runLimits() recursion.Limits {
 	l := c.Limits
 	if l.MaxDepth == 0 {
 		l.MaxDepth = -1
+	}
+	if l.MaxFailedTurns == 0 {
+		l.MaxFailedTurns = recursion.UpstreamMaxFailedTurns
+		if c.Local != nil {
+			l.MaxFailedTurns = recursion.LocalMaxFailedTurns
+		}
 	}
 	return l
 }
@@ -289,7 +297,7 @@ func (c *engineConfig) engineSetup(base recursion.Config) (gateway.EngineConfig,
 	}
 	// Root stays nil without a local model: gateway.NewEngine makes it a
 	// client of the upstream.
-	base.Root, base.SubModel, base.NoContextAnswer = c.Local, c.SubModel, c.NoContextAnswer
+	base.Root, base.SubModel, base.NoContextAnswer, base.NoAnswerNote = c.Local, c.SubModel, c.NoContextAnswer, c.NoAnswerNote
 	base.RequestREPLMemory = mem.request
 	if base.RootModel == "" {
 		base.RootModel = c.RootModel

@@ -16,9 +16,11 @@ import (
 	"github.com/rlm-project/rlm/tracing"
 )
 
-// evalFlags are rlm eval's own flags; the engine's are settings.
+// evalFlags are rlm eval's flags: the engine's settings, read into set,
+// and its own.
 type evalFlags struct {
-	settings                                                             settingsFlags
+	settings                                                             *cli.Settings
+	set                                                                  *config
 	tasks, lengths, out, workDir, baseline, baselineModel, traces, owner string
 	n, parallel, maxCompletion                                           int
 	taskOpts                                                             eval.TaskOptions
@@ -26,18 +28,15 @@ type evalFlags struct {
 
 // runEval is `rlm eval`: long-context tasks through the RLM engine, and
 // optionally through the model directly, with scores, costs and a chart.
-func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, err := parseEvalFlags(args, stderr)
+func runEval(ctx context.Context, env cli.Env, args []string, stdout, stderr io.Writer) error {
+	f, err := parseEvalFlags(args, env, stderr)
 	if f == nil || err != nil {
 		return err // nil for -h
 	}
-	set, err := f.settings.load()
-	if err != nil {
-		return err
-	}
+	set := f.set.loaded(f.settings)
 	ec := &set.engineConfig
 	// Like serve and query: with no upstream, the built-in model answers.
-	release, err := set.prepareRun(stderr)
+	release, err := set.prepareRun(stderr, false)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -94,11 +93,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return runErr
 }
 
-// parseEvalFlags returns nil and no error for -h.
-func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
+// newEvalFlags defines the flags of `rlm eval`, whose help goes to stderr.
+func newEvalFlags(env cli.Env, stderr io.Writer) *evalFlags {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &evalFlags{settings: registerSettings(fs, "eval", os.Getenv)}
+	f := &evalFlags{}
+	f.settings, f.set = newSettings("eval", fs, env)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: rlm eval [flags]")
 		fmt.Fprintln(stderr, "\nRuns long-context tasks through the RLM engine (and with --baseline direct, through the")
@@ -122,15 +122,18 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
 	fs.StringVar(&f.traces, "traces", "", "disk store `directory` for the runs' trajectories (default OUT/traces; \"none\" disables)")
 	fs.IntVar(&f.maxCompletion, "max-completion-tokens", 0, "max_tokens of each model call (0: the upstream's default)")
 	fs.StringVar(&f.owner, "trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
-	if err := cli.ParseFlags(fs, args, stderr, fs.Usage); err != nil {
+	f.settings.Arguments("out", "traces")
+	return f
+}
+
+// parseEvalFlags returns nil and no error for -h.
+func parseEvalFlags(args []string, env cli.Env, stderr io.Writer) (*evalFlags, error) {
+	f := newEvalFlags(env, stderr)
+	if err := f.settings.Parse(args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil
 		}
 		return nil, err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "rlm eval: unexpected arguments %q; `rlm eval -h` lists its flags\n", fs.Args())
-		return nil, cli.ErrUsage
 	}
 	if f.baseline != "" && f.baseline != "direct" {
 		return nil, cli.BadFlag("eval: --baseline %q: the only baseline is direct", f.baseline)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/cmd/rlm/internal/traincmd"
 	"github.com/rlm-project/rlm/eval"
 )
@@ -25,13 +26,13 @@ func TestEvalLocalModel(t *testing.T) {
 	base := filepath.Join(dir, "base")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	out := filepath.Join(dir, "eval")
 	stdout.Reset()
 	stderr.Reset()
-	err := runEval(ctx, []string{"--local-model", base, "--kv-cache", "16384tokens", "--task", "sniah", "--phrasings", "out",
+	err := runEval(ctx, cli.Env{}, []string{"--local-model", base, "--kv-cache", "16384tokens", "--task", "sniah", "--phrasings", "out",
 		"--lengths", "2k", "--n", "2", "--temperature", "0", "--max-iterations", "2", "--max-completion-tokens", "16",
 		"--out", out, "--traces", "none"}, &stdout, &stderr)
 	if err != nil {
@@ -53,7 +54,7 @@ func TestEvalLocalModel(t *testing.T) {
 	if !strings.Contains(stdout.String(), "sniah[phrasings=out]") {
 		t.Errorf("table:\n%s", stdout.String())
 	}
-	if err := runEval(ctx, []string{"--local-model", base, "--max-completion-tokens", "-1", "--out", out}, &stdout, &stderr); err == nil {
+	if err := runEval(ctx, cli.Env{}, []string{"--local-model", base, "--max-completion-tokens", "-1", "--out", out}, &stdout, &stderr); err == nil {
 		t.Error("a negative --max-completion-tokens was accepted")
 	}
 }
@@ -64,7 +65,7 @@ func TestEvalBuiltinFallback(t *testing.T) {
 	noUpstream(t)
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	err := runEval(context.Background(), []string{"--task", "sniah", "--lengths", "2k", "--n", "1", "--max-iterations", "5",
+	err := runEval(context.Background(), cli.Env{}, []string{"--task", "sniah", "--lengths", "2k", "--n", "1", "--max-iterations", "5",
 		"--out", out, "--traces", "none"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, stderr.String())

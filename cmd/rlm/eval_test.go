@@ -36,7 +36,7 @@ func TestEvalEndToEnd(t *testing.T) {
 		"--out", out, "--parallel", "2", "--baseline", "direct", "--baseline-model", "sub", "--model-window", "4k",
 		"--upstream", fake.URL, "--upstream-key", "test", "--root-model", "root", "--sub-model", "sub"}
 	var stdout, stderr bytes.Buffer
-	if err := runEval(context.Background(), args, &stdout, &stderr); err != nil {
+	if err := runEval(context.Background(), cli.Env{}, args, &stdout, &stderr); err != nil {
 		t.Fatalf("rlm eval: %v\nstderr:\n%s", err, stderr.String())
 	}
 
@@ -208,7 +208,7 @@ func TestEvalEndToEnd(t *testing.T) {
 
 	// `rlm traces` reads them where rlm eval put them.
 	var list bytes.Buffer
-	if err := tracecmd.Run(context.Background(), []string{"list", "--dir", filepath.Join(out, "traces"), "--limit", "1000"}, &list, &bytes.Buffer{}); err != nil {
+	if err := tracecmd.Run(context.Background(), cli.Env{}, []string{"list", "--dir", filepath.Join(out, "traces"), "--limit", "1000"}, &list, &bytes.Buffer{}); err != nil {
 		t.Fatalf("rlm traces list: %v", err)
 	}
 	for _, r := range res {
@@ -221,7 +221,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	calls := len(fake.Requests())
 	stdout.Reset()
 	stderr.Reset()
-	if err := runEval(context.Background(), args, &stdout, &stderr); err != nil {
+	if err := runEval(context.Background(), cli.Env{}, args, &stdout, &stderr); err != nil {
 		t.Fatalf("second run: %v", err)
 	}
 	if n := len(fake.Requests()); n != calls {
@@ -252,7 +252,7 @@ func TestEvalBadInput(t *testing.T) {
 		{[]string{"--trace-owner", "a b"}, "trace-owner"},
 	} {
 		var stderr bytes.Buffer
-		err := runEval(context.Background(), append(append([]string{}, base...), tc.args...), &bytes.Buffer{}, &stderr)
+		err := runEval(context.Background(), cli.Env{}, append(append([]string{}, base...), tc.args...), &bytes.Buffer{}, &stderr)
 		if tc.want == "" {
 			if err != cli.ErrUsage {
 				t.Errorf("%v: got %v, want a usage error", tc.args, err)
@@ -264,12 +264,12 @@ func TestEvalBadInput(t *testing.T) {
 		}
 	}
 	t.Setenv("RLM_ROOT_MODEL", "")
-	if err := runEval(context.Background(), []string{"--upstream", "http://127.0.0.1:1/v1", "--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "root model") {
+	if err := runEval(context.Background(), cli.Env{}, []string{"--upstream", "http://127.0.0.1:1/v1", "--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "root model") {
 		t.Errorf("no root model: %v", err)
 	}
 	t.Setenv("RLM_UPSTREAM", "")
 	t.Setenv("OPENAI_BASE_URL", "")
-	if err := runEval(context.Background(), []string{"--root-model", "root", "--local-model", "none", "--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no upstream") {
+	if err := runEval(context.Background(), cli.Env{}, []string{"--root-model", "root", "--local-model", "none", "--out", t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no upstream") {
 		t.Errorf("no upstream: %v", err)
 	}
 }

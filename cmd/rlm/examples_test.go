@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -49,22 +50,94 @@ func runExampleFor(t *testing.T, timeout time.Duration, dir string, env []string
 	return stdout.String(), stderr.String()
 }
 
+// lookupUpstream is a scripted fake upstream (not a model) whose root
+// writes the Go a model would to find the ticket in examples/curl.sh's
+// log, and answers the ticket, or its line for the follow-up.
+func lookupUpstream(req fakellm.Request) fakellm.Reply {
+	followUp := false
+	for _, m := range req.Messages {
+		followUp = followUp || strings.Contains(m.Content, "On which line")
+	}
+	if m := ticketRE.FindStringSubmatch(req.LastUser()); m != nil {
+		if followUp {
+			return fakellm.Reply{Content: "FINAL(line " + m[2] + ")"}
+		}
+		return fakellm.Reply{Content: "FINAL(" + m[1] + ")"}
+	}
+	return fakellm.Reply{Content: fakellm.Code(`import (
+	"fmt"
+	"strings"
+)
+for _, l := range strings.Split(context, "\n") {
+	if strings.Contains(l, "ticket of the disk-full alert is") {
+		f := strings.Fields(l)
+		fmt.Println("ticket:", f[len(f)-1], "line:", f[1])
+	}
+}`)}
+}
+
+var ticketRE = regexp.MustCompile(`ticket: (\S+) line: (\d+)`)
+
 func TestExampleCurl(t *testing.T) {
 	requireTool(t, "curl")
-	up := fakellm.New(countingUpstream)
+	up := fakellm.New(lookupUpstream)
 	defer up.Close()
 	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "secret")...)
-	out, _ := runExample(t, filepath.Join("..", ".."), []string{"RLM_URL=" + s.URL, "RLM_KEY=secret"}, "sh", "examples/curl.sh")
+	out, _ := runExample(t, filepath.Join("..", ".."), []string{"RLM_URL=" + s.URL, "RLM_API_KEY=secret"}, "sh", "examples/curl.sh")
 	for _, want := range []string{
 		`"object":"list"`, `"filename":"app.log"`,
-		`"content":"40 failures"`, `"status":"completed"`, // the stored completion
-		`"delta":{"content":"40 failures"}`, `"choices":[],"rlm":{"event":"subcall_start"`, "data: [DONE]",
+		`"content":"OPS-7719"`, `"status":"completed"`, // the stored completion
+		`"delta":{"content":"OPS-7719"}`, `"rlm":{"event":"cell_start"`, "data: [DONE]",
 		`"code":"model_not_found"`, `"deleted":true`,
-		`"object":"response"`, `"text":"40 failures"`, `"previous_response_id":"resp_`, `"session":"continued"`, // Responses
+		`"object":"response"`, `"text":"OPS-7719"`, `"previous_response_id":"resp_`, `"session":"continued"`, `"text":"line 1234"`, // Responses
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("curl walkthrough output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "note: the server answers with its built-in") {
+		t.Errorf("a note about the built-in model from a server with an upstream:\n%s", out)
+	}
+}
+
+// TestExamplesDefaultSetup runs examples/curl.sh and examples/goclient as
+// a new user would first: against `rlm serve` with nothing configured,
+// whose built-in demo model answers. Each gives the right answer, or says
+// that the question needs a real model.
+func TestExamplesDefaultSetup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the built-in model over the examples")
+	}
+	requireTool(t, "curl")
+	goBin := requireTool(t, "go")
+	noUpstream(t)
+	s := startServe(t)
+	root := filepath.Join("..", "..")
+	out, _ := runExample(t, root, []string{"RLM_URL=" + s.URL}, "sh", "examples/curl.sh")
+	for _, want := range []string{`"content":"OPS-7719"`, `"delta":{"content":"OPS-7719"}`, `"text":"OPS-7719"`,
+		"note: the server answers with its built-in demo model"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("curl walkthrough output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, followUp, _ := strings.Cut(out, "== a follow-up"); !strings.Contains(followUp, `"text":"line 1234"`) &&
+		!strings.Contains(followUp, "This needs a real model") {
+		t.Errorf("the follow-up neither answers line 1234 nor says it needs a real model:\n%s", followUp)
+	}
+	bin := filepath.Join(t.TempDir(), "goclient")
+	build := exec.Command(goBin, "build", "-o", bin, "./examples/goclient")
+	build.Dir = root
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	// From the repository root, as its doc comment runs it.
+	cmd := exec.Command(bin)
+	cmd.Dir, cmd.Env = root, append(os.Environ(), "RLM_URL="+s.URL)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || stdout.String() != "OPS-7719\nOPS-7719\n" ||
+		!strings.Contains(stderr.String(), "note: the server answers with its built-in demo model") {
+		t.Errorf("goclient: %v, stdout %q, stderr:\n%s", err, stdout.String(), stderr.String())
 	}
 }
 
@@ -90,7 +163,7 @@ func TestExampleNode(t *testing.T) {
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
 	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "secret")...)
-	out, progress := runExample(t, dir, []string{"RLM_URL=" + s.URL, "RLM_KEY=secret"}, node, "chat.mjs", "app.log", "How many lines say FAIL?")
+	out, progress := runExample(t, dir, []string{"RLM_URL=" + s.URL, "RLM_API_KEY=secret"}, node, "chat.mjs", "app.log", "How many lines say FAIL?")
 	if strings.TrimSpace(out) != "42 failures" {
 		t.Errorf("answer %q", out)
 	}
@@ -108,7 +181,7 @@ func TestExampleGoClient(t *testing.T) {
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
 	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "secret")...)
-	out, info := runExample(t, filepath.Join("..", ".."), []string{"RLM_URL=" + s.URL, "RLM_KEY=secret"},
+	out, info := runExample(t, filepath.Join("..", ".."), []string{"RLM_URL=" + s.URL, "RLM_API_KEY=secret"},
 		goBin, "run", "./examples/goclient", file, "How many failures are there?")
 	if out != "42 failures\n42 failures\n" {
 		t.Errorf("output %q", out)

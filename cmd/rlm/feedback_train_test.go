@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/cmd/rlm/internal/traincmd"
 	"github.com/rlm-project/rlm/internal/datasetschema"
 	"github.com/rlm-project/rlm/internal/fakellm"
@@ -122,11 +123,11 @@ func TestFeedbackRewardsTrainSFT(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	stdout.Reset()
-	if err := traincmd.Run(ctx, []string{"sft", "-model", base, "-data", export, "-out", out, "-min-reward", "1",
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"sft", "-model", base, "-data", export, "-out", out, "-min-reward", "1",
 		"-seq-len", "8192", "-steps", "1", "-batch-size", "1", "-dtype", "f32"}, &stdout, &stderr); err != nil {
 		t.Fatalf("train sft: %v\n%s", err, stderr.String())
 	}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 )
 
 // TestBadFlagOneLine: a retired or mistyped flag gets one line naming what
@@ -54,14 +56,14 @@ func TestRenamedEnvRefused(t *testing.T) {
 	for env, want := range map[string]string{
 		"RLM_API_KEYS":       "environment variable RLM_API_KEYS was renamed RLM_API_KEY",
 		"RLM_LOCAL_KV_CACHE": "environment variable RLM_LOCAL_KV_CACHE was renamed RLM_KV_CACHE",
-		"RLM_SAMPLING_SEED":  "environment variable RLM_SAMPLING_SEED was renamed RLM_SEED",
+		"RLM_LOCAL_MAX_SEQS": "environment variable RLM_LOCAL_MAX_SEQS was renamed RLM_MAX_SEQS",
 	} {
-		_, err := loadServeConfig(nil, func(k string) string {
+		_, err := loadServeConfig(nil, cli.Env{Getenv: func(k string) string {
 			if k == env {
 				return "x"
 			}
 			return ""
-		}, &bytes.Buffer{})
+		}}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s set: %v, want %q", env, err, want)
 		}
@@ -84,6 +86,31 @@ func TestHelpUsesTwoDashes(t *testing.T) {
 		}
 		if m := oneDash.FindString(help); m != "" {
 			t.Errorf("%q -h names a flag with one dash: %q", args, m)
+		}
+	}
+}
+
+// TestHelpHeadingsHaveFlags: no command's help prints a heading of flags
+// with none under it (rlm help serve once printed an empty "Flags:").
+func TestHelpHeadingsHaveFlags(t *testing.T) {
+	t.Parallel()
+	for name, c := range commands() {
+		for _, s := range c.Tables(cli.Env{}) {
+			var out bytes.Buffer
+			run(t.Context(), append([]string{"help"}, strings.Fields(s.Command())...), &out, &out)
+			lines := strings.Split(out.String(), "\n")
+			headings := 0
+			for i, l := range lines {
+				if l == "Flags:" || strings.HasPrefix(l, "Settings (") {
+					headings++
+					if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "  --") {
+						t.Errorf("rlm help %s: heading %q has no flag under it:\n%s", s.Command(), l, out.String())
+					}
+				}
+			}
+			if headings == 0 {
+				t.Errorf("rlm help %s (%s): no heading of flags:\n%s", s.Command(), name, out.String())
+			}
 		}
 	}
 }

@@ -15,15 +15,21 @@ import (
 // else it would write is noise.
 const builtinNoContext = "rlm-tiny-demo, the small model built into rlm, only answers questions about an attached document " +
 	"(a file, or a message longer than 16,000 characters): attach one and ask about it. It is not a general assistant. " +
-	"For other questions, run rlm with a real model: rlm serve --upstream URL --root-model NAME (any OpenAI-compatible " +
+	"For other questions, give rlm a real model: --upstream URL --root-model NAME (any OpenAI-compatible " +
 	"server: OpenAI, vLLM, llama.cpp, Ollama), or set OPENAI_BASE_URL."
 
-// builtinNotice is the one line serve and query write when the built-in
-// model answers: what it is, what it scored, and how to use a real one.
+// builtinNoAnswer ends the answer of a run the built-in model could not
+// finish: the question needs a real model.
+const builtinNoAnswer = "(This needs a real model: rlm-tiny-demo, the small demo model built into rlm, only looks facts up in documents. " +
+	"Give rlm an OpenAI-compatible model with --upstream URL --root-model NAME, or set OPENAI_BASE_URL.)"
+
+// builtinNotice is the one line serve, query and eval write when the
+// built-in model answers: what it is, what it scored, and how to use a
+// real one.
 func builtinNotice() string {
-	s := "using the built-in model " + tinydemo.Name + " (" + tinydemo.About + ")"
+	s := "answering with the built-in demo model " + tinydemo.Name + ", which looks facts up in documents"
 	if rec, err := tinydemo.RecordedEval(); err == nil {
-		s += fmt.Sprintf("; it solved %d/%d of %s", rec.Solved, rec.Instances, rec.Subset)
+		s += fmt.Sprintf(" (%d/%d held-out tasks)", rec.Solved, rec.Instances)
 	}
 	return s + "; set --upstream URL for a real model"
 }
@@ -79,17 +85,17 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 	}
 	c.Local = &client.Client{Engine: e, Temperature: temp}
 	if c.LocalModel == cli.ModelBuiltin {
-		c.NoContextAnswer = builtinNoContext
+		c.NoContextAnswer, c.NoAnswerNote = builtinNoContext, builtinNoAnswer
 	}
 	return e, nil
 }
 
 // prepareRun readies the engine settings of `rlm query` and `rlm eval`: the
-// built-in model when nothing else is configured, a local model loaded
-// (after the settings that need no model are checked, so that bad ones fail
-// at once), then every check. release closes the local model; it is never
-// nil.
-func (c *config) prepareRun(log io.Writer) (release func(), err error) {
+// built-in model when nothing else is configured (said on log unless
+// quiet), a local model loaded (after the settings that need no model are
+// checked, so that bad ones fail at once), then every check. release
+// closes the local model; it is never nil.
+func (c *config) prepareRun(log io.Writer, quiet bool) (release func(), err error) {
 	release = func() {}
 	c.fallBackToBuiltin()
 	if c.wantsLocal() {
@@ -101,7 +107,7 @@ func (c *config) prepareRun(log io.Writer) (release func(), err error) {
 			return release, err
 		}
 		release = func() { local.Close() }
-		if c.LocalModel == cli.ModelBuiltin {
+		if c.LocalModel == cli.ModelBuiltin && !quiet {
 			fmt.Fprintln(log, "rlm: "+builtinNotice())
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/cmd/rlm/internal/modelcmd"
 	"github.com/rlm-project/rlm/cmd/rlm/internal/traincmd"
 	"github.com/rlm-project/rlm/internal/fakellm"
@@ -112,13 +113,13 @@ func TestLocalModelReproducesTrajectory(t *testing.T) {
 		"rope_theta":10000,"max_position_embeddings":8192,"tie_word_embeddings":true,"vocab_size":269}`), 0o644)
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "local")
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	args := []string{"sft", "-model", base, "-data", data, "-out", out, "-seq-len", "3584", "-lr", "3e-2", "-warmup", "5",
 		"-steps", "120", "-batch-size", "1", "-grad-accum", "2", "-weight-decay", "0", "-log-every", "10", "-checkpoint-every", "0", "-dtype", "f32"}
 	stdout.Reset()
-	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train sft: %v\n%s", err, stderr.String())
 	}
 	t.Log(stdout.String())
@@ -155,7 +156,7 @@ func TestLocalModelPrefixReuse20Turns(t *testing.T) {
 		"max_position_embeddings":32768,"tie_word_embeddings":true,"vocab_size":269}`), 0o644)
 	base := filepath.Join(dir, "base")
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(context.Background(), []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(context.Background(), cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	// A random model's cells all fail: --max-failed-turns keeps it going
@@ -227,7 +228,7 @@ func TestModelServeNodeSDK(t *testing.T) {
 		"max_position_embeddings":4096,"tie_word_embeddings":true,"vocab_size":269}`), 0o644)
 	ckpt := filepath.Join(dir, "tiny-qwen3")
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(context.Background(), []string{"init", "-config", cfgPath, "-out", ckpt, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(context.Background(), cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", ckpt, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -235,7 +236,7 @@ func TestModelServeNodeSDK(t *testing.T) {
 	done := make(chan error, 1)
 	var serverLog syncBuffer
 	go func() {
-		err := modelcmd.Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--api-key", "node-key", ckpt}, pw, &serverLog)
+		err := modelcmd.Run(ctx, cli.Env{}, []string{"serve", "--listen", "127.0.0.1:0", "--api-key", "node-key", ckpt}, pw, &serverLog)
 		pw.CloseWithError(fmt.Errorf("model serve ended: %v", err))
 		done <- err
 	}()

@@ -25,13 +25,37 @@ import (
 // packages of their own under internal/ (modelcmd, tracecmd, traincmd).
 func commands() map[string]cli.Command {
 	return map[string]cli.Command{
-		"model":  modelcmd.Command,
-		"eval":   {Summary: "run long-context benchmarks (S-NIAH, OOLONG-style) through the engine", Run: runEval},
-		"query":  {Summary: "run one RLM over context files against an upstream model", Run: runQuery},
-		"serve":  {Summary: "run the OpenAI-compatible RLM gateway", Run: runServe},
-		"traces": {Summary: "list, show, open and export recorded runs (trajectories)", Run: tracecmd.Run},
+		"model": modelcmd.Command,
+		"eval": {Summary: "run long-context benchmarks (S-NIAH, OOLONG-style) through the engine", Run: runEval,
+			Tables: func(env cli.Env) []*cli.Settings { return []*cli.Settings{newEvalFlags(env, io.Discard).settings} }},
+		"query": {Summary: "run one RLM over context files, with an upstream model or the built-in one", Run: runQuery,
+			Tables: func(env cli.Env) []*cli.Settings { return []*cli.Settings{newQueryFlags(env, io.Discard).settings} }},
+		"serve": {Summary: "run the OpenAI-compatible RLM gateway", Run: runServe,
+			Tables: func(env cli.Env) []*cli.Settings {
+				s, _ := newServeSettings(env, io.Discard)
+				return []*cli.Settings{s}
+			}},
+		"traces": tracecmd.Command,
 		"train":  traincmd.Command,
 	}
+}
+
+// otherEnv are the RLM_ variables rlm reads that are no command's
+// settings: the CUDA backend's libraries, and what a REPL worker is
+// started with.
+var otherEnv = []string{"RLM_CUBLASLT", "RLM_CUDA_DRIVER", "RLM_CUDA_EMU_LIB",
+	"RLM_REPL_WORKER", "RLM_REPL_CONFINE", "RLM_REPL_CONFINED", "RLM_REPL_START_MEMORY"}
+
+// newEnv is what every command reads besides its arguments: the
+// environment getenv reads, and the names of every command's settings.
+func newEnv(getenv func(string) string) cli.Env {
+	env := cli.Env{Getenv: getenv}
+	var tables []*cli.Settings
+	for _, c := range commands() {
+		tables = append(tables, c.Tables(env)...)
+	}
+	env.Names = cli.NamesOf(tables)
+	return env
 }
 
 func main() {
@@ -73,14 +97,17 @@ func stopOnSignal(stderr io.Writer, exit func(int)) (context.Context, func()) {
 	}
 }
 
-// run executes one invocation of rlm and returns its exit status.
+// run executes one invocation of rlm and returns its exit status. An
+// RLM_ variable that no command reads is warned about first.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
+	env := newEnv(os.Getenv)
+	cli.WarnUnknownEnv(stderr, os.Environ(), env.Names, otherEnv)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := cmds[args[1]]; ok {
 				// Asked-for help is the output, so it goes to stdout (rlm help serve | less).
-				return exitStatus(c.Run(ctx, []string{"-h"}, stdout, stdout), stderr)
+				return exitStatus(c.Run(ctx, env, append(args[2:], "-h"), stdout, stdout), stderr)
 			}
 		}
 		usage(stdout, cmds)
@@ -92,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr, cmds)
 		return 2
 	}
-	return exitStatus(c.Run(ctx, args[1:], stdout, stderr), stderr)
+	return exitStatus(c.Run(ctx, env, args[1:], stdout, stderr), stderr)
 }
 
 func exitStatus(err error, stderr io.Writer) int {

@@ -63,7 +63,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"eval", "--root-model", "m", "--lengths", "12q"}, 2, "--lengths"},
 		{[]string{"serve", "--nope"}, 2, "unknown flag --nope"},
 		{[]string{"serve", "--max-depth", "x"}, 2, `flag --max-depth: not an integer: "x"`},
-		{[]string{"serve", "stray"}, 2, `unexpected argument "stray"`},
+		{[]string{"serve", "stray"}, 2, `unexpected arguments ["stray"]`},
 		// Not a flag error (it may come from the environment or the file),
 		// but a clear one instead of a crash.
 		{[]string{"serve", "--data-dir", dir, "--upstream", "http://127.0.0.1:1", "--models", ""}, 1, "no model alias"},
@@ -74,7 +74,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"traces", "list", "--nope"}, 2, "unknown flag --nope"},
 		{[]string{"train", "sft", "--nope"}, 2, "unknown flag --nope"},
 		{[]string{"train", "sft", "--model", dir, "--data", dir, "--out", dir, "--dtype", "f8"}, 2, "want bf16 or f32"},
-		{[]string{"train", "init", "--config", dir, "--out", dir, "--dtype", "f8"}, 2, "want bf16 or f32"},
+		{[]string{"train", "init", "--model-config", dir, "--out", dir, "--dtype", "f8"}, 2, "want bf16 or f32"},
 		{[]string{"train", "sft", "--model", dir, "--data", dir, "--out", dir, "--device", "tpu"}, 2, "want auto, cpu, cuda or cuda:N"},
 		{[]string{"train", "sft", "--model", dir, "--data", dir, "--out", dir, "--device", "cuda:x"}, 2, "want cuda:N"},
 		{[]string{"train", "sft", "--model", dir, "--data", dir, "--out", dir, "--precision", "fp8"}, 2, "want bf16, tf32 or fp32"},

@@ -16,23 +16,40 @@ import (
 	"github.com/rlm-project/rlm/recursion/llm"
 )
 
-// runQuery is `rlm query`: one RLM run from the terminal.
-func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// queryFlags are the flags of `rlm query`: its arguments (the context
+// files) and its settings.
+type queryFlags struct {
+	settings       *cli.Settings
+	cfg            *config
+	contexts       cli.MultiFlag
+	verbose, quiet bool
+}
+
+// newQueryFlags defines the flags of `rlm query`, whose help goes to
+// stderr.
+func newQueryFlags(env cli.Env, stderr io.Writer) *queryFlags {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	settings := registerSettings(fs, "query", os.Getenv)
+	q := &queryFlags{}
+	q.settings, q.cfg = newSettings("query", fs, env)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: rlm query [flags] --context FILE [--context FILE2] \"question\"")
 		fmt.Fprintln(stderr, "\nRuns one Recursive Language Model over the context files (- reads stdin) and prints the answer,")
 		fmt.Fprintln(stderr, "then a one-line summary on stderr.")
-		settings.PrintUsage(stderr)
+		q.settings.PrintUsage(stderr)
 	}
-	var contexts cli.MultiFlag
-	fs.Var(&contexts, "context", "context `file` offloaded into the REPL; repeatable; - reads stdin")
-	verbose := fs.Bool("verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
-	quiet := fs.Bool("quiet", false, "print no progress lines (one per root turn) to stderr")
+	fs.Var(&q.contexts, "context", "context `file` offloaded into the REPL; repeatable; - reads stdin")
+	fs.BoolVar(&q.verbose, "verbose", false, "stream turns, code, outputs and sub-calls to stderr as they happen")
+	fs.BoolVar(&q.quiet, "quiet", false, "print no progress lines (one per root turn) and no notice of the built-in model to stderr")
+	q.settings.Arguments("context")
+	return q
+}
+
+// runQuery is `rlm query`: one RLM run from the terminal.
+func runQuery(ctx context.Context, env cli.Env, args []string, stdout, stderr io.Writer) error {
+	q := newQueryFlags(env, stderr)
 	// Flags may come after the question too.
-	words, err := cli.ParseInterspersed(fs, args, stderr)
+	words, err := q.settings.ParseInterspersed(args, stderr)
 	if err != nil {
 		if err == flag.ErrHelp {
 			return nil
@@ -44,10 +61,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, `rlm query: a question is required: rlm query --context FILE "question"; `+"`rlm query -h` lists its flags")
 		return cli.ErrUsage
 	}
-	cfg, err := settings.load()
-	if err != nil {
-		return err
-	}
+	cfg := q.cfg.loaded(q.settings)
 	ec := &cfg.engineConfig
 	samp, err := ec.sampling()
 	if err != nil {
@@ -56,7 +70,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.checkDocuments(); err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	release, err := cfg.prepareRun(stderr)
+	release, err := cfg.prepareRun(stderr, q.quiet)
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
@@ -67,7 +81,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("query: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	docs, err := readContexts(ctx, cfg, tmp, contexts)
+	docs, err := readContexts(ctx, cfg, tmp, q.contexts)
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
@@ -85,9 +99,9 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Limits:    runLimits,
 	}
 	switch {
-	case *verbose:
+	case q.verbose:
 		req.Observer = newVerboseObserver(stderr)
-	case !*quiet:
+	case !q.quiet:
 		req.Observer = newProgressObserver(stderr)
 	}
 	res, err := eng.Run(ctx, req)

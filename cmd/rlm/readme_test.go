@@ -21,39 +21,8 @@ import (
 // address is a free port instead of 8080.
 func TestREADMEWalkthrough(t *testing.T) {
 	sh := requireTool(t, "sh")
-	requireTool(t, "curl")
-	goTool := requireTool(t, "go")
-	script := readmeBlock(t, "walkthrough")
-
 	dir := t.TempDir()
-	tools := t.TempDir()
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	for _, b := range []struct{ line, pkg, bin string }{
-		{"go build -o bin/rlm ./cmd/rlm", "./cmd/rlm", "rlm"},
-		{"go run ./examples/docqa/gendoc", "./examples/docqa/gendoc", "gendoc"},
-	} {
-		if !strings.Contains(script, b.line) {
-			t.Fatalf("the walkthrough lacks %q:\n%s", b.line, script)
-		}
-		build := exec.Command(goTool, "build", "-o", filepath.Join(tools, b.bin), b.pkg)
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", b.pkg, err, out)
-		}
-		repl := filepath.Join(tools, b.bin)
-		if b.bin == "rlm" {
-			repl = "mkdir -p bin && cp " + repl + " bin/rlm"
-		}
-		script = strings.Replace(script, b.line, repl, 1)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	script = strings.ReplaceAll(script, "localhost:8080", addr)
-
+	script, addr := walkthroughScript(t)
 	topRE := regexp.MustCompile(`top: (\S+) (\d+)`)
 	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
 		if m := topRE.FindStringSubmatch(req.LastUser()); m != nil {
@@ -157,4 +126,63 @@ func readmeBlock(t *testing.T, name string) string {
 		t.Fatalf("README.md has no %s block", name)
 	}
 	return string(m[1])
+}
+
+// walkthroughScript is the README's walkthrough ready to run here: its
+// two go commands swapped for the packages built beforehand, and the
+// gateway on a free port, addr, instead of 8080.
+func walkthroughScript(t *testing.T) (script, addr string) {
+	t.Helper()
+	requireTool(t, "curl")
+	goTool := requireTool(t, "go")
+	script = readmeBlock(t, "walkthrough")
+	tools := t.TempDir()
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	for _, b := range []struct{ line, pkg, bin string }{
+		{"go build -o bin/rlm ./cmd/rlm", "./cmd/rlm", "rlm"},
+		{"go run ./examples/docqa/gendoc", "./examples/docqa/gendoc", "gendoc"},
+	} {
+		if !strings.Contains(script, b.line) {
+			t.Fatalf("the walkthrough lacks %q:\n%s", b.line, script)
+		}
+		build := exec.Command(goTool, "build", "-o", filepath.Join(tools, b.bin), b.pkg)
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", b.pkg, err, out)
+		}
+		repl := filepath.Join(tools, b.bin)
+		if b.bin == "rlm" {
+			repl = "mkdir -p bin && cp " + repl + " bin/rlm"
+		}
+		script = strings.Replace(script, b.line, repl, 1)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = ln.Addr().String()
+	ln.Close()
+	return strings.ReplaceAll(script, "localhost:8080", addr), addr
+}
+
+// TestREADMEWalkthroughDefaultSetup runs the walkthrough as a new user
+// who skipped "set your upstream" would: with nothing configured, the
+// built-in demo model answers, from the terminal and through the gateway,
+// and either finds the answer or says that the question needs a real
+// model; it never answers wrong in silence.
+func TestREADMEWalkthroughDefaultSetup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the built-in model over a 14 MB log")
+	}
+	sh := requireTool(t, "sh")
+	script, addr := walkthroughScript(t)
+	// Not -e: a query without an answer exits 1, and the walkthrough goes on.
+	env := []string{"RLM_LISTEN=" + addr, "RLM_UPSTREAM=", "OPENAI_BASE_URL=", "RLM_ROOT_MODEL=", "RLM_LOCAL_MODEL=", "RLM_CONFIG=", "RLM_API_KEY="}
+	stdout, stderr := runExample(t, t.TempDir(), env, sh, "-u", "-c", script)
+	query, gateway, _ := strings.Cut(stdout, "{")
+	for what, out := range map[string]string{"rlm query": query + stderr, "the gateway": gateway} {
+		if !strings.Contains(out, "203.0.113.77") && !strings.Contains(out, "This needs a real model") {
+			t.Errorf("%s neither answers 203.0.113.77 nor says the question needs a real model:\n%s\nstderr:\n%s", what, out, stderr)
+		}
+	}
 }

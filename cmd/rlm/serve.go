@@ -73,8 +73,8 @@ func (c *config) checkServe() error {
 
 // runServe is `rlm serve`: the settings, checked, make a gateway.Config;
 // the gateway serves until ctx is done.
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := loadServeConfig(args, os.Getenv, stderr)
+func runServe(ctx context.Context, env cli.Env, args []string, stdout, stderr io.Writer) error {
+	cfg, err := loadServeConfig(args, env, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/internal/proctest"
 )
@@ -234,7 +235,7 @@ func startServeB(b *testing.B, args ...string) *served {
 	stderr := &syncBuffer{}
 	done := make(chan error, 1)
 	args = append([]string{"--listen", "127.0.0.1:0", "--data-dir", b.TempDir(), "--log-level", "warn"}, args...)
-	go func() { done <- runServe(ctx, args, stdout, stderr) }()
+	go func() { done <- runServe(ctx, cli.Env{}, args, stdout, stderr) }()
 	var line string
 	select {
 	case line = <-stdout.ch:

@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/store/storetest"
 )
@@ -61,7 +62,7 @@ func startServe(t *testing.T, args ...string) *served {
 	done := make(chan error, 1)
 	args = append([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir()}, args...)
 	go func() {
-		err := runServe(ctx, args, pw, stderr)
+		err := runServe(ctx, cli.Env{}, args, pw, stderr)
 		pw.CloseWithError(fmt.Errorf("serve ended: %v", err))
 		done <- err
 	}()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/recursion/llm"
 	"github.com/rlm-project/rlm/recursion/upstream"
 	"github.com/rlm-project/rlm/repl"
@@ -86,7 +88,7 @@ max_final_bytes: 1MiB
 		{"upstream stream", []string{"--upstream-stream"}, map[string]string{"RLM_UPSTREAM_MAX_RESPONSE_BYTES": "1MiB"}, func(c *config) bool {
 			return c.UpstreamStream && c.UpstreamMaxBody == 1<<20
 		}, ""},
-		{"bad prompt cap", []string{"--max-prompt-bytes", "0"}, nil, nil, "flag --max-prompt-bytes: not a positive size"},
+		{"bad prompt cap", []string{"--max-prompt-bytes", "0"}, nil, nil, `invalid value "0" for flag --max-prompt-bytes: not a positive size`},
 		{"repl ids", nil, nil, func(c *config) bool { return c.REPLUID == 65534 && c.REPLGID == 65534 && c.checkREPL() == nil }, ""},
 		{"repl ids set", []string{"--repl-gid", "-1"}, map[string]string{"RLM_REPL_UID": "1000"}, func(c *config) bool {
 			return c.REPLUID == 1000 && c.REPLGID == -1 && c.checkREPL() == nil
@@ -97,9 +99,10 @@ max_final_bytes: 1MiB
 			err := c.checkREPL()
 			return err != nil && strings.Contains(err.Error(), "repl-uid 0: must be an unprivileged id")
 		}, ""},
-		{"bad repl size", []string{"--repl-heap-bytes", "0"}, nil, nil, "flag --repl-heap-bytes: not a positive size"},
+		{"bad repl size", []string{"--repl-heap-bytes", "0"}, nil, nil, `invalid value "0" for flag --repl-heap-bytes: not a positive size`},
 		{"bad env", nil, map[string]string{"RLM_QUEUE_WAIT": "soon"}, nil, "environment variable RLM_QUEUE_WAIT"},
 		{"bad size", []string{"--max-upload-bytes", "lots"}, nil, nil, "flag --max-upload-bytes"},
+		{"bad env size", nil, map[string]string{"RLM_MAX_UPLOAD_BYTES": "lots"}, nil, `environment variable RLM_MAX_UPLOAD_BYTES: not a positive size like 512MiB: "lots"`},
 		{"unknown key", []string{"--config", bad}, nil, nil, `unknown key "listne"`},
 		{"missing file", []string{"--config", filepath.Join(dir, "none.yaml")}, nil, nil, "no such file"},
 		{"bad flag", []string{"--nope"}, nil, nil, "usage"},
@@ -107,10 +110,12 @@ max_final_bytes: 1MiB
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			getenv := func(k string) string { return tt.env[k] }
-			c, err := loadServeConfig(tt.args, getenv, io.Discard)
+			var stderr bytes.Buffer
+			c, err := loadServeConfig(tt.args, cli.Env{Getenv: getenv}, &stderr)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				// A bad flag is one line on stderr (and exit status 2).
+				if err == nil || !strings.Contains(err.Error()+stderr.String(), tt.wantErr) {
+					t.Fatalf("err %v, stderr %q, want %q", err, stderr.String(), tt.wantErr)
 				}
 				return
 			}
@@ -133,7 +138,7 @@ func TestServeCapsChecked(t *testing.T) {
 		{[]string{"--max-host-calls", "0"}, "max-host-calls 0"},
 		{[]string{"--max-trace-bytes", "4MiB", "--max-trace-field-bytes", "2MiB"}, "max-trace-field-bytes"},
 	} {
-		c, err := loadServeConfig(tc.args, func(string) string { return "" }, io.Discard)
+		c, err := loadServeConfig(tc.args, cli.Env{Getenv: func(string) string { return "" }}, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +24,7 @@ var updateDocs = flag.Bool("update", false, "rewrite the generated table of docs
 // shows in its -h output, with their help text.
 func commandFlags(t *testing.T) map[string]map[string]string {
 	t.Helper()
-	subs := map[string][]string{"model": {"serve"}, "train": {"sft", "init"},
+	subs := map[string][]string{"model": {"serve"}, "train": {"sft", "rl", "init", "tokenizer"},
 		"traces": {"list", "show", "open", "export", "feedback", "owners"}}
 	flagRE := regexp.MustCompile(`^  --?([a-z][a-z0-9-]*)`)
 	out := map[string]map[string]string{}
@@ -61,7 +63,7 @@ func settingFields(t *testing.T) map[string][]string {
 	for _, o := range settingsTable {
 		for _, v := range []string{"7", "3s", "true", "x"} {
 			c := &config{}
-			if o.Set(c, v) != nil {
+			if o.Value.Set(c, v) != nil {
 				continue
 			}
 			out[o.Name] = changedFields(reflect.ValueOf(*c), "")
@@ -109,12 +111,16 @@ func TestSettingsOneNamePerSetting(t *testing.T) {
 			t.Errorf("setting %s is listed twice", o.Name)
 		}
 		rows[o.Name] = o
-		envs[o.Env()] = o.Name
-		if o.Fallback() != "" {
-			envs[o.Fallback()] = o.Name
-		}
+		envs[cli.EnvName(o.Name)] = o.Name
 		helps[o.Help] = o.Name
 	}
+	for _, r := range settingsRows() {
+		if r.Fallback != "" {
+			envs[r.Fallback] = r.Name
+		}
+	}
+	// A setting's line of help ends with its variable, key and default.
+	suffix := regexp.MustCompile(` \(env [A-Z_]+(, then [A-Z_]+)?, YAML [a-z0-9_]+(; default .*)?\)$`)
 	var oldNames []string
 	for old := range cli.RenamedFlags {
 		oldNames = append(oldNames, old)
@@ -122,6 +128,7 @@ func TestSettingsOneNamePerSetting(t *testing.T) {
 	envRE := regexp.MustCompile(`\b(?:RLM|OPENAI)_[A-Z_]+`)
 	for cmd, flags := range commandFlags(t) {
 		for name, help := range flags {
+			help = suffix.ReplaceAllString(help, "")
 			if slices := strings.Fields(cmd); len(slices) == 1 && cli.CommandSet(cmd) != 0 {
 				if o, ok := rows[name]; ok && o.Cmds&cli.CommandSet(cmd) == 0 {
 					t.Errorf("rlm %s --%s: not a setting of %s in the table", cmd, name, cmd)
@@ -147,27 +154,115 @@ func TestSettingsOneNamePerSetting(t *testing.T) {
 	}
 }
 
-// settingsDocTable is docs/settings.md's table, generated from the code.
-func settingsDocTable() string {
+// settingsDoc is docs/settings.md's tables, generated from the code: the
+// table serve, query and eval share, then the settings and arguments each
+// command has of its own.
+func settingsDoc() string {
 	var b strings.Builder
+	b.WriteString("### rlm serve, rlm query and rlm eval\n\n")
 	b.WriteString("| flag | environment | YAML | default | commands | meaning |\n| --- | --- | --- | --- | --- | --- |\n")
+	shared := map[string]bool{}
 	for _, o := range settingsTable {
-		def := o.Def
-		if def == "" {
-			def = "(empty)"
+		shared[o.Name] = true
+		fmt.Fprintf(&b, "| `--%s` | %s | `%s` | `%s` | %s | %s |\n", o.Name, docEnv(o.Name), cli.YAMLKey(o.Name), docDefault(o.Def), o.Cmds, docCell(o.Help))
+	}
+	// The other commands, in the order rlm help lists them; forms whose
+	// settings are the same (the traces subcommands) share one section.
+	type section struct {
+		names []string
+		rows  string
+		args  []string
+	}
+	var sections []*section
+	var names []string
+	for name := range commands() {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, s := range commands()[name].Tables(cli.Env{}) {
+			var rows strings.Builder
+			for _, r := range s.Rows() {
+				if shared[r.Name] && cli.CommandSet(s.Command()) != 0 {
+					continue
+				}
+				fmt.Fprintf(&rows, "| `--%s` | %s | `%s` | `%s` | %s |\n", r.Name, docEnv(r.Name), r.YAML, docDefault(r.Default), docCell(r.Help))
+			}
+			args := ""
+			for i, a := range s.ArgumentNames() {
+				if i > 0 {
+					args += ", "
+				}
+				args += "`--" + a + "`"
+			}
+			if args == "" {
+				args = "none"
+			}
+			if rows.Len() == 0 && args == "none" {
+				continue // serve: the shared table is all it has
+			}
+			if n := len(sections); n > 0 && sections[n-1].rows == rows.String() {
+				sections[n-1].names = append(sections[n-1].names, s.Command())
+				sections[n-1].args = append(sections[n-1].args, "`"+s.Command()+"`: "+args)
+				continue
+			}
+			sections = append(sections, &section{names: []string{s.Command()}, rows: rows.String(), args: []string{args}})
 		}
-		env := "`" + o.Env() + "`"
-		if o.Fallback() != "" {
-			env += ", then `" + o.Fallback() + "`"
+	}
+	for _, sec := range sections {
+		fmt.Fprintf(&b, "\n### rlm %s\n\n", strings.Join(sec.names, ", rlm "))
+		if cli.CommandSet(sec.names[0]) != 0 {
+			b.WriteString("The settings above, and:\n\n")
 		}
-		fmt.Fprintf(&b, "| `--%s` | %s | `%s` | `%s` | %s | %s |\n", o.Name, env, o.YAML(), def, o.Cmds, strings.ReplaceAll(o.Help, "|", "\\|"))
+		if len(sec.args) == 1 {
+			fmt.Fprintf(&b, "Arguments (flags only): %s.\n", sec.args[0])
+		} else {
+			fmt.Fprintf(&b, "Arguments (flags only): %s.\n", strings.Join(sec.args, "; "))
+		}
+		if sec.rows == "" {
+			continue
+		}
+		b.WriteString("\n| flag | environment | YAML | default | meaning |\n| --- | --- | --- | --- | --- |\n")
+		b.WriteString(sec.rows)
 	}
 	return b.String()
 }
 
-// TestSettingsDocs checks that docs/settings.md holds the table the code
+// docEnv is the environment variable of the setting name, then the
+// conventional one it falls back to.
+func docEnv(name string) string {
+	env := "`" + cli.EnvName(name) + "`"
+	for _, s := range settingsRows() {
+		if s.Name == name && s.Fallback != "" {
+			env += ", then `" + s.Fallback + "`"
+		}
+	}
+	return env
+}
+
+// settingsRows are the rows of settingsTable as serve, query and eval
+// list them.
+func settingsRows() []cli.Row {
+	var rows []cli.Row
+	for _, cmd := range cli.SettingCommands {
+		s, _ := newSettings(cmd, flag.NewFlagSet(cmd, flag.ContinueOnError), cli.Env{})
+		rows = append(rows, s.Rows()...)
+	}
+	return rows
+}
+
+func docDefault(def string) string {
+	if def == "" {
+		return "(empty)"
+	}
+	return def
+}
+
+func docCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+// TestSettingsDocs checks that docs/settings.md holds the tables the code
 // generates, so no setting lacks its row; `go test -run TestSettingsDocs
-// -update` rewrites it.
+// -update` rewrites them.
 func TestSettingsDocs(t *testing.T) {
 	path := filepath.Join("..", "..", "docs", "settings.md")
 	b, err := os.ReadFile(path)
@@ -180,7 +275,7 @@ func TestSettingsDocs(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s lacks the markers of the generated table", path)
 	}
-	want := settingsDocTable()
+	want := settingsDoc()
 	if got := doc[i+len(begin) : j]; got != want {
 		if *updateDocs {
 			if err := os.WriteFile(path, []byte(doc[:i+len(begin)]+want+doc[j:]), 0o644); err != nil {
@@ -193,8 +288,90 @@ func TestSettingsDocs(t *testing.T) {
 				t.Errorf("%s lacks the row %s", path, row)
 			}
 		}
-		t.Errorf("%s's table differs from the code; run go test ./cmd/rlm -run TestSettingsDocs -update", path)
+		t.Errorf("%s's tables differ from the code; run go test ./cmd/rlm -run TestSettingsDocs -update", path)
 	}
+}
+
+// loadTable loads table i of the command name from scratch, with args
+// (flags only), the environment env and no other.
+func loadTable(t *testing.T, name string, i int, args []string, env map[string]string) (*cli.Settings, error) {
+	t.Helper()
+	s := commands()[name].Tables(cli.Env{Getenv: func(k string) string { return env[k] }})[i]
+	return s, s.Parse(args, io.Discard)
+}
+
+// sampleValues are tried in turn as a setting's value in
+// TestEverySettingRoundTrips: the first that its flag takes, and that
+// changes its value, is used.
+var sampleValues = []string{"7", "0.5", "3s", "true", "false", "2GiB", "cpu", "x"}
+
+// TestEverySettingRoundTrips walks every command's table of settings:
+// each setting, given as its flag, as its environment variable and as its
+// key of a --config file, loads to the same values of every setting,
+// different from the defaults; and the command's help lists it with its
+// variable and key.
+func TestEverySettingRoundTrips(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	checked := 0
+	for name, c := range commands() {
+		for i, table := range c.Tables(cli.Env{}) {
+			t.Run(strings.ReplaceAll(table.Command(), " ", "_"), func(t *testing.T) {
+				def, err := loadTable(t, name, i, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var help bytes.Buffer
+				run(t.Context(), append(strings.Fields(table.Command()), "-h"), &help, &help)
+				for _, r := range table.Rows() {
+					var v string
+					for _, cand := range sampleValues {
+						s, err := loadTable(t, name, i, []string{"--" + r.Name + "=" + cand}, nil)
+						if err == nil && s.Values()[r.Name] != def.Values()[r.Name] {
+							v = cand
+							break
+						}
+					}
+					if v == "" {
+						t.Errorf("--%s: no sample value changes it", r.Name)
+						continue
+					}
+					byFlag, _ := loadTable(t, name, i, []string{"--" + r.Name + "=" + v}, nil)
+					byEnv, err := loadTable(t, name, i, nil, map[string]string{r.Env: v})
+					if err != nil {
+						t.Errorf("%s=%s: %v", r.Env, v, err)
+						continue
+					}
+					file := filepath.Join(dir, strings.ReplaceAll(table.Command(), " ", "-")+"-"+r.Name+".yaml")
+					os.WriteFile(file, []byte(r.YAML+": "+v+"\n"), 0o600)
+					byFile, err := loadTable(t, name, i, nil, map[string]string{"RLM_CONFIG": file})
+					if err != nil {
+						t.Errorf("YAML %s: %s: %v", r.YAML, v, err)
+						continue
+					}
+					if !reflect.DeepEqual(byFlag.Values(), byEnv.Values()) || !reflect.DeepEqual(byFlag.Values(), byFile.Values()) {
+						t.Errorf("--%s=%s, %s=%s and YAML %s: %s load differently: %q, %q, %q", r.Name, v, r.Env, v, r.YAML, v,
+							byFlag.Values()[r.Name], byEnv.Values()[r.Name], byFile.Values()[r.Name])
+					}
+					for _, s := range []*cli.Settings{byFlag, byEnv, byFile} {
+						if !s.Explicit(r.Name) {
+							t.Errorf("--%s given by %s is not explicit", r.Name, s.Source(r.Name))
+						}
+					}
+					if want := fmt.Sprintf("(env %s", r.Env); !strings.Contains(help.String(), "  --"+r.Name+" ") ||
+						!strings.Contains(help.String(), want) || !strings.Contains(help.String(), "YAML "+r.YAML) {
+						t.Errorf("rlm %s -h does not list --%s with %s and YAML %s", table.Command(), r.Name, want, r.YAML)
+					}
+					checked++
+				}
+			})
+		}
+	}
+	t.Cleanup(func() {
+		if checked < 200 {
+			t.Errorf("only %d settings checked", checked)
+		}
+	})
 }
 
 // TestSettingsReachQuery: `rlm query` takes the upstream from RLM_UPSTREAM
@@ -237,16 +414,11 @@ func TestSettingsReachQuery(t *testing.T) {
 func TestBudgetSettings(t *testing.T) {
 	load := func(cmd string, args []string, env map[string]string) *config {
 		t.Helper()
-		fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-		s := registerSettings(fs, cmd, func(k string) string { return env[k] })
-		if err := fs.Parse(args); err != nil {
+		s, c := newSettings(cmd, flag.NewFlagSet(cmd, flag.ContinueOnError), cli.Env{Getenv: func(k string) string { return env[k] }})
+		if err := s.Parse(args, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		c, err := s.load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return c.loaded(s)
 	}
 	run, maxima := load("query", nil, nil).runBudgets()
 	if run.MaxLLMCalls != 0 || run.MaxTotalTokens != 0 || run.Timeout != 0 ||
@@ -265,27 +437,88 @@ func TestBudgetSettings(t *testing.T) {
 }
 
 // TestSettingsFileSharedByCommands: one YAML file configures every
-// command: query reads its settings from it and ignores serve's, and a key
-// no command knows is an error.
+// command: query reads its settings from it and ignores serve's and
+// train's, and a key no command knows is an error.
 func TestSettingsFileSharedByCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	good := filepath.Join(dir, "rlm.yaml")
-	os.WriteFile(good, []byte("listen: 0.0.0.0:9000\nupstream: http://up.example/v1\nmax_llm_calls: 7\n"), 0o600)
-	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte("max_calls: 7\n"), 0o600)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o600)
+		return p
+	}
+	good := write("rlm.yaml", "listen: 0.0.0.0:9000\nupstream: http://up.example/v1\nmax_llm_calls: 7\nlr: 0.001\n")
+	env := newEnv(func(string) string { return "" })
 	load := func(file string) (*config, error) {
-		fs := flag.NewFlagSet("query", flag.ContinueOnError)
-		s := registerSettings(fs, "query", func(string) string { return "" })
-		if err := fs.Parse([]string{"--config", file}); err != nil {
-			t.Fatal(err)
+		s, c := newSettings("query", flag.NewFlagSet("query", flag.ContinueOnError), env)
+		if err := s.Parse([]string{"--config", file}, io.Discard); err != nil {
+			return nil, err
 		}
-		return s.load()
+		return c.loaded(s), nil
 	}
 	c, err := load(good)
 	if err != nil || c.Upstream != "http://up.example/v1" || c.Limits.MaxLLMCalls != 7 || !c.explicit["max-llm-calls"] || c.Listen != "" {
 		t.Fatalf("%v %+v", err, c)
 	}
-	if _, err := load(bad); err == nil || !strings.Contains(err.Error(), `key max_calls was renamed max_llm_calls`) {
-		t.Fatalf("old key accepted: %v", err)
+	for body, want := range map[string]string{
+		"max_calls: 7\n":       "key max_calls was renamed max_llm_calls",
+		"max_iteration: 7\n":   `unknown key "max_iteration" (did you mean max_iterations?)`,
+		"max-iterations: 7\n":  `unknown key "max-iterations" (did you mean max_iterations?)`,
+		"context: notes.txt\n": "key context: --context is an argument of one invocation, given as a flag only",
+	} {
+		if _, err := load(write("bad.yaml", body)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+	}
+}
+
+// TestUnknownEnvWarned: an RLM_ variable no command reads is named on
+// stderr, once, by every command, with the variable it may have meant; a
+// setting's variable, or another variable rlm reads, is not.
+func TestUnknownEnvWarned(t *testing.T) {
+	t.Setenv("RLM_MAX_ITERATION", "5")
+	t.Setenv("RLM_OUT", "x")
+	t.Setenv("RLM_BASE_URL", "http://x")
+	t.Setenv("RLM_LR", "0.1")
+	t.Setenv("RLM_CUDA_DRIVER", "libcuda.so.1")
+	for _, args := range [][]string{{"query", "-h"}, {"serve", "-h"}, {"model", "serve", "-h"}, {"train", "sft", "-h"},
+		{"traces", "list", "-h"}, {"eval", "--n", "x"}, {"help"}} {
+		var stdout, stderr bytes.Buffer
+		run(t.Context(), args, &stdout, &stderr)
+		for want, n := range map[string]int{
+			"rlm: warning: environment variable RLM_MAX_ITERATION is not a setting: no rlm command reads it (did you mean RLM_MAX_ITERATIONS?)": 1,
+			"rlm: warning: environment variable RLM_OUT is not a setting: --out is an argument of one invocation, given as a flag only":         1,
+			"rlm: warning: environment variable RLM_BASE_URL is not a setting: it was renamed RLM_UPSTREAM":                                     1,
+			"RLM_LR ": 0, "RLM_CUDA_DRIVER": 0,
+		} {
+			if got := strings.Count(stderr.String(), want); got != n {
+				t.Errorf("rlm %s: %q %d times on stderr, want %d:\n%s", strings.Join(args, " "), want, got, n, stderr.String())
+			}
+		}
+	}
+}
+
+// TestDocsNameRealFlags: every flag README.md and docs/ name is one that
+// some command's help lists, or a retired name the renamed table gives.
+func TestDocsNameRealFlags(t *testing.T) {
+	known := map[string]bool{}
+	for _, flags := range commandFlags(t) {
+		for name := range flags {
+			known[name] = true
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	files = append(files, filepath.Join("..", "..", "README.md"))
+	flagRE := regexp.MustCompile("(?:^|[ (`])--([a-z0-9][a-z0-9-]*)")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range flagRE.FindAllStringSubmatch(string(b), -1) {
+			if name := m[1]; !known[name] && len(cli.RenamedFlags[name]) == 0 {
+				t.Errorf("%s names --%s, which no command has", filepath.Base(f), name)
+			}
+		}
 	}
 }

@@ -74,7 +74,7 @@ func tracesSetup(t *testing.T) map[string][]string {
 
 func runTraces(ctx context.Context, args ...string) (string, string, error) {
 	var out, errb bytes.Buffer
-	err := tracecmd.Run(ctx, args, &out, &errb)
+	err := tracecmd.Run(ctx, cli.Env{}, args, &out, &errb)
 	return out.String(), errb.String(), err
 }
 
@@ -386,7 +386,7 @@ func TestTracesOpenDirServesViewer(t *testing.T) {
 	var stderr bytes.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- tracecmd.Run(ctx, []string{"open", "--dir", dir, "tr_one"}, pw, &stderr)
+		done <- tracecmd.Run(ctx, cli.Env{}, []string{"open", "--dir", dir, "tr_one"}, pw, &stderr)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')

@@ -34,7 +34,7 @@ func TestTrainSFTOverfits(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	args := []string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", out,
@@ -42,7 +42,7 @@ func TestTrainSFTOverfits(t *testing.T) {
 		"-batch-size", "2", "-grad-accum", "2", "-weight-decay", "0", "-log-every", "20",
 		"-checkpoint-every", "30", "-dtype", "f32"}
 	stdout.Reset()
-	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train sft: %v\n%s", err, stderr.String())
 	}
 	t.Log(stdout.String())
@@ -104,7 +104,7 @@ func TestTrainSFTRunManagement(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	args := func(extra ...string) []string {
@@ -115,7 +115,7 @@ func TestTrainSFTRunManagement(t *testing.T) {
 	run := func(a []string) (string, error) {
 		stdout.Reset()
 		stderr.Reset()
-		err := traincmd.Run(ctx, a, &stdout, &stderr)
+		err := traincmd.Run(ctx, cli.Env{}, a, &stdout, &stderr)
 		return stdout.String() + stderr.String(), err
 	}
 	got, err := run(args())
@@ -151,14 +151,15 @@ func TestTrainBadArgs(t *testing.T) {
 		{[]string{}, "Usage"},
 		{[]string{"nope"}, "unknown subcommand"},
 		{[]string{"sft"}, "required"},
-		{[]string{"init", "-config", "/nonexistent.json", "-out", t.TempDir()}, "no such file"},
+		{[]string{"init", "-model-config", "/nonexistent.json", "-out", t.TempDir()}, "no such file"},
+		{[]string{"init", "-out", t.TempDir()}, "--model-config and --out are required"},
 		{[]string{"sft", "-model", "/nonexistent", "-data", "x.jsonl", "-out", t.TempDir()}, "no such file"},
-		{[]string{"init", "-config", "x", "-out", "y", "-dtype", "f8"}, "dtype"},
+		{[]string{"init", "-model-config", "x", "-out", "y", "-dtype", "f8"}, "dtype"},
 		{[]string{"sft", "-model", "m", "-data", "d", "-out", "o", "-val-fraction", "1"}, "-val-fraction"},
-		{[]string{"init", "-config", "../../model/testdata/tiny-qwen3/config.json", "-out", t.TempDir(), "-tokenizer", sftTestdata + "/tokenizer.json"}, "not a directory"},
+		{[]string{"init", "-model-config", "../../model/testdata/tiny-qwen3/config.json", "-out", t.TempDir(), "-tokenizer", sftTestdata + "/tokenizer.json"}, "not a directory"},
 	} {
 		var stdout, stderr bytes.Buffer
-		err := traincmd.Run(ctx, tc.args, &stdout, &stderr)
+		err := traincmd.Run(ctx, cli.Env{}, tc.args, &stdout, &stderr)
 		if err == nil {
 			t.Errorf("%v: succeeded", tc.args)
 			continue
@@ -192,13 +193,13 @@ func TestTrainSFTRealTokenizer(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", qwen3Tokenizer, "-dtype", "bf16"}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", base, "-tokenizer", qwen3Tokenizer, "-dtype", "bf16"}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	args := []string{"sft", "-model", base, "-data", sftTestdata + "/trajectories.jsonl", "-out", out,
 		"-seq-len", "256", "-lr", "3e-2", "-warmup", "0", "-steps", "4", "-grad-accum", "1", "-checkpoint-every", "0"}
 	stdout.Reset()
-	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train sft: %v\n%s", err, stderr.String())
 	}
 	t.Log(stdout.String())
@@ -285,7 +286,7 @@ func TestTrainSFTLoRA(t *testing.T) {
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata, "-std", "0.2"}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", base, "-tokenizer", sftTestdata, "-std", "0.2"}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	baseBytes, _ := os.ReadFile(filepath.Join(base, "model.safetensors"))
@@ -294,7 +295,7 @@ func TestTrainSFTLoRA(t *testing.T) {
 		"-batch-size", "2", "-grad-accum", "2", "-log-every", "1", "-checkpoint-activations",
 		"-lora-rank", "8", "-lora-targets", "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"}
 	stdout.Reset()
-	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train sft: %v\n%s", err, stderr.String())
 	}
 	t.Log(stdout.String())
@@ -338,7 +339,7 @@ func TestTrainSFTLoRA(t *testing.T) {
 
 	stderr.Reset()
 	bad := append(args[:len(args)-1:len(args)-1], "qkv")
-	if err := traincmd.Run(ctx, append(bad, "-out", t.TempDir()), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "unknown target") {
+	if err := traincmd.Run(ctx, cli.Env{}, append(bad, "-out", t.TempDir()), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "unknown target") {
 		t.Errorf("-lora-targets qkv: err = %v", err)
 	}
 }
@@ -350,7 +351,7 @@ func TestTrainTokenizer(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "tok")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(ctx, []string{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl", "--vocab-size", "320", "--out", out}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl", "--vocab-size", "320", "--out", out}, &stdout, &stderr); err != nil {
 		t.Fatalf("train tokenizer: %v\n%s", err, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "5 samples") {
@@ -374,11 +375,42 @@ func TestTrainTokenizer(t *testing.T) {
 		{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl"}, // no --out
 		{"tokenizer", "--data", sftTestdata + "/trajectories.jsonl", "--out", out, "--min-frequency", "0"},
 	} {
-		if err := traincmd.Run(ctx, bad, io.Discard, io.Discard); err == nil {
+		if err := traincmd.Run(ctx, cli.Env{}, bad, io.Discard, io.Discard); err == nil {
 			t.Errorf("%v: no error", bad)
 		}
 	}
-	if err := traincmd.Run(ctx, []string{"tokenizer", "--data", "/nonexistent.jsonl", "--out", out}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "nonexistent") {
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"tokenizer", "--data", "/nonexistent.jsonl", "--out", out}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "nonexistent") {
 		t.Errorf("missing data file: %v", err)
+	}
+}
+
+// TestTrainInitConfigIsSettings: --config is train init's YAML file of
+// settings, as in every command; a model's config.json given there, as
+// before --model-config, is still read as the model's, with a note.
+func TestTrainInitConfigIsSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "init.yaml")
+	os.WriteFile(settings, []byte("seed: 5\ndtype: bf16\n"), 0o600)
+	model := "../../model/testdata/tiny-qwen3/config.json"
+	for _, tc := range []struct {
+		args []string
+		note bool
+	}{
+		{[]string{"init", "--model-config", model, "--config", settings, "--out", filepath.Join(dir, "a")}, false},
+		{[]string{"init", "--config", model, "--out", filepath.Join(dir, "b")}, true},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := traincmd.Run(t.Context(), cli.Env{}, tc.args, &stdout, &stderr); err != nil {
+			t.Fatalf("%q: %v\n%s", tc.args, err, stderr.String())
+		}
+		if got := strings.Contains(stderr.String(), "reading it as --model-config"); got != tc.note {
+			t.Errorf("%q: note %v, want %v: %q", tc.args, got, tc.note, stderr.String())
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "a", "model.safetensors"))
+	b, _ := os.ReadFile(filepath.Join(dir, "b", "model.safetensors"))
+	if len(a) == 0 || len(b) == 0 || len(a) >= len(b) {
+		t.Errorf("model sizes %d (bf16 from the settings file) and %d (f32): want the bf16 one smaller", len(a), len(b))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/cmd/rlm/internal/traincmd"
 	"github.com/rlm-project/rlm/internal/datasetschema"
 	"github.com/rlm-project/rlm/store"
@@ -31,18 +32,18 @@ func TestTrainRL(t *testing.T) {
 	task := filepath.Join(dir, "letters.jsonl")
 	os.WriteFile(task, []byte(`{"context": "abcdefghij", "question": "Which letters?", "answer": ["a","b","c","d","e","f","g","h","i","j"], "scorer": "contains"}`+"\n"), 0o644)
 	rlCfg := filepath.Join(dir, "rl.json")
-	os.WriteFile(rlCfg, []byte(`{"group": 4, "lr": 0.02, "max-completion-tokens": 16, "loss": "ppo", "steps": 99}`), 0o644)
+	os.WriteFile(rlCfg, []byte(`{"group": 4, "lr": 0.02, "max_completion_tokens": 16, "loss": "ppo", "steps": 99}`), 0o644)
 	base, out := filepath.Join(dir, "base"), filepath.Join(dir, "out")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	if err := traincmd.Run(ctx, []string{"init", "-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
 	args := []string{"rl", "-model", base, "-out", out, "-task", "custom:" + task, "-tasks-per-step", "1",
 		"-steps", "2", "-seq-len", "4096", "-max-iterations", "1", "-max-depth", "0", "-config", rlCfg,
 		"-dtype", "f32", "-checkpoint-every", "1", "-device", "cpu", "-export", "verifiers"}
 	stdout.Reset()
-	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil {
+	if err := traincmd.Run(ctx, cli.Env{}, args, &stdout, &stderr); err != nil {
 		t.Fatalf("train rl: %v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
 	t.Log(stdout.String())
@@ -103,11 +104,13 @@ func TestTrainRL(t *testing.T) {
 	}
 	// The same command again finds the run complete.
 	stdout.Reset()
-	if err := traincmd.Run(ctx, args, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "already complete") {
+	if err := traincmd.Run(ctx, cli.Env{}, args, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "already complete") {
 		t.Errorf("second run: %v\n%s", err, stdout.String())
 	}
 }
 
+// TestTrainRLBadConfig: a --config file (YAML, so JSON too) of train rl's
+// settings is checked like every command's.
 func TestTrainRLBadConfig(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -118,21 +121,23 @@ func TestTrainRLBadConfig(t *testing.T) {
 	tests := []struct {
 		name, config, want string
 	}{
-		{"unknown key", `{"grup": 4}`, `unknown setting "grup"`},
-		{"not an object", `[1]`, "want a JSON object of flag values"},
-		{"bad value", `{"group": "many"}`, "group"},
-		{"missing file", "", "-config"},
-		{"unknown export format", `{"export": "parquet"}`, "-export"},
-		{"unknown phrasing set", `{"phrasings": "held-out"}`, `phrasings "held-out"`},
+		{"unknown key", `{"grup": 4}`, `unknown key "grup" (did you mean group?)`},
+		{"flag name as key", "tasks-per-step: 4\n", `unknown key "tasks-per-step" (did you mean tasks_per_step?)`},
+		{"not an object", `[1]`, "cannot unmarshal"},
+		{"bad value", `{"group": "many"}`, "config file key group"},
+		{"missing file", "", "no such file"},
+		{"unknown export format", `{"export": "parquet"}`, "--export"},
+		{"unknown phrasing set", "phrasings: held-out\n", `phrasings "held-out"`},
+		{"an argument", "out: /tmp/x\n", "--out is an argument of one invocation"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(dir, "absent.json")
+			path := filepath.Join(dir, "absent.yaml")
 			if tt.config != "" {
-				path = write(tt.name+".json", tt.config)
+				path = write(tt.name+".yaml", tt.config)
 			}
 			var stdout, stderr bytes.Buffer
-			err := traincmd.Run(context.Background(), []string{"rl", "-model", dir, "-out", dir, "-config", path}, &stdout, &stderr)
+			err := traincmd.Run(context.Background(), cli.Env{}, []string{"rl", "--model", dir, "--out", dir, "--config", path}, &stdout, &stderr)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want it to mention %q", err, tt.want)
 			}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/internal/fakellm"
 	"github.com/rlm-project/rlm/recursion/upstream"
 )
@@ -264,7 +265,7 @@ func TestServeUpstreamFailuresLeakNoSecret(t *testing.T) {
 // minutes). Now the request fails within --upstream-check-after plus
 // --upstream-probe-timeout (10s + 5s by default), well under a minute.
 func TestServeSilentUpstreamFailsFast(t *testing.T) {
-	cfg, err := loadServeConfig(nil, func(string) string { return "" }, io.Discard)
+	cfg, err := loadServeConfig(nil, cli.Env{Getenv: func(string) string { return "" }}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,49 +2,87 @@
 // go-openai, the way any Go program already talking to OpenAI would: only
 // the base URL changes.
 //
-//	RLM_URL=http://127.0.0.1:8080 RLM_KEY=secret go run ./examples/goclient app.log "How many lines say FAIL?"
+//	go run ./examples/goclient                  # a generated log and a question about it
+//	RLM_URL=http://127.0.0.1:8080 RLM_API_KEY=secret go run ./examples/goclient app.log "How many lines say FAIL?"
+//
+// Without arguments it asks "What is the ticket of the disk-full alert?"
+// of a generated log: OPS-7719, from the built-in demo model of an rlm
+// serve with nothing configured as from a real model. A question of your
+// own may need a real model (rlm serve --upstream URL --root-model NAME);
+// it says so when the server runs the built-in one.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
 func main() {
-	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: goclient FILE QUESTION")
+	var text []byte
+	question := "What is the ticket of the disk-full alert?"
+	switch len(os.Args) {
+	case 1:
+		text = []byte(exampleLog())
+	case 3:
+		var err error
+		if text, err = os.ReadFile(os.Args[1]); err != nil {
+			fmt.Fprintln(os.Stderr, "goclient:", err)
+			os.Exit(1)
+		}
+		question = os.Args[2]
+	default:
+		fmt.Fprintln(os.Stderr, "usage: goclient [FILE QUESTION]")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), os.Args[1], os.Args[2], os.Stdout, os.Stderr); err != nil {
+	if err := run(context.Background(), string(text), question, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "goclient:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, file, question string, stdout, stderr io.Writer) error {
-	text, err := os.ReadFile(file)
-	if err != nil {
-		return err
+// exampleLog is the log examples/curl.sh uploads: 2,000 lines, every 50th
+// a failure, and one note with a ticket number.
+func exampleLog() string {
+	var b strings.Builder
+	for i := range 2000 {
+		if i == 1234 {
+			fmt.Fprintf(&b, "line %d NOTE: the ticket of the disk-full alert is OPS-7719\n", i)
+		}
+		if i%50 == 7 {
+			fmt.Fprintf(&b, "line %d FAIL disk full\n", i)
+		} else {
+			fmt.Fprintf(&b, "line %d ok\n", i)
+		}
 	}
+	return b.String()
+}
+
+func run(ctx context.Context, text, question string, stdout, stderr io.Writer) error {
 	base := os.Getenv("RLM_URL")
 	if base == "" {
 		base = "http://127.0.0.1:8080"
 	}
-	cfg := openai.DefaultConfig(os.Getenv("RLM_KEY"))
+	cfg := openai.DefaultConfig(os.Getenv("RLM_API_KEY"))
 	cfg.BaseURL = base + "/v1"
 	client := openai.NewClientWithConfig(cfg)
-	model := os.Getenv("RLM_MODEL")
-	if model == "" {
-		model = "rlm"
+	model := "rlm"
+	if builtin, err := servedByBuiltin(ctx, base, os.Getenv("RLM_API_KEY")); err == nil && builtin {
+		fmt.Fprintln(stderr, "note: the server answers with its built-in demo model rlm-tiny-demo, which only looks facts up in documents; "+
+			"other questions need a real model (rlm serve --upstream URL --root-model NAME)")
 	}
 	// A long message is offloaded into the REPL by the server; the model
-	// reads it through code, never whole.
-	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: question + "\n\n" + string(text)}}
+	// reads it through code, never whole. The question, short, stays in
+	// view.
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: text},
+		{Role: openai.ChatMessageRoleUser, Content: question}}
 
 	resp, err := client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{Model: model, Messages: msgs})
 	if err != nil {
@@ -74,4 +112,32 @@ func run(ctx context.Context, file, question string, stdout, stderr io.Writer) e
 	}
 	fmt.Fprintln(stdout)
 	return nil
+}
+
+// servedByBuiltin reports whether the gateway's models are answered by its
+// built-in model, as /v1/models says in each model's rlm.served_by.
+func servedByBuiltin(ctx context.Context, base, key string) (bool, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"/v1/models", nil)
+	if err != nil {
+		return false, err
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false, err
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct {
+			RLM struct {
+				ServedBy string `json:"served_by"`
+			} `json:"rlm"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return false, err
+	}
+	return len(list.Data) > 0 && list.Data[0].RLM.ServedBy == "builtin", nil
 }

@@ -3,7 +3,12 @@
 // from the stream's progress chunks.
 //
 //   npm install openai@7.57.0
-//   RLM_URL=http://127.0.0.1:8080 RLM_KEY=secret node examples/node/chat.mjs app.log "How many lines say FAIL?"
+//   RLM_URL=http://127.0.0.1:8080 RLM_API_KEY=secret node examples/node/chat.mjs app.log "How many lines say FAIL?"
+//
+// A server with nothing configured answers with its built-in demo model,
+// which only looks facts up in documents ("What is the ticket of the
+// disk-full alert?" of examples/curl.sh's log): the script says so, and
+// that other questions need a real model.
 import fs from 'node:fs';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
@@ -15,8 +20,14 @@ if (!file) {
 }
 const client = new OpenAI({
   baseURL: (process.env.RLM_URL ?? 'http://127.0.0.1:8080') + '/v1',
-  apiKey: process.env.RLM_KEY || 'none',
+  apiKey: process.env.RLM_API_KEY || 'none',
 });
+
+const models = await client.models.list();
+if (models.data.some((m) => m.rlm?.served_by === 'builtin')) {
+  console.error('note: the server answers with its built-in demo model rlm-tiny-demo, which only looks facts up in documents; ' +
+    'other questions need a real model (rlm serve --upstream URL --root-model NAME)');
+}
 
 const uploaded = await client.files.create({
   file: await toFile(fs.createReadStream(file), path.basename(file)),
@@ -25,7 +36,7 @@ const uploaded = await client.files.create({
 console.error(`uploaded ${uploaded.filename} as ${uploaded.id} (${uploaded.bytes} bytes)`);
 
 const stream = await client.chat.completions.create({
-  model: process.env.RLM_MODEL ?? 'rlm',
+  model: 'rlm',
   stream: true,
   stream_options: { include_usage: true },
   messages: [{ role: 'user', content: [

@@ -96,7 +96,7 @@ cat >"$OUT/tiny-qwen3.json" <<JSON
  "tie_word_embeddings": true, "vocab_size": $VOCAB, "bos_token_id": 151643, "eos_token_id": 151645}
 JSON
 rm -rf "$OUT/base" "$OUT/sft"   # a rerun starts afresh rather than resuming
-"$RLM" train init -config "$OUT/tiny-qwen3.json" -tokenizer "$TOKENIZER" -out "$OUT/base"
+"$RLM" train init -model-config "$OUT/tiny-qwen3.json" -tokenizer "$TOKENIZER" -out "$OUT/base"
 
 # --- 4. Supervised fine-tuning ----------------------------------------------
 # -seq-len holds every sample whole (the summary line says "0 truncated";

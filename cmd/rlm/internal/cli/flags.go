@@ -1,28 +1,31 @@
 // Package cli holds the conventions every command of rlm follows on the
-// command line: one line for a bad flag (with the new name of a renamed
-// one or the nearest name of a mistyped one), help with two dashes, flags
-// after positional arguments, JSON files of flag values, exit status 2 for
+// command line: settings that are each a flag, an environment variable
+// and a YAML key (settings.go, table.go), one line for a bad flag (with the
+// new name of a renamed one or the nearest name of a mistyped one), help
+// with two dashes, flags after positional arguments, exit status 2 for
 // usage errors, and the --device and task flags that several commands
 // share.
 package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 )
 
 // Command is one subcommand of rlm. Run gets the arguments after the
-// subcommand's name.
+// subcommand's name. Tables returns its settings, one table for each form
+// of it that has settings ("model serve", "train sft"), on flag sets of
+// their own: for help, docs/settings.md, tests, and the names a --config
+// file or the environment may use.
 type Command struct {
 	Summary string
-	Run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	Run     func(ctx context.Context, env Env, args []string, stdout, stderr io.Writer) error
+	Tables  func(env Env) []*Settings
 }
 
 // ErrUsage is returned by a command whose flags were wrong; ParseFlags has
@@ -135,18 +138,26 @@ func flagErrorLine(fs *flag.FlagSet, err error) string {
 }
 
 // nearestFlag returns the flag of fs closest to name, if one is close
-// enough to be a typo of it: at most two edits, or name a part of it.
+// enough to be a typo of it (see Nearest).
 func nearestFlag(fs *flag.FlagSet, name string) string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return Nearest(name, names)
+}
+
+// Nearest returns the candidate closest to name, if one is close enough to
+// be a typo of it: at most two edits, or name a part of it; "" if none.
+func Nearest(name string, candidates []string) string {
 	best, bestD := "", 3
-	fs.VisitAll(func(f *flag.Flag) {
-		d := editDistance(name, f.Name)
-		if len(name) >= 4 && strings.Contains(f.Name, name) && d > 2 {
+	for _, c := range candidates {
+		d := editDistance(name, c)
+		if len(name) >= 4 && strings.Contains(c, name) && d > 2 {
 			d = 2
 		}
-		if d < bestD || d == bestD && f.Name < best {
-			best, bestD = f.Name, d
+		if d < bestD || d == bestD && c < best {
+			best, bestD = c, d
 		}
-	})
+	}
 	return best
 }
 
@@ -209,49 +220,6 @@ func ParseInterspersed(fs *flag.FlagSet, args []string, stderr io.Writer) ([]str
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// ParseWithConfig parses args into fs, then sets every flag that the
-// command line left unset from the JSON object in *configPath, if any.
-func ParseWithConfig(fs *flag.FlagSet, args []string, configPath *string, stderr io.Writer) error {
-	if err := ParseFlags(fs, args, stderr, fs.Usage); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if *configPath == "" {
-		return nil
-	}
-	raw, err := os.ReadFile(*configPath)
-	if err != nil {
-		return fmt.Errorf("--config: %w", err)
-	}
-	var values map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &values); err != nil {
-		return fmt.Errorf("--config %s: want a JSON object of flag values: %w", *configPath, err)
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for name, v := range values {
-		if to := RenamedTo(fs, name); to != "" {
-			return fmt.Errorf("--config %s: setting %q was renamed %q", *configPath, name, to)
-		}
-		if name == "config" || fs.Lookup(name) == nil {
-			return fmt.Errorf("--config %s: unknown setting %q", *configPath, name)
-		}
-		if set[name] {
-			continue
-		}
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			s = string(v) // a number or a boolean, as written
-		}
-		if err := fs.Set(name, s); err != nil {
-			return fmt.Errorf("--config %s: %s: %w", *configPath, name, err)
-		}
-	}
-	return nil
 }
 
 // IsSet reports whether the command line set the flag name of fs.

@@ -6,378 +6,330 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/rlm-project/rlm/eval"
 )
 
-// The settings of rlm serve, query and eval are one table (cmd/rlm's
-// settingsTable): each row one name as a flag, an environment variable and
-// a key of a YAML file, read in that order of precedence.
+// Every command of rlm reads its settings one way: each setting is a flag
+// (--name), an environment variable (RLM_NAME) and a key of the YAML file
+// --config names (name with underscores), in that order of precedence,
+// then its default. Flags that name what one invocation works on (its
+// input, its output, the run it acts on, what to list) are its arguments:
+// flags only, for a variable or a file would hand the same input to every
+// later invocation.
 
-// CmdSet is the commands a setting applies to: bit i stands for
-// SettingCommands[i].
-type CmdSet uint8
+// Env is what a command reads besides its arguments.
+type Env struct {
+	// Getenv reads the environment; nil is os.Getenv.
+	Getenv func(string) string
+	// Names are every command's settings and arguments: a --config file
+	// shared by several commands may hold another command's setting.
+	// Empty, only the command's own are known.
+	Names Names
+}
 
-const (
-	ForServe CmdSet = 1 << iota
-	ForQuery
-	ForEval
-	AllCommands = ForServe | ForQuery | ForEval
-)
+func (e Env) getenv(k string) string {
+	if e.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return e.Getenv(k)
+}
 
-// SettingCommands are the commands that take settings, in CmdSet's order.
-var SettingCommands = []string{"serve", "query", "eval"}
+// Names are the names of the settings and of the arguments of a set of
+// commands.
+type Names struct {
+	Settings, Arguments map[string]bool
+}
 
-func (s CmdSet) String() string {
-	var names []string
-	for i, name := range SettingCommands {
-		if s&(1<<i) != 0 {
-			names = append(names, name)
+// NamesOf collects the names of the settings and arguments of tables.
+func NamesOf(tables []*Settings) Names {
+	n := Names{Settings: map[string]bool{}, Arguments: map[string]bool{}}
+	for _, s := range tables {
+		for _, r := range s.Rows() {
+			n.Settings[r.Name] = true
+		}
+		for _, a := range s.ArgumentNames() {
+			n.Arguments[a] = true
 		}
 	}
-	return strings.Join(names, ", ")
+	return n
 }
-
-// CommandSet is the CmdSet of the command name; 0 for one without settings.
-func CommandSet(name string) CmdSet {
-	for i, n := range SettingCommands {
-		if n == name {
-			return 1 << i
-		}
-	}
-	return 0
-}
-
-// Setting is one configuration setting: one name for every command that
-// takes it, as a flag (--name), an environment variable (RLM_NAME) and a
-// key of the --config YAML file (name with underscores). Precedence: flag,
-// then environment variable, then the conventional fallback variable (for
-// the upstream, OPENAI_BASE_URL and OPENAI_API_KEY), then YAML file, then
-// the default.
-//
-// C is the configuration the settings fill in.
-type Setting[C any] struct {
-	Name string
-	Cmds CmdSet
-	Def  string
-	Help string
-	Set  func(c *C, v string) error
-}
-
-// Env is the setting's environment variable.
-func (s Setting[C]) Env() string { return EnvName(s.Name) }
-
-// YAML is the setting's key in a --config file.
-func (s Setting[C]) YAML() string { return strings.ReplaceAll(s.Name, "-", "_") }
 
 // EnvName is the environment variable of the setting name.
 func EnvName(name string) string { return "RLM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) }
+
+// YAMLKey is the key of the setting name in a --config file.
+func YAMLKey(name string) string { return strings.ReplaceAll(name, "-", "_") }
 
 // conventionalEnv are the environment variables OpenAI's own clients read,
 // honoured by the settings of the same meaning when their RLM_ variable is
 // unset.
 var conventionalEnv = map[string]string{"upstream": "OPENAI_BASE_URL", "upstream-key": "OPENAI_API_KEY"}
 
-// Fallback is the conventional environment variable of the setting, if any.
-func (s Setting[C]) Fallback() string { return conventionalEnv[s.Name] }
-
-// Str sets a string setting.
-func Str[C any](f func(c *C) *string) func(*C, string) error {
-	return func(c *C, v string) error { *f(c) = v; return nil }
-}
-
-// List sets a comma-separated list, empty items dropped.
-func List[C any](f func(c *C) *[]string) func(*C, string) error {
-	return func(c *C, v string) error {
-		*f(c) = nil
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				*f(c) = append(*f(c), s)
-			}
-		}
-		return nil
-	}
-}
-
-// Num sets an integer setting.
-func Num[C any](f func(c *C) *int) func(*C, string) error {
-	return func(c *C, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return fmt.Errorf("not an integer: %q", v)
-		}
-		*f(c) = n
-		return nil
-	}
-}
-
-// Bool sets a boolean setting.
-func Bool[C any](f func(c *C) *bool) func(*C, string) error {
-	return func(c *C, v string) error {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("not true or false: %q", v)
-		}
-		*f(c) = b
-		return nil
-	}
-}
-
-// Window reads a context window: auto (0), a positive number of tokens
-// (8192, 128k) or a negative one (no compaction, -1).
-func Window[C any](f func(c *C) *int) func(*C, string) error {
-	return func(c *C, v string) error {
-		if v == "auto" {
-			*f(c) = 0
-			return nil
-		}
-		if n, err := strconv.Atoi(v); err == nil && n < 0 {
-			*f(c) = -1
-			return nil
-		}
-		n, err := eval.ParseLength(v)
-		if err != nil {
-			return fmt.Errorf("want auto, a number of tokens like 131072 or 128k, or a negative number (no compaction): %q", v)
-		}
-		*f(c) = n
-		return nil
-	}
-}
-
-// Dur sets a duration setting.
-func Dur[C any](f func(c *C) *time.Duration) func(*C, string) error {
-	return func(c *C, v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return fmt.Errorf("not a duration like 30s or 5m: %q", v)
-		}
-		*f(c) = d
-		return nil
-	}
-}
-
-// Size sets a byte count (512MiB, 64MB, 1048576).
-func Size[C any](f func(c *C) *int64) func(*C, string) error {
-	return func(c *C, v string) error {
-		n, err := ParseSize(v)
-		if err != nil {
-			return err
-		}
-		*f(c) = n
-		return nil
-	}
-}
-
-// SizeOrZero is Size for a setting where 0 means no bound.
-func SizeOrZero[C any](f func(c *C) *int64) func(*C, string) error {
-	return func(c *C, v string) error {
-		if strings.TrimSpace(v) == "0" {
-			*f(c) = 0
-			return nil
-		}
-		return Size(f)(c, v)
-	}
-}
-
-// SizeInt is Size for an int setting.
-func SizeInt[C any](f func(c *C) *int) func(*C, string) error {
-	return func(c *C, v string) error {
-		n, err := ParseSize(v)
-		if err != nil {
-			return err
-		}
-		if n > 1<<31-1 {
-			return fmt.Errorf("size %q is too large", v)
-		}
-		*f(c) = int(n)
-		return nil
-	}
-}
-
-// renamedSettings are the retired names of settings (see RenamedFlags),
-// whose environment variables are refused.
+// renamedSettings are the retired names of settings (see RenamedFlags)
+// whose environment variables a command with the new setting refuses: one
+// ignored could leave a server open (RLM_API_KEYS).
 var renamedSettings = []string{"api-keys", "local-kv-cache", "local-max-seqs", "local-max-batch-tokens", "local-max-model-len", "sampling-seed"}
 
-// SettingFlags are the settings of one command registered on its FlagSet.
-type SettingFlags[C any] struct {
-	table  []Setting[C]
-	cmd    string
-	fs     *flag.FlagSet
-	file   *string
-	vals   map[string]*string
-	getenv func(string) string
+// Settings are one command's settings: every flag of its FlagSet but
+// --config and the flags it calls arguments.
+type Settings struct {
+	cmd     string // "serve", "train sft": how errors and docs name it
+	fs      *flag.FlagSet
+	env     Env
+	file    *string
+	args    map[string]bool
+	order   []string // settings in the order help lists them; the rest follow by name
+	sources map[string]string
 }
 
-// RegisterSettings defines --config and a flag for every setting of table
-// that the command cmd takes on fs. Values are strings until Load, which
-// reads them with the environment and the YAML file in the order of
-// precedence.
-func RegisterSettings[C any](table []Setting[C], fs *flag.FlagSet, cmd string, getenv func(string) string) *SettingFlags[C] {
-	s := &SettingFlags[C]{table: table, cmd: cmd, fs: fs, vals: map[string]*string{}, getenv: getenv}
-	s.file = fs.String("config", getenv("RLM_CONFIG"), "optional YAML `file` of settings (env RLM_CONFIG); flags override environment variables, which override the file")
-	for _, o := range s.settings() {
-		v := new(string)
-		s.vals[o.Name] = v
-		if o.Def == "true" || o.Def == "false" {
-			*v = o.Def
-			fs.Var(boolString{v}, o.Name, o.usage()) // --name alone means true
-			continue
-		}
-		fs.StringVar(v, o.Name, o.Def, o.usage())
-	}
+// NewSettings defines --config on fs and returns the settings of the
+// command cmd, whose flags are defined on fs (before or after this call).
+func NewSettings(cmd string, fs *flag.FlagSet, env Env) *Settings {
+	s := &Settings{cmd: cmd, fs: fs, env: env, args: map[string]bool{}, sources: map[string]string{}}
+	s.file = fs.String("config", "", "YAML `file` of settings (env RLM_CONFIG)")
 	return s
 }
 
-// boolString is a boolean setting's flag: its value is kept as text, like
-// every setting's until load, but --name alone means --name=true.
-type boolString struct{ p *string }
+// Command is the name of the command the settings belong to.
+func (s *Settings) Command() string { return s.cmd }
 
-func (b boolString) String() string {
-	if b.p == nil {
-		return ""
+// Arguments marks flags of the command as its arguments: flags only.
+func (s *Settings) Arguments(names ...string) {
+	for _, n := range names {
+		s.args[n] = true
 	}
-	return *b.p
-}
-func (b boolString) Set(v string) error { *b.p = v; return nil }
-func (b boolString) IsBoolFlag() bool   { return true }
-
-func (o Setting[C]) usage() string {
-	env := o.Env()
-	if o.Fallback() != "" {
-		env += ", then " + o.Fallback()
-	}
-	return fmt.Sprintf("%s (env %s, YAML %s)", o.Help, env, o.YAML())
 }
 
-func (s *SettingFlags[C]) settings() []Setting[C] {
-	var out []Setting[C]
-	for _, o := range s.table {
-		if o.Cmds&CommandSet(s.cmd) != 0 {
-			out = append(out, o)
+// ArgumentNames are the command's arguments, sorted.
+func (s *Settings) ArgumentNames() []string {
+	var out []string
+	s.fs.VisitAll(func(f *flag.Flag) {
+		if s.args[f.Name] {
+			out = append(out, f.Name)
 		}
+	})
+	return out
+}
+
+// Row is one setting as help and docs/settings.md list it.
+type Row struct {
+	Name, Env, Fallback, YAML, Default, Help string
+	Flag                                     *flag.Flag
+}
+
+// Rows are the command's settings, in the order help lists them.
+func (s *Settings) Rows() []Row {
+	seen := map[string]bool{}
+	var rows []Row
+	add := func(f *flag.Flag) {
+		if f == nil || seen[f.Name] || s.args[f.Name] || f.Name == "config" {
+			return
+		}
+		seen[f.Name] = true
+		rows = append(rows, Row{Name: f.Name, Env: EnvName(f.Name), Fallback: conventionalEnv[f.Name], YAML: YAMLKey(f.Name),
+			Default: f.DefValue, Help: usageText(f), Flag: f})
+	}
+	for _, n := range s.order {
+		add(s.fs.Lookup(n))
+	}
+	s.fs.VisitAll(add)
+	return rows
+}
+
+// usageText is the flag's usage with the backquotes that name its value
+// removed.
+func usageText(f *flag.Flag) string {
+	_, u := flag.UnquoteUsage(f)
+	return u
+}
+
+// Parse parses args, which hold flags only, then reads the settings the
+// command line left unset (see Load). Errors are reported as ParseFlags
+// reports them; asked for help, it prints the FlagSet's Usage and returns
+// flag.ErrHelp.
+func (s *Settings) Parse(args []string, stderr io.Writer) error {
+	if err := ParseFlags(s.fs, args, stderr, s.fs.Usage); err != nil {
+		return err
+	}
+	if s.fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rlm %s: unexpected arguments %q; `rlm %s -h` lists its flags\n", s.cmd, s.fs.Args(), s.cmd)
+		return ErrUsage
+	}
+	return s.Load()
+}
+
+// ParseInterspersed is Parse for a command with positional arguments,
+// which flags may follow; it returns the positional ones.
+func (s *Settings) ParseInterspersed(args []string, stderr io.Writer) ([]string, error) {
+	pos, err := ParseInterspersed(s.fs, args, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return pos, s.Load()
+}
+
+// Load reads every setting the command line left unset from its
+// environment variable (or the conventional one of the upstream), then
+// the --config file (RLM_CONFIG when --config is not given); the rest keep
+// their defaults. A YAML key that no command knows is an error; one of
+// another command's settings is ignored, so one file can serve them all.
+// An old variable renamed to one of the command's settings is an error.
+func (s *Settings) Load() error {
+	given := map[string]bool{}
+	s.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	path, from := *s.file, "--config"
+	if !given["config"] {
+		path, from = s.env.getenv("RLM_CONFIG"), "RLM_CONFIG"
+	}
+	fileVals, err := s.readFile(path, from)
+	if err != nil {
+		return err
+	}
+	mine := map[string]bool{}
+	rows := s.Rows()
+	for _, r := range rows {
+		mine[r.Name] = true
+	}
+	for _, old := range renamedSettings {
+		if env := EnvName(old); s.env.getenv(env) != "" && mine[RenamedFlags[old][0]] {
+			return fmt.Errorf("%s: environment variable %s was renamed %s", s.cmd, env, EnvName(RenamedFlags[old][0]))
+		}
+	}
+	for _, r := range rows {
+		if given[r.Name] {
+			s.sources[r.Name] = "flag --" + r.Name
+			continue
+		}
+		v, src := "", ""
+		if fv, ok := fileVals[r.YAML]; ok {
+			v, src = fv, "config file key "+r.YAML
+		}
+		if r.Fallback != "" {
+			if ev := s.env.getenv(r.Fallback); ev != "" {
+				v, src = ev, "environment variable "+r.Fallback
+			}
+		}
+		if ev := s.env.getenv(r.Env); ev != "" {
+			v, src = ev, "environment variable "+r.Env
+		}
+		if src == "" {
+			continue
+		}
+		if err := r.Flag.Value.Set(v); err != nil {
+			return fmt.Errorf("%s: %s: %w", s.cmd, src, err)
+		}
+		s.sources[r.Name] = src
+	}
+	return nil
+}
+
+// readFile reads the YAML file at path (none when empty) into the values
+// of this command's settings, as their flags would be written.
+func (s *Settings) readFile(path, from string) (map[string]string, error) {
+	vals := map[string]string{}
+	if path == "" {
+		return vals, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: config file (%s): %w", s.cmd, from, err)
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: config file %s: %w", s.cmd, path, err)
+	}
+	mine := map[string]bool{}
+	var known []string
+	for _, r := range s.Rows() {
+		mine[r.YAML] = true
+		known = append(known, r.YAML)
+	}
+	for name := range s.env.Names.Settings {
+		known = append(known, YAMLKey(name))
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		name := strings.ReplaceAll(k, "_", "-")
+		switch {
+		case mine[k]:
+			vals[k] = yamlString(raw[k])
+		case s.env.Names.Settings[name] && k == YAMLKey(name):
+			// Another command's setting.
+		case len(RenamedFlags[name]) > 0:
+			return nil, fmt.Errorf("%s: config file %s: key %s was renamed %s", s.cmd, path, k, YAMLKey(RenamedFlags[name][0]))
+		case s.args[name] || s.env.Names.Arguments[name]:
+			return nil, fmt.Errorf("%s: config file %s: key %s: --%s is an argument of one invocation, given as a flag only (see docs/settings.md)", s.cmd, path, k, name)
+		default:
+			msg := fmt.Sprintf("%s: config file %s: unknown key %q", s.cmd, path, k)
+			if near := Nearest(k, known); near != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", near)
+			}
+			return nil, fmt.Errorf("%s (see docs/settings.md)", msg)
+		}
+	}
+	return vals, nil
+}
+
+// Explicit reports whether the setting name was given by flag, environment
+// variable or file rather than left at its default.
+func (s *Settings) Explicit(name string) bool { return s.sources[name] != "" }
+
+// Source says where the setting name came from: "flag --name",
+// "environment variable RLM_NAME", "config file key name" or "default".
+func (s *Settings) Source(name string) string {
+	if src := s.sources[name]; src != "" {
+		return src
+	}
+	return "default"
+}
+
+// Values are the values of every setting as their flags print them.
+func (s *Settings) Values() map[string]string {
+	out := map[string]string{}
+	for _, r := range s.Rows() {
+		out[r.Name] = r.Flag.Value.String()
 	}
 	return out
 }
 
-// PrintUsage writes the command's own flags (those of fs that are not
-// settings), then its settings in the table's order, which groups them as
-// docs/settings.md does.
-func (s *SettingFlags[C]) PrintUsage(w io.Writer) {
-	fmt.Fprintln(w, "Flags:")
-	PrintFlags(w, s.fs, func(name string) bool {
-		_, ok := s.vals[name]
-		return ok || name == "config"
-	})
-	fmt.Fprintf(w, "Settings (a flag wins over the environment, which wins over the --config file; see docs/settings.md):\n")
-	fmt.Fprintln(w, "  --config file\n    \toptional YAML file of settings (env RLM_CONFIG)")
-	for _, o := range s.settings() {
+// PrintUsage writes the command's arguments, when it has any, then its
+// settings in the order of Rows, each with its variable, key and default.
+func (s *Settings) PrintUsage(w io.Writer) {
+	if len(s.ArgumentNames()) > 0 {
+		fmt.Fprintln(w, "\nFlags:")
+		PrintFlags(w, s.fs, func(name string) bool { return !s.args[name] })
+	}
+	fmt.Fprintln(w, "\nSettings (flag, then environment variable, then --config file; see docs/settings.md):")
+	fmt.Fprintln(w, "  --config file\n    \tYAML file of settings (env RLM_CONFIG)")
+	for _, r := range s.Rows() {
+		env := r.Env
+		if r.Fallback != "" {
+			env += ", then " + r.Fallback
+		}
 		def := ""
-		if o.Def != "" {
-			def = "; default " + o.Def
+		if r.Default != "" {
+			def = "; default " + r.Default
 		}
-		env := o.Env()
-		if o.Fallback() != "" {
-			env += ", then " + o.Fallback()
-		}
-		fmt.Fprintf(w, "  --%s %s\n    \t%s (env %s, YAML %s%s)\n", o.Name, placeholder(o.Def), o.Help, env, o.YAML(), def)
+		fmt.Fprintf(w, "  --%s %s\n    \t%s (env %s, YAML %s%s)\n", r.Name, valueName(r.Flag), r.Help, env, r.YAML, def)
 	}
 }
 
-// Load applies defaults, then the YAML file, then the environment, then the
-// flags fs was given, to a new C. A YAML key that no command knows is an
-// error; one of another command's settings is ignored, so one file can
-// serve them all. explicit names the settings given by flag, environment
-// or file rather than left at their defaults.
-func (s *SettingFlags[C]) Load() (c *C, explicit map[string]bool, err error) {
-	setByFlag := map[string]bool{}
-	s.fs.Visit(func(f *flag.Flag) { setByFlag[f.Name] = true })
-	fileVals := map[string]string{}
-	if *s.file != "" {
-		b, err := os.ReadFile(*s.file)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: config file: %w", s.cmd, err)
-		}
-		var raw map[string]any
-		if err := yaml.Unmarshal(b, &raw); err != nil {
-			return nil, nil, fmt.Errorf("%s: config file %s: %w", s.cmd, *s.file, err)
-		}
-		known := map[string]bool{}
-		for _, o := range s.table {
-			known[o.YAML()] = true
-		}
-		for k, v := range raw {
-			if !known[k] {
-				for _, to := range RenamedFlags[strings.ReplaceAll(k, "_", "-")] {
-					if to := strings.ReplaceAll(to, "-", "_"); known[to] {
-						return nil, nil, fmt.Errorf("%s: config file %s: key %s was renamed %s", s.cmd, *s.file, k, to)
-					}
-				}
-			}
-			if !known[k] {
-				return nil, nil, fmt.Errorf("%s: config file %s: unknown key %q (see docs/settings.md)", s.cmd, *s.file, k)
-			}
-			fileVals[k] = yamlString(v)
-		}
+// valueName names the kind of value a flag takes in help.
+func valueName(f *flag.Flag) string {
+	if k, ok := f.Value.(interface{ Kind() string }); ok {
+		return k.Kind()
 	}
-	for _, old := range renamedSettings {
-		// An old variable left in a deployment must not be ignored
-		// silently: RLM_API_KEYS ignored would open the server.
-		if env := EnvName(old); s.getenv(env) != "" {
-			return nil, nil, fmt.Errorf("%s: environment variable %s was renamed %s", s.cmd, env, EnvName(RenamedFlags[old][0]))
-		}
-	}
-	c, explicit = new(C), map[string]bool{}
-	for _, o := range s.settings() {
-		v, from := o.Def, "default"
-		if fv, ok := fileVals[o.YAML()]; ok {
-			v, from = fv, "config file key "+o.YAML()
-		}
-		if o.Fallback() != "" {
-			if ev := s.getenv(o.Fallback()); ev != "" {
-				v, from = ev, "environment variable "+o.Fallback()
-			}
-		}
-		if ev := s.getenv(o.Env()); ev != "" {
-			v, from = ev, "environment variable "+o.Env()
-		}
-		if setByFlag[o.Name] {
-			v, from = *s.vals[o.Name], "flag --"+o.Name
-		}
-		if v == "" {
-			continue
-		}
-		explicit[o.Name] = from != "default"
-		if err := o.Set(c, v); err != nil {
-			if setByFlag[o.Name] {
-				return nil, nil, BadFlag("%s: %s: %w", s.cmd, from, err)
-			}
-			return nil, nil, fmt.Errorf("%s: %s: %w", s.cmd, from, err)
-		}
-	}
-	return c, explicit, nil
-}
-
-// placeholder names the kind of value a setting takes in its help, judged
-// by its default.
-func placeholder(def string) string {
-	if _, err := strconv.Atoi(def); err == nil {
-		return "int"
-	}
-	if _, err := strconv.ParseBool(def); err == nil {
+	name, _ := flag.UnquoteUsage(f)
+	if name == "" {
 		return "bool"
 	}
-	if _, err := time.ParseDuration(def); err == nil {
-		return "duration"
-	}
-	if _, err := ParseSize(def); err == nil {
-		return "size"
-	}
-	return "string"
+	return name
 }
 
 // yamlString renders a YAML value the way the flag would be written: lists
@@ -405,5 +357,44 @@ func yamlString(v any) string {
 		return ""
 	default:
 		return fmt.Sprint(x)
+	}
+}
+
+// WarnUnknownEnv writes one line to w for each RLM_ variable of environ
+// that is no command's setting (names) and none of the other variables
+// rlm reads (others): a typo would otherwise be ignored in silence. The
+// line names the variable and, when one is close, the setting's variable
+// it may have meant.
+func WarnUnknownEnv(w io.Writer, environ []string, names Names, others []string) {
+	known := map[string]bool{"RLM_CONFIG": true}
+	for _, o := range others {
+		known[o] = true
+	}
+	var vars []string
+	for n := range names.Settings {
+		vars = append(vars, EnvName(n))
+	}
+	sort.Strings(vars)
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(k, "RLM_") || known[k] {
+			continue
+		}
+		name := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(k, "RLM_"), "_", "-"))
+		if names.Settings[name] {
+			continue
+		}
+		why := "no rlm command reads it"
+		switch {
+		case len(RenamedFlags[name]) > 0:
+			why = "it was renamed " + EnvName(RenamedFlags[name][0])
+		case names.Arguments[name]:
+			why = "--" + name + " is an argument of one invocation, given as a flag only"
+		default:
+			if near := Nearest(k, vars); near != "" {
+				why += fmt.Sprintf(" (did you mean %s?)", near)
+			}
+		}
+		fmt.Fprintf(w, "rlm: warning: environment variable %s is not a setting: %s; see docs/settings.md\n", k, why)
 	}
 }

@@ -46,8 +46,22 @@ a gateway's data directory (or rlm eval's traces directory) on this machine.
 See docs/tracing.md.
 `
 
+// Command is `rlm traces` in rlm's list of commands.
+var Command = cli.Command{Summary: "list, show, open and export recorded runs (trajectories)", Run: Run,
+	Tables: func(env cli.Env) []*cli.Settings {
+		var out []*cli.Settings
+		for _, sub := range subcommands {
+			t, _ := newTracesArgs(sub, env, io.Discard)
+			out = append(out, t.settings)
+		}
+		return out
+	}}
+
+// subcommands are the subcommands of `rlm traces`.
+var subcommands = []string{"list", "show", "open", "export", "feedback", "owners"}
+
 // Run runs `rlm traces` with the arguments after "traces".
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func Run(ctx context.Context, env cli.Env, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, tracesUsage)
 		if len(args) == 0 {
@@ -55,7 +69,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	t, err := parseTracesArgs(args[0], args[1:], stderr)
+	t, err := parseTracesArgs(args[0], args[1:], env, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -83,6 +97,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 type tracesArgs struct {
 	sub, id        string
 	fs             *flag.FlagSet
+	settings       *cli.Settings
 	base, key, dir string
 	owner          string
 	q              filterFlags
@@ -93,19 +108,21 @@ type tracesArgs struct {
 	asJSON         bool
 }
 
-// parseTracesArgs parses and checks sub's flags and run ID.
-func parseTracesArgs(sub string, args []string, stderr io.Writer) (*tracesArgs, error) {
+// newTracesArgs defines the flags of the subcommand sub, whose help goes
+// to stderr; false for an unknown subcommand. The gateway's address and
+// key are settings; the rest are arguments.
+func newTracesArgs(sub string, env cli.Env, stderr io.Writer) (*tracesArgs, bool) {
 	t := &tracesArgs{sub: sub}
 	fs := flag.NewFlagSet("rlm traces "+sub, flag.ContinueOnError)
-	t.fs = fs
+	t.fs, t.settings = fs, cli.NewSettings("traces "+sub, fs, env)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, tracesUsage)
-		fmt.Fprintf(stderr, "\nFlags of %s:\n", sub)
-		cli.PrintFlags(stderr, fs, nil)
+		fmt.Fprintf(stderr, "\nOf %s:\n", sub)
+		t.settings.PrintUsage(stderr)
 	}
-	fs.StringVar(&t.base, "url", tracesEnv("RLM_URL", "http://127.0.0.1:8080"), "gateway base `URL` (env RLM_URL)")
-	fs.StringVar(&t.key, "api-key", os.Getenv("RLM_API_KEY"), "gateway API `key` (env RLM_API_KEY); with --dir, selects the runs of the owner the gateway derives from it")
+	fs.StringVar(&t.base, "url", "http://127.0.0.1:8080", "gateway base `URL`")
+	fs.StringVar(&t.key, "api-key", "", "gateway API `key`; with --dir, selects the runs of the owner the gateway derives from it")
 	fs.StringVar(&t.dir, "dir", "", "read the gateway's data `directory` (its disk store) instead of asking the gateway")
 	fs.StringVar(&t.owner, "owner", "", "with --dir: whose runs, as the owner id (default: derived from --api-key, else \""+tracing.DefaultOwner+"\", the owner of a gateway without keys and of rlm eval)")
 	switch sub {
@@ -125,11 +142,25 @@ func parseTracesArgs(sub string, args []string, stderr io.Writer) (*tracesArgs, 
 		fs.Float64Var(&t.score, "score", 0, "reward `score` (required)")
 		fs.StringVar(&t.label, "label", "", "reward `label`")
 	default:
+		return nil, false
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name != "url" && f.Name != "api-key" && f.Name != "config" {
+			t.settings.Arguments(f.Name)
+		}
+	})
+	return t, true
+}
+
+// parseTracesArgs parses and checks sub's flags and run ID.
+func parseTracesArgs(sub string, args []string, env cli.Env, stderr io.Writer) (*tracesArgs, error) {
+	t, ok := newTracesArgs(sub, env, stderr)
+	if !ok {
 		fmt.Fprintf(stderr, "rlm traces: unknown subcommand %q\n\n%s", sub, tracesUsage)
 		return nil, cli.ErrUsage
 	}
 	// Flags may come after the run ID too: rlm traces show ID --json.
-	pos, err := cli.ParseInterspersed(fs, args, stderr)
+	pos, err := t.settings.ParseInterspersed(args, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +210,7 @@ func (t *tracesArgs) source(ctx context.Context, stdout io.Writer) (traceSource,
 		return &traceapi.Client{BaseURL: t.base, APIKey: t.key}, nil
 	}
 	ls, err := openLocal(ctx, t.dir, ownerChoice{owner: t.owner, ownerSet: cli.IsSet(t.fs, "owner"),
-		key: t.key, keySet: cli.IsSet(t.fs, "api-key")})
+		key: t.key, keyFrom: t.settings.Source("api-key")})
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +269,7 @@ func (t *tracesArgs) open(ctx context.Context, src traceSource, stdout, stderr i
 	if _, err := src.Get(ctx, t.id); err != nil {
 		return err
 	}
-	if ls, ok := src.(*localSource); ok && !cli.IsSet(t.fs, "url") && os.Getenv("RLM_URL") == "" {
+	if ls, ok := src.(*localSource); ok && !t.settings.Explicit("url") {
 		// No gateway was named as holding this directory (it may be rlm
 		// eval's traces, or a copy from another machine): serve the
 		// viewer over it.
@@ -335,13 +366,6 @@ func (s *localSource) serveViewer(ctx context.Context, listen, id string, stdout
 	return nil
 }
 
-func tracesEnv(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
 func writeIndentJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -399,8 +423,9 @@ type localSource struct {
 
 // ownerChoice is what the command line says about whose runs to read.
 type ownerChoice struct {
-	owner, key       string
-	ownerSet, keySet bool // given as flags, not defaults from the environment
+	owner, key string
+	ownerSet   bool   // given as a flag
+	keyFrom    string // where the key came from (cli.Settings.Source)
 }
 
 // ownerOfKey is the owner a gateway records a key's runs under.
@@ -422,14 +447,14 @@ func openLocal(ctx context.Context, dir string, oc ownerChoice) (*localSource, e
 	s := &localSource{svc: svc, dir: dir, owners: owners, owner: tracing.DefaultOwner,
 		why: "the default: the owner of a gateway without API keys and of rlm eval"}
 	switch {
-	case oc.ownerSet && oc.keySet && oc.owner != ownerOfKey(oc.key):
+	case oc.ownerSet && strings.HasPrefix(oc.keyFrom, "flag") && oc.owner != ownerOfKey(oc.key):
 		return nil, cli.BadFlag("--owner %s and --api-key disagree: that key's owner is %s", oc.owner, ownerOfKey(oc.key))
 	case oc.ownerSet:
 		s.owner, s.why = oc.owner, "--owner"
 	case oc.key != "":
 		s.owner, s.why = ownerOfKey(oc.key), "derived from the API key"
-		if !oc.keySet {
-			s.why += " in RLM_API_KEY"
+		if !strings.HasPrefix(oc.keyFrom, "flag") {
+			s.why += " in the " + oc.keyFrom
 		}
 	}
 	if !tracing.ValidName(s.owner) {

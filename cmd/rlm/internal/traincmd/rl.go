@@ -23,18 +23,19 @@ import (
 // rlFlags are rlm train rl's flags, most of them rl.Config's fields.
 type rlFlags struct {
 	trainFlags
-	dev                                            cli.Device
-	cfg                                            rl.Config
-	config, tasks, lengths, kvCache, traces, owner string
-	taskOpts                                       eval.TaskOptions
-	maxDepth                                       int
-	replLim                                        repl.Limits
+	settings                               *cli.Settings
+	dev                                    cli.Device
+	cfg                                    rl.Config
+	tasks, lengths, kvCache, traces, owner string
+	taskOpts                               eval.TaskOptions
+	maxDepth                               int
+	replLim                                repl.Limits
 }
 
 // runTrainRL is `rlm train rl`: GRPO-family reinforcement learning on
 // rollouts through the RLM engine and the REPL.
-func runTrainRL(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, err := parseRLFlags(args, stderr)
+func runTrainRL(ctx context.Context, env cli.Env, args []string, stdout, stderr io.Writer) error {
+	f, err := parseRLFlags(args, env, stderr)
 	if f == nil || err != nil {
 		return err // nil for -h
 	}
@@ -87,10 +88,13 @@ func runTrainRL(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// parseRLFlags returns nil and no error for -h.
-func parseRLFlags(args []string, stderr io.Writer) (*rlFlags, error) {
+// newRLFlags defines the flags of `rlm train rl`, whose help goes to
+// stderr.
+func newRLFlags(env cli.Env, stderr io.Writer) *rlFlags {
 	fs := flag.NewFlagSet("rlm train rl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	f := &rlFlags{cfg: rl.DefaultConfig(), taskOpts: eval.TaskOptions{Depth: -1}, replLim: repl.DefaultLimits(),
+		settings: cli.NewSettings("train rl", fs, env)}
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: rlm train rl --model DIR --out DIR [flags]
 
@@ -98,16 +102,12 @@ Trains a Qwen3 checkpoint with reinforcement learning (GRPO family, DPPO trust
 region) on rollouts of eval tasks through the RLM engine and the REPL, with
 the policy served in-process. Writes checkpoints, the final model,
 trainer_state.json and reward.svg to --out and every rollout as a trajectory
-(viewable in rlm serve's /ui/). --config FILE reads a JSON object of these
-flags ({"lr": 1e-6, "group": 8}); flags on the command line win. An
-interrupted run resumes from its newest checkpoint. See docs/training.md.
-Flags:
+(viewable in rlm serve's /ui/). An interrupted run resumes from its newest
+checkpoint. See docs/training.md.
 `)
-		cli.PrintFlags(stderr, fs, nil)
+		f.settings.PrintUsage(stderr)
 	}
-	f := &rlFlags{cfg: rl.DefaultConfig(), taskOpts: eval.TaskOptions{Depth: -1}, replLim: repl.DefaultLimits()}
 	c := &f.cfg
-	fs.StringVar(&f.config, "config", "", "JSON `file` of flag values (keys are flag names)")
 	f.trainFlags.register(fs, "checkpoints, final model, trainer_state.json, reward.svg, traces", "continue from the newest checkpoint in --out when there is one")
 	optimizer{&c.LR, &c.MinLRRatio, &c.WeightDecay, &c.Beta1, &c.Beta2, &c.Eps, &c.ClipNorm,
 		&c.WarmupSteps, &c.CheckpointEvery, &c.KeepCheckpoints, &c.LogEvery, &c.StopAfter, &c.Seed}.register(fs)
@@ -142,18 +142,21 @@ Flags:
 	fs.StringVar(&f.traces, "traces", "", "disk store `directory` for the rollouts' trajectories (default OUT/traces; \"none\" disables)")
 	fs.StringVar(&f.owner, "trace-owner", "open", "`owner` the trajectories are saved under (\"open\" is the owner of an rlm serve without API keys)")
 	fs.StringVar(&c.Export, "export", "", "also append every rollout's samples (token ids, loss masks, sampler logprobs, reward, advantage) to OUT/"+rl.ExportFile+" in this `format`: "+strings.Join(rl.ExportFormats, " or ")+" (see docs/training.md)")
-	if err := cli.ParseWithConfig(fs, args, &f.config, stderr); err != nil {
+	f.settings.Arguments("model", "out", "traces")
+	return f
+}
+
+// parseRLFlags returns nil and no error for -h.
+func parseRLFlags(args []string, env cli.Env, stderr io.Writer) (*rlFlags, error) {
+	f := newRLFlags(env, stderr)
+	if err := f.settings.Parse(args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil
 		}
-		if errors.Is(err, cli.ErrUsage) {
-			return nil, err
-		}
-		return nil, cli.BadFlag("train rl: %w", err)
+		return nil, err
 	}
 	if f.model == "" || f.out == "" {
-		fmt.Fprintln(stderr, "rlm train rl: --model and --out are required")
-		fs.Usage()
+		fmt.Fprintln(stderr, "rlm train rl: --model and --out are required; `rlm train rl -h` lists its flags")
 		return nil, cli.ErrUsage
 	}
 	return f, f.check()

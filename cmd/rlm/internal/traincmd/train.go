@@ -6,6 +6,7 @@ package traincmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,10 +29,14 @@ import (
 var Command = cli.Command{
 	Summary: "fine-tune a Qwen3 model on trajectories (train sft), with RL on harness rollouts (train rl), make a random one (train init), or learn a BPE vocabulary (train tokenizer)",
 	Run:     Run,
+	Tables: func(env cli.Env) []*cli.Settings {
+		return []*cli.Settings{newSFTFlags(env, io.Discard).settings, newRLFlags(env, io.Discard).settings,
+			newInitFlags(env, io.Discard).settings, newTokenizerFlags(env, io.Discard).settings}
+	},
 }
 
 // Run runs `rlm train` with the arguments after "train".
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func Run(ctx context.Context, env cli.Env, args []string, stdout, stderr io.Writer) error {
 	usage := func(w io.Writer) {
 		fmt.Fprintln(w, "Usage: rlm train <sft|rl|init|tokenizer> [flags]\n\n  sft        supervised fine-tuning on an SFT JSONL file\n  rl         reinforcement learning on rollouts through the RLM engine and REPL\n  init       write a randomly initialized model for a config.json\n  tokenizer  learn a byte-level BPE vocabulary from SFT samples and text files\n\nRun `rlm train <sub> -h` for the flags.")
 	}
@@ -41,13 +46,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "sft":
-		return runTrainSFT(ctx, args[1:], stdout, stderr)
+		return runTrainSFT(ctx, env, args[1:], stdout, stderr)
 	case "rl":
-		return runTrainRL(ctx, args[1:], stdout, stderr)
+		return runTrainRL(ctx, env, args[1:], stdout, stderr)
 	case "init":
-		return runTrainInit(args[1:], stdout, stderr)
+		return runTrainInit(env, args[1:], stdout, stderr)
 	case "tokenizer":
-		return runTrainTokenizer(ctx, args[1:], stdout, stderr)
+		return runTrainTokenizer(ctx, env, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return nil
@@ -70,6 +75,7 @@ func parseDType(s string) (safetensors.DType, error) {
 // sftFlags are rlm train sft's flags, most of them sft.Config's fields.
 type sftFlags struct {
 	trainFlags
+	settings                          *cli.Settings
 	dev                               cli.Device
 	cfg                               sft.Config
 	data, overflow, stopReasons       string
@@ -79,8 +85,8 @@ type sftFlags struct {
 	loraTargets                       string
 }
 
-func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, err := parseSFTFlags(args, stderr)
+func runTrainSFT(ctx context.Context, env cli.Env, args []string, stdout, stderr io.Writer) error {
+	f, err := parseSFTFlags(args, env, stderr)
 	if f == nil || err != nil {
 		return err // nil for -h
 	}
@@ -146,21 +152,22 @@ func runTrainSFT(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-// parseSFTFlags returns nil and no error for -h.
-func parseSFTFlags(args []string, stderr io.Writer) (*sftFlags, error) {
+// newSFTFlags defines the flags of `rlm train sft`, whose help goes to
+// stderr.
+func newSFTFlags(env cli.Env, stderr io.Writer) *sftFlags {
 	fs := flag.NewFlagSet("rlm train sft", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	f := &sftFlags{cfg: sft.DefaultConfig(), settings: cli.NewSettings("train sft", fs, env)}
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: rlm train sft --model DIR --data FILE --out DIR [flags]
 
 Fine-tunes a Qwen3 checkpoint on SFT samples (rlm traces export) and writes
 checkpoints, the final model and loss.svg to --out, with a progress line every
 --log-every steps. An interrupted run resumes from its newest checkpoint.
-See docs/training.md. Flags:
+See docs/training.md.
 `)
-		cli.PrintFlags(stderr, fs, nil)
+		f.settings.PrintUsage(stderr)
 	}
-	f := &sftFlags{cfg: sft.DefaultConfig()}
 	c := &f.cfg
 	c.CheckpointEvery = 100
 	f.trainFlags.register(fs, "checkpoints, final model, trainer_state.json, loss.svg",
@@ -183,18 +190,24 @@ See docs/training.md. Flags:
 	fs.IntVar(&f.loraRank, "lora-rank", 0, "train LoRA adapters of this rank with the base weights frozen (0: full fine-tune); the adapter is saved in PEFT's layout")
 	fs.Float64Var(&f.loraAlpha, "lora-alpha", 0, "LoRA alpha; the update is scaled by alpha/rank (0: twice --lora-rank)")
 	fs.StringVar(&f.loraTargets, "lora-targets", strings.Join(model.DefaultLoRATargets, ","), "comma-separated linear layers that get adapters: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj")
-	if err := cli.ParseFlags(fs, args, stderr, fs.Usage); err != nil {
+	f.settings.Arguments("model", "data", "out")
+	return f
+}
+
+// parseSFTFlags returns nil and no error for -h.
+func parseSFTFlags(args []string, env cli.Env, stderr io.Writer) (*sftFlags, error) {
+	f := newSFTFlags(env, stderr)
+	if err := f.settings.Parse(args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil
 		}
 		return nil, err
 	}
 	if f.model == "" || f.data == "" || f.out == "" {
-		fmt.Fprintln(stderr, "rlm train sft: --model, --data and --out are required")
-		fs.Usage()
+		fmt.Fprintln(stderr, "rlm train sft: --model, --data and --out are required; `rlm train sft -h` lists its flags")
 		return nil, cli.ErrUsage
 	}
-	f.minRewardSet = cli.IsSet(fs, "min-reward")
+	f.minRewardSet = f.settings.Explicit("min-reward")
 	return f, f.check()
 }
 
@@ -268,64 +281,122 @@ func (f *sftFlags) printData(w io.Writer, st data.Stats) {
 	}
 }
 
-func runTrainInit(args []string, stdout, stderr io.Writer) error {
+// initFlags are the flags of `rlm train init`.
+type initFlags struct {
+	settings                         *cli.Settings
+	fs                               *flag.FlagSet
+	modelConfig, out, tokFrom, dtype string
+	seed                             uint64
+	std                              float64
+}
+
+// newInitFlags defines the flags of `rlm train init`, whose help goes to
+// stderr.
+func newInitFlags(env cli.Env, stderr io.Writer) *initFlags {
 	fs := flag.NewFlagSet("rlm train init", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	f := &initFlags{fs: fs, settings: cli.NewSettings("train init", fs, env)}
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: rlm train init --config config.json --out DIR [flags]
+		fmt.Fprint(stderr, `Usage: rlm train init --model-config config.json --out DIR [flags]
 
 Writes a randomly initialized Qwen3 model with config.json's dimensions to
---out (for tests and smoke runs of rlm train sft). Flags:
+--out (for tests and smoke runs of rlm train sft).
 `)
-		cli.PrintFlags(stderr, fs, nil)
+		f.settings.PrintUsage(stderr)
 	}
-	cfgPath := fs.String("config", "", "Qwen3 config.json `file` giving the model's dimensions; required")
-	out := fs.String("out", "", "`directory` to write the model to; required")
-	tokFrom := fs.String("tokenizer", "", "`directory` whose tokenizer files (tokenizer.json, tokenizer_config.json, ...) are copied into --out")
-	seed := fs.Uint64("seed", 1, "seed of the random weights")
-	std := fs.Float64("std", 0.02, "standard deviation of the weight matrices (norms start at 1)")
-	dtype := fs.String("dtype", "f32", "`dtype` of the weights: bf16 or f32")
-	if err := cli.ParseFlags(fs, args, stderr, fs.Usage); err != nil {
+	fs.StringVar(&f.modelConfig, "model-config", "", "Qwen3 config.json `file` giving the model's dimensions; required")
+	fs.StringVar(&f.out, "out", "", "`directory` to write the model to; required")
+	fs.StringVar(&f.tokFrom, "tokenizer", "", "`directory` whose tokenizer files (tokenizer.json, tokenizer_config.json, ...) are copied into --out")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the random weights")
+	fs.Float64Var(&f.std, "std", 0.02, "standard deviation of the weight matrices (norms start at 1)")
+	fs.StringVar(&f.dtype, "dtype", "f32", "`dtype` of the weights: bf16 or f32")
+	f.settings.Arguments("model-config", "out", "tokenizer")
+	return f
+}
+
+// parse parses args. Before --model-config, --config named the model's
+// config.json: given one, --config is read as --model-config, with a note.
+func (f *initFlags) parse(args []string, stderr io.Writer) error {
+	if err := cli.ParseFlags(f.fs, args, stderr, f.fs.Usage); err != nil {
+		return err
+	}
+	if f.fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rlm train init: unexpected arguments %q; `rlm train init -h` lists its flags\n", f.fs.Args())
+		return cli.ErrUsage
+	}
+	if path := f.fs.Lookup("config").Value.String(); path != "" && f.modelConfig == "" && isModelConfig(path) {
+		fmt.Fprintf(stderr, "rlm train init: %s is a model's config.json: reading it as --model-config (--config now names a YAML file of settings)\n", path)
+		f.modelConfig = path
+		f.fs.Set("config", "")
+	}
+	return f.settings.Load()
+}
+
+// isModelConfig reports whether the file at path is a Qwen3 config.json.
+func isModelConfig(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var c struct {
+		HiddenSize int `json:"hidden_size"`
+	}
+	return json.Unmarshal(b, &c) == nil && c.HiddenSize > 0
+}
+
+func runTrainInit(env cli.Env, args []string, stdout, stderr io.Writer) error {
+	f := newInitFlags(env, stderr)
+	if err := f.parse(args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
-	if *cfgPath == "" || *out == "" {
-		fmt.Fprintln(stderr, "rlm train init: --config and --out are required")
-		fs.Usage()
+	if f.modelConfig == "" || f.out == "" {
+		fmt.Fprintln(stderr, "rlm train init: --model-config and --out are required; `rlm train init -h` lists its flags")
 		return cli.ErrUsage
 	}
-	dt, err := parseDType(*dtype)
+	dt, err := parseDType(f.dtype)
 	if err != nil {
 		return cli.BadFlag("train init: %w", err)
 	}
-	cfg, err := model.LoadConfig(*cfgPath)
+	cfg, err := model.LoadConfig(f.modelConfig)
 	if err != nil {
 		return fmt.Errorf("train init: %w", err)
 	}
-	if *tokFrom != "" {
-		if st, err := os.Stat(*tokFrom); err != nil {
+	if f.tokFrom != "" {
+		if st, err := os.Stat(f.tokFrom); err != nil {
 			return fmt.Errorf("train init: tokenizer directory: %w", err)
 		} else if !st.IsDir() {
-			return fmt.Errorf("train init: --tokenizer %s is not a directory (give the directory that holds tokenizer.json)", *tokFrom)
+			return fmt.Errorf("train init: --tokenizer %s is not a directory (give the directory that holds tokenizer.json)", f.tokFrom)
 		}
 	}
 	m, err := model.New(backend.CPU{}, cfg)
 	if err != nil {
 		return fmt.Errorf("train init: %w", err)
 	}
-	m.InitRandom(*seed, *std)
-	if err := m.Save(*out, model.SaveOptions{DType: dt, CopyFrom: *tokFrom}); err != nil {
+	m.InitRandom(f.seed, f.std)
+	if err := m.Save(f.out, model.SaveOptions{DType: dt, CopyFrom: f.tokFrom}); err != nil {
 		return fmt.Errorf("train init: %w", err)
 	}
-	fmt.Fprintf(stdout, "wrote a random %d-parameter model to %s\n", m.NumParams(), *out)
+	fmt.Fprintf(stdout, "wrote a random %d-parameter model to %s\n", m.NumParams(), f.out)
 	return nil
 }
 
-func runTrainTokenizer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// tokenizerFlags are the flags of `rlm train tokenizer`.
+type tokenizerFlags struct {
+	settings              *cli.Settings
+	dataFiles, textFiles  cli.MultiFlag
+	out                   string
+	size, minFreq, maxLen int
+}
+
+// newTokenizerFlags defines the flags of `rlm train tokenizer`, whose help
+// goes to stderr.
+func newTokenizerFlags(env cli.Env, stderr io.Writer) *tokenizerFlags {
 	fs := flag.NewFlagSet("rlm train tokenizer", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	f := &tokenizerFlags{settings: cli.NewSettings("train tokenizer", fs, env)}
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: rlm train tokenizer --out DIR [--data FILE.jsonl]... [--text FILE]... [flags]
 
@@ -333,35 +404,39 @@ Learns a byte-level BPE vocabulary (Qwen3 pre-tokenizer, NFC) from SFT samples,
 each rendered in the chat format the model is trained on, and from plain text
 files, and writes tokenizer.json and tokenizer_config.json (with a Qwen3-style
 chat template) to --out. Deterministic: the same corpus gives the same files.
-See docs/tokenizer.md. Flags:
+See docs/tokenizer.md.
 `)
-		cli.PrintFlags(stderr, fs, nil)
+		f.settings.PrintUsage(stderr)
 	}
-	var dataFiles, textFiles cli.MultiFlag
-	fs.Var(&dataFiles, "data", "SFT JSONL `file` whose samples, rendered as chats, are corpus (repeatable)")
-	fs.Var(&textFiles, "text", "plain text `file` that is corpus (repeatable)")
-	out := fs.String("out", "", "output `directory`; required")
-	size := fs.Int("vocab-size", 2048, "vocabulary `size`, 256 byte tokens and the 5 chat tokens included")
-	minFreq := fs.Int("min-frequency", 2, "fewest occurrences of a pair worth a merge")
-	maxLen := fs.Int("model-max-length", 32768, "model_max_length written to tokenizer_config.json")
-	if err := cli.ParseFlags(fs, args, stderr, fs.Usage); err != nil {
+	fs.Var(&f.dataFiles, "data", "SFT JSONL `file` whose samples, rendered as chats, are corpus (repeatable)")
+	fs.Var(&f.textFiles, "text", "plain text `file` that is corpus (repeatable)")
+	fs.StringVar(&f.out, "out", "", "output `directory`; required")
+	fs.IntVar(&f.size, "vocab-size", 2048, "vocabulary `size`, 256 byte tokens and the 5 chat tokens included")
+	fs.IntVar(&f.minFreq, "min-frequency", 2, "fewest occurrences of a pair worth a merge")
+	fs.IntVar(&f.maxLen, "model-max-length", 32768, "model_max_length written to tokenizer_config.json")
+	f.settings.Arguments("data", "text", "out")
+	return f
+}
+
+func runTrainTokenizer(ctx context.Context, env cli.Env, args []string, stdout, stderr io.Writer) error {
+	f := newTokenizerFlags(env, stderr)
+	if err := f.settings.Parse(args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
-	if *out == "" || len(dataFiles)+len(textFiles) == 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "rlm train tokenizer: --out and at least one --data or --text are required")
-		fs.Usage()
+	if f.out == "" || len(f.dataFiles)+len(f.textFiles) == 0 {
+		fmt.Fprintln(stderr, "rlm train tokenizer: --out and at least one --data or --text are required; `rlm train tokenizer -h` lists its flags")
 		return cli.ErrUsage
 	}
-	if *minFreq < 1 {
-		return cli.BadFlag("train tokenizer: --min-frequency %d: must be at least 1", *minFreq)
+	if f.minFreq < 1 {
+		return cli.BadFlag("train tokenizer: --min-frequency %d: must be at least 1", f.minFreq)
 	}
 	tr := tokenizer.NewTrainer(nil)
 	var samples, texts int
 	var bytesIn int64
-	for _, path := range dataFiles {
+	for _, path := range f.dataFiles {
 		ss, _, err := data.ReadFile(ctx, path, data.Filter{})
 		if err != nil {
 			return fmt.Errorf("train tokenizer: %w", err)
@@ -376,7 +451,7 @@ See docs/tokenizer.md. Flags:
 			samples++
 		}
 	}
-	for _, path := range textFiles {
+	for _, path := range f.textFiles {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return fmt.Errorf("train tokenizer: %w", err)
@@ -385,17 +460,17 @@ See docs/tokenizer.md. Flags:
 		bytesIn += int64(len(b))
 		texts++
 	}
-	voc, err := tr.Train(ctx, tokenizer.TrainConfig{VocabSize: *size, MinFrequency: *minFreq})
+	voc, err := tr.Train(ctx, tokenizer.TrainConfig{VocabSize: f.size, MinFrequency: f.minFreq})
 	if err != nil {
 		return fmt.Errorf("train tokenizer: %w", err)
 	}
-	if err := voc.Save(*out, *maxLen); err != nil {
+	if err := voc.Save(f.out, f.maxLen); err != nil {
 		return fmt.Errorf("train tokenizer: %w", err)
 	}
 	fmt.Fprintf(stdout, "corpus: %d samples and %d text files, %d bytes; vocabulary of %d tokens (%d merges) in %s\n",
-		samples, texts, bytesIn, voc.VocabSize(), len(voc.Merges), *out)
-	if voc.VocabSize() < *size {
-		fmt.Fprintf(stdout, "note: the corpus had too few repeated pairs for %d tokens (--min-frequency %d)\n", *size, *minFreq)
+		samples, texts, bytesIn, voc.VocabSize(), len(voc.Merges), f.out)
+	if voc.VocabSize() < f.size {
+		fmt.Fprintf(stdout, "note: the corpus had too few repeated pairs for %d tokens (--min-frequency %d)\n", f.size, f.minFreq)
 	}
 	return nil
 }
