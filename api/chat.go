@@ -173,10 +173,11 @@ type Choice struct {
 // AssistantMessage is the message of a choice. Content is null when the
 // message only calls tools.
 type AssistantMessage struct {
-	Role      string     `json:"role"`
-	Content   *string    `json:"content"`
-	Refusal   *string    `json:"refusal"`
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Role         string        `json:"role"`
+	Content      *string       `json:"content"`
+	Refusal      *string       `json:"refusal"`
+	ToolCalls    []ToolCall    `json:"tool_calls,omitempty"`
+	FunctionCall *FunctionCall `json:"function_call,omitempty"` // legacy functions
 }
 
 // Finish reasons of a choice.
@@ -184,6 +185,8 @@ const (
 	FinishStop      = "stop"
 	FinishLength    = "length"
 	FinishToolCalls = "tool_calls"
+	// FinishFunctionCall is the legacy functions' tool_calls.
+	FinishFunctionCall = "function_call"
 )
 
 // ChatCompletionChunk is a chat.completion.chunk. Choices is never omitted:

@@ -70,18 +70,32 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		return err
 	}
 	r := &run{id: s.newCompletionID(), owner: owner(c), model: cr.Model, created: time.Now().Unix(),
-		stored: cr.Store, req: rreq}
+		stored: cr.Store, req: rreq, functions: len(cr.Functions) > 0}
+	// Tool outputs that answer a paused run resume it; without one (gone,
+	// or on another replica) the conversation runs again, and the calls
+	// they answer are not made again (rreq.ToolOutputs).
+	first, outputs := trailingOutputs(cr.Messages)
+	paused, _ := s.resumable(r.owner, first)
 	launched := false
 	defer func() {
 		if !launched { // the run never started: its slot and files go back
 			r.release()
 			<-s.slots
+			if paused != nil {
+				paused.Close()
+			}
 		}
 	}()
 	if err := s.resolveFiles(hreq.Context(), r, files); err != nil {
 		return err
 	}
 	r.req.TraceID = newID("trace-")
+	if paused != nil {
+		r.req.TraceID = paused.traceID
+		for _, m := range paused.models {
+			r.models.add(m)
+		}
+	}
 	c.Response().Header().Set("X-RLM-Trace-Id", r.req.TraceID)
 	if r.stored {
 		if err := s.createStored(hreq.Context(), r, cr.Messages, md); err != nil {
@@ -101,8 +115,13 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	r.req.Observer = &observer{s: s, events: events, models: &r.models}
 	done := make(chan outcome, 1)
 	launched = true
-	s.launch(ctx, r, func() (recursion.Result, error) { return s.runner.Run(runCtx, r.req) }, func(out outcome) {
+	exec := func() (recursion.Result, error) { return s.runner.Run(runCtx, r.req) }
+	if paused != nil {
+		exec = func() (recursion.Result, error) { return paused.p.Resume(runCtx, outputs) }
+	}
+	s.launch(ctx, r, exec, func(out outcome) {
 		stop()
+		s.keepPaused(r, out.res, r.owner+"/"+firstCall(out.res))
 		if r.stored {
 			out = s.recordCompletion(ctx, r, out)
 		}
@@ -190,13 +209,53 @@ func finishReason(sr recursion.StopReason) string {
 
 func (s *Server) completionOf(r *run, res recursion.Result) *api.ChatCompletion {
 	answer := res.Answer
+	msg := api.AssistantMessage{Role: "assistant", Content: &answer}
+	finish := finishReason(res.StopReason)
+	if res.StopReason == recursion.StopToolCalls {
+		msg.Content = nil
+		msg.ToolCalls, finish = toolCallsOf(res.ToolCalls), api.FinishToolCalls
+		if r.functions { // the legacy form has one call: the run's calls went one at a time
+			first := msg.ToolCalls[0].Function
+			msg.ToolCalls, msg.FunctionCall, finish = nil, &first, api.FinishFunctionCall
+		}
+	}
 	return &api.ChatCompletion{
 		ID: r.id, Object: "chat.completion", Created: r.created, Model: r.model,
-		Choices: []api.Choice{{Message: api.AssistantMessage{Role: "assistant", Content: &answer},
-			FinishReason: finishReason(res.StopReason)}},
-		Usage: usageOf(res),
-		RLM:   r.info(res),
+		Choices: []api.Choice{{Message: msg, FinishReason: finish}},
+		Usage:   usageOf(res),
+		RLM:     r.info(res),
 	}
+}
+
+// toolCallsOf are a pause's calls as chat's tool_calls.
+func toolCallsOf(calls []recursion.ToolCall) []api.ToolCall {
+	out := make([]api.ToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = api.ToolCall{ID: c.ID, Type: "function", Function: api.FunctionCall{Name: c.Name, Arguments: c.Arguments}}
+	}
+	return out
+}
+
+// firstCall is the id of a pause's first call, "" for a run that did not
+// pause.
+func firstCall(res recursion.Result) string {
+	if len(res.ToolCalls) == 0 {
+		return ""
+	}
+	return res.ToolCalls[0].ID
+}
+
+// keepPaused keeps a run that paused at client tool calls under key, for
+// the request that brings their outputs.
+func (s *Server) keepPaused(r *run, res recursion.Result, key string) {
+	if res.StopReason != recursion.StopToolCalls || res.Paused == nil {
+		return
+	}
+	tid := res.TraceID
+	if tid == "" {
+		tid = r.req.TraceID
+	}
+	s.paused.put(key, &pausedRun{p: res.Paused, calls: res.ToolCalls, traceID: tid, models: r.models.list()})
 }
 
 func usageOf(res recursion.Result) *api.Usage {

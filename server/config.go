@@ -131,6 +131,12 @@ type Config struct {
 	// MaxSessions how many are kept at once (see sessions.go).
 	SessionTTL  time.Duration
 	MaxSessions int
+	// ToolWait is how long a run paused at client tool calls waits for
+	// their outputs, and MaxPaused how many paused runs the server holds
+	// at once (see paused.go): past either, the paused run ends, and the
+	// client's outputs run the conversation again.
+	ToolWait  time.Duration
+	MaxPaused int
 }
 
 // ModelInfo is what answers under a model alias: /v1/models shows it in the
@@ -187,6 +193,8 @@ const (
 	DefaultCancelWait    = 5 * time.Second
 	DefaultSessionTTL    = 10 * time.Minute
 	DefaultMaxSessions   = 16
+	DefaultToolWait      = 10 * time.Minute
+	DefaultMaxPaused     = 64
 )
 
 func (c *Config) setDefaults() {
@@ -204,6 +212,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = DefaultMaxSessions
+	}
+	if c.ToolWait <= 0 {
+		c.ToolWait = DefaultToolWait
+	}
+	if c.MaxPaused <= 0 {
+		c.MaxPaused = DefaultMaxPaused
 	}
 	if c.MaxRequestBytes <= 0 {
 		c.MaxRequestBytes = DefaultMaxRequestBytes

@@ -50,29 +50,64 @@ func toRunRequest(cr *api.ChatCompletionRequest, cfg *Config) (recursion.Request
 	if err := checkUnsupported(cr); err != nil {
 		return req, nil, err
 	}
+	param, defs := chatToolDefs(cr)
+	tools, err := engineTools(param, defs)
+	if err != nil {
+		return req, nil, err
+	}
+	choice := cr.ToolChoice
+	if cr.FunctionCall != nil {
+		choice = cr.FunctionCall
+	}
+	if req.ToolChoice, err = engineToolChoice("tool_choice", choice, tools); err != nil {
+		return req, nil, err
+	}
+	req.Tools = tools
+	// Legacy functions are answered one call at a time: function_call holds one.
+	req.SerialToolCalls = cr.ParallelToolCalls != nil && !*cr.ParallelToolCalls || len(cr.Functions) > 0
 	var files []fileRef
+	calls := map[string]recursion.ToolCall{} // the conversation's calls, by id
 	for i, m := range cr.Messages {
 		p := fmt.Sprintf("messages[%d]", i)
 		role := m.Role
 		switch role {
-		case "system", "user", "assistant":
+		case "system", "user", "assistant", "tool", "function":
 		case "developer":
 			role = "system"
 		case "":
 			return req, nil, api.BadRequest(p+".role", "%s.role is required", p)
-		case "tool", "function":
-			return req, nil, api.Unsupported(p+".role", "%s is a %s message: this server runs no client tools yet, so no conversation holds their results", p, role)
 		default:
-			return req, nil, api.BadRequest(p+".role", "unsupported role %q: use system, developer, user or assistant", m.Role)
-		}
-		if len(m.ToolCalls) > 0 || m.FunctionCall != nil {
-			return req, nil, api.Unsupported(p+".tool_calls", "%s calls tools: this server runs no client tools yet", p)
+			return req, nil, api.BadRequest(p+".role", "unsupported role %q: use system, developer, user, assistant or tool", m.Role)
 		}
 		text, refs, err := contentOf(p, &m.Content)
 		if err != nil {
 			return req, nil, err
 		}
 		files = append(files, refs...)
+		switch role {
+		case "assistant":
+			// The calls an earlier answer made, as the model reads them.
+			for _, tc := range m.ToolCalls {
+				calls[tc.ID] = recursion.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
+				text = joinText(text, callText(tc.Function.Name, tc.Function.Arguments, tc.ID))
+			}
+			if fc := m.FunctionCall; fc != nil {
+				calls[legacyCallID(fc.Name)] = recursion.ToolCall{ID: legacyCallID(fc.Name), Name: fc.Name, Arguments: fc.Arguments}
+				text = joinText(text, callText(fc.Name, fc.Arguments, legacyCallID(fc.Name)))
+			}
+		case "tool", "function":
+			id := m.ToolCallID
+			if role == "function" {
+				id = legacyCallID(m.Name)
+			}
+			if id == "" {
+				return req, nil, api.BadRequest(p+".tool_call_id", "%s is a tool message without tool_call_id", p)
+			}
+			if c, ok := calls[id]; ok {
+				req.ToolOutputs = append(req.ToolOutputs, recursion.ToolOutput{ToolCall: c, Output: text})
+			}
+			text, role = outputText(id, text), "user"
+		}
 		req.Messages = append(req.Messages, llm.Message{Role: role, Content: text})
 	}
 	s := &req.Sampling
@@ -117,14 +152,8 @@ func checkUnsupported(cr *api.ChatCompletionRequest) error {
 		return api.BadRequest("stream_options", "stream_options is only allowed when stream is true")
 	case cr.ResponseFormat != nil && cr.ResponseFormat.Type != "" && cr.ResponseFormat.Type != "text":
 		return api.Unsupported("response_format", "only response_format type \"text\" is supported, not %q", cr.ResponseFormat.Type)
-	case len(cr.Tools) > 0:
-		return api.Unsupported("tools", "this server runs no client tools yet: the model works through its REPL; send no tools")
-	case len(cr.Functions) > 0:
-		return api.Unsupported("functions", "this server runs no client functions yet: the model works through its REPL; send no functions")
-	case cr.ToolChoice != nil && cr.ToolChoice.Mode != api.ToolChoiceNone && cr.ToolChoice.Mode != api.ToolChoiceAuto:
-		return api.Unsupported("tool_choice", "tool_choice %q needs tools, which this server does not run yet", cr.ToolChoice.Mode)
-	case cr.FunctionCall != nil && cr.FunctionCall.Mode != api.ToolChoiceNone && cr.FunctionCall.Mode != api.ToolChoiceAuto:
-		return api.Unsupported("function_call", "function_call needs functions, which this server does not run yet")
+	case len(cr.Tools) > 0 && len(cr.Functions) > 0:
+		return api.BadRequest("functions", "send tools or the legacy functions, not both")
 	case cr.Logprobs || cr.TopLogprobs != nil && *cr.TopLogprobs > 0:
 		return api.Unsupported("logprobs", "an RLM's answer is not sampled token by token from one model, so it has no logprobs")
 	case cr.PresencePenalty != nil && *cr.PresencePenalty != 0:
@@ -301,4 +330,16 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// legacyCallID is the id a legacy function call (function_call, and its
+// function message, which carry none) goes by.
+func legacyCallID(name string) string { return "call_function_" + name }
+
+// joinText joins two texts of a message with a newline.
+func joinText(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n" + b
 }

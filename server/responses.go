@@ -89,6 +89,14 @@ func (s *Server) createResponse(c *echo.Context) error {
 	if items, err = s.resolveReferences(ctx, own, items); err != nil {
 		return err
 	}
+	// Outputs of the previous response's tool calls resume its paused
+	// run; without it (gone, or on another replica) the conversation runs
+	// again, and the calls they answer are not made again.
+	var paused *pausedRun
+	outputs := toolOutputsOf(items)
+	if rr.PreviousResponseID != "" && outputs != nil {
+		paused, _ = s.resumable(own, rr.PreviousResponseID)
+	}
 	history, err := s.conversation(ctx, own, rr.PreviousResponseID)
 	if err != nil {
 		return err
@@ -108,15 +116,24 @@ func (s *Server) createResponse(c *echo.Context) error {
 		}
 	}
 	if e := s.unavailable(); e != nil {
+		if paused != nil {
+			paused.Close()
+		}
 		return e
 	}
 	r := &respRun{run: run{owner: own, model: rr.Model, stored: store, req: rreq},
-		done: make(chan struct{}), progress: rr.RLM != nil && rr.RLM.Progress}
+		done: make(chan struct{}), progress: rr.RLM != nil && rr.RLM.Progress, resume: paused, outputs: outputs}
 	r.obj = newResponse(rr, md, store)
 	r.id, r.created = r.obj.ID, r.obj.CreatedAt
 	r.req.TraceID = newID("trace-")
+	if paused != nil {
+		r.req.TraceID = paused.traceID
+		for _, m := range paused.models {
+			r.models.add(m)
+		}
+	}
 	c.Response().Header().Set("X-RLM-Trace-Id", r.req.TraceID)
-	if rr.PreviousResponseID != "" {
+	if rr.PreviousResponseID != "" && paused == nil {
 		files = s.continueSession(r, rr, items, files)
 		if r.session != "continued" && rr.RLM != nil && rr.RLM.RequireSession {
 			r.abandon()

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/rlm-project/rlm/api"
+	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
 )
 
@@ -45,6 +46,25 @@ func (s *Server) emitOutput(ctx context.Context, r *respRun, answer string) {
 	doneItem := api.Item{Type: api.ItemMessage, ID: msgID, Status: api.StatusCompleted, Role: "assistant", Content: []api.ItemContent{donePart}}
 	s.emit(ctx, r, api.ResponseEvent{Type: api.EventOutputItemDone, OutputIndex: index, Item: &doneItem})
 	r.obj.Output = append(r.obj.Output, doneItem)
+}
+
+// emitFunctionCalls puts a pause's calls into the response as
+// function_call items and emits them as OpenAI streams them: item added,
+// the arguments (one delta), arguments done, item done.
+func (s *Server) emitFunctionCalls(ctx context.Context, r *respRun, calls []recursion.ToolCall) {
+	for _, c := range calls {
+		index := len(r.obj.Output)
+		item := api.Item{Type: api.ItemFunctionCall, ID: itemID("fc", r.obj.ID, true, index), CallID: c.ID, Name: c.Name,
+			Status: api.StatusInProgress}
+		added := item
+		s.emit(ctx, r, api.ResponseEvent{Type: api.EventOutputItemAdded, OutputIndex: index, Item: &added})
+		s.emit(ctx, r, api.ResponseEvent{Type: api.EventFunctionArgumentsDelta, ItemID: item.ID, OutputIndex: index, Delta: c.Arguments})
+		s.emit(ctx, r, api.ResponseEvent{Type: api.EventFunctionArgumentsDone, ItemID: item.ID, OutputIndex: index, Arguments: c.Arguments, Name: c.Name})
+		item.Arguments, item.Status = c.Arguments, api.StatusCompleted
+		done := item
+		s.emit(ctx, r, api.ResponseEvent{Type: api.EventOutputItemDone, OutputIndex: index, Item: &done})
+		r.obj.Output = append(r.obj.Output, item)
+	}
 }
 
 // emit gives an event of r its sequence number and sends it where the

@@ -25,10 +25,6 @@ func checkResponseRequest(rr *api.ResponseRequest) error {
 	switch {
 	case rr.Model == "":
 		return api.BadRequest("model", "you must provide a model parameter")
-	case len(rr.Tools) > 0:
-		return api.Unsupported("tools", "this server runs no client tools yet: the model works through its REPL; send no tools")
-	case rr.ToolChoice != nil && rr.ToolChoice.Mode != api.ToolChoiceNone && rr.ToolChoice.Mode != api.ToolChoiceAuto:
-		return api.Unsupported("tool_choice", "tool_choice %q needs tools, which this server does not run yet", rr.ToolChoice.Mode)
 	case !isNullJSON(rr.Conversation):
 		return api.Unsupported("conversation", "conversation objects are not supported; continue a conversation with previous_response_id")
 	case !isNullJSON(rr.Prompt):
@@ -84,7 +80,7 @@ func newResponse(rr *api.ResponseRequest, md map[string]string, store bool) api.
 		Background: rr.Background, Instructions: rr.Instructions, MaxOutputTokens: rr.MaxOutputTokens, MaxToolCalls: rr.MaxToolCalls,
 		Metadata: md, Model: rr.Model, Output: []api.Item{}, ParallelToolCalls: parallel, Store: store,
 		Temperature: one(rr.Temperature), TopP: one(rr.TopP), Text: text, ToolChoice: tc.ResponsesJSON(),
-		Tools: []api.ResponseTool{}, Truncation: truncation, ServiceTier: "default",
+		Tools: append([]api.ResponseTool{}, rr.Tools...), Truncation: truncation, ServiceTier: "default",
 		SafetyIdentifier: rr.SafetyIdentifier, PromptCacheKey: rr.PromptCacheKey}
 	if rr.User != "" {
 		obj.User = &rr.User
@@ -184,8 +180,13 @@ func (s *Server) resolveReferences(ctx context.Context, own string, items []api.
 // request is built from: instructions become a leading system message,
 // message items messages.
 func chatRequest(rr *api.ResponseRequest, history []api.Message, items []api.Item) (*api.ChatCompletionRequest, error) {
-	cr := &api.ChatCompletionRequest{RLM: rr.RLM}
+	cr := &api.ChatCompletionRequest{RLM: rr.RLM, ToolChoice: rr.ToolChoice, ParallelToolCalls: rr.ParallelToolCalls}
 	cr.Model, cr.Temperature, cr.TopP, cr.MaxCompletionTokens, cr.Stream = rr.Model, rr.Temperature, rr.TopP, rr.MaxOutputTokens, rr.Stream
+	for _, d := range responseToolDefs(rr.Tools) {
+		strict := d.strict
+		cr.Tools = append(cr.Tools, api.ChatTool{Type: d.typ, Function: api.FunctionDefinition{Name: d.name, Description: d.description,
+			Parameters: d.parameters, Strict: &strict}})
+	}
 	if rr.Instructions != nil && *rr.Instructions != "" {
 		cr.Messages = append(cr.Messages, api.Message{Role: "system", Content: api.TextContent(*rr.Instructions)})
 	}
@@ -200,11 +201,16 @@ func chatRequest(rr *api.ResponseRequest, history []api.Message, items []api.Ite
 	return cr, nil
 }
 
-// messageOf is an input item as a chat message.
+// messageOf is an input item as a chat message: a function_call an
+// assistant message with its tool call, a function_call_output a tool
+// message.
 func messageOf(p string, it api.Item) (api.Message, error) {
 	switch it.Type {
-	case api.ItemFunctionCall, api.ItemFunctionCallOutput:
-		return api.Message{}, api.Unsupported(p+".type", "%s is a %s item: this server runs no client tools yet", p, it.Type)
+	case api.ItemFunctionCall:
+		return api.Message{Role: "assistant", ToolCalls: []api.ToolCall{{ID: it.CallID, Type: "function",
+			Function: api.FunctionCall{Name: it.Name, Arguments: it.Arguments}}}}, nil
+	case api.ItemFunctionCallOutput:
+		return api.Message{Role: "tool", ToolCallID: it.CallID, Content: api.TextContent(it.OutputText())}, nil
 	}
 	parts := make([]api.ContentPart, 0, len(it.Content))
 	for j, c := range it.Content {
@@ -281,9 +287,38 @@ func (s *Server) conversation(ctx context.Context, own, prev string) ([]api.Mess
 			}
 			msgs = append(msgs, m)
 		}
-		msgs = append(msgs, api.Message{Role: "assistant", Content: api.TextContent(answerText(turns[i].Response))})
+		msgs = append(msgs, answerMessage(turns[i].Response))
 	}
 	return msgs, nil
+}
+
+// answerMessage is a response's output as the assistant message of a later
+// turn: its text, and the tool calls it made.
+func answerMessage(r api.Response) api.Message {
+	m := api.Message{Role: "assistant", Content: api.TextContent(answerText(r))}
+	for _, o := range r.Output {
+		if o.Type == api.ItemFunctionCall {
+			m.ToolCalls = append(m.ToolCalls, api.ToolCall{ID: o.CallID, Type: "function", Function: api.FunctionCall{Name: o.Name, Arguments: o.Arguments}})
+		}
+	}
+	return m
+}
+
+// toolOutputsOf are the outputs a Responses input brings, by call id,
+// when the input is nothing else: then they resume the paused run of its
+// previous response.
+func toolOutputsOf(items []api.Item) map[string]string {
+	out := map[string]string{}
+	for _, it := range items {
+		if it.Type != api.ItemFunctionCallOutput {
+			return nil
+		}
+		out[it.CallID] = it.OutputText()
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // historyItem is a stored input item as an item of a later turn.

@@ -37,6 +37,9 @@ type respRun struct {
 	requireSession bool
 	// progress: emit the engine's events as rlm.progress.
 	progress bool
+	// resume is the paused run this response's tool outputs resume.
+	resume  *pausedRun
+	outputs map[string]string
 	// sink receives the events of a foreground stream; nil otherwise.
 	// gone is closed when the streaming handler returns, so that the run
 	// never blocks on a client that left.
@@ -54,6 +57,9 @@ func (r *respRun) abandon() {
 	r.release()
 	if c := r.req.Continue; c != nil {
 		c.Close()
+	}
+	if r.resume != nil {
+		r.resume.Close()
 	}
 }
 
@@ -292,6 +298,9 @@ func (s *Server) startRun(r *respRun) {
 	obj := r.obj
 	s.emit(ctx, r, api.ResponseEvent{Type: api.EventInProgress, Response: &obj})
 	exec := func() (recursion.Result, error) {
+		if r.resume != nil {
+			return r.resume.p.Resume(ctx, r.outputs)
+		}
 		res, err := s.runner.Run(ctx, r.req)
 		if errors.Is(err, recursion.ErrCannotContinue) && r.fallback != nil {
 			res, err = s.runFallback(ctx, r, err)
@@ -365,7 +374,12 @@ func (s *Server) finishResponse(ctx context.Context, r *respRun, out outcome) {
 	}
 	if o.Status == api.StatusCompleted || o.Status == api.StatusIncomplete {
 		o.Usage = &api.ResponseUsage{InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens, TotalTokens: res.Usage.TotalTokens}
-		s.emitOutput(ctx, r, res.Answer)
+		if res.StopReason == recursion.StopToolCalls {
+			s.emitFunctionCalls(ctx, r, res.ToolCalls)
+			s.keepPaused(&r.run, res, r.owner+"/"+o.ID)
+		} else {
+			s.emitOutput(ctx, r, res.Answer)
+		}
 	}
 	if res.TraceID != "" || r.req.TraceID != "" {
 		o.RLM = r.info(res)

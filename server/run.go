@@ -53,6 +53,9 @@ type run struct {
 	cleanup []func()
 	models  modelSet // who answered its model calls
 	cancel  context.CancelCauseFunc
+	// functions: the chat request used the legacy functions, so a call is
+	// answered as function_call, not tool_calls.
+	functions bool
 }
 
 // release gives back what the run holds besides its slot: its files.
@@ -221,6 +224,11 @@ func (s *Server) outcomeOf(ctx context.Context, res recursion.Result, err error)
 		switch {
 		case errors.As(err, &ae):
 			return failed(ae)
+		case errors.As(err, new(*recursion.MissingOutputsError)):
+			return failed(api.BadRequest("input", "%v", err))
+		case errors.Is(err, recursion.ErrNotPaused):
+			return failed(&api.Error{Status: http.StatusConflict, Type: api.TypeInvalidRequest, Code: "run_not_paused", Kind: "invalid_request",
+				Message: "the run these tool outputs answer is no longer paused: another request resumed it, or it ended"})
 		case errors.As(err, &ue):
 			// Before the deadline case: an attempt's timeout is wrapped in it.
 			return failed(upstreamFailed(ue))
@@ -244,7 +252,7 @@ func (s *Server) outcomeOf(ctx context.Context, res recursion.Result, err error)
 			Kind: "internal", Message: "the run could not start (internal error; details are in the server log)"})
 	}
 	switch res.StopReason {
-	case recursion.StopFinal, recursion.StopNoContext:
+	case recursion.StopFinal, recursion.StopNoContext, recursion.StopToolCalls:
 		return outcome{res: res, status: api.StatusCompleted}
 	case recursion.StopTimeout:
 		return outcome{res, api.StatusIncomplete, &api.Error{Status: http.StatusGatewayTimeout, Type: api.TypeTimeout, Code: "timeout",

@@ -75,6 +75,7 @@ func (s *Server) startUpkeep() {
 				s.log.Error("sweeping runs orphaned by a stopped server", "err", err)
 			}
 			s.sessions.expire(time.Now())
+			s.paused.expire(time.Now())
 			select {
 			case <-ctx.Done():
 				return

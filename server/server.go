@@ -70,6 +70,7 @@ type Server struct {
 	background atomic.Int64
 	sessions   *sessionCache[*recursion.Conversation]
 	feeds      feeds
+	paused     *sessionCache[*pausedRun]
 
 	mu          sync.Mutex
 	http        *http.Server
@@ -99,7 +100,8 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.instance = newID("rlm-")
 	s.quotas = newQuotaLedgers(st)
-	s.sessions = newSessionCache[*recursion.Conversation](cfg.SessionTTL, cfg.MaxSessions)
+	s.sessions = newSessionCache[*recursion.Conversation](cfg.SessionTTL, cfg.MaxSessions, sessionWords)
+	s.paused = newSessionCache[*pausedRun](cfg.ToolWait, cfg.MaxPaused, pausedWords)
 	s.feeds.s = s
 
 	e := echo.NewWithConfig(echo.Config{
@@ -262,6 +264,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.stopUpkeep()
 	s.sessions.closeAll()
+	s.paused.closeAll()
 	s.docs.Close()
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("shutdown: %w", err)

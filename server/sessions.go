@@ -21,8 +21,9 @@ import (
 // responses never push out another's sessions while it keeps more than
 // they do.
 type sessionCache[S closer] struct {
-	ttl time.Duration
-	max int
+	ttl   time.Duration
+	max   int
+	words cacheWords
 
 	mu sync.Mutex
 	m  map[string]*keptSession[S]
@@ -32,8 +33,22 @@ type sessionCache[S closer] struct {
 	goneOrder []string
 }
 
-// closer is what the cache keeps: a *recursion.Conversation.
+// closer is what the cache keeps: a *recursion.Conversation, or a
+// *pausedRun (paused.go).
 type closer interface{ Close() error }
+
+// cacheWords are how a cache's reasons name its settings and what took an
+// entry.
+type cacheWords struct {
+	ttl, max string // the settings of the TTL and of the maximum
+	taken    string // why an entry taken is gone
+	none     string // why an entry never kept is not there
+}
+
+// sessionWords are the kept sessions'.
+var sessionWords = cacheWords{ttl: "--session-ttl", max: "--max-sessions",
+	taken: "another follow-up of the same response continued its session",
+	none:  "this server keeps no REPL session of it: it ran on another replica, or before this server restarted"}
 
 type keptSession[S closer] struct {
 	conv    S
@@ -44,8 +59,8 @@ type keptSession[S closer] struct {
 // maxGone bounds the reasons the cache remembers.
 const maxGone = 4096
 
-func newSessionCache[S closer](ttl time.Duration, max int) *sessionCache[S] {
-	return &sessionCache[S]{ttl: ttl, max: max, m: map[string]*keptSession[S]{}, gone: map[string]string{}}
+func newSessionCache[S closer](ttl time.Duration, max int, words cacheWords) *sessionCache[S] {
+	return &sessionCache[S]{ttl: ttl, max: max, words: words, m: map[string]*keptSession[S]{}, gone: map[string]string{}}
 }
 
 // owner of a key "OWNER/ID".
@@ -56,7 +71,7 @@ func ownerOfSession(key string) string {
 
 // put keeps conv under key, closing a session when full (see victim).
 func (c *sessionCache[S]) put(key string, conv S) {
-	for c.len() >= c.max && c.evict(fmt.Sprintf("it was evicted to keep a newer one (the server keeps at most %d, --max-sessions)", c.max)) {
+	for c.len() >= c.max && c.evict(fmt.Sprintf("it was evicted to keep a newer one (the server keeps at most %d, %s)", c.max, c.words.max)) {
 	}
 	now := time.Now()
 	c.mu.Lock()
@@ -132,14 +147,14 @@ func (c *sessionCache[S]) take(key string) (conv S, why string) {
 		why = c.gone[key]
 		c.mu.Unlock()
 		if why == "" {
-			why = "this server keeps no REPL session of it: it ran on another replica, or before this server restarted"
+			why = c.words.none
 		}
 		return conv, why
 	}
 	expired := time.Now().After(ks.expires)
-	why = "another follow-up of the same response continued its session"
+	why = c.words.taken
 	if expired {
-		why = fmt.Sprintf("its session expired (sessions are kept %v after their response, --session-ttl)", c.ttl)
+		why = c.expired()
 	}
 	c.forget(key, why)
 	c.mu.Unlock()
@@ -164,7 +179,7 @@ func (c *sessionCache[S]) expire(now time.Time) {
 	for k, ks := range c.m {
 		if now.After(ks.expires) {
 			gone = append(gone, ks.conv)
-			c.forget(k, fmt.Sprintf("its session expired (sessions are kept %v after their response, --session-ttl)", c.ttl))
+			c.forget(k, c.expired())
 		}
 	}
 	c.mu.Unlock()
@@ -187,4 +202,9 @@ func (c *sessionCache[S]) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)
+}
+
+// expired is the reason of an entry past its TTL.
+func (c *sessionCache[S]) expired() string {
+	return fmt.Sprintf("it expired (kept %v, %s)", c.ttl, c.words.ttl)
 }

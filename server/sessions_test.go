@@ -17,7 +17,7 @@ func (f *fakeConv) Close() error { f.closed = true; return nil }
 // session gone is told the one reason it is gone.
 func TestSessionCacheFairEviction(t *testing.T) {
 	t.Parallel()
-	c := newSessionCache[*fakeConv](time.Hour, 3)
+	c := newSessionCache[*fakeConv](time.Hour, 3, sessionWords)
 	bob := &fakeConv{}
 	c.put("bob/r1", bob)
 	var alice []*fakeConv
@@ -56,7 +56,7 @@ func TestSessionCacheFairEviction(t *testing.T) {
 // follow-up told so.
 func TestSessionCacheExpiry(t *testing.T) {
 	t.Parallel()
-	c := newSessionCache[*fakeConv](time.Minute, 4)
+	c := newSessionCache[*fakeConv](time.Minute, 4, sessionWords)
 	conv := &fakeConv{}
 	c.put("a/r", conv)
 	c.expire(time.Now().Add(2 * time.Minute))

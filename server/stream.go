@@ -67,13 +67,33 @@ func (s *Server) streamChat(c *echo.Context, r *run, events <-chan recursion.Eve
 				es.Done()
 				return nil
 			}
+			fr := finishReason(out.res.StopReason)
+			if out.res.StopReason == recursion.StopToolCalls {
+				// The calls, each whole in one delta, as OpenAI streams them.
+				for i, tc := range toolCallsOf(out.res.ToolCalls) {
+					d := api.Delta{}
+					if r.functions {
+						d.FunctionCall = &tc.Function
+					} else {
+						tc.Index = &i
+						d.ToolCalls = []api.ToolCall{tc}
+					}
+					es.Data(withChoice(d, nil))
+				}
+				fr = api.FinishToolCalls
+				if r.functions {
+					fr = api.FinishFunctionCall
+				}
+			}
 			answer := out.res.Answer
+			if out.res.StopReason == recursion.StopToolCalls {
+				answer = ""
+			}
 			for len(answer) > 0 {
 				piece := runePrefix(answer, deltaBytes)
 				answer = answer[len(piece):]
 				es.Data(withChoice(api.Delta{Content: &piece}, nil))
 			}
-			fr := finishReason(out.res.StopReason)
 			fin := withChoice(api.Delta{}, &fr)
 			fin.RLM = r.info(out.res)
 			es.Data(fin)

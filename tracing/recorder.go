@@ -238,6 +238,22 @@ func (r *Recorder) Observe(ev recursion.Event) {
 			r.subCallEnd(ev)
 			live.SubCallID = ev.SubCall.ID
 		}
+	case recursion.EventToolCall, recursion.EventToolOutput:
+		if ev.Tool != nil && len(ev.Tool.Calls) == 1 {
+			r.toolCall(ev)
+		}
+	case recursion.EventPause:
+		if ev.Tool != nil {
+			p := &Pause{Paused: ev.Time}
+			for _, c := range ev.Tool.Calls {
+				p.Calls = append(p.Calls, c.ID)
+			}
+			r.t.Pauses = append(r.t.Pauses, p)
+		}
+	case recursion.EventResume:
+		if n := len(r.t.Pauses); n > 0 {
+			r.t.Pauses[n-1].Resumed = ev.Time
+		}
 	case recursion.EventNodeEnd:
 		n := r.node(ev)
 		n.Ended = ev.Time
@@ -393,6 +409,25 @@ func (r *Recorder) cellEnd(ev recursion.Event) {
 	if c.DurationMS == 0 {
 		c.DurationMS = ms(c.Ended.Sub(c.Started))
 	}
+}
+
+// toolCall records a client tool call in its cell, or its output.
+func (r *Recorder) toolCall(ev recursion.Event) {
+	c := r.cell(ev)
+	call := ev.Tool.Calls[0]
+	for _, tc := range c.ToolCalls {
+		if tc.ID == call.ID {
+			out := r.text(ev.Tool.Output)
+			tc.Output, tc.Answered = &out, ev.Time
+			return
+		}
+	}
+	tc := &ToolCall{ID: call.ID, Name: call.Name, Arguments: r.text(call.Arguments), Note: ev.Tool.Note, Called: ev.Time}
+	if ev.Tool.Note != "" { // answered at once
+		out := r.text(ev.Tool.Output)
+		tc.Output, tc.Answered = &out, ev.Time
+	}
+	c.ToolCalls = append(c.ToolCalls, tc)
 }
 
 func (r *Recorder) subCallStart(ev recursion.Event) {

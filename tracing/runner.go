@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"errors"
 
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
@@ -61,11 +62,42 @@ func (w *wrapped) Run(ctx context.Context, req recursion.Request) (recursion.Res
 	req.TraceID = run.ID()
 	req.Observer = Fanout(req.Observer, run.Observer())
 	res, err := w.next.Run(ctx, req)
+	return finishOrFollow(ctx, run, res, err)
+}
+
+// finishOrFollow finishes the record of a run that ended, and follows one
+// that paused for client tools: its record stays open (its events, the
+// pause included, keep coming) until the run resumed from the pause ends.
+func finishOrFollow(ctx context.Context, run *Run, res recursion.Result, err error) (recursion.Result, error) {
 	if res.TraceID == "" {
 		res.TraceID = run.ID()
 	}
+	if err == nil && res.StopReason == recursion.StopToolCalls && res.Paused != nil {
+		res.Paused = &followedPause{next: res.Paused, run: run}
+		return res, nil
+	}
 	run.FinishInBackground(ctx, res, err)
 	return res, err
+}
+
+// followedPause is a paused run whose record is still open.
+type followedPause struct {
+	next recursion.Paused
+	run  *Run
+}
+
+func (p *followedPause) Resume(ctx context.Context, outputs map[string]string) (recursion.Result, error) {
+	res, err := p.next.Resume(ctx, outputs)
+	if errors.Is(err, recursion.ErrNotPaused) || errors.As(err, new(*recursion.MissingOutputsError)) {
+		return res, err // still paused, or not ours to finish
+	}
+	return finishOrFollow(ctx, p.run, res, err)
+}
+
+func (p *followedPause) Close() {
+	p.next.Close()
+	p.run.FinishInBackground(context.Background(), recursion.Result{TraceID: p.run.ID(), StopReason: recursion.StopCancelled,
+		Error: "the run paused for client tool outputs that never came"}, nil)
 }
 
 // lastUserMessage is what the user asked: the text of the last user

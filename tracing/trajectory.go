@@ -55,6 +55,8 @@ type Trajectory struct {
 	Ended      time.Time         `json:"ended,omitzero"`
 	DurationMS float64           `json:"duration_ms"`
 	Reward     *Reward           `json:"reward,omitempty"`
+	// Pauses are the run's waits for client tool outputs.
+	Pauses []*Pause `json:"pauses,omitempty"`
 	// Truncated is set when the record is not whole: text fields were cut
 	// to the recorder's field limit, or text and sub-call records were left
 	// out once the trace reached its size limit.
@@ -218,6 +220,29 @@ type Cell struct {
 	Ended       time.Time  `json:"ended,omitzero"`
 	DurationMS  float64    `json:"duration_ms"`
 	SubCalls    []*SubCall `json:"sub_calls,omitempty"`
+	// ToolCalls are the calls of the client's tools the cell made, with
+	// their outputs once they came.
+	ToolCalls []*ToolCall `json:"tool_calls,omitempty"`
+}
+
+// ToolCall is a call of a client's function tool made from a cell: the
+// run paused at it until the client sent its output (or answered it from
+// the conversation, Note says).
+type ToolCall struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Arguments string    `json:"arguments"`
+	Output    *string   `json:"output,omitempty"`
+	Note      string    `json:"note,omitempty"`
+	Called    time.Time `json:"called"`
+	Answered  time.Time `json:"answered,omitzero"`
+}
+
+// Pause is a wait of the run for its client's tool outputs.
+type Pause struct {
+	Calls   []string  `json:"calls"` // their ids
+	Paused  time.Time `json:"paused"`
+	Resumed time.Time `json:"resumed,omitzero"`
 }
 
 // SubCall is an llm_query or rlm_query call made from a cell.

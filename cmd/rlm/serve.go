@@ -46,9 +46,9 @@ func (c *config) checkServe() error {
 	if c.MaxConns <= 0 {
 		return fmt.Errorf("max-conns %d: must be positive", c.MaxConns)
 	}
-	if c.MaxBackground <= 0 || c.ResponsePoll <= 0 || c.CancelWait <= 0 || c.SessionTTL <= 0 || c.MaxSessions <= 0 {
-		return fmt.Errorf("max-background %d, response-poll %v, cancel-wait %v, session-ttl %v and max-sessions %d: must be positive",
-			c.MaxBackground, c.ResponsePoll, c.CancelWait, c.SessionTTL, c.MaxSessions)
+	if c.MaxBackground <= 0 || c.ResponsePoll <= 0 || c.CancelWait <= 0 || c.SessionTTL <= 0 || c.MaxSessions <= 0 || c.ToolWait <= 0 || c.MaxPaused <= 0 {
+		return fmt.Errorf("max-background %d, response-poll %v, cancel-wait %v, session-ttl %v, max-sessions %d, tool-wait %v and max-paused-runs %d: must be positive",
+			c.MaxBackground, c.ResponsePoll, c.CancelWait, c.SessionTTL, c.MaxSessions, c.ToolWait, c.MaxPaused)
 	}
 	if c.MaxConnsPerClient < 0 {
 		return fmt.Errorf("max-conns-per-client %d: must not be negative (0: no limit)", c.MaxConnsPerClient)
@@ -232,7 +232,7 @@ func (c *config) serverConfig(aliases map[string]string, local *inference.Engine
 		MaxConns: c.MaxConns, MaxConnsPerClient: perClientConns(c.MaxConnsPerClient), MetricsKey: c.MetricsKey, MetricsSeparate: c.MetricsAddr != "",
 		StoreTimeout: c.StoreTimeout, MaxLimits: c.runLimits(), Documents: c.documentOptions(), RunLease: c.RunLease, Quota: c.quota(),
 		MaxBackground: c.MaxBackground, ResponsePoll: c.ResponsePoll, CancelWait: c.CancelWait,
-		SessionTTL: c.SessionTTL, MaxSessions: c.MaxSessions,
+		SessionTTL: c.SessionTTL, MaxSessions: c.MaxSessions, ToolWait: c.ToolWait, MaxPaused: c.MaxPaused,
 	}
 }
 

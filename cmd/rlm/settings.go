@@ -71,6 +71,8 @@ type config struct {
 	CancelWait        time.Duration
 	SessionTTL        time.Duration
 	MaxSessions       int
+	ToolWait          time.Duration
+	MaxPaused         int
 	RetryAfter        time.Duration
 	KeepAlive         time.Duration
 	IdleTimeout       time.Duration
@@ -166,7 +168,9 @@ var settingsTable = []cli.Setting[config]{
 	{Name: "response-poll", Cmds: cli.ForServe, Def: server.DefaultResponsePoll.String(), Help: "how often a background response checks the store for a cancel sent to another replica, and a resumed response stream for new events", Value: cli.Dur(func(c *config) *time.Duration { return &c.ResponsePoll })},
 	{Name: "cancel-wait", Cmds: cli.ForServe, Def: server.DefaultCancelWait.String(), Help: "how long POST /v1/responses/{id}/cancel waits for the run to stop before it answers with the response as it stands", Value: cli.Dur(func(c *config) *time.Duration { return &c.CancelWait })},
 	{Name: "session-ttl", Cmds: cli.ForServe, Def: server.DefaultSessionTTL.String(), Help: "how long the REPL session of a finished stored response is kept for a follow-up (previous_response_id) that continues it, variables included; a follow-up after it starts a new session with the earlier turns as messages", Value: cli.Dur(func(c *config) *time.Duration { return &c.SessionTTL })},
-	{Name: "max-sessions", Cmds: cli.ForServe, Def: strconv.Itoa(server.DefaultMaxSessions), Help: "REPL sessions kept for follow-ups at once; the oldest is closed for a new one. Each holds an idle REPL worker and its memory (counted in --repl-memory-total)", Value: cli.Num(func(c *config) *int { return &c.MaxSessions })},
+	{Name: "max-sessions", Cmds: cli.ForServe, Def: strconv.Itoa(server.DefaultMaxSessions), Help: "REPL sessions kept for follow-ups at once; the oldest of the API key that keeps the most is closed for a new one. Each holds a stopped REPL worker and its memory (counted in --repl-memory-total)", Value: cli.Num(func(c *config) *int { return &c.MaxSessions })},
+	{Name: "tool-wait", Cmds: cli.ForServe, Def: server.DefaultToolWait.String(), Help: "how long a run paused at client tool calls waits for their outputs, its REPL worker stopped; outputs that come later run the conversation again, without calling the tools again", Value: cli.Dur(func(c *config) *time.Duration { return &c.ToolWait })},
+	{Name: "max-paused-runs", Cmds: cli.ForServe, Def: strconv.Itoa(server.DefaultMaxPaused), Help: "runs paused at client tool calls held at once; the oldest of the API key that holds the most ends for a new one. Each holds a stopped REPL worker and its memory (counted in --repl-memory-total)", Value: cli.Num(func(c *config) *int { return &c.MaxPaused })},
 	{Name: "retry-after", Cmds: cli.ForServe, Def: "2s", Help: "Retry-After sent with 429", Value: cli.Dur(func(c *config) *time.Duration { return &c.RetryAfter })},
 	{Name: "keepalive", Cmds: cli.ForServe, Def: "15s", Help: "interval of SSE keep-alive comments on idle streams", Value: cli.Dur(func(c *config) *time.Duration { return &c.KeepAlive })},
 	{Name: "idle-timeout", Cmds: cli.ForServe, Def: server.DefaultIdleTimeout.String(), Help: "how long a kept-alive client connection may sit idle between requests before it is closed", Value: cli.Dur(func(c *config) *time.Duration { return &c.IdleTimeout })},
