@@ -29,7 +29,7 @@ type shape struct {
 	enum     []string
 	fields   map[string]*shape // required members
 	optional map[string]*shape
-	elem     *shape            // array elements
+	elem     *shape             // array elements
 	oneOf    func(v any) *shape // picks the shape of a union by the value (by its type field)
 }
 
@@ -88,7 +88,7 @@ var (
 		return nil
 	}}
 	usage = object(map[string]*shape{"input_tokens": intg, "output_tokens": intg, "total_tokens": intg,
-		"input_tokens_details": object(map[string]*shape{"cached_tokens": intg}),
+		"input_tokens_details":  object(map[string]*shape{"cached_tokens": intg}),
 		"output_tokens_details": object(map[string]*shape{"reasoning_tokens": intg})})
 	textFormat = &shape{oneOf: func(v any) *shape {
 		switch typeOf(v) {
