@@ -67,6 +67,26 @@ type TextFormat struct {
 	Strict      *bool           `json:"strict,omitempty"`
 }
 
+func (f TextFormat) MarshalJSON() ([]byte, error) {
+	if f.Type != "json_schema" {
+		return json.Marshal(struct {
+			Type string `json:"type"`
+		}{f.Type})
+	}
+	strict := f.Strict != nil && *f.Strict
+	schema := f.Schema
+	if len(schema) == 0 {
+		schema = json.RawMessage("null")
+	}
+	return json.Marshal(struct {
+		Type        string          `json:"type"`
+		Name        string          `json:"name"`
+		Description *string         `json:"description"`
+		Schema      json.RawMessage `json:"schema"`
+		Strict      bool            `json:"strict"`
+	}{f.Type, f.Name, f.Description, schema, strict})
+}
+
 // Reasoning is a request's or response's reasoning options.
 type Reasoning struct {
 	Effort  *string `json:"effort"`

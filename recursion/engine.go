@@ -398,6 +398,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		childSem:   make([]semaphore, lim.MaxDepth+1),
 		replMemory: replMemory,
 		tools:      newToolDesk(req.Tools, req.ToolChoice, !req.SerialToolCalls, req.ToolOutputs),
+		answer:     req.Answer,
 	}
 	for i := range r.childSem {
 		r.childSem[i] = make(semaphore, lim.Concurrency)
@@ -508,7 +509,7 @@ func (a *activeRun) finish(o rootOutcome) (Result, error) {
 	if o.err != nil {
 		return Result{}, o.err
 	}
-	r, nr := a.r, o.nr
+	r, nr := a.r, a.r.invalidAnswer(o.nr)
 	if note := r.e.cfg.NoAnswerNote; note != "" && nr.reason != StopFinal && nr.reason != StopNoContext &&
 		nr.reason != StopCancelled && nr.reason != StopUpstreamError {
 		nr.answer += " " + note
@@ -629,6 +630,10 @@ type runState struct {
 	// session, stopped while the run waits for them.
 	tools    *toolDesk
 	rootSess Session
+	// answer is the format of the root's answer (nil: any); answerRefused
+	// is why its last FINAL was refused for it.
+	answer        *AnswerFormat
+	answerRefused atomic.Value
 
 	mu        sync.Mutex
 	nodeUsage map[string]llm.Usage

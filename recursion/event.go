@@ -147,4 +147,5 @@ const (
 	StopFailedTurns   StopReason = "failed_turns"   // turn after turn, every cell failed (Limits.MaxFailedTurns)
 	StopNoContext     StopReason = "no_context"     // nothing to read: answered with Config.NoContextAnswer
 	StopToolCalls     StopReason = "tool_calls"     // the run waits for the outputs of client tool calls (Result.Paused)
+	StopInvalidAnswer StopReason = "invalid_answer" // no FINAL matched the response format (Request.Answer) before the run stopped
 )

@@ -147,12 +147,14 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			if feedback == "" && gate.refuse() {
 				feedback = refuseMessage
 			}
-			if feedback == "" && n.depth == 0 {
-				feedback = r.tools.requirement()
-			}
 			if feedback == "" && strings.TrimSpace(answer) == "" {
 				feedback = emptyFinalMessage
 				failed++
+			}
+			if feedback == "" {
+				if answer, feedback = n.answerFeedback(answer); feedback != "" {
+					failed++
+				}
 			}
 			if feedback != "" {
 				transcript = append(transcript, llm.Message{Role: "user", Content: feedback})
@@ -200,17 +202,18 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				fb.WriteString(pythonMessage + "\n")
 			}
 		}
-		required := ""
-		if final != nil && n.depth == 0 {
-			required = r.tools.requirement()
+		answer, required := "", ""
+		if final != nil && !empty {
+			answer, required = n.answerFeedback(*final)
 		}
 		switch {
 		case empty:
 			fb.WriteString(emptyFinalMessage)
 		case final != nil && required != "":
 			fb.WriteString(required)
+			failed++
 		case final != nil && !gate.refuse():
-			return nodeResult{answer: *final, reason: StopFinal, iterations: turn}, nil
+			return nodeResult{answer: answer, reason: StopFinal, iterations: turn}, nil
 		case final != nil:
 			fb.WriteString(refuseMessage)
 		}
@@ -256,7 +259,7 @@ func (n *node) session(ctx context.Context, off *offloaded) (Session, []llm.Mess
 	}
 	input := inputMessage(off)
 	if n.depth == 0 {
-		input += r.tools.toolsMessage()
+		input += r.tools.toolsMessage() + answerMessage(r.answer)
 	}
 	transcript := []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: input}}
 	return sess, transcript, finalGate{doc: off.File != nil}, nil

@@ -42,6 +42,9 @@ type Request struct {
 	ToolChoice      ToolChoice
 	SerialToolCalls bool
 	ToolOutputs     []ToolOutput
+	// Answer, when set, is the format the answer must have (structured
+	// output): each FINAL of the root is checked against it.
+	Answer *AnswerFormat
 }
 
 // Document is an attached file whose text lives on local disk. The engine

@@ -63,6 +63,19 @@ func toRunRequest(cr *api.ChatCompletionRequest, cfg *Config) (recursion.Request
 		return req, nil, err
 	}
 	req.Tools = tools
+	if f := cr.ResponseFormat; f != nil {
+		var name string
+		var schema json.RawMessage
+		strict := false
+		if js := f.JSONSchema; js != nil {
+			name, schema, strict = js.Name, js.Schema, js.Strict != nil && *js.Strict
+		} else if f.Type == "json_schema" {
+			return req, nil, api.BadRequest("response_format", "a json_schema response_format needs json_schema")
+		}
+		if req.Answer, err = answerFormat("response_format.json_schema", f.Type, name, schema, strict); err != nil {
+			return req, nil, err
+		}
+	}
 	// Legacy functions are answered one call at a time: function_call holds one.
 	req.SerialToolCalls = cr.ParallelToolCalls != nil && !*cr.ParallelToolCalls || len(cr.Functions) > 0
 	var files []fileRef
@@ -150,8 +163,6 @@ func checkUnsupported(cr *api.ChatCompletionRequest) error {
 		return api.BadRequest("n", "only n=1 is supported")
 	case cr.StreamOptions != nil && !cr.Stream:
 		return api.BadRequest("stream_options", "stream_options is only allowed when stream is true")
-	case cr.ResponseFormat != nil && cr.ResponseFormat.Type != "" && cr.ResponseFormat.Type != "text":
-		return api.Unsupported("response_format", "only response_format type \"text\" is supported, not %q", cr.ResponseFormat.Type)
 	case len(cr.Tools) > 0 && len(cr.Functions) > 0:
 		return api.BadRequest("functions", "send tools or the legacy functions, not both")
 	case cr.Logprobs || cr.TopLogprobs != nil && *cr.TopLogprobs > 0:

@@ -29,8 +29,6 @@ func checkResponseRequest(rr *api.ResponseRequest) error {
 		return api.Unsupported("conversation", "conversation objects are not supported; continue a conversation with previous_response_id")
 	case !isNullJSON(rr.Prompt):
 		return api.Unsupported("prompt", "this server keeps no stored prompts: send the prompt's text as instructions and input")
-	case rr.Text != nil && rr.Text.Format.Type != "" && rr.Text.Format.Type != "text":
-		return api.Unsupported("text.format.type", "only text.format type \"text\" is supported, not %q", rr.Text.Format.Type)
 	case rr.PresencePenalty != nil && *rr.PresencePenalty != 0:
 		return api.Unsupported("presence_penalty", "presence_penalty is not supported")
 	case rr.FrequencyPenalty != nil && *rr.FrequencyPenalty != 0:
@@ -71,6 +69,9 @@ func newResponse(rr *api.ResponseRequest, md map[string]string, store bool) api.
 	text := api.TextConfig{Format: api.TextFormat{Type: "text"}}
 	if rr.Text != nil {
 		text.Verbosity = rr.Text.Verbosity
+		if rr.Text.Format.Type != "" {
+			text.Format = rr.Text.Format
+		}
 	}
 	tc := api.ToolChoice{Mode: api.ToolChoiceAuto}
 	if rr.ToolChoice != nil {
@@ -181,6 +182,17 @@ func (s *Server) resolveReferences(ctx context.Context, own string, items []api.
 // message items messages.
 func chatRequest(rr *api.ResponseRequest, history []api.Message, items []api.Item) (*api.ChatCompletionRequest, error) {
 	cr := &api.ChatCompletionRequest{RLM: rr.RLM, ToolChoice: rr.ToolChoice, ParallelToolCalls: rr.ParallelToolCalls}
+	if rr.Text != nil && rr.Text.Format.Type != "" {
+		f := rr.Text.Format
+		cr.ResponseFormat = &api.ResponseFormat{Type: f.Type}
+		if f.Type == "json_schema" {
+			desc := ""
+			if f.Description != nil {
+				desc = *f.Description
+			}
+			cr.ResponseFormat.JSONSchema = &api.JSONSchemaFormat{Name: f.Name, Description: desc, Schema: f.Schema, Strict: f.Strict}
+		}
+	}
 	cr.Model, cr.Temperature, cr.TopP, cr.MaxCompletionTokens, cr.Stream = rr.Model, rr.Temperature, rr.TopP, rr.MaxOutputTokens, rr.Stream
 	for _, d := range responseToolDefs(rr.Tools) {
 		strict := d.strict
@@ -358,6 +370,8 @@ func fixParam(err error) error {
 		ae.Param, ae.Message = "max_output_tokens", strings.ReplaceAll(ae.Message, "max_tokens", "max_output_tokens")
 	case strings.HasPrefix(ae.Param, "messages"):
 		ae.Param = "input"
+	case strings.HasPrefix(ae.Param, "response_format"):
+		ae.Param = "text.format" + strings.TrimPrefix(strings.TrimPrefix(ae.Param, "response_format"), ".json_schema")
 	}
 	return ae
 }

@@ -124,3 +124,44 @@ func callText(name, args, id string) string {
 func outputText(id, output string) string {
 	return fmt.Sprintf("[the client's tool answered call %s: %s]", id, output)
 }
+
+// answerFormat turns a structured-output format (chat's response_format,
+// Responses' text.format) into the engine's: the model is told the schema,
+// and each FINAL is checked against it; nil for text.
+func answerFormat(param, typ, name string, schema json.RawMessage, strict bool) (*recursion.AnswerFormat, error) {
+	switch typ {
+	case "", "text":
+		return nil, nil
+	case "json_object":
+		return &recursion.AnswerFormat{Describe: "one JSON object.", Check: func(answer string) (string, error) {
+			b, err := jsonschema.ExtractJSON(answer)
+			if err == nil {
+				err = jsonschema.JSONObject(b)
+			}
+			if err != nil {
+				return "", err
+			}
+			return string(b), nil
+		}}, nil
+	case "json_schema":
+		if len(schema) == 0 || string(schema) == "null" {
+			return nil, api.BadRequest(param+".schema", "a json_schema format needs its schema")
+		}
+		s, err := jsonschema.Compile(schema, strict)
+		if err != nil {
+			return nil, api.BadRequest(param+".schema", "the schema %q is not one this server can check: %v", name, err)
+		}
+		return &recursion.AnswerFormat{Describe: fmt.Sprintf("one JSON value matching the schema %q:\n%s", name, s.Describe()),
+			Check: func(answer string) (string, error) {
+				b, err := jsonschema.ExtractJSON(answer)
+				if err == nil {
+					err = s.Validate(b)
+				}
+				if err != nil {
+					return "", err
+				}
+				return string(b), nil
+			}}, nil
+	}
+	return nil, api.Unsupported(param+".type", "response format %q is not supported: use text, json_object or json_schema", typ)
+}
