@@ -97,9 +97,16 @@ func (s *Server) createResponse(c *echo.Context) error {
 	if rr.PreviousResponseID != "" && outputs != nil {
 		paused, _ = s.resumable(own, rr.PreviousResponseID)
 	}
-	history, err := s.conversation(ctx, own, rr.PreviousResponseID)
+	history, prevTools, err := s.conversation(ctx, own, rr.PreviousResponseID)
 	if err != nil {
 		return err
+	}
+	if outputs != nil && len(rr.Tools) == 0 {
+		// Outputs that answer the previous response's calls, sent without
+		// its tools (the tools are not carried over from response to
+		// response, and the suite's clients do not send them again): a run
+		// of the conversation again needs them to answer its calls.
+		rr.Tools = prevTools
 	}
 	cr, err := chatRequest(rr, history, items)
 	if err != nil {

@@ -264,11 +264,12 @@ func stored(it api.Item, respID string, n int) api.Item {
 // ends, oldest first: each turn's input messages and its answer. A turn's
 // files come again by file_id; a file sent inline is not kept, and its
 // place says so.
-func (s *Server) conversation(ctx context.Context, own, prev string) ([]api.Message, error) {
+// tools are those of the previous response.
+func (s *Server) conversation(ctx context.Context, own, prev string) (msgs []api.Message, tools []api.ResponseTool, err error) {
 	var turns []storedResponse
 	for id := prev; id != ""; {
 		if len(turns) == maxConversation {
-			return nil, api.BadRequest("previous_response_id", "the conversation is longer than %d responses; start a new one", maxConversation)
+			return nil, nil, api.BadRequest("previous_response_id", "the conversation is longer than %d responses; start a new one", maxConversation)
 		}
 		sr, err := s.loadResponse(ctx, own, id)
 		if err != nil {
@@ -279,10 +280,10 @@ func (s *Server) conversation(ctx context.Context, own, prev string) ([]api.Mess
 					ae.Message = fmt.Sprintf("response %s, an earlier turn of this conversation, was deleted", id)
 				}
 			}
-			return nil, err
+			return nil, nil, err
 		}
 		if st := sr.Response.Status; st != api.StatusCompleted && st != api.StatusIncomplete {
-			return nil, api.BadRequest("previous_response_id", "response %s is %s: a conversation continues from a completed or incomplete response", id, st)
+			return nil, nil, api.BadRequest("previous_response_id", "response %s is %s: a conversation continues from a completed or incomplete response", id, st)
 		}
 		turns = append(turns, *sr)
 		id = ""
@@ -290,18 +291,20 @@ func (s *Server) conversation(ctx context.Context, own, prev string) ([]api.Mess
 			id = *p
 		}
 	}
-	var msgs []api.Message
 	for i := len(turns) - 1; i >= 0; i-- {
 		for j, it := range turns[i].Input {
 			m, err := messageOf(fmt.Sprintf("input[%d]", j), historyItem(it))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			msgs = append(msgs, m)
 		}
 		msgs = append(msgs, answerMessage(turns[i].Response))
 	}
-	return msgs, nil
+	if len(turns) > 0 {
+		tools = turns[0].Response.Tools
+	}
+	return msgs, tools, nil
 }
 
 // answerMessage is a response's output as the assistant message of a later
