@@ -116,6 +116,10 @@ func (h *hostSwitch) RLMQuery(ctx context.Context, prompts []string) []string {
 	return h.n.Load().RLMQuery(ctx, prompts)
 }
 
+func (h *hostSwitch) LLMQueryImage(ctx context.Context, prompt string, images []int) string {
+	return h.n.Load().LLMQueryImage(ctx, prompt, images)
+}
+
 func (h *hostSwitch) CallTools(ctx context.Context, tool string, args []string) []string {
 	return h.n.Load().CallTools(ctx, tool, args)
 }

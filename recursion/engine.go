@@ -48,6 +48,7 @@ type SessionConfig struct {
 	Limits  repl.Limits
 	Budget  *repl.MemoryBudget // the request's, shared by its tree; nil: none
 	Tools   []string           // the client's tools the session's cells call (the root's)
+	Images  []string           // the request's images, by name (the root's)
 }
 
 // Session is one persistent REPL session.
@@ -98,6 +99,10 @@ type Config struct {
 	// empty means the root model of the request.
 	RootModel string
 	SubModel  string
+	// VisionModel is the model llm_query_image calls go to, answered by
+	// Sub: it must take images. Empty: cells cannot show images to a model
+	// (and a gateway refuses requests with images).
+	VisionModel string
 	// Models maps the aliases callers may put in Request.Model and
 	// Limits.SubModel to upstream model names. When it is empty, names pass
 	// through unchanged; when it is not, an unknown name is an invalid request.
@@ -399,6 +404,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 		replMemory: replMemory,
 		tools:      newToolDesk(req.Tools, req.ToolChoice, !req.SerialToolCalls, req.ToolOutputs),
 		answer:     req.Answer,
+		images:     req.Images,
 	}
 	for i := range r.childSem {
 		r.childSem[i] = make(semaphore, lim.Concurrency)
@@ -634,6 +640,8 @@ type runState struct {
 	// is why its last FINAL was refused for it.
 	answer        *AnswerFormat
 	answerRefused atomic.Value
+	// images are the request's images (Request.Images).
+	images []Image
 
 	mu        sync.Mutex
 	nodeUsage map[string]llm.Usage

@@ -244,6 +244,9 @@ func (n *node) session(ctx context.Context, off *offloaded) (Session, []llm.Mess
 	cfg := SessionConfig{Context: off.File, Query: off.Query, Host: host, Limits: r.replLimits, Budget: r.replMemory}
 	if n.depth == 0 {
 		cfg.Tools = r.tools.names()
+		for _, im := range r.images {
+			cfg.Images = append(cfg.Images, im.Name)
+		}
 	}
 	sess, err := r.e.cfg.Sandbox.NewSession(ctx, cfg)
 	if err != nil {
@@ -259,7 +262,7 @@ func (n *node) session(ctx context.Context, off *offloaded) (Session, []llm.Mess
 	}
 	input := inputMessage(off)
 	if n.depth == 0 {
-		input += r.tools.toolsMessage() + answerMessage(r.answer)
+		input += r.tools.toolsMessage() + answerMessage(r.answer) + imagesMessage(r.images)
 	}
 	transcript := []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: input}}
 	return sess, transcript, finalGate{doc: off.File != nil}, nil
@@ -600,12 +603,22 @@ func (n *node) llmCall(ctx context.Context, prompt string) string {
 
 // subCall is one llm_query (or an rlm_query that fell back to one).
 func (n *node) subCall(ctx context.Context, prompt string, fallback bool) string {
+	return n.plainCall(ctx, prompt, fallback, n.r.subModel, []llm.Message{{Role: "user", Content: prompt}})
+}
+
+// subCallWith is one plain call of model with msgs, as llm_query makes
+// it (llm_query_image).
+func (n *node) subCallWith(ctx context.Context, prompt, model string, msgs []llm.Message) string {
+	return n.plainCall(ctx, prompt, false, model, msgs)
+}
+
+// plainCall makes a sub-call of model with msgs, recorded with prompt.
+func (n *node) plainCall(ctx context.Context, prompt string, fallback bool, model string, msgs []llm.Message) string {
 	r := n.r
 	id := fmt.Sprintf("s%d", r.subCalls.Add(1))
 	turn, cell := int(n.turn.Load()), int(n.cell.Load())
 	base := Event{NodeID: n.id, ParentID: n.parent, Depth: n.depth, Turn: turn, Cell: cell}
-	msgs := []llm.Message{{Role: "user", Content: prompt}}
-	req := llm.Request{Model: r.subModel, Messages: msgs, Sampling: r.subSamp}
+	req := llm.Request{Model: model, Messages: msgs, Sampling: r.subSamp}
 	res, err := r.admit(req)
 	if err != nil {
 		// Refused before it started: one event, without the prompt, so

@@ -45,6 +45,16 @@ type Request struct {
 	// Answer, when set, is the format the answer must have (structured
 	// output): each FINAL of the root is checked against it.
 	Answer *AnswerFormat
+	// Images are the request's images: the root's cells see them as
+	// images[i] and show them to Config.VisionModel with llm_query_image.
+	Images []Image
+}
+
+// Image is an image of a request: where it is (an https URL, or a data
+// URL holding it) and how the model's cells see it named.
+type Image struct {
+	Name string // e.g. "image/png, 3.2 kB, sent inline"
+	URL  string
 }
 
 // Document is an attached file whose text lives on local disk. The engine

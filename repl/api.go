@@ -44,6 +44,15 @@ type ToolHost interface {
 	CallTools(ctx context.Context, tool string, args []string) []string
 }
 
+// ImageHost answers llm_query_image calls, when the session's Host
+// implements it: a host without it answers them with an error string.
+type ImageHost interface {
+	// LLMQueryImage answers prompt with a plain call of a model that takes
+	// images, shown the session's images (SessionConfig.Images) at these
+	// indexes.
+	LLMQueryImage(ctx context.Context, prompt string, images []int) string
+}
+
 // The values sessions take and give are those the host and its workers
 // exchange, defined once in package protocol.
 type (

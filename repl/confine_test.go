@@ -501,7 +501,7 @@ func TestWorkerSetupFailureExplained(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.kill()
-	err = p.init(context.Background(), nil, "", nil, DefaultLimits(), 20*time.Second)
+	err = p.init(context.Background(), nil, "", nil, nil, DefaultLimits(), 20*time.Second)
 	if want := "worker failed: confine: landlock: refused"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("init: %v, want %q", err, want)
 	}

@@ -360,7 +360,7 @@ func TestInitWriteFails(t *testing.T) {
 					t.Fatal("the process did not close fd 3")
 				}
 			}
-			err = p.init(context.Background(), nil, "", nil, DefaultLimits(), tt.timeout)
+			err = p.init(context.Background(), nil, "", nil, nil, DefaultLimits(), tt.timeout)
 			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 				t.Fatalf("init: %v, want %q", err, tt.errHas)
 			}

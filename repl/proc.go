@@ -184,7 +184,7 @@ func (p *proc) read() {
 			p.mu.Lock()
 			p.fatal = msg.Error
 			p.mu.Unlock()
-		case protocol.KindLLM, protocol.KindRLM, protocol.KindTool:
+		case protocol.KindLLM, protocol.KindRLM, protocol.KindTool, protocol.KindImage:
 			// Back-pressure: with every slot taken the reader stops, so
 			// the worker's writes block rather than the parent spawning a
 			// goroutine per message.
@@ -236,6 +236,7 @@ func (p *proc) answer(msg *protocol.Message) {
 	var res []string
 	name := protocol.CallName(msg.Kind, msg.Tool)
 	th, tools := host.(ToolHost)
+	ih, images := host.(ImageHost)
 	switch why := protocol.CheckCall(l, msg.Prompts); {
 	case why != "":
 		// The worker refuses these itself; this is the parent's own check.
@@ -246,6 +247,8 @@ func (p *proc) answer(msg *protocol.Message) {
 		res = protocol.ErrorStrings(len(msg.Prompts), "no model is connected to this session")
 	case msg.Kind == protocol.KindTool && !tools:
 		res = protocol.ErrorStrings(len(msg.Prompts), name+": this session has no client tools")
+	case msg.Kind == protocol.KindImage && (!images || len(msg.Prompts) != 1):
+		res = protocol.ErrorStrings(len(msg.Prompts), name+": this session cannot show images to a model")
 	default:
 		// The call ends with the cell or with the worker, whichever is
 		// first: Close must not wait for a slow model.
@@ -257,6 +260,8 @@ func (p *proc) answer(msg *protocol.Message) {
 			res = host.LLMQuery(ctx, msg.Prompts)
 		case protocol.KindRLM:
 			res = host.RLMQuery(ctx, msg.Prompts)
+		case protocol.KindImage:
+			res = []string{ih.LLMQueryImage(ctx, msg.Prompts[0], msg.Image)}
 		default:
 			res = th.CallTools(ctx, msg.Tool, msg.Prompts)
 		}
@@ -330,7 +335,7 @@ func (p *proc) send(msg *protocol.Message) error { return p.out.Send(msg) }
 
 // init sends the session's context, query and limits and waits for the
 // worker.
-func (p *proc) init(ctx context.Context, cf *ContextFile, query string, tools []string, l Limits, timeout time.Duration) error {
+func (p *proc) init(ctx context.Context, cf *ContextFile, query string, tools, images []string, l Limits, timeout time.Duration) error {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	p.setLimits(l)
@@ -345,7 +350,7 @@ func (p *proc) init(ctx context.Context, cf *ContextFile, query string, tools []
 			return p.initWriteFailed(ctx, err, l, t.C)
 		}
 	}
-	if err := p.send(&protocol.Message{Kind: protocol.KindInit, Context: cf, Query: query, Tools: tools, Limits: &l}); err != nil {
+	if err := p.send(&protocol.Message{Kind: protocol.KindInit, Context: cf, Query: query, Tools: tools, Images: images, Limits: &l}); err != nil {
 		return p.initWriteFailed(ctx, err, l, t.C)
 	}
 	select {

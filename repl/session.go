@@ -18,7 +18,11 @@ type SessionConfig struct {
 	Host    Host         // answers llm_query and rlm_query; nil answers with an error string
 	// Tools are the names of the client's function tools: cells call each
 	// as a Go function (see docs/repl.md), answered by Host's CallTools.
-	Tools  []string
+	Tools []string
+	// Images names the request's images (media type and where they came
+	// from): cells see them as images[i] and show them to a model with
+	// llm_query_image, answered by Host's LLMQueryImage.
+	Images []string
 	Limits Limits // zero fields: the pool's limits
 	// Budget, when set, is drawn on as well as the pool's budget: a
 	// request's own, shared by the sessions of its tree (see MemoryBudget).
@@ -52,7 +56,7 @@ func (s *Session) startWorker(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = w.init(ctx, s.cfg.Context, s.cfg.Query, s.cfg.Tools, s.limits, s.pool.cfg.StartTimeout)
+		err = w.init(ctx, s.cfg.Context, s.cfg.Query, s.cfg.Tools, s.cfg.Images, s.limits, s.pool.cfg.StartTimeout)
 		if err == nil {
 			w.host = s.cfg.Host
 			s.wmu.Lock()

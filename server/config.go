@@ -137,6 +137,10 @@ type Config struct {
 	// client's outputs run the conversation again.
 	ToolWait  time.Duration
 	MaxPaused int
+	// VisionModel is the model the runs' cells show images to
+	// (recursion.Config.VisionModel); without one, requests with images
+	// are refused (image_input_unsupported).
+	VisionModel string
 }
 
 // ModelInfo is what answers under a model alias: /v1/models shows it in the

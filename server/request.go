@@ -92,11 +92,12 @@ func toRunRequest(cr *api.ChatCompletionRequest, cfg *Config) (recursion.Request
 		default:
 			return req, nil, api.BadRequest(p+".role", "unsupported role %q: use system, developer, user, assistant or tool", m.Role)
 		}
-		text, refs, err := contentOf(p, &m.Content)
+		text, refs, images, err := contentOf(p, &m.Content, cfg)
 		if err != nil {
 			return req, nil, err
 		}
 		files = append(files, refs...)
+		req.Images = append(req.Images, images...)
 		switch role {
 		case "assistant":
 			// The calls an earlier answer made, as the model reads them.
@@ -177,16 +178,17 @@ func checkUnsupported(cr *api.ChatCompletionRequest) error {
 	return nil
 }
 
-// contentOf is a message's text and the files it attaches.
-func contentOf(p string, mc *api.Content) (string, []fileRef, error) {
+// contentOf is a message's text and the files and images it attaches.
+func contentOf(p string, mc *api.Content, cfg *Config) (string, []fileRef, []recursion.Image, error) {
 	if err := mc.Err(); err != nil {
-		return "", nil, api.BadRequest(p+".content", "%s.content: %v", p, err)
+		return "", nil, nil, api.BadRequest(p+".content", "%s.content: %v", p, err)
 	}
 	if mc.Parts == nil {
-		return mc.Text, nil, nil
+		return mc.Text, nil, nil, nil
 	}
 	var texts []string
 	var refs []fileRef
+	var images []recursion.Image
 	for j, part := range mc.Parts {
 		pp := fmt.Sprintf("%s.content[%d]", p, j)
 		switch part.Type {
@@ -195,18 +197,43 @@ func contentOf(p string, mc *api.Content) (string, []fileRef, error) {
 		case "file":
 			ref, err := fileRefOf(pp, part.File)
 			if err != nil {
-				return "", nil, err
+				return "", nil, nil, err
 			}
 			refs = append(refs, ref)
 		case "image_url":
-			return "", nil, imagesUnsupported(pp + ".type")
+			im, err := imageOf(pp, part.ImageURL, cfg)
+			if err != nil {
+				return "", nil, nil, err
+			}
+			images = append(images, im)
 		case "":
-			return "", nil, api.BadRequest(pp+".type", "%s.type is required", pp)
+			return "", nil, nil, api.BadRequest(pp+".type", "%s.type is required", pp)
 		default:
-			return "", nil, api.BadRequest(pp+".type", "unsupported content part type %q: use text or file", part.Type)
+			return "", nil, nil, api.BadRequest(pp+".type", "unsupported content part type %q: use text, file or image_url", part.Type)
 		}
 	}
-	return strings.Join(texts, "\n"), refs, nil
+	return strings.Join(texts, "\n"), refs, images, nil
+}
+
+// imageOf reads an image part: an http(s) URL, which the vision model
+// fetches, or a data URL holding the image. Without a model that takes
+// images (Config.VisionModel), the request is refused.
+func imageOf(pp string, iu *api.ImageURL, cfg *Config) (recursion.Image, error) {
+	if cfg.VisionModel == "" {
+		return recursion.Image{}, imagesUnsupported(pp + ".type")
+	}
+	if iu == nil || iu.URL == "" {
+		return recursion.Image{}, api.BadRequest(pp+".image_url", "an image part needs image_url.url: an https URL or a data URL")
+	}
+	u := iu.URL
+	switch {
+	case strings.HasPrefix(u, "data:image/"):
+		mt, _, _ := strings.Cut(strings.TrimPrefix(u, "data:"), ";")
+		return recursion.Image{Name: fmt.Sprintf("%s, %d bytes of base64, sent inline", mt, len(u)), URL: u}, nil
+	case strings.HasPrefix(u, "https://"), strings.HasPrefix(u, "http://"):
+		return recursion.Image{Name: u, URL: u}, nil
+	}
+	return recursion.Image{}, api.BadRequest(pp+".image_url", "an image URL must be https:// or data:image/...;base64,...")
 }
 
 // fileRefOf reads a file part's file: an uploaded file's id, or inline

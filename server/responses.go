@@ -114,7 +114,7 @@ func (s *Server) createResponse(c *echo.Context) error {
 	}
 	rreq, files, err := toRunRequest(cr, &s.cfg)
 	if err != nil {
-		return fixParam(err)
+		return fixParam(err, len(cr.Messages)-len(items))
 	}
 	rreq.Keep = store // a follow-up can continue it
 	if store {
@@ -130,6 +130,7 @@ func (s *Server) createResponse(c *echo.Context) error {
 	}
 	r := &respRun{run: run{owner: own, model: rr.Model, stored: store, req: rreq},
 		done: make(chan struct{}), progress: rr.RLM != nil && rr.RLM.Progress, resume: paused, outputs: outputs}
+	r.inputOffset = len(cr.Messages) - len(items)
 	r.obj = newResponse(rr, md, store)
 	r.id, r.created = r.obj.ID, r.obj.CreatedAt
 	r.req.TraceID = newID("trace-")

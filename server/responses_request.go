@@ -234,7 +234,10 @@ func messageOf(p string, it api.Item) (api.Message, error) {
 			}
 			parts = append(parts, api.ContentPart{Type: "file", File: &api.FilePart{FileID: c.FileID, FileData: c.FileData, Filename: c.Filename}})
 		case api.ContentInputImage:
-			return api.Message{}, imagesUnsupported(fmt.Sprintf("%s.content[%d].type", p, j))
+			if c.FileID != "" {
+				return api.Message{}, api.Unsupported(fmt.Sprintf("%s.content[%d].file_id", p, j), "images by file_id are not supported: send image_url, an https URL or a data URL")
+			}
+			parts = append(parts, api.ContentPart{Type: "image_url", ImageURL: &api.ImageURL{URL: c.ImageURL, Detail: c.Detail}})
 		default:
 			parts = append(parts, api.ContentPart{Type: "text", Text: c.Text})
 		}
@@ -362,8 +365,9 @@ func answerText(r api.Response) string {
 }
 
 // fixParam renames the chat request's parameters in an error to the
-// Responses API's.
-func fixParam(err error) error {
+// Responses API's. The input's items are the chat request's messages from
+// offset on (instructions and earlier turns come before them).
+func fixParam(err error, offset int) error {
 	var ae *api.Error
 	if !errors.As(err, &ae) {
 		return err
@@ -371,6 +375,14 @@ func fixParam(err error) error {
 	switch {
 	case ae.Param == "max_tokens":
 		ae.Param, ae.Message = "max_output_tokens", strings.ReplaceAll(ae.Message, "max_tokens", "max_output_tokens")
+	case strings.HasPrefix(ae.Param, "messages["):
+		rest := strings.TrimPrefix(ae.Param, "messages[")
+		n, tail, _ := strings.Cut(rest, "]")
+		if i, err := strconv.Atoi(n); err == nil && i >= offset {
+			ae.Param = fmt.Sprintf("input[%d]%s", i-offset, tail)
+		} else {
+			ae.Param = "input"
+		}
 	case strings.HasPrefix(ae.Param, "messages"):
 		ae.Param = "input"
 	case strings.HasPrefix(ae.Param, "response_format"):

@@ -37,6 +37,9 @@ type respRun struct {
 	requireSession bool
 	// progress: emit the engine's events as rlm.progress.
 	progress bool
+	// inputOffset is where the input's items begin among the run's
+	// messages (see fixParam).
+	inputOffset int
 	// resume is the paused run this response's tool outputs resume.
 	resume  *pausedRun
 	outputs map[string]string
@@ -144,7 +147,7 @@ func sessionGone(why string) *api.Error {
 func (s *Server) prepare(ctx context.Context, r *respRun, files []fileRef) error {
 	if err := s.resolveFiles(ctx, &r.run, files); err != nil {
 		r.abandon()
-		return fixParam(err)
+		return fixParam(err, r.inputOffset)
 	}
 	if !r.obj.Store {
 		return nil

@@ -27,6 +27,7 @@ type engineConfig struct {
 	UpstreamKey     string
 	RootModel       string
 	SubModel        string // empty: the root model
+	VisionModel     string // the model llm_query_image calls; empty: images are refused
 	UpstreamTimeout time.Duration
 	UpstreamIdle    time.Duration // silence allowed while reading a response body
 	UpstreamCheck   time.Duration // silence after which the upstream's liveness is checked; 0: never
@@ -298,6 +299,7 @@ func (c *engineConfig) engineSetup(base recursion.Config) (gateway.EngineConfig,
 	// Root stays nil without a local model: gateway.NewEngine makes it a
 	// client of the upstream.
 	base.Root, base.SubModel, base.NoContextAnswer, base.NoAnswerNote = c.Local, c.SubModel, c.NoContextAnswer, c.NoAnswerNote
+	base.VisionModel = c.visionModel()
 	base.RequestREPLMemory = mem.request
 	if base.RootModel == "" {
 		base.RootModel = c.RootModel
@@ -349,4 +351,13 @@ func parseWindows(entries []string) (map[string]int, error) {
 		}
 	}
 	return m, nil
+}
+
+// visionModel is the model images go to, "" when none takes them (the
+// built-in and local models take none).
+func (c *engineConfig) visionModel() string {
+	if c.Local != nil {
+		return ""
+	}
+	return c.VisionModel
 }

@@ -233,6 +233,7 @@ func (c *config) serverConfig(aliases map[string]string, local *inference.Engine
 		StoreTimeout: c.StoreTimeout, MaxLimits: c.runLimits(), Documents: c.documentOptions(), RunLease: c.RunLease, Quota: c.quota(),
 		MaxBackground: c.MaxBackground, ResponsePoll: c.ResponsePoll, CancelWait: c.CancelWait,
 		SessionTTL: c.SessionTTL, MaxSessions: c.MaxSessions, ToolWait: c.ToolWait, MaxPaused: c.MaxPaused,
+		VisionModel: c.visionModel(),
 	}
 }
 

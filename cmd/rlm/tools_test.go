@@ -141,3 +141,42 @@ func TestChatClientTools(t *testing.T) {
 		t.Errorf("the root called the tool %d times, want 1", n)
 	}
 }
+
+// TestImageInput: an image of the request reaches the vision model
+// (--vision-model) when a cell shows it with llm_query_image, as an
+// image_url part; the root never sees it. Without a vision model the
+// request is refused with image_input_unsupported.
+func TestImageInput(t *testing.T) {
+	const pixel = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+	var sawImage atomic.Bool
+	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if req.Model == "eye-model" {
+			sawImage.Store(strings.Contains(string(req.Body), `"image_url":{"url":"`+pixel+`"`))
+			return fakellm.Reply{Content: "a single pixel"}
+		}
+		if m := regexp.MustCompile(`(?m)^seen: (.+)$`).FindStringSubmatch(req.LastUser()); m != nil {
+			return fakellm.Reply{Content: "FINAL(The image shows " + m[1] + ".)"}
+		}
+		if strings.Contains(req.LastUser(), pixel) {
+			return fakellm.Reply{Content: "FINAL(the root saw the image's bytes)"}
+		}
+		return fakellm.Reply{Content: fakellm.Code(`fmt.Println("seen:", llm_query_image("What is in this image?", 0))`)}
+	})
+	defer up.Close()
+	body := `{"model":"rlm","input":[{"role":"user","content":[{"type":"input_text","text":"What do you see?"},{"type":"input_image","image_url":"` + pixel + `"}]}]}`
+	s := startServe(t, append(upstreamArgs(up.URL), "--vision-model", "eye-model")...)
+	got := postJSON(t, s.URL+"/v1/responses", body)
+	if text := outputText(got); text != "The image shows a single pixel." || !sawImage.Load() {
+		t.Errorf("answer %q, the vision model saw the image: %v", text, sawImage.Load())
+	}
+	plain := startServe(t, upstreamArgs(up.URL)...)
+	resp, err := http.Post(plain.URL+"/v1/responses", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(b), "image_input_unsupported") {
+		t.Errorf("without a vision model: %d %s", resp.StatusCode, b)
+	}
+}

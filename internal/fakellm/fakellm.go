@@ -18,10 +18,37 @@ import (
 	"time"
 )
 
-// Message is one chat message of a request.
+// Message is one chat message of a request. A content sent as parts
+// (text and images) reads as its text parts joined; the images are in
+// Request.Body.
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+}
+
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	m.Role = raw.Role
+	if json.Unmarshal(raw.Content, &m.Content) == nil {
+		return nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw.Content, &parts); err != nil && string(raw.Content) != "null" && len(raw.Content) > 0 {
+		return err
+	}
+	for _, p := range parts {
+		m.Content += p.Text
+	}
+	return nil
 }
 
 // Request is one chat completion request as the fake received it.

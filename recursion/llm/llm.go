@@ -109,6 +109,9 @@ func (u Usage) Add(o Usage) Usage {
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// Images are shown with Content, each an https URL or a data URL:
+	// only a model that takes images gets them (llm_query_image).
+	Images []string `json:"images,omitempty"`
 }
 
 // TokenLogprob is one generated token with its log probability.

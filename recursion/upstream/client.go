@@ -409,7 +409,7 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 func (c *Client) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
 	oreq := openai.ChatCompletionRequest{Model: req.Model, LogProbs: req.Logprobs}
 	for _, m := range req.Messages {
-		oreq.Messages = append(oreq.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+		oreq.Messages = append(oreq.Messages, openAIMessage(m))
 	}
 	set := map[string]any{}
 	s := req.Sampling
@@ -631,4 +631,17 @@ func toCompletion(resp openai.ChatCompletionResponse) llm.Completion {
 		}
 	}
 	return out
+}
+
+// openAIMessage is a message as go-openai sends it: its images, when it
+// has some, as image_url parts after the text.
+func openAIMessage(m llm.Message) openai.ChatCompletionMessage {
+	if len(m.Images) == 0 {
+		return openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	parts := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: m.Content}}
+	for _, u := range m.Images {
+		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: u}})
+	}
+	return openai.ChatCompletionMessage{Role: m.Role, MultiContent: parts}
 }

@@ -65,6 +65,7 @@ const (
 	KindLLM    = "llm"    // ID, Cell, Prompts: llm_query call
 	KindRLM    = "rlm"    // ID, Cell, Prompts: rlm_query call
 	KindTool   = "tool"   // ID, Cell, Tool, Prompts (each call's arguments, JSON): client tool calls
+	KindImage  = "image"  // ID, Cell, Prompts (one), Images: llm_query_image call
 	KindFatal  = "fatal"  // Error: the worker is about to exit because a limit was hit
 )
 
@@ -100,8 +101,10 @@ type Message struct {
 	Query   string       `json:"query,omitempty"`
 	Limits  *Limits      `json:"limits,omitempty"`
 	Prompts []string     `json:"prompts,omitempty"`
-	Tool    string       `json:"tool,omitempty"`  // the client tool a KindTool call calls
-	Tools   []string     `json:"tools,omitempty"` // the client tools of a session (KindInit)
+	Tool    string       `json:"tool,omitempty"`   // the client tool a KindTool call calls
+	Tools   []string     `json:"tools,omitempty"`  // the client tools of a session (KindInit)
+	Images  []string     `json:"images,omitempty"` // KindInit: the session's images, by name; KindImage: unused
+	Image   []int        `json:"image,omitempty"`  // KindImage: the images the call shows, by index
 	Results []string     `json:"results,omitempty"`
 	Result  *CellResult  `json:"result,omitempty"`
 	Clean   bool         `json:"clean,omitempty"` // result of a cancelled cell: every goroutine of the cell stopped
@@ -229,6 +232,8 @@ func CallName(kind, tool string) string {
 		return "rlm_query"
 	case KindTool:
 		return "tool " + tool
+	case KindImage:
+		return "llm_query_image"
 	}
 	return kind
 }

@@ -99,3 +99,20 @@ func toolArguments(a any) (string, error) {
 	}
 	return string(b), nil
 }
+
+// queryImage is llm_query_image(prompt, images...): one plain call of a
+// model that takes images, shown the request's images at these indexes.
+func (w *worker) queryImage(prompt string, images ...int) string {
+	if len(w.images) == 0 {
+		return "error: llm_query_image: this request has no images"
+	}
+	if len(images) == 0 {
+		return "error: llm_query_image: name the images to show, e.g. llm_query_image(prompt, 0) for images[0]"
+	}
+	for _, i := range images {
+		if i < 0 || i >= len(w.images) {
+			return fmt.Sprintf("error: llm_query_image: no image %d; images has %d", i, len(w.images))
+		}
+	}
+	return w.hostCall(protocol.KindImage, "", []string{prompt}, images)[0]
+}

@@ -73,6 +73,7 @@ type worker struct {
 	shims    *shims.Shims
 	finalFn  reflect.Value   // FINAL, which formats like fmt.Sprint: a key of the interpreter's MapTypes
 	tools    map[string]bool // the client's tools (tools.go)
+	images   []string        // the request's images, by name (tools.go)
 
 	mu       sync.Mutex
 	cell     *cellState
@@ -124,6 +125,7 @@ func runWorker(inF, outF, statm *os.File) int {
 			if err == nil {
 				err = w.declareTools(msg.Tools)
 			}
+			w.images = msg.Images
 			reply := &protocol.Message{Kind: protocol.KindReady}
 			if err != nil {
 				reply.Error = err.Error()
@@ -305,6 +307,8 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"rlm_query":         reflect.ValueOf(func(p string) string { return w.host(protocol.KindRLM, "", []string{p})[0] }),
 		"rlm_query_batched": reflect.ValueOf(func(ps []string) []string { return w.host(protocol.KindRLM, "", ps) }),
 		"tool_call":         reflect.ValueOf(func(name string, args any) string { return w.callTool(name, []any{args})[0] }),
+		"images":            reflect.ValueOf(&w.images).Elem(),
+		"llm_query_image":   reflect.ValueOf(w.queryImage),
 		"tool_call_batched": reflect.ValueOf(func(name string, args []any) []string { return w.callTool(name, args) }),
 		"FINAL":             w.finalFn,
 		"SHOW_VARS":         reflect.ValueOf(w.showVars),
@@ -336,6 +340,11 @@ func (w *worker) cellContext() context.Context {
 // host makes a call to the parent's Host and waits for the answer or for the
 // cell to end. It always returns len(prompts) strings.
 func (w *worker) host(kind, tool string, prompts []string) []string {
+	return w.hostCall(kind, tool, prompts, nil)
+}
+
+// hostCall is host with the images a KindImage call shows.
+func (w *worker) hostCall(kind, tool string, prompts []string, images []int) []string {
 	name := protocol.CallName(kind, tool)
 	fail := func(why string) []string {
 		r := make([]string, len(prompts))
@@ -367,7 +376,7 @@ func (w *worker) host(kind, tool string, prompts []string) []string {
 	w.mu.Lock()
 	w.calls[id] = ch
 	w.mu.Unlock()
-	if err := w.out.Send(&protocol.Message{Kind: kind, ID: id, Cell: c.id, Tool: tool, Prompts: prompts}); err != nil {
+	if err := w.out.Send(&protocol.Message{Kind: kind, ID: id, Cell: c.id, Tool: tool, Prompts: prompts, Image: images}); err != nil {
 		w.mu.Lock()
 		delete(w.calls, id)
 		w.mu.Unlock()
