@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -66,6 +67,17 @@ type Request struct {
 func (r Request) System() string {
 	for _, m := range r.Messages {
 		if m.Role == "system" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// FirstUser returns the content of the first user message: a root
+// model's input, as the RLM shows it.
+func (r Request) FirstUser() string {
+	for _, m := range r.Messages {
+		if m.Role == "user" {
 			return m.Content
 		}
 	}
@@ -168,7 +180,12 @@ type Server struct {
 	maxInFlight int
 	served      int
 	noRecord    bool
+	listener    net.Listener
 }
+
+// WithListener serves on ln instead of a new loopback port (a fixed
+// address for a tool that runs the fake on its own).
+func WithListener(ln net.Listener) Option { return func(s *Server) { s.listener = ln } }
 
 // New starts a fake upstream answering with script. Close it when done.
 func New(script Script, opts ...Option) *Server {
@@ -181,7 +198,14 @@ func New(script Script, opts ...Option) *Server {
 	if s.models != nil {
 		mux.HandleFunc("GET /v1/models", s.listModels)
 	}
-	s.ts = httptest.NewServer(mux)
+	if s.listener != nil {
+		s.ts = httptest.NewUnstartedServer(mux)
+		s.ts.Listener.Close()
+		s.ts.Listener = s.listener
+		s.ts.Start()
+	} else {
+		s.ts = httptest.NewServer(mux)
+	}
 	s.URL = s.ts.URL + "/v1"
 	return s
 }
