@@ -75,7 +75,10 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	// or on another replica) the conversation runs again, and the calls
 	// they answer are not made again (rreq.ToolOutputs).
 	first, outputs := trailingOutputs(cr.Messages)
-	paused, _ := s.resumable(r.owner, first)
+	paused, gone := s.resumable(r.owner, first)
+	if gone != "" {
+		r.note = rerunNote(gone)
+	}
 	launched := false
 	defer func() {
 		if !launched { // the run never started: its slot and files go back

@@ -135,8 +135,9 @@ type Config struct {
 	// their outputs, and MaxPaused how many paused runs the server holds
 	// at once (see paused.go): past either, the paused run ends, and the
 	// client's outputs run the conversation again.
-	ToolWait  time.Duration
-	MaxPaused int
+	ToolWait        time.Duration
+	MaxPaused       int
+	MaxPausedPerKey int
 	// VisionModel is the model the runs' cells show images to
 	// (recursion.Config.VisionModel); without one, requests with images
 	// are refused (image_input_unsupported).
@@ -199,6 +200,7 @@ const (
 	DefaultMaxSessions   = 16
 	DefaultToolWait      = 10 * time.Minute
 	DefaultMaxPaused     = 64
+	DefaultMaxPausedKey  = 16
 )
 
 func (c *Config) setDefaults() {
@@ -222,6 +224,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxPaused <= 0 {
 		c.MaxPaused = DefaultMaxPaused
+	}
+	if c.MaxPausedPerKey <= 0 {
+		c.MaxPausedPerKey = DefaultMaxPausedKey
 	}
 	if c.MaxRequestBytes <= 0 {
 		c.MaxRequestBytes = DefaultMaxRequestBytes

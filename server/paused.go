@@ -29,7 +29,7 @@ func (p *pausedRun) Close() error {
 }
 
 // pausedWords are the paused runs' reasons.
-var pausedWords = cacheWords{ttl: "--tool-wait", max: "--max-paused-runs",
+var pausedWords = cacheWords{ttl: "--tool-wait", max: "--max-paused-runs", perOwner: "--max-paused-runs-per-key",
 	taken: "another request resumed it with its outputs",
 	none:  "this server holds no paused run of it: it ran on another replica, or before this server restarted"}
 
@@ -80,6 +80,11 @@ func trailingOutputs(msgs []api.Message) (first string, outputs map[string]strin
 		return "", nil
 	}
 	return ids[0], outputs
+}
+
+// rerunNote says why tool outputs ran the conversation again.
+func rerunNote(gone string) string {
+	return "the paused run these outputs answer is gone: " + gone + ": the conversation ran again, and calls your outputs answer were not sent to you again"
 }
 
 // resumable is the paused run a request's outputs answer, taken from the

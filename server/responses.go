@@ -93,9 +93,10 @@ func (s *Server) createResponse(c *echo.Context) error {
 	// run; without it (gone, or on another replica) the conversation runs
 	// again, and the calls they answer are not made again.
 	var paused *pausedRun
+	var gone string
 	outputs := toolOutputsOf(items)
 	if rr.PreviousResponseID != "" && outputs != nil {
-		paused, _ = s.resumable(own, rr.PreviousResponseID)
+		paused, gone = s.resumable(own, rr.PreviousResponseID)
 	}
 	history, prevTools, err := s.conversation(ctx, own, rr.PreviousResponseID)
 	if err != nil {
@@ -141,7 +142,9 @@ func (s *Server) createResponse(c *echo.Context) error {
 		}
 	}
 	c.Response().Header().Set("X-RLM-Trace-Id", r.req.TraceID)
-	if rr.PreviousResponseID != "" && paused == nil {
+	if gone != "" {
+		r.session, r.sessionNote = "new", rerunNote(gone)
+	} else if rr.PreviousResponseID != "" && paused == nil {
 		files = s.continueSession(r, rr, items, files)
 		if r.session != "continued" && rr.RLM != nil && rr.RLM.RequireSession {
 			r.abandon()

@@ -56,6 +56,9 @@ type run struct {
 	// functions: the chat request used the legacy functions, so a call is
 	// answered as function_call, not tool_calls.
 	functions bool
+	// note, for a chat run whose tool outputs found no paused run, says
+	// why (rlm.session_note).
+	note string
 }
 
 // release gives back what the run holds besides its slot: its files.
@@ -302,8 +305,12 @@ func (r *run) info(res recursion.Result) *api.RLMInfo {
 	if tid == "" {
 		tid = r.req.TraceID
 	}
-	return &api.RLMInfo{TraceID: tid, StopReason: string(res.StopReason), Iterations: res.Iterations,
+	info := &api.RLMInfo{TraceID: tid, StopReason: string(res.StopReason), Iterations: res.Iterations,
 		LLMCalls: res.LLMCalls, MaxDepth: res.MaxDepth, DurationMS: res.Duration.Milliseconds(), Models: r.models.list()}
+	if r.note != "" {
+		info.Session, info.SessionNote = "new", r.note
+	}
+	return info
 }
 
 // modelSet collects the models that answered a run's calls; the engine's

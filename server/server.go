@@ -102,6 +102,7 @@ func New(cfg Config, st store.Store, runner Runner) (*Server, error) {
 	s.quotas = newQuotaLedgers(st)
 	s.sessions = newSessionCache[*recursion.Conversation](cfg.SessionTTL, cfg.MaxSessions, sessionWords)
 	s.paused = newSessionCache[*pausedRun](cfg.ToolWait, cfg.MaxPaused, pausedWords)
+	s.paused.perOwner = cfg.MaxPausedPerKey
 	s.feeds.s = s
 
 	e := echo.NewWithConfig(echo.Config{

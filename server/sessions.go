@@ -21,9 +21,10 @@ import (
 // responses never push out another's sessions while it keeps more than
 // they do.
 type sessionCache[S closer] struct {
-	ttl   time.Duration
-	max   int
-	words cacheWords
+	ttl      time.Duration
+	max      int
+	perOwner int // at most this many of one owner; 0: no bound but max
+	words    cacheWords
 
 	mu sync.Mutex
 	m  map[string]*keptSession[S]
@@ -40,7 +41,7 @@ type closer interface{ Close() error }
 // cacheWords are how a cache's reasons name its settings and what took an
 // entry.
 type cacheWords struct {
-	ttl, max string // the settings of the TTL and of the maximum
+	ttl, max, perOwner string // the settings of the TTL and of the maxima
 	taken    string // why an entry taken is gone
 	none     string // why an entry never kept is not there
 }
@@ -71,6 +72,9 @@ func ownerOfSession(key string) string {
 
 // put keeps conv under key, closing a session when full (see victim).
 func (c *sessionCache[S]) put(key string, conv S) {
+	for c.perOwner > 0 && c.ownerLen(ownerOfSession(key)) >= c.perOwner &&
+		c.evictOwner(ownerOfSession(key), fmt.Sprintf("it was evicted to keep a newer one of the same API key (at most %d each, %s)", c.perOwner, c.words.perOwner)) {
+	}
 	for c.len() >= c.max && c.evict(fmt.Sprintf("it was evicted to keep a newer one (the server keeps at most %d, %s)", c.max, c.words.max)) {
 	}
 	now := time.Now()
@@ -196,6 +200,40 @@ func (c *sessionCache[S]) closeAll() {
 	for _, ks := range all {
 		ks.conv.Close()
 	}
+}
+
+// ownerLen is how many entries owner has.
+func (c *sessionCache[S]) ownerLen(owner string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for k := range c.m {
+		if ownerOfSession(k) == owner {
+			n++
+		}
+	}
+	return n
+}
+
+// evictOwner closes owner's oldest entry.
+func (c *sessionCache[S]) evictOwner(owner, why string) bool {
+	c.mu.Lock()
+	oldest := ""
+	for k, ks := range c.m {
+		if ownerOfSession(k) == owner && (oldest == "" || ks.kept.Before(c.m[oldest].kept)) {
+			oldest = k
+		}
+	}
+	ks := c.m[oldest]
+	if ks != nil {
+		c.forget(oldest, why)
+	}
+	c.mu.Unlock()
+	if ks == nil {
+		return false
+	}
+	ks.conv.Close()
+	return true
 }
 
 func (c *sessionCache[S]) len() int {

@@ -232,7 +232,7 @@ func (c *config) serverConfig(aliases map[string]string, local *inference.Engine
 		MaxConns: c.MaxConns, MaxConnsPerClient: perClientConns(c.MaxConnsPerClient), MetricsKey: c.MetricsKey, MetricsSeparate: c.MetricsAddr != "",
 		StoreTimeout: c.StoreTimeout, MaxLimits: c.runLimits(), Documents: c.documentOptions(), RunLease: c.RunLease, Quota: c.quota(),
 		MaxBackground: c.MaxBackground, ResponsePoll: c.ResponsePoll, CancelWait: c.CancelWait,
-		SessionTTL: c.SessionTTL, MaxSessions: c.MaxSessions, ToolWait: c.ToolWait, MaxPaused: c.MaxPaused,
+		SessionTTL: c.SessionTTL, MaxSessions: c.MaxSessions, ToolWait: c.ToolWait, MaxPaused: c.MaxPaused, MaxPausedPerKey: c.MaxPausedPerKey,
 		VisionModel: c.visionModel(),
 	}
 }

@@ -73,6 +73,7 @@ type config struct {
 	MaxSessions       int
 	ToolWait          time.Duration
 	MaxPaused         int
+	MaxPausedPerKey   int
 	RetryAfter        time.Duration
 	KeepAlive         time.Duration
 	IdleTimeout       time.Duration
@@ -172,6 +173,7 @@ var settingsTable = []cli.Setting[config]{
 	{Name: "max-sessions", Cmds: cli.ForServe, Def: strconv.Itoa(server.DefaultMaxSessions), Help: "REPL sessions kept for follow-ups at once; the oldest of the API key that keeps the most is closed for a new one. Each holds a stopped REPL worker and its memory (counted in --repl-memory-total)", Value: cli.Num(func(c *config) *int { return &c.MaxSessions })},
 	{Name: "tool-wait", Cmds: cli.ForServe, Def: server.DefaultToolWait.String(), Help: "how long a run paused at client tool calls waits for their outputs, its REPL worker stopped; outputs that come later run the conversation again, without calling the tools again", Value: cli.Dur(func(c *config) *time.Duration { return &c.ToolWait })},
 	{Name: "max-paused-runs", Cmds: cli.ForServe, Def: strconv.Itoa(server.DefaultMaxPaused), Help: "runs paused at client tool calls held at once; the oldest of the API key that holds the most ends for a new one. Each holds a stopped REPL worker and its memory (counted in --repl-memory-total)", Value: cli.Num(func(c *config) *int { return &c.MaxPaused })},
+	{Name: "max-paused-runs-per-key", Cmds: cli.ForServe, Def: strconv.Itoa(server.DefaultMaxPausedKey), Help: "runs paused at client tool calls one API key holds at once; its oldest ends for a new one", Value: cli.Num(func(c *config) *int { return &c.MaxPausedPerKey })},
 	{Name: "retry-after", Cmds: cli.ForServe, Def: "2s", Help: "Retry-After sent with 429", Value: cli.Dur(func(c *config) *time.Duration { return &c.RetryAfter })},
 	{Name: "keepalive", Cmds: cli.ForServe, Def: "15s", Help: "interval of SSE keep-alive comments on idle streams", Value: cli.Dur(func(c *config) *time.Duration { return &c.KeepAlive })},
 	{Name: "idle-timeout", Cmds: cli.ForServe, Def: server.DefaultIdleTimeout.String(), Help: "how long a kept-alive client connection may sit idle between requests before it is closed", Value: cli.Dur(func(c *config) *time.Duration { return &c.IdleTimeout })},

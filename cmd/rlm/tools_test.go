@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -94,6 +95,9 @@ func TestResponsesClientTools(t *testing.T) {
 	}
 	if o, _ := late["output"].([]any); len(o) != 1 || o[0].(map[string]any)["type"] != "message" {
 		t.Errorf("the tool went back to the client: %v", late["output"])
+	}
+	if info, _ := late["rlm"].(map[string]any); info["session"] != "new" || !strings.Contains(fmt.Sprint(info["session_note"]), "--max-paused-runs") {
+		t.Errorf("the late answer does not say what happened: %v", late["rlm"])
 	}
 }
 
