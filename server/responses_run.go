@@ -421,10 +421,15 @@ func (s *Server) finishResponse(ctx context.Context, r *respRun, out outcome) {
 }
 
 // ReclaimREPLMemory closes the oldest REPL session kept for a follow-up,
-// reporting whether there was one. The gateway gives it to the REPL pool's
-// memory budget: a run that needs memory takes it from idle kept sessions
-// before it waits.
-func (s *Server) ReclaimREPLMemory() bool { return s.sessions.evictOldest() }
+// or else the oldest run paused at client tool calls, reporting whether
+// there was one. The gateway gives it to the REPL pool's memory budget: a
+// run that needs memory takes it from idle sessions before it waits. A
+// paused run is second: outputs that come for it later run its
+// conversation again (see rerunNote), which costs more than a follow-up
+// starting a fresh session.
+func (s *Server) ReclaimREPLMemory() bool {
+	return s.sessions.evictOldest() || s.paused.evictOldest()
+}
 
 // keepSession keeps a finished response's REPL session for a follow-up
 // when the response is stored and can be followed up (completed or

@@ -1,16 +1,23 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/internal/proctest"
+	"github.com/rlm-project/rlm/store/storetest"
 )
 
 // weatherUpstream is the fake root (a scripted test double) of the client
@@ -182,5 +189,168 @@ func TestImageInput(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 400 || !strings.Contains(string(b), "image_input_unsupported") {
 		t.Errorf("without a vision model: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestHundredParallelToolCalls: a cell that calls a tool for each of 100
+// chunks of a document at once gets 100 calls in one response, answered
+// in one follow-up.
+func TestHundredParallelToolCalls(t *testing.T) {
+	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if m := regexp.MustCompile(`(?m)^positive: (\d+)$`).FindStringSubmatch(req.LastUser()); m != nil {
+			return fakellm.Reply{Content: "FINAL(" + m[1] + " of the lines are positive.)"}
+		}
+		return fakellm.Reply{Content: fakellm.Code(`var args []any
+for _, l := range strings.Split(strings.TrimSpace(context), "\n") { args = append(args, map[string]any{"text": l}) }
+n := 0
+for _, o := range classify_batched(args) { if o == "positive" { n++ } }
+fmt.Println("positive:", n)`)}
+	})
+	defer up.Close()
+	s := startServe(t, upstreamArgs(up.URL)...)
+	var doc strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&doc, "review %d: it was fine\n", i)
+	}
+	data := base64.StdEncoding.EncodeToString([]byte(doc.String()))
+	tool := `{"type":"function","name":"classify","parameters":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`
+	first := postJSON(t, s.URL+"/v1/responses", `{"model":"rlm","tools":[`+tool+`],"input":[{"role":"user","content":[`+
+		`{"type":"input_text","text":"How many reviews are positive?"},{"type":"input_file","filename":"reviews.txt","file_data":"data:text/plain;base64,`+data+`"}]}]}`)
+	out, _ := first["output"].([]any)
+	if len(out) != 100 {
+		t.Fatalf("%d output items, want 100 function calls", len(out))
+	}
+	var items []string
+	for i, o := range out {
+		c := o.(map[string]any)
+		label := "negative"
+		if i%2 == 0 {
+			label = "positive"
+		}
+		items = append(items, `{"type":"function_call_output","call_id":"`+c["call_id"].(string)+`","output":"`+label+`"}`)
+	}
+	second := postJSON(t, s.URL+"/v1/responses", `{"model":"rlm","previous_response_id":"`+first["id"].(string)+`","input":[`+strings.Join(items, ",")+`]}`)
+	if text := outputText(second); text != "50 of the lines are positive." {
+		t.Errorf("answer %q", text)
+	}
+}
+
+// TestToolPauseAcrossReplicas: two replicas on one Redis store; a run
+// pauses on the first, its outputs reach the second, which holds no paused
+// run: the conversation runs again there, and the call the outputs answer
+// is not sent to the client again.
+func TestToolPauseAcrossReplicas(t *testing.T) {
+	rs := storetest.StartRedisServer(t)
+	var calls atomic.Int32
+	up := fakellm.New(weatherUpstream(&calls))
+	defer up.Close()
+	replica := func() *served {
+		return startServe(t, append(upstreamArgs(up.URL), "--store", "redis", "--redis-url", rs.URL, "--redis-cache-dir", t.TempDir())...)
+	}
+	a, b := replica(), replica()
+	first := postJSON(t, a.URL+"/v1/responses", `{"model":"rlm","input":"What is the weather in Paris?","tools":[`+weatherTool+`]}`)
+	c := first["output"].([]any)[0].(map[string]any)
+	if c["type"] != "function_call" {
+		t.Fatalf("first response: %v", first)
+	}
+	second := postJSON(t, b.URL+"/v1/responses", `{"model":"rlm","previous_response_id":"`+first["id"].(string)+`",`+
+		`"input":[{"type":"function_call_output","call_id":"`+c["call_id"].(string)+`","output":"windy"}]}`)
+	if text := outputText(second); text != "It is windy in Paris." {
+		t.Errorf("on the other replica: %q (%v)", text, second)
+	}
+	if info, _ := second["rlm"].(map[string]any); !strings.Contains(fmt.Sprint(info["session_note"]), "another replica") {
+		t.Errorf("rlm %v", info)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d cells called the tool, want 2: the first run's, and the run again, answered from the output", n)
+	}
+}
+
+// TestPausedRunsIdleCost measures what 16 paused runs cost while they
+// wait: their workers are stopped, so they use no CPU; their memory is
+// logged (BENCHMARKS.md).
+func TestPausedRunsIdleCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 16 REPL workers")
+	}
+	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		// A cell that leaves a goroutine spinning, then calls the tool.
+		return fakellm.Reply{Content: fakellm.Code(`go func() { n := 0; for { n++ } }()
+fmt.Println(get_weather(map[string]any{"city": "x"}))`)}
+	})
+	defer up.Close()
+	// 256 MiB each: the default of 1 GiB fits 11 sessions in half of a
+	// 24 GiB machine's memory, and the oldest paused run would be evicted
+	// for the rest (TestPausedRunsYieldMemory).
+	s := startServe(t, append(upstreamArgs(up.URL), "--repl-workers", "0", "--repl-memory-bytes", "256MiB")...)
+	before, _ := proctest.Children()
+	for range 16 {
+		r := postJSON(t, s.URL+"/v1/responses", `{"model":"rlm","input":"weather?","tools":[`+weatherTool+`]}`)
+		if out := r["output"].([]any); out[0].(map[string]any)["type"] != "function_call" {
+			t.Fatalf("not paused: %v", r)
+		}
+	}
+	after, _ := proctest.Children()
+	var workers []string
+	for _, pid := range after {
+		if !slices.Contains(before, pid) {
+			workers = append(workers, pid)
+		}
+	}
+	if len(workers) < 16 {
+		t.Fatalf("%d new worker processes, want 16 paused ones", len(workers))
+	}
+	ticks := func() (total int64, rssKB int64) {
+		for _, pid := range workers {
+			b, err := os.ReadFile("/proc/" + pid + "/stat")
+			if err != nil {
+				continue
+			}
+			f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+			ut, _ := strconv.ParseInt(f[11], 10, 64)
+			st, _ := strconv.ParseInt(f[12], 10, 64)
+			rss, _ := strconv.ParseInt(f[21], 10, 64)
+			total += ut + st
+			rssKB += rss * int64(os.Getpagesize()) / 1024
+		}
+		return total, rssKB
+	}
+	t0, rss := ticks()
+	time.Sleep(2 * time.Second)
+	t1, _ := ticks()
+	t.Logf("16 paused runs: %d CPU clock ticks in 2 s (workers stopped), %d MiB resident in their workers (%d KiB each)", t1-t0, rss>>10, rss/int64(len(workers)))
+	if t1-t0 > 2 {
+		t.Errorf("16 paused runs used %d clock ticks of CPU in 2 s; their workers should be stopped", t1-t0)
+	}
+}
+
+// TestPausedRunsYieldMemory: a run that needs REPL memory that paused runs
+// hold evicts the oldest of them instead of waiting or failing with 503;
+// the evicted run's outputs then run its conversation again and say why.
+func TestPausedRunsYieldMemory(t *testing.T) {
+	var calls atomic.Int32
+	up := fakellm.New(weatherUpstream(&calls))
+	defer up.Close()
+	// Three sessions of 256 MiB + 64 MiB fit in 1 GiB; the request's own
+	// budget is the whole.
+	s := startServe(t, append(upstreamArgs(up.URL), "--repl-workers", "0", "--repl-memory-bytes", "256MiB",
+		"--repl-memory-total", "1GiB", "--request-repl-memory", "1GiB", "--repl-memory-wait", "2s")...)
+	ask := `{"model":"rlm","input":"What is the weather in Paris?","tools":[` + weatherTool + `]}`
+	var paused []map[string]any
+	for range 4 {
+		r := postJSON(t, s.URL+"/v1/responses", ask)
+		if out := r["output"].([]any); out[0].(map[string]any)["type"] != "function_call" {
+			t.Fatalf("not paused: %v", r)
+		}
+		paused = append(paused, r)
+	}
+	c := paused[0]["output"].([]any)[0].(map[string]any)
+	late := postJSON(t, s.URL+"/v1/responses", `{"model":"rlm","previous_response_id":"`+paused[0]["id"].(string)+`",`+
+		`"input":[{"type":"function_call_output","call_id":"`+c["call_id"].(string)+`","output":"hazy"}]}`)
+	if text := outputText(late); text != "It is hazy in Paris." {
+		t.Errorf("the evicted run's answer: %q (%v)", text, late)
+	}
+	if info, _ := late["rlm"].(map[string]any); !strings.Contains(fmt.Sprint(info["session_note"]), "--repl-memory-total") {
+		t.Errorf("the answer does not say the paused run was evicted for memory: %v", late["rlm"])
 	}
 }
