@@ -42,8 +42,8 @@ type closer interface{ Close() error }
 // entry.
 type cacheWords struct {
 	ttl, max, perOwner string // the settings of the TTL and of the maxima
-	taken    string // why an entry taken is gone
-	none     string // why an entry never kept is not there
+	taken              string // why an entry taken is gone
+	none               string // why an entry never kept is not there
 }
 
 // sessionWords are the kept sessions'.
