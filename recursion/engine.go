@@ -2,6 +2,15 @@
 // huge input, only placeholders for it, and works on it by writing Go code
 // that runs in a REPL session, with sub-calls to plain models (llm_query)
 // and to child RLMs (rlm_query), all under one budget per request.
+//
+// Beside the loop (engine.go, node.go) and its budget (budget.go): the
+// input offloaded into the REPL (offload.go, images.go), conversations that
+// keep their session for follow-ups (conversation.go), client tools a
+// cell calls, which pause the run until the client's outputs resume it
+// (tools.go, clock.go), answers held to a response format (answer.go), and
+// the prompt the root model is given (prompt.md). Models are reached
+// through recursion/llm's Client; recursion/upstream is the one for an
+// OpenAI-compatible endpoint.
 package recursion
 
 import (
