@@ -290,34 +290,13 @@ fmt.Println(get_weather(map[string]any{"city": "x"}))`)}
 			t.Fatalf("not paused: %v", r)
 		}
 	}
-	after, _ := proctest.Children()
-	var workers []string
-	for _, pid := range after {
-		if !slices.Contains(before, pid) {
-			workers = append(workers, pid)
-		}
-	}
+	workers := newChildren(before)
 	if len(workers) < 16 {
 		t.Fatalf("%d new worker processes, want 16 paused ones", len(workers))
 	}
-	ticks := func() (total int64, rssKB int64) {
-		for _, pid := range workers {
-			b, err := os.ReadFile("/proc/" + pid + "/stat")
-			if err != nil {
-				continue
-			}
-			f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-			ut, _ := strconv.ParseInt(f[11], 10, 64)
-			st, _ := strconv.ParseInt(f[12], 10, 64)
-			rss, _ := strconv.ParseInt(f[21], 10, 64)
-			total += ut + st
-			rssKB += rss * int64(os.Getpagesize()) / 1024
-		}
-		return total, rssKB
-	}
-	t0, rss := ticks()
+	t0, rss := workerTicks(workers)
 	time.Sleep(2 * time.Second)
-	t1, _ := ticks()
+	t1, _ := workerTicks(workers)
 	t.Logf("16 paused runs: %d CPU clock ticks in 2 s (workers stopped), %d MiB resident in their workers (%d KiB each)", t1-t0, rss>>10, rss/int64(len(workers)))
 	if t1-t0 > 2 {
 		t.Errorf("16 paused runs used %d clock ticks of CPU in 2 s; their workers should be stopped", t1-t0)
@@ -352,5 +331,75 @@ func TestPausedRunsYieldMemory(t *testing.T) {
 	}
 	if info, _ := late["rlm"].(map[string]any); !strings.Contains(fmt.Sprint(info["session_note"]), "--repl-memory-total") {
 		t.Errorf("the answer does not say the paused run was evicted for memory: %v", late["rlm"])
+	}
+}
+
+// newChildren lists this process's child processes that are not in before.
+func newChildren(before []string) []string {
+	after, _ := proctest.Children()
+	var pids []string
+	for _, pid := range after {
+		if !slices.Contains(before, pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// workerTicks sums the CPU clock ticks (user and system) and resident
+// memory of processes, from /proc.
+func workerTicks(pids []string) (ticks int64, rssKB int64) {
+	for _, pid := range pids {
+		b, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		rss, _ := strconv.ParseInt(f[21], 10, 64)
+		ticks += ut + st
+		rssKB += rss * int64(os.Getpagesize()) / 1024
+	}
+	return ticks, rssKB
+}
+
+// TestKeptSessionIdleCost (the audit's kept sessions that burn CPU): a
+// response whose cell left a goroutine spinning ends; its REPL session is
+// kept for a follow-up, and while kept it uses no CPU. The follow-up then
+// runs in the same session.
+func TestKeptSessionIdleCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures a kept worker's CPU for 2 s")
+	}
+	up := fakellm.New(func(req fakellm.Request) fakellm.Reply {
+		if strings.Contains(req.FirstUser(), "again") || strings.Contains(req.LastUser(), "again") {
+			return fakellm.Reply{Content: fakellm.Code(`FINAL(fmt.Sprint("spun: ", spins.Load() > 0))`)}
+		}
+		return fakellm.Reply{Content: fakellm.Code(`var spins atomic.Int64
+go func() { for { spins.Add(1) } }()
+FINAL("spinning")`)}
+	})
+	defer up.Close()
+	s := startServe(t, append(upstreamArgs(up.URL), "--repl-workers", "0")...)
+	before, _ := proctest.Children()
+	first := postJSON(t, s.URL+"/v1/responses", `{"model":"rlm","input":"spin"}`)
+	if outputText(first) != "spinning" {
+		t.Fatalf("first response: %v", first)
+	}
+	workers := newChildren(before)
+	if len(workers) != 1 {
+		t.Fatalf("%d new worker processes, want the kept one", len(workers))
+	}
+	t0, _ := workerTicks(workers)
+	time.Sleep(2 * time.Second)
+	t1, _ := workerTicks(workers)
+	t.Logf("a kept session with a spinning goroutine: %d CPU clock ticks in 2 s", t1-t0)
+	if t1-t0 > 2 {
+		t.Errorf("a kept session used %d clock ticks of CPU in 2 s; its worker should be stopped", t1-t0)
+	}
+	next := postJSON(t, s.URL+"/v1/responses", `{"model":"rlm","input":"again","previous_response_id":"`+first["id"].(string)+`"}`)
+	if info, _ := next["rlm"].(map[string]any); info["session"] != "continued" || outputText(next) != "spun: true" {
+		t.Errorf("the follow-up: %q %v", outputText(next), next["rlm"])
 	}
 }
