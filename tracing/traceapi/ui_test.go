@@ -70,7 +70,7 @@ func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 func TestViewerBrowser(t *testing.T) {
 	svc := tracing.NewService(tracing.Config{Store: tracingtest.NewMemStore()})
 	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	shape := tracingtest.Shape{Start: t0, Turns: 3, Depth: 2, Fanout: 2, LLMPerCell: 3, Parallel: true}
+	shape := tracingtest.Shape{Start: t0, Turns: 3, Depth: 2, Fanout: 2, LLMPerCell: 3, Parallel: true, ToolCalls: 2}
 	run, err := svc.StartRun(t.Context(), tracing.RunInfo{TraceID: "tr_view", Owner: "alice", Model: "fake-root", Started: t0})
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +180,24 @@ func TestViewerBrowser(t *testing.T) {
 	for _, s := range []string{"Prompt from parent", "Summarize part 1", "FINAL", "rlm_query"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("details lack %q", s)
+		}
+	}
+
+	// The root's first cell called the client's tool twice and waited 2 s.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#timeline rect.bar.node[data-id="0"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the root's details", `document.querySelector("#details h2") && document.querySelector("#details h2").textContent.startsWith("Node 0")`)
+	if n := evalInt(t, ctx, `document.querySelectorAll('#details .cell .toolcall').length`); n != 2 {
+		t.Errorf("the root's cells show %d client tool calls, want 2", n)
+	}
+	text, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#details").innerText + document.querySelector("#summary").innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"get_weather", `{"city":"City 2"}`, "sunny, 21 °C", "answered by the client in 2.00 s", "1 pause · waited 2.00 s"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("the root's details and the summary lack %q", s)
 		}
 	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))

@@ -45,6 +45,10 @@ type Shape struct {
 	// ChildLatency, when set, is how long the model call of child node id
 	// takes; nil means 300ms, as for the root.
 	ChildLatency func(id string) time.Duration
+	// ToolCalls is how many calls of a client tool (get_weather) the
+	// root's first cell makes at once; the run pauses for their outputs
+	// for 2 s.
+	ToolCalls int
 }
 
 // Counts are what a Shape produces, for tests to check against.
@@ -188,6 +192,9 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 		ev.CellRun = &recursion.CellEvent{Code: code}
 		e.emit(ev)
 		cellStart := t
+		if depth == 0 && turn == 1 {
+			t = e.toolCalls(base, t)
+		}
 		var u llm.Usage
 		u, t = e.subCalls(base, turn, t)
 		total = total.Add(u)
@@ -217,6 +224,38 @@ func (e *emitter) node(id, parent string, depth, turns int, prompt string, t tim
 	ev.End = &recursion.NodeEndEvent{Answer: answer, StopReason: stop, Usage: total, TreeUsage: total, Iterations: turns}
 	e.emit(ev)
 	return total, t
+}
+
+// toolCalls emits the client tool calls of the root's first cell, made
+// at t, and the pause that waits 2 s for their outputs; it returns when
+// the outputs came.
+func (e *emitter) toolCalls(base recursion.Event, t time.Time) time.Time {
+	if e.s.ToolCalls == 0 {
+		return t
+	}
+	base.Turn, base.Cell = 1, 1
+	var calls []recursion.ToolCall
+	for i := range e.s.ToolCalls {
+		c := recursion.ToolCall{ID: fmt.Sprintf("call_%d", i+1), Name: "get_weather", Arguments: fmt.Sprintf(`{"city":"City %d"}`, i+1)}
+		calls = append(calls, c)
+		ev := base
+		ev.Kind, ev.Time, ev.Tool = recursion.EventToolCall, t, &recursion.ToolEvent{Calls: []recursion.ToolCall{c}}
+		e.emit(ev)
+	}
+	ev := base
+	ev.Kind, ev.Time, ev.Tool = recursion.EventPause, t, &recursion.ToolEvent{Calls: calls}
+	e.emit(ev)
+	t = t.Add(2 * time.Second)
+	ev = base
+	ev.Kind, ev.Time = recursion.EventResume, t
+	e.emit(ev)
+	for i, c := range calls {
+		ev := base
+		ev.Kind, ev.Time = recursion.EventToolOutput, t
+		ev.Tool = &recursion.ToolEvent{Calls: []recursion.ToolCall{c}, Output: fmt.Sprintf("sunny, %d °C", 20+i)}
+		e.emit(ev)
+	}
+	return t
 }
 
 // subCalls emits the sub-calls of one cell, all started at t and running

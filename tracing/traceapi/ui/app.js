@@ -387,6 +387,12 @@ function renderRun() {
     ["max depth", String(u.max_depth || 0)], ["duration", elapsed(t.duration_ms, running)],
     ["reward", t.reward ? String(t.reward.score) + (t.reward.label ? " " + t.reward.label : "") : "–"],
   ];
+  // A run that called client tools waited for them: the wall time is not
+  // all its own.
+  if ((t.pauses || []).length) {
+    const waited = t.pauses.reduce((ms, p) => ms + ((p.resumed ? Date.parse(p.resumed) : state.ix.now) - Date.parse(p.paused)), 0);
+    items.push(["client tools", `${t.pauses.length} pause${t.pauses.length === 1 ? "" : "s"} · waited ${fmtMS(waited)}`]);
+  }
   $("#summary").replaceChildren(...items.map(([k, v]) => el("div", { "data-field": k }, el("b", {}, k), v)));
   if (t.error) $("#summary").append(el("div", { "data-field": "error" }, el("b", {}, "error"), el("span", { class: "mono" }, t.error)));
   const qa = [];
@@ -676,6 +682,17 @@ function subCallView(sc, opts = {}) {
     sc.error ? pre(sc.error, "error") : null);
 }
 
+// toolCallView shows a call of a client's tool: what the cell asked, what
+// the client answered and how long it took, or that it is still waiting.
+function toolCallView(tc) {
+  const waited = tc.answered ? fmtMS(Date.parse(tc.answered) - Date.parse(tc.called)) : "";
+  const meta = tc.note ? tc.note : tc.output != null ? `answered by the client in ${waited}` : "waiting for the client";
+  return el("div", { class: "toolcall", "data-toolcall": tc.id },
+    el("div", {}, el("b", {}, `${tc.name}`), ` ${tc.id}`, el("span", { class: "meta" }, meta)),
+    el("div", { class: "msg" }, el("span", { class: "role" }, "arguments"), pre(tc.arguments)),
+    tc.output != null ? el("div", { class: "msg" }, el("span", { class: "role" }, "output"), pre(tc.output)) : null);
+}
+
 function timeSplit(n) {
   const b = breakdown(n, state.ix.now);
   return el("p", { class: "split-times" }, `model ${fmtMS(b.modelMS)} · cell ${fmtMS(b.cellMS)} · waiting on sub-calls ${fmtMS(b.waitMS)}`);
@@ -740,6 +757,7 @@ function showDetails(sel) {
       const subs = ix.cellCalls.get(cellKey(n.id, tu.n, c.n)) || [];
       // Many sub-calls: brief entries, the full text is one click away.
       for (const sc of subs) cell.append(subCallView(sc, { brief: subs.length > GROUP_MIN }));
+      for (const tc of c.tool_calls || []) cell.append(toolCallView(tc));
       d.append(cell);
     }
     parts.push(d);
