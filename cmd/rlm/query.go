@@ -72,6 +72,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("query: %w", err)
 	}
 	runLimits, maxima := cfg.runBudgets()
+	ec.oneRun = true
 	eng, err := ec.newEngine(recursion.Config{TempDir: tmp, Max: maxima})
 	if err != nil {
 		return fmt.Errorf("query: %w", err)

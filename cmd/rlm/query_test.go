@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -219,4 +220,30 @@ func TestQueryStopsOnFailingCells(t *testing.T) {
 		t.Errorf("%d model calls, want at most 4", n)
 	}
 	t.Logf("stopped after %d model calls in %v", srv.Count(), time.Since(start).Round(time.Millisecond))
+}
+
+// TestQueryPool checks the REPL pool of a one-request run (rlm query): at
+// most one worker started ahead, and never a spare or a replacement; other
+// commands keep the pool the settings ask for.
+func TestQueryPool(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		workers  int
+		oneRun   bool
+		wantSize int
+	}{
+		{workers: 2, oneRun: true, wantSize: 1},
+		{workers: 0, oneRun: true, wantSize: -1},
+		{workers: 2, oneRun: false, wantSize: 2},
+	} {
+		ec := &engineConfig{REPLWorkers: c.workers, oneRun: c.oneRun, REPL: repl.DefaultLimits(),
+			REPLMemoryTotal: "auto", RequestREPLMemory: "auto", REPLUID: defaultREPLID, REPLGID: defaultREPLID}
+		setup, _, err := ec.engineSetup(recursion.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := setup.Pool; p.Size != c.wantSize || p.NoRefill != c.oneRun {
+			t.Errorf("workers %d, one run %v: pool size %d, no refill %v; want %d, %v", c.workers, c.oneRun, p.Size, p.NoRefill, c.wantSize, c.oneRun)
+		}
+	}
 }
