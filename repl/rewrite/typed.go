@@ -24,6 +24,9 @@ import (
 // typedDefine returns the declaration and the assignment to run instead of
 // the statement src, or ok == false to run src as it is.
 func (r *Rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
+	if !strings.Contains(src, ":=") {
+		return "", "", false // no define: most statements, not parsed again
+	}
 	const prefix = "package p; func _() {"
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "cell", prefix+src+"\n}", parser.SkipObjectResolution)
