@@ -350,6 +350,9 @@ func (k *keepReader) Read(p []byte) (int, error) {
 // reasoningField reads choices[0].message.reasoning, where Ollama and newer
 // vLLM put the reasoning that others call reasoning_content.
 func reasoningField(body []byte) string {
+	if !bytes.Contains(body, []byte(`"reasoning"`)) {
+		return "" // most answers: not decoded a second time
+	}
 	var r struct {
 		Choices []struct {
 			Message struct {
