@@ -41,10 +41,7 @@ func (r *Rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
 	if !isAssign || as.Tok != token.DEFINE {
 		return "", "", false
 	}
-	tc := typeCtx{r: r}
-	if r.globals != nil {
-		tc.globals = r.globals()
-	}
+	tc := typeCtx{r: r, globals: r.globalsNow()}
 	var types []reflect.Type
 	switch {
 	case len(as.Rhs) == len(as.Lhs):
@@ -204,10 +201,7 @@ func (r *Rewriter) typedVars(src string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	tc := typeCtx{r: r}
-	if r.globals != nil {
-		tc.globals = r.globals()
-	}
+	tc := typeCtx{r: r, globals: r.globalsNow()}
 	type insert struct {
 		at   int
 		text string
