@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +247,30 @@ func TestQueryPool(t *testing.T) {
 		if p := setup.Pool; p.Size != c.wantSize || p.NoRefill != c.oneRun {
 			t.Errorf("workers %d, one run %v: pool size %d, no refill %v; want %d, %v", c.workers, c.oneRun, p.Size, p.NoRefill, c.wantSize, c.oneRun)
 		}
+	}
+}
+
+// TestLeaveCoreToWorker checks that a query's run gives up one P and gets
+// it back, and leaves alone a GOMAXPROCS the environment set.
+func TestLeaveCoreToWorker(t *testing.T) {
+	n := runtime.GOMAXPROCS(0)
+	if n < 2 {
+		runtime.GOMAXPROCS(2)
+		defer runtime.GOMAXPROCS(n)
+		n = 2
+	}
+	t.Setenv("GOMAXPROCS", "")
+	restore := leaveCoreToWorker()
+	during := runtime.GOMAXPROCS(0)
+	restore()
+	if after := runtime.GOMAXPROCS(0); during != n-1 || after != n {
+		t.Errorf("GOMAXPROCS %d during the run, %d after; want %d, %d", during, after, n-1, n)
+	}
+	t.Setenv("GOMAXPROCS", strconv.Itoa(n))
+	restore = leaveCoreToWorker()
+	during = runtime.GOMAXPROCS(0)
+	restore()
+	if during != n {
+		t.Errorf("GOMAXPROCS set in the environment: %d during the run, want %d", during, n)
 	}
 }
