@@ -105,10 +105,18 @@ func runWorker(inF, outF, statm *os.File) int {
 	// Build the interpreter before the first message arrives: pooled workers
 	// do this while they wait for a session.
 	w.trace.out = &w.output
+	// No collection while the interpreter is built (it collected five
+	// times over a heap that only grew), and one once it is: the heap goal
+	// is then twice the live heap, so a session's first cells do not start
+	// a collection of the whole interpreter (a root turn's p90 27% lower
+	// at 1M characters, BENCHMARKS.md).
+	gc := debug.SetGCPercent(-1)
 	if err := w.newInterpreter(); err != nil {
 		fmt.Fprintf(os.Stderr, protocol.WorkerErrPrefix+"%v\n", err)
 		return exitProtocol
 	}
+	runtime.GC()
+	debug.SetGCPercent(gc)
 	w.cells = make(chan *protocol.Message, 1)
 	go w.runCells()
 	r := protocol.NewReader(inF)
