@@ -521,7 +521,7 @@ func (w *worker) showVars() string {
 // goroutine, which compiles them too (see evalSrc): its stack, grown by the
 // interpreter's deep recursion while compiling, stays grown for the next
 // cell, instead of a new goroutine's growing again from a few kilobytes,
-// which cost a quarter of a small cell's instructions. The parent sends a
+// which cost a fifth of a small cell's instructions. The parent sends a
 // cell only once it has the previous one's result.
 func (w *worker) runCells() {
 	for msg := range w.cells {
