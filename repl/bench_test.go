@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -175,6 +176,72 @@ func BenchmarkEmptyCell(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		mustRun(b, s, "x++")
 	}
+}
+
+// BenchmarkTurnCell runs the cell of a typical root turn (BenchmarkTurnGapREPL's
+// in package recursion) on a 100,000-character context, in sessions of 20
+// cells, and reports the CPU time each side spent per cell: the worker's
+// (its process's, from /proc: the rewrite, the interpreter, its side of the
+// pipe) and this process's (the host's side of the pipe). CPU time is
+// steadier than ns/op on a loaded machine.
+func BenchmarkTurnCell(b *testing.B) {
+	const turns = 20
+	dir, err := benchDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cf, err := WriteContext(dir, []string{strings.Repeat("x", 100_000)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := NewPool(PoolConfig{Size: 1, RefillDelay: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	code := "n := len(context)\nfmt.Println(n, strings.Count(context[:1000], \"x\"))"
+	var worker, host time.Duration
+	for i := 0; i < b.N; i += turns {
+		b.StopTimer()
+		s := benchSession(b, p, cf)
+		for idle, _ := p.Workers(); idle < 2; idle, _ = p.Workers() { // refilled, and the filler's spare
+			time.Sleep(time.Millisecond)
+		}
+		pid := s.w.cmd.Process.Pid
+		w0, h0 := threadsCPU(pid), threadsCPU(os.Getpid())
+		b.StartTimer()
+		for range min(turns, b.N-i) {
+			mustRun(b, s, code)
+		}
+		b.StopTimer()
+		worker += threadsCPU(pid) - w0
+		host += threadsCPU(os.Getpid()) - h0
+		w := s.w
+		s.Close()
+		<-w.dead // reaped before the next session's count starts
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(worker.Microseconds())/float64(b.N), "worker-cpu-us/op")
+	b.ReportMetric(float64(host.Microseconds())/float64(b.N), "host-cpu-us/op")
+}
+
+// threadsCPU is the time process pid's threads have run, summed from
+// /proc/pid/task/*/schedstat (nanoseconds, where /proc/pid/stat counts
+// hundredths of a second).
+func threadsCPU(pid int) time.Duration {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			ns, _ := strconv.ParseInt(f[0], 10, 64)
+			sum += time.Duration(ns)
+		}
+	}
+	return sum
 }
 
 // BenchmarkOps runs one cell per operation on the 40 MB context.

@@ -34,6 +34,12 @@ type PoolConfig struct {
 	// replacement then starts while the session waits for the model. 0
 	// means 25ms; a negative value starts replacements at once.
 	RefillDelay time.Duration
+	// NoRefill makes the pool start its Size workers once and never
+	// replace those sessions take: for a process that runs one request
+	// and exits (rlm query), where a replacement or a spare would only
+	// compete with that request for the CPU. A session that finds no idle
+	// worker starts one, as always.
+	NoRefill bool
 	// StartTimeout bounds how long a session waits for its worker to be
 	// ready (process started, context mapped). 0 means 30s.
 	StartTimeout time.Duration
@@ -158,13 +164,14 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	return p, nil
 }
 
-// fill keeps the idle channel full until the pool is closed.
+// fill keeps the idle channel full until the pool is closed; with
+// NoRefill it only starts the Size workers NewPool did not.
 func (p *Pool) fill() {
 	defer close(p.done)
 	if p.cfg.Size == 0 {
 		return
 	}
-	for {
+	for started := 1; !p.cfg.NoRefill || started < p.cfg.Size; started++ {
 		select {
 		case <-p.stop:
 			return

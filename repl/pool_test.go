@@ -101,3 +101,32 @@ func TestPoolRefillDelay(t *testing.T) {
 		t.Fatalf("Close took %s", d)
 	}
 }
+
+// TestPoolNoRefill checks a pool for one request: it starts its one worker
+// and no spare, starts none when a session takes it (RefillDelay is at
+// once here, so a refill would show), and a second session still gets a
+// worker, started for it.
+func TestPoolNoRefill(t *testing.T) {
+	t.Parallel()
+	p, err := NewPool(PoolConfig{Size: 1, NoRefill: true, Limits: testLimits(), RefillDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	time.Sleep(300 * time.Millisecond)
+	if idle, busy := p.Workers(); idle != 1 || busy != 0 {
+		t.Fatalf("at rest: %d idle, %d busy; want the one worker", idle, busy)
+	}
+	a := newTestSession(t, p)
+	time.Sleep(300 * time.Millisecond)
+	if idle, busy := p.Workers(); idle != 0 || busy != 1 {
+		t.Fatalf("after a take: %d idle, %d busy; want no replacement", idle, busy)
+	}
+	b := newTestSession(t, p)
+	for _, s := range []*Session{a, b} {
+		if r, err := s.Run(context.Background(), `fmt.Print("ok")`); err != nil || r.Output != "ok" {
+			t.Fatalf("run: %+v %v", r, err)
+		}
+		s.Close()
+	}
+}

@@ -43,6 +43,10 @@ type engineConfig struct {
 	// REPLRefillDelay is how long the pool waits before replacing a taken
 	// worker (repl.PoolConfig.RefillDelay); 0: at once.
 	REPLRefillDelay time.Duration
+	// oneRun is set by rlm query, which runs one request and exits: its
+	// pool starts one worker at once and no spare or replacement after it
+	// (repl.PoolConfig.NoRefill), which would only compete with the run.
+	oneRun bool
 	// REPLUID and REPLGID are the user and group of REPL workers when the
 	// process runs as root; -1: root's (see repl.PoolConfig).
 	REPLUID, REPLGID int
@@ -307,8 +311,11 @@ func (c *engineConfig) engineSetup(base recursion.Config) (gateway.EngineConfig,
 	base.ContextWindows, base.DefaultContextWindow = windows, c.window()
 	base.UpstreamConcurrency = c.UpstreamConc
 	base.REPLLimits = c.REPL
+	if c.oneRun && size > 0 {
+		size = 1
+	}
 	return gateway.EngineConfig{Recursion: base, Upstream: c.upstream(),
-		Pool: repl.PoolConfig{Size: size, RefillDelay: refill, Limits: c.REPL, WorkerUID: c.REPLUID, WorkerGID: c.REPLGID,
+		Pool: repl.PoolConfig{Size: size, RefillDelay: refill, NoRefill: c.oneRun, Limits: c.REPL, WorkerUID: c.REPLUID, WorkerGID: c.REPLGID,
 			MemoryBudget: mem.total, MemoryWait: c.REPLMemoryWait}}, mem, nil
 }
 

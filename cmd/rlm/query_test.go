@@ -6,11 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rlm-project/rlm/internal/fakellm"
+	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/repl"
 )
 
@@ -220,4 +223,55 @@ func TestQueryStopsOnFailingCells(t *testing.T) {
 		t.Errorf("%d model calls, want at most 7", n)
 	}
 	t.Logf("stopped after %d model calls in %v", srv.Count(), time.Since(start).Round(time.Millisecond))
+}
+
+// TestQueryPool checks the REPL pool of a one-request run (rlm query): at
+// most one worker started ahead, and never a spare or a replacement; other
+// commands keep the pool the settings ask for.
+func TestQueryPool(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		workers  int
+		oneRun   bool
+		wantSize int
+	}{
+		{workers: 2, oneRun: true, wantSize: 1},
+		{workers: 0, oneRun: true, wantSize: -1},
+		{workers: 2, oneRun: false, wantSize: 2},
+	} {
+		ec := &engineConfig{REPLWorkers: c.workers, oneRun: c.oneRun, REPL: repl.DefaultLimits(),
+			REPLMemoryTotal: "auto", RequestREPLMemory: "auto", REPLUID: defaultREPLID, REPLGID: defaultREPLID}
+		setup, _, err := ec.engineSetup(recursion.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := setup.Pool; p.Size != c.wantSize || p.NoRefill != c.oneRun {
+			t.Errorf("workers %d, one run %v: pool size %d, no refill %v; want %d, %v", c.workers, c.oneRun, p.Size, p.NoRefill, c.wantSize, c.oneRun)
+		}
+	}
+}
+
+// TestLeaveCoreToWorker checks that a query's run gives up one P and gets
+// it back, and leaves alone a GOMAXPROCS the environment set.
+func TestLeaveCoreToWorker(t *testing.T) {
+	n := runtime.GOMAXPROCS(0)
+	if n < 2 {
+		runtime.GOMAXPROCS(2)
+		defer runtime.GOMAXPROCS(n)
+		n = 2
+	}
+	t.Setenv("GOMAXPROCS", "")
+	restore := leaveCoreToWorker()
+	during := runtime.GOMAXPROCS(0)
+	restore()
+	if after := runtime.GOMAXPROCS(0); during != n-1 || after != n {
+		t.Errorf("GOMAXPROCS %d during the run, %d after; want %d, %d", during, after, n-1, n)
+	}
+	t.Setenv("GOMAXPROCS", strconv.Itoa(n))
+	restore = leaveCoreToWorker()
+	during = runtime.GOMAXPROCS(0)
+	restore()
+	if during != n {
+		t.Errorf("GOMAXPROCS set in the environment: %d during the run, want %d", during, n)
+	}
 }

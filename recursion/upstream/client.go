@@ -192,10 +192,10 @@ const (
 var errStalled = errors.New("response stalled")
 
 // callState travels in the request context from Complete to patchingDoer:
-// the body fields go-openai would drop, the attempt's cancel function (for
-// a stalled body), and the status and Retry-After it saw.
+// the request body to send, the attempt's cancel function (for a stalled
+// body), and the status and Retry-After it saw.
 type callState struct {
-	set        map[string]any
+	request    []byte // the JSON body (see chatBody)
 	cancel     context.CancelCauseFunc
 	watch      *silenceWatch // told of every sign of life
 	retryAfter time.Duration
@@ -213,11 +213,10 @@ const maxKeptBody = 8 << 20
 
 type callStateKey struct{}
 
-// patchingDoer sends go-openai's requests. go-openai's request struct tags
-// temperature and top_p with omitempty, so a requested 0 would vanish and
-// the upstream would sample at its default; the doer writes such fields back
-// into the JSON body. It also records Retry-After, which go-openai's errors
-// do not carry, and cancels the attempt when the response body stalls.
+// patchingDoer sends go-openai's requests with the body Complete encoded
+// (see chatBody) in place of go-openai's own. It also records Retry-After,
+// which go-openai's errors do not carry, and cancels the attempt when the
+// response body stalls.
 type patchingDoer struct {
 	client *http.Client
 	idle   time.Duration
@@ -234,15 +233,8 @@ func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
 		req.URL.RawQuery = q.Encode()
 	}
 	st, _ := req.Context().Value(callStateKey{}).(*callState)
-	if st != nil && len(st.set) > 0 && req.Body != nil {
-		body, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("read request body: %w", err)
-		}
-		if body, err = patchBody(body, st.set); err != nil {
-			return nil, err
-		}
+	if st != nil && st.request != nil {
+		body := st.request
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -271,26 +263,6 @@ func (d *patchingDoer) Do(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, err
-}
-
-// patchBody sets fields of a JSON object body.
-func patchBody(body []byte, set map[string]any) ([]byte, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return nil, fmt.Errorf("patch request body: %w", err)
-	}
-	for k, v := range set {
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("patch request field %s: %w", k, err)
-		}
-		fields[k] = raw
-	}
-	body, err := json.Marshal(fields)
-	if err != nil {
-		return nil, fmt.Errorf("patch request body: %w", err)
-	}
-	return body, nil
 }
 
 // errResponseTooLarge is the cause of a call whose response went past
@@ -378,6 +350,9 @@ func (k *keepReader) Read(p []byte) (int, error) {
 // reasoningField reads choices[0].message.reasoning, where Ollama and newer
 // vLLM put the reasoning that others call reasoning_content.
 func reasoningField(body []byte) string {
+	if !bytes.Contains(body, []byte(`"reasoning"`)) {
+		return "" // most answers: not decoded a second time
+	}
 	var r struct {
 		Choices []struct {
 			Message struct {
@@ -405,28 +380,95 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
+// chatBody is the JSON body of a chat completion request. Complete
+// encodes it and patchingDoer sends it in place of the body go-openai
+// marshals from its request, which is built without the messages, for
+// go-openai's checks of the model and its parameters. go-openai's request
+// tags temperature and top_p with omitempty, so a requested 0 would vanish
+// and the upstream would sample at its default; and each of its messages
+// marshals through a MarshalJSON whose output encoding/json then checks
+// and compacts again: five times the cost of this plain struct, most of
+// what a root turn spent encoding its request (BenchmarkEncodeRequest).
+type chatBody struct {
+	Model         string         `json:"model"`
+	Messages      []chatMessage  `json:"messages"`
+	Temperature   *float64       `json:"temperature,omitempty"`
+	TopP          *float64       `json:"top_p,omitempty"`
+	MaxTokens     *int           `json:"max_tokens,omitempty"`
+	Seed          *int           `json:"seed,omitempty"`
+	Stop          []string       `json:"stop,omitempty"`
+	LogProbs      bool           `json:"logprobs,omitempty"`
+	Stream        bool           `json:"stream,omitempty"`
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+}
+
+// chatMessage is one message of chatBody. Content is the text, or, for a
+// message that shows images (llm_query_image), its parts: the text and an
+// image_url part per image.
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content any    `json:"content"`
+}
+
+// contentPart is a part of a message's content.
+type contentPart struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
+// messageContent is m's content as chatMessage sends it.
+func messageContent(m llm.Message) any {
+	if len(m.Images) == 0 {
+		return m.Content
+	}
+	parts := []contentPart{{Type: "text", Text: m.Content}}
+	for _, u := range m.Images {
+		parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: u}})
+	}
+	return parts
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// encodeRequest encodes the body of req, streamed or not.
+func encodeRequest(req llm.Request, stream bool) ([]byte, error) {
+	s := req.Sampling
+	body := chatBody{Model: req.Model, Messages: make([]chatMessage, len(req.Messages)), Temperature: s.Temperature,
+		TopP: s.TopP, MaxTokens: s.MaxTokens, Seed: s.Seed, Stop: s.Stop, LogProbs: req.Logprobs, Stream: stream}
+	for i, m := range req.Messages {
+		body.Messages[i] = chatMessage{Role: m.Role, Content: messageContent(m)}
+	}
+	if stream {
+		body.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(body); err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
 // Complete makes the call, retrying transient failures.
 func (c *Client) Complete(ctx context.Context, req llm.Request) (llm.Completion, error) {
+	body, err := encodeRequest(req, c.cfg.Stream)
+	if err != nil {
+		return llm.Completion{}, fmt.Errorf("%s: %w", c.label, err)
+	}
+	// What go-openai checks; the messages and the sampling it would drop
+	// are in body.
 	oreq := openai.ChatCompletionRequest{Model: req.Model, LogProbs: req.Logprobs}
-	for _, m := range req.Messages {
-		oreq.Messages = append(oreq.Messages, openAIMessage(m))
-	}
-	set := map[string]any{}
-	s := req.Sampling
-	if s.Temperature != nil {
-		set["temperature"] = *s.Temperature
-	}
-	if s.TopP != nil {
-		set["top_p"] = *s.TopP
-	}
-	if s.MaxTokens != nil {
+	if s := req.Sampling; s.MaxTokens != nil {
 		oreq.MaxTokens = *s.MaxTokens
-		set["max_tokens"] = *s.MaxTokens
 	}
-	if s.Seed != nil {
-		oreq.Seed = s.Seed
-	}
-	oreq.Stop = s.Stop
 
 	var lastErr error
 	lastStatus := 0
@@ -439,9 +481,9 @@ func (c *Client) Complete(ctx context.Context, req llm.Request) (llm.Completion,
 			err  error
 		)
 		if c.cfg.Stream {
-			comp, at, err = c.streamAttempt(ctx, oreq, set)
+			comp, at, err = c.streamAttempt(ctx, oreq, body)
 		} else {
-			comp, at, err = c.plainAttempt(ctx, oreq, set)
+			comp, at, err = c.plainAttempt(ctx, oreq, body)
 		}
 		if err == nil {
 			if comp.Usage == (llm.Usage{}) {
@@ -512,12 +554,12 @@ type attemptInfo struct {
 var errNoChoices = errors.New("response has no choices")
 
 // plainAttempt makes one non-streaming attempt through go-openai.
-func (c *Client) plainAttempt(ctx context.Context, oreq openai.ChatCompletionRequest, set map[string]any) (llm.Completion, attemptInfo, error) {
+func (c *Client) plainAttempt(ctx context.Context, oreq openai.ChatCompletionRequest, body []byte) (llm.Completion, attemptInfo, error) {
 	actx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
 	watch := c.watchSilence(actx, cancelCause)
 	defer watch.stop()
-	st := &callState{set: set, cancel: cancelCause, watch: watch}
+	st := &callState{request: body, cancel: cancelCause, watch: watch}
 	actx, cancel := context.WithTimeout(context.WithValue(actx, callStateKey{}, st), c.cfg.Timeout)
 	resp, err := c.client.CreateChatCompletion(actx, oreq)
 	cause := context.Cause(actx)
@@ -631,17 +673,4 @@ func toCompletion(resp openai.ChatCompletionResponse) llm.Completion {
 		}
 	}
 	return out
-}
-
-// openAIMessage is a message as go-openai sends it: its images, when it
-// has some, as image_url parts after the text.
-func openAIMessage(m llm.Message) openai.ChatCompletionMessage {
-	if len(m.Images) == 0 {
-		return openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
-	}
-	parts := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: m.Content}}
-	for _, u := range m.Images {
-		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: u}})
-	}
-	return openai.ChatCompletionMessage{Role: m.Role, MultiContent: parts}
 }

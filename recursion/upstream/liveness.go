@@ -84,20 +84,26 @@ func (c *Client) answers() error {
 // headers, each read that brings bytes). After CheckAfter without one it
 // checks the upstream's liveness, and cancels the attempt with
 // errUnresponsive when the upstream fails the check and the attempt heard
-// nothing meanwhile.
+// nothing meanwhile. It waits on a timer, not a goroutine of its own: an
+// attempt that ends before CheckAfter, as nearly all do, starts none.
 type silenceWatch struct {
-	last  atomic.Int64 // UnixNano of the last sign of life
-	stopc chan struct{}
-	once  sync.Once
+	last atomic.Int64 // UnixNano of the last sign of life
+
+	mu      sync.Mutex
+	timer   *time.Timer // nil: never checked
+	stopped bool
+	passed  time.Time // when the last check this attempt waited on passed; used by check only
 }
 
 // watchSilence starts the watch of the attempt whose context is ctx and
 // whose cancel function is fail. Stop it when the attempt ends.
 func (c *Client) watchSilence(ctx context.Context, fail context.CancelCauseFunc) *silenceWatch {
-	w := &silenceWatch{stopc: make(chan struct{})}
+	w := &silenceWatch{}
 	w.touch()
 	if c.cfg.CheckAfter > 0 {
-		go w.run(ctx, c, fail)
+		w.mu.Lock()
+		w.timer = time.AfterFunc(c.cfg.CheckAfter, func() { w.check(ctx, c, fail) })
+		w.mu.Unlock()
 	}
 	return w
 }
@@ -108,41 +114,50 @@ func (w *silenceWatch) touch() {
 	}
 }
 
-func (w *silenceWatch) stop() { w.once.Do(func() { close(w.stopc) }) }
-
-func (w *silenceWatch) run(ctx context.Context, c *Client, fail context.CancelCauseFunc) {
-	after := c.cfg.CheckAfter
-	t := time.NewTimer(after)
-	defer t.Stop()
-	var passed time.Time // when the last check this attempt waited on passed
-	for {
-		select {
-		case <-w.stopc:
-			return
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		last := w.last.Load()
-		// Silent since the later of the last sign of life and the last
-		// check passed: only a check started since then says anything new.
-		since := time.Unix(0, last)
-		if passed.After(since) {
-			since = passed
-		}
-		if wait := time.Until(since.Add(after)); wait > 0 {
-			t.Reset(wait)
-			continue
-		}
-		err := c.live.alive(ctx, since)
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil && w.last.Load() == last {
-			fail(fmt.Errorf("%w: silent for %v, then no answer to GET /models within %v", errUnresponsive, after, c.cfg.CheckTimeout))
-			return
-		}
-		passed = time.Now()
-		t.Reset(after)
+func (w *silenceWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	if w.timer != nil {
+		w.timer.Stop()
 	}
+}
+
+// again sets the timer to fire after d, unless the watch was stopped.
+func (w *silenceWatch) again(d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stopped {
+		w.timer.Reset(d)
+	}
+}
+
+// check runs when the timer fires (one run at a time: only a run sets the
+// timer again).
+func (w *silenceWatch) check(ctx context.Context, c *Client, fail context.CancelCauseFunc) {
+	if ctx.Err() != nil {
+		return
+	}
+	after := c.cfg.CheckAfter
+	last := w.last.Load()
+	// Silent since the later of the last sign of life and the last check
+	// passed: only a check started since then says anything new.
+	since := time.Unix(0, last)
+	if w.passed.After(since) {
+		since = w.passed
+	}
+	if wait := time.Until(since.Add(after)); wait > 0 {
+		w.again(wait)
+		return
+	}
+	err := c.live.alive(ctx, since)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil && w.last.Load() == last {
+		fail(fmt.Errorf("%w: silent for %v, then no answer to GET /models within %v", errUnresponsive, after, c.cfg.CheckTimeout))
+		return
+	}
+	w.passed = time.Now()
+	w.again(after)
 }

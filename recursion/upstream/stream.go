@@ -188,13 +188,12 @@ func (a *streamAssembler) completion() (llm.Completion, error) {
 const doneGrace = 500 * time.Millisecond
 
 // streamAttempt makes one streaming attempt through go-openai.
-func (c *Client) streamAttempt(ctx context.Context, oreq openai.ChatCompletionRequest, set map[string]any) (llm.Completion, attemptInfo, error) {
-	oreq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+func (c *Client) streamAttempt(ctx context.Context, oreq openai.ChatCompletionRequest, body []byte) (llm.Completion, attemptInfo, error) {
 	actx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
 	watch := c.watchSilence(actx, cancelCause)
 	defer watch.stop()
-	st := &callState{set: set, cancel: cancelCause, watch: watch, stream: true}
+	st := &callState{request: body, cancel: cancelCause, watch: watch, stream: true}
 	actx, cancel := context.WithTimeout(context.WithValue(actx, callStateKey{}, st), c.cfg.Timeout)
 	defer cancel()
 	stream, err := c.client.CreateChatCompletionStream(actx, oreq)

@@ -106,6 +106,19 @@ type Rewriter struct {
 	register    []string             // registrations of declared types, for the chunk being rewritten
 	waitGroups  map[string]bool      // names of variables and fields declared as sync.WaitGroup, across cells
 	methods     map[string]methodSig // "T.M" -> the signature of method M of a type T declared in the session, across cells
+	// seen holds the globals as globals last returned them, until a chunk
+	// is evaluated: a cell's rewrite and its first chunk's Sources ask for
+	// them with nothing run between, and building them walks every name
+	// of the session.
+	seen map[string]reflect.Value
+}
+
+// globalsNow returns the session's globals (nil without a globals func).
+func (r *Rewriter) globalsNow() map[string]reflect.Value {
+	if r.seen == nil && r.globals != nil {
+		r.seen = r.globals()
+	}
+	return r.seen
 }
 
 // New returns the Rewriter of a session whose interpreter reports its
@@ -138,6 +151,7 @@ func (r *Rewriter) Sources(ch Chunk) []string {
 // Evaluated records that ch was evaluated: its imports are the session's
 // now, so later cells do not import them again.
 func (r *Rewriter) Evaluated(ch Chunk) {
+	r.seen = nil
 	if r.imported == nil {
 		r.imported = map[string]bool{}
 	}
@@ -292,6 +306,7 @@ func lineOf(code string, off int) int { return 1 + strings.Count(code[:off], "\n
 // Rewrite turns one cell into chunks to evaluate in order: first the new
 // imports, then runs of declarations and runs of statements as they come.
 func (r *Rewriter) Rewrite(code string) ([]Chunk, error) {
+	r.seen = nil // a failed chunk of the last cell may have defined some
 	if r.imported == nil {
 		r.imported = map[string]bool{}
 	}

@@ -14,11 +14,9 @@ import (
 func (r *Rewriter) noteWaitGroups(f *ast.File) {
 	if r.waitGroups == nil {
 		r.waitGroups = map[string]bool{}
-		if r.globals != nil {
-			for name, v := range r.globals() {
-				if v.IsValid() && strings.HasSuffix(v.Type().String(), "sync.WaitGroup") {
-					r.waitGroups[name] = true
-				}
+		for name, v := range r.globalsNow() {
+			if v.IsValid() && strings.HasSuffix(v.Type().String(), "sync.WaitGroup") {
+				r.waitGroups[name] = true
 			}
 		}
 	}

@@ -22,26 +22,24 @@ type typeInfo struct {
 // newTypeInfo starts the guesses for one cell from the session's globals.
 func (r *Rewriter) newTypeInfo() *typeInfo {
 	t := &typeInfo{vars: map[string]string{"context": "string", "contexts": "[]string", "query": "string"}, defined: map[string]bool{}, consts: map[string]bool{}}
-	if r.globals != nil {
-		for name, v := range r.globals() {
-			if !v.IsValid() {
-				continue
+	for name, v := range r.globalsNow() {
+		if !v.IsValid() {
+			continue
+		}
+		t.defined[name] = true
+		switch typ := v.Type(); {
+		case typ.Kind() == reflect.String:
+			t.vars[name] = "string"
+		case typ.Kind() == reflect.Int:
+			t.vars[name] = "int"
+		case typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.String:
+			t.vars[name] = "[]string"
+		case typ.Kind() == reflect.Func:
+			if elem := seqElem(typ); elem == reflect.TypeOf("") || elem == reflect.TypeOf([]byte(nil)) {
+				t.vars[name] = "iter.Seq[" + elem.String() + "]"
 			}
-			t.defined[name] = true
-			switch typ := v.Type(); {
-			case typ.Kind() == reflect.String:
-				t.vars[name] = "string"
-			case typ.Kind() == reflect.Int:
-				t.vars[name] = "int"
-			case typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.String:
-				t.vars[name] = "[]string"
-			case typ.Kind() == reflect.Func:
-				if elem := seqElem(typ); elem == reflect.TypeOf("") || elem == reflect.TypeOf([]byte(nil)) {
-					t.vars[name] = "iter.Seq[" + elem.String() + "]"
-				}
-			default:
-				t.vars[name] = ""
-			}
+		default:
+			t.vars[name] = ""
 		}
 	}
 	return t

@@ -24,6 +24,9 @@ import (
 // typedDefine returns the declaration and the assignment to run instead of
 // the statement src, or ok == false to run src as it is.
 func (r *Rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
+	if !strings.Contains(src, ":=") {
+		return "", "", false // no define: most statements, not parsed again
+	}
 	const prefix = "package p; func _() {"
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "cell", prefix+src+"\n}", parser.SkipObjectResolution)
@@ -38,10 +41,7 @@ func (r *Rewriter) typedDefine(src string) (decl, stmt string, ok bool) {
 	if !isAssign || as.Tok != token.DEFINE {
 		return "", "", false
 	}
-	tc := typeCtx{r: r}
-	if r.globals != nil {
-		tc.globals = r.globals()
-	}
+	tc := typeCtx{r: r, globals: r.globalsNow()}
 	var types []reflect.Type
 	switch {
 	case len(as.Rhs) == len(as.Lhs):
@@ -201,10 +201,7 @@ func (r *Rewriter) typedVars(src string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	tc := typeCtx{r: r}
-	if r.globals != nil {
-		tc.globals = r.globals()
-	}
+	tc := typeCtx{r: r, globals: r.globalsNow()}
 	type insert struct {
 		at   int
 		text string

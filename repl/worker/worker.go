@@ -15,6 +15,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -79,7 +80,8 @@ type worker struct {
 	cell     *cellState
 	panics   []string // goroutine panics that happened between cells
 	calls    map[uint64]chan []string
-	slots    chan struct{} // host calls in flight, at most MaxHostCalls
+	slots    chan struct{}          // host calls in flight, at most MaxHostCalls
+	cells    chan *protocol.Message // cells to run, one at a time (runCells)
 	nextCall atomic.Uint64
 	fatal    sync.Once
 }
@@ -105,10 +107,20 @@ func runWorker(inF, outF, statm *os.File) int {
 	// Build the interpreter before the first message arrives: pooled workers
 	// do this while they wait for a session.
 	w.trace.out = &w.output
+	// No collection while the interpreter is built (it collected five
+	// times over a heap that only grew), and one once it is: the heap goal
+	// is then twice the live heap, so a session's first cells do not start
+	// a collection of the whole interpreter (a root turn's p90 27% lower
+	// at 1M characters, BENCHMARKS.md).
+	gc := debug.SetGCPercent(-1)
 	if err := w.newInterpreter(); err != nil {
 		fmt.Fprintf(os.Stderr, protocol.WorkerErrPrefix+"%v\n", err)
 		return exitProtocol
 	}
+	runtime.GC()
+	debug.SetGCPercent(gc)
+	w.cells = make(chan *protocol.Message, 1)
+	go w.runCells()
 	r := protocol.NewReader(inF)
 	for {
 		msg, err := r.Recv(protocol.MaxMessage)
@@ -134,7 +146,7 @@ func runWorker(inF, outF, statm *os.File) int {
 				return exitProtocol
 			}
 		case protocol.KindCell:
-			go w.runCell(msg.ID, msg.Code)
+			w.cells <- msg
 		case protocol.KindCancel:
 			w.mu.Lock()
 			if w.cell != nil && w.cell.id == msg.ID {
@@ -520,6 +532,18 @@ func (w *worker) showVars() string {
 	return strings.Join(rows, "\n")
 }
 
+// runCells runs the cells the parent sends, one at a time, on one
+// goroutine, which compiles them too (see evalSrc): its stack, grown by the
+// interpreter's deep recursion while compiling, stays grown for the next
+// cell, instead of a new goroutine's growing again from a few kilobytes,
+// which cost a fifth of a small cell's instructions. The parent sends a
+// cell only once it has the previous one's result.
+func (w *worker) runCells() {
+	for msg := range w.cells {
+		w.runCell(msg.ID, msg.Code)
+	}
+}
+
 // runCell runs one cell and sends its result.
 func (w *worker) runCell(id uint64, code string) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -543,7 +567,7 @@ func (w *worker) runCell(id uint64, code string) {
 		// goroutine of model code ended (those of earlier cells included:
 		// yaegi races between leftovers and the next cell) so the parent
 		// keeps the worker only when it is idle.
-		clean = waitGoroutines(w.baseG+1, w.limits.KillGrace/2) // +1: this goroutine
+		clean = waitGoroutines(w.baseG, w.limits.KillGrace/2) // runCells is one of baseG
 	}
 	w.mu.Lock()
 	w.cell = nil
@@ -627,8 +651,7 @@ func (w *worker) eval(ctx context.Context, code string) string {
 func (w *worker) evalSrcs(ctx context.Context, ch rewrite.Chunk, srcs []string) string {
 	for _, src := range srcs {
 		w.trace.reset()
-		_, err := w.in.EvalWithContext(ctx, src)
-		if err != nil {
+		if err := w.evalSrc(ctx, src); err != nil {
 			if ctx.Err() != nil {
 				return "cancelled"
 			}
@@ -640,6 +663,30 @@ func (w *worker) evalSrcs(ctx context.Context, ch rewrite.Chunk, srcs []string) 
 		}
 	}
 	return ""
+}
+
+// evalSrc is the interpreter's EvalWithContext, which compiles and then
+// executes src on a new goroutine, but with the compiling done on the
+// calling goroutine (runCells), whose stack has grown already. A panic
+// while compiling is an interp.Panic, as EvalWithContext reports it.
+func (w *worker) evalSrc(ctx context.Context, src string) error {
+	prog, err := w.compile(src)
+	if err != nil {
+		return err
+	}
+	_, err = w.in.ExecuteWithContext(ctx, prog)
+	return err
+}
+
+func (w *worker) compile(src string) (prog *interp.Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var pc [64]uintptr
+			n := runtime.Callers(1, pc[:])
+			err = interp.Panic{Value: r, Callers: pc[:n], Stack: debug.Stack()}
+		}
+	}()
+	return w.in.Compile(src)
 }
 
 // capWriter keeps the first max bytes written to it and counts the rest.
