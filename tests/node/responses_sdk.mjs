@@ -118,6 +118,6 @@ await expectError('otherFollowUp', OpenAI.NotFoundError, 404, () =>
 await client.responses.delete(plain.id);
 await expectError('retrieveDeleted', OpenAI.NotFoundError, 404, () => client.responses.retrieve(plain.id));
 await expectError('badRequest', OpenAI.BadRequestError, 400, () =>
-  client.responses.create({ model: 'rlm', input: 'x', tools: [{ type: 'function', name: 'f', parameters: {} }] }));
+  client.responses.create({ model: 'rlm', input: 'x', tools: [{ type: 'web_search' }] }));
 
 console.log(JSON.stringify(results));
