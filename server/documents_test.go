@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/internal/testpdf"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/store"
@@ -103,7 +104,7 @@ func TestDocuments(t *testing.T) {
 					}
 					return
 				}
-				var f fileObject
+				var f api.File
 				json.Unmarshal(resp.Body, &f)
 				file = map[string]string{"file_id": f.ID}
 				defer do(t, "DELETE", ts.URL+"/v1/files/"+f.ID, "", nil)
@@ -176,7 +177,7 @@ func testStoredDocuments(t *testing.T, st store.Store) {
 	if resp.Status != 200 {
 		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
 	}
-	var f fileObject
+	var f api.File
 	json.Unmarshal(resp.Body, &f)
 	body := fmt.Sprintf(`{"model":"rlm","messages":[{"role":"user","content":[{"type":"file","file":{"file_id":%q}}]}]}`, f.ID)
 	if got := do(t, "POST", ts.URL+"/v1/chat/completions", "", strings.NewReader(body)); got.Status != 200 {

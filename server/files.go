@@ -27,17 +27,6 @@ const (
 	collCompletions = "completions"
 )
 
-// fileObject is OpenAI's File object.
-type fileObject struct {
-	ID        string `json:"id"`
-	Object    string `json:"object"`
-	Bytes     int64  `json:"bytes"`
-	CreatedAt int64  `json:"created_at"`
-	Filename  string `json:"filename"`
-	Purpose   string `json:"purpose"`
-	Status    string `json:"status"`
-}
-
 // uploadFile streams a multipart upload straight into the store: the file
 // part is never held in memory whole nor spooled to a temporary file by the
 // multipart parser.
@@ -59,7 +48,7 @@ func (s *Server) uploadFile(c *echo.Context) error {
 	if err != nil {
 		return api.BadRequest("file", "malformed multipart body: %v", err)
 	}
-	obj := fileObject{ID: newID("file-"), Object: "file", CreatedAt: time.Now().Unix(), Status: "processed"}
+	obj := api.File{ID: newID("file-"), Object: "file", CreatedAt: time.Now().Unix(), Status: "processed"}
 	key := own + "/" + obj.ID
 	stored := false
 	cleanup := func() {
@@ -170,8 +159,8 @@ func drainRefused(req *http.Request) {
 	}
 }
 
-func (s *Server) fileMeta(ctx context.Context, own, id string) (fileObject, error) {
-	var obj fileObject
+func (s *Server) fileMeta(ctx context.Context, own, id string) (api.File, error) {
+	var obj api.File
 	if !validID(id, "file-") {
 		return obj, api.NotFound("file_id", "no such file: %q", id)
 	}
@@ -205,7 +194,10 @@ func (s *Server) listFiles(c *echo.Context) error {
 		return api.ServerError("listing files: %v", err)
 	}
 	purpose := c.QueryParam("purpose")
-	data := []fileObject{}
+	var (
+		data []api.File
+		ids  []string
+	)
 	for _, k := range keys {
 		obj, err := s.fileMeta(ctx, own, strings.TrimPrefix(k, own+"/"))
 		if err != nil {
@@ -213,9 +205,10 @@ func (s *Server) listFiles(c *echo.Context) error {
 		}
 		if purpose == "" || obj.Purpose == purpose {
 			data = append(data, obj)
+			ids = append(ids, obj.ID)
 		}
 	}
-	return c.JSON(http.StatusOK, map[string]any{"object": "list", "data": data, "has_more": false})
+	return c.JSON(http.StatusOK, api.NewPage(data, ids, false))
 }
 
 func (s *Server) deleteFile(c *echo.Context) error {

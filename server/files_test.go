@@ -78,7 +78,7 @@ func testFiles(t *testing.T, st store.Store) {
 	if resp.Status != 200 {
 		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
 	}
-	var f fileObject
+	var f api.File
 	json.Unmarshal(resp.Body, &f)
 	if !strings.HasPrefix(f.ID, "file-") || f.Object != "file" || f.Bytes != int64(len(doc)) || f.Filename != "doc.txt" ||
 		f.Purpose != "user_data" || f.Status != "processed" || f.CreatedAt == 0 {

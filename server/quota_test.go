@@ -116,7 +116,7 @@ func TestQuotaFreedByDelete(t *testing.T) {
 	if r := uploadSized(t, ts.URL, "", "b.txt", "b"); r.Status != 400 {
 		t.Fatalf("upload past the quota: %d", r.Status)
 	}
-	var f fileObject
+	var f api.File
 	json.Unmarshal(first.Body, &f)
 	if r := do(t, "DELETE", ts.URL+"/v1/files/"+f.ID, "", nil); r.Status != 200 {
 		t.Fatalf("delete: %d", r.Status)

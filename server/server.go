@@ -401,16 +401,8 @@ const ownedBy = "rlm-project"
 
 // modelObject is an alias as OpenAI's model object, with the `rlm`
 // extension naming the model behind it.
-type modelObject struct {
-	ID      string     `json:"id"`
-	Object  string     `json:"object"`
-	Created int64      `json:"created"`
-	OwnedBy string     `json:"owned_by"`
-	RLM     *ModelInfo `json:"rlm,omitempty"`
-}
-
-func (s *Server) modelObject(alias string) modelObject {
-	m := modelObject{ID: alias, Object: "model", OwnedBy: ownedBy}
+func (s *Server) modelObject(alias string) api.Model {
+	m := api.Model{ID: alias, Object: "model", OwnedBy: ownedBy}
 	if info, ok := s.cfg.ModelInfo[alias]; ok {
 		m.RLM = &info
 	}
@@ -418,11 +410,11 @@ func (s *Server) modelObject(alias string) modelObject {
 }
 
 func (s *Server) listModels(c *echo.Context) error {
-	data := []modelObject{}
+	var data []api.Model
 	for _, m := range s.cfg.Models {
 		data = append(data, s.modelObject(m))
 	}
-	return c.JSON(http.StatusOK, map[string]any{"object": "list", "data": data})
+	return c.JSON(http.StatusOK, api.NewList(data))
 }
 
 func (s *Server) getModel(c *echo.Context) error {

@@ -269,9 +269,17 @@ func TestNotConfigured(t *testing.T) {
 func TestModelsAndHealth(t *testing.T) {
 	info := ModelInfo{Model: "tiny", ServedBy: "builtin", Description: "a demo model"}
 	ts := startServer(t, Config{Models: []string{"rlm", "small"}, ModelInfo: map[string]ModelInfo{"rlm": info}}, nil, nil)
+	// A model object as a client decodes it, with rlm's extension.
+	type model struct {
+		ID      string     `json:"id"`
+		Object  string     `json:"object"`
+		Created int64      `json:"created"`
+		OwnedBy string     `json:"owned_by"`
+		RLM     *ModelInfo `json:"rlm"`
+	}
 	var list struct {
-		Object string        `json:"object"`
-		Data   []modelObject `json:"data"`
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
 	}
 	if err := json.Unmarshal(do(t, "GET", ts.URL+"/v1/models", "", nil).Body, &list); err != nil {
 		t.Fatal(err)
@@ -279,7 +287,7 @@ func TestModelsAndHealth(t *testing.T) {
 	if list.Object != "list" || len(list.Data) != 2 {
 		t.Fatalf("models %+v", list)
 	}
-	for i, want := range []modelObject{
+	for i, want := range []model{
 		{ID: "rlm", Object: "model", OwnedBy: "rlm-project", RLM: &info},
 		{ID: "small", Object: "model", OwnedBy: "rlm-project"},
 	} {

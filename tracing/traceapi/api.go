@@ -89,21 +89,36 @@ func (a *API) routes() []route {
 }
 
 // Handler returns the endpoints as a plain http.Handler serving /v1/traces...
-// owner names the caller of a request, or fails (the handler answers 401
-// with the error's text).
+// (rlm traces serve), on echo as the gateway's are. owner names the caller
+// of a request, or fails (the handler answers 401 with the error's text).
 func (a *API) Handler(owner func(*http.Request) (string, error)) http.Handler {
-	mux := http.NewServeMux()
-	for _, rt := range a.routes() {
-		mux.HandleFunc(rt.method+" /v1"+rt.path, func(w http.ResponseWriter, r *http.Request) {
-			o, err := owner(r)
-			if err != nil {
-				writeError(w, http.StatusUnauthorized, "invalid_api_key", err.Error())
-				return
-			}
-			rt.h(w, r, o, r.PathValue("id"))
-		})
+	e := echo.New()
+	e.HTTPErrorHandler = func(c *echo.Context, err error) {
+		status := http.StatusInternalServerError
+		var sc echo.HTTPStatusCoder
+		if errors.As(err, &sc) {
+			status = sc.StatusCode()
+		}
+		code := "not_found"
+		if status != http.StatusNotFound {
+			code = strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+		}
+		writeError(c.Response(), status, code, fmt.Sprintf("%s %s: %s", c.Request().Method, c.Request().URL.Path, http.StatusText(status)))
 	}
-	return mux
+	const ownerKey = "owner"
+	g := e.Group("/v1", func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c *echo.Context) error {
+			o, err := owner(c.Request())
+			if err != nil {
+				writeError(c.Response(), http.StatusUnauthorized, "invalid_api_key", err.Error())
+				return nil
+			}
+			c.Set(ownerKey, o)
+			return next(c)
+		}
+	})
+	a.Register(g, func(c *echo.Context) string { o, _ := c.Get(ownerKey).(string); return o })
+	return e
 }
 
 // Register adds the endpoints to an echo group mounted at /v1 whose
