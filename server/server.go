@@ -182,9 +182,10 @@ func (s *Server) Serve(ln net.Listener) error {
 // ServeMetrics answers GET /metrics, and nothing else, on ln until
 // Shutdown: for Config.MetricsSeparate, a listener apart from the API's.
 func (s *Server) ServeMetrics(ln net.Listener) error {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", s.metricsHandler())
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, IdleTimeout: s.cfg.IdleTimeout,
+	e := echo.New()
+	e.HTTPErrorHandler = errorHandler(s.log, s.m)
+	e.GET("/metrics", echo.WrapHandler(s.metricsHandler()))
+	hs := &http.Server{Handler: e, ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, IdleTimeout: s.cfg.IdleTimeout,
 		ReadTimeout: s.cfg.ReadHeaderTimeout, WriteTimeout: time.Minute}
 	s.mu.Lock()
 	s.metricsHTTP = hs
