@@ -72,6 +72,23 @@ func TestVercelAISDK(t *testing.T) {
 	}
 }
 
+// runAgentScript runs script of tests/node against `rlm serve` whose
+// upstream is a fresh agentRoot, and decodes the one JSON line it prints
+// into res. It returns the root, whose cells the test may count.
+func runAgentScript(t *testing.T, script string, res any, env ...string) *agentRoot {
+	t.Helper()
+	node := nodeSDK(t)
+	root := &agentRoot{}
+	up := fakellm.New(root.script)
+	t.Cleanup(up.Close)
+	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "agent-key")...)
+	stdout := runNodeScript(t, node, script, s, append([]string{"RLM_KEY=agent-key"}, env...)...)
+	if err := json.Unmarshal(stdout, res); err != nil {
+		t.Fatalf("node %s printed %q: %v", script, stdout, err)
+	}
+	return root
+}
+
 // clientRequest is a request a client script sent, as the script sums it
 // up: the tools it offered, the calls and outputs it carried, the response
 // it followed, and the trace the server ran it in (X-RLM-Trace-Id).
@@ -141,7 +158,6 @@ func agentForecast(city string) string {
 // outputs ran in the calls' trace, and the root wrote one tool-calling
 // cell per question, not a second one for a conversation run again.
 func TestOpenAIAgentsSDK(t *testing.T) {
-	node := nodeSDK(t)
 	for _, kind := range []string{"chat", "responses-chained", "responses"} {
 		t.Run(kind, func(t *testing.T) {
 			if kind == "responses-chained" {
@@ -153,11 +169,6 @@ func TestOpenAIAgentsSDK(t *testing.T) {
 				// outputs ends incomplete. Unskip with that fix.
 				t.Skip("server: a paused follow-up's kept session is closed under its cell")
 			}
-			root := &agentRoot{}
-			up := fakellm.New(root.script)
-			defer up.Close()
-			s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "agent-key")...)
-			stdout := runNodeScript(t, node, "agents_sdk.mjs", s, "RLM_KEY=agent-key", "RLM_KIND="+kind)
 			var res struct {
 				Runs []struct {
 					Cities, Executed []string
@@ -165,11 +176,9 @@ func TestOpenAIAgentsSDK(t *testing.T) {
 					Requests         []clientRequest
 				}
 			}
-			if err := json.Unmarshal(stdout, &res); err != nil {
-				t.Fatalf("node output %q: %v", stdout, err)
-			}
+			root := runAgentScript(t, "agents_sdk.mjs", &res, "RLM_KIND="+kind)
 			if len(res.Runs) != 2 {
-				t.Fatalf("%d runs, want 2: %s", len(res.Runs), stdout)
+				t.Fatalf("%d runs, want 2: %+v", len(res.Runs), res.Runs)
 			}
 			for _, run := range res.Runs {
 				var want []string
@@ -216,12 +225,6 @@ func TestOpenAIAgentsSDK(t *testing.T) {
 // the paused run was resumed. generateObject gets the object the root
 // built, in one request that asked for a json_schema format.
 func TestVercelAISDKTools(t *testing.T) {
-	node := nodeSDK(t)
-	root := &agentRoot{}
-	up := fakellm.New(root.script)
-	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "agent-key")...)
-	stdout := runNodeScript(t, node, "vercel_tools.mjs", s, "RLM_KEY=agent-key")
 	type textResult struct {
 		Text      string
 		Steps     int
@@ -238,9 +241,7 @@ func TestVercelAISDKTools(t *testing.T) {
 		Responses, Chat             textResult
 		ObjectResponses, ObjectChat objectResult
 	}
-	if err := json.Unmarshal(stdout, &res); err != nil {
-		t.Fatalf("node output %q: %v", stdout, err)
-	}
+	runAgentScript(t, "vercel_tools.mjs", &res)
 	for api, r := range map[string]textResult{"responses": res.Responses, "chat": res.Chat} {
 		if r.Text != "Paris: sunny; Tokyo: typhoon" || r.Steps != 2 || !slices.Equal(r.ToolCalls, []int{2, 0}) {
 			t.Errorf("%s: generateText gave %q in %d steps, tool calls per step %v", api, r.Text, r.Steps, r.ToolCalls)
@@ -273,12 +274,6 @@ func TestVercelAISDKTools(t *testing.T) {
 // outputs; the two model requests were the question and both outputs at
 // once, and on chat the paused run was resumed.
 func TestLangChainAgent(t *testing.T) {
-	node := nodeSDK(t)
-	root := &agentRoot{}
-	up := fakellm.New(root.script)
-	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "agent-key")...)
-	stdout := runNodeScript(t, node, "langchain_agent.mjs", s, "RLM_KEY=agent-key")
 	type agentResult struct {
 		Text         string
 		Executed     []string
@@ -287,9 +282,7 @@ func TestLangChainAgent(t *testing.T) {
 		Requests     []clientRequest
 	}
 	var res struct{ Chat, Responses agentResult }
-	if err := json.Unmarshal(stdout, &res); err != nil {
-		t.Fatalf("node output %q: %v", stdout, err)
-	}
+	runAgentScript(t, "langchain_agent.mjs", &res)
 	for api, r := range map[string]agentResult{"chat": res.Chat, "responses": res.Responses} {
 		if r.Text != "Oslo: snow; Cairo: heat" || !slices.Equal(r.AICalls, []int{2, 0}) {
 			t.Errorf("%s: the agent answered %q, tool calls per model turn %v", api, r.Text, r.AICalls)
@@ -321,20 +314,12 @@ func TestLangChainAgent(t *testing.T) {
 // arguments, and the output resumes the paused run (the root wrote one
 // tool-calling cell for each of the two).
 func TestOpenAIParse(t *testing.T) {
-	node := nodeSDK(t)
-	root := &agentRoot{}
-	up := fakellm.New(root.script)
-	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "agent-key")...)
-	stdout := runNodeScript(t, node, "parse_sdk.mjs", s, "RLM_KEY=agent-key")
 	type parsed struct {
 		Parsed    map[string]string
 		Arguments map[string]string
 	}
 	var res struct{ Responses, Chat, ResponsesTool, ChatTool parsed }
-	if err := json.Unmarshal(stdout, &res); err != nil {
-		t.Fatalf("node output %q: %v", stdout, err)
-	}
+	root := runAgentScript(t, "parse_sdk.mjs", &res)
 	for _, c := range []struct {
 		what                  string
 		got                   parsed
@@ -367,21 +352,13 @@ func TestOpenAIParse(t *testing.T) {
 // request, which resumes the paused run (the same trace) and gets the
 // total of the outputs.
 func TestParallelToolCalls(t *testing.T) {
-	node := nodeSDK(t)
-	root := &agentRoot{}
-	up := fakellm.New(root.script)
-	defer up.Close()
-	s := startServe(t, append(upstreamArgs(up.URL), "--api-key", "agent-key")...)
-	stdout := runNodeScript(t, node, "parallel_sdk.mjs", s, "RLM_KEY=agent-key", "RLM_RECORDS=100")
 	type parallel struct {
 		Calls  int
 		Answer string
 		Traces []string
 	}
 	var res struct{ Chat, Responses parallel }
-	if err := json.Unmarshal(stdout, &res); err != nil {
-		t.Fatalf("node output %q: %v", stdout, err)
-	}
+	root := runAgentScript(t, "parallel_sdk.mjs", &res, "RLM_RECORDS=100")
 	for api, r := range map[string]parallel{"chat": res.Chat, "responses": res.Responses} {
 		if r.Calls != 100 || !strings.HasPrefix(r.Answer, "The 100 customers hold ") {
 			t.Errorf("%s: %d calls in the first answer, then %q", api, r.Calls, r.Answer)
