@@ -117,6 +117,7 @@ await expectError('otherFollowUp', OpenAI.NotFoundError, 404, () =>
 // Delete.
 await client.responses.delete(plain.id);
 await expectError('retrieveDeleted', OpenAI.NotFoundError, 404, () => client.responses.retrieve(plain.id));
+// Function tools are the client's, and run; a hosted tool is not offered.
 await expectError('badRequest', OpenAI.BadRequestError, 400, () =>
   client.responses.create({ model: 'rlm', input: 'x', tools: [{ type: 'web_search' }] }));
 
