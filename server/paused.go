@@ -9,11 +9,12 @@ import (
 // session is kept, its cell blocked in the calls, its worker stopped. The
 // server keeps it for ToolWait, at most MaxPaused at once (the oldest of
 // the API key that holds the most goes first), in the cache the kept
-// sessions use, keyed OWNER/ID: the response's id for the Responses API,
-// the first call's id for chat. The client's outputs resume it; when it
-// is gone (expired, evicted, another replica, a restart), the outputs run
-// the conversation again, and the calls they answer are not made again
-// (recursion.Request.ToolOutputs).
+// sessions use, keyed OWNER/ID by its first call's id, for both APIs: the
+// outputs name their calls whether the client sends previous_response_id
+// or, as the agent SDKs do, the whole conversation again. The client's
+// outputs resume it; when it is gone (expired, evicted, another replica,
+// a restart), the outputs run the conversation again, and the calls they
+// answer are not made again (recursion.Request.ToolOutputs).
 
 // pausedRun is a paused run as the server keeps it.
 type pausedRun struct {
@@ -95,4 +96,21 @@ func (s *Server) resumable(own, key string) (*pausedRun, string) {
 		return nil, ""
 	}
 	return s.paused.take(own + "/" + key)
+}
+
+// pausedFor is the paused run that outputs answer, taken from the cache:
+// it is kept under its first call's id, one of theirs. Without one (none
+// of the outputs, or a run then starts again from the conversation), why
+// says what became of it.
+func (s *Server) pausedFor(own string, outputs map[string]string) (p *pausedRun, why string) {
+	for id := range outputs {
+		found, gone := s.resumable(own, id)
+		if found != nil {
+			return found, ""
+		}
+		if why == "" || gone != pausedWords.none {
+			why = gone // what became of the run says more than "never here"
+		}
+	}
+	return nil, why
 }

@@ -89,15 +89,18 @@ func (s *Server) createResponse(c *echo.Context) error {
 	if items, err = s.resolveReferences(ctx, own, items); err != nil {
 		return err
 	}
-	// Outputs of the previous response's tool calls resume its paused
-	// run; without it (gone, or on another replica) the conversation runs
-	// again, and the calls they answer are not made again.
+	// Outputs of a response's tool calls resume its paused run, whether
+	// they follow previous_response_id or the whole conversation (as the
+	// agent SDKs send it); without it (gone, or on another replica) the
+	// conversation runs again, and the calls they answer are not made
+	// again.
 	var paused *pausedRun
 	var gone string
 	outputs := toolOutputsOf(items)
-	if rr.PreviousResponseID != "" && outputs != nil {
-		paused, gone = s.resumable(own, rr.PreviousResponseID)
+	if rr.PreviousResponseID == "" {
+		outputs = trailingOutputItems(items)
 	}
+	paused, gone = s.pausedFor(own, outputs)
 	history, prevTools, err := s.conversation(ctx, own, rr.PreviousResponseID)
 	if err != nil {
 		return err

@@ -323,15 +323,25 @@ func answerMessage(r api.Response) api.Message {
 }
 
 // toolOutputsOf are the outputs a Responses input brings, by call id,
-// when the input is nothing else: then they resume the paused run of its
-// previous response.
+// when the input is nothing else: after previous_response_id, they resume
+// the paused run of that response.
 func toolOutputsOf(items []api.Item) map[string]string {
-	out := map[string]string{}
 	for _, it := range items {
 		if it.Type != api.ItemFunctionCallOutput {
 			return nil
 		}
-		out[it.CallID] = it.OutputText()
+	}
+	return trailingOutputItems(items)
+}
+
+// trailingOutputItems are the outputs a Responses input ends with, by call
+// id: without previous_response_id, the client sends the whole
+// conversation again (as the agent SDKs do), the calls the outputs answer
+// before them, and the outputs resume the paused run of those calls.
+func trailingOutputItems(items []api.Item) map[string]string {
+	out := map[string]string{}
+	for i := len(items) - 1; i >= 0 && items[i].Type == api.ItemFunctionCallOutput; i-- {
+		out[items[i].CallID] = items[i].OutputText()
 	}
 	if len(out) == 0 {
 		return nil

@@ -308,7 +308,7 @@ func (s *Server) startRun(r *respRun) {
 		if errors.Is(err, recursion.ErrCannotContinue) && r.fallback != nil {
 			res, err = s.runFallback(ctx, r, err)
 		}
-		if c := r.req.Continue; c != nil && c != res.Conversation {
+		if c := r.req.Continue; c != nil && c != res.Conversation && res.Paused == nil {
 			c.Close() // the run did not keep it (it failed before its root ran)
 		}
 		return res, err
@@ -379,7 +379,7 @@ func (s *Server) finishResponse(ctx context.Context, r *respRun, out outcome) {
 		o.Usage = &api.ResponseUsage{InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens, TotalTokens: res.Usage.TotalTokens}
 		if res.StopReason == recursion.StopToolCalls {
 			s.emitFunctionCalls(ctx, r, res.ToolCalls)
-			s.keepPaused(&r.run, res, r.owner+"/"+o.ID)
+			s.keepPaused(&r.run, res, r.owner+"/"+firstCall(res))
 		} else {
 			s.emitOutput(ctx, r, res.Answer)
 		}

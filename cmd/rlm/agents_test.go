@@ -154,21 +154,12 @@ func agentForecast(city string) string {
 // Asked about one city, then six: the agent's final output is built from
 // the tool's outputs, the tool ran once per city, the first response held
 // every call (six parallel calls) and the client answered them all in one
-// request. On chat and chained Responses the paused run was resumed: the
-// outputs ran in the calls' trace, and the root wrote one tool-calling
-// cell per question, not a second one for a conversation run again.
+// request. The paused run was resumed: the outputs ran in the calls'
+// trace, and the root wrote one tool-calling cell per question, not a
+// second one for a conversation run again.
 func TestOpenAIAgentsSDK(t *testing.T) {
 	for _, kind := range []string{"chat", "responses-chained", "responses"} {
 		t.Run(kind, func(t *testing.T) {
-			if kind == "responses-chained" {
-				// The server closes the kept REPL session of a follow-up
-				// whose run pauses at a tool call (server/responses_run.go:
-				// startRun closes req.Continue when the Result has no
-				// Conversation, as a paused one has none), so the cell
-				// fails with "repl: closed" and the response after the
-				// outputs ends incomplete. Unskip with that fix.
-				t.Skip("server: a paused follow-up's kept session is closed under its cell")
-			}
 			var res struct {
 				Runs []struct {
 					Cities, Executed []string
@@ -192,11 +183,7 @@ func TestOpenAIAgentsSDK(t *testing.T) {
 				if !slices.Equal(executed, slices.Sorted(slices.Values(run.Cities))) {
 					t.Errorf("the tool ran for %v, want once for each of %v", run.Executed, run.Cities)
 				}
-				// The SDK's default Responses model names no previous
-				// response: the server finds no paused run for its outputs
-				// and runs the conversation again, answering the calls from
-				// them (the tool still runs once).
-				checkToolRoundTrip(t, fmt.Sprint(run.Cities), run.Requests, "get_weather", len(run.Cities), kind != "responses")
+				checkToolRoundTrip(t, fmt.Sprint(run.Cities), run.Requests, "get_weather", len(run.Cities), true)
 				if kind == "responses-chained" {
 					for i, r := range run.Requests {
 						if r.Previous == "" {
@@ -205,7 +192,7 @@ func TestOpenAIAgentsSDK(t *testing.T) {
 					}
 				}
 			}
-			if n := root.cells.Load(); kind != "responses" && n != 2 {
+			if n := root.cells.Load(); n != 2 {
 				t.Errorf("the root wrote %d tool-calling cells for 2 questions, want 2", n)
 			}
 		})
@@ -221,8 +208,8 @@ func TestOpenAIAgentsSDK(t *testing.T) {
 // question names, at once, and answers from the outputs; told a JSON
 // answer format, it builds the object). generateText takes two steps, the
 // first with both calls, and answers with the tool's outputs; the tool ran
-// once per call; the SDK answered both calls in one request, and on chat
-// the paused run was resumed. generateObject gets the object the root
+// once per call; the SDK answered both calls in one request, which
+// resumed the paused run. generateObject gets the object the root
 // built, in one request that asked for a json_schema format.
 func TestVercelAISDKTools(t *testing.T) {
 	type textResult struct {
@@ -249,9 +236,7 @@ func TestVercelAISDKTools(t *testing.T) {
 		if !slices.Equal(slices.Sorted(slices.Values(r.Executed)), []string{"Paris", "Tokyo"}) {
 			t.Errorf("%s: the tool ran for %v", api, r.Executed)
 		}
-		// The Responses provider names no previous response, so its
-		// outputs run the conversation again (see TestOpenAIAgentsSDK).
-		checkToolRoundTrip(t, api, r.Requests, "get_weather", 2, api == "chat")
+		checkToolRoundTrip(t, api, r.Requests, "get_weather", 2, true)
 	}
 	for api, r := range map[string]objectResult{"responses": res.ObjectResponses, "chat": res.ObjectChat} {
 		if r.Object["city"] != "Lima" || r.Object["forecast"] != "foggy" || len(r.Object) != 2 || r.FinishReason != "stop" {
@@ -272,7 +257,7 @@ func TestVercelAISDKTools(t *testing.T) {
 // model asked for both calls in its first turn, the tool ran once for
 // each, and the agent's last message is the answer built from their
 // outputs; the two model requests were the question and both outputs at
-// once, and on chat the paused run was resumed.
+// once, which resumed the paused run.
 func TestLangChainAgent(t *testing.T) {
 	type agentResult struct {
 		Text         string
@@ -296,9 +281,7 @@ func TestLangChainAgent(t *testing.T) {
 				t.Errorf("%s: a request to %s, want %s", api, req.Path, path)
 			}
 		}
-		// ChatOpenAI's Responses API names no previous response, so its
-		// outputs run the conversation again (see TestOpenAIAgentsSDK).
-		checkToolRoundTrip(t, api, r.Requests, "get_weather", 2, api == "chat")
+		checkToolRoundTrip(t, api, r.Requests, "get_weather", 2, true)
 	}
 }
 
