@@ -26,7 +26,10 @@ import (
 // Calls made at once (a batched call, or goroutines calling together) are
 // handed out together: the first call waits toolGather for others, so a
 // cell that calls a tool for each of 100 chunks gets one response of 100
-// calls. Only the root calls client tools: a child RLM's cells (rlm_query)
+// calls. Goroutines count against the worker's host calls in flight
+// (repl Limits.MaxHostCalls, 64): the calls past it wait for a slot and
+// come in the next pause; a batched call is one host call, whatever its
+// length. Only the root calls client tools: a child RLM's cells (rlm_query)
 // and llm_query sub-calls cannot, because the tools belong to the client's
 // conversation with the root, whose pauses the client sees.
 //
