@@ -146,17 +146,20 @@ func (d *inputDecoder) resolve(bodyLen int) error {
 }
 
 // item reads one input item.
+// rawItem is an input item before its type is known.
+type rawItem struct {
+	Type      string  `json:"type"`
+	ID        string  `json:"id"`
+	Role      string  `json:"role"`
+	Content   RawJSON `json:"content"`
+	CallID    string  `json:"call_id"`
+	Name      string  `json:"name"`
+	Arguments *string `json:"arguments"`
+	Output    RawJSON `json:"output"`
+}
+
 func (d *inputDecoder) item(p string, elem []byte) (Item, error) {
-	var raw struct {
-		Type      string  `json:"type"`
-		ID        string  `json:"id"`
-		Role      string  `json:"role"`
-		Content   RawJSON `json:"content"`
-		CallID    string  `json:"call_id"`
-		Name      string  `json:"name"`
-		Arguments *string `json:"arguments"`
-		Output    RawJSON `json:"output"`
-	}
+	var raw rawItem
 	if err := json.Unmarshal(elem, &raw); err != nil {
 		return Item{}, BadRequest(p, "%s must be an input item object", p)
 	}
@@ -195,6 +198,11 @@ func (d *inputDecoder) item(p string, elem []byte) (Item, error) {
 	default:
 		return Item{}, BadRequest(p+".type", "unsupported input item type %q: use message, function_call, function_call_output or item_reference", raw.Type)
 	}
+	return d.message(p, &raw)
+}
+
+// message decodes a message item, its text deferred (see defer_).
+func (d *inputDecoder) message(p string, raw *rawItem) (Item, error) {
 	it := Item{Type: ItemMessage, Role: raw.Role, Status: StatusCompleted}
 	switch raw.Role {
 	case "user", "system", "developer", "assistant":

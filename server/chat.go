@@ -27,33 +27,9 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		return s.busy()
 	}
 	hreq := c.Request()
-	hreq.Body = http.MaxBytesReader(c.Response(), hreq.Body, s.cfg.MaxRequestBytes)
-	length := hreq.ContentLength
-	if length > s.cfg.MaxRequestBytes {
-		return api.TooLarge(s.cfg.MaxRequestBytes, "the request body")
-	}
-	// Decoding is bounded (the body's size, the messages and parts caps)
-	// and validation cheap: the request is checked whole before it waits.
-	body, err := api.ReadBody(hreq.Body, length)
+	cr, rreq, files, md, err := s.readChatRequest(c)
 	if err != nil {
 		return err
-	}
-	cr, err := api.DecodeChatCompletionRequest(body, s.cfg.limits())
-	if err != nil {
-		return err
-	}
-	rreq, files, err := toRunRequest(cr, &s.cfg)
-	if err != nil {
-		return err
-	}
-	md, err := cr.Metadata.Strings()
-	if err != nil {
-		return err
-	}
-	if cr.Store {
-		if err := s.checkCompletionQuota(hreq.Context(), owner(c), length); err != nil {
-			return err
-		}
 	}
 	if e := s.unavailable(); e != nil {
 		return e
@@ -92,23 +68,11 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 	if err := s.resolveFiles(hreq.Context(), r, files); err != nil {
 		return err
 	}
-	r.req.TraceID = newID("trace-")
-	if paused != nil {
-		r.req.TraceID = paused.traceID
-		for _, m := range paused.models {
-			r.models.add(m)
-		}
-	}
-	c.Response().Header().Set("X-RLM-Trace-Id", r.req.TraceID)
+	r.trace(c, paused)
 	if r.stored {
-		if err := s.createStored(hreq.Context(), r, cr.Messages, md); err != nil {
-			s.log.Error("storing a new completion", "id", r.id, "err", err)
-			return &api.Error{Status: http.StatusServiceUnavailable, Type: api.TypeServer, Code: "store_unavailable", Kind: "store",
-				RetryAfter: 1, Message: "the completion could not be stored, so the run was not started; retry later (details are in the server log)"}
+		if err := s.startStored(c, r, cr.Messages, md); err != nil {
+			return err
 		}
-		// From here on every answer names the stored completion, errors
-		// included: it is where the outcome can be read again.
-		c.Response().Header().Set("X-RLM-Completion-Id", r.id)
 	}
 	var events chan recursion.Event
 	if cr.Stream {
@@ -134,13 +98,63 @@ func (s *Server) chatCompletions(c *echo.Context) error {
 		includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
 		return s.streamChat(c, r, events, done, includeUsage)
 	}
+	return s.answerChat(c, r, done)
+}
+
+// readChatRequest reads and checks a chat request whole before it waits
+// for anything: decoding is bounded (the body's size, the messages and
+// parts caps) and validation cheap.
+func (s *Server) readChatRequest(c *echo.Context) (cr *api.ChatCompletionRequest, rreq recursion.Request, files []fileRef, md map[string]string, err error) {
+	hreq := c.Request()
+	hreq.Body = http.MaxBytesReader(c.Response(), hreq.Body, s.cfg.MaxRequestBytes)
+	length := hreq.ContentLength
+	if length > s.cfg.MaxRequestBytes {
+		return nil, rreq, nil, nil, api.TooLarge(s.cfg.MaxRequestBytes, "the request body")
+	}
+	body, err := api.ReadBody(hreq.Body, length)
+	if err != nil {
+		return nil, rreq, nil, nil, err
+	}
+	if cr, err = api.DecodeChatCompletionRequest(body, s.cfg.limits()); err != nil {
+		return nil, rreq, nil, nil, err
+	}
+	if rreq, files, err = toRunRequest(cr, &s.cfg); err != nil {
+		return nil, rreq, nil, nil, err
+	}
+	if md, err = cr.Metadata.Strings(); err != nil {
+		return nil, rreq, nil, nil, err
+	}
+	if cr.Store {
+		if err := s.checkCompletionQuota(hreq.Context(), owner(c), length); err != nil {
+			return nil, rreq, nil, nil, err
+		}
+	}
+	return cr, rreq, files, md, nil
+}
+
+// startStored records a store: true completion before its run starts; a
+// store that cannot take it keeps the run from starting.
+func (s *Server) startStored(c *echo.Context, r *run, msgs []api.Message, md map[string]string) error {
+	if err := s.createStored(c.Request().Context(), r, msgs, md); err != nil {
+		s.log.Error("storing a new completion", "id", r.id, "err", err)
+		return &api.Error{Status: http.StatusServiceUnavailable, Type: api.TypeServer, Code: "store_unavailable", Kind: "store",
+			RetryAfter: 1, Message: "the completion could not be stored, so the run was not started; retry later (details are in the server log)"}
+	}
+	// From here on every answer names the stored completion, errors
+	// included: it is where the outcome can be read again.
+	c.Response().Header().Set("X-RLM-Completion-Id", r.id)
+	return nil
+}
+
+// answerChat waits for a run that is not streamed and answers it.
+func (s *Server) answerChat(c *echo.Context, r *run, done <-chan outcome) error {
 	select {
 	case out := <-done:
 		if failed(out) {
 			return r.failure(out)
 		}
 		return c.JSON(http.StatusOK, s.completionOf(r, out.res))
-	case <-hreq.Context().Done():
+	case <-c.Request().Context().Done():
 		// The client is gone. A stored run goes on; any other run was
 		// cancelled with the request's context.
 		c.Set(ctxStatus, api.StatusClientClosed)

@@ -92,30 +92,9 @@ func (s *Server) uploadFile(c *echo.Context) error {
 			}
 			mediaType = part.Header.Get("Content-Type")
 			check = newUploadChecker(part, obj.Filename, mediaType)
-			cr := &countingReader{r: check, limit: s.cfg.MaxUploadBytes}
-			n, err := s.store.Put(ctx, collFiles, key, cr)
-			if check.err != nil {
-				// The store keeps nothing of a failed Put.
-				var de *document.Error
-				if errors.As(check.err, &de) {
-					s.m.documents.WithLabelValues(de.Kind.Code()).Inc()
-				}
-				return documentError(ctx, "file", obj.Filename, check.err)
+			if obj.Bytes, err = s.storeUpload(ctx, key, obj.Filename, check); err != nil {
+				return err // the store keeps nothing of a failed Put
 			}
-			if err != nil {
-				var mbe *http.MaxBytesError
-				if errors.Is(err, errTooLarge) || errors.As(err, &mbe) {
-					return api.TooLarge(s.cfg.MaxUploadBytes, "the uploaded file")
-				}
-				if ctx.Err() != nil {
-					return &api.Error{Status: api.StatusClientClosed, Type: "invalid_request_error", Kind: "cancelled", Message: "upload cancelled"}
-				}
-				if cr.err != nil {
-					return api.BadRequest("file", "reading the upload failed: %v", cr.err)
-				}
-				return api.ServerError("storing the upload failed: %v", err)
-			}
-			obj.Bytes = n
 			stored = true
 		default:
 			// Unknown fields are ignored, as everywhere else.
@@ -132,21 +111,56 @@ func (s *Server) uploadFile(c *echo.Context) error {
 	if obj.Purpose == "" {
 		obj.Purpose = "user_data"
 	}
-	if err := s.readUpload(ctx, key, obj.Filename, mediaType, check.kind); err != nil {
+	if err := s.admitUpload(ctx, own, obj, mediaType, check.kind); err != nil {
 		cleanup()
 		return err
 	}
+	return c.JSON(http.StatusOK, obj)
+}
+
+// admitUpload reads a stored upload's text, counts it in own's quota and
+// saves its metadata, which makes it visible.
+func (s *Server) admitUpload(ctx context.Context, own string, obj api.File, mediaType string, kind document.Kind) error {
+	key := own + "/" + obj.ID
+	if err := s.readUpload(ctx, key, obj.Filename, mediaType, kind); err != nil {
+		return err
+	}
 	if err := s.admitFile(ctx, own, obj.ID, obj.Bytes); err != nil {
-		cleanup()
 		return err
 	}
 	meta, _ := json.Marshal(obj)
 	if _, err := s.store.Put(ctx, collFileMeta, key, strings.NewReader(string(meta))); err != nil {
-		cleanup()
 		s.quotas.files.Drop(own, obj.ID)
 		return api.ServerError("saving file metadata: %v", err)
 	}
-	return c.JSON(http.StatusOK, obj)
+	return nil
+}
+
+// storeUpload streams an upload's file part into the store under key, as
+// check reads it, and returns its size.
+func (s *Server) storeUpload(ctx context.Context, key, filename string, check *uploadChecker) (int64, error) {
+	cr := &countingReader{r: check, limit: s.cfg.MaxUploadBytes}
+	n, err := s.store.Put(ctx, collFiles, key, cr)
+	if check.err != nil {
+		var de *document.Error
+		if errors.As(check.err, &de) {
+			s.m.documents.WithLabelValues(de.Kind.Code()).Inc()
+		}
+		return 0, documentError(ctx, "file", filename, check.err)
+	}
+	if err != nil {
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.Is(err, errTooLarge) || errors.As(err, &mbe):
+			return 0, api.TooLarge(s.cfg.MaxUploadBytes, "the uploaded file")
+		case ctx.Err() != nil:
+			return 0, &api.Error{Status: api.StatusClientClosed, Type: "invalid_request_error", Kind: "cancelled", Message: "upload cancelled"}
+		case cr.err != nil:
+			return 0, api.BadRequest("file", "reading the upload failed: %v", cr.err)
+		}
+		return 0, api.ServerError("storing the upload failed: %v", err)
+	}
+	return n, nil
 }
 
 // drainRefused reads the body of an upload refused before it was read, so

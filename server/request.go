@@ -50,17 +50,36 @@ func toRunRequest(cr *api.ChatCompletionRequest, cfg *Config) (recursion.Request
 	if err := checkUnsupported(cr); err != nil {
 		return req, nil, err
 	}
+	if err := chatTools(cr, &req); err != nil {
+		return req, nil, err
+	}
+	files, err := chatMessages(cr, cfg, &req)
+	if err != nil {
+		return req, nil, err
+	}
+	if err := chatSampling(cr, &req.Sampling); err != nil {
+		return req, nil, err
+	}
+	if req.Limits, err = limits(cr.RLM, cfg); err != nil {
+		return req, nil, err
+	}
+	return req, files, nil
+}
+
+// chatTools sets req's client tools, tool choice and answer format from
+// a chat request's tools (or legacy functions) and response_format.
+func chatTools(cr *api.ChatCompletionRequest, req *recursion.Request) error {
 	param, defs := chatToolDefs(cr)
 	tools, err := engineTools(param, defs)
 	if err != nil {
-		return req, nil, err
+		return err
 	}
 	choice := cr.ToolChoice
 	if cr.FunctionCall != nil {
 		choice = cr.FunctionCall
 	}
 	if req.ToolChoice, err = engineToolChoice("tool_choice", choice, tools); err != nil {
-		return req, nil, err
+		return err
 	}
 	req.Tools = tools
 	if f := cr.ResponseFormat; f != nil {
@@ -70,14 +89,21 @@ func toRunRequest(cr *api.ChatCompletionRequest, cfg *Config) (recursion.Request
 		if js := f.JSONSchema; js != nil {
 			name, schema, strict = js.Name, js.Schema, js.Strict != nil && *js.Strict
 		} else if f.Type == "json_schema" {
-			return req, nil, api.BadRequest("response_format", "a json_schema response_format needs json_schema")
+			return api.BadRequest("response_format", "a json_schema response_format needs json_schema")
 		}
 		if req.Answer, err = answerFormat("response_format.json_schema", f.Type, name, schema, strict); err != nil {
-			return req, nil, err
+			return err
 		}
 	}
 	// Legacy functions are answered one call at a time: function_call holds one.
 	req.SerialToolCalls = cr.ParallelToolCalls != nil && !*cr.ParallelToolCalls || len(cr.Functions) > 0
+	return nil
+}
+
+// chatMessages sets req's messages, images and the outputs of the
+// conversation's tool calls from a chat request's messages, and returns
+// the files they name.
+func chatMessages(cr *api.ChatCompletionRequest, cfg *Config, req *recursion.Request) ([]fileRef, error) {
 	var files []fileRef
 	calls := map[string]recursion.ToolCall{} // the conversation's calls, by id
 	for i, m := range cr.Messages {
@@ -88,13 +114,13 @@ func toRunRequest(cr *api.ChatCompletionRequest, cfg *Config) (recursion.Request
 		case "developer":
 			role = "system"
 		case "":
-			return req, nil, api.BadRequest(p+".role", "%s.role is required", p)
+			return nil, api.BadRequest(p+".role", "%s.role is required", p)
 		default:
-			return req, nil, api.BadRequest(p+".role", "unsupported role %q: use system, developer, user, assistant or tool", m.Role)
+			return nil, api.BadRequest(p+".role", "unsupported role %q: use system, developer, user, assistant or tool", m.Role)
 		}
 		text, refs, images, err := contentOf(p, &m.Content, cfg)
 		if err != nil {
-			return req, nil, err
+			return nil, err
 		}
 		files = append(files, refs...)
 		req.Images = append(req.Images, images...)
@@ -115,7 +141,7 @@ func toRunRequest(cr *api.ChatCompletionRequest, cfg *Config) (recursion.Request
 				id = legacyCallID(m.Name)
 			}
 			if id == "" {
-				return req, nil, api.BadRequest(p+".tool_call_id", "%s is a tool message without tool_call_id", p)
+				return nil, api.BadRequest(p+".tool_call_id", "%s is a tool message without tool_call_id", p)
 			}
 			if c, ok := calls[id]; ok {
 				req.ToolOutputs = append(req.ToolOutputs, recursion.ToolOutput{ToolCall: c, Output: text})
@@ -124,12 +150,16 @@ func toRunRequest(cr *api.ChatCompletionRequest, cfg *Config) (recursion.Request
 		}
 		req.Messages = append(req.Messages, llm.Message{Role: role, Content: text})
 	}
-	s := &req.Sampling
+	return files, nil
+}
+
+// chatSampling checks a chat request's sampling parameters into s.
+func chatSampling(cr *api.ChatCompletionRequest, s *llm.Sampling) error {
 	if cr.Temperature != nil && (*cr.Temperature < 0 || *cr.Temperature > 2) {
-		return req, nil, api.BadRequest("temperature", "temperature must be between 0 and 2")
+		return api.BadRequest("temperature", "temperature must be between 0 and 2")
 	}
 	if cr.TopP != nil && (*cr.TopP < 0 || *cr.TopP > 1) {
-		return req, nil, api.BadRequest("top_p", "top_p must be between 0 and 1")
+		return api.BadRequest("top_p", "top_p must be between 0 and 1")
 	}
 	s.Temperature, s.TopP = cr.Temperature, cr.TopP
 	if cr.Seed != nil {
@@ -141,19 +171,14 @@ func toRunRequest(cr *api.ChatCompletionRequest, cfg *Config) (recursion.Request
 		s.MaxTokens = cr.MaxCompletionTokens
 	}
 	if s.MaxTokens != nil && *s.MaxTokens < 1 {
-		return req, nil, api.BadRequest("max_tokens", "max_tokens must be at least 1")
+		return api.BadRequest("max_tokens", "max_tokens must be at least 1")
 	}
 	stop, ae := api.StopSequences(cr.Stop)
 	if ae != nil {
-		return req, nil, ae
+		return ae
 	}
 	s.Stop = stop
-	lim, err := limits(cr.RLM, cfg)
-	if err != nil {
-		return req, nil, err
-	}
-	req.Limits = lim
-	return req, files, nil
+	return nil
 }
 
 // checkUnsupported refuses the parameters of a chat request that would

@@ -60,27 +60,12 @@ func (s *Server) createResponse(c *echo.Context) error {
 	if s.draining.Load() {
 		return s.unavailable()
 	}
-	hreq := c.Request()
-	ctx := hreq.Context()
-	hreq.Body = http.MaxBytesReader(c.Response(), hreq.Body, s.cfg.MaxRequestBytes)
-	if hreq.ContentLength > s.cfg.MaxRequestBytes {
-		return api.TooLarge(s.cfg.MaxRequestBytes, "the request body")
-	}
-	body, err := api.ReadBody(hreq.Body, hreq.ContentLength)
+	ctx := c.Request().Context()
+	rr, items, size, err := s.readResponseRequest(c)
 	if err != nil {
-		return err
-	}
-	rr, items, err := api.DecodeResponseRequest(body, s.cfg.limits())
-	if err != nil {
-		return err
-	}
-	if err := checkResponseRequest(rr); err != nil {
 		return err
 	}
 	store := rr.Store == nil || *rr.Store
-	if rr.Background && !store {
-		return api.BadRequest("background", "background responses must be stored: leave store unset or true")
-	}
 	md, err := rr.Metadata.Strings()
 	if err != nil {
 		return err
@@ -122,7 +107,7 @@ func (s *Server) createResponse(c *echo.Context) error {
 	}
 	rreq.Keep = store // a follow-up can continue it
 	if store {
-		if err := s.checkResponseQuota(ctx, own, int64(len(body))); err != nil {
+		if err := s.checkResponseQuota(ctx, own, size); err != nil {
 			return err
 		}
 	}
@@ -137,14 +122,7 @@ func (s *Server) createResponse(c *echo.Context) error {
 	r.inputOffset = len(cr.Messages) - len(items)
 	r.obj = newResponse(rr, md, store)
 	r.id, r.created = r.obj.ID, r.obj.CreatedAt
-	r.req.TraceID = newID("trace-")
-	if paused != nil {
-		r.req.TraceID = paused.traceID
-		for _, m := range paused.models {
-			r.models.add(m)
-		}
-	}
-	c.Response().Header().Set("X-RLM-Trace-Id", r.req.TraceID)
+	r.run.trace(c, paused)
 	if gone != "" {
 		r.session, r.sessionNote = "new", rerunNote(gone)
 	} else if rr.PreviousResponseID != "" && paused == nil {
@@ -161,6 +139,32 @@ func (s *Server) createResponse(c *echo.Context) error {
 		return s.startBackground(c, r, files, rr.Stream)
 	}
 	return s.runForeground(c, r, files, rr.Stream)
+}
+
+// readResponseRequest reads and checks a response request whole before
+// it waits for anything, and returns it with its input items and the
+// body's size.
+func (s *Server) readResponseRequest(c *echo.Context) (*api.ResponseRequest, []api.Item, int64, error) {
+	hreq := c.Request()
+	hreq.Body = http.MaxBytesReader(c.Response(), hreq.Body, s.cfg.MaxRequestBytes)
+	if hreq.ContentLength > s.cfg.MaxRequestBytes {
+		return nil, nil, 0, api.TooLarge(s.cfg.MaxRequestBytes, "the request body")
+	}
+	body, err := api.ReadBody(hreq.Body, hreq.ContentLength)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	rr, items, err := api.DecodeResponseRequest(body, s.cfg.limits())
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := checkResponseRequest(rr); err != nil {
+		return nil, nil, 0, err
+	}
+	if rr.Background && rr.Store != nil && !*rr.Store {
+		return nil, nil, 0, api.BadRequest("background", "background responses must be stored: leave store unset or true")
+	}
+	return rr, items, int64(len(body)), nil
 }
 
 // loadResponse reads a stored response of own; another owner's is not

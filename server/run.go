@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/labstack/echo/v5"
 	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/recursion"
 	"github.com/rlm-project/rlm/recursion/llm"
@@ -341,4 +342,17 @@ func (m *modelSet) list() []string {
 	out := slices.Clone(m.names)
 	slices.Sort(out)
 	return out
+}
+
+// trace names the run's trace, in its X-RLM-Trace-Id header too: a new
+// one, or the trace of the paused run it resumes, whose models it counts.
+func (r *run) trace(c *echo.Context, paused *pausedRun) {
+	r.req.TraceID = newID("trace-")
+	if paused != nil {
+		r.req.TraceID = paused.traceID
+		for _, m := range paused.models {
+			r.models.add(m)
+		}
+	}
+	c.Response().Header().Set("X-RLM-Trace-Id", r.req.TraceID)
 }

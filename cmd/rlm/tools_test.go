@@ -403,3 +403,76 @@ FINAL("spinning")`)}
 		t.Errorf("the follow-up: %q %v", outputText(next), next["rlm"])
 	}
 }
+
+// TestToolCallsRecorded: a run that paused at a client tool call and was
+// resumed is one trace, whose root cell records the call with its
+// arguments and output and whose pauses say how long it waited; the
+// exported transcript holds the tools offered, the cell's call and what
+// it returned, so that training can teach tool use.
+func TestToolCallsRecorded(t *testing.T) {
+	var calls atomic.Int32
+	up := fakellm.New(weatherUpstream(&calls))
+	defer up.Close()
+	s := startServe(t, upstreamArgs(up.URL)...)
+	first := postJSON(t, s.URL+"/v1/responses", `{"model":"rlm","input":"What is the weather in Paris?","tools":[`+weatherTool+`]}`)
+	c := first["output"].([]any)[0].(map[string]any)
+	second := postJSON(t, s.URL+"/v1/responses", `{"model":"rlm","previous_response_id":"`+first["id"].(string)+`",`+
+		`"input":[{"type":"function_call_output","call_id":"`+c["call_id"].(string)+`","output":"drizzly"}]}`)
+	if outputText(second) != "It is drizzly in Paris." {
+		t.Fatalf("the answer: %v", second)
+	}
+	tid := second["rlm"].(map[string]any)["trace_id"].(string)
+	if first["rlm"].(map[string]any)["trace_id"] != tid {
+		t.Errorf("the resumed run is trace %v, the paused one %v", tid, first["rlm"].(map[string]any)["trace_id"])
+	}
+	var tr struct {
+		Status string `json:"status"`
+		Pauses []struct {
+			Calls   []string `json:"calls"`
+			Resumed string   `json:"resumed"`
+		} `json:"pauses"`
+		Nodes []struct {
+			Turns []struct {
+				Cells []struct {
+					ToolCalls []struct {
+						ID, Name, Arguments string
+						Output              *string
+					} `json:"tool_calls"`
+				} `json:"cells"`
+			} `json:"turns"`
+		} `json:"nodes"`
+	}
+	waitFor(t, func() bool {
+		code, body := get(t, s.URL+"/v1/traces/"+tid)
+		return code == 200 && json.Unmarshal([]byte(body), &tr) == nil && tr.Status == "completed"
+	}, "the trace saved")
+	if len(tr.Pauses) != 1 || len(tr.Pauses[0].Calls) != 1 || tr.Pauses[0].Calls[0] != c["call_id"] || tr.Pauses[0].Resumed == "" {
+		t.Errorf("pauses %+v", tr.Pauses)
+	}
+	var recorded []string
+	for _, n := range tr.Nodes {
+		for _, tu := range n.Turns {
+			for _, cell := range tu.Cells {
+				for _, tc := range cell.ToolCalls {
+					if tc.Output != nil {
+						recorded = append(recorded, tc.ID+" "+tc.Name+tc.Arguments+" -> "+*tc.Output)
+					}
+				}
+			}
+		}
+	}
+	if want := c["call_id"].(string) + ` get_weather{"city":"Paris"} -> drizzly`; !slices.Equal(recorded, []string{want}) {
+		t.Errorf("recorded tool calls %q, want %q", recorded, want)
+	}
+	var code int
+	var body string
+	waitFor(t, func() bool { // saved in the background
+		code, body = get(t, s.URL+"/v1/traces/export?format=sft-transcript")
+		return code != 200 || body != ""
+	}, "the trace exported")
+	for _, want := range []string{"get_weather", `get_weather(map[string]any{\"city\": \"Paris\"})`, "weather: drizzly"} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("the exported transcript (%d) lacks %q:\n%.3000q", code, want, body)
+		}
+	}
+}

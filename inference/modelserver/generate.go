@@ -155,29 +155,14 @@ func (s *Server) chat(c *echo.Context) error {
 		rq.Prompt, rq.Choice = prompt, i
 		jobs = append(jobs, job{index: i, prompt: prompt, req: rq})
 	}
-	logprobs := func(toks []inference.Token) *api.Logprobs {
-		if !req.Logprobs {
-			return nil
-		}
-		content := make([]api.TokenLogprob, 0, len(toks))
-		for _, t := range toks {
-			entry := s.logprob(t.ID, t.Logprob)
-			entry.TopLogprobs = make([]api.TopLogprob, 0, len(t.Top))
-			for _, alt := range t.Top {
-				a := s.logprob(alt.ID, alt.Logprob)
-				entry.TopLogprobs = append(entry.TopLogprobs, api.TopLogprob{Token: a.Token, Logprob: a.Logprob, Bytes: a.Bytes})
-			}
-			content = append(content, entry)
-		}
-		return &api.Logprobs{Content: content}
-	}
-	tokenIDs := func(toks []inference.Token) []int32 {
-		if !req.ReturnTokenIDs {
-			return nil
-		}
-		return ids32(toks)
-	}
+	return s.serve(c, jobs, n, &req.SamplingParams, s.chatShape(req, jobs))
+}
+
+// chatShape is how a chat request's answers are written: whole, or as
+// chunks.
+func (s *Server) chatShape(req *api.ChatCompletionRequest, jobs []job) shape {
 	model := s.e.Name()
+
 	chunk := func(id string, created int64, choices ...api.ChunkChoice) *api.ChatCompletionChunk {
 		if choices == nil {
 			choices = []api.ChunkChoice{}
@@ -185,14 +170,14 @@ func (s *Server) chat(c *echo.Context) error {
 		return &api.ChatCompletionChunk{ID: id, Object: "chat.completion.chunk", Created: created, Model: model, Choices: choices}
 	}
 	empty := ""
-	return s.serve(c, jobs, n, &req.SamplingParams, shape{
+	return shape{
 		idPrefix: "chatcmpl-",
 		whole: func(id string, created int64, outs []outcome, u *api.Usage, promptIDs any) any {
 			resp := api.ChatCompletion{ID: id, Object: "chat.completion", Created: created, Model: model, Usage: u, PromptTokenIDs: promptIDs}
 			for i, j := range jobs {
 				text := outs[i].res.Text
 				resp.Choices = append(resp.Choices, api.Choice{Index: j.index, Message: api.AssistantMessage{Role: "assistant", Content: &text},
-					Logprobs: logprobs(outs[i].res.Tokens), FinishReason: outs[i].res.FinishReason, TokenIDs: tokenIDs(outs[i].res.Tokens)})
+					Logprobs: s.chatLogprobs(req.Logprobs, outs[i].res.Tokens), FinishReason: outs[i].res.FinishReason, TokenIDs: tokenIDs(req.ReturnTokenIDs, outs[i].res.Tokens)})
 			}
 			return resp
 		},
@@ -201,7 +186,7 @@ func (s *Server) chat(c *echo.Context) error {
 		},
 		piece: func(id string, created int64, j job, d inference.Delta) any {
 			text := d.Text
-			return chunk(id, created, api.ChunkChoice{Index: j.index, Delta: api.Delta{Content: &text}, Logprobs: logprobs(d.Tokens), TokenIDs: tokenIDs(d.Tokens)})
+			return chunk(id, created, api.ChunkChoice{Index: j.index, Delta: api.Delta{Content: &text}, Logprobs: s.chatLogprobs(req.Logprobs, d.Tokens), TokenIDs: tokenIDs(req.ReturnTokenIDs, d.Tokens)})
 		},
 		finish: func(id string, created int64, j job, o outcome) any {
 			fr := o.res.FinishReason
@@ -213,7 +198,33 @@ func (s *Server) chat(c *echo.Context) error {
 			return ch
 		},
 		promptIDs: func(ch any, ids any) { ch.(*api.ChatCompletionChunk).PromptTokenIDs = ids },
-	})
+	}
+}
+
+// chatLogprobs are the chat logprobs of toks, when they were asked for.
+func (s *Server) chatLogprobs(want bool, toks []inference.Token) *api.Logprobs {
+	if !want {
+		return nil
+	}
+	content := make([]api.TokenLogprob, 0, len(toks))
+	for _, t := range toks {
+		entry := s.logprob(t.ID, t.Logprob)
+		entry.TopLogprobs = make([]api.TopLogprob, 0, len(t.Top))
+		for _, alt := range t.Top {
+			a := s.logprob(alt.ID, alt.Logprob)
+			entry.TopLogprobs = append(entry.TopLogprobs, api.TopLogprob{Token: a.Token, Logprob: a.Logprob, Bytes: a.Bytes})
+		}
+		content = append(content, entry)
+	}
+	return &api.Logprobs{Content: content}
+}
+
+// tokenIDs are toks' ids, when they were asked for.
+func tokenIDs(want bool, toks []inference.Token) []int32 {
+	if !want {
+		return nil
+	}
+	return ids32(toks)
 }
 
 func (s *Server) logprob(id int32, lp float64) api.TokenLogprob {
@@ -279,31 +290,12 @@ func (s *Server) completions(c *echo.Context) error {
 			jobs = append(jobs, job{index: pi*n + i, prompt: p, req: rq})
 		}
 	}
-	logprobs := func(toks []inference.Token) *api.TextLogprobs {
-		if req.Logprobs == nil {
-			return nil
-		}
-		lp := &api.TextLogprobs{Tokens: []string{}, TokenLogprobs: []float64{}, TopLogprobs: []map[string]float64{}, TextOffset: []int{}}
-		off := 0
-		for _, t := range toks {
-			text, _ := s.tokenText(t.ID)
-			lp.Tokens, lp.TokenLogprobs, lp.TextOffset = append(lp.Tokens, text), append(lp.TokenLogprobs, t.Logprob), append(lp.TextOffset, off)
-			off += len(text)
-			top := map[string]float64{}
-			for _, alt := range t.Top {
-				str, _ := s.tokenText(alt.ID)
-				top[str] = alt.Logprob
-			}
-			lp.TopLogprobs = append(lp.TopLogprobs, top)
-		}
-		return lp
-	}
-	tokenIDs := func(toks []inference.Token) []int32 {
-		if !req.ReturnTokenIDs {
-			return nil
-		}
-		return ids32(toks)
-	}
+	return s.serve(c, jobs, n, &req.SamplingParams, s.textShape(&req, jobs))
+}
+
+// textShape is how a completions request's answers are written: whole, or
+// as chunks.
+func (s *Server) textShape(req *api.CompletionRequest, jobs []job) shape {
 	model := s.e.Name()
 	text := func(id string, created int64, choices ...api.TextChoice) *api.TextCompletion {
 		if choices == nil {
@@ -311,7 +303,7 @@ func (s *Server) completions(c *echo.Context) error {
 		}
 		return &api.TextCompletion{ID: id, Object: "text_completion", Created: created, Model: model, Choices: choices}
 	}
-	return s.serve(c, jobs, n, &req.SamplingParams, shape{
+	return shape{
 		idPrefix: "cmpl-",
 		whole: func(id string, created int64, outs []outcome, u *api.Usage, promptIDs any) any {
 			resp := text(id, created)
@@ -319,12 +311,12 @@ func (s *Server) completions(c *echo.Context) error {
 			for i, j := range jobs {
 				fr := outs[i].res.FinishReason
 				resp.Choices = append(resp.Choices, api.TextChoice{Index: j.index, Text: outs[i].res.Text,
-					Logprobs: logprobs(outs[i].res.Tokens), FinishReason: &fr, TokenIDs: tokenIDs(outs[i].res.Tokens)})
+					Logprobs: s.textLogprobs(req.Logprobs != nil, outs[i].res.Tokens), FinishReason: &fr, TokenIDs: tokenIDs(req.ReturnTokenIDs, outs[i].res.Tokens)})
 			}
 			return resp
 		},
 		piece: func(id string, created int64, j job, d inference.Delta) any {
-			return text(id, created, api.TextChoice{Index: j.index, Text: d.Text, Logprobs: logprobs(d.Tokens), TokenIDs: tokenIDs(d.Tokens)})
+			return text(id, created, api.TextChoice{Index: j.index, Text: d.Text, Logprobs: s.textLogprobs(req.Logprobs != nil, d.Tokens), TokenIDs: tokenIDs(req.ReturnTokenIDs, d.Tokens)})
 		},
 		finish: func(id string, created int64, j job, o outcome) any {
 			fr := o.res.FinishReason
@@ -336,5 +328,27 @@ func (s *Server) completions(c *echo.Context) error {
 			return ch
 		},
 		promptIDs: func(ch any, ids any) { ch.(*api.TextCompletion).PromptTokenIDs = ids },
-	})
+	}
+}
+
+// textLogprobs are the completions logprobs of toks, when they were asked
+// for.
+func (s *Server) textLogprobs(want bool, toks []inference.Token) *api.TextLogprobs {
+	if !want {
+		return nil
+	}
+	lp := &api.TextLogprobs{Tokens: []string{}, TokenLogprobs: []float64{}, TopLogprobs: []map[string]float64{}, TextOffset: []int{}}
+	off := 0
+	for _, t := range toks {
+		text, _ := s.tokenText(t.ID)
+		lp.Tokens, lp.TokenLogprobs, lp.TextOffset = append(lp.Tokens, text), append(lp.TokenLogprobs, t.Logprob), append(lp.TextOffset, off)
+		off += len(text)
+		top := map[string]float64{}
+		for _, alt := range t.Top {
+			str, _ := s.tokenText(alt.ID)
+			top[str] = alt.Logprob
+		}
+		lp.TopLogprobs = append(lp.TopLogprobs, top)
+	}
+	return lp
 }
