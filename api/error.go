@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -148,6 +149,27 @@ func ServerError(format string, args ...any) *Error {
 // StatusClientClosed is nginx's 499 "client closed request": the client
 // went away before the answer was ready. It is logged, never sent.
 const StatusClientClosed = 499
+
+// ErrorOf is the error a server answers for what a handler, its router or
+// its middleware returned: an *Error as it is, a body past
+// http.MaxBytesReader's limit as 413, an error with a status (echo's
+// HTTPError) as that status (see FromStatus), anything else as a 500
+// without its detail.
+func ErrorOf(err error) *Error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return TooLarge(mbe.Limit, "the request body")
+	}
+	var sc interface{ StatusCode() int }
+	if errors.As(err, &sc) {
+		return FromStatus(sc.StatusCode())
+	}
+	return FromStatus(http.StatusInternalServerError)
+}
 
 // FromStatus is the error a server answers for a bare HTTP status its
 // router or middleware produced (no route, wrong method, body too large,

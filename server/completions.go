@@ -234,7 +234,7 @@ func (s *Server) storedStillThere(ctx context.Context, r *run) bool {
 // withCompletionID returns err as an *api.Error that names the stored
 // completion id, in its body and its message, leaving err itself untouched.
 func withCompletionID(err error, id string) *api.Error {
-	ae := *toAPIError(err)
+	ae := *api.ErrorOf(err)
 	ae.CompletionID = id
 	if !strings.Contains(ae.Message, id) {
 		ae.Message += fmt.Sprintf(" (stored completion %s)", id)

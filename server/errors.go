@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
 
@@ -10,26 +9,12 @@ import (
 	"github.com/rlm-project/rlm/api"
 )
 
-// toAPIError maps any error a handler or echo returned to an *api.Error,
-// keeping internal details out of the message.
-func toAPIError(err error) *api.Error {
-	var ae *api.Error
-	if errors.As(err, &ae) {
-		return ae
-	}
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return api.TooLarge(mbe.Limit, "the request body")
-	}
-	return api.FromStatus(echo.StatusCode(err))
-}
-
 // errorHandler is echo's central error handler: OpenAI error JSON, never a
 // stack trace. Unexpected errors are logged with their detail and answered
 // without it.
 func errorHandler(log *slog.Logger, m *metrics) echo.HTTPErrorHandler {
 	return func(c *echo.Context, err error) {
-		ae := toAPIError(err)
+		ae := api.ErrorOf(err)
 		// 503 (not configured, shutting down) is expected and already
 		// announced in the startup or shutdown log.
 		if ae.Status >= 500 && ae.Status != http.StatusServiceUnavailable {

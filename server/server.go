@@ -315,7 +315,7 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		status := http.StatusOK
 		if err != nil {
-			status = toAPIError(err).Status
+			status = api.ErrorOf(err).Status
 		} else if resp, uerr := echo.UnwrapResponse(c.Response()); uerr == nil && resp.Status != 0 {
 			status = resp.Status
 		}

@@ -5,24 +5,9 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/labstack/echo/v5"
-
 	"github.com/rlm-project/rlm/api"
 	"github.com/rlm-project/rlm/inference"
 )
-
-// toAPIError maps what a handler or echo returned to an *api.Error.
-func toAPIError(err error) *api.Error {
-	var ae *api.Error
-	if errors.As(err, &ae) {
-		return ae
-	}
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return api.TooLarge(mbe.Limit, "the request body")
-	}
-	return api.FromStatus(echo.StatusCode(err))
-}
 
 // fromEngine maps an engine error to the answer clients expect.
 func fromEngine(err error, retryAfter int) *api.Error {

@@ -99,7 +99,7 @@ func New(e *inference.Engine, cfg Config) *Server {
 		if resp, uerr := echo.UnwrapResponse(c.Response()); uerr == nil && resp.Committed {
 			return // a stream reports its own errors
 		}
-		api.WriteError(c.Response(), c.Request(), toAPIError(err))
+		api.WriteError(c.Response(), c.Request(), api.ErrorOf(err))
 	}
 	h.GET("/health", func(c *echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	v1 := h.Group("/v1", s.auth)

@@ -93,18 +93,7 @@ func (a *API) routes() []route {
 // of a request, or fails (the handler answers 401 with the error's text).
 func (a *API) Handler(owner func(*http.Request) (string, error)) http.Handler {
 	e := echo.New()
-	e.HTTPErrorHandler = func(c *echo.Context, err error) {
-		status := http.StatusInternalServerError
-		var sc echo.HTTPStatusCoder
-		if errors.As(err, &sc) {
-			status = sc.StatusCode()
-		}
-		code := "not_found"
-		if status != http.StatusNotFound {
-			code = strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
-		}
-		writeError(c.Response(), status, code, fmt.Sprintf("%s %s: %s", c.Request().Method, c.Request().URL.Path, http.StatusText(status)))
-	}
+	e.HTTPErrorHandler = func(c *echo.Context, err error) { api.WriteError(c.Response(), c.Request(), api.ErrorOf(err)) }
 	const ownerKey = "owner"
 	g := e.Group("/v1", func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c *echo.Context) error {
