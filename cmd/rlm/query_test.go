@@ -17,9 +17,18 @@ import (
 	"github.com/rlm-project/rlm/repl"
 )
 
-// TestMain lets the test binary serve as the REPL worker, as rlm itself does.
+// TestMain lets the test binary serve as the REPL worker, as rlm itself does,
+// and runs the tests in the environment of a fresh machine: an RLM_ or
+// OPENAI_ variable of the shell that runs them (a developer's upstream, CI's
+// RLM_ARTIFACTS) would otherwise change what rlm does and prints. Tests set
+// the variables they mean with t.Setenv or cmd.Env.
 func TestMain(m *testing.M) {
 	repl.MaybeRunWorker()
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "RLM_") || strings.HasPrefix(k, "OPENAI_") {
+			os.Unsetenv(k)
+		}
+	}
 	os.Exit(m.Run())
 }
 
