@@ -25,7 +25,8 @@ func TestExampleTinyRLMData(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	runExample(t, dir, []string{"N=2", "LENGTHS=8k", "SEEDS=1"}, sh, script, "out")
+	// RLM: the rlm the other tests run, not a build of its own.
+	runExample(t, dir, []string{"N=2", "LENGTHS=8k", "SEEDS=1", "RLM=" + rlmBinary(t)}, sh, script, "out")
 	out := filepath.Join(dir, "out")
 
 	runs, lookups := 0, 0

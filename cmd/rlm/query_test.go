@@ -17,10 +17,13 @@ import (
 	"github.com/rlm-project/rlm/repl"
 )
 
-// TestMain lets the test binary serve as the REPL worker, as rlm itself does.
+// TestMain lets the test binary serve as the REPL worker, as rlm itself does,
+// and removes the rlm binary the tests built (rlmBinary).
 func TestMain(m *testing.M) {
 	repl.MaybeRunWorker()
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBinary()
+	os.Exit(code)
 }
 
 // TestQuery runs `rlm query` against fakellm, a scripted fake upstream (not
