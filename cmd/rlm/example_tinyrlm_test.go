@@ -18,6 +18,7 @@ import (
 var lookupKeyRE = regexp.MustCompile(eval.DocKeyRE)
 
 func TestExampleTinyRLMData(t *testing.T) {
+	t.Parallel()
 	sh := requireTool(t, "sh")
 	requireTool(t, "go")
 	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "tiny-rlm", "data.sh"))

@@ -20,6 +20,7 @@ import (
 // checkout, run here beforehand with the same packages; and the gateway's
 // address is a free port instead of 8080.
 func TestREADMEWalkthrough(t *testing.T) {
+	t.Parallel()
 	sh := requireTool(t, "sh")
 	dir := t.TempDir()
 	script, addr := walkthroughScript(t)
@@ -72,6 +73,7 @@ fmt.Println("top:", best, n)`)}
 // it. Only `go run ./cmd/rlm` is swapped for the same package built
 // beforehand.
 func TestREADMEOffline(t *testing.T) {
+	t.Parallel()
 	sh := requireTool(t, "sh")
 	script := readmeBlock(t, "offline")
 	if !strings.Contains(script, "go run ./cmd/rlm query") {
