@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -121,24 +122,57 @@ func TestCallerCancel(t *testing.T) {
 }
 
 // TestHostCallCancelled checks that a host call in flight is cancelled with
-// the cell: the Host sees a cancelled context, and the session goes on.
+// the cell: the Host sees a cancelled context, and the session goes on. The
+// caller cancels once the call has reached the Host, not on a timer, so
+// that the call is in flight however slowly a loaded machine starts the
+// cell.
 func TestHostCallCancelled(t *testing.T) {
 	p := newTestPool(t, 1)
-	h := &echoHost{delay: time.Hour}
-	s, err := p.NewSession(context.Background(), SessionConfig{Host: h, Limits: Limits{CellTimeout: 300 * time.Millisecond}})
+	h := &blockingHost{called: make(chan struct{}), cancelled: make(chan struct{})}
+	s, err := p.NewSession(context.Background(), SessionConfig{Host: h, Limits: Limits{CellTimeout: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		<-h.called
+		cancel()
+	}()
 	start := time.Now()
-	if _, err := s.Run(ctx, `fmt.Print(llm_query("slow"))`); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+	if _, err := s.Run(ctx, `fmt.Print(llm_query("slow"))`); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run returned %v after %v", err, time.Since(start))
+	}
+	select {
+	case <-h.cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the host call's context was not cancelled")
 	}
 	if r := run(t, s, `fmt.Print("ok")`); r.Output != "ok" {
 		t.Fatalf("next cell: %+v", r)
 	}
+}
+
+// blockingHost answers no call: it closes called when the first comes and
+// cancelled when that call's context is cancelled.
+type blockingHost struct {
+	called, cancelled chan struct{}
+	once              sync.Once
+}
+
+func (h *blockingHost) LLMQuery(ctx context.Context, prompts []string) []string {
+	first := false
+	h.once.Do(func() { first = true; close(h.called) })
+	<-ctx.Done()
+	if first {
+		close(h.cancelled)
+	}
+	return make([]string, len(prompts))
+}
+
+func (h *blockingHost) RLMQuery(ctx context.Context, prompts []string) []string {
+	return h.LLMQuery(ctx, prompts)
 }
 
 // TestCellClockStopsForHostCalls: the cell time limit counts the cell's own
@@ -148,22 +182,28 @@ func TestHostCallCancelled(t *testing.T) {
 // stopped.
 func TestCellClockStopsForHostCalls(t *testing.T) {
 	p := newTestPool(t, 1)
-	// The limit leaves the cell's own work (a few milliseconds of CPU)
-	// room on a loaded machine; the calls wait more than twice as long.
-	s0, err := p.NewSession(context.Background(), SessionConfig{Host: &echoHost{delay: 400 * time.Millisecond}, Limits: Limits{CellTimeout: time.Second}})
+	// The cell's own time (compiling it, running it, the round trips of
+	// its five calls) is measured first with calls answered at once: the
+	// limit leaves it four times that room, however loaded the machine,
+	// and the calls then wait three times the limit.
+	const calls = `for i := 0; i < 4; i++ { llm_query("x") }
+results := llm_query_batched([]string{"a", "b"})
+fmt.Print(len(results))`
+	own := run(t, newTestSession(t, p), calls).Duration
+	limit := max(time.Second, 4*own)
+	t.Logf("the cell's own time: %v; limit %v", own, limit)
+	s0, err := p.NewSession(context.Background(), SessionConfig{Host: &echoHost{delay: limit / 2}, Limits: Limits{CellTimeout: limit}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s0.Close()
 	start := time.Now()
-	r := run(t, s0, `for i := 0; i < 4; i++ { llm_query("x") }
-results := llm_query_batched([]string{"a", "b"})
-fmt.Print(len(results))`)
+	r := run(t, s0, calls)
 	if r.Error != "" || r.Output != "2" {
-		t.Fatalf("a cell waiting %v for its calls was stopped: %+v", time.Since(start), r)
+		t.Fatalf("a cell waiting %v for its calls (its own time %v at once) was stopped at a limit of %v: %+v", time.Since(start), own, limit, r)
 	}
-	if took := time.Since(start); took < 2*time.Second {
-		t.Fatalf("the calls took %v; the test needs them to outlast the limit", took)
+	if took := time.Since(start); took < 2*limit {
+		t.Fatalf("the calls took %v; the test needs them to outlast the limit of %v", took, limit)
 	}
 	// Wall time outside the calls counts, however loaded the machine.
 	s, err := p.NewSession(context.Background(), SessionConfig{Host: &echoHost{delay: 250 * time.Millisecond}, Limits: Limits{CellTimeout: 400 * time.Millisecond}})

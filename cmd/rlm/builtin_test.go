@@ -180,6 +180,9 @@ func TestBuiltinQuery(t *testing.T) {
 // in-process path: engine, REPL and model). Greedy decoding makes the
 // score exact. With -update it records the score of the weights in
 // models/tinydemo/weights instead (examples/tiny-rlm/ship.sh runs that).
+// Under -short it checks the weights and the record, not the score: the
+// eval is 24 runs of the model, about 40 s of CPU, and no smaller run has
+// a recorded score to reproduce.
 func TestBuiltinModelScore(t *testing.T) {
 	noUpstream(t)
 	rec, err := tinydemo.RecordedEval()
@@ -196,6 +199,9 @@ func TestBuiltinModelScore(t *testing.T) {
 	if !*updateDocs && rec.WeightsSHA256 != sums["model.safetensors"] {
 		t.Fatalf("eval.json was recorded for weights %s, these are %s: record their score with examples/tiny-rlm/ship.sh",
 			rec.WeightsSHA256, sums["model.safetensors"])
+	}
+	if testing.Short() && !*updateDocs {
+		t.Skip("the recorded eval of the built-in model runs in the full suite")
 	}
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer

@@ -18,6 +18,7 @@ import (
 var lookupKeyRE = regexp.MustCompile(eval.DocKeyRE)
 
 func TestExampleTinyRLMData(t *testing.T) {
+	t.Parallel()
 	sh := requireTool(t, "sh")
 	requireTool(t, "go")
 	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "tiny-rlm", "data.sh"))
@@ -25,7 +26,8 @@ func TestExampleTinyRLMData(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	runExample(t, dir, []string{"N=2", "LENGTHS=8k", "SEEDS=1"}, sh, script, "out")
+	// RLM: the rlm the other tests run, not a build of its own.
+	runExample(t, dir, []string{"N=2", "LENGTHS=8k", "SEEDS=1", "RLM=" + rlmBinary(t)}, sh, script, "out")
 	out := filepath.Join(dir, "out")
 
 	runs, lookups := 0, 0

@@ -98,6 +98,7 @@ const chatHiStored = `{"model":"rlm","store":true,"messages":[{"role":"user","co
 // counted on /metrics and shown on /readyz), and a stored completion whose
 // record cannot be written is an error naming its id.
 func TestServeRedisDown(t *testing.T) {
+	t.Parallel()
 	rs := storetest.StartRedisServer(t)
 	up := fakellm.New(finalUpstream)
 	defer up.Close()

@@ -26,6 +26,7 @@ import (
 // `rlm train sft --min-reward 1`, which must keep the samples of the
 // approved runs and only those.
 func TestFeedbackRewardsTrainSFT(t *testing.T) {
+	t.Parallel()
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
 	s := startServe(t, upstreamArgs(up.URL)...)

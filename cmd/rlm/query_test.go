@@ -21,7 +21,8 @@ import (
 // and runs the tests in the environment of a fresh machine: an RLM_ or
 // OPENAI_ variable of the shell that runs them (a developer's upstream, CI's
 // RLM_ARTIFACTS) would otherwise change what rlm does and prints. Tests set
-// the variables they mean with t.Setenv or cmd.Env.
+// the variables they mean with t.Setenv or cmd.Env. It removes the rlm
+// binary the tests built (rlmBinary) at the end.
 func TestMain(m *testing.M) {
 	repl.MaybeRunWorker()
 	for _, kv := range os.Environ() {
@@ -29,7 +30,9 @@ func TestMain(m *testing.M) {
 			os.Unsetenv(k)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBinary()
+	os.Exit(code)
 }
 
 // TestQuery runs `rlm query` against fakellm, a scripted fake upstream (not

@@ -20,6 +20,7 @@ import (
 // checkout, run here beforehand with the same packages; and the gateway's
 // address is a free port instead of 8080.
 func TestREADMEWalkthrough(t *testing.T) {
+	t.Parallel()
 	sh := requireTool(t, "sh")
 	dir := t.TempDir()
 	script, addr := walkthroughScript(t)
@@ -72,18 +73,13 @@ fmt.Println("top:", best, n)`)}
 // it. Only `go run ./cmd/rlm` is swapped for the same package built
 // beforehand.
 func TestREADMEOffline(t *testing.T) {
+	t.Parallel()
 	sh := requireTool(t, "sh")
-	goTool := requireTool(t, "go")
 	script := readmeBlock(t, "offline")
 	if !strings.Contains(script, "go run ./cmd/rlm query") {
 		t.Fatalf("the offline block does not run rlm query:\n%s", script)
 	}
-	bin := filepath.Join(t.TempDir(), "rlm")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	script = strings.ReplaceAll(script, "go run ./cmd/rlm", bin)
+	script = strings.ReplaceAll(script, "go run ./cmd/rlm", rlmBinary(t))
 	cmd := exec.Command(sh, "-eu", "-c", script)
 	cmd.Dir = t.TempDir()
 	cmd.Env = cleanEnv()
@@ -145,16 +141,16 @@ func walkthroughScript(t *testing.T) (script, addr string) {
 		if !strings.Contains(script, b.line) {
 			t.Fatalf("the walkthrough lacks %q:\n%s", b.line, script)
 		}
+		if b.bin == "rlm" {
+			script = strings.Replace(script, b.line, "mkdir -p bin && cp "+rlmBinary(t)+" bin/rlm", 1)
+			continue
+		}
 		build := exec.Command(goTool, "build", "-o", filepath.Join(tools, b.bin), b.pkg)
 		build.Dir = root
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", b.pkg, err, out)
 		}
-		repl := filepath.Join(tools, b.bin)
-		if b.bin == "rlm" {
-			repl = "mkdir -p bin && cp " + repl + " bin/rlm"
-		}
-		script = strings.Replace(script, b.line, repl, 1)
+		script = strings.Replace(script, b.line, filepath.Join(tools, b.bin), 1)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

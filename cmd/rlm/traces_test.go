@@ -320,6 +320,7 @@ func TestTracesOpen(t *testing.T) {
 // upstream model that answered, and its ID has the form rlm eval's runs
 // have too.
 func TestTracesOfAKeyedGateway(t *testing.T) {
+	t.Parallel()
 	up := fakellm.New(countingUpstream)
 	defer up.Close()
 	data := t.TempDir()

@@ -265,6 +265,7 @@ func TestServeUpstreamFailuresLeakNoSecret(t *testing.T) {
 // minutes). Now the request fails within --upstream-check-after plus
 // --upstream-probe-timeout (10s + 5s by default), well under a minute.
 func TestServeSilentUpstreamFailsFast(t *testing.T) {
+	t.Parallel()
 	cfg, err := loadServeConfig(nil, cli.Env{Getenv: func(string) string { return "" }}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
