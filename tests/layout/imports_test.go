@@ -18,11 +18,11 @@ const module = "github.com/rlm-project/rlm/"
 var layers = [][]string{
 	{"internal/clip", "internal/jsonscan", "internal/proctest", "internal/datasetschema", "internal/fakellm", "internal/testpdf", "internal/browsertest",
 		"repl/symbols", "model/safetensors", "model/tokenizer", "model/backend", "model/backend/cuda/cudaemu",
-		"document", "store", "models/tinydemo", "training", "recursion/llm"},
+		"document", "document/lookup", "store", "models/tinydemo", "training", "recursion/llm"},
 	{"model/backend/cuda", "model", "store/retention", "store/storetest", "repl", "recursion/upstream"},
 	{"inference", "recursion", "training/data", "training/loop"},
 	{"inference/api", "inference/client", "inference/inferencetest", "eval", "tracing", "server", "training/sft"},
-	{"tracing/tracingtest", "eval/fakemodel", "training/expert", "training/rl"},
+	{"tracing/tracingtest", "eval/fakemodel", "eval/heldout", "training/expert", "training/rl"},
 	{"gateway"},
 	{"cmd/rlm"},
 }
