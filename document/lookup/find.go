@@ -1,0 +1,509 @@
+// Package lookup finds facts in a document's text: the value a question
+// asks for, read from the line, table row, record, section or sentence
+// that holds the question's key words. Its functions are pure (text and a
+// question in, strings out) and fast on tens of megabytes; the REPL
+// offers them to model code as lookup and lookup_lines.
+//
+// How Find reads a question: its key words are the words that are not
+// question words ("what is the ... of"); identifiers (snake_case,
+// camelCase, kebab-case, dotted.names, paths, versions), numbers and
+// capitalized names are strong keys, which the answer's record must hold;
+// other words are matched loosely (case, plurals, inflections and a few
+// synonyms) against the record's field names and text. Where they are
+// found, the text is read several ways at once: the line's key: value
+// pairs, a table row under its header (Markdown, CSV, TSV, fixed-width),
+// a JSON object, an SQL INSERT, an RFC 822 stanza or mail, an INI
+// section, a YAML block, a changelog entry, a list, a sentence. Each
+// labelled value is scored by how well its label and record match the
+// question and whether it is the kind of value asked for (a date for
+// "when", a person for "who", a number for "how many").
+//
+// Find answers "" rather than guess: when a strong key is nowhere in the
+// text, when no record holds the keys, or when the best reading scores
+// too low.
+package lookup
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxAnchors bounds the matches of the anchor key that are read.
+const maxAnchors = 4000
+
+// Answer is Find's reading of a text: the value, the line it was read
+// from, and its score.
+type Answer struct {
+	Value string
+	Line  string
+	Score float64
+}
+
+// Find returns the value text gives for what question asks, or "" when
+// the text does not clearly answer it. An empty question is looked for in
+// the text itself (see Question), as when a message holds both.
+func Find(text, question string) string {
+	return Explain(text, question).Value
+}
+
+// Explain is Find with the line the value was read from.
+func Explain(text, question string) Answer {
+	if strings.TrimSpace(question) == "" {
+		question, text = Question(text)
+		if question == "" {
+			return Answer{}
+		}
+	}
+	q := parseQuery(question)
+	f := newFinder(text, q)
+	if f == nil {
+		return Answer{}
+	}
+	return f.best()
+}
+
+// Lines returns up to n lines of text that hold the most of question's
+// key words, best first: what to read when Find found nothing.
+func Lines(text, question string, n int) []string {
+	if strings.TrimSpace(question) == "" {
+		question, text = Question(text)
+	}
+	q := parseQuery(question)
+	folded := foldASCII(text)
+	type hit struct {
+		a, b  int
+		score float64
+	}
+	byLine := map[int]*hit{}
+	for _, t := range q.terms {
+		locs := occurrences(text, folded, t, maxAnchors)
+		w := 1.0
+		if t.strong {
+			w = 2
+		}
+		if len(locs) > 0 {
+			w += 1 / float64(len(locs))
+		}
+		seenLine := map[int]bool{}
+		for _, at := range locs {
+			a, b := lineAt(text, at)
+			if seenLine[a] {
+				continue
+			}
+			seenLine[a] = true
+			h := byLine[a]
+			if h == nil {
+				h = &hit{a: a, b: b}
+				byLine[a] = h
+			}
+			h.score += w
+		}
+	}
+	hits := make([]*hit, 0, len(byLine))
+	for _, h := range byLine {
+		hits = append(hits, h)
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].a < hits[j].a
+	})
+	var out []string
+	for _, h := range hits {
+		if len(out) == n {
+			break
+		}
+		l := text[h.a:h.b]
+		if len(l) > 300 {
+			l = l[:300]
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// finder holds a question's search of one text.
+type finder struct {
+	text, folded string
+	q            query
+	terms        []term // the keys the text can be searched for
+	counts       []int
+	absent       int // loose key words found nowhere in the text
+}
+
+// fileNameRE matches a file name that a question may mention as where the
+// text came from (it need not be in the text).
+var fileNameRE = regexp.MustCompile(`(?i)\.(?:txt|md|csv|tsv|tab|json|jsonl|ya?ml|xml|html?|log|conf|cfg|ini|toml|h|c|cc|cpp|go|py|rs|js|ts|sh|sql|service|timer|socket|gz|pdf|out|list)$`)
+
+func newFinder(text string, q query) *finder {
+	f := &finder{text: text, folded: foldASCII(text), q: q}
+	strongWanted, strongFound := 0, 0
+	for _, t := range q.terms {
+		n := len(occurrences(text, f.folded, t, maxAnchors))
+		switch {
+		case n > 0:
+			f.terms = append(f.terms, t)
+			f.counts = append(f.counts, n)
+			if t.strong {
+				strongFound++
+			}
+		case t.strong && !t.name && !fileNameRE.MatchString(t.text):
+			// An identifier, number or version that is nowhere in the
+			// text: the text does not hold what is asked.
+			return nil
+		case !t.strong:
+			f.absent++
+		}
+		if t.strong && !(t.name || fileNameRE.MatchString(t.text)) {
+			strongWanted++
+		}
+		if t.strong && (t.name || fileNameRE.MatchString(t.text)) && n == 0 {
+			continue
+		}
+	}
+	hasStrong := false
+	for _, t := range q.terms {
+		if t.strong {
+			hasStrong = true
+		}
+	}
+	if hasStrong && strongFound == 0 {
+		// Every name the question gives is absent: it asks about
+		// something this text does not mention.
+		return nil
+	}
+	if len(f.terms) == 0 {
+		return nil
+	}
+	_ = strongWanted
+	return f
+}
+
+// occurrences finds term t in text (folded is its ASCII-folded copy): the
+// whole word, case-insensitively; loose words also by their stem, as a
+// word's start. At most limit offsets.
+func occurrences(text, folded string, t term, limit int) []int {
+	needle := t.fold
+	prefix := false
+	if !t.strong && len(t.stems) == 1 && len(t.stems[0]) >= 4 && len(t.stems[0]) < len(needle) {
+		needle, prefix = foldASCII(t.stems[0]), true
+	}
+	var out []int
+	for i := 0; len(out) < limit; {
+		j := strings.Index(folded[i:], needle)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		end := at + len(needle)
+		if boundaryBefore(text, at) && (prefix || boundaryAfter(text, end)) && (t.fold == needle || prefix || true) {
+			// Non-ASCII letters are matched as written; check case-
+			// insensitively where the fold did not reach.
+			if prefix || strings.EqualFold(text[at:end], t.text) || foldASCII(text[at:end]) == needle {
+				out = append(out, at)
+			}
+		}
+		i = end
+	}
+	return out
+}
+
+// cand is one value a record offers.
+type cand struct {
+	value string
+	label string
+	rec   *record
+	at    int
+}
+
+// best reads the records around the anchor key's matches and returns the
+// best-scoring value.
+func (f *finder) best() Answer {
+	// The anchor: the rarest strong key, else the rarest key.
+	anchor := -1
+	for i, t := range f.terms {
+		if anchor < 0 || t.strong && !f.terms[anchor].strong ||
+			t.strong == f.terms[anchor].strong && f.counts[i] < f.counts[anchor] {
+			anchor = i
+		}
+	}
+	locs := occurrences(f.text, f.folded, f.terms[anchor], maxAnchors)
+	// Other keys with few matches anchor too: a strong key may be only in
+	// a table's header, its row found by another key.
+	for i, t := range f.terms {
+		if i != anchor && f.counts[i] <= maxExtraAnchors {
+			locs = append(locs, occurrences(f.text, f.folded, t, maxExtraAnchors)...)
+		}
+	}
+	seenLine := map[int]bool{}
+	seen := map[[2]int]bool{}
+	var bestA Answer
+	bestScore := -1e9
+	for _, at := range locs {
+		if a, _ := lineAt(f.text, at); seenLine[a] {
+			continue
+		} else {
+			seenLine[a] = true
+		}
+		for _, r := range records(f.text, at) {
+			key := [2]int{r.start, len(r.text)}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			r := r
+			m := f.match(&r)
+			if m == nil {
+				continue
+			}
+			for _, c := range f.candidates(&r) {
+				s := f.score(c, m, at)
+				if s > bestScore {
+					bestScore = s
+					a, b := lineAt(f.text, min(max(c.at, 0), len(f.text)))
+					bestA = Answer{Value: c.value, Line: f.text[a:b], Score: s}
+				}
+			}
+		}
+	}
+	if bestScore < minScore {
+		return Answer{}
+	}
+	return bestA
+}
+
+// maxExtraAnchors bounds the matches of the other keys that are read.
+const maxExtraAnchors = 300
+
+// minScore is the least score of an answer Find returns.
+const minScore = 3
+
+// matches records which keys a record holds.
+type matches struct {
+	strong []bool // by f.terms index
+	loose  []bool
+	words  map[string]bool // the record's word stems
+}
+
+// match checks a record against the keys: nil when it lacks a strong
+// key.
+func (f *finder) match(r *record) *matches {
+	folded := foldASCII(r.text)
+	m := &matches{strong: make([]bool, len(f.terms)), loose: make([]bool, len(f.terms)), words: map[string]bool{}}
+	for _, w := range termRE.FindAllString(r.text, -1) {
+		for _, p := range parts(w) {
+			m.words[stem(p)] = true
+		}
+	}
+	for i, t := range f.terms {
+		if t.strong {
+			if len(occurrences(r.text, folded, t, 1)) == 0 {
+				return nil
+			}
+			m.strong[i] = true
+			continue
+		}
+		m.loose[i] = f.looseIn(t, m.words)
+	}
+	return m
+}
+
+// looseIn reports whether every stem of loose key t is among words, or
+// related to one of them.
+func (f *finder) looseIn(t term, words map[string]bool) bool {
+	for _, s := range t.stems {
+		if words[s] {
+			continue
+		}
+		ok := false
+		for w := range words {
+			if related(s, w) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return len(t.stems) > 0
+}
+
+// labelHas reports whether a field's label names loose key t.
+func labelHas(label string, t term) bool {
+	ls := parts(label)
+	for _, s := range t.stems {
+		for _, l := range ls {
+			if related(s, stem(l)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// candidates lists the values a record offers: its labelled fields, and
+// in a line or sentence the values of the kind asked for.
+func (f *finder) candidates(r *record) []cand {
+	var out []cand
+	for _, fl := range r.fields {
+		out = append(out, cand{value: fl.value, label: fl.label, rec: r, at: fl.at})
+	}
+	if r.kind == "line" || r.kind == "prose" {
+		var masked [][]int
+		if f.q.want != dateKind {
+			masked = append(dateRE.FindAllStringIndex(r.text, -1), timeRE.FindAllStringIndex(r.text, -1)...)
+		}
+	typedLoop:
+		for _, loc := range typed(f.q.want, r.text) {
+			for _, m := range masked {
+				if loc[0] < m[1] && loc[1] > m[0] && !(loc[0] <= m[0] && loc[1] >= m[1]) {
+					continue typedLoop // a piece of a date or time
+				}
+			}
+			if f.q.want == numberKind || f.q.want == quantityKind || f.q.want == anyKind {
+				loc = withUnit(r.text, loc)
+			}
+			v := clean(r.text[loc[0]:loc[1]])
+			if v != "" {
+				out = append(out, cand{value: v, rec: r, at: r.start + loc[0]})
+			}
+		}
+		// "X is V", "X: V", "X = V" after a key word.
+		for _, m := range isRE.FindAllStringSubmatchIndex(r.text, -1) {
+			v := phrase(r.text[m[2]:m[3]])
+			if v != "" && utf8.RuneCountInString(v) <= 60 {
+				out = append(out, cand{value: v, label: "\x00is", rec: r, at: r.start + m[2]})
+			}
+		}
+	}
+	return out
+}
+
+var timeRE = regexp.MustCompile(`\b\d{1,2}:\d{2}(?::\d{2})?\b`)
+
+var isRE = regexp.MustCompile(`(?i)\b(?:is|are|was|were|be|equals|reads)\s*:?\s+(?:set\s+to\s+|now\s+|currently\s+)?([^\n]+)`)
+
+var byRE = regexp.MustCompile(`(?i)\b(?:by|from|to|at|in|on|of|every|is|:)\s*$`)
+
+// score rates a value: the keys its record holds, whether its label names
+// what is asked, whether it is the kind of value asked for.
+func (f *finder) score(c cand, m *matches, anchor int) float64 {
+	v := c.value
+	if v == "" || utf8.RuneCountInString(v) > 200 {
+		return -1e9
+	}
+	lv := strings.ToLower(v)
+	s := 0.0
+	labelHit := false
+	isProse := c.label == "" || c.label == "\x00is"
+	for i, t := range f.terms {
+		if t.strong {
+			s += 3
+			if strings.Contains(lv, strings.ToLower(t.text)) {
+				return -1e9 // the value is the key itself
+			}
+			if !isProse && strings.Join(parts(c.label), " ") == strings.Join(parts(t.text), " ") {
+				s += 3 // the key names the field: price_eur, gc.auto
+				labelHit = true
+			}
+			continue
+		}
+		switch {
+		case !isProse && labelHas(c.label, t):
+			s += 3
+			labelHit = true
+		case m.loose[i]:
+			s++
+		default:
+			s -= 1.5
+		}
+		if lv == strings.ToLower(t.text) {
+			s -= 3
+		}
+	}
+	s -= 1.0 * float64(f.absent)
+	if f.q.want != anyKind {
+		if fits(f.q.want, v) {
+			s += 2
+		} else {
+			s -= 4
+		}
+	} else if !isProse && !labelHit && (hasDigit(v) || strings.ContainsAny(v, "@/")) {
+		s += 0.5 // a value, not a word
+	}
+	if !isProse && !labelHit {
+		// No key word names the field: a label that answers "which X"
+		// ("name" for "which language"), else a weak reading.
+		lab := parts(c.label)
+		switch {
+		case f.q.which != "" && len(lab) > 0 && (related(f.q.which, stem(lab[len(lab)-1])) || lab[len(lab)-1] == "name" || lab[len(lab)-1] == "title"):
+			s += 1.5
+		case len(lab) > 0 && (lab[len(lab)-1] == "name" || lab[len(lab)-1] == "title"):
+			s += 0.5
+		}
+		if f.hasLoose() {
+			s -= 1
+		}
+	}
+	if isProse {
+		s -= 0.5
+		// Near a key word, and after "by", "is", ":" ...
+		rel := c.at - c.rec.start
+		if rel >= 0 && rel <= len(c.rec.text) {
+			before := c.rec.text[max(0, rel-40):rel]
+			if byRE.MatchString(before) {
+				s += 1
+			}
+			s += f.nearKey(c.rec.text, rel)
+		}
+		if c.label == "\x00is" && f.q.want == anyKind {
+			s += 0.5
+		}
+	}
+	// Prefer values near the match and short ones.
+	d := c.at - anchor
+	if d < 0 {
+		d = -d
+	}
+	s -= float64(d) / 1e5
+	s -= float64(utf8.RuneCountInString(v)) / 500
+	return s
+}
+
+func (f *finder) hasLoose() bool {
+	for _, t := range f.terms {
+		if !t.strong {
+			return true
+		}
+	}
+	return false
+}
+
+// nearKey scores how close offset rel of s is to the nearest key word
+// before it.
+func (f *finder) nearKey(s string, rel int) float64 {
+	best := 1 << 30
+	folded := foldASCII(s)
+	for _, t := range f.terms {
+		for _, at := range occurrences(s, folded, t, 50) {
+			d := rel - at
+			if at > rel {
+				d = (at - rel) * 3 // the value before the key: weaker
+			}
+			if d < best {
+				best = d
+			}
+		}
+	}
+	switch {
+	case best <= 30:
+		return 1.5
+	case best <= 80:
+		return 0.75
+	}
+	return 0
+}

@@ -1,0 +1,202 @@
+package lookup
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+var (
+	emailRE   = regexp.MustCompile(`[\pL\pN._%+-]+@[\pL\pN-]+(?:\.[\pL\pN-]+)+`)
+	urlRE     = regexp.MustCompile(`[a-z][a-z0-9+.-]*://[^\s<>"'()\[\]{},;]+[^\s<>"'()\[\]{},;.:]`)
+	pathRE    = regexp.MustCompile(`(?:~|\.{1,2})?/[\pL\pN._~+-]+(?:/[\pL\pN._~+$-]*)*`)
+	ipRE      = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b`)
+	versionRE = regexp.MustCompile(`\b\d+(?::\d+)?(?:\.\d+)+(?:[-+~][\pL\pN.+~-]*)?\b|\b\d+-\d+[\pL\pN.+~-]*\b`)
+	hexRE     = regexp.MustCompile(`\b0[xX][0-9a-fA-F]+\b`)
+	numberRE  = regexp.MustCompile(`[-+]?\d[\d,._]*(?:\.\d+)?`)
+	dateRE    = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}(?:\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[-+]\d{4}|\s*[A-Z]{2,4}\b)?)?` +
+		`|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[-+]\d{2}:?\d{2})?)?` +
+		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}` +
+		`|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)
+	// quantity: a number and its unit, or "every N unit".
+	quantityRE = regexp.MustCompile(`(?i)(?:every\s+)?[-+]?\d[\d,.]*\s*(?:` + units + `)\b`)
+	// nameRE: two to four capitalized words, the way people are named.
+	nameRE = regexp.MustCompile(`\p{Lu}[\pL\pM'’-]+(?:\s+(?:(?:de|van|von|der|da|di|du|la|le|bin|al|ter|del)\s+)?\p{Lu}[\pL\pM'’.-]*){1,3}`)
+)
+
+const units = `ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|` +
+	`b|bytes?|kb|kib|mb|mib|gb|gib|tb|tib|k|m|g|kbit/s|mbit/s|gbit/s|kbps|mbps|gbps|hz|khz|mhz|ghz|%|percent|` +
+	`px|pt|em|mm|cm|km|m|miles?|kg|g|lbs?|°c|°f|c|f|v|mv|w|kw|mw|a|ma|rpm|req/s|rps|qps|ops/s|cores?|cpus?|threads?|connections?|items?|entries|times`
+
+// fits reports whether v is a value of the kind a question asks for.
+func fits(k valueKind, v string) bool {
+	switch k {
+	case personKind:
+		return emailRE.MatchString(v) || nameRE.MatchString(v) && !hasDigit(v)
+	case dateKind:
+		return dateRE.MatchString(v)
+	case numberKind:
+		return numberRE.MatchString(v)
+	case quantityKind:
+		return quantityRE.MatchString(v) || isNumber(v)
+	case placeKind:
+		return pathRE.MatchString(v) || urlRE.MatchString(v) || strings.Contains(v, ".") || nameRE.MatchString(v)
+	case emailKind:
+		return emailRE.MatchString(v)
+	case urlKind:
+		return urlRE.MatchString(v)
+	case versionKind:
+		return versionRE.MatchString(v) || hasDigit(v)
+	}
+	return true
+}
+
+// typed finds the values of kind k in s, in order, with their offsets.
+func typed(k valueKind, s string) [][2]int {
+	var res []*regexp.Regexp
+	switch k {
+	case personKind:
+		res = []*regexp.Regexp{nameRE, emailRE}
+	case dateKind:
+		res = []*regexp.Regexp{dateRE}
+	case numberKind:
+		res = []*regexp.Regexp{hexRE, quantityRE, numberRE}
+	case quantityKind:
+		res = []*regexp.Regexp{quantityRE, numberRE}
+	case placeKind:
+		res = []*regexp.Regexp{urlRE, emailRE, pathRE}
+	case emailKind:
+		res = []*regexp.Regexp{emailRE}
+	case urlKind:
+		res = []*regexp.Regexp{urlRE}
+	case versionKind:
+		res = []*regexp.Regexp{versionRE}
+	default:
+		res = []*regexp.Regexp{urlRE, emailRE, dateRE, ipRE, hexRE, pathRE, valueTokenRE}
+	}
+	var out [][2]int
+	taken := func(a, b int) bool {
+		for _, o := range out {
+			if a < o[1] && b > o[0] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, re := range res {
+		for _, m := range re.FindAllStringIndex(s, -1) {
+			if !taken(m[0], m[1]) {
+				out = append(out, [2]int{m[0], m[1]})
+			}
+		}
+	}
+	return out
+}
+
+// valueTokenRE is a token that looks like a value rather than a word: it
+// has a digit (a number, a code, an ID, a version).
+var valueTokenRE = regexp.MustCompile(`(?:[\pL\pN]+[-_./:#])*[\pL\pN]*\d[\pL\pN]*(?:[-_./:#+][\pL\pN]+)*#?`)
+
+func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
+
+func isNumber(s string) bool {
+	m := numberRE.FindString(s)
+	return m != "" && m == strings.TrimSpace(s)
+}
+
+// clean trims what surrounds a value on its line: quotes, brackets,
+// trailing punctuation, a trailing comment.
+func clean(v string) string {
+	v = strings.TrimSpace(v)
+	// A comment after a config value: "45  # raised from 30", "7 ; old".
+	for _, c := range []string{"  #", "\t#", " # ", "  //", " /* ", "\t/*", "  ;"} {
+		if i := strings.Index(v, c); i > 0 {
+			v = strings.TrimSpace(v[:i])
+		}
+	}
+	v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "*/"))
+	for {
+		before := v
+		v = strings.TrimSpace(v)
+		v = strings.TrimRight(v, ",;")
+		if len(v) >= 2 {
+			f, l := v[0], v[len(v)-1]
+			if (f == '"' && l == '"') || (f == '\'' && l == '\'') || (f == '`' && l == '`') || (f == '(' && l == ')') || (f == '[' && l == ']') {
+				v = v[1 : len(v)-1]
+			}
+		}
+		if v == before {
+			break
+		}
+	}
+	// A sentence's final period, but not an abbreviation's or a path's.
+	if strings.HasSuffix(v, ".") && !strings.HasSuffix(v, "..") {
+		last := v[strings.LastIndexAny(v, " /")+1:]
+		if utf8.RuneCountInString(last) > 3 || strings.Count(last, ".") == 1 {
+			v = strings.TrimSuffix(v, ".")
+		}
+	}
+	return strings.TrimSpace(v)
+}
+
+// phrase cuts a prose value at the end of its clause: "Beatriz Nascimento
+// from the São Paulo office" stays whole only when short.
+func phrase(v string) string {
+	v = strings.TrimSpace(v)
+	end := len(v)
+	for _, sep := range []string{". ", "; ", ", ", " (", " -- ", " — ", "! ", "? "} {
+		if i := strings.Index(v, sep); i > 0 && i < end {
+			end = i
+		}
+	}
+	v = clean(v[:end])
+	if words := strings.Fields(v); len(words) > 8 {
+		v = strings.Join(words[:8], " ")
+	}
+	return v
+}
+
+// trimUnit keeps a number's unit when it follows directly: "418 s" of
+// "completed in 418 s at ...".
+func withUnit(s string, loc [2]int) [2]int {
+	rest := s[loc[1]:]
+	if m := regexp.MustCompile(`^\s*(?:` + units + `)\b`).FindStringIndex(strings.ToLower(rest)); m != nil {
+		loc[1] += m[1]
+	}
+	return loc
+}
+
+// boundaryBefore reports whether a word starts at s[i]: after a non-word
+// character, or as the next part of a camelCase identifier.
+func boundaryBefore(s string, i int) bool {
+	if i <= 0 {
+		return true
+	}
+	p, _ := utf8.DecodeLastRuneInString(s[:i])
+	if !isWordRune(p) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsUpper(r) && (unicode.IsLower(p) || unicode.IsDigit(p))
+}
+
+// boundaryAfter reports whether a word ends at s[j]: before a non-word
+// character, or before the next part of a camelCase identifier.
+func boundaryAfter(s string, j int) bool {
+	if j >= len(s) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s[j:])
+	if !isWordRune(r) {
+		return true
+	}
+	p, _ := utf8.DecodeLastRuneInString(s[:j])
+	return unicode.IsUpper(r) && unicode.IsLower(p)
+}
+
+// capitalized reports whether s starts with an uppercase letter.
+func capitalized(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
+}
