@@ -15,6 +15,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rlm-project/rlm/document/lookup"
+
 	// The confined worker cannot read /usr/share/zoneinfo: time.LoadLocation
 	// falls back to this embedded copy.
 	_ "time/tzdata"
@@ -362,6 +365,8 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"rlm_query_batched":      reflect.ValueOf(func(ps []string) []string { return w.host(kindRLM, ps) }),
 		"FINAL":                  w.finalFn,
 		"SHOW_VARS":              reflect.ValueOf(w.showVars),
+		"lookup":                 reflect.ValueOf(lookup.Find),
+		"lookup_lines":           reflect.ValueOf(lookup.Lines),
 		"__rlmGoPanic":           reflect.ValueOf(w.goPanic),
 		"__rlmClear":             reflect.ValueOf(clearValue),
 		"__rlmLines":             reflect.ValueOf(lines),
