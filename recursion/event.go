@@ -132,4 +132,7 @@ const (
 	StopUpstreamError StopReason = "upstream_error" // the upstream model failed for good
 	StopFailedTurns   StopReason = "failed_turns"   // turn after turn, every cell failed (Limits.MaxFailedTurns)
 	StopNoContext     StopReason = "no_context"     // nothing to read: answered with Config.NoContextAnswer
+	// StopNoAnswer: with Config.GroundedAnswers, the model's FINAL said the
+	// input holds no answer, or its answer does not occur in the input.
+	StopNoAnswer StopReason = "no_answer"
 )

@@ -69,6 +69,10 @@ type engineConfig struct {
 	// recursion.Config): set for the built-in model, which can do nothing
 	// else with it.
 	NoContextAnswer string
+	// GroundedAnswers holds answers to the input (see recursion.Config):
+	// set for the built-in model, whose lookups must say "No answer"
+	// rather than return a value the input does not hold.
+	GroundedAnswers bool
 }
 
 // checkLimits refuses limits that cannot be enforced. A zero max-* means
@@ -289,7 +293,7 @@ func (c *engineConfig) engineSetup(base recursion.Config) (gateway.EngineConfig,
 	}
 	// Root stays nil without a local model: gateway.NewEngine makes it a
 	// client of the upstream.
-	base.Root, base.SubModel, base.NoContextAnswer = c.Local, c.SubModel, c.NoContextAnswer
+	base.Root, base.SubModel, base.NoContextAnswer, base.GroundedAnswers = c.Local, c.SubModel, c.NoContextAnswer, c.GroundedAnswers
 	base.RequestREPLMemory = mem.request
 	if base.RootModel == "" {
 		base.RootModel = c.RootModel

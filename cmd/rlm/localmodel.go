@@ -79,7 +79,7 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 	}
 	c.Local = &client.Client{Engine: e, Temperature: temp}
 	if c.LocalModel == cli.ModelBuiltin {
-		c.NoContextAnswer = builtinNoContext
+		c.NoContextAnswer, c.GroundedAnswers = builtinNoContext, true
 	}
 	return e, nil
 }
