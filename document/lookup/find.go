@@ -89,7 +89,7 @@ func Lines(text, question string, n int) []string {
 		seenLine := map[int]bool{}
 		for _, at := range locs {
 			a, b := lineAt(text, at)
-			if seenLine[a] {
+			if seenLine[a] || q.text != "" && strings.Contains(text[a:b], q.text) {
 				continue
 			}
 			seenLine[a] = true
@@ -131,7 +131,10 @@ type finder struct {
 	q            query
 	terms        []term // the keys the text can be searched for
 	counts       []int
-	absent       int // loose key words found nowhere in the text
+	// missing are loose key words found nowhere in the text: they may
+	// still name a field (a changelog's "uploaded by"), else they count
+	// against every reading.
+	missing []term
 }
 
 // fileNameRE matches a file name that a question may mention as where the
@@ -155,7 +158,7 @@ func newFinder(text string, q query) *finder {
 			// text: the text does not hold what is asked.
 			return nil
 		case !t.strong:
-			f.absent++
+			f.missing = append(f.missing, t)
 		}
 		if t.strong && !(t.name || fileNameRE.MatchString(t.text)) {
 			strongWanted++
@@ -188,8 +191,18 @@ func newFinder(text string, q query) *finder {
 func occurrences(text, folded string, t term, limit int) []int {
 	needle := t.fold
 	prefix := false
-	if !t.strong && len(t.stems) == 1 && len(t.stems[0]) >= 4 && len(t.stems[0]) < len(needle) {
-		needle, prefix = foldASCII(t.stems[0]), true
+	if !t.strong && len(t.stems) > 0 {
+		// A loose word by its longest stem, as a word's start:
+		// "released" finds "release", "e-mail" finds "mail".
+		st := t.stems[0]
+		for _, x := range t.stems[1:] {
+			if len(x) > len(st) {
+				st = x
+			}
+		}
+		if len(t.stems) > 1 || len(st) >= 4 && len(st) < len(needle) {
+			needle, prefix = foldASCII(st), len(st) >= 3
+		}
 	}
 	var out []int
 	for i := 0; len(out) < limit; {
@@ -243,12 +256,27 @@ func (f *finder) best() Answer {
 	var bestA Answer
 	bestScore := -1e9
 	for _, at := range locs {
-		if a, _ := lineAt(f.text, at); seenLine[a] {
-			continue
-		} else {
-			seenLine[a] = true
+		a, b := lineAt(f.text, at)
+		if seenLine[a] || f.q.text != "" && strings.Contains(f.text[a:b], f.q.text) {
+			continue // seen, or the question itself
 		}
-		for _, r := range records(f.text, at) {
+		seenLine[a] = true
+		rs := records(f.text, at)
+		structured := false
+		for _, r := range rs {
+			if r.kind == "line" || r.kind == "prose" || len(r.fields) < 2 {
+				continue
+			}
+			for _, fl := range r.fields {
+				if fl.at >= a && fl.at <= b {
+					structured = true // the line is one of the record's fields
+				}
+			}
+		}
+		for _, r := range rs {
+			if structured && r.kind == "prose" {
+				continue // a table row or a record's line is not a sentence
+			}
 			key := [2]int{r.start, len(r.text)}
 			if seen[key] {
 				continue
@@ -259,7 +287,7 @@ func (f *finder) best() Answer {
 			if m == nil {
 				continue
 			}
-			for _, c := range f.candidates(&r) {
+			for _, c := range f.candidates(&r, !structured) {
 				s := f.score(c, m, at)
 				if s > bestScore {
 					bestScore = s
@@ -347,12 +375,18 @@ func labelHas(label string, t term) bool {
 
 // candidates lists the values a record offers: its labelled fields, and
 // in a line or sentence the values of the kind asked for.
-func (f *finder) candidates(r *record) []cand {
+func (f *finder) candidates(r *record, prose bool) []cand {
 	var out []cand
 	for _, fl := range r.fields {
 		out = append(out, cand{value: fl.value, label: fl.label, rec: r, at: fl.at})
+		// A value that is a sentence: "the release date is 18 May".
+		if m := isRE.FindStringSubmatch(fl.value); m != nil {
+			if v := phrase(m[1]); v != "" && v != fl.value {
+				out = append(out, cand{value: v, label: fl.value[:len(fl.value)-len(m[1])], rec: r, at: fl.at})
+			}
+		}
 	}
-	if r.kind == "line" || r.kind == "prose" {
+	if prose && (r.kind == "line" || r.kind == "prose") {
 		var masked [][]int
 		if f.q.want != dateKind {
 			masked = append(dateRE.FindAllStringIndex(r.text, -1), timeRE.FindAllStringIndex(r.text, -1)...)
@@ -400,14 +434,20 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	s := 0.0
 	labelHit := false
 	isProse := c.label == "" || c.label == "\x00is"
+	strongKey := false
+	for _, t := range f.terms {
+		if t.strong {
+			strongKey = true
+		}
+	}
 	for i, t := range f.terms {
 		if t.strong {
 			s += 3
 			if strings.Contains(lv, strings.ToLower(t.text)) {
 				return -1e9 // the value is the key itself
 			}
-			if !isProse && strings.Join(parts(c.label), " ") == strings.Join(parts(t.text), " ") {
-				s += 3 // the key names the field: price_eur, gc.auto
+			if lp, tp := " "+strings.Join(parts(c.label), " ")+" ", " "+strings.Join(parts(t.text), " ")+" "; !isProse && !labelHit && strings.Contains(lp, tp) {
+				s += 3 // the key names the field: price_eur, gc.auto, <entry key="k">
 				labelHit = true
 			}
 			continue
@@ -418,6 +458,8 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			labelHit = true
 		case m.loose[i]:
 			s++
+		case strongKey && genericAttr(t):
+			// "the code of X": said of X's value, whatever it is called
 		default:
 			s -= 1.5
 		}
@@ -425,7 +467,60 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			s -= 3
 		}
 	}
-	s -= 1.0 * float64(f.absent)
+	// A label that names another entity ("the code for calm-walrus is:")
+	// is about that one.
+	if !isProse {
+		for _, w := range termRE.FindAllString(c.label, -1) {
+			if strings.ContainsAny(w, "-_0123456789") && !f.isTerm(w) && !f.allParts(w) {
+				s -= 3
+				break
+			}
+		}
+	}
+	// A value that holds the question's own words is a sentence about the
+	// answer, or a key: "the release date is ...", "diskQuota".
+	vwords := map[string]bool{}
+	for _, w := range termRE.FindAllString(v, -1) {
+		for _, p := range parts(w) {
+			vwords[stem(p)] = true
+		}
+	}
+	if !(strings.ContainsAny(v, "@/") && !strings.Contains(v, " ")) {
+		for _, t := range append(f.terms, f.missing...) {
+			if !t.strong && f.looseIn(t, vwords) {
+				s -= 2
+			}
+		}
+	}
+	// Key words found nowhere in the text: when none of the question's
+	// words names the field, the field asked for may be one the text
+	// does not have. Words that only say what kind of value is asked
+	// ("e-mail address", "date") are checked by the value's kind.
+	strongHit := strongKey
+	missed := 0
+	for _, t := range f.missing {
+		switch {
+		case !isProse && labelHas(c.label, t):
+			s += 3
+			labelHit = true
+		case f.q.want != anyKind && typeWord(t):
+		case strongHit && genericAttr(t):
+			// "the secret of X", "the code for X": a word that only
+			// says "a value", where X itself matched.
+		default:
+			missed++
+		}
+	}
+	switch {
+	case labelHit:
+		s -= 0.5 * float64(missed)
+	case isProse && strongHit:
+		s -= 2 * float64(missed)
+	case isProse:
+		s -= 3 * float64(missed)
+	default:
+		s -= 2.5 * float64(missed)
+	}
 	if f.q.want != anyKind {
 		if fits(f.q.want, v) {
 			s += 2
@@ -473,6 +568,62 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	s -= float64(utf8.RuneCountInString(v)) / 500
 	return s
 }
+
+// isTerm reports whether w is one of the question's keys.
+func (f *finder) isTerm(w string) bool {
+	for _, t := range f.terms {
+		if strings.EqualFold(t.text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// allParts reports whether every part of identifier w is one of the
+// question's words: "cache-ttl" for "the cache ttl".
+func (f *finder) allParts(w string) bool {
+	for _, p := range parts(w) {
+		ok := false
+		for _, t := range append(f.terms, f.missing...) {
+			for _, st := range t.stems {
+				if related(st, stem(p)) {
+					ok = true
+				}
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// genericAttr reports whether a loose key word only says "a value" of
+// some kind (a code, a number, a secret) without naming which.
+func genericAttr(t term) bool {
+	for _, st := range t.stems {
+		if !genericStems[st] {
+			return false
+		}
+	}
+	return len(t.stems) > 0
+}
+
+var genericStems = setOf(`numb cod valu id identifi key token serial referenc ref secret pin passcod ticket str setting
+entri field dat inf detail`)
+
+// typeWord reports whether a loose key word only names a kind of value.
+func typeWord(t term) bool {
+	for _, st := range t.stems {
+		if !typeStems[st] {
+			return false
+		}
+	}
+	return len(t.stems) > 0
+}
+
+var typeStems = setOf(`mail email address url link homepag websit dat day tim path directori folder fil version vers number numer
+amount count ip port nam person`)
 
 func (f *finder) hasLoose() bool {
 	for _, t := range f.terms {

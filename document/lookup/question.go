@@ -40,6 +40,9 @@ type term struct {
 type query struct {
 	terms []term
 	want  valueKind
+	// text is the question as asked (its asking paragraph); the line
+	// that holds it is the question, not an answer.
+	text string
 	// which is the noun of "which X ..." / "what X ...", the thing asked
 	// for when no field of the record is named by the question.
 	which string
@@ -65,14 +68,17 @@ func questionPart(q string) string {
 
 func parseQuery(q string) query {
 	q = questionPart(q)
-	var out query
+	out := query{text: q}
 	lower := strings.ToLower(q)
 	words := strings.Fields(strings.Map(func(r rune) rune {
-		if isWordRune(r) || r == '-' || r == '\'' {
+		if isWordRune(r) || r == '-' || r == '\'' || r == '_' || r == '.' {
 			return unicode.ToLower(r)
 		}
 		return ' '
 	}, q))
+	for i, w := range words {
+		words[i] = strings.Trim(w, ".")
+	}
 	has := func(w ...string) bool {
 		for _, x := range w {
 			for _, y := range words {
@@ -86,9 +92,9 @@ func parseQuery(q string) query {
 	switch {
 	case strings.HasPrefix(lower, "who") || has("whom", "whose"):
 		out.want = personKind
-	case strings.HasPrefix(lower, "when") || has("date", "day", "deadline", "when"):
+	case strings.HasPrefix(lower, "when") || has("date", "day", "deadline"):
 		out.want = dateKind
-	case strings.Contains(lower, "how many") || strings.Contains(lower, "how much") || has("port", "count", "number", "numeric", "pid", "uid", "gid"):
+	case strings.Contains(lower, "how many") || strings.Contains(lower, "how much") || has("port", "count", "numeric", "pid", "uid", "gid") || strings.Contains(lower, "number of"):
 		out.want = numberKind
 	case strings.Contains(lower, "how long") || strings.Contains(lower, "how fast") || strings.Contains(lower, "how often") ||
 		strings.Contains(lower, "how big") || strings.Contains(lower, "how large") || strings.Contains(lower, "how far") ||
@@ -113,13 +119,14 @@ func parseQuery(q string) query {
 		w := strings.TrimRight(q[loc[0]:loc[1]], "'’")
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 		lw := strings.ToLower(w)
-		if stopWords[lw] || auxWords[lw] || seen[lw] || utf8.RuneCountInString(w) < 2 && !isDigits(w) {
+		if stopWords[lw] || auxWords[lw] || seen[lw] || utf8.RuneCountInString(w) < 2 && !isDigits(w) ||
+			loc[0] == 0 && imperatives[lw] {
 			continue
 		}
 		seen[lw] = true
 		t := term{text: w, fold: foldASCII(w)}
 		for _, p := range parts(w) {
-			if !stopWords[p] {
+			if !stopWords[p] && (utf8.RuneCountInString(p) > 1 || isDigits(p)) {
 				t.stems = append(t.stems, stem(p))
 			}
 		}
@@ -150,6 +157,9 @@ func commonHyphenated(w string) bool {
 
 var hyphenPrefixes = setOf(`e re co non self multi pre post sub anti semi well so end up opt third long short real read write
 built back front high low full half one two three four five first second last cross inter intra de un x`)
+
+// imperatives open a request ("Name the owner of ...") without being a key.
+var imperatives = setOf(`name list give tell find show quote return report identify state provide fetch look lookup check`)
 
 func isDigits(s string) bool {
 	for _, r := range s {
@@ -196,7 +206,7 @@ func Question(text string) (question, rest string) {
 	return "", text
 }
 
-var askRE = regexp.MustCompile(`(?i)^(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|find|give|tell|list|show|quote|return|look|search|report|name|identify)\b`)
+var askRE = regexp.MustCompile(`(?i)^(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|would|will|find|give|tell|list|show|quote|return|look|search|report|name|identify|i need|i want|i'd like|i would like|please|get|fetch|need|question:|q:)\b`)
 
 func asks(p string) bool {
 	if strings.Contains(p, "\n") && strings.Count(p, "\n") > 3 {

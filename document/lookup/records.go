@@ -107,6 +107,8 @@ func records(s string, at int) []record {
 // key => value on a line.
 var kvRE = regexp.MustCompile(`(?:^|[\s,{;(|])["']?-{0,2}([\pL_][\pL\pN_.\-]*(?:\s[\pL][\pL\pN_.\-]*){0,3})["']?\s*(?::|=>|=|:=)\s*("[^"]*"|'[^']*'|[^\s,;|}{]+(?:\s+[^\s,;|}{#=:]+)*)`)
 
+var tagRE = regexp.MustCompile(`<([A-Za-z][\w:.-]*)([^<>]*)>([^<>]+)</([A-Za-z][\w:.-]*)>`)
+
 // defineRE: #define NAME value, and NAME value in a config file.
 var defineRE = regexp.MustCompile(`^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$`)
 var bareKVRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s+([^\s=:].*)$`)
@@ -119,13 +121,49 @@ func lineRecord(s string, a, b int) record {
 		r.fields = append(r.fields, field{m[1], clean(m[2]), a})
 		return r
 	}
-	for _, m := range kvRE.FindAllStringSubmatchIndex(line, -1) {
-		k, v := line[m[2]:m[3]], line[m[4]:m[5]]
-		v = clean(v)
-		if v == "" {
-			continue
+	// <tag attr="...">value</tag>: the value labelled by the tag and its
+	// attributes.
+	for _, m := range tagRE.FindAllStringSubmatchIndex(line, -1) {
+		if v := clean(line[m[6]:m[7]]); v != "" {
+			r.fields = append(r.fields, field{line[m[2]:m[3]] + " " + line[m[4]:m[5]], v, a + m[6]})
 		}
-		r.fields = append(r.fields, field{k, v, a + m[4]})
+	}
+	if len(r.fields) > 0 {
+		return r
+	}
+	// Pairs may overlap: "host-7: diskQuota = 67 MiB" is host-7's
+	// "diskQuota = 67 MiB" and diskQuota's "67 MiB".
+	for pos := 0; pos < len(line); {
+		m := kvRE.FindStringSubmatchIndex(line[pos:])
+		if m == nil {
+			break
+		}
+		k, v := line[pos+m[2]:pos+m[3]], line[pos+m[4]:pos+m[5]]
+		if i := sentenceEndRE.FindStringIndex(v); i != nil {
+			v = v[:i[0]] // "is: 123. The sky is blue."
+		}
+		if strings.HasPrefix(v, "//") {
+			v = "" // a URL's scheme, not a key
+		}
+		if v = clean(v); v != "" {
+			r.fields = append(r.fields, field{k, v, a + pos + m[4]})
+		}
+		if m[4] > 0 {
+			pos += m[4]
+		} else {
+			pos += m[1]
+		}
+	}
+	// "key: k = v": the rest of the line after the key may itself be a
+	// pair; kvRE's value stops at '=' and ':'.
+	for _, m := range kvRE.FindAllStringSubmatchIndex(line, -1) {
+		rest := line[m[4]:]
+		if km := kvRE.FindStringSubmatchIndex(" " + rest); km != nil {
+			k, v := (" " + rest)[km[2]:km[3]], clean((" " + rest)[km[4]:km[5]])
+			if v != "" && !strings.HasPrefix(v, "//") && !hasPair(r.fields, k, v) {
+				r.fields = append(r.fields, field{k, v, a + m[4] + km[4] - 1})
+			}
+		}
 	}
 	if len(r.fields) == 0 {
 		if m := bareKVRE.FindStringSubmatch(line); m != nil && len(strings.Fields(line)) <= 4 {
@@ -133,6 +171,15 @@ func lineRecord(s string, a, b int) record {
 		}
 	}
 	return r
+}
+
+func hasPair(fs []field, k, v string) bool {
+	for _, f := range fs {
+		if f.label == k && f.value == v {
+			return true
+		}
+	}
+	return false
 }
 
 // splitRow splits a table row on sep, honouring CSV quotes.
@@ -247,7 +294,7 @@ func tableRecord(s string, a, b int) (record, bool) {
 func headerLike(cells []string) bool {
 	for _, c := range cells {
 		c = strings.Trim(strings.TrimSpace(c), "#\"'`")
-		if c == "" || utf8.RuneCountInString(c) > 40 || numberRE.FindString(c) == c || dateRE.MatchString(c) {
+		if c == "" || utf8.RuneCountInString(c) > 40 || isNumber(c) || dateRE.MatchString(c) {
 			return false
 		}
 	}

@@ -14,40 +14,60 @@ var (
 	ipRE      = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b`)
 	versionRE = regexp.MustCompile(`\b\d+(?::\d+)?(?:\.\d+)+(?:[-+~][\pL\pN.+~-]*)?\b|\b\d+-\d+[\pL\pN.+~-]*\b`)
 	hexRE     = regexp.MustCompile(`\b0[xX][0-9a-fA-F]+\b`)
-	numberRE  = regexp.MustCompile(`[-+]?\d[\d,._]*(?:\.\d+)?`)
+	// numberRE: a number that is not the tail of a word ("db-3").
+	numberRE      = regexp.MustCompile(`(?:^|[^\pL\pN_.-])([-+]?\d[\d,._]*(?:\.\d+)?)`)
+	wholeNumberRE = regexp.MustCompile(`^[-+]?\d[\d,._]*(?:\.\d+)?$`)
 	dateRE    = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}(?:\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[-+]\d{4}|\s*[A-Z]{2,4}\b)?)?` +
 		`|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[-+]\d{2}:?\d{2})?)?` +
 		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}` +
 		`|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)
 	// quantity: a number and its unit, or "every N unit".
-	quantityRE = regexp.MustCompile(`(?i)(?:every\s+)?[-+]?\d[\d,.]*\s*(?:` + units + `)\b`)
+	quantityRE = regexp.MustCompile(`(?i)(?:^|[^\pL\pN_.-])((?:every\s+)?[-+]?\d[\d,.]*(?:\s*(?:` + units + `)|\s+(?:` + shortUnits + `)))\b`)
 	// nameRE: two to four capitalized words, the way people are named.
 	nameRE = regexp.MustCompile(`\p{Lu}[\pL\pM'’-]+(?:\s+(?:(?:de|van|von|der|da|di|du|la|le|bin|al|ter|del)\s+)?\p{Lu}[\pL\pM'’.-]*){1,3}`)
 )
 
-const units = `ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|` +
-	`b|bytes?|kb|kib|mb|mib|gb|gib|tb|tib|k|m|g|kbit/s|mbit/s|gbit/s|kbps|mbps|gbps|hz|khz|mhz|ghz|%|percent|` +
-	`px|pt|em|mm|cm|km|m|miles?|kg|g|lbs?|°c|°f|c|f|v|mv|w|kw|mw|a|ma|rpm|req/s|rps|qps|ops/s|cores?|cpus?|threads?|connections?|items?|entries|times`
+// units may follow a number directly (90s, 512MiB) or after a space;
+// shortUnits, single letters, only after a space ("418 s"), so that a code
+// such as 38A-8342 is not a quantity.
+const units = `ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?|` +
+	`bytes?|kb|kib|mb|mib|gb|gib|tb|tib|kbit/s|mbit/s|gbit/s|kbps|mbps|gbps|hz|khz|mhz|ghz|%|percent|` +
+	`px|pt|mm|cm|km|miles?|kg|lbs?|°c|°f|mv|kw|mw|ma|rpm|req/s|rps|qps|ops/s|cores?|cpus?|threads?|connections?|items?|entries|times|s|h|m`
 
-// fits reports whether v is a value of the kind a question asks for.
+const shortUnits = `s|h|m|k|g|b|v|w|a`
+
+// fits reports whether v is a value of the kind a question asks for: the
+// value is mostly that kind of thing, not a sentence holding one.
 func fits(k valueKind, v string) bool {
+	v = strings.TrimSpace(v)
+	covers := func(re *regexp.Regexp) bool {
+		for _, m := range re.FindAllStringSubmatchIndex(v, -1) {
+			if re.NumSubexp() > 0 {
+				m = m[2:]
+			}
+			if (m[1]-m[0])*10 >= len(v)*7 {
+				return true
+			}
+		}
+		return false
+	}
 	switch k {
 	case personKind:
-		return emailRE.MatchString(v) || nameRE.MatchString(v) && !hasDigit(v)
+		return covers(emailRE) || covers(nameRE) && !hasDigit(v) || nameRE.MatchString(v) && emailRE.MatchString(v) && len(strings.Fields(v)) <= 5
 	case dateKind:
-		return dateRE.MatchString(v)
+		return covers(dateRE)
 	case numberKind:
-		return numberRE.MatchString(v)
+		return isNumber(v) || covers(quantityRE) || covers(hexRE)
 	case quantityKind:
-		return quantityRE.MatchString(v) || isNumber(v)
+		return covers(quantityRE) || isNumber(v)
 	case placeKind:
-		return pathRE.MatchString(v) || urlRE.MatchString(v) || strings.Contains(v, ".") || nameRE.MatchString(v)
+		return covers(pathRE) || covers(urlRE) || covers(emailRE) || !strings.Contains(v, " ") && strings.Contains(v, ".") || covers(nameRE)
 	case emailKind:
-		return emailRE.MatchString(v)
+		return covers(emailRE)
 	case urlKind:
-		return urlRE.MatchString(v)
+		return covers(urlRE)
 	case versionKind:
-		return versionRE.MatchString(v) || hasDigit(v)
+		return covers(versionRE) || hasDigit(v) && !strings.Contains(v, " ")
 	}
 	return true
 }
@@ -85,7 +105,10 @@ func typed(k valueKind, s string) [][2]int {
 		return false
 	}
 	for _, re := range res {
-		for _, m := range re.FindAllStringIndex(s, -1) {
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			if re.NumSubexp() > 0 {
+				m = m[2:]
+			}
 			if !taken(m[0], m[1]) {
 				out = append(out, [2]int{m[0], m[1]})
 			}
@@ -100,10 +123,7 @@ var valueTokenRE = regexp.MustCompile(`(?:[\pL\pN]+[-_./:#])*[\pL\pN]*\d[\pL\pN]
 
 func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
 
-func isNumber(s string) bool {
-	m := numberRE.FindString(s)
-	return m != "" && m == strings.TrimSpace(s)
-}
+func isNumber(s string) bool { return wholeNumberRE.MatchString(strings.TrimSpace(s)) }
 
 // clean trims what surrounds a value on its line: quotes, brackets,
 // trailing punctuation, a trailing comment.
@@ -140,10 +160,27 @@ func clean(v string) string {
 	return strings.TrimSpace(v)
 }
 
-// phrase cuts a prose value at the end of its clause: "Beatriz Nascimento
-// from the São Paulo office" stays whole only when short.
+// leadRE is a value at the start of a phrase: a quantity, a date, an
+// address, a path, a code or number, or a capitalized name.
+var leadREs = []*regexp.Regexp{
+	regexp.MustCompile(`^(?i)(?:every\s+)?[-+]?\d[\d,.]*(?:\s*(?:` + units + `)|\s+(?:` + shortUnits + `))\b`),
+	regexp.MustCompile(`^(?i:` + dateRE.String()[4:] + `)`),
+	regexp.MustCompile(`^` + urlRE.String()), regexp.MustCompile(`^` + emailRE.String()),
+	regexp.MustCompile(`^` + pathRE.String()),
+	regexp.MustCompile(`^(?:[\pL\pN]+[-_./:#])*[\pL\pN]*\d[\pL\pN]*(?:[-_./:#+][\pL\pN]+)*#?`),
+	regexp.MustCompile(`^\p{Lu}[\pL\pM'’-]*(?:\s+(?:(?:de|van|von|der|da|di|du|la|le|bin|al|ter|del)\s+)?\p{Lu}[\pL\pM'’.-]*){0,3}`),
+}
+
+// phrase cuts a prose value at the end of its clause, or to the value it
+// starts with: "GA935 last week" is GA935, "Beatriz Nascimento from the
+// São Paulo office" is Beatriz Nascimento.
 func phrase(v string) string {
 	v = strings.TrimSpace(v)
+	for _, re := range leadREs {
+		if m := re.FindString(v); m != "" {
+			return clean(m)
+		}
+	}
 	end := len(v)
 	for _, sep := range []string{". ", "; ", ", ", " (", " -- ", " — ", "! ", "? "} {
 		if i := strings.Index(v, sep); i > 0 && i < end {
@@ -157,11 +194,13 @@ func phrase(v string) string {
 	return v
 }
 
-// trimUnit keeps a number's unit when it follows directly: "418 s" of
+var unitRE = regexp.MustCompile(`^(?:\s*(?:` + units + `)|\s+(?:` + shortUnits + `))\b`)
+
+// withUnit keeps a number's unit when it follows directly: "418 s" of
 // "completed in 418 s at ...".
 func withUnit(s string, loc [2]int) [2]int {
 	rest := s[loc[1]:]
-	if m := regexp.MustCompile(`^\s*(?:` + units + `)\b`).FindStringIndex(strings.ToLower(rest)); m != nil {
+	if m := unitRE.FindStringIndex(strings.ToLower(rest)); m != nil {
 		loc[1] += m[1]
 	}
 	return loc

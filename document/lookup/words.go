@@ -67,6 +67,12 @@ func stem(w string) string {
 	if utf8.RuneCountInString(w) <= 3 {
 		return w
 	}
+	if strings.HasSuffix(w, "sses") {
+		w = strings.TrimSuffix(w, "es")
+	}
+	if strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us") || strings.HasSuffix(w, "is") {
+		return w // address, status, analysis
+	}
 	for _, suf := range []string{"ations", "ation", "ings", "ing", "ers", "er", "ied", "ies", "ed", "es", "s", "e", "y"} {
 		if strings.HasSuffix(w, suf) && utf8.RuneCountInString(w)-utf8.RuneCountInString(suf) >= 3 {
 			w = strings.TrimSuffix(w, suf)
@@ -194,7 +200,10 @@ all such same other another one ones value values set sets according say says sa
 lists mentioned mention written write given gives give appear appears appearing entry entries document documents text
 file files doc attached provided following below above exactly answer answers question need want know like
 let see thing things use used uses using get gets got currently current actually please kindly i'm im what's whats
-who's whos where's wheres when's whens how's hows which's there's does doesn't isn't`)
+who's whos where's wheres when's whens how's hows which's there's does doesn't isn't
+somewhere anywhere once next near beside together shown recorded record's assigns assigned assign stored kept located
+found defined specified noted written mentions contains holds associated belongs goes related linked corresponds section page manual script snippet listing excerpt dump
+loaded`)
 
 func setOf(s string) map[string]bool {
 	m := map[string]bool{}
