@@ -17,7 +17,7 @@ var (
 	// numberRE: a number that is not the tail of a word ("db-3").
 	numberRE      = regexp.MustCompile(`(?:^|[^\pL\pN_.-])([-+]?\d[\d,._]*(?:\.\d+)?)`)
 	wholeNumberRE = regexp.MustCompile(`^[-+]?\d[\d,._]*(?:\.\d+)?$`)
-	dateRE    = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}(?:\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[-+]\d{4}|\s*[A-Z]{2,4}\b)?)?` +
+	dateRE        = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}(?:\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[-+]\d{4}|\s*[A-Z]{2,4}\b)?)?` +
 		`|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[-+]\d{2}:?\d{2})?)?` +
 		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}` +
 		`|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)

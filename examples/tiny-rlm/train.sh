@@ -52,7 +52,13 @@ export RLM
 # --- 1 and 2. Tasks and expert trajectories --------------------------------
 # Held-in phrasings and seeds from 1000 up; evaluation uses seed 1 and the
 # held-out phrasings.
-N=${N:-60} SEEDS=${SEEDS:-4} LENGTHS=${LENGTHS:-8k,128k} SEED=1000 sh "$ROOT/examples/tiny-rlm/data.sh" "$OUT"
+# Lookups (S-NIAH, docs, and examples/tiny-rlm/lookups' questions of every
+# shape) are one short cell each: 15 a variant and length and 150 of every
+# shape a seed are enough to learn to choose it, and leave the training
+# steps to label-count, whose sub-call answers are what the model must
+# learn to read.
+N=${N:-60} LOOKUP_N=${LOOKUP_N:-15} LOOKUPS=${LOOKUPS:-150} SEEDS=${SEEDS:-4} LENGTHS=${LENGTHS:-8k,128k} SEED=1000 \
+	sh "$ROOT/examples/tiny-rlm/data.sh" "$OUT"
 # SFT data: every run's whole root transcript, and the expert's llm_query
 # answers (label-count's chunks), so that the model learns to be its own
 # sub-model: all answers to chunks of at most 16 comments (8K runs, ~7,000)

@@ -148,7 +148,7 @@ var accents = strings.NewReplacer("a", "á", "o", "ö", "e", "é", "u", "ü")
 func personName(rng *rand.Rand) string {
 	first, last := title(word(rng, 2)), title(word(rng, 2+rng.IntN(2)))
 	if rng.IntN(3) == 0 {
-		last = title(accents.Replace(last[:1]+strings.ToLower(last[1:])))
+		last = title(accents.Replace(last[:1] + strings.ToLower(last[1:])))
 		last = strings.ToUpper(last[:1]) + last[1:]
 	}
 	return first + " " + last
@@ -224,7 +224,9 @@ func newFact(rng *rand.Rand) fact {
 
 // forms write a fact as it may appear in a document.
 var forms = []func(*rand.Rand, fact) string{
-	func(r *rand.Rand, f fact) string { return fmt.Sprintf("The %s of %s is %s.", f.attr, f.entity, f.value) },
+	func(r *rand.Rand, f fact) string {
+		return fmt.Sprintf("The %s of %s is %s.", f.attr, f.entity, f.value)
+	},
 	func(r *rand.Rand, f fact) string { return fmt.Sprintf("%s: %s = %s", f.entity, f.key, f.value) },
 	func(r *rand.Rand, f fact) string {
 		return fmt.Sprintf(`{"name": %q, %q: %q, "updated": "2024-02-0%d"}`, f.entity, f.key, f.value, r.IntN(9)+1)
@@ -239,19 +241,27 @@ var forms = []func(*rand.Rand, fact) string{
 	func(r *rand.Rand, f fact) string {
 		return fmt.Sprintf("| name | %s |\n| --- | --- |\n| %s | %s |\n| %s | %s |", f.attr, word(r, 3), word(r, 2), f.entity, f.value)
 	},
-	func(r *rand.Rand, f fact) string { return fmt.Sprintf("%s:\n  %s: %s\n  enabled: true", f.entity, f.key, f.value) },
-	func(r *rand.Rand, f fact) string { return fmt.Sprintf("[%s]\n%s = %s\nenabled = yes", f.entity, f.key, f.value) },
+	func(r *rand.Rand, f fact) string {
+		return fmt.Sprintf("%s:\n  %s: %s\n  enabled: true", f.entity, f.key, f.value)
+	},
+	func(r *rand.Rand, f fact) string {
+		return fmt.Sprintf("[%s]\n%s = %s\nenabled = yes", f.entity, f.key, f.value)
+	},
 	func(r *rand.Rand, f fact) string {
 		return fmt.Sprintf("2024-03-%02dT10:%02d:00Z level=info entity=%s %s=%q", r.IntN(28)+1, r.IntN(60), f.entity, strings.ReplaceAll(f.key, " ", "_"), f.value)
 	},
-	func(r *rand.Rand, f fact) string { return fmt.Sprintf("// %s: the %s is %s", f.entity, f.attr, f.value) },
+	func(r *rand.Rand, f fact) string {
+		return fmt.Sprintf("// %s: the %s is %s", f.entity, f.attr, f.value)
+	},
 	func(r *rand.Rand, f fact) string {
 		return fmt.Sprintf("Name: %s\nStatus: active\n%s: %s\n", f.entity, title(strings.ReplaceAll(f.attr, " ", "-")), f.value)
 	},
 	func(r *rand.Rand, f fact) string {
 		return fmt.Sprintf("INSERT INTO items (name, %s) VALUES ('%s', '%s');", strings.ReplaceAll(f.key, " ", "_"), f.entity, f.value)
 	},
-	func(r *rand.Rand, f fact) string { return fmt.Sprintf("For %s, the %s was set to %s last week.", f.entity, f.attr, f.value) },
+	func(r *rand.Rand, f fact) string {
+		return fmt.Sprintf("For %s, the %s was set to %s last week.", f.entity, f.attr, f.value)
+	},
 }
 
 // question asks for a fact in one of many wordings.
