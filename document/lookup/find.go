@@ -386,7 +386,7 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 			}
 		}
 	}
-	if prose && (r.kind == "line" || r.kind == "prose") {
+	if prose && (r.kind == "line" || r.kind == "prose" || r.kind == "term") {
 		var masked [][]int
 		if f.q.want != dateKind {
 			masked = append(dateRE.FindAllStringIndex(r.text, -1), timeRE.FindAllStringIndex(r.text, -1)...)
@@ -409,6 +409,9 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		// "X is V", "X: V", "X = V" after a key word.
 		for _, m := range isRE.FindAllStringSubmatchIndex(r.text, -1) {
 			v := phrase(r.text[m[2]:m[3]])
+			if passiveRE.MatchString(v) {
+				continue // "is saved", "is used": a verb, not a value
+			}
 			if v != "" && utf8.RuneCountInString(v) <= 60 {
 				out = append(out, cand{value: v, label: "\x00is", rec: r, at: r.start + m[2]})
 			}
@@ -418,6 +421,8 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 }
 
 var timeRE = regexp.MustCompile(`\b\d{1,2}:\d{2}(?::\d{2})?\b`)
+
+var passiveRE = regexp.MustCompile(`^(?:[a-z]+(?:ed|en|ing)|not|also|only|always|never|usually|often|then|now|used|done|set)\b`)
 
 var isRE = regexp.MustCompile(`(?i)\b(?:is|are|was|were|be|equals|reads)\s*:?\s+(?:set\s+to\s+|now\s+|currently\s+)?([^\n]+)`)
 
@@ -443,11 +448,20 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	for i, t := range f.terms {
 		if t.strong {
 			s += 3
-			if strings.Contains(lv, strings.ToLower(t.text)) {
-				return -1e9 // the value is the key itself
+			if lt := strings.ToLower(t.text); strings.Contains(lv, lt) {
+				if 2*len(lt) >= len(lv) {
+					return -1e9 // the value is the key itself
+				}
+				s -= 1 // a value that names the key: "OpenSSL 3.0.19"
 			}
 			if lp, tp := " "+strings.Join(parts(c.label), " ")+" ", " "+strings.Join(parts(t.text), " ")+" "; !isProse && !labelHit && strings.Contains(lp, tp) {
-				s += 3 // the key names the field: price_eur, gc.auto, <entry key="k">
+				// The key names the field: price_eur, gc.auto, <entry
+				// key="k">; exactly, better than as a part of a longer
+				// name (HandleLidSwitch, not HandleLidSwitchDocked).
+				s += 2
+				if lp == tp {
+					s++
+				}
 				labelHit = true
 			}
 			continue

@@ -82,6 +82,15 @@ func TestFind(t *testing.T) {
 			"Which city has the code TLL?", "Tallinn"},
 		{"mail", "From ops@corp.example Tue Feb  4 10:00:00 2025\nFrom: Ops <ops@corp.example>\nDate: Tue, 04 Feb 2025 10:00:00 +0000\nSubject: Maintenance window CHG-4471\n\nThe window for CHG-4471 is owned by Rui Tavares.\n",
 			"Who owns CHG-4471?", "Rui Tavares"},
+		{"commented default", "[Journal]\n#Storage=auto\n#RateLimitBurst=10000\n#SystemMaxUse=\n", "What is the default RateLimitBurst?", "10000"},
+		{"exact key over longer", "#HandleLidSwitch=suspend\n#HandleLidSwitchDocked=ignore\n", "What does HandleLidSwitch default to?", "suspend"},
+		{"ragged csv", "name,born,died,birthplace\nAda Lovelace,1815-12-10,1852-11-27,London\nGrace Hopper,1906-12-09\nEdsger Dijkstra,1930-05-11,2002-08-06,Rotterdam\n",
+			"What is Edsger Dijkstra's birthplace?", "Rotterdam"},
+		{"header above word rows", "name,port,notes\nkaul,quinga,ok\nzukadel,50,check\n", "What's the port of zukadel?", "50"},
+		{"roff term", ".TP\n.B HISTLEN\nThe number of lines kept in the history list.\nThe shell sets the default value to 700 after reading the startup files.\n.TP\n.B HOME\nThe home directory.\n",
+			"What is the default value of HISTLEN?", "700"},
+		{"pid file", "[Service]\nType=forking\nPIDFile=/run/cachesrv/main.pid\nTimeoutStartSec=0\n", "Which PID file does the service use?", "/run/cachesrv/main.pid"},
+		{"value names the key", "#define LIBFOO_VERSION_TEXT \"LibFoo 2.4.1 3 Mar 2026\"\n#define LIBFOO_API 7\n", "What is the LIBFOO_VERSION_TEXT?", "LibFoo 2.4.1 3 Mar 2026"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -94,7 +94,7 @@ func parseQuery(q string) query {
 		out.want = personKind
 	case strings.HasPrefix(lower, "when") || has("date", "day", "deadline"):
 		out.want = dateKind
-	case strings.Contains(lower, "how many") || strings.Contains(lower, "how much") || has("port", "count", "numeric", "pid", "uid", "gid") || strings.Contains(lower, "number of"):
+	case strings.Contains(lower, "how many") || strings.Contains(lower, "how much") || has("port", "count", "numeric") || strings.Contains(lower, "number of"):
 		out.want = numberKind
 	case strings.Contains(lower, "how long") || strings.Contains(lower, "how fast") || strings.Contains(lower, "how often") ||
 		strings.Contains(lower, "how big") || strings.Contains(lower, "how large") || strings.Contains(lower, "how far") ||

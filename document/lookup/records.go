@@ -98,6 +98,9 @@ func records(s string, at int) []record {
 	if r, ok := listRecord(s, a, b); ok {
 		out = append(out, r)
 	}
+	if r, ok := termRecord(s, a, b); ok {
+		out = append(out, r)
+	}
 	out = append(out, proseRecord(s, a, b, at))
 	_ = line
 	return out
@@ -105,7 +108,7 @@ func records(s string, at int) []record {
 
 // kvRE finds key: value, key = value, key=value, "key": "value" and
 // key => value on a line.
-var kvRE = regexp.MustCompile(`(?:^|[\s,{;(|])["']?-{0,2}([\pL_][\pL\pN_.\-]*(?:\s[\pL][\pL\pN_.\-]*){0,3})["']?\s*(?::|=>|=|:=)\s*("[^"]*"|'[^']*'|[^\s,;|}{]+(?:\s+[^\s,;|}{#=:]+)*)`)
+var kvRE = regexp.MustCompile(`(?:^|[\s,{;(|#])["']?-{0,2}([\pL_][\pL\pN_.\-]*(?:\s[\pL][\pL\pN_.\-]*){0,3})["']?\s*(?::|=>|=|:=)\s*("[^"]*"|'[^']*'|[^\s,;|}{]+(?:\s+[^\s,;|}{#=:]+)*)`)
 
 var tagRE = regexp.MustCompile(`<([A-Za-z][\w:.-]*)([^<>]*)>([^<>]+)</([A-Za-z][\w:.-]*)>`)
 
@@ -225,8 +228,11 @@ var mdRuleRE = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\
 
 // tableRecord reads the line as a row of a delimited table (Markdown,
 // TSV, CSV, ';' or '|' separated) and labels its cells with the header's
-// column names. The header is the first row of the block of lines split
-// the same way (for Markdown, the row above the |---| rule).
+// column names: for Markdown, the row above the |---| rule; otherwise the
+// nearest line above, within the lines split the same way, that looks
+// like column names and has as many cells (CSV rows may leave trailing
+// fields out), so that a table is found anywhere in a document and
+// tables laid end to end keep their own headers.
 func tableRecord(s string, a, b int) (record, bool) {
 	line := s[a:b]
 	var sep string
@@ -242,7 +248,8 @@ func tableRecord(s string, a, b int) (record, bool) {
 	default:
 		return record{}, false
 	}
-	n := len(splitRow(line, sep))
+	cells := splitRow(line, sep)
+	n := len(cells)
 	if n < 2 {
 		return record{}, false
 	}
@@ -255,29 +262,34 @@ func tableRecord(s string, a, b int) (record, bool) {
 			break
 		}
 		pl := s[qa:qb]
-		if sep == "|" && mdRuleRE.MatchString(pl) {
-			if ra, rb, ok := prevLine(s, qa); ok {
-				header, ha, hb = splitRow(s[ra:rb], sep), ra, rb
+		if sep == "|" {
+			if mdRuleRE.MatchString(pl) {
+				if ra, rb, ok := prevLine(s, qa); ok {
+					header, ha, hb = splitRow(s[ra:rb], sep), ra, rb
+				}
+				break
 			}
+			if !strings.Contains(pl, "|") {
+				break
+			}
+			pa = qa
+			continue
+		}
+		k := len(splitRow(pl, sep))
+		if blank(pl) || !strings.Contains(pl, sep) || header != nil && k > len(header) {
 			break
 		}
-		if blank(pl) || len(splitRow(pl, sep)) != n || sep == "|" && !strings.Contains(pl, "|") {
-			break
+		// The topmost line that looks like column names, above which
+		// no longer row comes: a row of words ("kaul,quinga,ok") may
+		// look like column names too.
+		h := splitRow(pl, sep)
+		if header == nil && k >= n && k <= n+4 && (k == n || sep == ",") && headerLike(h) ||
+			header != nil && k == len(header) && headerLike(h) {
+			header, ha, hb = h, qa, qb
 		}
 		pa = qa
 	}
-	if header == nil {
-		if pa == a {
-			return record{}, false // the line is the header, or alone
-		}
-		ha, hb = lineAt(s, pa)
-		header = splitRow(s[ha:hb], sep)
-		if !headerLike(header) {
-			return record{}, false
-		}
-	}
-	cells := splitRow(line, sep)
-	if len(header) != len(cells) {
+	if header == nil || len(header) < n {
 		return record{}, false
 	}
 	r := record{kind: "table", text: s[ha:hb] + "\n" + line, start: a}
@@ -755,7 +767,9 @@ func iniRecord(s string, a, b int) (record, bool) {
 	off := start
 	for _, l := range strings.Split(s[start:end], "\n") {
 		if !sectionRE.MatchString(l) {
-			if m := iniKVRE.FindStringSubmatch(l); m != nil && !strings.HasPrefix(strings.TrimSpace(l), "#") {
+			// "#Storage=auto": a commented setting is its default.
+			t := strings.TrimLeft(strings.TrimSpace(l), "#;")
+			if m := iniKVRE.FindStringSubmatch(t); m != nil && (t == strings.TrimSpace(l) || !strings.Contains(t, " ") || strings.Index(t, "=") < strings.Index(t, " ")) {
 				if v := clean(m[2]); v != "" {
 					r.fields = append(r.fields, field{m[1], v, off})
 				}
@@ -883,6 +897,55 @@ func listRecord(s string, a, b int) (record, bool) {
 		off += len(l) + 1
 	}
 	return r, true
+}
+
+// roffRE matches a man page's markup: macros at a line's start and font
+// and character escapes.
+var roffRE = regexp.MustCompile(`^\.(?:[A-Za-z]{1,2})\b\s*|\\f[BIRPC]|\\f\(..|\\&|\\\(..|\\[-e]`)
+
+// deroff removes roff markup from a line, keeping its text; "\-" becomes
+// "-".
+func deroff(l string) string {
+	l = strings.ReplaceAll(l, `\-`, "-")
+	l = strings.ReplaceAll(l, `\(cq`, "'")
+	return roffRE.ReplaceAllString(l, "")
+}
+
+// termRecord reads a term and its description: a short line that names
+// a key (a man page's ".B HISTSIZE", ".TP" item, a heading, "key:" alone)
+// and the lines of text after it, up to a blank line or the next item.
+func termRecord(s string, a, b int) (record, bool) {
+	head := strings.TrimSpace(deroff(s[a:b]))
+	if head == "" || len(strings.Fields(head)) > 6 || len(head) > 80 || strings.ContainsAny(head, ",|\t;=") {
+		return record{}, false
+	}
+	var body []string
+	end := b
+	for pb, i := b, 0; i < 30; i++ {
+		qa, qb, ok := nextLine(s, pb)
+		if !ok {
+			break
+		}
+		l := s[qa:qb]
+		t := strings.TrimSpace(l)
+		if blank(l) && len(body) > 0 || strings.HasPrefix(t, ".TP") || strings.HasPrefix(t, ".IP") || strings.HasPrefix(t, ".SH") ||
+			strings.HasPrefix(t, ".SS") || strings.HasPrefix(t, "#") || len(body) > 0 && strings.HasPrefix(t, ".PP") {
+			break
+		}
+		d := strings.TrimSpace(deroff(l))
+		if d != "" && !proseLine(d) && !strings.HasPrefix(t, ".") && len(body) == 0 {
+			break // not text: a table row, code
+		}
+		if d != "" {
+			body = append(body, d)
+		}
+		end, pb = qb, qb
+	}
+	if len(body) == 0 || len(strings.Fields(strings.Join(body, " "))) < 4 {
+		return record{}, false
+	}
+	_ = end
+	return record{kind: "term", text: head + "\n" + strings.Join(body, " "), start: a}, true
 }
 
 // proseRecord is the sentence around offset at, within its line or

@@ -36,6 +36,8 @@ const units = `ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|
 
 const shortUnits = `s|h|m|k|g|b|v|w|a`
 
+var capWordRE = regexp.MustCompile(`^\p{Lu}[\pL\pM'’.-]+$`)
+
 // fits reports whether v is a value of the kind a question asks for: the
 // value is mostly that kind of thing, not a sentence holding one.
 func fits(k valueKind, v string) bool {
@@ -61,7 +63,7 @@ func fits(k valueKind, v string) bool {
 	case quantityKind:
 		return covers(quantityRE) || isNumber(v)
 	case placeKind:
-		return covers(pathRE) || covers(urlRE) || covers(emailRE) || !strings.Contains(v, " ") && strings.Contains(v, ".") || covers(nameRE)
+		return covers(pathRE) || covers(urlRE) || covers(emailRE) || !strings.Contains(v, " ") && strings.Contains(v, ".") || covers(nameRE) || capWordRE.MatchString(v)
 	case emailKind:
 		return covers(emailRE)
 	case urlKind:

@@ -92,6 +92,7 @@ func stem(w string) string {
 // synonyms map a stem to the stems a document may use for the same idea.
 var synonyms = map[string][]string{
 	"email":      {"mail", "e-mail", "address", "contact"},
+	"born":       {"birth", "birthplac", "birthday", "born"},
 	"mail":       {"email", "address"},
 	"address":    {"addr", "email", "mail", "url", "host", "ip", "location"},
 	"own":        {"maintain", "responsibl", "contact", "author", "manag", "lead"},

@@ -13,8 +13,9 @@ import (
 // Tally counts results of one group.
 type Tally struct {
 	N, Right int
-	// Complete counts runs that ended with an answer (stop reason
-	// final); RightComplete those of them that were right.
+	// Complete counts runs that ended with an answer (stop reason final,
+	// and not an answer saying there is none); RightComplete those of
+	// them that were right.
 	Complete, RightComplete int
 	// Absent counts questions the document does not answer, AbsentRight
 	// those that got no answer.
@@ -27,7 +28,7 @@ func (t *Tally) add(r eval.Result) {
 	if right {
 		t.Right++
 	}
-	if r.StopReason == "final" {
+	if r.StopReason == "final" && eval.ScoreAbsent(r.Answer) == 0 {
 		t.Complete++
 		if right {
 			t.RightComplete++
