@@ -313,14 +313,23 @@ const minScore = 3
 type matches struct {
 	strong []bool // by f.terms index
 	loose  []bool
+	near   []bool // loose keys in the text around the record
 	words  map[string]bool // the record's word stems
 }
+
+// nearby is how far around a record its context reaches: a question's
+// words that are there ("this pickle module") support the record without
+// being on its line.
+const nearby = 1500
 
 // match checks a record against the keys: nil when it lacks a strong
 // key.
 func (f *finder) match(r *record) *matches {
 	folded := foldASCII(r.text)
-	m := &matches{strong: make([]bool, len(f.terms)), loose: make([]bool, len(f.terms)), words: map[string]bool{}}
+	m := &matches{strong: make([]bool, len(f.terms)), loose: make([]bool, len(f.terms)), near: make([]bool, len(f.terms)), words: map[string]bool{}}
+	lo, hi := max(0, r.start-nearby), min(len(f.text), r.start+len(r.text)+nearby)
+	around := f.text[lo:hi]
+	aroundFolded := f.folded[lo:hi]
 	for _, w := range termRE.FindAllString(r.text, -1) {
 		for _, p := range parts(w) {
 			m.words[stem(p)] = true
@@ -335,6 +344,7 @@ func (f *finder) match(r *record) *matches {
 			continue
 		}
 		m.loose[i] = f.looseIn(t, m.words)
+		m.near[i] = m.loose[i] || len(occurrences(around, aroundFolded, t, 1)) > 0
 	}
 	return m
 }
@@ -474,6 +484,8 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			s++
 		case strongKey && genericAttr(t):
 			// "the code of X": said of X's value, whatever it is called
+		case m.near[i]:
+			s -= 0.25
 		default:
 			s -= 1.5
 		}

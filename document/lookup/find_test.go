@@ -89,6 +89,10 @@ func TestFind(t *testing.T) {
 		{"header above word rows", "name,port,notes\nkaul,quinga,ok\nzukadel,50,check\n", "What's the port of zukadel?", "50"},
 		{"roff term", ".TP\n.B HISTLEN\nThe number of lines kept in the history list.\nThe shell sets the default value to 700 after reading the startup files.\n.TP\n.B HOME\nThe home directory.\n",
 			"What is the default value of HISTLEN?", "700"},
+		{"bracketed default", "--max-frames=<number> [default: 24]\n    Maximum number of frames kept per trace.\n--min-frames=<number> [default: 2]\n", "What is the default of --max-frames?", "24"},
+		{"parenthesized default", "  -j, --jobs=N   run N jobs at once (default: 4)\n  -k, --keep     keep going\n", "How many jobs run at once by default?", "4"},
+		{"changelog body", "zeta (1.2-1) unstable; urgency=high\n\n  * Fix heap overflow in the header parser (CVE-2031-11111)\n  * Fix a leak (CVE-2031-22222)\n\n -- Jo Park <jo@debian.example>  Mon, 01 Jan 2031 10:00:00 +0000\n",
+			"Which CVE is the heap overflow in the header parser?", "CVE-2031-11111"},
 		{"pid file", "[Service]\nType=forking\nPIDFile=/run/cachesrv/main.pid\nTimeoutStartSec=0\n", "Which PID file does the service use?", "/run/cachesrv/main.pid"},
 		{"value names the key", "#define LIBFOO_VERSION_TEXT \"LibFoo 2.4.1 3 Mar 2026\"\n#define LIBFOO_API 7\n", "What is the LIBFOO_VERSION_TEXT?", "LibFoo 2.4.1 3 Mar 2026"},
 	}

@@ -152,6 +152,12 @@ func clean(v string) string {
 			break
 		}
 	}
+	// A closing bracket left from "[default: 12]".
+	for _, p := range []string{"()", "[]", "{}", "<>"} {
+		if strings.HasSuffix(v, p[1:]) && strings.Count(v, p[:1]) < strings.Count(v, p[1:]) {
+			v = strings.TrimSpace(strings.TrimSuffix(v, p[1:]))
+		}
+	}
 	// A sentence's final period, but not an abbreviation's or a path's.
 	if strings.HasSuffix(v, ".") && !strings.HasSuffix(v, "..") {
 		last := v[strings.LastIndexAny(v, " /")+1:]
