@@ -313,7 +313,7 @@ const minScore = 3
 type matches struct {
 	strong []bool // by f.terms index
 	loose  []bool
-	near   []bool // loose keys in the text around the record
+	near   []bool          // loose keys in the text around the record
 	words  map[string]bool // the record's word stems
 }
 
