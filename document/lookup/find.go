@@ -297,7 +297,12 @@ func (f *finder) best() Answer {
 			}
 		}
 	}
-	if bestScore < minScore {
+	least := minScore
+	if !f.hasStrong() {
+		// Only everyday words to go by: many lines hold some of them.
+		least = minScoreLoose
+	}
+	if bestScore < least {
 		return Answer{}
 	}
 	return bestA
@@ -306,8 +311,21 @@ func (f *finder) best() Answer {
 // maxExtraAnchors bounds the matches of the other keys that are read.
 const maxExtraAnchors = 300
 
-// minScore is the least score of an answer Find returns.
-const minScore = 3
+// minScore is the least score of an answer Find returns, minScoreLoose
+// when the question has no strong key.
+const (
+	minScore      = 3.0
+	minScoreLoose = 3.5
+)
+
+func (f *finder) hasStrong() bool {
+	for _, t := range f.terms {
+		if t.strong {
+			return true
+		}
+	}
+	return false
+}
 
 // matches records which keys a record holds.
 type matches struct {
