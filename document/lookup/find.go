@@ -200,7 +200,8 @@ func occurrences(text, folded string, t term, limit int) []int {
 				st = x
 			}
 		}
-		if len(t.stems) > 1 || len(st) >= 4 && len(st) < len(needle) {
+		if len(t.stems) > 1 || len(st) >= 4 {
+			// As a word's start, so that "default" finds "defaults".
 			needle, prefix = foldASCII(st), len(st) >= 3
 		}
 	}
@@ -407,6 +408,15 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 	var out []cand
 	for _, fl := range r.fields {
 		out = append(out, cand{value: fl.value, label: fl.label, rec: r, at: fl.at})
+		// A value of the kind asked for inside a field's value:
+		// "Install: lumen-agent:amd64 (2.8.0-1)" holds a version.
+		if f.q.want != anyKind && !fits(f.q.want, fl.value) {
+			for _, loc := range typed(f.q.want, fl.value) {
+				if v := clean(fl.value[loc[0]:loc[1]]); v != "" {
+					out = append(out, cand{value: v, label: fl.label, rec: r, at: fl.at})
+				}
+			}
+		}
 		// A value that is a sentence: "the release date is 18 May".
 		if m := isRE.FindStringSubmatch(fl.value); m != nil {
 			if v := phrase(m[1]); v != "" && v != fl.value {
@@ -452,7 +462,7 @@ var timeRE = regexp.MustCompile(`\b\d{1,2}:\d{2}(?::\d{2})?\b`)
 
 var passiveRE = regexp.MustCompile(`^(?:[a-z]+(?:ed|en|ing)|not|also|only|always|never|usually|often|then|now|used|done|set)\b`)
 
-var isRE = regexp.MustCompile(`(?i)\b(?:is|are|was|were|be|equals|reads)\s*:?\s+(?:set\s+to\s+|now\s+|currently\s+)?([^\n]+)`)
+var isRE = regexp.MustCompile(`(?i)\b(?:is|are|was|were|be|equals|reads|defaults\s+to|default\s+to|becomes|set\s+to)\s*:?\s+(?:set\s+to\s+|now\s+|currently\s+)?([^\n]+)`)
 
 var byRE = regexp.MustCompile(`(?i)\b(?:by|from|to|at|in|on|of|every|is|:)\s*$`)
 
@@ -510,6 +520,12 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		if lv == strings.ToLower(t.text) {
 			s -= 3
 		}
+	}
+	// A record whose field is the question's key, whole (Package: tar,
+	// name: Norway), is about that key; one that only mentions it
+	// (Depends: tar) is not.
+	if !isProse {
+		s += f.subject(c)
 	}
 	// A label that names another entity ("the code for calm-walrus is:")
 	// is about that one.
@@ -611,6 +627,31 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	s -= float64(d) / 1e5
 	s -= float64(utf8.RuneCountInString(v)) / 500
 	return s
+}
+
+// subject scores how much c's record is about the question's key: a
+// field whose whole value is a key, the record's first field or one
+// that names records (Package: tar, name: Norway), is its subject.
+func (f *finder) subject(c cand) float64 {
+	best := 0.0
+	for i, fl := range c.rec.fields {
+		if fl.value == c.value && fl.label == c.label {
+			continue
+		}
+		for _, t := range f.terms {
+			if !strings.EqualFold(strings.TrimSpace(fl.value), t.text) {
+				continue
+			}
+			lab := strings.ToLower(fl.label)
+			switch {
+			case i == 0 || lab == "package" || lab == "name" || lab == "id" || lab == "key" || lab == "title" || lab == "code" || lab == "source":
+				best = max(best, 2)
+			default:
+				best = max(best, 0.5)
+			}
+		}
+	}
+	return best
 }
 
 // isTerm reports whether w is one of the question's keys.

@@ -93,6 +93,15 @@ func TestFind(t *testing.T) {
 		{"parenthesized default", "  -j, --jobs=N   run N jobs at once (default: 4)\n  -k, --keep     keep going\n", "How many jobs run at once by default?", "4"},
 		{"changelog body", "zeta (1.2-1) unstable; urgency=high\n\n  * Fix heap overflow in the header parser (CVE-2031-11111)\n  * Fix a leak (CVE-2031-22222)\n\n -- Jo Park <jo@debian.example>  Mon, 01 Jan 2031 10:00:00 +0000\n",
 			"Which CVE is the heap overflow in the header parser?", "CVE-2031-11111"},
+		{"stanza subject", "Package: dpkg\nVersion: 1.21.22\nDepends: tar (>= 1.28-1)\nMaintainer: Dpkg Developers <debian-dpkg@lists.debian.org>\n\n" +
+			"Package: tar\nVersion: 1.34+dfsg-1.2\nMaintainer: Janos Lenart <ocsi@debian.org>\n\nPackage: cpio\nVersion: 2.13\nSuggests: tar\n",
+			"Which version of tar is installed?", "1.34+dfsg-1.2"},
+		{"stanza subject person", "Package: dpkg\nVersion: 1.21.22\nDepends: tar (>= 1.28-1)\nMaintainer: Dpkg Developers <debian-dpkg@lists.debian.org>\n\n" +
+			"Package: tar\nVersion: 1.34+dfsg-1.2\nMaintainer: Janos Lenart <ocsi@debian.org>\n\nPackage: cpio\nVersion: 2.13\nSuggests: tar\n",
+			"Who maintains tar?", "Janos Lenart <ocsi@debian.org>"},
+		{"version inside a field", "Start-Date: 2024-01-02  10:00:00\nCommandline: apt-get install orbit-agent\nInstall: orbit-agent:amd64 (3.1.4-2)\nEnd-Date: 2024-01-02  10:00:09\n",
+			"Which version of orbit-agent was installed?", "3.1.4-2"},
+		{"defaults to", "The cache directory defaults to /var/cache/orbit unless ORBIT_CACHE is set.", "Where is the cache directory by default?", "/var/cache/orbit"},
 		{"pid file", "[Service]\nType=forking\nPIDFile=/run/cachesrv/main.pid\nTimeoutStartSec=0\n", "Which PID file does the service use?", "/run/cachesrv/main.pid"},
 		{"value names the key", "#define LIBFOO_VERSION_TEXT \"LibFoo 2.4.1 3 Mar 2026\"\n#define LIBFOO_API 7\n", "What is the LIBFOO_VERSION_TEXT?", "LibFoo 2.4.1 3 Mar 2026"},
 	}
