@@ -216,7 +216,10 @@ func occurrences(text, folded string, t term, limit int) []int {
 		if boundaryBefore(text, at) && (prefix || boundaryAfter(text, end)) && (t.fold == needle || prefix || true) {
 			// Non-ASCII letters are matched as written; check case-
 			// insensitively where the fold did not reach.
-			if prefix || strings.EqualFold(text[at:end], t.text) || foldASCII(text[at:end]) == needle {
+			// A name (Norway, Ingrid) is matched capitalized: "renquin"
+			// in running text is another word.
+			if (prefix || strings.EqualFold(text[at:end], t.text) || foldASCII(text[at:end]) == needle) &&
+				(!t.name || capitalized(text[at:end])) {
 				out = append(out, at)
 			}
 		}

@@ -81,7 +81,7 @@ func run(out string, n int, seed uint64) error {
 		needle := form(rng, f)
 		size := []int{24 << 10, 48 << 10, 96 << 10, 200 << 10}[rng.IntN(4)]
 		var doc string
-		switch rng.IntN(3) {
+		switch rng.IntN(2) {
 		case 0:
 			doc = generated(rng, size)
 		default:
@@ -101,14 +101,23 @@ func run(out string, n int, seed uint64) error {
 		case r == 0:
 			it.Inline = []string{"question-first", "question-last"}[rng.IntN(2)]
 			fallthrough
-		case r > 1:
+		case r > 2:
 			if err := os.WriteFile(filepath.Join(out, name), []byte(doc), 0o644); err != nil {
 				return err
 			}
 			it.ContextFiles = []string{name}
 		default:
-			cut := strings.Index(doc[len(doc)/2:], "\n") + len(doc)/2 + 1
-			for j, part := range []string{doc[:cut], doc[cut:]} {
+			// Two to four files, each of its own kind, the fact in one.
+			k := 2 + rng.IntN(3)
+			at := rng.IntN(k)
+			for j := 0; j < k; j++ {
+				part := doc
+				if j != at {
+					part = generated(rng, size/2)
+					if rng.IntN(2) == 0 {
+						part = fromTree(rng, files, size/2)
+					}
+				}
 				pn := fmt.Sprintf("doc%04d-%d.txt", i, j+1)
 				if err := os.WriteFile(filepath.Join(out, pn), []byte(part), 0o644); err != nil {
 					return err
@@ -288,10 +297,57 @@ func question(r *rand.Rand, f fact) string {
 	return fmt.Sprintf(ws[r.IntN(len(ws))], e, a)
 }
 
-// generated writes size bytes of a made-up table, log or record list.
+// generated writes size bytes of a made-up table, log, record list, man
+// page, changelog, YAML, SQL dump, mailbox, paged report or Markdown.
 func generated(r *rand.Rand, size int) string {
 	var b strings.Builder
-	switch r.IntN(5) {
+	switch r.IntN(12) {
+	case 5:
+		// A man page's roff source.
+		fmt.Fprintf(&b, ".TH %s 1 \"2024\" \"%s %d.%d\"\n.SH NAME\n%s \\- %s %s\n.SH OPTIONS\n", strings.ToUpper(word(r, 2)), word(r, 2), r.IntN(9), r.IntN(20), word(r, 2), word(r, 2), word(r, 3))
+		for b.Len() < size {
+			fmt.Fprintf(&b, ".TP\n.B \\-\\-%s\n%s %s %s the %s\\&. The default is %d\\&.\n", word(r, 2), title(word(r, 2)), word(r, 3), word(r, 2), word(r, 2), r.IntN(100))
+		}
+	case 6:
+		// Debian-style changelog entries.
+		for b.Len() < size {
+			fmt.Fprintf(&b, "%s (%d.%d-%d) unstable; urgency=medium\n\n  * %s %s %s.\n  * %s %s (Closes: #%d)\n\n -- %s <%s@%s.example>  Mon, %02d Jan 20%02d 10:%02d:00 +0000\n\n",
+				word(r, 2), r.IntN(9), r.IntN(30), r.IntN(5)+1, title(word(r, 2)), word(r, 3), word(r, 2), title(word(r, 2)), word(r, 2), 100000+r.IntN(900000),
+				personName(r), word(r, 2), word(r, 2), 1+r.IntN(28), 10+r.IntN(15), r.IntN(60))
+		}
+	case 7:
+		// YAML documents.
+		for b.Len() < size {
+			fmt.Fprintf(&b, "- name: %s\n  spec:\n    replicas: %d\n    image: %s/%s:%d.%d\n  labels:\n    team: %s\n", word(r, 3), r.IntN(9)+1, word(r, 2), word(r, 2), r.IntN(9), r.IntN(20), word(r, 2))
+		}
+	case 8:
+		// An SQL dump.
+		fmt.Fprintf(&b, "CREATE TABLE public.%s (\n    id integer,\n    name text,\n    owner text\n);\n\n", word(r, 2))
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "INSERT INTO public.%s (id, name, owner) VALUES (%d, '%s', '%s');\n", word(r, 1), i, word(r, 3), personName(r))
+		}
+	case 9:
+		// A mailbox.
+		for b.Len() < size {
+			who := personName(r)
+			fmt.Fprintf(&b, "From %s@%s.example Mon Feb  3 10:00:00 2025\nFrom: %s <%s@%s.example>\nDate: Mon, 03 Feb 2025 10:%02d:00 +0000\nSubject: %s %s\nMessage-ID: <%d@%s.example>\n\n%s %s %s %s.\n\n",
+				word(r, 2), word(r, 2), who, word(r, 2), word(r, 2), r.IntN(60), title(word(r, 2)), word(r, 3), r.IntN(99999), word(r, 2), title(word(r, 2)), word(r, 3), word(r, 2), word(r, 2))
+		}
+	case 10:
+		// A paged, fixed-width report.
+		for p := 1; b.Len() < size; p++ {
+			fmt.Fprintf(&b, "\fINVENTORY REPORT%40s PAGE %d\n\nCODE      ITEM                          SITE\n--------- ----------------------------- ----------\n", "", p)
+			for i := 0; i < 50; i++ {
+				fmt.Fprintf(&b, "%-9s %-29s %s\n", fmt.Sprintf("%s-%d", strings.ToUpper(word(r, 1)), r.IntN(999)), word(r, 3), title(word(r, 2)))
+			}
+		}
+	case 11:
+		// Markdown documentation.
+		for b.Len() < size {
+			fmt.Fprintf(&b, "## %s %s\n\n%s %s %s %s.\n\n| option | default |\n| --- | --- |\n| %s | %d |\n| %s | %s |\n\n- %s: %s\n- %s: %s\n\n",
+				title(word(r, 2)), word(r, 2), title(word(r, 2)), word(r, 3), word(r, 2), word(r, 2), word(r, 2), r.IntN(100), word(r, 2), word(r, 1),
+				title(word(r, 1)), word(r, 2), title(word(r, 1)), word(r, 2))
+		}
 	case 0:
 		b.WriteString("id,host,owner,region,port\n")
 		for i := 0; b.Len() < size; i++ {
