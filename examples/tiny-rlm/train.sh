@@ -57,7 +57,7 @@ export RLM
 # shape a seed are enough to learn to choose it, and leave the training
 # steps to label-count, whose sub-call answers are what the model must
 # learn to read.
-N=${N:-60} LOOKUP_N=${LOOKUP_N:-15} LOOKUPS=${LOOKUPS:-150} SEEDS=${SEEDS:-4} LENGTHS=${LENGTHS:-8k,128k} SEED=1000 \
+N=${N:-60} LOOKUP_N=${LOOKUP_N:-15} LOOKUPS=${LOOKUPS:-200} SEEDS=${SEEDS:-4} LENGTHS=${LENGTHS:-8k,128k} SEED=1000 \
 	sh "$ROOT/examples/tiny-rlm/data.sh" "$OUT"
 # SFT data: every run's whole root transcript, and the expert's llm_query
 # answers (label-count's chunks), so that the model learns to be its own
