@@ -312,6 +312,9 @@ func (f *finder) best() Answer {
 	return bestA
 }
 
+// rareCount: a loose word found this few times is nearly a key.
+const rareCount = 20
+
 // maxExtraAnchors bounds the matches of the other keys that are read.
 const maxExtraAnchors = 300
 
@@ -453,6 +456,9 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 			if passiveRE.MatchString(v) {
 				continue // "is saved", "is used": a verb, not a value
 			}
+			if !hasDigit(v) && !capitalized(v) && !strings.ContainsAny(v, "@/\"'") && len(strings.Fields(v)) > 2 {
+				continue // "are necessarily infringed by this": words, not a value
+			}
 			if v != "" && utf8.RuneCountInString(v) <= 60 {
 				out = append(out, cand{value: v, label: "\x00is", rec: r, at: r.start + m[2]})
 			}
@@ -513,10 +519,15 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			labelHit = true
 		case m.loose[i]:
 			s++
+			if f.counts[i] <= rareCount {
+				s += 0.5
+			}
 		case strongKey && genericAttr(t):
 			// "the code of X": said of X's value, whatever it is called
 		case m.near[i]:
 			s -= 0.25
+		case f.counts[i] <= rareCount:
+			s -= 3 // a rare word, a key by another name (postgresql)
 		default:
 			s -= 1.5
 		}
@@ -604,7 +615,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			s += 0.5
 		}
 		if f.hasLoose() {
-			s -= 1
+			s -= 2
 		}
 	}
 	if isProse {
@@ -616,7 +627,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			if byRE.MatchString(before) {
 				s += 1
 			}
-			s += f.nearKey(c.rec.text, rel)
+			s += f.nearKey(c.rec.text, rel, rel+len(v))
 		}
 		if c.label == "\x00is" && f.q.want == anyKind {
 			s += 0.5
@@ -724,18 +735,27 @@ func (f *finder) hasLoose() bool {
 
 // nearKey scores how close offset rel of s is to the nearest key word
 // before it.
-func (f *finder) nearKey(s string, rel int) float64 {
+func (f *finder) nearKey(s string, rel, end int) float64 {
 	best := 1 << 30
 	folded := foldASCII(s)
 	for _, t := range f.terms {
 		for _, at := range occurrences(s, folded, t, 50) {
-			d := rel - at
-			if at > rel {
-				d = (at - rel) * 3 // the value before the key: weaker
+			if at >= rel && at < end {
+				continue // the key inside the value itself ("CVE" in CVE-2026-1)
 			}
-			if d < best {
-				best = d
+			var d int
+			if at < rel {
+				d = rel - at
+				if strings.Contains(s[at:rel], "\n") {
+					d += 40 // on another line
+				}
+			} else {
+				d = (at - end) * 3 // the value before the key: weaker
+				if strings.Contains(s[end:at], "\n") {
+					d += 40
+				}
 			}
+			best = min(best, d)
 		}
 	}
 	switch {

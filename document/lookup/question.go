@@ -94,7 +94,7 @@ func parseQuery(q string) query {
 		out.want = personKind
 	case strings.HasPrefix(lower, "when") || has("date", "day", "deadline"):
 		out.want = dateKind
-	case strings.Contains(lower, "how many") || strings.Contains(lower, "how much") || has("port", "count", "numeric") || strings.Contains(lower, "number of"):
+	case strings.Contains(lower, "how many") || strings.Contains(lower, "how much") || has("port", "count", "numeric"):
 		out.want = numberKind
 	case strings.Contains(lower, "how long") || strings.Contains(lower, "how fast") || strings.Contains(lower, "how often") ||
 		strings.Contains(lower, "how big") || strings.Contains(lower, "how large") || strings.Contains(lower, "how far") ||
@@ -133,6 +133,9 @@ func parseQuery(q string) query {
 		first := loc[0] == 0 || i == 0
 		r, _ := utf8.DecodeRuneInString(w)
 		switch {
+		case allCapsWord(w):
+			// VERSION, TIMEOUT: a word in capitals, a field's name
+			// rather than a key.
 		case strings.ContainsAny(w, "0123456789_/@.:#+") || strings.Contains(strings.Trim(w, "-"), "-") && !commonHyphenated(lw) || hasInnerUpper(w):
 			t.strong = true
 		case unicode.IsUpper(r) && !first:
@@ -147,6 +150,21 @@ func parseQuery(q string) query {
 var auxWords = setOf(`take takes took taken make makes made go goes went come comes came put puts keep keeps kept hold holds held
 contain contains contained include includes included mean means meant call calls called named refer refers belong belongs
 happen happens happened according via per onto upon yes no not`)
+
+// allCapsWord reports a word of six or more capital letters and nothing
+// else (VERSION, DEFAULT); shorter ones are codes and acronyms (NOK, TZ,
+// ECMWF).
+func allCapsWord(w string) bool {
+	if utf8.RuneCountInString(w) < 6 {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
+}
 
 // commonHyphenated reports a hyphenated word of everyday English
 // (e-mail, built-in, read-only, non-empty), not an identifier.

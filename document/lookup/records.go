@@ -101,6 +101,9 @@ func records(s string, at int) []record {
 	if r, ok := termRecord(s, a, b); ok {
 		out = append(out, r)
 	}
+	if r, ok := blockRecord(s, a, b); ok {
+		out = append(out, r)
+	}
 	out = append(out, proseRecord(s, a, b, at))
 	_ = line
 	return out
@@ -915,9 +918,11 @@ func deroff(l string) string {
 // a key (a man page's ".B HISTSIZE", ".TP" item, a heading, "key:" alone)
 // and the lines of text after it, up to a blank line or the next item.
 func termRecord(s string, a, b int) (record, bool) {
+	raw := strings.TrimSpace(s[a:b])
 	head := strings.TrimSpace(deroff(s[a:b]))
-	if head == "" || len(strings.Fields(head)) > 6 || len(head) > 80 || strings.ContainsAny(head, ",|\t;=") {
-		return record{}, false
+	if head == "" || len(head) > 80 || strings.ContainsAny(head, ",|\t;=") ||
+		len(strings.Fields(head)) > 4 && !strings.HasPrefix(raw, ".") && !strings.HasPrefix(raw, "#") && !strings.HasSuffix(raw, ":") {
+		return record{}, false // a sentence, not a term
 	}
 	var body []string
 	end := b
@@ -946,6 +951,54 @@ func termRecord(s string, a, b int) (record, bool) {
 	}
 	_ = end
 	return record{kind: "term", text: head + "\n" + strings.Join(body, " "), start: a}, true
+}
+
+// assignRE is a line that sets a name: "our $VERSION = '0.23';",
+// "export PATH=...", "timeout: 30".
+var assignRE = regexp.MustCompile(`^\s*(?:(?:our|my|var|const|let|local|export|readonly|static|final|public|private|set)\s+)*[$@%]?([A-Za-z_][\w.:-]*)\s*(?:=|:=|=>|:)\s*(\S.*)$`)
+
+var declRE = regexp.MustCompile(`^\s*(?:package|class|module|namespace|struct|interface|program|library)\s+[\w:.]+`)
+
+// blockRecord reads the lines from the line to the next blank line (at
+// most 12) as one record of key-value lines: a module's header ("package
+// File::Temp;" then "our $VERSION = '0.2311';"), a block of settings.
+func blockRecord(s string, a, b int) (record, bool) {
+	end := b
+	var fields []field
+	blanks := 0
+	for pb, i := a-1, 0; i < 12; i++ {
+		var qa, qb int
+		var ok bool
+		if i == 0 {
+			qa, qb, ok = a, b, true
+		} else {
+			qa, qb, ok = nextLine(s, pb)
+		}
+		if !ok {
+			break
+		}
+		if blank(s[qa:qb]) {
+			// One blank line may part a declaration from its settings
+			// ("package File::Temp;", blank, "our $VERSION = ...").
+			if blanks++; blanks > 1 || !declRE.MatchString(s[a:b]) {
+				break
+			}
+			pb = qb
+			continue
+		}
+		blanks = 0
+		if m := assignRE.FindStringSubmatch(s[qa:qb]); i > 0 && m != nil {
+			if v := clean(m[2]); v != "" {
+				fields = append(fields, field{m[1], v, qa})
+			}
+		}
+		end, pb = qb, qb
+	}
+	if len(fields) == 0 || end == b {
+		return record{}, false
+	}
+	r := record{kind: "block", text: s[a:end], start: a, fields: fields}
+	return r, true
 }
 
 // proseRecord is the sentence around offset at, within its line or
