@@ -169,6 +169,11 @@ var attrs = []struct{ words, kind string }{
 	{"timeout", "quantity"}, {"retention period", "quantity"}, {"disk quota", "quantity"}, {"data directory", "place"},
 	{"endpoint", "place"}, {"version", "version"}, {"build id", "code"}, {"access code", "code"}, {"region", "text"},
 	{"status", "text"}, {"checksum", "code"}, {"max connections", "number"}, {"log level", "text"}, {"site", "text"},
+	// Words of the records family's questions (city, product, quantity,
+	// name), asked as lookups: the model must tell "the city of the
+	// record with ID 1234" from "the city Marta lives in".
+	{"city", "city"}, {"home town", "city"}, {"product", "text"}, {"quantity", "number"}, {"country", "text"},
+	{"department", "text"}, {"phone number", "code"}, {"name", "text"},
 }
 
 func newFact(rng *rand.Rand) fact {
@@ -203,6 +208,8 @@ func newFact(rng *rand.Rand) fact {
 	switch a.kind {
 	case "person":
 		f.value = personName(rng)
+	case "city":
+		f.value = title(word(rng, 2)) + []string{"", "ów", "burg", "ville", " Bay"}[rng.IntN(5)]
 	case "email":
 		f.value = word(rng, 2) + "@" + word(rng, 2) + ".example"
 	case "date":
@@ -288,6 +295,8 @@ func question(r *rand.Rand, f fact) string {
 		ws = []string{"How long is the %[2]s of %[1]s?", "What is the %[2]s for %[1]s?", "How much %[2]s does %[1]s get?"}
 	case "place":
 		ws = []string{"Where is the %[2]s of %[1]s?", "What is %[1]s's %[2]s?", "Which %[2]s does %[1]s use?"}
+	case "city":
+		ws = []string{"What %[2]s does %[1]s live in?", "Which %[2]s is %[1]s from?", "Where does %[1]s live?", "What is the %[2]s of %[1]s?", "In which %[2]s is %[1]s?"}
 	case "email":
 		ws = []string{"What is the %[2]s of %[1]s?", "Which e-mail address is the %[2]s for %[1]s?", "Where do I write to reach %[1]s's %[2]s?"}
 	default:
