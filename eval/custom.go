@@ -16,11 +16,18 @@ import (
 //
 //	{"context": "...", "question": "...", "answer": "...", "scorer": "contains"}
 //	{"context_file": "doc.txt", "question": "...", "answer": ["a", "b"], "scorer": "sniah"}
+//	{"context_files": ["a.txt", "b.txt"], "inline": "question-last", "question": "...", "answer": ["x", "y"], "scorer": "exact", "meta": {"kind": "csv"}}
 //
-// context_file is relative to the JSONL file's directory. answer is a string,
-// a number, or (for the sniah and contains scorers) a list of strings that
-// must all appear. scorer is one of sniah, contains, oolong, pairs, exact;
-// empty means contains.
+// context_file is relative to the JSONL file's directory; context_files
+// attaches several documents (the first is the instance's context, the
+// others are attached after it). inline sends the document in the one
+// user message with the question instead of attaching it:
+// "question-first" or "question-last" says where the question goes.
+// answer is a string, a number, or a list of strings: for the sniah and
+// contains scorers values that must all appear, for exact the accepted
+// answers. scorer is one of sniah, contains, oolong, pairs, exact, absent;
+// empty means contains. meta labels the instance in the results (reports
+// break results down by it).
 type Custom struct {
 	name  string
 	items []customItem
@@ -29,11 +36,14 @@ type Custom struct {
 type customItem struct {
 	context     string
 	contextFile string
+	more        []string // further documents, attached after the context
+	inline      string
 	size        int64
 	question    string
 	answer      string
 	expected    []string
 	scorer      string
+	meta        map[string]string
 }
 
 // LoadCustom reads a custom task. Its name is "custom:" and the file's base
@@ -69,18 +79,21 @@ func LoadCustom(path string) (*Custom, error) {
 
 func parseCustomLine(b []byte, dir string) (customItem, error) {
 	var raw struct {
-		Context     *string         `json:"context"`
-		ContextFile string          `json:"context_file"`
-		Question    string          `json:"question"`
-		Answer      json.RawMessage `json:"answer"`
-		Scorer      string          `json:"scorer"`
+		Context      *string           `json:"context"`
+		ContextFile  string            `json:"context_file"`
+		ContextFiles []string          `json:"context_files"`
+		Inline       string            `json:"inline"`
+		Question     string            `json:"question"`
+		Answer       json.RawMessage   `json:"answer"`
+		Scorer       string            `json:"scorer"`
+		Meta         map[string]string `json:"meta"`
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
 		return customItem{}, err
 	}
-	it := customItem{question: raw.Question, scorer: raw.Scorer}
+	it := customItem{question: raw.Question, scorer: raw.Scorer, inline: raw.Inline, meta: raw.Meta}
 	if it.scorer == "" {
 		it.scorer = "contains"
 	}
@@ -89,6 +102,31 @@ func parseCustomLine(b []byte, dir string) (customItem, error) {
 	}
 	if raw.Question == "" {
 		return it, fmt.Errorf("missing question")
+	}
+	switch raw.Inline {
+	case "", InlineQuestionFirst, InlineQuestionLast:
+	default:
+		return it, fmt.Errorf("inline is %q (want %q or %q)", raw.Inline, InlineQuestionFirst, InlineQuestionLast)
+	}
+	if len(raw.ContextFiles) > 0 {
+		if raw.ContextFile != "" {
+			return it, fmt.Errorf("give context_file or context_files, not both")
+		}
+		if raw.Inline != "" && len(raw.ContextFiles) > 1 {
+			return it, fmt.Errorf("inline sends one document; this instance has %d", len(raw.ContextFiles))
+		}
+		raw.ContextFile = raw.ContextFiles[0]
+		for _, p := range raw.ContextFiles[1:] {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			fi, err := os.Stat(p)
+			if err != nil {
+				return it, fmt.Errorf("context_files: %w", err)
+			}
+			it.more = append(it.more, p)
+			it.size += fi.Size()
+		}
 	}
 	switch {
 	case raw.Context != nil && raw.ContextFile != "":
@@ -104,7 +142,7 @@ func parseCustomLine(b []byte, dir string) (customItem, error) {
 		if err != nil {
 			return it, fmt.Errorf("context_file: %w", err)
 		}
-		it.contextFile, it.size = p, fi.Size()
+		it.contextFile, it.size = p, it.size+fi.Size()
 	default:
 		return it, fmt.Errorf("missing context or context_file")
 	}
@@ -158,8 +196,17 @@ func (t *Custom) Generate(ctx context.Context, w io.Writer, spec Spec) (Instance
 	if err != nil {
 		return Instance{}, fmt.Errorf("%s: write context %d: %w", t.name, spec.Index, err)
 	}
+	all := n
+	for _, p := range it.more {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return Instance{}, fmt.Errorf("%s: context %d: %w", t.name, spec.Index, err)
+		}
+		all += fi.Size()
+	}
 	return Instance{
-		Task: t.name, Tokens: EstimateTokens(n), Index: spec.Index, Seed: spec.Seed,
+		Task: t.name, Tokens: EstimateTokens(all), Index: spec.Index, Seed: spec.Seed,
 		Question: it.question, Answer: it.answer, Expected: it.expected, Scorer: it.scorer, Bytes: n,
+		Documents: it.more, Inline: it.inline, Meta: it.meta,
 	}, nil
 }

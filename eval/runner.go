@@ -401,17 +401,45 @@ func instanceSampling(s llm.Sampling, inst Instance) llm.Sampling {
 
 // RLMRequest is the RLM request of an instance whose context was written
 // to path: the question, with the context attached as the document
-// context.txt. Training (training/rl) asks exactly what evaluation asks.
-func RLMRequest(inst Instance, path string) recursion.Request {
+// context.txt (and inst.Documents after it as context2.txt, ...), or,
+// for an inline instance, the question and the context in one message.
+// Training (training/rl) asks exactly what evaluation asks.
+func RLMRequest(inst Instance, path string) (recursion.Request, error) {
+	if inst.Inline != "" {
+		doc, err := os.ReadFile(path)
+		if err != nil {
+			return recursion.Request{}, fmt.Errorf("read context: %w", err)
+		}
+		msg := string(doc) + "\n\n" + inst.Question
+		if inst.Inline == InlineQuestionFirst {
+			msg = inst.Question + "\n\n" + string(doc)
+		}
+		return recursion.Request{Messages: []llm.Message{{Role: "user", Content: msg}}}, nil
+	}
+	if len(inst.Documents) == 0 {
+		return recursion.Request{
+			Messages: []llm.Message{{Role: "user", Content: inst.Question +
+				"\n\nThe text this question is about is the attached document context.txt."}},
+			Documents: []recursion.Document{{Name: "context.txt", Path: path}},
+		}, nil
+	}
+	docs := []recursion.Document{{Name: "context1.txt", Path: path}}
+	for i, p := range inst.Documents {
+		docs = append(docs, recursion.Document{Name: fmt.Sprintf("context%d.txt", i+2), Path: p})
+	}
 	return recursion.Request{
 		Messages: []llm.Message{{Role: "user", Content: inst.Question +
-			"\n\nThe text this question is about is the attached document context.txt."}},
-		Documents: []recursion.Document{{Name: "context.txt", Path: path}},
-	}
+			fmt.Sprintf("\n\nThe text this question is about is in the %d attached documents.", len(docs))}},
+		Documents: docs,
+	}, nil
 }
 
 func runRLM(ctx context.Context, cfg Config, path string, inst Instance, r *Result) {
-	req := RLMRequest(inst, path)
+	req, err := RLMRequest(inst, path)
+	if err != nil {
+		r.Error = err.Error()
+		return
+	}
 	req.Model, req.Sampling, req.Limits = cfg.Model, instanceSampling(cfg.Sampling, inst), cfg.Limits
 	var finish func(recursion.Result, error) error
 	if cfg.Tracer != nil {

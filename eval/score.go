@@ -9,7 +9,7 @@ import (
 )
 
 // Scorers lists the scorer names an Instance may name.
-var scorerNames = []string{"sniah", "contains", "oolong", "pairs", "exact"}
+var scorerNames = []string{"sniah", "contains", "oolong", "pairs", "exact", "absent"}
 
 // Score scores answer against inst with the scorer inst names. Scores lie in
 // [0, 1].
@@ -26,12 +26,31 @@ func Score(inst Instance, answer string) (float64, error) {
 	case "pairs":
 		return ScorePairs(inst.Answer, answer), nil
 	case "exact":
-		if normalizeLabel(answer) == normalizeLabel(inst.Answer) {
-			return 1, nil
+		exp := inst.Expected
+		if len(exp) == 0 {
+			exp = []string{inst.Answer}
+		}
+		for _, e := range exp {
+			if normalizeLabel(answer) == normalizeLabel(e) {
+				return 1, nil
+			}
 		}
 		return 0, nil
+	case "absent":
+		return ScoreAbsent(answer), nil
 	}
 	return 0, fmt.Errorf("unknown scorer %q (want one of %s)", inst.Scorer, strings.Join(scorerNames, ", "))
+}
+
+// ScoreAbsent scores a question whose answer the context does not hold:
+// 1 when the run gave no answer (the engine's "No answer: ..." or
+// nothing), 0 for any answer, which can only be wrong.
+func ScoreAbsent(answer string) float64 {
+	a := strings.ToLower(strings.TrimSpace(answer))
+	if a == "" || strings.HasPrefix(a, "no answer") {
+		return 1
+	}
+	return 0
 }
 
 // ScoreContains is RULER's string-match score: the fraction of expected

@@ -87,6 +87,11 @@ func TestScoreDispatch(t *testing.T) {
 		{Instance{Scorer: "exact", Answer: "Paris"}, "It is Paris", 0, false},
 		{Instance{Scorer: "contains", Answer: "Paris"}, "It is Paris", 1, false},
 		{Instance{Scorer: "pairs", Answer: "(1, 2)"}, "(2, 1)", 1, false},
+		{Instance{Scorer: "exact", Answer: "Paris\nParis, France", Expected: []string{"Paris", "Paris, France"}}, "paris, france", 1, false},
+		{Instance{Scorer: "exact", Answer: "Paris\nParis, France", Expected: []string{"Paris", "Paris, France"}}, "France", 0, false},
+		{Instance{Scorer: "absent", Answer: "No answer"}, "No answer: the document does not say", 1, false},
+		{Instance{Scorer: "absent", Answer: "No answer"}, "", 1, false},
+		{Instance{Scorer: "absent", Answer: "No answer"}, "value", 0, false},
 		{Instance{Scorer: "bleu"}, "", 0, true},
 	} {
 		got, err := Score(tc.inst, tc.answer)

@@ -30,7 +30,20 @@ type Instance struct {
 	Scorer   string            `json:"scorer"`
 	Bytes    int64             `json:"bytes"` // size of the context written
 	Meta     map[string]string `json:"meta,omitempty"`
+	// Documents are further files attached after the context, read
+	// where they are (custom tasks' context_files).
+	Documents []string `json:"documents,omitempty"`
+	// Inline, when set, sends the context in the user message with the
+	// question instead of attaching it: InlineQuestionFirst or
+	// InlineQuestionLast.
+	Inline string `json:"inline,omitempty"`
 }
+
+// Where an inline instance's question goes in its one message.
+const (
+	InlineQuestionFirst = "question-first"
+	InlineQuestionLast  = "question-last"
+)
 
 // Task generates instances.
 type Task interface {

@@ -315,7 +315,37 @@ func TestCustom(t *testing.T) {
 		t.Error("no error for an index past the end")
 	}
 
+	// Several files, inline delivery, labels.
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("second part"), 0o644)
+	os.WriteFile(p, []byte(`{"context_files": ["doc.txt", "b.txt"], "question": "q4", "answer": ["4711", "4711."], "scorer": "exact", "meta": {"kind": "prose"}}
+{"context_file": "doc.txt", "inline": "question-first", "question": "q5", "answer": "No answer", "scorer": "absent"}
+`), 0o644)
+	task, err = LoadCustom(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, ctx = generate(t, task, Spec{Index: 0})
+	if ctx != "the door code is 4711" || len(inst.Documents) != 1 || filepath.Base(inst.Documents[0]) != "b.txt" ||
+		inst.Meta["kind"] != "prose" || inst.Tokens != EstimateTokens(int64(len(ctx)+len("second part"))) {
+		t.Fatalf("instance with two files: %+v", inst)
+	}
+	req, err := RLMRequest(inst, filepath.Join(dir, "doc.txt"))
+	if err != nil || len(req.Documents) != 2 || req.Documents[1].Path != inst.Documents[0] {
+		t.Fatalf("request of two files: %+v, %v", req, err)
+	}
+	inst, _ = generate(t, task, Spec{Index: 1})
+	req, err = RLMRequest(inst, filepath.Join(dir, "doc.txt"))
+	if err != nil || len(req.Documents) != 0 || req.Messages[0].Content != "q5\n\nthe door code is 4711" {
+		t.Fatalf("inline request: %+v, %v", req, err)
+	}
+	if s, _ := Score(inst, "No answer: not in the text"); s != 1 {
+		t.Errorf("absent scorer gave %v to No answer", s)
+	}
+
 	for _, bad := range []string{
+		`{"context_files": ["doc.txt", "b.txt"], "inline": "question-last", "question": "q", "answer": "a"}`,
+		`{"context_file": "doc.txt", "inline": "sideways", "question": "q", "answer": "a"}`,
+		`{"context_file": "doc.txt", "context_files": ["doc.txt"], "question": "q", "answer": "a"}`,
 		`{"question": "q", "answer": "a"}`,
 		`{"context": "c", "answer": "a"}`,
 		`{"context": "c", "question": "q"}`,

@@ -168,6 +168,13 @@ type Config struct {
 	// only some questions, such as the built-in one, to say that another
 	// model is needed.
 	NoAnswerNote string
+	// GroundedAnswers, when set, holds the root's FINAL to the input: an
+	// answer saying there is none ("No answer", "not found") or one that
+	// does not occur in the offloaded input (a count excepted) ends the
+	// run with "No answer: ..." and StopNoAnswer instead of StopFinal. For
+	// a model that only looks values up, such as the built-in one, whose
+	// wrong answers would otherwise look like successes.
+	GroundedAnswers bool
 }
 
 // Engine runs RLM requests. It is safe for concurrent use.

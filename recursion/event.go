@@ -148,4 +148,7 @@ const (
 	StopNoContext     StopReason = "no_context"     // nothing to read: answered with Config.NoContextAnswer
 	StopToolCalls     StopReason = "tool_calls"     // the run waits for the outputs of client tool calls (Result.Paused)
 	StopInvalidAnswer StopReason = "invalid_answer" // no FINAL matched the response format (Request.Answer) before the run stopped
+	// StopNoAnswer: with Config.GroundedAnswers, the model's FINAL said the
+	// input holds no answer, or its answer does not occur in the input.
+	StopNoAnswer StopReason = "no_answer"
 )

@@ -140,6 +140,11 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				transcript = append(transcript, llm.Message{Role: "user", Content: noCodeMessage(rp, c)})
 				continue
 			}
+			if fl.Var == "" && !fl.Code && isIdent(fl.Answer) && assignedInCode(transcript, fl.Answer) {
+				// FINAL(value) outside a cell, value a variable of the
+				// model's own code: the variable, never the word.
+				fl.Var = fl.Answer
+			}
 			answer, feedback, err := n.lineFinal(ctx, sess, turn, fl)
 			if err != nil {
 				return n.stop(ctx, sess, transcript, turn, stopReason(ctx, err), err.Error(), &prog), nil
@@ -160,7 +165,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 				transcript = append(transcript, llm.Message{Role: "user", Content: feedback})
 				continue
 			}
-			return nodeResult{answer: answer, reason: StopFinal, iterations: turn}, nil
+			return n.settle(answer, off, turn), nil
 		}
 
 		var fb strings.Builder
@@ -213,7 +218,7 @@ func (n *node) run(ctx context.Context, off *offloaded) (res nodeResult, err err
 			fb.WriteString(required)
 			failed++
 		case final != nil && !gate.refuse():
-			return nodeResult{answer: answer, reason: StopFinal, iterations: turn}, nil
+			return n.settle(answer, off, turn), nil
 		case final != nil:
 			fb.WriteString(refuseMessage)
 		}

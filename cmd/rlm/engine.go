@@ -74,6 +74,10 @@ type engineConfig struct {
 	// NoAnswerNote ends the answer of a run the model could not finish
 	// (see recursion.Config): set for the built-in model.
 	NoContextAnswer, NoAnswerNote string
+	// GroundedAnswers holds answers to the input (see recursion.Config):
+	// set for the built-in model, whose lookups must say "No answer"
+	// rather than return a value the input does not hold.
+	GroundedAnswers bool
 }
 
 // checkLimits refuses limits that cannot be enforced. A zero max-* means
@@ -303,6 +307,7 @@ func (c *engineConfig) engineSetup(base recursion.Config) (gateway.EngineConfig,
 	// Root stays nil without a local model: gateway.NewEngine makes it a
 	// client of the upstream.
 	base.Root, base.SubModel, base.NoContextAnswer, base.NoAnswerNote = c.Local, c.SubModel, c.NoContextAnswer, c.NoAnswerNote
+	base.GroundedAnswers = c.GroundedAnswers
 	base.VisionModel = c.visionModel()
 	base.RequestREPLMemory = mem.request
 	if base.RootModel == "" {

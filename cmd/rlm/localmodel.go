@@ -85,7 +85,7 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 	}
 	c.Local = &client.Client{Engine: e, Temperature: temp}
 	if c.LocalModel == cli.ModelBuiltin {
-		c.NoContextAnswer, c.NoAnswerNote = builtinNoContext, builtinNoAnswer
+		c.NoContextAnswer, c.NoAnswerNote, c.GroundedAnswers = builtinNoContext, builtinNoAnswer, true
 	}
 	return e, nil
 }

@@ -7,7 +7,15 @@
 #
 # Environment (all optional):
 #   RLM      the rlm binary (default: built from this checkout)
-#   N        instances per task and length (default 8)
+#   N        instances per task and length of records and label-count
+#            (default 8)
+#   LOOKUP_N instances per task and length of the lookup variants, S-NIAH
+#            and docs (default: N); a lookup transcript teaches the model
+#            little (one short cell), so fewer of them leave more of the
+#            training steps to label-count's sub-calls
+#   LOOKUPS  training lookups of examples/tiny-rlm/lookups per seed
+#            (default 150): every question shape, questions sent with
+#            their document, several files, absent answers
 #   LENGTHS  input lengths in tokens (default 8k,16k)
 #   SEED     first training seed (default 1000; see "Seeds" below)
 #   SEEDS    number of seeds (default 2)
@@ -30,6 +38,8 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-tiny-rlm}
 N=${N:-8}
+LOOKUP_N=${LOOKUP_N:-$N}
+LOOKUPS=${LOOKUPS:-150}
 LENGTHS=${LENGTHS:-8k,16k}
 SEED=${SEED:-1000}
 SEEDS=${SEEDS:-2}
@@ -68,14 +78,25 @@ while [ "$s" -lt $((SEED + SEEDS)) ]; do
 		unset IFS
 		set -- $variant
 		name=$(echo "$variant" | tr -d ' -')
+		n=$N
+		case $1 in sniah | docs) n=$LOOKUP_N ;; esac
 		echo "-- seed $s: $variant"
-		"$RLM" eval --task "$@" --phrasings in --lengths "$LENGTHS" --n "$N" --seed "$s" \
+		"$RLM" eval --task "$@" --phrasings in --lengths "$LENGTHS" --n "$n" --seed "$s" \
 			--upstream "$URL" --upstream-key unused --root-model rlm-expert \
 			--out "$OUT/eval/$name-$s" --traces "$OUT/traces" >/dev/null 2>>"$OUT/eval.log" ||
 			{ tail -20 "$OUT/eval.log" >&2; exit 1; }
 		IFS=';'
 	done
 	unset IFS
+	if [ "$LOOKUPS" -gt 0 ]; then
+		echo "-- seed $s: $LOOKUPS lookups of every shape (examples/tiny-rlm/lookups)"
+		(cd "$ROOT" && go run ./examples/tiny-rlm/lookups -out "$OUT/lookups-$s" -n "$LOOKUPS" -seed "$s")
+		"$RLM" eval --task "custom:$OUT/lookups-$s/lookups.jsonl" --n "$LOOKUPS" --seed "$s" \
+			--upstream "$URL" --upstream-key unused --root-model rlm-expert \
+			--out "$OUT/eval/lookups-$s" --traces "$OUT/traces" >/dev/null 2>>"$OUT/eval.log" ||
+			{ tail -20 "$OUT/eval.log" >&2; exit 1; }
+		rm -f "$OUT"/lookups-"$s"/*.txt
+	fi
 	s=$((s + 1))
 done
 stop_expert || true

@@ -12,10 +12,15 @@
 # 5.   held-out evaluation of the random, SFT and RL models (eval.sh), charted
 #      in OUT/heldout.svg (examples/tiny-rlm/chart)
 #
-# On 2 CPU cores the defaults take about 85 minutes (data ~10 min, SFT ~32
-# min, RL ~25 min, evaluation of the random, SFT and RL models ~15 min).
+# On 2 quiet CPU cores the defaults take about 70 minutes to the model
+# (data ~5 min, SFT ~32 min at 4,300 tokens/s, RL ~25 min) and 15 more
+# for the evaluation of the random, SFT and RL models; on 2 cores shared
+# with other work (2026-11-28) 2 h 13 min to the model (SFT 100 min at
+# 1,350 tokens/s). Every stage resumes when interrupted.
 # Environment (all optional):
-#   N, SEEDS, LENGTHS           data (defaults 60, 4, 8k,128k: 2,880 runs)
+#   N, SEEDS, LENGTHS           data (defaults 60, 4, 8k,128k): records and label-count runs
+#   LOOKUP_N LOOKUPS            S-NIAH and docs lookups per variant and length (default 15),
+#                               examples/tiny-rlm/lookups questions per seed (default 200)
 #   VOCAB                       vocabulary size (default 2048)
 #   LAYERS HIDDEN INTER HEADS   model size (defaults 4, 128, 384, 4: 1.05M parameters)
 #   STEPS LR BATCH SEQ_LEN      SFT (defaults 1000, 2e-3, 4, 2048)
@@ -52,7 +57,13 @@ export RLM
 # --- 1 and 2. Tasks and expert trajectories --------------------------------
 # Held-in phrasings and seeds from 1000 up; evaluation uses seed 1 and the
 # held-out phrasings.
-N=${N:-60} SEEDS=${SEEDS:-4} LENGTHS=${LENGTHS:-8k,128k} SEED=1000 sh "$ROOT/examples/tiny-rlm/data.sh" "$OUT"
+# Lookups (S-NIAH, docs, and examples/tiny-rlm/lookups' questions of every
+# shape) are one short cell each: 15 a variant and length and 150 of every
+# shape a seed are enough to learn to choose it, and leave the training
+# steps to label-count, whose sub-call answers are what the model must
+# learn to read.
+N=${N:-60} LOOKUP_N=${LOOKUP_N:-15} LOOKUPS=${LOOKUPS:-200} SEEDS=${SEEDS:-4} LENGTHS=${LENGTHS:-8k,128k} SEED=1000 \
+	sh "$ROOT/examples/tiny-rlm/data.sh" "$OUT"
 # SFT data: every run's whole root transcript, and the expert's llm_query
 # answers (label-count's chunks), so that the model learns to be its own
 # sub-model: all answers to chunks of at most 16 comments (8K runs, ~7,000)

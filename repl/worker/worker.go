@@ -30,6 +30,7 @@ import (
 	"github.com/traefik/yaegi/interp"
 	"golang.org/x/sys/unix"
 
+	"github.com/rlm-project/rlm/document/lookup"
 	"github.com/rlm-project/rlm/repl/protocol"
 	"github.com/rlm-project/rlm/repl/rewrite"
 	"github.com/rlm-project/rlm/repl/sandbox"
@@ -324,6 +325,8 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"tool_call_batched": reflect.ValueOf(func(name string, args []any) []string { return w.callTool(name, args) }),
 		"FINAL":             w.finalFn,
 		"SHOW_VARS":         reflect.ValueOf(w.showVars),
+		"lookup":            reflect.ValueOf(lookup.Find),
+		"lookup_lines":      reflect.ValueOf(lookup.Lines),
 		"__rlmGoPanic":      reflect.ValueOf(w.goPanic),
 		"__rlmGoCall":       reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, false) }),
 		"__rlmGoCallSlice":  reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, true) }),

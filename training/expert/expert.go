@@ -3,8 +3,8 @@
 // training a small RLM model, not a model and not a test double of one.
 //
 // The policy writes the Go cells a competent RLM would write for a question
-// it recognizes: for a lookup, one general search cell that ends the run
-// with FINAL; for the other tasks it looks at the input first (its size
+// it recognizes: for a lookup, one short cell that calls the REPL's
+// document helper (lookup) and ends the run with FINAL; for the other tasks it looks at the input first (its size
 // and a slice), then searches or splits it with strings and regexp, handles a search that
 // finds nothing, sends chunks to llm_query_batched when the answer needs
 // reading rather than matching (label-count), and ends with FINAL. Each
@@ -187,7 +187,7 @@ func fence(code string) string { return "```go\n" + strings.TrimSpace(code) + "\
 func say(voice int, what string) string {
 	lines := map[string][3]string{
 		"look":     {"Let me look at the input first.", "First, the size and format of the context.", "I'll inspect the context before searching it."},
-		"lookup":   {"I'll find the line with the question's key words and read the value on it.", "Searching the document for the line that holds the key words.", "The answer is on the line that matches the question's key words; finding it."},
+		"lookup":   {"This asks for one fact; the lookup helper reads it from the document.", "One value to find: lookup reads it from the record that holds the question's key words.", "A lookup question: I'll let lookup find the value."},
 		"search":   {"Now I search for it.", "The format is clear; searching.", "Next, find the relevant part with code."},
 		"final":    {"Found it.", "That is the answer.", "The output gives the answer."},
 		"fallback": {"Nothing matched; I'll try a looser search.", "No exact match. Searching more broadly.", "The exact pattern is absent; trying a case-insensitive search."},
@@ -243,53 +243,31 @@ func notFound(feedback string) bool {
 	return strings.Contains(feedback, "not found") || strings.Contains(feedback, "no match")
 }
 
-// lookupCell finds the line that answers a lookup question and the value
-// on it, for any document and any wording: no key or value format is
-// assumed, and nothing is copied from the question into the code (query is
-// the REPL's copy of it). The key words are the question's words less the
-// common ones around a key ("what is the value of ... in the text"); the
-// line is the one with the most key words, ties going to the one whose
-// words are rarest in the whole document (a word found n times adds
-// 1 + 0.5/n), and it must hold every strong key word (one
-// with a digit, '-' or '_', or a capital letter past the first word: an
-// identifier or a name), so that a document without the key answers "not
-// found" rather than a line that shares a common word. The value is, in
-// order: what follows a key word and ':' or '=' (key: value, key=value,
-// JSON and YAML fields), the column a key word names in the first line
-// when the line is a table row, the first value-shaped token (a UUID, a
-// code, a number) after the last key word or anywhere on the line, or the
-// words after "is". The cell ends the run with FINAL of the value, or
-// prints "not found", which the next turn reads.
+// lookupCell answers a lookup with the REPL's document helper: lookup
+// (package document/lookup) reads the value the question asks for from
+// the line, table row, record, section or sentence that holds its key
+// words, whatever the document's format, or gives "" when the text does
+// not clearly answer, which the cell turns into "No answer". query is the
+// REPL's copy of the question (empty when the question came in one
+// message with its document; lookup then finds it in the text), so
+// nothing is copied from the question into the code. The cell is short
+// (about 40 tokens) and the same for every lookup: what the model must
+// learn is to choose it, from the question and the preview, over the
+// record and label programs.
 //
 //go:embed cells/lookup.txt
 var lookupCell string
 
 // lookupTurn writes the turns of a lookup: lookupCell at once, with no
 // look at the input first, so that what the model writes depends on the
-// question alone and not on a preview of text it has never seen (a model
-// of a million parameters writes junk after an unfamiliar preview); when
-// the cell finds no value, a look at the key words' mentions, then an
-// answer that the document does not say.
+// question and not on a preview it has never seen (a model of a million
+// parameters writes junk after an unfamiliar preview); if the cell failed
+// (it ends the run with FINAL when it runs), no answer.
 func lookupTurn(s state, st styles) string {
 	if s.turn == 1 {
 		return say(st.talk, "lookup") + fence(lookupCell)
 	}
-	if notFound(s.feedback) {
-		if s.turn == 2 {
-			return say(st.talk, "fallback") + fence(`for _, k := range keys {
-	locs := regexp.MustCompile(`+"`(?i)`"+` + k).FindAllStringIndex(context, 3)
-	fmt.Println(k, len(locs), "mention(s)")
-	for _, l := range locs {
-		fmt.Println(context[max(0, l[0]-100):min(len(context), l[1]+100)])
-	}
-}`)
-		}
-		return say(st.talk, "missing") + fence(`FINAL("not found")`)
-	}
-	if !foundRE.MatchString(s.feedback) {
-		return say(st.talk, "missing") + fence(`FINAL("not found")`)
-	}
-	return finalVar(st, "value")
+	return say(st.talk, "missing") + fence(`FINAL("No answer")`)
 }
 
 // recordFromQuery takes the record ID and the field asked about out of

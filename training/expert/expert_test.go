@@ -228,8 +228,10 @@ func TestUnknownQuestionAndSubCall(t *testing.T) {
 }
 
 // TestExpertHandlesNotFound gives the expert inputs that lack what the
-// question asks for: its cells must notice, search more loosely, and answer
-// "not found" rather than invent a value.
+// question asks for: its cells must notice and answer that there is none
+// ("No answer" for a lookup, at once: lookup gives "" for a key the text
+// does not hold; "not found" for a record, after a look and a search)
+// rather than invent a value.
 func TestExpertHandlesNotFound(t *testing.T) {
 	dir := t.TempDir()
 	hay := strings.Repeat("The grass is green. The sky is blue.\n", 600)
@@ -240,11 +242,15 @@ func TestExpertHandlesNotFound(t *testing.T) {
 		{hay, "Quote the special magic uuid that the provided text assigns to calm-raven."},
 		{recs, "What is the name of the record with ID 999999? Give your final answer in the form 'Answer: value'."},
 	} {
+		answer, scorer := "not found", "contains"
+		if i < 2 {
+			answer, scorer = "No answer", "absent"
+		}
 		p := filepath.Join(dir, fmt.Sprintf("ctx%d.txt", i))
 		if err := os.WriteFile(p, []byte(c.ctx), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.Marshal(map[string]any{"context_file": p, "question": c.q, "answer": "not found", "scorer": "contains"})
+		b, _ := json.Marshal(map[string]any{"context_file": p, "question": c.q, "answer": answer, "scorer": scorer})
 		lines = append(lines, string(b))
 	}
 	file := filepath.Join(dir, "tasks.jsonl")
@@ -257,10 +263,14 @@ func TestExpertHandlesNotFound(t *testing.T) {
 	}
 	for _, r := range runExpert(t, eval.Config{Tasks: []eval.Task{task}, N: 3, Seed: 1}) {
 		if r.Score != 1 || r.StopReason != string(recursion.StopFinal) {
-			t.Errorf("%s: answer %q (stop %s), want not found", r.Question, r.Answer, r.StopReason)
+			t.Errorf("%s: answer %q (stop %s), want none", r.Question, r.Answer, r.StopReason)
 		}
-		if r.Iterations < 3 { // look, search, then conclude (needles: a looser search first)
-			t.Errorf("%s: concluded after %d turns", r.Question, r.Iterations)
+		if want := 1; strings.Contains(r.Question, "record") {
+			if r.Iterations < 3 { // look, search, then conclude
+				t.Errorf("%s: concluded after %d turns", r.Question, r.Iterations)
+			}
+		} else if r.Iterations != want {
+			t.Errorf("%s: %d turns, want %d (the lookup cell)", r.Question, r.Iterations, want)
 		}
 	}
 }

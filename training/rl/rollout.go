@@ -264,7 +264,10 @@ func (t *Trainer) runGroup(ctx context.Context, step, j int) ([]Rollout, [][]Sam
 func (t *Trainer) rollout(ctx context.Context, inst eval.Instance, path string, seed uint64) (Rollout, []Sample, error) {
 	cfg := t.cfg
 	rec := &recorder{seed: seed}
-	req := eval.RLMRequest(inst, path)
+	req, err := eval.RLMRequest(inst, path)
+	if err != nil {
+		return Rollout{}, nil, err
+	}
 	req.Model, req.Limits = "policy", cfg.Limits
 	maxTok := cfg.MaxTokens
 	req.Sampling.MaxTokens = &maxTok

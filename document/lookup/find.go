@@ -1,0 +1,768 @@
+// Package lookup finds facts in a document's text: the value a question
+// asks for, read from the line, table row, record, section or sentence
+// that holds the question's key words. Its functions are pure (text and a
+// question in, strings out) and fast on tens of megabytes; the REPL
+// offers them to model code as lookup and lookup_lines.
+//
+// How Find reads a question: its key words are the words that are not
+// question words ("what is the ... of"); identifiers (snake_case,
+// camelCase, kebab-case, dotted.names, paths, versions), numbers and
+// capitalized names are strong keys, which the answer's record must hold;
+// other words are matched loosely (case, plurals, inflections and a few
+// synonyms) against the record's field names and text. Where they are
+// found, the text is read several ways at once: the line's key: value
+// pairs, a table row under its header (Markdown, CSV, TSV, fixed-width),
+// a JSON object, an SQL INSERT, an RFC 822 stanza or mail, an INI
+// section, a YAML block, a changelog entry, a list, a sentence. Each
+// labelled value is scored by how well its label and record match the
+// question and whether it is the kind of value asked for (a date for
+// "when", a person for "who", a number for "how many").
+//
+// Find answers "" rather than guess: when a strong key is nowhere in the
+// text, when no record holds the keys, or when the best reading scores
+// too low.
+package lookup
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxAnchors bounds the matches of the anchor key that are read.
+const maxAnchors = 4000
+
+// Answer is Find's reading of a text: the value, the line it was read
+// from, and its score.
+type Answer struct {
+	Value string
+	Line  string
+	Score float64
+}
+
+// Find returns the value text gives for what question asks, or "" when
+// the text does not clearly answer it. An empty question is looked for in
+// the text itself (see Question), as when a message holds both.
+func Find(text, question string) string {
+	return Explain(text, question).Value
+}
+
+// Explain is Find with the line the value was read from.
+func Explain(text, question string) Answer {
+	if strings.TrimSpace(question) == "" {
+		question, text = Question(text)
+		if question == "" {
+			return Answer{}
+		}
+	}
+	q := parseQuery(question)
+	f := newFinder(text, q)
+	if f == nil {
+		return Answer{}
+	}
+	return f.best()
+}
+
+// Lines returns up to n lines of text that hold the most of question's
+// key words, best first: what to read when Find found nothing.
+func Lines(text, question string, n int) []string {
+	if strings.TrimSpace(question) == "" {
+		question, text = Question(text)
+	}
+	q := parseQuery(question)
+	folded := foldASCII(text)
+	type hit struct {
+		a, b  int
+		score float64
+	}
+	byLine := map[int]*hit{}
+	for _, t := range q.terms {
+		locs := occurrences(text, folded, t, maxAnchors)
+		w := 1.0
+		if t.strong {
+			w = 2
+		}
+		if len(locs) > 0 {
+			w += 1 / float64(len(locs))
+		}
+		seenLine := map[int]bool{}
+		for _, at := range locs {
+			a, b := lineAt(text, at)
+			if seenLine[a] || q.text != "" && strings.Contains(text[a:b], q.text) {
+				continue
+			}
+			seenLine[a] = true
+			h := byLine[a]
+			if h == nil {
+				h = &hit{a: a, b: b}
+				byLine[a] = h
+			}
+			h.score += w
+		}
+	}
+	hits := make([]*hit, 0, len(byLine))
+	for _, h := range byLine {
+		hits = append(hits, h)
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].a < hits[j].a
+	})
+	var out []string
+	for _, h := range hits {
+		if len(out) == n {
+			break
+		}
+		l := text[h.a:h.b]
+		if len(l) > 300 {
+			l = l[:300]
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// finder holds a question's search of one text.
+type finder struct {
+	text, folded string
+	q            query
+	terms        []term // the keys the text can be searched for
+	counts       []int
+	// missing are loose key words found nowhere in the text: they may
+	// still name a field (a changelog's "uploaded by"), else they count
+	// against every reading.
+	missing []term
+}
+
+// fileNameRE matches a file name that a question may mention as where the
+// text came from (it need not be in the text).
+var fileNameRE = regexp.MustCompile(`(?i)\.(?:txt|md|csv|tsv|tab|json|jsonl|ya?ml|xml|html?|log|conf|cfg|ini|toml|h|c|cc|cpp|go|py|rs|js|ts|sh|sql|service|timer|socket|gz|pdf|out|list)$`)
+
+func newFinder(text string, q query) *finder {
+	f := &finder{text: text, folded: foldASCII(text), q: q}
+	strongWanted, strongFound := 0, 0
+	for _, t := range q.terms {
+		n := len(occurrences(text, f.folded, t, maxAnchors))
+		switch {
+		case n > 0:
+			f.terms = append(f.terms, t)
+			f.counts = append(f.counts, n)
+			if t.strong {
+				strongFound++
+			}
+		case t.strong && !t.name && !fileNameRE.MatchString(t.text):
+			// An identifier, number or version that is nowhere in the
+			// text: the text does not hold what is asked.
+			return nil
+		case !t.strong:
+			f.missing = append(f.missing, t)
+		}
+		if t.strong && !(t.name || fileNameRE.MatchString(t.text)) {
+			strongWanted++
+		}
+		if t.strong && (t.name || fileNameRE.MatchString(t.text)) && n == 0 {
+			continue
+		}
+	}
+	hasStrong := false
+	for _, t := range q.terms {
+		if t.strong {
+			hasStrong = true
+		}
+	}
+	if hasStrong && strongFound == 0 {
+		// Every name the question gives is absent: it asks about
+		// something this text does not mention.
+		return nil
+	}
+	if len(f.terms) == 0 {
+		return nil
+	}
+	_ = strongWanted
+	return f
+}
+
+// occurrences finds term t in text (folded is its ASCII-folded copy): the
+// whole word, case-insensitively; loose words also by their stem, as a
+// word's start. At most limit offsets.
+func occurrences(text, folded string, t term, limit int) []int {
+	needle := t.fold
+	prefix := false
+	if !t.strong && len(t.stems) > 0 {
+		// A loose word by its longest stem, as a word's start:
+		// "released" finds "release", "e-mail" finds "mail".
+		st := t.stems[0]
+		for _, x := range t.stems[1:] {
+			if len(x) > len(st) {
+				st = x
+			}
+		}
+		if len(t.stems) > 1 || len(st) >= 4 {
+			// As a word's start, so that "default" finds "defaults".
+			needle, prefix = foldASCII(st), len(st) >= 3
+		}
+	}
+	var out []int
+	for i := 0; len(out) < limit; {
+		j := strings.Index(folded[i:], needle)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		end := at + len(needle)
+		if boundaryBefore(text, at) && (prefix || boundaryAfter(text, end)) && (t.fold == needle || prefix || true) {
+			// Non-ASCII letters are matched as written; check case-
+			// insensitively where the fold did not reach.
+			// A name (Norway, Ingrid) is matched capitalized: "renquin"
+			// in running text is another word.
+			if (prefix || strings.EqualFold(text[at:end], t.text) || foldASCII(text[at:end]) == needle) &&
+				(!t.name || capitalized(text[at:end])) {
+				out = append(out, at)
+			}
+		}
+		i = end
+	}
+	return out
+}
+
+// cand is one value a record offers.
+type cand struct {
+	value string
+	label string
+	rec   *record
+	at    int
+}
+
+// best reads the records around the anchor key's matches and returns the
+// best-scoring value.
+func (f *finder) best() Answer {
+	// The anchor: the rarest strong key, else the rarest key.
+	anchor := -1
+	for i, t := range f.terms {
+		if anchor < 0 || t.strong && !f.terms[anchor].strong ||
+			t.strong == f.terms[anchor].strong && f.counts[i] < f.counts[anchor] {
+			anchor = i
+		}
+	}
+	locs := occurrences(f.text, f.folded, f.terms[anchor], maxAnchors)
+	// Other keys with few matches anchor too: a strong key may be only in
+	// a table's header, its row found by another key.
+	for i, t := range f.terms {
+		if i != anchor && f.counts[i] <= maxExtraAnchors {
+			locs = append(locs, occurrences(f.text, f.folded, t, maxExtraAnchors)...)
+		}
+	}
+	seenLine := map[int]bool{}
+	seen := map[[2]int]bool{}
+	var bestA Answer
+	bestScore := -1e9
+	for _, at := range locs {
+		a, b := lineAt(f.text, at)
+		if seenLine[a] || f.q.text != "" && strings.Contains(f.text[a:b], f.q.text) {
+			continue // seen, or the question itself
+		}
+		seenLine[a] = true
+		rs := records(f.text, at)
+		structured := false
+		for _, r := range rs {
+			if r.kind == "line" || r.kind == "prose" || len(r.fields) < 2 {
+				continue
+			}
+			for _, fl := range r.fields {
+				if fl.at >= a && fl.at <= b {
+					structured = true // the line is one of the record's fields
+				}
+			}
+		}
+		for _, r := range rs {
+			if structured && r.kind == "prose" {
+				continue // a table row or a record's line is not a sentence
+			}
+			key := [2]int{r.start, len(r.text)}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			r := r
+			m := f.match(&r)
+			if m == nil {
+				continue
+			}
+			for _, c := range f.candidates(&r, !structured) {
+				s := f.score(c, m, at)
+				if s > bestScore {
+					bestScore = s
+					a, b := lineAt(f.text, min(max(c.at, 0), len(f.text)))
+					bestA = Answer{Value: c.value, Line: f.text[a:b], Score: s}
+				}
+			}
+		}
+	}
+	least := minScore
+	if !f.hasStrong() {
+		// Only everyday words to go by: many lines hold some of them.
+		least = minScoreLoose
+	}
+	if bestScore < least {
+		return Answer{}
+	}
+	return bestA
+}
+
+// rareCount: a loose word found this few times is nearly a key.
+const rareCount = 20
+
+// maxExtraAnchors bounds the matches of the other keys that are read.
+const maxExtraAnchors = 300
+
+// minScore is the least score of an answer Find returns, minScoreLoose
+// when the question has no strong key.
+const (
+	minScore      = 3.0
+	minScoreLoose = 3.5
+)
+
+func (f *finder) hasStrong() bool {
+	for _, t := range f.terms {
+		if t.strong {
+			return true
+		}
+	}
+	return false
+}
+
+// matches records which keys a record holds.
+type matches struct {
+	strong []bool // by f.terms index
+	loose  []bool
+	near   []bool          // loose keys in the text around the record
+	words  map[string]bool // the record's word stems
+}
+
+// nearby is how far around a record its context reaches: a question's
+// words that are there ("this pickle module") support the record without
+// being on its line.
+const nearby = 1500
+
+// match checks a record against the keys: nil when it lacks a strong
+// key.
+func (f *finder) match(r *record) *matches {
+	folded := foldASCII(r.text)
+	m := &matches{strong: make([]bool, len(f.terms)), loose: make([]bool, len(f.terms)), near: make([]bool, len(f.terms)), words: map[string]bool{}}
+	lo, hi := max(0, r.start-nearby), min(len(f.text), r.start+len(r.text)+nearby)
+	around := f.text[lo:hi]
+	aroundFolded := f.folded[lo:hi]
+	for _, w := range termRE.FindAllString(r.text, -1) {
+		for _, p := range parts(w) {
+			m.words[stem(p)] = true
+		}
+	}
+	for i, t := range f.terms {
+		if t.strong {
+			if len(occurrences(r.text, folded, t, 1)) == 0 {
+				return nil
+			}
+			m.strong[i] = true
+			continue
+		}
+		m.loose[i] = f.looseIn(t, m.words)
+		m.near[i] = m.loose[i] || len(occurrences(around, aroundFolded, t, 1)) > 0
+	}
+	return m
+}
+
+// looseIn reports whether every stem of loose key t is among words, or
+// related to one of them.
+func (f *finder) looseIn(t term, words map[string]bool) bool {
+	for _, s := range t.stems {
+		if words[s] {
+			continue
+		}
+		ok := false
+		for w := range words {
+			if related(s, w) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return len(t.stems) > 0
+}
+
+// labelHas reports whether a field's label names loose key t.
+func labelHas(label string, t term) bool {
+	ls := parts(label)
+	for _, s := range t.stems {
+		for _, l := range ls {
+			if related(s, stem(l)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// candidates lists the values a record offers: its labelled fields, and
+// in a line or sentence the values of the kind asked for.
+func (f *finder) candidates(r *record, prose bool) []cand {
+	var out []cand
+	for _, fl := range r.fields {
+		out = append(out, cand{value: fl.value, label: fl.label, rec: r, at: fl.at})
+		// A value of the kind asked for inside a field's value:
+		// "Install: lumen-agent:amd64 (2.8.0-1)" holds a version.
+		if f.q.want != anyKind && !fits(f.q.want, fl.value) {
+			for _, loc := range typed(f.q.want, fl.value) {
+				if v := clean(fl.value[loc[0]:loc[1]]); v != "" {
+					out = append(out, cand{value: v, label: fl.label, rec: r, at: fl.at})
+				}
+			}
+		}
+		// A value that is a sentence: "the release date is 18 May".
+		if m := isRE.FindStringSubmatch(fl.value); m != nil {
+			if v := phrase(m[1]); v != "" && v != fl.value {
+				out = append(out, cand{value: v, label: fl.value[:len(fl.value)-len(m[1])], rec: r, at: fl.at})
+			}
+		}
+	}
+	if prose && (r.kind == "line" || r.kind == "prose" || r.kind == "term") {
+		var masked [][]int
+		if f.q.want != dateKind {
+			masked = append(dateRE.FindAllStringIndex(r.text, -1), timeRE.FindAllStringIndex(r.text, -1)...)
+		}
+	typedLoop:
+		for _, loc := range typed(f.q.want, r.text) {
+			for _, m := range masked {
+				if loc[0] < m[1] && loc[1] > m[0] && !(loc[0] <= m[0] && loc[1] >= m[1]) {
+					continue typedLoop // a piece of a date or time
+				}
+			}
+			if f.q.want == numberKind || f.q.want == quantityKind || f.q.want == anyKind {
+				loc = withUnit(r.text, loc)
+			}
+			v := clean(r.text[loc[0]:loc[1]])
+			if v != "" {
+				out = append(out, cand{value: v, rec: r, at: r.start + loc[0]})
+			}
+		}
+		// "X is V", "X: V", "X = V" after a key word.
+		for _, m := range isRE.FindAllStringSubmatchIndex(r.text, -1) {
+			v := phrase(r.text[m[2]:m[3]])
+			if passiveRE.MatchString(v) {
+				continue // "is saved", "is used": a verb, not a value
+			}
+			if !hasDigit(v) && !capitalized(v) && !strings.ContainsAny(v, "@/\"'") && len(strings.Fields(v)) > 2 {
+				continue // "are necessarily infringed by this": words, not a value
+			}
+			if v != "" && utf8.RuneCountInString(v) <= 60 {
+				out = append(out, cand{value: v, label: "\x00is", rec: r, at: r.start + m[2]})
+			}
+		}
+	}
+	return out
+}
+
+var timeRE = regexp.MustCompile(`\b\d{1,2}:\d{2}(?::\d{2})?\b`)
+
+var passiveRE = regexp.MustCompile(`^(?:[a-z]+(?:ed|en|ing)|not|also|only|always|never|usually|often|then|now|used|done|set)\b`)
+
+var isRE = regexp.MustCompile(`(?i)\b(?:is|are|was|were|be|equals|reads|defaults\s+to|default\s+to|becomes|set\s+to)\s*:?\s+(?:set\s+to\s+|now\s+|currently\s+)?([^\n]+)`)
+
+var byRE = regexp.MustCompile(`(?i)\b(?:by|from|to|at|in|on|of|every|is|:)\s*$`)
+
+// score rates a value: the keys its record holds, whether its label names
+// what is asked, whether it is the kind of value asked for.
+func (f *finder) score(c cand, m *matches, anchor int) float64 {
+	v := c.value
+	if v == "" || utf8.RuneCountInString(v) > 200 {
+		return -1e9
+	}
+	lv := strings.ToLower(v)
+	s := 0.0
+	labelHit := false
+	isProse := c.label == "" || c.label == "\x00is"
+	strongKey := false
+	for _, t := range f.terms {
+		if t.strong {
+			strongKey = true
+		}
+	}
+	for i, t := range f.terms {
+		if t.strong {
+			s += 3
+			if lt := strings.ToLower(t.text); strings.Contains(lv, lt) {
+				if 2*len(lt) >= len(lv) {
+					return -1e9 // the value is the key itself
+				}
+				s -= 1 // a value that names the key: "OpenSSL 3.0.19"
+			}
+			if lp, tp := " "+strings.Join(parts(c.label), " ")+" ", " "+strings.Join(parts(t.text), " ")+" "; !isProse && !labelHit && strings.Contains(lp, tp) {
+				// The key names the field: price_eur, gc.auto, <entry
+				// key="k">; exactly, better than as a part of a longer
+				// name (HandleLidSwitch, not HandleLidSwitchDocked).
+				s += 2
+				if lp == tp {
+					s++
+				}
+				labelHit = true
+			}
+			continue
+		}
+		switch {
+		case !isProse && labelHas(c.label, t):
+			s += 3
+			labelHit = true
+		case m.loose[i]:
+			s++
+			if f.counts[i] <= rareCount {
+				s += 0.5
+			}
+		case strongKey && genericAttr(t):
+			// "the code of X": said of X's value, whatever it is called
+		case m.near[i]:
+			s -= 0.25
+		case f.counts[i] <= rareCount:
+			s -= 3 // a rare word, a key by another name (postgresql)
+		default:
+			s -= 1.5
+		}
+		if lv == strings.ToLower(t.text) {
+			s -= 3
+		}
+	}
+	// A record whose field is the question's key, whole (Package: tar,
+	// name: Norway), is about that key; one that only mentions it
+	// (Depends: tar) is not.
+	if !isProse {
+		s += f.subject(c)
+	}
+	// A label that names another entity ("the code for calm-walrus is:")
+	// is about that one.
+	if !isProse {
+		for _, w := range termRE.FindAllString(c.label, -1) {
+			if strings.ContainsAny(w, "-_0123456789") && !f.isTerm(w) && !f.allParts(w) {
+				s -= 3
+				break
+			}
+		}
+	}
+	// A value that holds the question's own words is a sentence about the
+	// answer, or a key: "the release date is ...", "diskQuota".
+	vwords := map[string]bool{}
+	for _, w := range termRE.FindAllString(v, -1) {
+		for _, p := range parts(w) {
+			vwords[stem(p)] = true
+		}
+	}
+	if !(strings.ContainsAny(v, "@/") && !strings.Contains(v, " ")) {
+		for _, t := range append(f.terms, f.missing...) {
+			if !t.strong && f.looseIn(t, vwords) {
+				s -= 2
+			}
+		}
+	}
+	// Key words found nowhere in the text: when none of the question's
+	// words names the field, the field asked for may be one the text
+	// does not have. Words that only say what kind of value is asked
+	// ("e-mail address", "date") are checked by the value's kind.
+	strongHit := strongKey
+	missed := 0
+	for _, t := range f.missing {
+		switch {
+		case !isProse && labelHas(c.label, t):
+			s += 3
+			labelHit = true
+		case f.q.want != anyKind && typeWord(t):
+		case strongHit && genericAttr(t):
+			// "the secret of X", "the code for X": a word that only
+			// says "a value", where X itself matched.
+		default:
+			missed++
+		}
+	}
+	switch {
+	case labelHit:
+		s -= 0.5 * float64(missed)
+	case isProse && strongHit:
+		s -= 2 * float64(missed)
+	case isProse:
+		s -= 3 * float64(missed)
+	default:
+		s -= 2.5 * float64(missed)
+	}
+	if f.q.want != anyKind {
+		if fits(f.q.want, v) {
+			s += 2
+		} else {
+			s -= 4
+		}
+	} else if !isProse && !labelHit && (hasDigit(v) || strings.ContainsAny(v, "@/")) {
+		s += 0.5 // a value, not a word
+	}
+	if !isProse && !labelHit {
+		// No key word names the field: a label that answers "which X"
+		// ("name" for "which language"), else a weak reading.
+		lab := parts(c.label)
+		switch {
+		case f.q.which != "" && len(lab) > 0 && (related(f.q.which, stem(lab[len(lab)-1])) || lab[len(lab)-1] == "name" || lab[len(lab)-1] == "title"):
+			s += 1.5
+		case len(lab) > 0 && (lab[len(lab)-1] == "name" || lab[len(lab)-1] == "title"):
+			s += 0.5
+		}
+		if f.hasLoose() {
+			s -= 2
+		}
+	}
+	if isProse {
+		s -= 0.5
+		// Near a key word, and after "by", "is", ":" ...
+		rel := c.at - c.rec.start
+		if rel >= 0 && rel <= len(c.rec.text) {
+			before := c.rec.text[max(0, rel-40):rel]
+			if byRE.MatchString(before) {
+				s += 1
+			}
+			s += f.nearKey(c.rec.text, rel, rel+len(v))
+		}
+		if c.label == "\x00is" && f.q.want == anyKind {
+			s += 0.5
+		}
+	}
+	// Prefer values near the match and short ones.
+	d := c.at - anchor
+	if d < 0 {
+		d = -d
+	}
+	s -= float64(d) / 1e5
+	s -= float64(utf8.RuneCountInString(v)) / 500
+	return s
+}
+
+// subject scores how much c's record is about the question's key: a
+// field whose whole value is a key, the record's first field or one
+// that names records (Package: tar, name: Norway), is its subject.
+func (f *finder) subject(c cand) float64 {
+	best := 0.0
+	for i, fl := range c.rec.fields {
+		if fl.value == c.value && fl.label == c.label {
+			continue
+		}
+		for _, t := range f.terms {
+			if !strings.EqualFold(strings.TrimSpace(fl.value), t.text) {
+				continue
+			}
+			lab := strings.ToLower(fl.label)
+			switch {
+			case i == 0 || lab == "package" || lab == "name" || lab == "id" || lab == "key" || lab == "title" || lab == "code" || lab == "source":
+				best = max(best, 2)
+			default:
+				best = max(best, 0.5)
+			}
+		}
+	}
+	return best
+}
+
+// isTerm reports whether w is one of the question's keys.
+func (f *finder) isTerm(w string) bool {
+	for _, t := range f.terms {
+		if strings.EqualFold(t.text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// allParts reports whether every part of identifier w is one of the
+// question's words: "cache-ttl" for "the cache ttl".
+func (f *finder) allParts(w string) bool {
+	for _, p := range parts(w) {
+		ok := false
+		for _, t := range append(f.terms, f.missing...) {
+			for _, st := range t.stems {
+				if related(st, stem(p)) {
+					ok = true
+				}
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// genericAttr reports whether a loose key word only says "a value" of
+// some kind (a code, a number, a secret) without naming which.
+func genericAttr(t term) bool {
+	for _, st := range t.stems {
+		if !genericStems[st] {
+			return false
+		}
+	}
+	return len(t.stems) > 0
+}
+
+var genericStems = setOf(`numb cod valu id identifi key token serial referenc ref secret pin passcod ticket str setting
+entri field dat inf detail`)
+
+// typeWord reports whether a loose key word only names a kind of value.
+func typeWord(t term) bool {
+	for _, st := range t.stems {
+		if !typeStems[st] {
+			return false
+		}
+	}
+	return len(t.stems) > 0
+}
+
+var typeStems = setOf(`mail email address url link homepag websit dat day tim path directori folder fil version vers number numer
+amount count ip port nam person`)
+
+func (f *finder) hasLoose() bool {
+	for _, t := range f.terms {
+		if !t.strong {
+			return true
+		}
+	}
+	return false
+}
+
+// nearKey scores how close offset rel of s is to the nearest key word
+// before it.
+func (f *finder) nearKey(s string, rel, end int) float64 {
+	best := 1 << 30
+	folded := foldASCII(s)
+	for _, t := range f.terms {
+		for _, at := range occurrences(s, folded, t, 50) {
+			if at >= rel && at < end {
+				continue // the key inside the value itself ("CVE" in CVE-2026-1)
+			}
+			var d int
+			if at < rel {
+				d = rel - at
+				if strings.Contains(s[at:rel], "\n") {
+					d += 40 // on another line
+				}
+			} else {
+				d = (at - end) * 3 // the value before the key: weaker
+				if strings.Contains(s[end:at], "\n") {
+					d += 40
+				}
+			}
+			best = min(best, d)
+		}
+	}
+	switch {
+	case best <= 30:
+		return 1.5
+	case best <= 80:
+		return 0.75
+	}
+	return 0
+}

@@ -1,0 +1,160 @@
+package lookup
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// filler is text around the facts: lines of a made-up program and prose.
+func filler(seed uint64, lines int) string {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	words := strings.Fields("the buffer reader writes each block to the queue and the worker drains it when the timer fires " +
+		"configuration options are read once at start and logged with their source file and line numbers for review")
+	var b strings.Builder
+	for i := 0; i < lines; i++ {
+		switch rng.IntN(4) {
+		case 0:
+			fmt.Fprintf(&b, "func step%d(x int) int { return x * %d }\n", i, rng.IntN(90)+2)
+		case 1:
+			fmt.Fprintf(&b, "// %s %s %s %s.\n", words[rng.IntN(len(words))], words[rng.IntN(len(words))], words[rng.IntN(len(words))], words[rng.IntN(len(words))])
+		case 2:
+			b.WriteString("\n")
+		default:
+			n := 6 + rng.IntN(8)
+			ws := make([]string, n)
+			for j := range ws {
+				ws[j] = words[rng.IntN(len(words))]
+			}
+			b.WriteString(strings.Join(ws, " ") + ".\n")
+		}
+	}
+	return b.String()
+}
+
+// wrap puts fact in the middle of filler text.
+func wrap(fact string) string {
+	return filler(1, 300) + "\n" + fact + "\n\n" + filler(2, 300)
+}
+
+func TestFind(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, text, question, want string
+	}{
+		{"key colon", "deploy_key: QX-99120", "What is the deploy key?", "QX-99120"},
+		{"key equals camel", "maxRetryCount = 11", "what is the max retry count", "11"},
+		{"kebab to words", "--cache-ttl=90s", "What is the cache ttl?", "90s"},
+		{"prose is", "The gate code of the north warehouse is 7720-B.", "What is the gate code of the north warehouse?", "7720-B"},
+		{"prose by name", "The quarterly audit was signed off by Henrike Vasquez-Ortega last week.", "Who signed off the quarterly audit?", "Henrike Vasquez-Ortega"},
+		{"prose date", "The lease on unit 14 ends on 12 March 2027, after which it renews yearly.", "When does the lease on unit 14 end?", "12 March 2027"},
+		{"unit kept", "2023-01-04 10:00:01 job compact-db finished in 73 seconds", "How long did compact-db take?", "73 seconds"},
+		{"email", "Reach the payroll desk at payroll-desk@corp.example for corrections.", "What is the payroll desk's e-mail address?", "payroll-desk@corp.example"},
+		{"path", "# staging artifacts are kept under /data/stage/artifacts", "Where are the staging artifacts kept?", "/data/stage/artifacts"},
+		{"markdown table column", "| Host | Rack | Contact |\n|---|---|---|\n| web-7 | C4 | Lars Eklund |\n| web-8 | C5 | Noor Haddad |",
+			"Who is the contact for web-8?", "Noor Haddad"},
+		{"markdown table number", "| Host | Rack | Port |\n|---|---|---|\n| web-7 | C4 | 8101 |\n| web-8 | C5 | 8102 |",
+			"Which port does web-7 listen on?", "8101"},
+		{"csv with header", "sku,product,price_eur,warehouse\n1001,garden hose,12.50,Gdansk\n1002,rake,8.99,Poznan\n1003,shovel,15.00,Lodz",
+			"What does the rake cost in euros (price_eur)?", "8.99"},
+		{"tsv", "user\tshell\thome\nmira\t/bin/zsh\t/home/mira\nolek\t/bin/bash\t/srv/olek", "What is olek's home directory?", "/srv/olek"},
+		{"json line", `{"id": 311, "city": "Kraków", "mayor": "Ewa Zielińska", "population": 800000}`, "Who is the mayor of Kraków?", "Ewa Zielińska"},
+		{"json line number", `{"id": 311, "city": "Kraków", "mayor": "Ewa Zielińska", "population": 800000}`, "What is the population of Kraków?", "800000"},
+		{"stanza", "Package: orbit-tools\nVersion: 4.1.2-3\nMaintainer: Sanne Visser <sanne@orbit.example>\nSection: utils\n",
+			"What version of orbit-tools is this?", "4.1.2-3"},
+		{"ini section", "[Unit]\nDescription=Photo thumbnail generator\n\n[Service]\nExecStart=/usr/bin/thumbd\nNice=12\n",
+			"What nice level does the photo thumbnail generator run at?", "12"},
+		{"yaml block", "jobs:\n  nightly-report:\n    cron: \"0 4 * * *\"\n    retries: 3\n  weekly-cleanup:\n    cron: \"0 5 * * 0\"\n    retries: 1\n",
+			"How many retries does weekly-cleanup get?", "1"},
+		{"sql insert", "INSERT INTO public.rooms (id, name, floor, capacity) VALUES (12, 'Aurora', '3', '16');",
+			"What is the capacity of the Aurora room?", "16"},
+		{"define", "#define RING_SLOTS\t512\t/* slots per ring */", "What is RING_SLOTS defined as?", "512"},
+		{"changelog", "kestrel (2.4.1-2) unstable; urgency=medium\n\n  * Fix crash on empty input.\n\n -- Paula Reyes <preyes@debian.example>  Wed, 05 Jul 2023 09:30:00 +0200\n",
+			"Who uploaded kestrel 2.4.1-2?", "Paula Reyes <preyes@debian.example>"},
+		{"changelog date", "kestrel (2.4.1-2) unstable; urgency=medium\n\n  * Fix crash on empty input.\n\n -- Paula Reyes <preyes@debian.example>  Wed, 05 Jul 2023 09:30:00 +0200\n",
+			"When was kestrel 2.4.1-2 released?", "Wed, 05 Jul 2023 09:30:00 +0200"},
+		{"sniah", "One of the special magic numbers for quiet-harbor is: 4419027.", "What is the special magic number for quiet-harbor mentioned in the provided text?", "4419027"},
+		{"absent key", "deploy_key: QX-99120", "What is the deploy key of orion-7?", ""},
+		{"absent name", "The lease on unit 14 ends on 12 March 2027.", "When does Marguerite Okafor's lease end?", ""},
+		{"list", "## Contacts\n\n- Security lead: Ingmar Solberg\n- Release lead: Fatima Qureshi\n", "Who is the release lead?", "Fatima Qureshi"},
+		{"fixed width", "CODE   CITY            COUNTRY\n------ --------------- -------\nGDN    Gdansk          PL\nTLL    Tallinn         EE\n",
+			"Which city has the code TLL?", "Tallinn"},
+		{"mail", "From ops@corp.example Tue Feb  4 10:00:00 2025\nFrom: Ops <ops@corp.example>\nDate: Tue, 04 Feb 2025 10:00:00 +0000\nSubject: Maintenance window CHG-4471\n\nThe window for CHG-4471 is owned by Rui Tavares.\n",
+			"Who owns CHG-4471?", "Rui Tavares"},
+		{"commented default", "[Journal]\n#Storage=auto\n#RateLimitBurst=10000\n#SystemMaxUse=\n", "What is the default RateLimitBurst?", "10000"},
+		{"exact key over longer", "#HandleLidSwitch=suspend\n#HandleLidSwitchDocked=ignore\n", "What does HandleLidSwitch default to?", "suspend"},
+		{"ragged csv", "name,born,died,birthplace\nAda Lovelace,1815-12-10,1852-11-27,London\nGrace Hopper,1906-12-09\nEdsger Dijkstra,1930-05-11,2002-08-06,Rotterdam\n",
+			"What is Edsger Dijkstra's birthplace?", "Rotterdam"},
+		{"header above word rows", "name,port,notes\nkaul,quinga,ok\nzukadel,50,check\n", "What's the port of zukadel?", "50"},
+		{"roff term", ".TP\n.B HISTLEN\nThe number of lines kept in the history list.\nThe shell sets the default value to 700 after reading the startup files.\n.TP\n.B HOME\nThe home directory.\n",
+			"What is the default value of HISTLEN?", "700"},
+		{"bracketed default", "--max-frames=<number> [default: 24]\n    Maximum number of frames kept per trace.\n--min-frames=<number> [default: 2]\n", "What is the default of --max-frames?", "24"},
+		{"parenthesized default", "  -j, --jobs=N   run N jobs at once (default: 4)\n  -k, --keep     keep going\n", "How many jobs run at once by default?", "4"},
+		{"changelog body", "zeta (1.2-1) unstable; urgency=high\n\n  * Fix heap overflow in the header parser (CVE-2031-11111)\n  * Fix a leak (CVE-2031-22222)\n\n -- Jo Park <jo@debian.example>  Mon, 01 Jan 2031 10:00:00 +0000\n",
+			"Which CVE is the heap overflow in the header parser?", "CVE-2031-11111"},
+		{"stanza subject", "Package: dpkg\nVersion: 1.21.22\nDepends: tar (>= 1.28-1)\nMaintainer: Dpkg Developers <debian-dpkg@lists.debian.org>\n\n" +
+			"Package: tar\nVersion: 1.34+dfsg-1.2\nMaintainer: Janos Lenart <ocsi@debian.org>\n\nPackage: cpio\nVersion: 2.13\nSuggests: tar\n",
+			"Which version of tar is installed?", "1.34+dfsg-1.2"},
+		{"stanza subject person", "Package: dpkg\nVersion: 1.21.22\nDepends: tar (>= 1.28-1)\nMaintainer: Dpkg Developers <debian-dpkg@lists.debian.org>\n\n" +
+			"Package: tar\nVersion: 1.34+dfsg-1.2\nMaintainer: Janos Lenart <ocsi@debian.org>\n\nPackage: cpio\nVersion: 2.13\nSuggests: tar\n",
+			"Who maintains tar?", "Janos Lenart <ocsi@debian.org>"},
+		{"version inside a field", "Start-Date: 2024-01-02  10:00:00\nCommandline: apt-get install orbit-agent\nInstall: orbit-agent:amd64 (3.1.4-2)\nEnd-Date: 2024-01-02  10:00:09\n",
+			"Which version of orbit-agent was installed?", "3.1.4-2"},
+		{"defaults to", "The cache directory defaults to /var/cache/orbit unless ORBIT_CACHE is set.", "Where is the cache directory by default?", "/var/cache/orbit"},
+		{"pid file", "[Service]\nType=forking\nPIDFile=/run/cachesrv/main.pid\nTimeoutStartSec=0\n", "Which PID file does the service use?", "/run/cachesrv/main.pid"},
+		{"value names the key", "#define LIBFOO_VERSION_TEXT \"LibFoo 2.4.1 3 Mar 2026\"\n#define LIBFOO_API 7\n", "What is the LIBFOO_VERSION_TEXT?", "LibFoo 2.4.1 3 Mar 2026"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			for _, text := range []string{c.text, wrap(c.text)} {
+				if got := Explain(text, c.question); got.Value != c.want {
+					t.Errorf("Find(%q) = %q (line %q, score %.2f), want %q", c.question, got.Value, got.Line, got.Score, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestQuestionInMessage(t *testing.T) {
+	t.Parallel()
+	doc := wrap("The vault combination is 31-17-4.")
+	for _, msg := range []string{doc + "\n\nWhat is the vault combination?", "What is the vault combination?\n\n" + doc} {
+		if got := Find(msg, ""); got != "31-17-4" {
+			t.Errorf("Find(message, \"\") = %q, want 31-17-4", got)
+		}
+	}
+}
+
+func TestParts(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"maxRetries": "max retries", "max_retries": "max retries", "max-retries": "max retries",
+		"HTTPServer": "http server", "ipv6Addr": "ipv6 addr", "gc.auto": "gc auto",
+	} {
+		if got := strings.Join(parts(in), " "); got != want {
+			t.Errorf("parts(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// BenchmarkFind10MTokens is a lookup in 40 MB of text (10M tokens), the
+// largest input the project evaluates.
+func BenchmarkFind10MTokens(b *testing.B) {
+	page := filler(3, 2000)
+	var sb strings.Builder
+	for sb.Len() < 40<<20 {
+		sb.WriteString(page)
+		if sb.Len() > 20<<20 && sb.Len() < 20<<20+len(page) {
+			sb.WriteString("One of the special magic numbers for amber-quarry is: 5521904.\n")
+		}
+	}
+	text := sb.String()
+	b.ResetTimer()
+	for range b.N {
+		if got := Find(text, "What is the special magic number for amber-quarry mentioned in the provided text?"); got != "5521904" {
+			b.Fatalf("got %q", got)
+		}
+	}
+}

@@ -1,0 +1,234 @@
+package lookup
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A valueKind is the kind of value a question asks for.
+type valueKind int
+
+const (
+	anyKind valueKind = iota
+	personKind
+	dateKind
+	numberKind
+	quantityKind // a number with its unit, or "every N minutes"
+	placeKind    // a path, URL, host or place
+	emailKind
+	urlKind
+	versionKind
+)
+
+// term is one key word of a question.
+type term struct {
+	text  string // as written
+	fold  string // ASCII-folded, for searching
+	stems []string
+	// strong terms are identifiers, numbers and names: the record that
+	// answers must hold them.
+	strong bool
+	// name: a capitalized word (not an identifier); a name that occurs
+	// nowhere in the document is taken for context ("Debian", the
+	// document's subject) rather than a key.
+	name bool
+}
+
+// query is what Find understood of a question.
+type query struct {
+	terms []term
+	want  valueKind
+	// text is the question as asked (its asking paragraph); the line
+	// that holds it is the question, not an answer.
+	text string
+	// which is the noun of "which X ..." / "what X ...", the thing asked
+	// for when no field of the record is named by the question.
+	which string
+}
+
+// termRE finds the words of a question: identifiers may hold - _ . / : @
+// + # between word characters, and may start with / or --.
+var termRE = regexp.MustCompile(`(?:--?|/)?[\pL\pN\pM]+(?:(?:[-_./:@+#'’]|::)[\pL\pN\pM]+)*`)
+
+// questionPart is the part of a request that asks: the paragraph with a
+// question mark, else the first paragraph. "What is X?\n\nThe text this
+// question is about is the attached document context.txt." asks only in
+// its first paragraph.
+func questionPart(q string) string {
+	paras := strings.Split(strings.ReplaceAll(q, "\r\n", "\n"), "\n\n")
+	for i := len(paras) - 1; i >= 0; i-- {
+		if strings.Contains(paras[i], "?") {
+			return strings.TrimSpace(paras[i])
+		}
+	}
+	return strings.TrimSpace(paras[0])
+}
+
+func parseQuery(q string) query {
+	q = questionPart(q)
+	out := query{text: q}
+	lower := strings.ToLower(q)
+	words := strings.Fields(strings.Map(func(r rune) rune {
+		if isWordRune(r) || r == '-' || r == '\'' || r == '_' || r == '.' {
+			return unicode.ToLower(r)
+		}
+		return ' '
+	}, q))
+	for i, w := range words {
+		words[i] = strings.Trim(w, ".")
+	}
+	has := func(w ...string) bool {
+		for _, x := range w {
+			for _, y := range words {
+				if y == x {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch {
+	case strings.HasPrefix(lower, "who") || has("whom", "whose"):
+		out.want = personKind
+	case strings.HasPrefix(lower, "when") || has("date", "day", "deadline"):
+		out.want = dateKind
+	case strings.Contains(lower, "how many") || strings.Contains(lower, "how much") || has("port", "count", "numeric"):
+		out.want = numberKind
+	case strings.Contains(lower, "how long") || strings.Contains(lower, "how fast") || strings.Contains(lower, "how often") ||
+		strings.Contains(lower, "how big") || strings.Contains(lower, "how large") || strings.Contains(lower, "how far") ||
+		has("duration", "timeout", "interval", "frequency", "speed", "size"):
+		out.want = quantityKind
+	case has("e-mail", "email", "mail") && !has("message-id"):
+		out.want = emailKind
+	case has("url", "homepage", "website", "link"):
+		out.want = urlKind
+	case has("version"):
+		out.want = versionKind
+	case strings.HasPrefix(lower, "where") || has("path", "directory", "folder", "location"):
+		out.want = placeKind
+	}
+	if m := regexp.MustCompile(`(?i)^(?:which|what)\s+([\pL-]+)`).FindStringSubmatch(q); m != nil {
+		if w := strings.ToLower(m[1]); !stopWords[w] && !auxWords[w] {
+			out.which = stem(w)
+		}
+	}
+	seen := map[string]bool{}
+	for i, loc := range termRE.FindAllStringIndex(q, -1) {
+		w := strings.TrimRight(q[loc[0]:loc[1]], "'’")
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		lw := strings.ToLower(w)
+		if stopWords[lw] || auxWords[lw] || seen[lw] || utf8.RuneCountInString(w) < 2 && !isDigits(w) ||
+			loc[0] == 0 && imperatives[lw] {
+			continue
+		}
+		seen[lw] = true
+		t := term{text: w, fold: foldASCII(w)}
+		for _, p := range parts(w) {
+			if !stopWords[p] && (utf8.RuneCountInString(p) > 1 || isDigits(p)) {
+				t.stems = append(t.stems, stem(p))
+			}
+		}
+		first := loc[0] == 0 || i == 0
+		r, _ := utf8.DecodeRuneInString(w)
+		switch {
+		case allCapsWord(w):
+			// VERSION, TIMEOUT: a word in capitals, a field's name
+			// rather than a key.
+		case strings.ContainsAny(w, "0123456789_/@.:#+") || strings.Contains(strings.Trim(w, "-"), "-") && !commonHyphenated(lw) || hasInnerUpper(w):
+			t.strong = true
+		case unicode.IsUpper(r) && !first:
+			t.strong, t.name = true, true
+		}
+		out.terms = append(out.terms, t)
+	}
+	return out
+}
+
+// auxWords are verbs and words that carry no key of their own.
+var auxWords = setOf(`take takes took taken make makes made go goes went come comes came put puts keep keeps kept hold holds held
+contain contains contained include includes included mean means meant call calls called named refer refers belong belongs
+happen happens happened according via per onto upon yes no not`)
+
+// allCapsWord reports a word of six or more capital letters and nothing
+// else (VERSION, DEFAULT); shorter ones are codes and acronyms (NOK, TZ,
+// ECMWF).
+func allCapsWord(w string) bool {
+	if utf8.RuneCountInString(w) < 6 {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// commonHyphenated reports a hyphenated word of everyday English
+// (e-mail, built-in, read-only, non-empty), not an identifier.
+func commonHyphenated(w string) bool {
+	first, _, _ := strings.Cut(w, "-")
+	return hyphenPrefixes[first]
+}
+
+var hyphenPrefixes = setOf(`e re co non self multi pre post sub anti semi well so end up opt third long short real read write
+built back front high low full half one two three four five first second last cross inter intra de un x`)
+
+// imperatives open a request ("Name the owner of ...") without being a key.
+var imperatives = setOf(`name list give tell find show quote return report identify state provide fetch look lookup check`)
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// hasInnerUpper reports an uppercase letter past the first: camelCase,
+// or an all-caps word of two or more letters (a constant, an acronym).
+func hasInnerUpper(w string) bool {
+	for i, r := range w {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Question finds the question in a message that holds both a question and
+// its document (query was empty because the message was offloaded): the
+// last paragraph when it asks (a question mark, or a question word first),
+// else the first. It returns the question and the text without it; when
+// no paragraph asks, the question is empty and the text is unchanged.
+func Question(text string) (question, rest string) {
+	const maxQuestion = 1000
+	trimmed := strings.TrimRight(text, " \t\r\n")
+	if i := strings.LastIndex(trimmed, "\n\n"); i >= 0 && len(trimmed)-i <= maxQuestion {
+		if p := strings.TrimSpace(trimmed[i:]); asks(p) {
+			return p, trimmed[:i]
+		}
+	}
+	lead := strings.TrimLeft(text, " \t\r\n")
+	if i := strings.Index(lead, "\n\n"); i >= 0 && i <= maxQuestion {
+		if p := strings.TrimSpace(lead[:i]); asks(p) {
+			return p, lead[i:]
+		}
+	}
+	if len(trimmed) <= maxQuestion && asks(trimmed) {
+		return trimmed, ""
+	}
+	return "", text
+}
+
+var askRE = regexp.MustCompile(`(?i)^(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|would|will|find|give|tell|list|show|quote|return|look|search|report|name|identify|i need|i want|i'd like|i would like|please|get|fetch|need|question:|q:)\b`)
+
+func asks(p string) bool {
+	if strings.Contains(p, "\n") && strings.Count(p, "\n") > 3 {
+		return false
+	}
+	return strings.HasSuffix(p, "?") || askRE.MatchString(p)
+}

@@ -1,0 +1,1050 @@
+package lookup
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// field is one labelled value of a record: a table cell under its column,
+// a key's value.
+type field struct {
+	label string
+	value string
+	at    int // offset of the value (or its line) in the text
+}
+
+// record is one reading of the text around a match: the line, the table
+// row with its header, the stanza, the section, the JSON object, the
+// sentence. text is what the question's words are matched against.
+type record struct {
+	kind   string
+	text   string
+	start  int // offset of text in the document
+	fields []field
+}
+
+// lineAt returns the bounds of the line holding offset i.
+func lineAt(s string, i int) (int, int) {
+	a := strings.LastIndexByte(s[:i], '\n') + 1
+	b := strings.IndexByte(s[i:], '\n')
+	if b < 0 {
+		return a, len(s)
+	}
+	return a, i + b
+}
+
+// prevLine and nextLine step over lines: the bounds of the line before
+// the one starting at a, or after the one ending at b; ok false at the
+// ends of s.
+func prevLine(s string, a int) (int, int, bool) {
+	if a <= 0 {
+		return 0, 0, false
+	}
+	e := a - 1
+	return strings.LastIndexByte(s[:e], '\n') + 1, e, true
+}
+
+func nextLine(s string, b int) (int, int, bool) {
+	if b >= len(s) {
+		return 0, 0, false
+	}
+	a := b + 1
+	e := strings.IndexByte(s[a:], '\n')
+	if e < 0 {
+		return a, len(s), true
+	}
+	return a, a + e, true
+}
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// maxRecordLines bounds how far a record reaches from its match.
+const maxRecordLines = 400
+
+// records returns the readings of the text around offset at.
+func records(s string, at int) []record {
+	a, b := lineAt(s, at)
+	line := s[a:b]
+	var out []record
+	out = append(out, lineRecord(s, a, b))
+	if r, ok := tableRecord(s, a, b); ok {
+		out = append(out, r)
+	}
+	if r, ok := fixedRecord(s, a, b); ok {
+		out = append(out, r)
+	}
+	if r, ok := jsonRecord(s, at); ok {
+		out = append(out, r)
+	}
+	if r, ok := sqlRecord(s, a, b, at); ok {
+		out = append(out, r)
+	}
+	if r, ok := changelogRecord(s, a, b); ok {
+		out = append(out, r)
+	}
+	if r, ok := stanzaRecord(s, a, b); ok {
+		out = append(out, r)
+	}
+	if r, ok := iniRecord(s, a, b); ok {
+		out = append(out, r)
+	}
+	if r, ok := yamlRecord(s, a, b); ok {
+		out = append(out, r)
+	}
+	if r, ok := listRecord(s, a, b); ok {
+		out = append(out, r)
+	}
+	if r, ok := termRecord(s, a, b); ok {
+		out = append(out, r)
+	}
+	if r, ok := blockRecord(s, a, b); ok {
+		out = append(out, r)
+	}
+	out = append(out, proseRecord(s, a, b, at))
+	_ = line
+	return out
+}
+
+// kvRE finds key: value, key = value, key=value, "key": "value" and
+// key => value on a line.
+var kvRE = regexp.MustCompile(`(?:^|[\s,{;(|#])["']?-{0,2}([\pL_][\pL\pN_.\-]*(?:\s[\pL][\pL\pN_.\-]*){0,3})["']?\s*(?::|=>|=|:=)\s*("[^"]*"|'[^']*'|[^\s,;|}{]+(?:\s+[^\s,;|}{#=:]+)*)`)
+
+var tagRE = regexp.MustCompile(`<([A-Za-z][\w:.-]*)([^<>]*)>([^<>]+)</([A-Za-z][\w:.-]*)>`)
+
+// defineRE: #define NAME value, and NAME value in a config file.
+var defineRE = regexp.MustCompile(`^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$`)
+var bareKVRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s+([^\s=:].*)$`)
+
+// lineRecord reads the line: its key-value pairs.
+func lineRecord(s string, a, b int) record {
+	line := s[a:b]
+	r := record{kind: "line", text: line, start: a}
+	if m := defineRE.FindStringSubmatch(line); m != nil {
+		r.fields = append(r.fields, field{m[1], clean(m[2]), a})
+		return r
+	}
+	// <tag attr="...">value</tag>: the value labelled by the tag and its
+	// attributes.
+	for _, m := range tagRE.FindAllStringSubmatchIndex(line, -1) {
+		if v := clean(line[m[6]:m[7]]); v != "" {
+			r.fields = append(r.fields, field{line[m[2]:m[3]] + " " + line[m[4]:m[5]], v, a + m[6]})
+		}
+	}
+	if len(r.fields) > 0 {
+		return r
+	}
+	// Pairs may overlap: "host-7: diskQuota = 67 MiB" is host-7's
+	// "diskQuota = 67 MiB" and diskQuota's "67 MiB".
+	for pos := 0; pos < len(line); {
+		m := kvRE.FindStringSubmatchIndex(line[pos:])
+		if m == nil {
+			break
+		}
+		k, v := line[pos+m[2]:pos+m[3]], line[pos+m[4]:pos+m[5]]
+		if i := sentenceEndRE.FindStringIndex(v); i != nil {
+			v = v[:i[0]] // "is: 123. The sky is blue."
+		}
+		if strings.HasPrefix(v, "//") {
+			v = "" // a URL's scheme, not a key
+		}
+		if v = clean(v); v != "" {
+			r.fields = append(r.fields, field{k, v, a + pos + m[4]})
+		}
+		if m[4] > 0 {
+			pos += m[4]
+		} else {
+			pos += m[1]
+		}
+	}
+	// "key: k = v": the rest of the line after the key may itself be a
+	// pair; kvRE's value stops at '=' and ':'.
+	for _, m := range kvRE.FindAllStringSubmatchIndex(line, -1) {
+		rest := line[m[4]:]
+		if km := kvRE.FindStringSubmatchIndex(" " + rest); km != nil {
+			k, v := (" " + rest)[km[2]:km[3]], clean((" " + rest)[km[4]:km[5]])
+			if v != "" && !strings.HasPrefix(v, "//") && !hasPair(r.fields, k, v) {
+				r.fields = append(r.fields, field{k, v, a + m[4] + km[4] - 1})
+			}
+		}
+	}
+	if len(r.fields) == 0 {
+		if m := bareKVRE.FindStringSubmatch(line); m != nil && len(strings.Fields(line)) <= 4 {
+			r.fields = append(r.fields, field{m[1], clean(m[2]), a})
+		}
+	}
+	return r
+}
+
+func hasPair(fs []field, k, v string) bool {
+	for _, f := range fs {
+		if f.label == k && f.value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// splitRow splits a table row on sep, honouring CSV quotes.
+func splitRow(line, sep string) []string {
+	if sep == "|" {
+		t := strings.TrimSpace(line)
+		t = strings.TrimPrefix(strings.TrimSuffix(t, "|"), "|")
+		cells := strings.Split(t, "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		return cells
+	}
+	if sep == "," && strings.Contains(line, `"`) {
+		var cells []string
+		var cur strings.Builder
+		q := false
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			switch {
+			case c == '"' && q && i+1 < len(line) && line[i+1] == '"':
+				cur.WriteByte('"')
+				i++
+			case c == '"':
+				q = !q
+			case c == ',' && !q:
+				cells = append(cells, cur.String())
+				cur.Reset()
+			default:
+				cur.WriteByte(c)
+			}
+		}
+		return append(cells, cur.String())
+	}
+	cells := strings.Split(line, sep)
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
+}
+
+var mdRuleRE = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$`)
+
+// tableRecord reads the line as a row of a delimited table (Markdown,
+// TSV, CSV, ';' or '|' separated) and labels its cells with the header's
+// column names: for Markdown, the row above the |---| rule; otherwise the
+// nearest line above, within the lines split the same way, that looks
+// like column names and has as many cells (CSV rows may leave trailing
+// fields out), so that a table is found anywhere in a document and
+// tables laid end to end keep their own headers.
+func tableRecord(s string, a, b int) (record, bool) {
+	line := s[a:b]
+	var sep string
+	switch {
+	case strings.Count(line, "|") >= 2:
+		sep = "|"
+	case strings.Count(line, "\t") >= 1:
+		sep = "\t"
+	case strings.Count(line, ",") >= 1:
+		sep = ","
+	case strings.Count(line, ";") >= 2:
+		sep = ";"
+	default:
+		return record{}, false
+	}
+	cells := splitRow(line, sep)
+	n := len(cells)
+	if n < 2 {
+		return record{}, false
+	}
+	var header []string
+	ha, hb := a, b
+	pa := a
+	for i := 0; i < 20000; i++ {
+		qa, qb, ok := prevLine(s, pa)
+		if !ok {
+			break
+		}
+		pl := s[qa:qb]
+		if sep == "|" {
+			if mdRuleRE.MatchString(pl) {
+				if ra, rb, ok := prevLine(s, qa); ok {
+					header, ha, hb = splitRow(s[ra:rb], sep), ra, rb
+				}
+				break
+			}
+			if !strings.Contains(pl, "|") {
+				break
+			}
+			pa = qa
+			continue
+		}
+		k := len(splitRow(pl, sep))
+		if blank(pl) || !strings.Contains(pl, sep) || header != nil && k > len(header) {
+			break
+		}
+		// The topmost line that looks like column names, above which
+		// no longer row comes: a row of words ("kaul,quinga,ok") may
+		// look like column names too.
+		h := splitRow(pl, sep)
+		if header == nil && k >= n && k <= n+4 && (k == n || sep == ",") && headerLike(h) ||
+			header != nil && k == len(header) && headerLike(h) {
+			header, ha, hb = h, qa, qb
+		}
+		pa = qa
+	}
+	if header == nil || len(header) < n {
+		return record{}, false
+	}
+	r := record{kind: "table", text: s[ha:hb] + "\n" + line, start: a}
+	for i, c := range cells {
+		if c = clean(c); c != "" {
+			r.fields = append(r.fields, field{strings.TrimSpace(strings.TrimLeft(header[i], "#")), c, a})
+		}
+	}
+	return r, true
+}
+
+// headerLike reports whether cells look like column names: no empty
+// cell, none a number or a date, none long.
+func headerLike(cells []string) bool {
+	for _, c := range cells {
+		c = strings.Trim(strings.TrimSpace(c), "#\"'`")
+		if c == "" || utf8.RuneCountInString(c) > 40 || isNumber(c) || dateRE.MatchString(c) {
+			return false
+		}
+	}
+	return true
+}
+
+var ruleRE = regexp.MustCompile(`^\s*-{3,}(?:\s+-{2,})+\s*$`)
+
+// fixedRecord reads the line as a row of a fixed-width report: the column
+// heads are the line above a rule of dashes (---- ----- ---), and the
+// columns are where the rule's dashes are.
+func fixedRecord(s string, a, b int) (record, bool) {
+	pa := a
+	for i := 0; i < 200; i++ {
+		qa, qb, ok := prevLine(s, pa)
+		if !ok {
+			return record{}, false
+		}
+		if ruleRE.MatchString(s[qa:qb]) {
+			ha, hb, ok := prevLine(s, qa)
+			if !ok {
+				return record{}, false
+			}
+			rule, head, line := []rune(s[qa:qb]), []rune(s[ha:hb]), []rune(s[a:b])
+			var cols [][2]int
+			for j := 0; j < len(rule); {
+				if rule[j] != '-' {
+					j++
+					continue
+				}
+				k := j
+				for k < len(rule) && rule[k] == '-' {
+					k++
+				}
+				cols = append(cols, [2]int{j, k})
+				j = k
+			}
+			r := record{kind: "fixed", text: s[ha:hb] + "\n" + s[a:b], start: a}
+			for c, col := range cols {
+				end := len(line)
+				if c+1 < len(cols) {
+					end = min(len(line), cols[c+1][0])
+				}
+				if col[0] >= len(line) {
+					break
+				}
+				v := strings.TrimSpace(string(line[col[0]:end]))
+				hEnd := len(head)
+				if c+1 < len(cols) {
+					hEnd = min(len(head), cols[c+1][0])
+				}
+				h := ""
+				if col[0] < len(head) {
+					h = strings.TrimSpace(string(head[col[0]:hEnd]))
+				}
+				if v != "" && h != "" {
+					r.fields = append(r.fields, field{h, v, a})
+				}
+			}
+			return r, len(r.fields) > 1
+		}
+		if blank(s[qa:qb]) || strings.ContainsRune(s[qa:qb], '\f') {
+			return record{}, false
+		}
+		pa = qa
+	}
+	return record{}, false
+}
+
+// jsonRecord reads the JSON object around offset at (one line of JSON
+// lines, or an object of a pretty-printed document), its fields flattened
+// to dotted keys.
+func jsonRecord(s string, at int) (record, bool) {
+	const reach = 4096
+	depth := 0
+	start := -1
+	inStr := false
+	for i := at; i >= max(0, at-reach); i-- {
+		c := s[i]
+		if c == '"' && (i == 0 || s[i-1] != '\\') {
+			inStr = !inStr
+		}
+		if inStr && i != at {
+			continue
+		}
+		if c == '}' && i != at {
+			depth++
+		}
+		if c == '{' {
+			if depth == 0 {
+				start = i
+				break
+			}
+			depth--
+		}
+	}
+	if start < 0 {
+		return record{}, false
+	}
+	dec := json.NewDecoder(strings.NewReader(s[start:min(len(s), start+4*reach)]))
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return record{}, false
+	}
+	end := start + int(dec.InputOffset())
+	if end < at {
+		return record{}, false
+	}
+	r := record{kind: "json", text: s[start:end], start: start}
+	var walk func(prefix string, x any)
+	walk = func(prefix string, x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				p := k
+				if prefix != "" {
+					p = prefix + "." + k
+				}
+				walk(p, x[k])
+			}
+		case []any:
+			for _, e := range x {
+				walk(prefix, e)
+			}
+		case nil:
+		case string:
+			r.fields = append(r.fields, field{prefix, x, start})
+		default:
+			r.fields = append(r.fields, field{prefix, fmt.Sprint(x), start})
+		}
+	}
+	walk("", v)
+	return r, len(r.fields) > 0
+}
+
+var (
+	insertRE = regexp.MustCompile(`(?i)^\s*INSERT\s+INTO\s+([\w."` + "`" + `]+)\s*(?:\(([^)]*)\))?\s*VALUES\s*`)
+	createRE = regexp.MustCompile(`(?is)CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w."` + "`" + `]+)\s*\((.*?)\n\)`)
+)
+
+// sqlRecord reads an INSERT statement's row that holds offset at, its
+// values labelled by the statement's column list or the table's CREATE
+// TABLE.
+func sqlRecord(s string, a, b, at int) (record, bool) {
+	line := s[a:b]
+	m := insertRE.FindStringSubmatchIndex(line)
+	if m == nil {
+		return record{}, false
+	}
+	table := strings.Trim(line[m[2]:m[3]], "`\"")
+	var cols []string
+	if m[4] >= 0 {
+		for _, c := range strings.Split(line[m[4]:m[5]], ",") {
+			cols = append(cols, strings.Trim(strings.TrimSpace(c), "`\""))
+		}
+	} else {
+		lo := max(0, a-(1<<20))
+		for _, cm := range createRE.FindAllStringSubmatch(s[lo:a], -1) {
+			if strings.Trim(cm[1], "`\"") != table {
+				continue
+			}
+			cols = nil
+			for _, d := range strings.Split(cm[2], "\n") {
+				d = strings.TrimSpace(d)
+				if f := strings.Fields(d); len(f) > 0 && !strings.HasPrefix(strings.ToUpper(d), "PRIMARY") &&
+					!strings.HasPrefix(strings.ToUpper(d), "KEY") && !strings.HasPrefix(strings.ToUpper(d), "CONSTRAINT") &&
+					!strings.HasPrefix(strings.ToUpper(d), "UNIQUE") {
+					cols = append(cols, strings.Trim(f[0], "`\","))
+				}
+			}
+		}
+	}
+	// The tuples after VALUES; the one holding at.
+	rest := line[m[1]:]
+	off := a + m[1]
+	var tuple []string
+	for i := 0; i < len(rest); {
+		if rest[i] != '(' {
+			i++
+			continue
+		}
+		vals, n := sqlTuple(rest[i:])
+		if n == 0 {
+			break
+		}
+		if off+i <= at && at <= off+i+n || tuple == nil {
+			tuple = vals
+		}
+		if off+i <= at && at <= off+i+n {
+			break
+		}
+		i += n
+	}
+	if tuple == nil || len(cols) != len(tuple) {
+		return record{}, false
+	}
+	r := record{kind: "sql", text: table + " " + strings.Join(cols, " ") + "\n" + line, start: a}
+	for i, v := range tuple {
+		if v != "" && !strings.EqualFold(v, "NULL") {
+			r.fields = append(r.fields, field{cols[i], v, a})
+		}
+	}
+	return r, true
+}
+
+// sqlTuple parses "('a', 1, NULL)" at the start of s: the values and the
+// tuple's length in bytes.
+func sqlTuple(s string) ([]string, int) {
+	var vals []string
+	var cur strings.Builder
+	q := false
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q && c == '\'' && i+1 < len(s) && s[i+1] == '\'':
+			cur.WriteByte('\'')
+			i++
+		case c == '\'':
+			q = !q
+		case !q && c == ',':
+			vals = append(vals, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		case !q && c == ')':
+			return append(vals, strings.TrimSpace(cur.String())), i + 1
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return nil, 0
+}
+
+var (
+	clHeadRE    = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]+) \(([^)\s]+)\) ([^;]+);\s*(.*)$`)
+	clTrailerRE = regexp.MustCompile(`^ -- (.+?) <([^>]+)>\s+(.+)$`)
+)
+
+// changelogRecord reads a Debian changelog entry: "pkg (version) dist;
+// urgency=..." through " -- Name <mail>  date".
+func changelogRecord(s string, a, b int) (record, bool) {
+	ha, hb := a, b
+	for i := 0; i < maxRecordLines && !clHeadRE.MatchString(s[ha:hb]); i++ {
+		var ok bool
+		if ha, hb, ok = prevLine(s, ha); !ok || clTrailerRE.MatchString(s[ha:hb]) && ha != a {
+			return record{}, false
+		}
+	}
+	h := clHeadRE.FindStringSubmatch(s[ha:hb])
+	if h == nil {
+		return record{}, false
+	}
+	ta, tb := ha, hb
+	for i := 0; i < maxRecordLines && !clTrailerRE.MatchString(s[ta:tb]); i++ {
+		var ok bool
+		if ta, tb, ok = nextLine(s, tb); !ok || ta != ha && clHeadRE.MatchString(s[ta:tb]) {
+			return record{}, false
+		}
+	}
+	t := clTrailerRE.FindStringSubmatch(s[ta:tb])
+	if t == nil || tb < b {
+		return record{}, false
+	}
+	r := record{kind: "changelog", text: s[ha:tb], start: ha, fields: []field{
+		{"package", h[1], ha}, {"version", h[2], ha}, {"distribution", h[3], ha},
+		{"maintainer uploader signed by changed by", t[1] + " <" + t[2] + ">", ta},
+		{"date uploaded released", strings.TrimSpace(t[3]), ta},
+	}}
+	if u := strings.TrimPrefix(h[4], "urgency="); u != h[4] {
+		r.fields = append(r.fields, field{"urgency", u, ha})
+	}
+	return r, true
+}
+
+var stanzaLineRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]+){0,2}):[ \t]+(\S.*)$`)
+
+// stanzaRecord reads the paragraph of "Field: value" lines around the line
+// (an RFC 822 stanza: a package database entry, a mail's headers), with a
+// mail's body when the paragraph is a message's header.
+func stanzaRecord(s string, a, b int) (record, bool) {
+	isField := func(l string) bool { return stanzaLineRE.MatchString(l) }
+	isCont := func(l string) bool { return len(l) > 1 && (l[0] == ' ' || l[0] == '\t') && !blank(l) }
+	// The paragraph: up to a blank line either way.
+	pa, pb := a, b
+	for i := 0; i < maxRecordLines; i++ {
+		qa, qb, ok := prevLine(s, pa)
+		if !ok || blank(s[qa:qb]) {
+			break
+		}
+		pa = qa
+	}
+	for i := 0; i < maxRecordLines; i++ {
+		qa, qb, ok := nextLine(s, pb)
+		if !ok || blank(s[qa:qb]) {
+			break
+		}
+		pb = qb
+	}
+	para := s[pa:pb]
+	lines := strings.Split(para, "\n")
+	fieldLines := 0
+	for _, l := range lines {
+		if isField(l) {
+			fieldLines++
+		}
+	}
+	if fieldLines < 2 || fieldLines*2 < len(lines) {
+		// Not a stanza; the line may be in a mail's body: the header
+		// paragraph above it.
+		return mailBody(s, pa, pb)
+	}
+	r := record{kind: "stanza", text: para, start: pa}
+	off := pa
+	for i, l := range lines {
+		if m := stanzaLineRE.FindStringSubmatch(l); m != nil {
+			v := m[2]
+			for j := i + 1; j < len(lines) && isCont(lines[j]) && len(v) < 300; j++ {
+				if strings.TrimSpace(lines[j]) != "." {
+					v += " " + strings.TrimSpace(lines[j])
+				}
+			}
+			r.fields = append(r.fields, field{m[1], strings.TrimSpace(v), off})
+		}
+		off += len(l) + 1
+	}
+	// A mail: its body follows the header paragraph.
+	if strings.HasPrefix(lines[0], "From ") || hasField(r, "Message-ID") || hasField(r, "Subject") && hasField(r, "From") {
+		if ba, bb, ok := nextLine(s, pb); ok {
+			end := bb
+			for i := 0; i < 60; i++ {
+				qa, qb, ok := nextLine(s, end)
+				if !ok || strings.HasPrefix(s[qa:qb], "From ") {
+					break
+				}
+				end = qb
+			}
+			r.text += "\n" + s[ba:end]
+		}
+	}
+	return r, true
+}
+
+func hasField(r record, label string) bool {
+	for _, f := range r.fields {
+		if strings.EqualFold(f.label, label) {
+			return true
+		}
+	}
+	return false
+}
+
+// mailBody reads a paragraph of a mail's body as part of its message: the
+// header stanza above it, within a few paragraphs.
+func mailBody(s string, pa, pb int) (record, bool) {
+	a := pa
+	for p := 0; p < 6; p++ {
+		qa, qb, ok := prevLine(s, a)
+		if !ok {
+			return record{}, false
+		}
+		if !blank(s[qa:qb]) {
+			// Find the start of that paragraph.
+			for i := 0; i < 60; i++ {
+				ra, rb, ok := prevLine(s, qa)
+				if !ok || blank(s[ra:rb]) {
+					break
+				}
+				qa = ra
+			}
+			head := s[qa:a]
+			if strings.HasPrefix(head, "From ") || strings.Contains(head, "\nMessage-ID: ") || strings.Contains(head, "\nSubject: ") {
+				r, ok := stanzaRecord(s, qa, qa+strings.IndexByte(s[qa:], '\n'))
+				if !ok || r.kind != "stanza" {
+					return record{}, false
+				}
+				r.kind = "mail"
+				r.text = s[qa:pb]
+				return r, true
+			}
+			if strings.HasPrefix(head, "From ") {
+				break
+			}
+		}
+		a = qa
+	}
+	return record{}, false
+}
+
+var (
+	sectionRE = regexp.MustCompile(`^\s*\[([^\]\n]{1,80})\]\s*$`)
+	iniKVRE   = regexp.MustCompile(`^\s*([A-Za-z0-9_.\-][A-Za-z0-9_.\- ]*?)\s*[=:]\s*(.*)$`)
+)
+
+// iniRecord reads the INI section around the line, with the sections
+// next to it that belong to the same unit (up to a repeated section
+// name): a systemd unit's [Unit] and [Service], a config's sections.
+func iniRecord(s string, a, b int) (record, bool) {
+	// The section header above.
+	ha, hb := a, b
+	found := false
+	for i := 0; i < maxRecordLines; i++ {
+		if sectionRE.MatchString(s[ha:hb]) {
+			found = true
+			break
+		}
+		var ok bool
+		if ha, hb, ok = prevLine(s, ha); !ok {
+			break
+		}
+	}
+	if !found {
+		return record{}, false
+	}
+	// Sections before, while their names are new.
+	names := map[string]bool{sectionRE.FindStringSubmatch(s[ha:hb])[1]: true}
+	start := ha
+	for pa, i := ha, 0; i < maxRecordLines; i++ {
+		qa, qb, ok := prevLine(s, pa)
+		if !ok {
+			break
+		}
+		l := s[qa:qb]
+		if m := sectionRE.FindStringSubmatch(l); m != nil {
+			if names[m[1]] {
+				break
+			}
+			names[m[1]] = true
+			start = qa
+		} else if !blank(l) && !iniKVRE.MatchString(l) && !strings.HasPrefix(strings.TrimSpace(l), "#") && !strings.HasPrefix(strings.TrimSpace(l), ";") {
+			break
+		}
+		pa = qa
+	}
+	end := hb
+	for pb, i := hb, 0; i < maxRecordLines; i++ {
+		qa, qb, ok := nextLine(s, pb)
+		if !ok {
+			break
+		}
+		l := s[qa:qb]
+		if m := sectionRE.FindStringSubmatch(l); m != nil {
+			if names[m[1]] && qa > b {
+				break
+			}
+			names[m[1]] = true
+		} else if !blank(l) && !iniKVRE.MatchString(l) && !strings.HasPrefix(strings.TrimSpace(l), "#") && !strings.HasPrefix(strings.TrimSpace(l), ";") {
+			break
+		}
+		end, pb = qb, qb
+	}
+	if end < b {
+		return record{}, false
+	}
+	r := record{kind: "ini", text: s[start:end], start: start}
+	off := start
+	for _, l := range strings.Split(s[start:end], "\n") {
+		if !sectionRE.MatchString(l) {
+			// "#Storage=auto": a commented setting is its default.
+			t := strings.TrimLeft(strings.TrimSpace(l), "#;")
+			if m := iniKVRE.FindStringSubmatch(t); m != nil && (t == strings.TrimSpace(l) || !strings.Contains(t, " ") || strings.Index(t, "=") < strings.Index(t, " ")) {
+				if v := clean(m[2]); v != "" {
+					r.fields = append(r.fields, field{m[1], v, off})
+				}
+			}
+		}
+		off += len(l) + 1
+	}
+	return r, len(r.fields) > 0
+}
+
+var yamlKeyRE = regexp.MustCompile(`^(\s*)(?:-\s+)?([^\s:#][^:#]*?):(?:\s+(.*))?$`)
+
+func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+
+// yamlRecord reads the YAML mapping around the line: the block of its
+// parent key (of the line itself when it is a parent), each leaf labelled
+// by its key, with the names of the keys above it as context.
+func yamlRecord(s string, a, b int) (record, bool) {
+	line := s[a:b]
+	m := yamlKeyRE.FindStringSubmatch(line)
+	if m == nil {
+		return record{}, false
+	}
+	ra, rb := a, b
+	if m[3] != "" {
+		// A leaf: the block is its parent's.
+		ind := indentOf(line)
+		found := ind == 0
+		for pa, i := a, 0; i < maxRecordLines && ind > 0; i++ {
+			qa, qb, ok := prevLine(s, pa)
+			if !ok || blank(s[qa:qb]) {
+				break
+			}
+			if yamlKeyRE.MatchString(s[qa:qb]) && indentOf(s[qa:qb]) < ind {
+				ra, rb, found = qa, qb, true
+				break
+			}
+			pa = qa
+		}
+		if !found {
+			return record{}, false
+		}
+	}
+	base := indentOf(s[ra:rb])
+	end := rb
+	for pb, i := rb, 0; i < maxRecordLines; i++ {
+		qa, qb, ok := nextLine(s, pb)
+		if !ok || blank(s[qa:qb]) || indentOf(s[qa:qb]) <= base {
+			break
+		}
+		end, pb = qb, qb
+	}
+	if end < b {
+		return record{}, false
+	}
+	// The keys above the block, for context.
+	var ctx []string
+	ind := base
+	for pa, i := ra, 0; i < maxRecordLines && ind > 0; i++ {
+		qa, qb, ok := prevLine(s, pa)
+		if !ok || blank(s[qa:qb]) {
+			break
+		}
+		if km := yamlKeyRE.FindStringSubmatch(s[qa:qb]); km != nil && indentOf(s[qa:qb]) < ind {
+			ctx = append(ctx, km[2])
+			ind = indentOf(s[qa:qb])
+		}
+		pa = qa
+	}
+	r := record{kind: "yaml", text: s[ra:end], start: ra}
+	if len(ctx) > 0 {
+		r.text = strings.Join(ctx, " ") + "\n" + r.text
+	}
+	off := ra
+	for _, l := range strings.Split(s[ra:end], "\n") {
+		if km := yamlKeyRE.FindStringSubmatch(l); km != nil && km[3] != "" {
+			r.fields = append(r.fields, field{strings.TrimSpace(km[2]), clean(km[3]), off})
+		}
+		off += len(l) + 1
+	}
+	return r, len(r.fields) > 0
+}
+
+var listItemRE = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*)?([^:*\n]{1,60}?)(?:\*\*)?\s*:\s*(.+)$`)
+
+// listRecord reads a list of "label: value" items, with the heading or
+// paragraph above it as context.
+func listRecord(s string, a, b int) (record, bool) {
+	if !listItemRE.MatchString(s[a:b]) {
+		return record{}, false
+	}
+	pa, pb := a, b
+	for i := 0; i < 60; i++ {
+		qa, qb, ok := prevLine(s, pa)
+		if !ok || !listItemRE.MatchString(s[qa:qb]) {
+			break
+		}
+		pa = qa
+	}
+	for i := 0; i < 60; i++ {
+		qa, qb, ok := nextLine(s, pb)
+		if !ok || !listItemRE.MatchString(s[qa:qb]) {
+			break
+		}
+		pb = qb
+	}
+	// The heading or lead-in line above the list.
+	start := pa
+	for i := 0; i < 3; i++ {
+		qa, qb, ok := prevLine(s, start)
+		if !ok {
+			break
+		}
+		start = qa
+		if !blank(s[qa:qb]) {
+			break
+		}
+	}
+	r := record{kind: "list", text: s[start:pb], start: start}
+	off := pa
+	for _, l := range strings.Split(s[pa:pb], "\n") {
+		if m := listItemRE.FindStringSubmatch(l); m != nil {
+			r.fields = append(r.fields, field{m[1], clean(m[2]), off})
+		}
+		off += len(l) + 1
+	}
+	return r, true
+}
+
+// roffRE matches a man page's markup: macros at a line's start and font
+// and character escapes.
+var roffRE = regexp.MustCompile(`^\.(?:[A-Za-z]{1,2})\b\s*|\\f[BIRPC]|\\f\(..|\\&|\\\(..|\\[-e]`)
+
+// deroff removes roff markup from a line, keeping its text; "\-" becomes
+// "-".
+func deroff(l string) string {
+	l = strings.ReplaceAll(l, `\-`, "-")
+	l = strings.ReplaceAll(l, `\(cq`, "'")
+	return roffRE.ReplaceAllString(l, "")
+}
+
+// termRecord reads a term and its description: a short line that names
+// a key (a man page's ".B HISTSIZE", ".TP" item, a heading, "key:" alone)
+// and the lines of text after it, up to a blank line or the next item.
+func termRecord(s string, a, b int) (record, bool) {
+	raw := strings.TrimSpace(s[a:b])
+	head := strings.TrimSpace(deroff(s[a:b]))
+	if head == "" || len(head) > 80 || strings.ContainsAny(head, ",|\t;=") ||
+		len(strings.Fields(head)) > 4 && !strings.HasPrefix(raw, ".") && !strings.HasPrefix(raw, "#") && !strings.HasSuffix(raw, ":") {
+		return record{}, false // a sentence, not a term
+	}
+	var body []string
+	end := b
+	for pb, i := b, 0; i < 30; i++ {
+		qa, qb, ok := nextLine(s, pb)
+		if !ok {
+			break
+		}
+		l := s[qa:qb]
+		t := strings.TrimSpace(l)
+		if blank(l) && len(body) > 0 || strings.HasPrefix(t, ".TP") || strings.HasPrefix(t, ".IP") || strings.HasPrefix(t, ".SH") ||
+			strings.HasPrefix(t, ".SS") || strings.HasPrefix(t, "#") || len(body) > 0 && strings.HasPrefix(t, ".PP") {
+			break
+		}
+		d := strings.TrimSpace(deroff(l))
+		if d != "" && !proseLine(d) && !strings.HasPrefix(t, ".") && len(body) == 0 {
+			break // not text: a table row, code
+		}
+		if d != "" {
+			body = append(body, d)
+		}
+		end, pb = qb, qb
+	}
+	if len(body) == 0 || len(strings.Fields(strings.Join(body, " "))) < 4 {
+		return record{}, false
+	}
+	_ = end
+	return record{kind: "term", text: head + "\n" + strings.Join(body, " "), start: a}, true
+}
+
+// assignRE is a line that sets a name: "our $VERSION = '0.23';",
+// "export PATH=...", "timeout: 30".
+var assignRE = regexp.MustCompile(`^\s*(?:(?:our|my|var|const|let|local|export|readonly|static|final|public|private|set)\s+)*[$@%]?([A-Za-z_][\w.:-]*)\s*(?:=|:=|=>|:)\s*(\S.*)$`)
+
+var declRE = regexp.MustCompile(`^\s*(?:package|class|module|namespace|struct|interface|program|library)\s+[\w:.]+`)
+
+// blockRecord reads the lines from the line to the next blank line (at
+// most 12) as one record of key-value lines: a module's header ("package
+// File::Temp;" then "our $VERSION = '0.2311';"), a block of settings.
+func blockRecord(s string, a, b int) (record, bool) {
+	end := b
+	var fields []field
+	blanks := 0
+	for pb, i := a-1, 0; i < 12; i++ {
+		var qa, qb int
+		var ok bool
+		if i == 0 {
+			qa, qb, ok = a, b, true
+		} else {
+			qa, qb, ok = nextLine(s, pb)
+		}
+		if !ok {
+			break
+		}
+		if blank(s[qa:qb]) {
+			// One blank line may part a declaration from its settings
+			// ("package File::Temp;", blank, "our $VERSION = ...").
+			if blanks++; blanks > 1 || !declRE.MatchString(s[a:b]) {
+				break
+			}
+			pb = qb
+			continue
+		}
+		blanks = 0
+		if m := assignRE.FindStringSubmatch(s[qa:qb]); i > 0 && m != nil {
+			if v := clean(m[2]); v != "" {
+				fields = append(fields, field{m[1], v, qa})
+			}
+		}
+		end, pb = qb, qb
+	}
+	if len(fields) == 0 || end == b {
+		return record{}, false
+	}
+	r := record{kind: "block", text: s[a:end], start: a, fields: fields}
+	return r, true
+}
+
+// proseRecord is the sentence around offset at, within its line or
+// its paragraph's lines of prose.
+func proseRecord(s string, a, b, at int) record {
+	pa, pb := a, b
+	if proseLine(s[a:b]) {
+		for i := 0; i < 8; i++ {
+			qa, qb, ok := prevLine(s, pa)
+			if !ok || !proseLine(s[qa:qb]) || at-qa > 600 {
+				break
+			}
+			pa = qa
+		}
+		for i := 0; i < 8; i++ {
+			qa, qb, ok := nextLine(s, pb)
+			if !ok || !proseLine(s[qa:qb]) || qb-at > 600 {
+				break
+			}
+			pb = qb
+		}
+	}
+	para := s[pa:pb]
+	rel := at - pa
+	start := 0
+	for _, m := range sentenceEndRE.FindAllStringIndex(para[:rel], -1) {
+		start = m[1]
+	}
+	end := len(para)
+	if m := sentenceEndRE.FindStringIndex(para[rel:]); m != nil {
+		end = rel + m[0] + 1
+	}
+	return record{kind: "prose", text: para[start:end], start: pa + start}
+}
+
+// proseLine reports whether a line reads as running text: several words,
+// not a key: value line, a table row or code.
+func proseLine(l string) bool {
+	t := strings.TrimSpace(l)
+	if len(strings.Fields(t)) < 4 || strings.Count(t, "|") >= 2 || strings.Count(t, "\t") >= 1 || strings.HasSuffix(t, "{") ||
+		strings.HasSuffix(t, ";") || yamlKeyRE.MatchString(l) && !strings.Contains(t, ". ") {
+		return false
+	}
+	return true
+}
+
+// sentenceEndRE ends a sentence: a period, ! or ? followed by white space
+// and not inside a number, path or abbreviation.
+var sentenceEndRE = regexp.MustCompile(`[.!?]["')\]]?\s+|\n\s*\n`)

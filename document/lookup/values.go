@@ -1,0 +1,249 @@
+package lookup
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+var (
+	emailRE   = regexp.MustCompile(`[\pL\pN._%+-]+@[\pL\pN-]+(?:\.[\pL\pN-]+)+`)
+	urlRE     = regexp.MustCompile(`[a-z][a-z0-9+.-]*://[^\s<>"'()\[\]{},;]+[^\s<>"'()\[\]{},;.:]`)
+	pathRE    = regexp.MustCompile(`(?:~|\.{1,2})?/[\pL\pN._~+-]+(?:/[\pL\pN._~+$-]*)*`)
+	ipRE      = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b`)
+	versionRE = regexp.MustCompile(`\b\d+(?::\d+)?(?:\.\d+)+(?:[-+~][\pL\pN.+~-]*)?\b|\b\d+-\d+[\pL\pN.+~-]*\b`)
+	hexRE     = regexp.MustCompile(`\b0[xX][0-9a-fA-F]+\b`)
+	// numberRE: a number that is not the tail of a word ("db-3").
+	numberRE      = regexp.MustCompile(`(?:^|[^\pL\pN_.-])([-+]?\d[\d,._]*(?:\.\d+)?)`)
+	wholeNumberRE = regexp.MustCompile(`^[-+]?\d[\d,._]*(?:\.\d+)?$`)
+	dateRE        = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}(?:\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[-+]\d{4}|\s*[A-Z]{2,4}\b)?)?` +
+		`|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[-+]\d{2}:?\d{2})?)?` +
+		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}` +
+		`|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)
+	// quantity: a number and its unit, or "every N unit".
+	quantityRE = regexp.MustCompile(`(?i)(?:^|[^\pL\pN_.-])((?:every\s+)?[-+]?\d[\d,.]*(?:\s*(?:` + units + `)|\s+(?:` + shortUnits + `)))\b`)
+	// nameRE: two to four capitalized words, the way people are named.
+	nameRE = regexp.MustCompile(`\p{Lu}[\pL\pM'’-]+(?:\s+(?:(?:de|van|von|der|da|di|du|la|le|bin|al|ter|del)\s+)?\p{Lu}[\pL\pM'’.-]*){1,3}`)
+)
+
+// units may follow a number directly (90s, 512MiB) or after a space;
+// shortUnits, single letters, only after a space ("418 s"), so that a code
+// such as 38A-8342 is not a quantity.
+const units = `ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?|` +
+	`bytes?|kb|kib|mb|mib|gb|gib|tb|tib|kbit/s|mbit/s|gbit/s|kbps|mbps|gbps|hz|khz|mhz|ghz|%|percent|` +
+	`px|pt|mm|cm|km|miles?|kg|lbs?|°c|°f|mv|kw|mw|ma|rpm|req/s|rps|qps|ops/s|cores?|cpus?|threads?|connections?|items?|entries|times|s|h|m`
+
+const shortUnits = `s|h|m|k|g|b|v|w|a`
+
+var capWordRE = regexp.MustCompile(`^\p{Lu}[\pL\pM'’.-]+$`)
+
+// fits reports whether v is a value of the kind a question asks for: the
+// value is mostly that kind of thing, not a sentence holding one.
+func fits(k valueKind, v string) bool {
+	v = strings.TrimSpace(v)
+	covers := func(re *regexp.Regexp) bool {
+		for _, m := range re.FindAllStringSubmatchIndex(v, -1) {
+			if re.NumSubexp() > 0 {
+				m = m[2:]
+			}
+			if (m[1]-m[0])*10 >= len(v)*7 {
+				return true
+			}
+		}
+		return false
+	}
+	switch k {
+	case personKind:
+		return covers(emailRE) || covers(nameRE) && !hasDigit(v) || nameRE.MatchString(v) && emailRE.MatchString(v) && len(strings.Fields(v)) <= 5
+	case dateKind:
+		return covers(dateRE)
+	case numberKind:
+		return isNumber(v) || covers(quantityRE) || covers(hexRE)
+	case quantityKind:
+		return covers(quantityRE) || isNumber(v)
+	case placeKind:
+		return covers(pathRE) || covers(urlRE) || covers(emailRE) || !strings.Contains(v, " ") && strings.Contains(v, ".") || covers(nameRE) || capWordRE.MatchString(v)
+	case emailKind:
+		return covers(emailRE)
+	case urlKind:
+		return covers(urlRE)
+	case versionKind:
+		return covers(versionRE) || hasDigit(v) && !strings.Contains(v, " ")
+	}
+	return true
+}
+
+// typed finds the values of kind k in s, in order, with their offsets.
+func typed(k valueKind, s string) [][2]int {
+	var res []*regexp.Regexp
+	switch k {
+	case personKind:
+		res = []*regexp.Regexp{nameRE, emailRE}
+	case dateKind:
+		res = []*regexp.Regexp{dateRE}
+	case numberKind:
+		res = []*regexp.Regexp{hexRE, quantityRE, numberRE}
+	case quantityKind:
+		res = []*regexp.Regexp{quantityRE, numberRE}
+	case placeKind:
+		res = []*regexp.Regexp{urlRE, emailRE, pathRE}
+	case emailKind:
+		res = []*regexp.Regexp{emailRE}
+	case urlKind:
+		res = []*regexp.Regexp{urlRE}
+	case versionKind:
+		res = []*regexp.Regexp{versionRE}
+	default:
+		res = []*regexp.Regexp{urlRE, emailRE, dateRE, ipRE, hexRE, pathRE, valueTokenRE}
+	}
+	var out [][2]int
+	taken := func(a, b int) bool {
+		for _, o := range out {
+			if a < o[1] && b > o[0] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, re := range res {
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			if re.NumSubexp() > 0 {
+				m = m[2:]
+			}
+			if !taken(m[0], m[1]) {
+				out = append(out, [2]int{m[0], m[1]})
+			}
+		}
+	}
+	return out
+}
+
+// valueTokenRE is a token that looks like a value rather than a word: it
+// has a digit (a number, a code, an ID, a version).
+var valueTokenRE = regexp.MustCompile(`(?:[\pL\pN]+[-_./:#])*[\pL\pN]*\d[\pL\pN]*(?:[-_./:#+][\pL\pN]+)*#?`)
+
+func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
+
+func isNumber(s string) bool { return wholeNumberRE.MatchString(strings.TrimSpace(s)) }
+
+// clean trims what surrounds a value on its line: quotes, brackets,
+// trailing punctuation, a trailing comment.
+func clean(v string) string {
+	v = strings.TrimSpace(v)
+	// A comment after a config value: "45  # raised from 30", "7 ; old".
+	for _, c := range []string{"  #", "\t#", " # ", "  //", " /* ", "\t/*", "  ;"} {
+		if i := strings.Index(v, c); i > 0 {
+			v = strings.TrimSpace(v[:i])
+		}
+	}
+	v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "*/"))
+	for {
+		before := v
+		v = strings.TrimSpace(v)
+		v = strings.TrimRight(v, ",;")
+		if len(v) >= 2 {
+			f, l := v[0], v[len(v)-1]
+			if (f == '"' && l == '"') || (f == '\'' && l == '\'') || (f == '`' && l == '`') || (f == '(' && l == ')') || (f == '[' && l == ']') {
+				v = v[1 : len(v)-1]
+			}
+		}
+		if v == before {
+			break
+		}
+	}
+	// A closing bracket left from "[default: 12]".
+	for _, p := range []string{"()", "[]", "{}", "<>"} {
+		if strings.HasSuffix(v, p[1:]) && strings.Count(v, p[:1]) < strings.Count(v, p[1:]) {
+			v = strings.TrimSpace(strings.TrimSuffix(v, p[1:]))
+		}
+	}
+	// A sentence's final period, but not an abbreviation's or a path's.
+	if strings.HasSuffix(v, ".") && !strings.HasSuffix(v, "..") {
+		last := v[strings.LastIndexAny(v, " /")+1:]
+		if utf8.RuneCountInString(last) > 3 || strings.Count(last, ".") == 1 {
+			v = strings.TrimSuffix(v, ".")
+		}
+	}
+	return strings.TrimSpace(v)
+}
+
+// leadRE is a value at the start of a phrase: a quantity, a date, an
+// address, a path, a code or number, or a capitalized name.
+var leadREs = []*regexp.Regexp{
+	regexp.MustCompile(`^(?i)(?:every\s+)?[-+]?\d[\d,.]*(?:\s*(?:` + units + `)|\s+(?:` + shortUnits + `))\b`),
+	regexp.MustCompile(`^(?i:` + dateRE.String()[4:] + `)`),
+	regexp.MustCompile(`^` + urlRE.String()), regexp.MustCompile(`^` + emailRE.String()),
+	regexp.MustCompile(`^` + pathRE.String()),
+	regexp.MustCompile(`^(?:[\pL\pN]+[-_./:#])*[\pL\pN]*\d[\pL\pN]*(?:[-_./:#+][\pL\pN]+)*#?`),
+	regexp.MustCompile(`^\p{Lu}[\pL\pM'’-]*(?:\s+(?:(?:de|van|von|der|da|di|du|la|le|bin|al|ter|del)\s+)?\p{Lu}[\pL\pM'’.-]*){0,3}`),
+}
+
+// phrase cuts a prose value at the end of its clause, or to the value it
+// starts with: "GA935 last week" is GA935, "Beatriz Nascimento from the
+// São Paulo office" is Beatriz Nascimento.
+func phrase(v string) string {
+	v = strings.TrimSpace(v)
+	for _, re := range leadREs {
+		if m := re.FindString(v); m != "" {
+			return clean(m)
+		}
+	}
+	end := len(v)
+	for _, sep := range []string{". ", "; ", ", ", " (", " -- ", " — ", "! ", "? "} {
+		if i := strings.Index(v, sep); i > 0 && i < end {
+			end = i
+		}
+	}
+	v = clean(v[:end])
+	if words := strings.Fields(v); len(words) > 8 {
+		v = strings.Join(words[:8], " ")
+	}
+	return v
+}
+
+var unitRE = regexp.MustCompile(`^(?:\s*(?:` + units + `)|\s+(?:` + shortUnits + `))\b`)
+
+// withUnit keeps a number's unit when it follows directly: "418 s" of
+// "completed in 418 s at ...".
+func withUnit(s string, loc [2]int) [2]int {
+	rest := s[loc[1]:]
+	if m := unitRE.FindStringIndex(strings.ToLower(rest)); m != nil {
+		loc[1] += m[1]
+	}
+	return loc
+}
+
+// boundaryBefore reports whether a word starts at s[i]: after a non-word
+// character, or as the next part of a camelCase identifier.
+func boundaryBefore(s string, i int) bool {
+	if i <= 0 {
+		return true
+	}
+	p, _ := utf8.DecodeLastRuneInString(s[:i])
+	if !isWordRune(p) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsUpper(r) && (unicode.IsLower(p) || unicode.IsDigit(p))
+}
+
+// boundaryAfter reports whether a word ends at s[j]: before a non-word
+// character, or before the next part of a camelCase identifier.
+func boundaryAfter(s string, j int) bool {
+	if j >= len(s) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s[j:])
+	if !isWordRune(r) {
+		return true
+	}
+	p, _ := utf8.DecodeLastRuneInString(s[:j])
+	return unicode.IsUpper(r) && unicode.IsLower(p)
+}
+
+// capitalized reports whether s starts with an uppercase letter.
+func capitalized(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
+}
