@@ -2,7 +2,6 @@ package recursion
 
 import (
 	"bytes"
-
 	"os"
 	"regexp"
 	"strings"
