@@ -189,14 +189,11 @@ func (t *timer) chat(w http.ResponseWriter, r *http.Request) {
 		"usage": map[string]any{"prompt_tokens": len(body) / 4, "completion_tokens": len(content) / 4,
 			"total_tokens": len(body)/4 + len(content)/4},
 	})
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", fmt.Sprint(len(reply)))
-	w.Write(reply)
-	http.NewResponseController(w).Flush()
-	replied := time.Now()
-
+	// The run and its gap are counted, and the reply's time noted, before
+	// the reply goes out: once the client has it, its next request (or a
+	// report) must find them. The time is taken just before the write,
+	// microseconds early on loopback.
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.runs == nil {
 		t.last, t.gaps, t.runs = map[string]time.Time{}, map[string][]time.Duration{}, map[string]int{}
 	}
@@ -205,7 +202,13 @@ func (t *timer) chat(w http.ResponseWriter, r *http.Request) {
 	} else if last, ok := t.last[req.Model]; ok {
 		t.gaps[req.Model] = append(t.gaps[req.Model], arrived.Sub(last))
 	}
-	t.last[req.Model] = replied
+	t.last[req.Model] = time.Now()
+	t.mu.Unlock()
+
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", fmt.Sprint(len(reply)))
+	w.Write(reply)
+	http.NewResponseController(w).Flush()
 }
 
 func (t *timer) report(out io.Writer) {
