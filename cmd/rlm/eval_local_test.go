@@ -20,9 +20,11 @@ import (
 func TestEvalLocalModel(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "tiny.json")
+	// A window of 8192: with the test tokenizer's 269 tokens (bytes and a
+	// few merges) the system prompt alone is about 4,200.
 	os.WriteFile(cfgPath, []byte(`{"hidden_size":32,"intermediate_size":64,"num_hidden_layers":1,
 		"num_attention_heads":2,"num_key_value_heads":1,"head_dim":16,"rms_norm_eps":1e-6,
-		"rope_theta":10000,"max_position_embeddings":4096,"tie_word_embeddings":true,"vocab_size":269}`), 0o644)
+		"rope_theta":10000,"max_position_embeddings":8192,"tie_word_embeddings":true,"vocab_size":269}`), 0o644)
 	base := filepath.Join(dir, "base")
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
