@@ -8,7 +8,7 @@
 # A generated log is uploaded once and asked about: the same question
 # stored, streamed and as a background response (OPS-7719, from the
 # built-in demo model as from a real one), then a follow-up in the same
-# REPL session (line 1234), which needs a real model: the built-in one
+# REPL session (its time, 10:20:34), which needs a real model: the built-in one
 # answers it "No answer: ... (This needs a real model: ...)".
 set -eu
 URL=${RLM_URL:-http://127.0.0.1:8080}
@@ -27,10 +27,17 @@ esac
 
 FILE=$(mktemp)
 trap 'rm -f "$FILE"' EXIT
+# A web server's log, a line a second: every 50th a disk warning, and one
+# note with a ticket number (at 10:20:34).
 i=0
 while [ $i -lt 2000 ]; do
-	if [ $i -eq 1234 ]; then echo "line $i NOTE: the ticket of the disk-full alert is OPS-7719"; fi
-	if [ $((i % 50)) -eq 7 ]; then echo "line $i FAIL disk full"; else echo "line $i ok"; fi
+	ts="2026-11-28T10:%02d:%02dZ"
+	if [ $i -eq 1234 ]; then printf "$ts NOTE the ticket of the disk-full alert is OPS-7719\n" $((i / 60)) $((i % 60)); fi
+	if [ $((i % 50)) -eq 7 ]; then
+		printf "$ts WARN disk /var is 97%% full\n" $((i / 60)) $((i % 60))
+	else
+		printf "$ts INFO GET /api/items 200 in %dms\n" $((i / 60)) $((i % 60)) $((i % 13 + 2))
+	fi
 	i=$((i + 1))
 done >"$FILE"
 Q="What is the ticket of the disk-full alert?"
@@ -78,7 +85,7 @@ echo "$RESP"
 echo "== a follow-up in the same REPL session (rlm.session says whether it continued)"
 curl -sS -H "$AUTH" -H "$JSON" "$URL/v1/responses" -d '{
   "model": "'"$MODEL"'", "previous_response_id": "'"$RESP_ID"'",
-  "input": "On which line of the log is that ticket?"}'
+  "input": "At what time was that ticket noted?"}'
 echo
 
 echo "== an error: unknown model"

@@ -52,15 +52,15 @@ func runExampleFor(t *testing.T, timeout time.Duration, dir string, env []string
 
 // lookupUpstream is a scripted fake upstream (not a model) whose root
 // writes the Go a model would to find the ticket in examples/curl.sh's
-// log, and answers the ticket, or its line for the follow-up.
+// log, and answers the ticket, or its time for the follow-up.
 func lookupUpstream(req fakellm.Request) fakellm.Reply {
 	followUp := false
 	for _, m := range req.Messages {
-		followUp = followUp || strings.Contains(m.Content, "On which line")
+		followUp = followUp || strings.Contains(m.Content, "At what time")
 	}
 	if m := ticketRE.FindStringSubmatch(req.LastUser()); m != nil {
 		if followUp {
-			return fakellm.Reply{Content: "FINAL(line " + m[2] + ")"}
+			return fakellm.Reply{Content: "FINAL(" + m[2] + ")"}
 		}
 		return fakellm.Reply{Content: "FINAL(" + m[1] + ")"}
 	}
@@ -71,12 +71,12 @@ func lookupUpstream(req fakellm.Request) fakellm.Reply {
 for _, l := range strings.Split(context, "\n") {
 	if strings.Contains(l, "ticket of the disk-full alert is") {
 		f := strings.Fields(l)
-		fmt.Println("ticket:", f[len(f)-1], "line:", f[1])
+		fmt.Println("ticket:", f[len(f)-1], "time:", f[0])
 	}
 }`)}
 }
 
-var ticketRE = regexp.MustCompile(`ticket: (\S+) line: (\d+)`)
+var ticketRE = regexp.MustCompile(`ticket: (\S+) time: (\S+)`)
 
 func TestExampleCurl(t *testing.T) {
 	requireTool(t, "curl")
@@ -89,7 +89,7 @@ func TestExampleCurl(t *testing.T) {
 		`"content":"OPS-7719"`, `"status":"completed"`, // the stored completion
 		`"delta":{"content":"OPS-7719"}`, `"rlm":{"event":"cell_start"`, "data: [DONE]",
 		`"code":"model_not_found"`, `"deleted":true`,
-		`"object":"response"`, `"text":"OPS-7719"`, `"previous_response_id":"resp_`, `"session":"continued"`, `"text":"line 1234"`, // Responses
+		`"object":"response"`, `"text":"OPS-7719"`, `"previous_response_id":"resp_`, `"session":"continued"`, `"text":"2026-11-28T10:20:34Z"`, // Responses
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("curl walkthrough output lacks %q:\n%s", want, out)
@@ -120,9 +120,9 @@ func TestExamplesDefaultSetup(t *testing.T) {
 			t.Errorf("curl walkthrough output lacks %q:\n%s", want, out)
 		}
 	}
-	if _, followUp, _ := strings.Cut(out, "== a follow-up"); !strings.Contains(followUp, `"text":"line 1234"`) &&
+	if _, followUp, _ := strings.Cut(out, "== a follow-up"); !strings.Contains(followUp, `"text":"2026-11-28T10:20:34Z"`) &&
 		!strings.Contains(followUp, "This needs a real model") {
-		t.Errorf("the follow-up neither answers line 1234 nor says it needs a real model:\n%s", followUp)
+		t.Errorf("the follow-up neither answers the time nor says it needs a real model:\n%s", followUp)
 	}
 	bin := filepath.Join(t.TempDir(), "goclient")
 	build := exec.Command(goBin, "build", "-o", bin, "./examples/goclient")

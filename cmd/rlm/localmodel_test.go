@@ -116,7 +116,7 @@ func TestLocalModelReproducesTrajectory(t *testing.T) {
 	if err := traincmd.Run(ctx, cli.Env{}, []string{"init", "-model-config", cfgPath, "-out", base, "-tokenizer", sftTestdata}, &stdout, &stderr); err != nil {
 		t.Fatalf("train init: %v\n%s", err, stderr.String())
 	}
-	args := []string{"sft", "-model", base, "-data", data, "-out", out, "-seq-len", "3584", "-lr", "3e-2", "-warmup", "5",
+	args := []string{"sft", "-model", base, "-data", data, "-out", out, "-seq-len", "4608", "-lr", "3e-2", "-warmup", "5",
 		"-steps", "120", "-batch-size", "1", "-grad-accum", "2", "-weight-decay", "0", "-log-every", "10", "-checkpoint-every", "0", "-dtype", "f32"}
 	stdout.Reset()
 	if err := traincmd.Run(ctx, cli.Env{}, args, &stdout, &stderr); err != nil {

@@ -3,7 +3,7 @@
 // the base URL changes.
 //
 //	go run ./examples/goclient                  # a generated log and a question about it
-//	RLM_URL=http://127.0.0.1:8080 RLM_API_KEY=secret go run ./examples/goclient app.log "How many lines say FAIL?"
+//	RLM_URL=http://127.0.0.1:8080 RLM_API_KEY=secret go run ./examples/goclient app.log "How many lines are warnings?"
 //
 // Without arguments it asks "What is the ticket of the disk-full alert?"
 // of a generated log: OPS-7719, from the built-in demo model of an rlm
@@ -48,18 +48,20 @@ func main() {
 	}
 }
 
-// exampleLog is the log examples/curl.sh uploads: 2,000 lines, every 50th
-// a failure, and one note with a ticket number.
+// exampleLog is the log examples/curl.sh uploads: a web server's, a line
+// a second for 2,000 seconds, every 50th a disk warning, and one note with
+// a ticket number.
 func exampleLog() string {
 	var b strings.Builder
 	for i := range 2000 {
+		ts := fmt.Sprintf("2026-11-28T10:%02d:%02dZ", i/60, i%60)
 		if i == 1234 {
-			fmt.Fprintf(&b, "line %d NOTE: the ticket of the disk-full alert is OPS-7719\n", i)
+			fmt.Fprintf(&b, "%s NOTE the ticket of the disk-full alert is OPS-7719\n", ts)
 		}
 		if i%50 == 7 {
-			fmt.Fprintf(&b, "line %d FAIL disk full\n", i)
+			fmt.Fprintf(&b, "%s WARN disk /var is 97%% full\n", ts)
 		} else {
-			fmt.Fprintf(&b, "line %d ok\n", i)
+			fmt.Fprintf(&b, "%s INFO GET /api/items 200 in %dms\n", ts, i%13+2)
 		}
 	}
 	return b.String()
