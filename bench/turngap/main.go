@@ -1,7 +1,7 @@
 // Command turngap times an RLM harness from outside, whichever harness it
 // is: it serves a scripted OpenAI-compatible upstream (a test double, not a
 // model) on a loopback port and records, for each chat request, when its
-// body had arrived and when the reply had been written. The time from a
+// body had arrived and when its reply was about to be written. The time from a
 // reply to the next request of the same run is the harness's own cost of a
 // root turn: reading the reply, running its cell, encoding and sending the
 // next request. The fake's own parse of the request is not in it.
