@@ -19,6 +19,9 @@ import (
 // samples, and a tiny random Qwen3 trained on them. Each stage must have
 // produced what the next one and the user rely on.
 func TestExampleTraining(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
 	t.Parallel()
 	sh := requireTool(t, "sh")
 	requireTool(t, "go") // the script builds the fake upstream

@@ -26,6 +26,9 @@ import (
 // `rlm train sft --min-reward 1`, which must keep the samples of the
 // approved runs and only those.
 func TestFeedbackRewardsTrainSFT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
 	t.Parallel()
 	up := fakellm.New(countingUpstream)
 	defer up.Close()

@@ -20,6 +20,9 @@ import (
 // sampler's logprobs sit on the sampled tokens only, and both formats carry
 // the same sampled tokens (the run is deterministic from its seed).
 func TestExportRollouts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model: two RL steps per format")
+	}
 	pool := newPool(t)
 	sampled := map[string]int{}
 	for _, tc := range []struct{ format, schema string }{

@@ -99,6 +99,9 @@ type hideProductOperands struct{ backend.Backend }
 // bit for bit, as on the same backend with demotion hidden from the model
 // (on a GPU, to the rounding its atomic embedding gradient leaves).
 func TestDemotedStepUnchanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("optimizer steps of a model on the emulator (seconds of CPU each): the full suite runs them")
+	}
 	g := gpu(t, cuda.BF16)
 	cfg := smallConfig(t, true)
 	b := trainBatch(cfg, 2, 96, true)
@@ -145,6 +148,9 @@ func expectElems(t *testing.T, g *cuda.Backend, x backend.Buffer, after string, 
 // trains its adapters to the same losses and gradients, bit for bit, as a
 // model whose float32 base the products convert.
 func TestFrozenBaseAsBF16(t *testing.T) {
+	if testing.Short() {
+		t.Skip("optimizer steps of a model on the emulator (seconds of CPU each): the full suite runs them")
+	}
 	g := gpu(t, cuda.BF16)
 	cfg := smallConfig(t, false)
 	b := trainBatch(cfg, 2, 96, true)
