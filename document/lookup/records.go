@@ -65,48 +65,24 @@ func blank(s string) bool { return strings.TrimSpace(s) == "" }
 // maxRecordLines bounds how far a record reaches from its match.
 const maxRecordLines = 400
 
-// records returns the readings of the text around offset at.
+// records returns the readings of the text around offset at: the line
+// itself, each record shape that holds it (in this order: ties between
+// equal scores go to the earlier), and the sentence.
 func records(s string, at int) []record {
 	a, b := lineAt(s, at)
-	line := s[a:b]
-	var out []record
-	out = append(out, lineRecord(s, a, b))
-	if r, ok := tableRecord(s, a, b); ok {
-		out = append(out, r)
+	readers := []func(s string, a, b int) (record, bool){
+		tableRecord, fixedRecord,
+		func(s string, _, _ int) (record, bool) { return jsonRecord(s, at) },
+		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at) },
+		changelogRecord, stanzaRecord, iniRecord, yamlRecord, listRecord, termRecord, blockRecord,
 	}
-	if r, ok := fixedRecord(s, a, b); ok {
-		out = append(out, r)
+	out := []record{lineRecord(s, a, b)}
+	for _, read := range readers {
+		if r, ok := read(s, a, b); ok {
+			out = append(out, r)
+		}
 	}
-	if r, ok := jsonRecord(s, at); ok {
-		out = append(out, r)
-	}
-	if r, ok := sqlRecord(s, a, b, at); ok {
-		out = append(out, r)
-	}
-	if r, ok := changelogRecord(s, a, b); ok {
-		out = append(out, r)
-	}
-	if r, ok := stanzaRecord(s, a, b); ok {
-		out = append(out, r)
-	}
-	if r, ok := iniRecord(s, a, b); ok {
-		out = append(out, r)
-	}
-	if r, ok := yamlRecord(s, a, b); ok {
-		out = append(out, r)
-	}
-	if r, ok := listRecord(s, a, b); ok {
-		out = append(out, r)
-	}
-	if r, ok := termRecord(s, a, b); ok {
-		out = append(out, r)
-	}
-	if r, ok := blockRecord(s, a, b); ok {
-		out = append(out, r)
-	}
-	out = append(out, proseRecord(s, a, b, at))
-	_ = line
-	return out
+	return append(out, proseRecord(s, a, b, at))
 }
 
 // kvRE finds key: value, key = value, key=value, "key": "value" and
