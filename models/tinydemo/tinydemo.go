@@ -30,7 +30,7 @@ import (
 const Name = "rlm-tiny-demo"
 
 // About says what the model is, for the log line and /v1/models.
-const About = "trained by this project to look facts up in documents of any text format (code, man pages, logs, tables, records, configuration, mail) with the REPL's lookup helper, saying No answer when a document does not hold one, and for record and comment-labelling tasks; not a general assistant"
+const About = "trained by this project to look facts up in documents of common text formats (code, man pages, logs, tables, records, configuration, mail) with the REPL's lookup helper, saying No answer when a document does not hold one, and for record and comment-labelling tasks; not a general assistant"
 
 // Files are the checkpoint's files, every one of which SHA256SUMS must list.
 var Files = []string{"config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"}
