@@ -6,6 +6,7 @@
 #                   themselves), needing glibc 2.34 or newer
 #   cuda.test       the CUDA backend's tests and benchmarks
 #   inference.test  the engine's GPU tests and BenchmarkGenerate
+#   serveload       the serving benchmark's client (bench/serveload)
 #   sft-data.jsonl  a small SFT set from the tiny recipe's expert (the
 #                   fp32/bf16 parity runs of rlm train sft)
 #   builtin/        the built-in model as a checkpoint directory (RL runs)
@@ -21,6 +22,7 @@ go build -trimpath -ldflags="-s -w" -o "$out/rlm" ./cmd/rlm
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$out/rlm-static" ./cmd/rlm
 CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/cuda.test" ./model/backend/cuda
 CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$out/inference.test" ./inference
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$out/serveload" ./bench/serveload
 cp "$(go run ./bench/cuda/emulib)" "$out/libcudaemu.so"
 cp models/tinydemo/weights/{config.json,model.safetensors,tokenizer.json,tokenizer_config.json} "$out/builtin/"
 tmp=$(mktemp -d)

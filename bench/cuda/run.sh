@@ -29,8 +29,13 @@
 #      rollouts) on the GPU (bf16, fp32) and on the CPU
 #   4. SFT parity: 50 steps of rlm train sft on the CPU, the GPU in fp32
 #      and in bf16, the same data and seed; losses compared step by step
+#   5. serving: rlm model serve on the GPU through HTTP (continuous
+#      batching, the paged cache), Qwen3-0.6B shape, measured from outside
+#      by bench/serveload at 16, 64 and 256 requests in flight (about 2
+#      minutes; with it the whole run may pass 9: ONLY picks sections)
 # Output files (few: a GPU session brings back at most 8): summary.txt,
-# tests.log, memory.txt, trainstep.txt, infer.txt, rl.txt, sft.txt.
+# tests.log, memory.txt, trainstep.txt, infer.txt, rl.txt, sft.txt,
+# serve.txt.
 # ONLY=tests,rl (say) runs some; extra adds RL in fp32 and SFT in bf16.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -50,8 +55,14 @@ sum=$out/summary.txt
 say() { echo "[$(date -u +%T) +${SECONDS}s] $*" | tee -a "$sum"; }
 say "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
 say "CPU: $(nproc) threads, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%F)"
-only=${ONLY:-tests,memory,trainstep,infer,rl,sft}
+only=${ONLY:-tests,memory,trainstep,infer,rl,sft,serve}
 export RLM_CUDA_EMU_LIB=$B/libcudaemu.so
+# The Qwen3-0.6B shape, for random weights (inference and serving).
+cat >"$tmp/0.6b.json" <<'J'
+{"hidden_size":1024,"intermediate_size":3072,"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,
+ "head_dim":128,"vocab_size":151936,"max_position_embeddings":40960,"rope_theta":1000000,"rms_norm_eps":1e-6,
+ "tie_word_embeddings":true}
+J
 
 # ---------------------------------------------------------------- 1. tests
 if [[ $only == *tests* ]]; then
@@ -92,11 +103,6 @@ fi
 # ------------------------------------------------------------ 2. inference
 if [[ $only == *infer* ]]; then
   say "2. inference, Qwen3-0.6B shape, random weights, prompt 512, decode 128 (CPU: decode 16)"
-  cat >"$tmp/0.6b.json" <<'J'
-{"hidden_size":1024,"intermediate_size":3072,"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,
- "head_dim":128,"vocab_size":151936,"max_position_embeddings":40960,"rope_theta":1000000,"rms_norm_eps":1e-6,
- "tie_word_embeddings":true}
-J
   go_bench() { # device batch decode
     (cd inference && RLM_BENCH_DEVICE=$1 RLM_BENCH_CONFIG=$tmp/0.6b.json RLM_BENCH_BATCH=$2 RLM_BENCH_PROMPT=512 \
       RLM_BENCH_DECODE=$3 timeout 120 "$B/inference.test" -test.run '^$' -test.bench BenchmarkGenerate -test.benchtime 1x) 2>&1 |
@@ -173,6 +179,22 @@ for n in ("gpu-fp32", "gpu-bf16"):
           f"final loss {got[-1]:.5f} vs {ref[-1]:.5f}")
 P
   cat "$out/sft.txt" >>"$sum"
+fi
+# ----------------------------------------------------------- 5. serving
+if [[ $only == *serve* ]]; then
+  say "5. serving: rlm model serve on the GPU (bf16), Qwen3-0.6B shape, random weights; prompts of 512 random tokens, 128 new tokens (ignore_eos), 16, 64 and 256 in flight"
+  "$RLM" train init -model-config "$tmp/0.6b.json" -tokenizer "$B/builtin" -out "$tmp/serve-0.6b" >"$tmp/serve.log" 2>&1
+  "$RLM" model serve --device cuda --listen 127.0.0.1:8099 --kv-cache 40GiB --max-seqs 256 --max-queued 2048 \
+    --max-batch-tokens 8192 "$tmp/serve-0.6b" >>"$tmp/serve.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 120); do grep -q 'listening on' "$tmp/serve.log" && break; sleep 1; done
+  timeout 240 "$B/serveload" -url http://127.0.0.1:8099/v1 -concurrency 16,64,256 -prompt-tokens 512 -max-tokens 128 \
+    -vocab 2000 >"$out/serve.txt" 2>&1
+  echo "rc=$?" >>"$out/serve.txt"
+  kill "$pid"; wait "$pid" 2>/dev/null
+  grep -E 'level=(WARN|ERROR)|rror' "$tmp/serve.log" | tail -5 >>"$out/serve.txt"
+  echo "against: vLLM's published figure for Qwen3-0.6B, about 95 requests/s on one H100 (issue 39); no vLLM here" >>"$out/serve.txt"
+  cat "$out/serve.txt" >>"$sum"
 fi
 say "done"
 rm -rf "$tmp"
