@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -279,5 +280,61 @@ func TestModelInfo(t *testing.T) {
 				t.Errorf("got %+v\nwant %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestBuiltinAnswersHonestly: through the gateway, the built-in model's
+// lookup in a web server's log answers the ticket the log holds as a
+// complete answer, and, from the same log without that line, says "No
+// answer" as an incomplete one (stop reason no_answer, finish_reason
+// length; Responses: incomplete), never a value the log does not hold.
+func TestBuiltinAnswersHonestly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the built-in model")
+	}
+	noUpstream(t)
+	s := startServe(t)
+	var log strings.Builder
+	for i := range 2000 {
+		ts := fmt.Sprintf("2026-11-28T10:%02d:%02dZ", i/60, i%60)
+		if i%50 == 7 {
+			fmt.Fprintf(&log, "%s WARN disk /var is 97%% full\n", ts)
+		} else {
+			fmt.Fprintf(&log, "%s INFO GET /api/items 200 in %dms\n", ts, i%13+2)
+		}
+	}
+	without := log.String()
+	with := strings.Replace(without, "2026-11-28T10:20:34Z INFO", "2026-11-28T10:20:34Z NOTE the ticket of the disk-full alert is OPS-7719\n2026-11-28T10:20:34Z INFO", 1)
+	ask := func(api, doc string) []byte {
+		t.Helper()
+		text, _ := json.Marshal(doc)
+		q := `"What is the ticket of the disk-full alert?"`
+		body := `{"model":"rlm","messages":[{"role":"user","content":` + string(text) + `},{"role":"user","content":` + q + `}]}`
+		if api == "responses" {
+			body = `{"model":"rlm","input":[{"role":"user","content":` + string(text) + `},{"role":"user","content":` + q + `}]}`
+		}
+		r := call(t, "POST", s.URL+"/v1/"+api, "", body)
+		if r.status != http.StatusOK {
+			t.Fatalf("%s: %d %s", api, r.status, r.body)
+		}
+		return r.body
+	}
+	for _, tc := range []struct {
+		doc   string
+		wants []string
+	}{
+		{with, []string{`"content":"OPS-7719"`, `"finish_reason":"stop"`, `"stop_reason":"final"`}},
+		{without, []string{`"content":"No answer: `, `"finish_reason":"length"`, `"stop_reason":"no_answer"`}},
+	} {
+		body := string(ask("chat/completions", tc.doc))
+		for _, want := range tc.wants {
+			if !strings.Contains(body, want) {
+				t.Errorf("chat completion lacks %s: %s", want, body)
+			}
+		}
+	}
+	if body := string(ask("responses", without)); !strings.Contains(body, `"status":"incomplete"`) ||
+		!strings.Contains(body, `"reason":"no_answer"`) || strings.Contains(body, "OPS-") {
+		t.Errorf("response to a log without the answer: %s", body)
 	}
 }
