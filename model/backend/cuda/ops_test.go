@@ -300,6 +300,9 @@ func TestAttention(t *testing.T) {
 // rounding (the atomic adds sum in another order), and the CPU's within
 // bf16's tolerance.
 func TestFusedAttentionBackward(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the fused backward is off by default (Backend.fusedAttnBackward): the full suite checks it")
+	}
 	g := gpu(t, cuda.BF16)
 	defer g.SetFusedAttentionBackward(false)
 	for _, c := range attnCases {
