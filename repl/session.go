@@ -255,21 +255,11 @@ func (s *Session) Pause() error { return s.setPaused(true) }
 // left running go on. Run resumes a paused session by itself.
 func (s *Session) Resume() error { return s.setPaused(false) }
 
+// setPaused is freeze once no cell runs (s.mu).
 func (s *Session) setPaused(paused bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.wmu.Lock()
-	closed, w := s.closed, s.w
-	s.wmu.Unlock()
-	switch {
-	case closed:
-		return ErrClosed
-	case w == nil:
-		return nil // no worker: nothing runs
-	case paused:
-		return w.pause()
-	}
-	return w.resume()
+	return s.freeze(paused)
 }
 
 // Freeze stops the session's worker while a cell of it waits in a host
@@ -289,7 +279,7 @@ func (s *Session) freeze(on bool) error {
 	case closed:
 		return ErrClosed
 	case w == nil:
-		return nil
+		return nil // no worker: nothing runs
 	case on:
 		return w.pause()
 	}
