@@ -111,7 +111,8 @@ func newToolDesk(tools []Tool, choice ToolChoice, parallel bool, known []ToolOut
 	return d
 }
 
-// names are the tools' names, sorted.
+// names are the tools' names, sorted. The tools are set once, by
+// newToolDesk: reading them needs no lock.
 func (d *toolDesk) names() []string {
 	if d == nil {
 		return nil
@@ -308,7 +309,7 @@ func (d *toolDesk) requirement() string {
 		}
 		if total == 0 {
 			return "FINAL refused: the client requires a call of one of its tools (tool_choice required) before the answer; call one of " +
-				strings.Join(d.namesLocked(), ", ") + " in a cell first."
+				strings.Join(d.names(), ", ") + " in a cell first."
 		}
 	case "function":
 		if d.made[d.choice.Name] == 0 {
@@ -317,15 +318,6 @@ func (d *toolDesk) requirement() string {
 		}
 	}
 	return ""
-}
-
-func (d *toolDesk) namesLocked() []string {
-	var out []string
-	for n := range d.tools {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // toolsMessage tells the root's model about the client's tools: appended
