@@ -23,16 +23,6 @@ import (
 	"github.com/rlm-project/rlm/server"
 )
 
-// noUpstream clears every setting that would give serve or query a model,
-// so that what they do with nothing configured is what a new user gets.
-func noUpstream(t *testing.T) {
-	t.Helper()
-	for _, k := range []string{"RLM_UPSTREAM", "OPENAI_BASE_URL", "RLM_ROOT_MODEL", "RLM_SUB_MODEL", "RLM_LOCAL_MODEL",
-		"RLM_KV_CACHE", "RLM_MODELS", "RLM_API_KEY", "RLM_CONFIG"} {
-		t.Setenv(k, "")
-	}
-}
-
 // notices counts the built-in model's log line.
 func notices(log string) int {
 	return strings.Count(log, "answering with the built-in demo model "+tinydemo.Name)
@@ -44,7 +34,6 @@ func notices(log string) int {
 // response. The placeholder's answers are not right; the path is what is
 // checked.
 func TestBuiltinServe(t *testing.T) {
-	noUpstream(t)
 	s := startServe(t)
 	models := call(t, "GET", s.URL+"/v1/models", "", "")
 	var list struct {
@@ -117,7 +106,6 @@ func TestBuiltinServe(t *testing.T) {
 func TestBuiltinRefused(t *testing.T) {
 	for _, how := range []string{"flag", "env"} {
 		t.Run(how, func(t *testing.T) {
-			noUpstream(t)
 			var args []string
 			if how == "flag" {
 				args = []string{"--local-model", "none"}
@@ -146,7 +134,6 @@ func TestBuiltinRefused(t *testing.T) {
 // line (not with --quiet), and ends with its usual summary; a run it
 // cannot finish says that the question needs a real model.
 func TestBuiltinQuery(t *testing.T) {
-	noUpstream(t)
 	ctxFile := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(ctxFile, []byte(strings.Repeat("nothing here\n", 100)+"the secret number is 4821\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -185,7 +172,6 @@ func TestBuiltinQuery(t *testing.T) {
 // eval is 24 runs of the model, about 40 s of CPU, and no smaller run has
 // a recorded score to reproduce.
 func TestBuiltinModelScore(t *testing.T) {
-	noUpstream(t)
 	rec, err := tinydemo.RecordedEval()
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +278,6 @@ func TestBuiltinAnswersHonestly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the built-in model")
 	}
-	noUpstream(t)
 	s := startServe(t)
 	var log strings.Builder
 	for i := range 2000 {

@@ -64,7 +64,6 @@ func TestEvalLocalModel(t *testing.T) {
 // TestEvalBuiltinFallback: with no upstream, rlm eval runs the built-in
 // model in-process, as serve and query do, and says so (issue 26).
 func TestEvalBuiltinFallback(t *testing.T) {
-	noUpstream(t)
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	err := runEval(context.Background(), cli.Env{}, []string{"--task", "sniah", "--lengths", "2k", "--n", "1", "--max-iterations", "5",

@@ -110,7 +110,6 @@ func TestExamplesDefaultSetup(t *testing.T) {
 	}
 	requireTool(t, "curl")
 	goBin := requireTool(t, "go")
-	noUpstream(t)
 	s := startServe(t)
 	root := filepath.Join("..", "..")
 	out, _ := runExample(t, root, []string{"RLM_URL=" + s.URL}, "sh", "examples/curl.sh")
