@@ -416,20 +416,17 @@ func RLMRequest(inst Instance, path string) (recursion.Request, error) {
 		}
 		return recursion.Request{Messages: []llm.Message{{Role: "user", Content: msg}}}, nil
 	}
-	if len(inst.Documents) == 0 {
-		return recursion.Request{
-			Messages: []llm.Message{{Role: "user", Content: inst.Question +
-				"\n\nThe text this question is about is the attached document context.txt."}},
-			Documents: []recursion.Document{{Name: "context.txt", Path: path}},
-		}, nil
-	}
-	docs := []recursion.Document{{Name: "context1.txt", Path: path}}
-	for i, p := range inst.Documents {
-		docs = append(docs, recursion.Document{Name: fmt.Sprintf("context%d.txt", i+2), Path: p})
+	docs := []recursion.Document{{Name: "context.txt", Path: path}}
+	about := "the attached document context.txt"
+	if len(inst.Documents) > 0 {
+		docs[0].Name = "context1.txt"
+		for i, p := range inst.Documents {
+			docs = append(docs, recursion.Document{Name: fmt.Sprintf("context%d.txt", i+2), Path: p})
+		}
+		about = fmt.Sprintf("in the %d attached documents", len(docs))
 	}
 	return recursion.Request{
-		Messages: []llm.Message{{Role: "user", Content: inst.Question +
-			fmt.Sprintf("\n\nThe text this question is about is in the %d attached documents.", len(docs))}},
+		Messages:  []llm.Message{{Role: "user", Content: inst.Question + "\n\nThe text this question is about is " + about + "."}},
 		Documents: docs,
 	}, nil
 }
