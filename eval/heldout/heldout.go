@@ -282,6 +282,18 @@ func deliverLabel(d string) string {
 	return d
 }
 
+// joinFiles is the files' texts, sep between them.
+func joinFiles(files []file, sep string) string {
+	var b strings.Builder
+	for i, f := range files {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(f.text)
+	}
+	return b.String()
+}
+
 // document makes a case's document from its kind's pool and returns it
 // with the accepted answers.
 func (c Case) document(k kind, pool []file) (string, []string, error) {
@@ -291,14 +303,7 @@ func (c Case) document(k kind, pool []file) (string, []string, error) {
 	answers := c.Answers
 	var doc string
 	if c.Size == "" {
-		var b strings.Builder
-		for i, f := range pool {
-			if i > 0 {
-				b.WriteString(k.sep)
-			}
-			b.WriteString(f.text)
-		}
-		doc = b.String()
+		doc = joinFiles(pool, k.sep)
 	} else {
 		target := parseSize(c.Size)
 		order := rng.Perm(len(pool))
@@ -346,14 +351,7 @@ func (c Case) document(k kind, pool []file) (string, []string, error) {
 				chosen = chosen[:len(chosen)-1]
 			}
 		}
-		var b strings.Builder
-		for i, f := range chosen {
-			if i > 0 {
-				b.WriteString(k.sep)
-			}
-			b.WriteString(f.text)
-		}
-		doc = b.String()
+		doc = joinFiles(chosen, k.sep)
 	}
 	if c.Status[0] != "" {
 		v := dpkgField(doc, c.Status[0], c.Status[1])
