@@ -135,6 +135,8 @@ type finder struct {
 	// still name a field (a changelog's "uploaded by"), else they count
 	// against every reading.
 	missing []term
+	// trace, when set (by tests), sees every value scored.
+	trace func(c cand, score float64)
 }
 
 // fileNameRE matches a file name that a question may mention as where the
@@ -143,16 +145,15 @@ var fileNameRE = regexp.MustCompile(`(?i)\.(?:txt|md|csv|tsv|tab|json|jsonl|ya?m
 
 func newFinder(text string, q query) *finder {
 	f := &finder{text: text, folded: foldASCII(text), q: q}
-	strongWanted, strongFound := 0, 0
+	hasStrong, strongFound := false, false
 	for _, t := range q.terms {
 		n := len(occurrences(text, f.folded, t, maxAnchors))
+		hasStrong = hasStrong || t.strong
 		switch {
 		case n > 0:
 			f.terms = append(f.terms, t)
 			f.counts = append(f.counts, n)
-			if t.strong {
-				strongFound++
-			}
+			strongFound = strongFound || t.strong
 		case t.strong && !t.name && !fileNameRE.MatchString(t.text):
 			// An identifier, number or version that is nowhere in the
 			// text: the text does not hold what is asked.
@@ -160,20 +161,8 @@ func newFinder(text string, q query) *finder {
 		case !t.strong:
 			f.missing = append(f.missing, t)
 		}
-		if t.strong && !(t.name || fileNameRE.MatchString(t.text)) {
-			strongWanted++
-		}
-		if t.strong && (t.name || fileNameRE.MatchString(t.text)) && n == 0 {
-			continue
-		}
 	}
-	hasStrong := false
-	for _, t := range q.terms {
-		if t.strong {
-			hasStrong = true
-		}
-	}
-	if hasStrong && strongFound == 0 {
+	if hasStrong && !strongFound {
 		// Every name the question gives is absent: it asks about
 		// something this text does not mention.
 		return nil
@@ -181,7 +170,6 @@ func newFinder(text string, q query) *finder {
 	if len(f.terms) == 0 {
 		return nil
 	}
-	_ = strongWanted
 	return f
 }
 
@@ -213,7 +201,7 @@ func occurrences(text, folded string, t term, limit int) []int {
 		}
 		at := i + j
 		end := at + len(needle)
-		if boundaryBefore(text, at) && (prefix || boundaryAfter(text, end)) && (t.fold == needle || prefix || true) {
+		if boundaryBefore(text, at) && (prefix || boundaryAfter(text, end)) {
 			// Non-ASCII letters are matched as written; check case-
 			// insensitively where the fold did not reach.
 			// A name (Norway, Ingrid) is matched capitalized: "renquin"
@@ -259,6 +247,7 @@ func (f *finder) best() Answer {
 	seen := map[[2]int]bool{}
 	var bestA Answer
 	bestScore := -1e9
+	byValue, seenValue := map[string]float64{}, map[string]bool{}
 	for _, at := range locs {
 		a, b := lineAt(f.text, at)
 		if seenLine[a] || f.q.text != "" && strings.Contains(f.text[a:b], f.q.text) {
@@ -293,6 +282,12 @@ func (f *finder) best() Answer {
 			}
 			for _, c := range f.candidates(&r, !structured) {
 				s := f.score(c, m, at)
+				if f.trace != nil {
+					f.trace(c, s)
+				}
+				if v := strings.ToLower(c.value); s > byValue[v] || !seenValue[v] {
+					byValue[v], seenValue[v] = s, true
+				}
 				if s > bestScore {
 					bestScore = s
 					a, b := lineAt(f.text, min(max(c.at, 0), len(f.text)))
@@ -309,8 +304,20 @@ func (f *finder) best() Answer {
 	if bestScore < least {
 		return Answer{}
 	}
+	// A different value that reads almost as well: the text answers
+	// the question two ways, and a guess between them is no answer.
+	bv := strings.ToLower(bestA.Value)
+	for v, sc := range byValue {
+		if bestScore-sc < ambiguity && !strings.Contains(v, bv) && !strings.Contains(bv, v) {
+			return Answer{}
+		}
+	}
 	return bestA
 }
+
+// ambiguity is how much better the answer must score than any other
+// value, unless one holds the other.
+var ambiguity = 0.0
 
 // rareCount: a loose word found this few times is nearly a key.
 const rareCount = 20
@@ -431,9 +438,11 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		}
 	}
 	if prose && (r.kind == "line" || r.kind == "prose" || r.kind == "term") {
-		var masked [][]int
+		// A man page's reference, groff_font(5), holds no value.
+		masked := manRefRE.FindAllStringIndex(r.text, -1)
 		if f.q.want != dateKind {
-			masked = append(dateRE.FindAllStringIndex(r.text, -1), timeRE.FindAllStringIndex(r.text, -1)...)
+			masked = append(masked, dateRE.FindAllStringIndex(r.text, -1)...)
+			masked = append(masked, timeRE.FindAllStringIndex(r.text, -1)...)
 		}
 	typedLoop:
 		for _, loc := range typed(f.q.want, r.text) {
@@ -446,6 +455,11 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 				loc = withUnit(r.text, loc)
 			}
 			v := clean(r.text[loc[0]:loc[1]])
+			if m := countRE.FindStringSubmatch(v); m != nil && f.asksIn(m[2]) {
+				// "How many items": the count alone, the question
+				// names its unit.
+				v = m[1]
+			}
 			if v != "" {
 				out = append(out, cand{value: v, rec: r, at: r.start + loc[0]})
 			}
@@ -466,6 +480,8 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 	}
 	return out
 }
+
+var manRefRE = regexp.MustCompile(`[\pL\pN_.-]+\s?\(\d[a-z]*\)`)
 
 var timeRE = regexp.MustCompile(`\b\d{1,2}:\d{2}(?::\d{2})?\b`)
 
@@ -559,7 +575,18 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			vwords[stem(p)] = true
 		}
 	}
-	if !(strings.ContainsAny(v, "@/") && !strings.Contains(v, " ")) {
+	if innerPairRE.MatchString(v) {
+		s -= 2 // a setting, not its value: "DSHELL=/bin/bash"
+	}
+	named := f.namesWhich(v)
+	if named {
+		// "Which worker ...?": worker-201 is one.
+		s += 3
+	}
+	// A one-word value of a field the question names holds a key word
+	// as a name does: host: cache.internal for "the host of the cache".
+	oneWord := !strings.ContainsAny(v, " \t")
+	if !(strings.ContainsAny(v, "@/") && oneWord) && !named && !(labelHit && !isProse && oneWord) {
 		for _, t := range append(f.terms, f.missing...) {
 			if !t.strong && f.looseIn(t, vwords) {
 				s -= 2
@@ -666,6 +693,44 @@ func (f *finder) subject(c cand) float64 {
 		}
 	}
 	return best
+}
+
+// countRE splits a number from its unit.
+var countRE = regexp.MustCompile(`^([-+]?\d[\d.,]*)\s*(\pL+)$`)
+
+// asksIn reports whether unit (" items") is one of the question's words.
+func (f *finder) asksIn(unit string) bool {
+	u := strings.TrimSpace(unit)
+	if u == "" {
+		return false
+	}
+	for _, t := range append(f.terms, f.missing...) {
+		for _, st := range t.stems {
+			if st == stem(u) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namesWhich reports whether v is one thing of the kind a "which X"
+// question asks for: a single identifier with X as a part and more
+// (worker-201, db_replica3), not X itself.
+func (f *finder) namesWhich(v string) bool {
+	if f.q.which == "" || strings.ContainsAny(v, " \t") {
+		return false
+	}
+	ps := parts(v)
+	if len(ps) < 2 {
+		return false
+	}
+	for _, p := range ps {
+		if related(f.q.which, stem(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTerm reports whether w is one of the question's keys.

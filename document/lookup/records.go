@@ -73,8 +73,8 @@ func records(s string, at int) []record {
 	readers := []func(s string, a, b int) (record, bool){
 		tableRecord, fixedRecord,
 		func(s string, _, _ int) (record, bool) { return jsonRecord(s, at) },
-		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at) },
-		changelogRecord, stanzaRecord, iniRecord, yamlRecord, listRecord, termRecord, blockRecord,
+		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at) }, copyRecord,
+		changelogRecord, stanzaRecord, iniRecord, yamlRecord, entryRecord, settingRecord, listRecord, termRecord, blockRecord,
 	}
 	out := []record{lineRecord(s, a, b)}
 	for _, read := range readers {
@@ -492,6 +492,50 @@ func sqlRecord(s string, a, b, at int) (record, bool) {
 		if v != "" && !strings.EqualFold(v, "NULL") {
 			r.fields = append(r.fields, field{cols[i], v, a})
 		}
+	}
+	return r, true
+}
+
+// copyRE is the head of a PostgreSQL dump's COPY block: its rows follow,
+// one a line, their columns parted by tabs, up to a line "\.".
+var copyRE = regexp.MustCompile(`(?m)^COPY\s+([\w."]+)\s*\(([^)]*)\)\s+FROM\s+stdin;$`)
+
+// copyReach bounds how far above a row its COPY line is looked for.
+const copyReach = 256 << 10
+
+// copyRecord reads a row of a COPY block, its values labelled by the
+// COPY line's columns.
+func copyRecord(s string, a, b int) (record, bool) {
+	line := s[a:b]
+	if !strings.Contains(line, "\t") {
+		return record{}, false
+	}
+	lo := max(0, a-copyReach)
+	i := strings.LastIndex(s[lo:a], "\nCOPY ")
+	if i < 0 || strings.Contains(s[lo+i:a], "\n\\.\n") {
+		return record{}, false
+	}
+	ha := lo + i + 1
+	_, hb := lineAt(s, ha)
+	m := copyRE.FindStringSubmatch(s[ha:hb])
+	if m == nil {
+		return record{}, false
+	}
+	var cols []string
+	for _, c := range strings.Split(m[2], ",") {
+		cols = append(cols, strings.Trim(strings.TrimSpace(c), `"`))
+	}
+	vals := strings.Split(line, "\t")
+	if len(vals) != len(cols) {
+		return record{}, false
+	}
+	r := record{kind: "sql", text: m[1] + " " + strings.Join(cols, " ") + "\n" + line, start: a}
+	off := a
+	for i, v := range vals {
+		if v != "" && v != `\N` {
+			r.fields = append(r.fields, field{cols[i], v, off})
+		}
+		off += len(v) + 1
 	}
 	return r, true
 }
@@ -941,7 +985,7 @@ var declRE = regexp.MustCompile(`^\s*(?:package|class|module|namespace|struct|in
 func blockRecord(s string, a, b int) (record, bool) {
 	end := b
 	var fields []field
-	blanks := 0
+	blanks, childIndent := 0, 0
 	for pb, i := a-1, 0; i < 12; i++ {
 		var qa, qb int
 		var ok bool
@@ -963,6 +1007,11 @@ func blockRecord(s string, a, b int) (record, bool) {
 			continue
 		}
 		blanks = 0
+		if ind := indentOf(s[qa:qb]); i == 1 {
+			childIndent = ind
+		} else if i > 1 && ind < childIndent {
+			break // the block's end: a line less indented than its first
+		}
 		if m := assignRE.FindStringSubmatch(s[qa:qb]); i > 0 && m != nil {
 			if v := clean(m[2]); v != "" {
 				fields = append(fields, field{m[1], v, qa})
@@ -977,21 +1026,130 @@ func blockRecord(s string, a, b int) (record, bool) {
 	return r, true
 }
 
+// entryRecord reads an entry laid out by indentation: a line and the
+// more indented lines under it (a journal record's fields under its
+// stamp, a log entry's continuation lines, a block of settings under its
+// name), each key=value or key: value labelled by its key. The line read
+// is the entry's head when lines under it are indented, else one of the
+// lines under the nearest less indented line above.
+func entryRecord(s string, a, b int) (record, bool) {
+	ind := indentOf(s[a:b])
+	ha, hb := a, b
+	if na, nb, ok := nextLine(s, b); !ok || blank(s[na:nb]) || indentOf(s[na:nb]) <= ind {
+		if ind == 0 {
+			return record{}, false
+		}
+		found := false
+		for pa, i := a, 0; i < maxRecordLines; i++ {
+			qa, qb, ok := prevLine(s, pa)
+			if !ok || blank(s[qa:qb]) {
+				break
+			}
+			if indentOf(s[qa:qb]) < ind {
+				ha, hb, found = qa, qb, true
+				break
+			}
+			pa = qa
+		}
+		if !found {
+			return record{}, false
+		}
+	}
+	base := indentOf(s[ha:hb])
+	end, lines := hb, 0
+	var fields []field
+	for pb, i := hb, 0; i < maxRecordLines; i++ {
+		qa, qb, ok := nextLine(s, pb)
+		if !ok || blank(s[qa:qb]) || indentOf(s[qa:qb]) <= base {
+			break
+		}
+		fields = append(fields, lineRecord(s, qa, qb).fields...)
+		end, pb, lines = qb, qb, lines+1
+	}
+	if lines < 2 || len(fields) == 0 {
+		return record{}, false
+	}
+	return record{kind: "entry", text: s[ha:end], start: ha, fields: fields}, true
+}
+
+// commentRE is a comment's marker at a line's start.
+var commentRE = regexp.MustCompile(`^\s*(?:#+|;+|//+|--|%+|!)\s?`)
+
+// innerPairRE is a value that is itself a setting ("DSHELL=/bin/bash").
+var innerPairRE = regexp.MustCompile(`^[\w.-]+\s*[=:]`)
+
+// settingRecord reads a setting with the comment that documents it: the
+// paragraph of comment lines around the line and the setting right after
+// them, commented out or not ("# The login shell of new users.",
+// "#DSHELL=/bin/bash"), each setting labelled by its key and the
+// comment's words its context.
+func settingRecord(s string, a, b int) (record, bool) {
+	if !commentRE.MatchString(s[a:b]) {
+		// A setting under its comment.
+		qa, qb, ok := prevLine(s, a)
+		if !ok || !commentRE.MatchString(s[qa:qb]) {
+			return record{}, false
+		}
+	}
+	ra := a
+	for i := 0; i < 12; i++ {
+		qa, qb, ok := prevLine(s, ra)
+		if !ok || !commentRE.MatchString(s[qa:qb]) || blank(commentRE.ReplaceAllString(s[qa:qb], "")) {
+			break
+		}
+		ra = qa
+	}
+	end := b
+	if commentRE.MatchString(s[a:b]) {
+		for i := 0; i < 12; i++ {
+			qa, qb, ok := nextLine(s, end)
+			if !ok || blank(s[qa:qb]) {
+				break
+			}
+			end = qb
+			if !commentRE.MatchString(s[qa:qb]) {
+				break // the setting the comment documents
+			}
+		}
+	}
+	var fields []field
+	for la, i := ra, 0; la <= end && i < 26; i++ {
+		_, lb := lineAt(s, la)
+		line := s[la:lb]
+		if m := commentRE.FindStringIndex(line); m != nil {
+			line, la = line[m[1]:], la+m[1]
+		}
+		if assignRE.MatchString(line) {
+			for _, fl := range lineRecord(line, 0, len(line)).fields {
+				if !innerPairRE.MatchString(fl.value) && !strings.Contains(fl.label, " ") {
+					fl.at += la
+					fields = append(fields, fl)
+				}
+			}
+		}
+		la = lb + 1
+	}
+	if len(fields) == 0 || len(fields) > 4 {
+		return record{}, false // not one setting's comment
+	}
+	return record{kind: "setting", text: s[ra:end], start: ra, fields: fields}, true
+}
+
 // proseRecord is the sentence around offset at, within its line or
 // its paragraph's lines of prose.
 func proseRecord(s string, a, b, at int) record {
 	pa, pb := a, b
-	if proseLine(s[a:b]) {
+	if proseLine(s[a:b]) && !entryStartRE.MatchString(s[a:b]) {
 		for i := 0; i < 8; i++ {
 			qa, qb, ok := prevLine(s, pa)
-			if !ok || !proseLine(s[qa:qb]) || at-qa > 600 {
+			if !ok || !proseLine(s[qa:qb]) || entryStartRE.MatchString(s[qa:qb]) || at-qa > 600 {
 				break
 			}
 			pa = qa
 		}
 		for i := 0; i < 8; i++ {
 			qa, qb, ok := nextLine(s, pb)
-			if !ok || !proseLine(s[qa:qb]) || qb-at > 600 {
+			if !ok || !proseLine(s[qa:qb]) || entryStartRE.MatchString(s[qa:qb]) || qb-at > 600 {
 				break
 			}
 			pb = qb
@@ -1009,6 +1167,12 @@ func proseRecord(s string, a, b, at int) record {
 	}
 	return record{kind: "prose", text: para[start:end], start: pa + start}
 }
+
+// entryStartRE is the start of a log entry or other dated record (a
+// date, a time, a syslog stamp, a bracketed level or stamp): such a line
+// is an entry of its own, never the wrapped part of its neighbours'
+// sentence.
+var entryStartRE = regexp.MustCompile(`^\s*(?:\d{4}-\d\d-\d\d|\d\d?:\d\d|\[|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d |\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3} |(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|LOG|CRITICAL)\b)`)
 
 // proseLine reports whether a line reads as running text: several words,
 // not a key: value line, a table row or code.

@@ -168,6 +168,11 @@ var synonyms = map[string][]string{
 	"language":   {"lang"},
 	"currenc":    {"money"},
 	"descriptio": {"descript"},
+	"sent":       {"from", "sender", "author"},
+	"send":       {"from", "sender", "author"},
+	"wrot":       {"from", "author", "by"},
+	"receiv":     {"to", "recipient"},
+	"recipient":  {"to"},
 }
 
 // related reports whether two stems name the same idea.
@@ -176,7 +181,12 @@ func related(a, b string) bool {
 		return true
 	}
 	if len(a) >= 4 && len(b) >= 4 && (strings.HasPrefix(a, b) || strings.HasPrefix(b, a)) {
-		return true
+		// A short word starts many longer ones: "skel" is "skeleton",
+		// "user" is not "usergroups".
+		short, long := min(len(a), len(b)), max(len(a), len(b))
+		if short >= 5 || long-short <= 4 {
+			return true
+		}
 	}
 	for _, s := range synonyms[a] {
 		if s == b || stem(s) == b {
