@@ -97,7 +97,7 @@ func TestHTMLToText(t *testing.T) {
 <ul><li>item a</li><li>item b</li></ul>
 <table><tr><td>c1</td><td>c2</td></tr><tr><td>c3</td><td>c4</td></tr></table>
 line<br>break<br><br>gap<noscript>enable js</noscript></body></html>`,
-			"T\n\nHeading one\n\nFirst bold paragraph.\n\nSecond\u00a0one & more.\n\nitem a\nitem b\n\nc1 c2\nc3 c4\n\nline\nbreak\n\ngap"},
+			"T\n\nHeading one\n\nFirst bold paragraph.\n\nSecond\u00a0one & more.\n\nitem a\nitem b\n\nc1 | c2\nc3 | c4\n\nline\nbreak\n\ngap"},
 		{"pre keeps spaces", "<p>a</p><pre>x  =  1\n  y</pre><p>b</p>", "a\n\nx  =  1\n  y\n\nb"},
 		{"declared charset", `<meta charset="windows-1252"><p>caf` + "\xe9" + `</p>`, "caf\u00e9"},
 		{"unclosed tags", "<div><p>open <i>forever", "open forever"},

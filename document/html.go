@@ -15,7 +15,8 @@ import (
 // scripts, styles and other non-content elements are skipped, runs of white
 // space collapse to one space (except inside <pre>), and block elements
 // (paragraphs, headings, list items, table rows, <br>) end lines, so that
-// the document's structure survives as line breaks. The declared media type
+// the document's structure survives as line breaks; a table row's cells
+// are parted by " | ", so that its columns survive too. The declared media type
 // and <meta charset> choose the encoding; the text written is UTF-8.
 func htmlText(ctx context.Context, w *strings.Builder, r io.Reader, mediaType string) error {
 	r, err := charset.NewReader(r, mediaType)
@@ -70,7 +71,7 @@ func htmlText(ctx context.Context, w *strings.Builder, r io.Reader, mediaType st
 			case blocks[a]:
 				out.boundary(1)
 			case (a == atom.Td || a == atom.Th) && tt == html.EndTagToken:
-				out.space = true // cells of a row stay on its line
+				out.cell = true // cells of a row stay on its line, parted by " | "
 			}
 		}
 	}
@@ -83,6 +84,7 @@ type textOut struct {
 	b      *strings.Builder
 	breaks int  // line breaks owed before the next text
 	space  bool // a space owed before the next text
+	cell   bool // a table cell's end owed: " | " before the next text
 }
 
 func (o *textOut) text(s string, pre bool) {
@@ -107,11 +109,13 @@ func (o *textOut) text(s string, pre bool) {
 			switch {
 			case o.breaks > 0:
 				o.b.WriteString("\n\n"[:o.breaks])
+			case o.cell:
+				o.b.WriteString(" | ")
 			case o.space:
 				o.b.WriteByte(' ')
 			}
 		}
-		o.breaks, o.space = 0, false
+		o.breaks, o.space, o.cell = 0, false, false
 		o.b.WriteString(s[:word])
 		s = s[word:]
 	}
@@ -120,13 +124,13 @@ func (o *textOut) text(s string, pre bool) {
 // boundary ends a block: the next text starts n lines down (n is 1 or 2).
 func (o *textOut) boundary(n int) {
 	o.breaks = max(o.breaks, n)
-	o.space = false
+	o.space, o.cell = false, false
 }
 
 // lineBreak is a <br>: unlike a block boundary, several add up.
 func (o *textOut) lineBreak() {
 	o.breaks = min(o.breaks+1, 2)
-	o.space = false
+	o.space, o.cell = false, false
 }
 
 func isHTMLSpace(c byte) bool {
