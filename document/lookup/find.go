@@ -575,6 +575,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			vwords[stem(p)] = true
 		}
 	}
+	if f.onlyKeys(v) {
+		return -1e9 // the question's own words: "Chidi Okeke" for "where does Chidi Okeke live"
+	}
 	if innerPairRE.MatchString(v) {
 		s -= 2 // a setting, not its value: "DSHELL=/bin/bash"
 	}
@@ -712,6 +715,25 @@ func (f *finder) asksIn(unit string) bool {
 		}
 	}
 	return false
+}
+
+// onlyKeys reports whether every word of v is one of the question's
+// strong keys.
+func (f *finder) onlyKeys(v string) bool {
+	ws := termRE.FindAllString(v, -1)
+	for _, w := range ws {
+		ok := false
+		for _, t := range f.terms {
+			if t.strong && strings.EqualFold(t.text, w) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return len(ws) > 0
 }
 
 // namesWhich reports whether v is one thing of the kind a "which X"

@@ -152,7 +152,10 @@ func clean(v string) string {
 			break
 		}
 	}
-	// A closing bracket left from "[default: 12]".
+	// A closing bracket left from "[default: 12]" or "(Closes: #1045123).".
+	if strings.HasSuffix(v, ").") {
+		v = v[:len(v)-1]
+	}
 	for _, p := range []string{"()", "[]", "{}", "<>"} {
 		if strings.HasSuffix(v, p[1:]) && strings.Count(v, p[:1]) < strings.Count(v, p[1:]) {
 			v = strings.TrimSpace(strings.TrimSuffix(v, p[1:]))

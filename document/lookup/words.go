@@ -168,6 +168,7 @@ var synonyms = map[string][]string{
 	"language":   {"lang"},
 	"currenc":    {"money"},
 	"descriptio": {"descript"},
+	"liv":        {"city", "address", "locat", "resid", "hom"},
 	"sent":       {"from", "sender", "author"},
 	"send":       {"from", "sender", "author"},
 	"wrot":       {"from", "author", "by"},
