@@ -1,0 +1,370 @@
+// Command devlookups is the development set of the REPL's lookup helper
+// (package document/lookup): questions over real text that Debian
+// packages install, written without reading the helper's code, over files
+// the held-out set (eval/heldout) does not read. The helper is changed by
+// what this set shows; the held-out set only measures the result.
+//
+//	go run ./examples/tiny-rlm/devlookups              # score lookup.Find on every case, list the misses
+//	go run ./examples/tiny-rlm/devlookups -kind yaml   # only one kind
+//	go run ./examples/tiny-rlm/devlookups -out DIR     # DIR/devlookups.jsonl for rlm eval --task custom:...
+//
+// Scoring runs the cell the built-in model writes for a lookup
+// (training/expert/cells/lookup.txt): lookup(context, query), with the
+// question in query, or in the text itself when it came in one message
+// with its document; attached files are joined by a blank line as the
+// gateway joins them. An empty answer is "No answer".
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rlm-project/rlm/document/lookup"
+	"github.com/rlm-project/rlm/eval"
+)
+
+// devCase is one question of the set.
+type devCase struct {
+	ID   string
+	Kind string // the kind of text: man, changelog, yaml, ...
+	// Form is how the answer is written: a planted needle's form (prose,
+	// config, json, csv, log, mdtable, list, comment, stanza, yaml, ini,
+	// mail, sql, fixed, ...), "fact" for what was in the text all along,
+	// "absent" for a question the document does not answer.
+	Form string
+	// Files are the real files the document is made of (globs allowed,
+	// sorted; .gz files are read gunzipped), joined by a blank line.
+	Files []string
+	// Make makes the document from real data instead (a JSON list as
+	// JSON lines, a table as an SQL dump).
+	Make func() (string, error)
+	// Size cuts the document to about this many bytes at a line break
+	// (0: as it is); the answer must survive the cut.
+	Size int
+	// Needle is text planted at Depth (0 to 1) of the document, after a
+	// line break.
+	Needle string
+	Depth  float64
+	// Question as a user would ask it.
+	Question string
+	// Answers are the accepted answers; none for an absent answer.
+	Answers []string
+	// Deliver is how the document is sent: "" attached, "inline" in one
+	// message after the question, "inline-after" in one message before
+	// it, "files" split into three attached files.
+	Deliver string
+}
+
+// cases are every file's cases (cases_*.go).
+var cases [][]devCase
+
+func main() {
+	out := flag.String("out", "", "write the set as an rlm eval custom task into this `directory` instead of scoring it")
+	kind := flag.String("kind", "", "only cases of this `kind`")
+	verbose := flag.Bool("v", false, "print every case, not only the misses")
+	check := flag.Bool("check", false, "only build the documents and count the cases (no lookups)")
+	flag.Parse()
+	all, err := build(*kind)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "devlookups:", err)
+		os.Exit(1)
+	}
+	switch {
+	case *check:
+		counts := map[string]int{}
+		for _, b := range all {
+			counts[b.Kind+"/"+b.Form+"/"+b.Deliver]++
+		}
+		for _, k := range sortedKeys(counts) {
+			fmt.Printf("%-40s %d\n", k, counts[k])
+		}
+		fmt.Printf("%d cases\n", len(all))
+	case *out != "":
+		err = write(*out, all)
+	default:
+		score(os.Stdout, all, *verbose)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "devlookups:", err)
+		os.Exit(1)
+	}
+}
+
+// built is a case with its document.
+type built struct {
+	devCase
+	doc string
+}
+
+func build(kind string) ([]built, error) {
+	var out []built
+	seen := map[string]bool{}
+	for _, l := range cases {
+		for _, c := range l {
+			if seen[c.ID] {
+				return nil, fmt.Errorf("case %s: ID used twice", c.ID)
+			}
+			seen[c.ID] = true
+			if kind != "" && c.Kind != kind {
+				continue
+			}
+			doc, err := c.document()
+			if err != nil {
+				return nil, fmt.Errorf("case %s: %w", c.ID, err)
+			}
+			out = append(out, built{c, doc})
+		}
+	}
+	return out, nil
+}
+
+func (c devCase) document() (string, error) {
+	var doc string
+	if c.Make != nil {
+		d, err := c.Make()
+		if err != nil {
+			return "", err
+		}
+		doc = d
+	} else {
+		var parts []string
+		for _, g := range c.Files {
+			names, err := filepath.Glob(g)
+			if err != nil || len(names) == 0 {
+				return "", fmt.Errorf("no file matches %s", g)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				t, err := readFile(n)
+				if err != nil {
+					return "", err
+				}
+				parts = append(parts, t)
+				if c.Size > 0 && len(strings.Join(parts, "\n\n")) > 2*c.Size {
+					break
+				}
+			}
+		}
+		doc = strings.Join(parts, "\n\n")
+	}
+	if c.Size > 0 && len(doc) > c.Size {
+		cut := c.Size
+		if i := strings.LastIndexByte(doc[:cut], '\n'); i > 0 {
+			cut = i + 1
+		}
+		doc = doc[:cut]
+	}
+	if c.Needle != "" {
+		at := int(c.Depth * float64(len(doc)))
+		if i := strings.IndexByte(doc[at:], '\n'); i >= 0 {
+			at += i + 1
+		} else {
+			at = len(doc)
+		}
+		doc = doc[:at] + strings.TrimRight(c.Needle, "\n") + "\n" + doc[at:]
+	}
+	lower := strings.ToLower(doc)
+	for i, a := range c.Answers {
+		if i == 0 && !strings.Contains(lower, strings.ToLower(a)) {
+			return "", fmt.Errorf("answer %q is not in the document", a)
+		}
+	}
+	return doc, nil
+}
+
+func readFile(name string) (string, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return "", err
+	}
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return string(b), nil
+}
+
+// message is the text the REPL's context holds and the question its query
+// holds, as the gateway delivers the case.
+func (b built) message() (text, query string) {
+	switch b.Deliver {
+	case "inline":
+		return b.Question + "\n\n" + b.doc, ""
+	case "inline-after":
+		return b.doc + "\n\n" + b.Question, ""
+	case "files":
+		return strings.Join(split(b.doc, 3), "\n\n"), b.Question
+	}
+	return b.doc, b.Question
+}
+
+// split cuts doc into n parts at line breaks near equal sizes.
+func split(doc string, n int) []string {
+	var out []string
+	start := 0
+	for i := 1; i < n; i++ {
+		at := max(start, len(doc)*i/n)
+		j := strings.IndexByte(doc[at:], '\n')
+		if j < 0 {
+			break
+		}
+		out = append(out, doc[start:at+j+1])
+		start = at + j + 1
+	}
+	return append(out, doc[start:])
+}
+
+// right scores an answer: exact (eval's "exact" scorer) against any
+// accepted answer, or "No answer" for an absent one.
+func (b built) right(answer string) bool {
+	if len(b.Answers) == 0 {
+		return eval.ScoreAbsent(answer) == 1
+	}
+	s, _ := eval.Score(eval.Instance{Scorer: "exact", Expected: b.Answers}, answer)
+	return s == 1
+}
+
+type tally struct{ n, right, complete, completeRight int }
+
+func (t *tally) add(right, complete bool) {
+	t.n++
+	if right {
+		t.right++
+	}
+	if complete {
+		t.complete++
+		if right {
+			t.completeRight++
+		}
+	}
+}
+
+func (t tally) String() string {
+	p := "-"
+	if t.complete > 0 {
+		p = fmt.Sprintf("%.2f", float64(t.completeRight)/float64(t.complete))
+	}
+	return fmt.Sprintf("%3d/%-3d  complete %3d  precision %s", t.right, t.n, t.complete, p)
+}
+
+func score(w io.Writer, all []built, verbose bool) {
+	var total tally
+	by := map[string]map[string]*tally{"kind": {}, "form": {}, "deliver": {}}
+	for _, b := range all {
+		text, query := b.message()
+		got := lookup.Explain(text, query)
+		complete := got.Value != ""
+		right := b.right(got.Value)
+		total.add(right, complete)
+		deliver := b.Deliver
+		if deliver == "" {
+			deliver = "attached"
+		}
+		for dim, key := range map[string]string{"kind": b.Kind, "form": b.Form, "deliver": deliver} {
+			if by[dim][key] == nil {
+				by[dim][key] = &tally{}
+			}
+			by[dim][key].add(right, complete)
+		}
+		if !right || verbose {
+			mark := "MISS"
+			if right {
+				mark = "ok"
+			}
+			fmt.Fprintf(w, "%s %s [%s/%s] %q\n    got %q (score %.2f, line %q)\n    want %q\n", mark, b.ID, b.Kind, b.Form, b.Question,
+				got.Value, got.Score, clip(got.Line, 160), b.Answers)
+		}
+	}
+	for _, dim := range []string{"kind", "form", "deliver"} {
+		fmt.Fprintf(w, "\nby %s:\n", dim)
+		for _, k := range sortedKeys(by[dim]) {
+			fmt.Fprintf(w, "  %-14s %s\n", k, by[dim][k])
+		}
+	}
+	fmt.Fprintf(w, "\nall: %s\n", total)
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// item is one line of devlookups.jsonl (eval's custom task format).
+type item struct {
+	ContextFiles []string          `json:"context_files"`
+	Inline       string            `json:"inline,omitempty"`
+	Question     string            `json:"question"`
+	Answer       []string          `json:"answer"`
+	Scorer       string            `json:"scorer"`
+	Meta         map[string]string `json:"meta"`
+}
+
+func write(dir string, all []built) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var lines []byte
+	for _, b := range all {
+		it := item{Question: b.Question, Answer: b.Answers, Scorer: "exact",
+			Meta: map[string]string{"id": b.ID, "kind": b.Kind, "form": b.Form, "deliver": b.Deliver}}
+		if len(b.Answers) == 0 {
+			it.Answer, it.Scorer = []string{"No answer"}, "absent"
+		}
+		docs := []string{b.doc}
+		switch b.Deliver {
+		case "files":
+			docs = split(b.doc, 3)
+		case "inline":
+			it.Inline = eval.InlineQuestionFirst
+		case "inline-after":
+			it.Inline = eval.InlineQuestionLast
+		}
+		for i, d := range docs {
+			name := fmt.Sprintf("%s-%d.txt", b.ID, i)
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(d), 0o644); err != nil {
+				return err
+			}
+			it.ContextFiles = append(it.ContextFiles, name)
+		}
+		line, err := json.Marshal(it)
+		if err != nil {
+			return err
+		}
+		lines = append(append(lines, line...), '\n')
+	}
+	return os.WriteFile(filepath.Join(dir, "devlookups.jsonl"), lines, 0o644)
+}
+
+// seeded returns a generator for a case's own choices.
+func seeded(id string) *rand.Rand {
+	var h uint64 = 14695981039346656037
+	for i := 0; i < len(id); i++ {
+		h = (h ^ uint64(id[i])) * 1099511628211
+	}
+	return rand.New(rand.NewPCG(h, 38))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
