@@ -243,8 +243,10 @@ func (f *finder) best() Answer {
 			locs = append(locs, occurrences(f.text, f.folded, t, maxExtraAnchors)...)
 		}
 	}
+	locs = f.promising(locs)
 	seenLine := map[int]bool{}
 	seen := map[[2]int]bool{}
+	memo := newHeadMemo()
 	var bestA Answer
 	bestScore := -1e9
 	byValue, seenValue := map[string]float64{}, map[string]bool{}
@@ -254,7 +256,7 @@ func (f *finder) best() Answer {
 			continue // seen, or the question itself
 		}
 		seenLine[a] = true
-		rs := records(f.text, at)
+		rs := records(f.text, at, memo)
 		structured := false
 		for _, r := range rs {
 			if r.kind == "line" || r.kind == "prose" || len(r.fields) < 2 {
@@ -318,6 +320,54 @@ func (f *finder) best() Answer {
 // ambiguity is how much better the answer must score than any other
 // value, unless one holds the other.
 var ambiguity = 0.0
+
+// maxReadLines bounds the anchor lines whose records are read: the ones
+// with the most of the question's keys around them.
+const maxReadLines = 600
+
+// promiseReach is how far around an anchor's line its keys are counted.
+const promiseReach = 400
+
+// promising orders the anchors by how many of the question's keys occur
+// near their line (then by position), one per line, and keeps the first
+// maxReadLines: a key found thousands of times (PID in a journal) would
+// otherwise have each of its lines read.
+func (f *finder) promising(locs []int) []int {
+	type line struct{ at, a, keys int }
+	byLine := map[int]*line{}
+	var lines []*line
+	for _, at := range locs {
+		a, _ := lineAt(f.text, at)
+		if byLine[a] == nil {
+			l := &line{at: at, a: a}
+			byLine[a] = l
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) <= maxReadLines {
+		return locs
+	}
+	for _, t := range f.terms {
+		occ := occurrences(f.text, f.folded, t, maxAnchors)
+		for _, l := range lines {
+			i := sort.SearchInts(occ, l.a-promiseReach)
+			if i < len(occ) && occ[i] <= l.a+promiseReach {
+				l.keys++
+			}
+		}
+	}
+	sort.SliceStable(lines, func(i, j int) bool {
+		if lines[i].keys != lines[j].keys {
+			return lines[i].keys > lines[j].keys
+		}
+		return lines[i].a < lines[j].a
+	})
+	out := make([]int, 0, maxReadLines)
+	for _, l := range lines[:maxReadLines] {
+		out = append(out, l.at)
+	}
+	return out
+}
 
 // rareCount: a loose word found this few times is nearly a key.
 const rareCount = 20

@@ -68,13 +68,13 @@ const maxRecordLines = 400
 // records returns the readings of the text around offset at: the line
 // itself, each record shape that holds it (in this order: ties between
 // equal scores go to the earlier), and the sentence.
-func records(s string, at int) []record {
+func records(s string, at int, memo *headMemo) []record {
 	a, b := lineAt(s, at)
 	readers := []func(s string, a, b int) (record, bool){
-		tableRecord, fixedRecord,
+		func(s string, a, b int) (record, bool) { return tableRecord(s, a, b, memo) }, fixedRecord,
 		func(s string, _, _ int) (record, bool) { return jsonRecord(s, at) },
 		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at) }, copyRecord,
-		changelogRecord, stanzaRecord, iniRecord, yamlRecord, entryRecord, settingRecord, listRecord, termRecord, blockRecord,
+		changelogRecord, stanzaRecord, iniRecord, yamlRecord, func(s string, a, b int) (record, bool) { return entryRecord(s, a, b, memo) }, settingRecord, listRecord, termRecord, blockRecord,
 	}
 	out := []record{lineRecord(s, a, b)}
 	for _, read := range readers {
@@ -212,7 +212,7 @@ var mdRuleRE = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\
 // like column names and has as many cells (CSV rows may leave trailing
 // fields out), so that a table is found anywhere in a document and
 // tables laid end to end keep their own headers.
-func tableRecord(s string, a, b int) (record, bool) {
+func tableRecord(s string, a, b int, memo *headMemo) (record, bool) {
 	line := s[a:b]
 	var sep string
 	switch {
@@ -233,40 +233,25 @@ func tableRecord(s string, a, b int) (record, bool) {
 		return record{}, false
 	}
 	var header []string
-	ha, hb := a, b
-	pa := a
-	for i := 0; i < 20000; i++ {
-		qa, qb, ok := prevLine(s, pa)
-		if !ok {
-			break
-		}
-		pl := s[qa:qb]
-		if sep == "|" {
-			if mdRuleRE.MatchString(pl) {
+	var ha, hb int
+	if sep == "|" {
+		for pa, i := a, 0; i < 20000; i++ {
+			qa, qb, ok := prevLine(s, pa)
+			if !ok {
+				break
+			}
+			if pl := s[qa:qb]; mdRuleRE.MatchString(pl) {
 				if ra, rb, ok := prevLine(s, qa); ok {
 					header, ha, hb = splitRow(s[ra:rb], sep), ra, rb
 				}
 				break
-			}
-			if !strings.Contains(pl, "|") {
+			} else if !strings.Contains(pl, "|") {
 				break
 			}
 			pa = qa
-			continue
 		}
-		k := len(splitRow(pl, sep))
-		if blank(pl) || !strings.Contains(pl, sep) || header != nil && k > len(header) {
-			break
-		}
-		// The topmost line that looks like column names, above which
-		// no longer row comes: a row of words ("kaul,quinga,ok") may
-		// look like column names too.
-		h := splitRow(pl, sep)
-		if header == nil && k >= n && k <= n+4 && (k == n || sep == ",") && headerLike(h) ||
-			header != nil && k == len(header) && headerLike(h) {
-			header, ha, hb = h, qa, qb
-		}
-		pa = qa
+	} else if h, ok := memo.head(s, a, sep, headState{n: n}); ok {
+		header, ha, hb = h.cells, h.a, h.b
 	}
 	if header == nil || len(header) < n {
 		return record{}, false
@@ -280,12 +265,106 @@ func tableRecord(s string, a, b int) (record, bool) {
 	return r, true
 }
 
+// headState is the search for a table's header partway up: before a
+// header is found, rows of n cells are looked for; after, rows as long
+// as the header (have).
+type headState struct {
+	n    int
+	have bool
+}
+
+// head is a header line found: its cells and bounds.
+type head struct {
+	cells []string
+	a, b  int
+}
+
+// headMemo remembers, for a line and a search state, the header found
+// from that line upward, so that the rows of one table, each an anchor,
+// share one walk up to its header instead of one each.
+type headMemo struct {
+	found map[headKey]head
+	none  map[headKey]bool
+	// entries are entryRecord's readings by their head line.
+	entries map[int]record
+}
+
+type headKey struct {
+	line int
+	sep  string
+	st   headState
+}
+
+func newHeadMemo() *headMemo {
+	return &headMemo{found: map[headKey]head{}, none: map[headKey]bool{}, entries: map[int]record{}}
+}
+
+// head finds the header of the table row at line a: the topmost line
+// above it, within the lines split by sep the same way, that looks like
+// column names (CSV rows may leave trailing fields out); a row with more
+// cells than the header ends the table above. A row of words
+// ("kaul,quinga,ok") may look like column names too, hence the topmost.
+func (m *headMemo) head(s string, a int, sep string, st headState) (head, bool) {
+	type step struct {
+		key     headKey
+		matched *head
+	}
+	var path []step
+	var res head
+	found := false
+	pa := a
+	for {
+		qa, qb, ok := prevLine(s, pa)
+		key := headKey{qa, sep, st}
+		if !ok {
+			break
+		}
+		if h, ok := m.found[key]; ok {
+			res, found = h, true
+			break
+		}
+		if m.none[key] {
+			break
+		}
+		pl := s[qa:qb]
+		if blank(pl) || !strings.Contains(pl, sep) {
+			break
+		}
+		h := splitRow(pl, sep)
+		k := len(h)
+		if st.have && k > st.n {
+			break
+		}
+		var matched *head
+		if !st.have && k >= st.n && k <= st.n+4 && (k == st.n || sep == ",") && headerLike(h) ||
+			st.have && k == st.n && headerLike(h) {
+			matched = &head{h, qa, qb}
+		}
+		path = append(path, step{key, matched})
+		if matched != nil {
+			st = headState{n: k, have: true}
+		}
+		pa = qa
+	}
+	for i := len(path) - 1; i >= 0; i-- {
+		if p := path[i]; p.matched != nil && !found {
+			res, found = *p.matched, true
+		}
+		if found {
+			m.found[path[i].key] = res
+		} else {
+			m.none[path[i].key] = true
+		}
+	}
+	return res, found
+}
+
 // headerLike reports whether cells look like column names: no empty
 // cell, none a number or a date, none long.
 func headerLike(cells []string) bool {
 	for _, c := range cells {
 		c = strings.Trim(strings.TrimSpace(c), "#\"'`")
-		if c == "" || utf8.RuneCountInString(c) > 40 || isNumber(c) || dateRE.MatchString(c) {
+		if c == "" || len(c) > 160 || utf8.RuneCountInString(c) > 40 || hasDigit(c) && (isNumber(c) || dateRE.MatchString(c)) {
 			return false
 		}
 	}
@@ -1032,7 +1111,7 @@ func blockRecord(s string, a, b int) (record, bool) {
 // name), each key=value or key: value labelled by its key. The line read
 // is the entry's head when lines under it are indented, else one of the
 // lines under the nearest less indented line above.
-func entryRecord(s string, a, b int) (record, bool) {
+func entryRecord(s string, a, b int, memo *headMemo) (record, bool) {
 	ind := indentOf(s[a:b])
 	ha, hb := a, b
 	if na, nb, ok := nextLine(s, b); !ok || blank(s[na:nb]) || indentOf(s[na:nb]) <= ind {
@@ -1055,6 +1134,9 @@ func entryRecord(s string, a, b int) (record, bool) {
 			return record{}, false
 		}
 	}
+	if r, ok := memo.entries[ha]; ok {
+		return r, r.fields != nil
+	}
 	base := indentOf(s[ha:hb])
 	end, lines := hb, 0
 	var fields []field
@@ -1066,10 +1148,12 @@ func entryRecord(s string, a, b int) (record, bool) {
 		fields = append(fields, lineRecord(s, qa, qb).fields...)
 		end, pb, lines = qb, qb, lines+1
 	}
+	r := record{kind: "entry", text: s[ha:end], start: ha, fields: fields}
 	if lines < 2 || len(fields) == 0 {
-		return record{}, false
+		r = record{}
 	}
-	return record{kind: "entry", text: s[ha:end], start: ha, fields: fields}, true
+	memo.entries[ha] = r
+	return r, r.fields != nil
 }
 
 // commentRE is a comment's marker at a line's start.

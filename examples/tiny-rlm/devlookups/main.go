@@ -18,6 +18,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -25,9 +26,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/rlm-project/rlm/document"
 	"github.com/rlm-project/rlm/document/lookup"
 	"github.com/rlm-project/rlm/eval"
 )
@@ -71,9 +75,11 @@ func main() {
 	out := flag.String("out", "", "write the set as an rlm eval custom task into this `directory` instead of scoring it")
 	kind := flag.String("kind", "", "only cases of this `kind`")
 	verbose := flag.Bool("v", false, "print every case, not only the misses")
+	only := flag.String("id", "", "only the case with this `ID`")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the lookups to this `file`")
 	check := flag.Bool("check", false, "only build the documents and count the cases (no lookups)")
 	flag.Parse()
-	all, err := build(*kind)
+	all, err := build(*kind, *only)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "devlookups:", err)
 		os.Exit(1)
@@ -91,6 +97,16 @@ func main() {
 	case *out != "":
 		err = write(*out, all)
 	default:
+		if *cpuprofile != "" {
+			f, perr := os.Create(*cpuprofile)
+			if perr != nil {
+				err = perr
+				break
+			}
+			defer f.Close()
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
 		score(os.Stdout, all, *verbose)
 	}
 	if err != nil {
@@ -105,7 +121,7 @@ type built struct {
 	doc string
 }
 
-func build(kind string) ([]built, error) {
+func build(kind, id string) ([]built, error) {
 	var out []built
 	seen := map[string]bool{}
 	for _, l := range cases {
@@ -114,7 +130,7 @@ func build(kind string) ([]built, error) {
 				return nil, fmt.Errorf("case %s: ID used twice", c.ID)
 			}
 			seen[c.ID] = true
-			if kind != "" && c.Kind != kind {
+			if kind != "" && c.Kind != kind || id != "" && c.ID != id {
 				continue
 			}
 			doc, err := c.document()
@@ -146,6 +162,9 @@ func (c devCase) document() (string, error) {
 			for _, n := range names {
 				t, err := readFile(n)
 				if err != nil {
+					return "", err
+				}
+				if t, err = render(n, t); err != nil {
 					return "", err
 				}
 				parts = append(parts, t)
@@ -196,6 +215,23 @@ func readFile(name string) (string, error) {
 		}
 	}
 	return string(b), nil
+}
+
+// extractor renders HTML files as the gateway renders an attached one.
+var extractor = document.New(document.Options{})
+
+// render is the text the REPL holds of an attached file: an HTML file's
+// rendered text, any other file as it is.
+func render(name, text string) (string, error) {
+	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(name, ".gz")))
+	if ext != ".html" && ext != ".htm" {
+		return text, nil
+	}
+	r, err := extractor.Extract(context.Background(), document.Source{Filename: filepath.Base(name), Data: strings.NewReader(text), Size: int64(len(text))})
+	if err != nil {
+		return "", fmt.Errorf("render %s: %w", name, err)
+	}
+	return strings.Join(r.Pieces, "\n"), nil
 }
 
 // message is the text the REPL's context holds and the question its query
@@ -266,7 +302,12 @@ func score(w io.Writer, all []built, verbose bool) {
 	by := map[string]map[string]*tally{"kind": {}, "form": {}, "deliver": {}}
 	for _, b := range all {
 		text, query := b.message()
+		start := time.Now()
 		got := lookup.Explain(text, query)
+		took := time.Since(start)
+		if took > time.Second {
+			fmt.Fprintf(w, "SLOW %s: %.1f s over %d bytes\n", b.ID, took.Seconds(), len(text))
+		}
 		complete := got.Value != ""
 		right := b.right(got.Value)
 		total.add(right, complete)
