@@ -61,7 +61,51 @@ func Explain(text, question string) Answer {
 	if f == nil {
 		return Answer{}
 	}
+	if a := f.best(); a.Value != "" {
+		return a
+	}
+	// No record holds every key: the keys the whole text is about
+	// (Redis in a Redis log, HTTP::Tiny in its module) need not be on
+	// the answer's line.
+	if !f.relaxTopics() {
+		return Answer{}
+	}
 	return f.best()
+}
+
+// topicReach: a key found this near the text's start is its subject
+// (a title, a package line, a log's first lines).
+const topicReach = 4096
+
+// topicCount: a key found this many times is what the text is about.
+const topicCount = 20
+
+// relaxTopics turns the strong keys that the text is about into topic
+// words, which support a record that holds them and cost nothing where it
+// does not; it reports whether any was.
+func (f *finder) relaxTopics() bool {
+	relaxed := false
+	for i, t := range f.terms {
+		if t.strong && (f.counts[i] >= topicCount || strings.Contains(f.folded[:min(len(f.folded), topicReach)], t.fold)) {
+			f.terms[i].strong, f.terms[i].topic = false, true
+			relaxed = true
+		}
+	}
+	if !relaxed {
+		return false
+	}
+	for _, t := range f.terms {
+		if t.strong {
+			return true
+		}
+	}
+	// Topics alone do not pick a record: some other word must.
+	for _, t := range f.terms {
+		if !t.topic {
+			return true
+		}
+	}
+	return false
 }
 
 // Lines returns up to n lines of text that hold the most of question's
@@ -548,6 +592,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	if v == "" || utf8.RuneCountInString(v) > 200 {
 		return -1e9
 	}
+	if !hasWordRune(v) || !f.couldBe(v) {
+		return -1e9
+	}
 	lv := strings.ToLower(v)
 	s := 0.0
 	labelHit := false
@@ -580,6 +627,11 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			continue
 		}
 		switch {
+		case t.topic:
+			if m.loose[i] {
+				s++
+			}
+			continue
 		case !isProse && labelHas(c.label, t):
 			s += 3
 			labelHit = true
@@ -765,6 +817,25 @@ func (f *finder) asksIn(unit string) bool {
 		}
 	}
 	return false
+}
+
+// couldBe reports whether v can be the kind of value asked for at all:
+// a number, quantity, date or version has a digit, an e-mail address an
+// @, a URL a dot or slash. (How well it fits is scored.)
+func (f *finder) couldBe(v string) bool {
+	switch f.q.want {
+	case numberKind, quantityKind, dateKind, versionKind:
+		return hasDigit(v)
+	case emailKind:
+		return strings.Contains(v, "@")
+	case urlKind:
+		return strings.ContainsAny(v, "./")
+	}
+	return true
+}
+
+func hasWordRune(v string) bool {
+	return strings.IndexFunc(v, isWordRune) >= 0
 }
 
 // onlyKeys reports whether every word of v is one of the question's

@@ -34,6 +34,9 @@ type term struct {
 	// nowhere in the document is taken for context ("Debian", the
 	// document's subject) rather than a key.
 	name bool
+	// topic: a strong key the whole text is about, looked for again
+	// as a loose word when no record held every key.
+	topic bool
 }
 
 // query is what Find understood of a question.

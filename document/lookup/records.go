@@ -371,6 +371,54 @@ func headerLike(cells []string) bool {
 	return true
 }
 
+// fullRuleRE is a rule of dashes or equals signs across a page, not
+// parted into columns.
+var fullRuleRE = regexp.MustCompile(`^\s*(?:-{10,}|={10,})\s*$`)
+
+// cellsRE finds the cells of a fixed-width line: runs of text parted by
+// two or more spaces.
+var cellsRE = regexp.MustCompile(`\S+(?: \S+)*`)
+
+// spacedRecord reads line a..b as a row under the column heads of line
+// ha..hb, both laid out in columns parted by two or more spaces: each
+// cell of the row goes under the head it overlaps most (a number is
+// right-aligned under its head, a cell may be empty).
+func spacedRecord(s string, ha, hb, a, b int) (record, bool) {
+	head, line := []rune(s[ha:hb]), []rune(s[a:b])
+	heads := cellsRE.FindAllStringIndex(string(head), -1)
+	if len(heads) < 2 {
+		return record{}, false
+	}
+	// In runes: the heads' starts, each head's column up to the next.
+	hs := make([][2]int, len(heads))
+	for i, h := range heads {
+		hs[i][0] = utf8.RuneCountInString(string(head)[:h[0]])
+	}
+	for i := range hs {
+		hs[i][1] = 1 << 30
+		if i+1 < len(hs) {
+			hs[i][1] = hs[i+1][0]
+		}
+	}
+	r := record{kind: "fixed", text: s[ha:hb] + "\n" + s[a:b], start: a}
+	for _, c := range cellsRE.FindAllStringIndex(string(line), -1) {
+		cs := utf8.RuneCountInString(string(line)[:c[0]])
+		ce := cs + utf8.RuneCountInString(string(line)[c[0]:c[1]])
+		best, most := -1, 0
+		for i, h := range hs {
+			if o := min(ce, h[1]) - max(cs, h[0]); o > most {
+				best, most = i, o
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		label := strings.TrimSpace(string(head)[heads[best][0]:heads[best][1]])
+		r.fields = append(r.fields, field{label, clean(string(line)[c[0]:c[1]]), a + c[0]})
+	}
+	return r, len(r.fields) > 1
+}
+
 var ruleRE = regexp.MustCompile(`^\s*-{3,}(?:\s+-{2,})+\s*$`)
 
 // fixedRecord reads the line as a row of a fixed-width report: the column
@@ -381,6 +429,13 @@ func fixedRecord(s string, a, b int) (record, bool) {
 	for i := 0; i < 200; i++ {
 		qa, qb, ok := prevLine(s, pa)
 		if !ok {
+			return record{}, false
+		}
+		if fullRuleRE.MatchString(s[qa:qb]) {
+			// One rule across the page: the columns are the heads'.
+			if ha, hb, ok := prevLine(s, qa); ok && !blank(s[ha:hb]) {
+				return spacedRecord(s, ha, hb, a, b)
+			}
 			return record{}, false
 		}
 		if ruleRE.MatchString(s[qa:qb]) {

@@ -18,7 +18,7 @@ var (
 	numberRE      = regexp.MustCompile(`(?:^|[^\pL\pN_.-])([-+]?\d[\d,._]*(?:\.\d+)?)`)
 	wholeNumberRE = regexp.MustCompile(`^[-+]?\d[\d,._]*(?:\.\d+)?$`)
 	dateRE        = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}(?:\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[-+]\d{4}|\s*[A-Z]{2,4}\b)?)?` +
-		`|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[-+]\d{2}:?\d{2})?)?` +
+		`|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[-+]\d{2}(?::?\d{2})?)?)?` +
 		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}` +
 		`|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)
 	// quantity: a number and its unit, or "every N unit".
@@ -125,7 +125,10 @@ var valueTokenRE = regexp.MustCompile(`(?:[\pL\pN]+[-_./:#])*[\pL\pN]*\d[\pL\pN]
 
 func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
 
-func isNumber(s string) bool { return wholeNumberRE.MatchString(strings.TrimSpace(s)) }
+func isNumber(s string) bool {
+	s = strings.TrimSpace(s)
+	return wholeNumberRE.MatchString(s) && strings.Count(s, ".") < 2 // 7.0.15 is a version
+}
 
 // clean trims what surrounds a value on its line: quotes, brackets,
 // trailing punctuation, a trailing comment.
