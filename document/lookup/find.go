@@ -61,13 +61,14 @@ func Explain(text, question string) Answer {
 	if f == nil {
 		return Answer{}
 	}
+	f.relaxTopics(false)
 	if a := f.best(); a.Value != "" {
 		return a
 	}
 	// No record holds every key: the keys the whole text is about
 	// (Redis in a Redis log, HTTP::Tiny in its module) need not be on
 	// the answer's line.
-	if !f.relaxTopics() {
+	if !f.relaxTopics(true) {
 		return Answer{}
 	}
 	return f.best()
@@ -83,29 +84,28 @@ const topicCount = 20
 // relaxTopics turns the strong keys that the text is about into topic
 // words, which support a record that holds them and cost nothing where it
 // does not; it reports whether any was.
-func (f *finder) relaxTopics() bool {
-	relaxed := false
+//
+// A key found topicCount times is a topic from the start; one near the
+// text's start only when nearStart is set (as a last try: a table's first
+// rows are near its start too).
+func (f *finder) relaxTopics(nearStart bool) bool {
+	var topics []int
+	other := false
 	for i, t := range f.terms {
-		if t.strong && (f.counts[i] >= topicCount || strings.Contains(f.folded[:min(len(f.folded), topicReach)], t.fold)) {
-			f.terms[i].strong, f.terms[i].topic = false, true
-			relaxed = true
-		}
-	}
-	if !relaxed {
-		return false
-	}
-	for _, t := range f.terms {
-		if t.strong {
-			return true
+		if t.strong && (f.counts[i] >= topicCount || nearStart && strings.Contains(f.folded[:min(len(f.folded), topicReach)], t.fold)) {
+			topics = append(topics, i)
+		} else if !t.topic {
+			other = true
 		}
 	}
 	// Topics alone do not pick a record: some other word must.
-	for _, t := range f.terms {
-		if !t.topic {
-			return true
-		}
+	if len(topics) == 0 || !other {
+		return false
 	}
-	return false
+	for _, i := range topics {
+		f.terms[i].strong, f.terms[i].topic = false, true
+	}
+	return true
 }
 
 // Lines returns up to n lines of text that hold the most of question's
@@ -441,6 +441,9 @@ type matches struct {
 	loose  []bool
 	near   []bool          // loose keys in the text around the record
 	words  map[string]bool // the record's word stems
+	// phrase is the most of the question's words, in its order, that
+	// the record holds as one phrase (GREEK SMALL LETTER LAMDA), less one.
+	phrase int
 }
 
 // nearby is how far around a record its context reaches: a question's
@@ -472,7 +475,44 @@ func (f *finder) match(r *record) *matches {
 		m.loose[i] = f.looseIn(t, m.words)
 		m.near[i] = m.loose[i] || len(occurrences(around, aroundFolded, t, 1)) > 0
 	}
+	m.phrase = f.phrase(folded)
 	return m
+}
+
+// phrase counts the longest run of the question's consecutive words that
+// folded holds one after the other (parted by spaces or punctuation),
+// less one: 0 when no two are.
+func (f *finder) phrase(folded string) int {
+	best, run := 0, 0
+	for i := 0; i+1 < len(f.q.terms); i++ {
+		if adjacent(folded, f.q.terms[i].fold, f.q.terms[i+1].fold) {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
+}
+
+// adjacent reports whether folded holds word a followed by word b, parted
+// by one to three spaces or punctuation marks.
+func adjacent(folded, a, b string) bool {
+	for i := 0; ; {
+		j := strings.Index(folded[i:], a)
+		if j < 0 {
+			return false
+		}
+		at := i + j + len(a)
+		k := at
+		for k < len(folded) && k-at < 3 && (folded[k] == ' ' || folded[k] == '_' || folded[k] == '-' || folded[k] == '.' || folded[k] == '\t' || folded[k] == ',') {
+			k++
+		}
+		if k > at && strings.HasPrefix(folded[k:], b) && boundaryBefore(folded, i+j) && boundaryAfter(folded, k+len(b)) {
+			return true
+		}
+		i = at
+	}
 }
 
 // looseIn reports whether every stem of loose key t is among words, or
@@ -653,6 +693,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			s -= 3
 		}
 	}
+	s += 0.75 * float64(m.phrase)
 	// A record whose field is the question's key, whole (Package: tar,
 	// name: Norway), is about that key; one that only mentions it
 	// (Depends: tar) is not.

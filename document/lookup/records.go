@@ -1231,16 +1231,16 @@ func settingRecord(s string, a, b int) (record, bool) {
 		}
 	}
 	ra := a
-	for i := 0; i < 12; i++ {
+	for i := 0; i < 20; i++ {
 		qa, qb, ok := prevLine(s, ra)
-		if !ok || !commentRE.MatchString(s[qa:qb]) || blank(commentRE.ReplaceAllString(s[qa:qb], "")) {
+		if !ok || !commentRE.MatchString(s[qa:qb]) {
 			break
 		}
 		ra = qa
 	}
 	end := b
 	if commentRE.MatchString(s[a:b]) {
-		for i := 0; i < 12; i++ {
+		for i := 0; i < 20; i++ {
 			qa, qb, ok := nextLine(s, end)
 			if !ok || blank(s[qa:qb]) {
 				break
@@ -1255,10 +1255,14 @@ func settingRecord(s string, a, b int) (record, bool) {
 	for la, i := ra, 0; la <= end && i < 26; i++ {
 		_, lb := lineAt(s, la)
 		line := s[la:lb]
+		commented := false
 		if m := commentRE.FindStringIndex(line); m != nil {
-			line, la = line[m[1]:], la+m[1]
+			line, la, commented = line[m[1]:], la+m[1], true
 		}
-		if assignRE.MatchString(line) {
+		if m := bareKVRE.FindStringSubmatch(line); !commented && m != nil && len(strings.Fields(line)) <= 4 && !assignRE.MatchString(line) {
+			// "repl-diskless-sync-delay 5"
+			fields = append(fields, field{m[1], clean(m[2]), la + len(line) - len(m[2])})
+		} else if assignRE.MatchString(line) {
 			for _, fl := range lineRecord(line, 0, len(line)).fields {
 				if !innerPairRE.MatchString(fl.value) && !strings.Contains(fl.label, " ") {
 					fl.at += la

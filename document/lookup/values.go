@@ -22,7 +22,7 @@ var (
 		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}` +
 		`|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)
 	// quantity: a number and its unit, or "every N unit".
-	quantityRE = regexp.MustCompile(`(?i)(?:^|[^\pL\pN_.-])((?:every\s+)?[-+]?\d[\d,.]*(?:\s*(?:` + units + `)|\s+(?:` + shortUnits + `)))\b`)
+	quantityRE = regexp.MustCompile(`(?i)(?:^|[^\pL\pN_.-])((?:every\s+)?[-+]?\d[\d,.]*(?:[ \t]*(?:` + units + `)|[ \t]+(?:` + shortUnits + `)))\b`)
 	// nameRE: two to four capitalized words, the way people are named.
 	nameRE = regexp.MustCompile(`\p{Lu}[\pL\pM'’-]+(?:\s+(?:(?:de|van|von|der|da|di|du|la|le|bin|al|ter|del)\s+)?\p{Lu}[\pL\pM'’.-]*){1,3}`)
 )
@@ -177,7 +177,7 @@ func clean(v string) string {
 // leadRE is a value at the start of a phrase: a quantity, a date, an
 // address, a path, a code or number, or a capitalized name.
 var leadREs = []*regexp.Regexp{
-	regexp.MustCompile(`^(?i)(?:every\s+)?[-+]?\d[\d,.]*(?:\s*(?:` + units + `)|\s+(?:` + shortUnits + `))\b`),
+	regexp.MustCompile(`^(?i)(?:every\s+)?[-+]?\d[\d,.]*(?:[ \t]*(?:` + units + `)|[ \t]+(?:` + shortUnits + `))\b`),
 	regexp.MustCompile(`^(?i:` + dateRE.String()[4:] + `)`),
 	regexp.MustCompile(`^` + urlRE.String()), regexp.MustCompile(`^` + emailRE.String()),
 	regexp.MustCompile(`^` + pathRE.String()),
@@ -208,7 +208,7 @@ func phrase(v string) string {
 	return v
 }
 
-var unitRE = regexp.MustCompile(`^(?:\s*(?:` + units + `)|\s+(?:` + shortUnits + `))\b`)
+var unitRE = regexp.MustCompile(`^(?:[ \t]*(?:` + units + `)|[ \t]+(?:` + shortUnits + `))\b`)
 
 // withUnit keeps a number's unit when it follows directly: "418 s" of
 // "completed in 418 s at ...".
