@@ -16,28 +16,12 @@ func TestDebugExplain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(b)
-	if q == "" {
-		q, text = Question(text)
-	}
-	f := newFinder(text, parseQuery(q))
-	if f == nil {
-		t.Log("no finder: a strong key is absent")
-		return
-	}
-	for _, tm := range f.terms {
-		t.Logf("term %q strong=%v stems=%v", tm.text, tm.strong, tm.stems)
-	}
-	for _, tm := range f.missing {
-		t.Logf("missing %q", tm.text)
-	}
 	type seen struct {
 		c cand
 		s float64
 	}
 	var all []seen
-	f.trace = func(c cand, s float64) { all = append(all, seen{c, s}) }
-	a := f.best()
+	a := explain(string(b), q, func(c cand, s float64) { all = append(all, seen{c, s}) })
 	sort.SliceStable(all, func(i, j int) bool { return all[i].s > all[j].s })
 	for i, x := range all {
 		if i == 12 {

@@ -50,17 +50,35 @@ func Find(text, question string) string {
 
 // Explain is Find with the line the value was read from.
 func Explain(text, question string) Answer {
+	return explain(text, question, nil)
+}
+
+// explain is Explain, with every value scored shown to trace (when not
+// nil).
+func explain(text, question string, trace func(c cand, score float64)) Answer {
 	if strings.TrimSpace(question) == "" {
 		question, text = Question(text)
 		if question == "" {
 			return Answer{}
 		}
 	}
+	if looksRoff(text) {
+		// Man pages are read as rendered: their markup parts a
+		// setting's name from its value (.IP "default_days" 4).
+		text = roffText(text)
+	}
 	q := parseQuery(question)
 	f := newFinder(text, q)
 	if f == nil {
 		return Answer{}
 	}
+	f.trace = trace
+	return f.answer()
+}
+
+// answer is the finder's best reading, looked for again with the text's
+// topics relaxed when no record holds every key.
+func (f *finder) answer() Answer {
 	f.relaxTopics(false)
 	if a := f.best(); a.Value != "" {
 		return a
@@ -293,7 +311,8 @@ func (f *finder) best() Answer {
 	memo := newHeadMemo()
 	var bestA Answer
 	bestScore := -1e9
-	byValue, seenValue := map[string]float64{}, map[string]bool{}
+	byValue, seenValue, byPlace := map[string]float64{}, map[string]bool{}, map[string]int{}
+	bestPlace := -1
 	for _, at := range locs {
 		a, b := lineAt(f.text, at)
 		if seenLine[a] || f.q.text != "" && strings.Contains(f.text[a:b], f.q.text) {
@@ -332,10 +351,10 @@ func (f *finder) best() Answer {
 					f.trace(c, s)
 				}
 				if v := strings.ToLower(c.value); s > byValue[v] || !seenValue[v] {
-					byValue[v], seenValue[v] = s, true
+					byValue[v], seenValue[v], byPlace[v] = s, true, place(&r, c.at)
 				}
 				if s > bestScore {
-					bestScore = s
+					bestScore, bestPlace = s, place(&r, c.at)
 					a, b := lineAt(f.text, min(max(c.at, 0), len(f.text)))
 					bestA = Answer{Value: c.value, Line: f.text[a:b], Score: s}
 				}
@@ -354,16 +373,36 @@ func (f *finder) best() Answer {
 	// the question two ways, and a guess between them is no answer.
 	bv := strings.ToLower(bestA.Value)
 	for v, sc := range byValue {
-		if bestScore-sc < ambiguity && !strings.Contains(v, bv) && !strings.Contains(bv, v) {
+		margin := ambiguity
+		if p := byPlace[v]; p >= 0 && bestPlace >= 0 && max(p-bestPlace, bestPlace-p) <= samePlace {
+			// Two fields of one record (a name and its e-mail
+			// address, a signal's number and name) are most often
+			// one fact told twice.
+			margin /= 3
+		}
+		if bestScore-sc < margin && !strings.Contains(v, bv) && !strings.Contains(bv, v) {
 			return Answer{}
 		}
 	}
 	return bestA
 }
 
+// place is where a value of a record of labelled fields was read, for
+// the ambiguity check; -1 for a line's or a sentence's values, which are
+// not fields of one record.
+func place(r *record, at int) int {
+	if r.kind == "line" || r.kind == "prose" || r.kind == "term" {
+		return -1
+	}
+	return at
+}
+
+// samePlace: two fields read this near each other are of one record.
+const samePlace = 400
+
 // ambiguity is how much better the answer must score than any other
 // value, unless one holds the other.
-var ambiguity = 0.0
+const ambiguity = 1.5
 
 // maxReadLines bounds the anchor lines whose records are read: the ones
 // with the most of the question's keys around them.
@@ -632,7 +671,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	if v == "" || utf8.RuneCountInString(v) > 200 {
 		return -1e9
 	}
-	if !hasWordRune(v) || !f.couldBe(v) {
+	if !hasWordRune(v) || !f.couldBe(v) || strings.Count(v, "[") > strings.Count(v, "]") || strings.Count(v, "(") > strings.Count(v, ")") {
 		return -1e9
 	}
 	lv := strings.ToLower(v)
@@ -660,7 +699,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 				// name (HandleLidSwitch, not HandleLidSwitchDocked).
 				s += 2
 				if lp == tp {
-					s++
+					s += 3
 				}
 				labelHit = true
 			}
@@ -674,6 +713,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			continue
 		case !isProse && labelHas(c.label, t):
 			s += 3
+			if strings.EqualFold(strings.Join(parts(c.label), " "), strings.Join(parts(t.text), " ")) {
+				s++ // the field's very name: birthplace, not born
+			}
 			labelHit = true
 		case m.loose[i]:
 			s++
@@ -720,6 +762,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	}
 	if f.onlyKeys(v) {
 		return -1e9 // the question's own words: "Chidi Okeke" for "where does Chidi Okeke live"
+	}
+	if n := len(strings.Fields(v)); n > 6 {
+		s -= 2 // a description, not a value
 	}
 	if innerPairRE.MatchString(v) {
 		s -= 2 // a setting, not its value: "DSHELL=/bin/bash"
@@ -880,13 +925,13 @@ func hasWordRune(v string) bool {
 }
 
 // onlyKeys reports whether every word of v is one of the question's
-// strong keys.
+// words.
 func (f *finder) onlyKeys(v string) bool {
 	ws := termRE.FindAllString(v, -1)
 	for _, w := range ws {
 		ok := false
-		for _, t := range f.terms {
-			if t.strong && strings.EqualFold(t.text, w) {
+		for _, t := range append(f.terms, f.missing...) {
+			if strings.EqualFold(t.text, w) {
 				ok = true
 				break
 			}

@@ -1000,10 +1000,35 @@ func yamlRecord(s string, a, b int) (record, bool) {
 	if len(ctx) > 0 {
 		r.text = strings.Join(ctx, " ") + "\n" + r.text
 	}
+	// Each leaf is labelled by its key and the keys above it within the
+	// block: production's soak_time is "production soak_time".
+	type parent struct {
+		indent int
+		key    string
+	}
+	var path []parent
 	off := ra
 	for _, l := range strings.Split(s[ra:end], "\n") {
-		if km := yamlKeyRE.FindStringSubmatch(l); km != nil && km[3] != "" {
-			r.fields = append(r.fields, field{strings.TrimSpace(km[2]), clean(km[3]), off})
+		if km := yamlKeyRE.FindStringSubmatch(l); km != nil {
+			ind := indentOf(l)
+			for len(path) > 0 && path[len(path)-1].indent >= ind {
+				path = path[:len(path)-1]
+			}
+			key := strings.TrimSpace(km[2])
+			if km[3] == "" {
+				path = append(path, parent{ind, key})
+			} else {
+				label := key
+				if len(path) > 1 {
+					// The block's own key is the record's, not a leaf's.
+					var above []string
+					for _, p := range path[1:] {
+						above = append(above, p.key)
+					}
+					label = strings.Join(above, " ") + " " + key
+				}
+				r.fields = append(r.fields, field{label, clean(km[3]), off})
+			}
 		}
 		off += len(l) + 1
 	}
@@ -1311,11 +1336,12 @@ func proseRecord(s string, a, b, at int) record {
 	return record{kind: "prose", text: para[start:end], start: pa + start}
 }
 
-// entryStartRE is the start of a log entry or other dated record (a
-// date, a time, a syslog stamp, a bracketed level or stamp): such a line
+// entryStartRE is the start of a list item, a log entry or other dated
+// record (a bullet, a date, a time, a syslog stamp, a bracketed level or
+// stamp): such a line
 // is an entry of its own, never the wrapped part of its neighbours'
 // sentence.
-var entryStartRE = regexp.MustCompile(`^\s*(?:\d{4}-\d\d-\d\d|\d\d?:\d\d|\[|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d |\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3} |(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|LOG|CRITICAL)\b)`)
+var entryStartRE = regexp.MustCompile(`^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|\d{4}-\d\d-\d\d|\d\d?:\d\d|\[|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d |\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3} |(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|LOG|CRITICAL)\b)`)
 
 // proseLine reports whether a line reads as running text: several words,
 // not a key: value line, a table row or code.
