@@ -27,7 +27,8 @@ type reply struct {
 // parseReply reads a response. finishReason is the upstream's ("length"
 // when max_tokens cut it off). Cells are the bodies of ```go, ```golang and
 // ```repl fences, and of unlabeled fences whose content parses as Go; other
-// labeled fences (```text, ```json, ```output) are prose. An unclosed last
+// labeled fences (```text, ```json, ```output) are prose. A fence opened
+// inside a fence starts the cell anew (the model restarted). An unclosed last
 // fence runs to the end of the response, unless the response was cut off
 // by max_tokens: then the code is unfinished, does not run, and cutOff
 // says so.
@@ -43,6 +44,12 @@ func parseReply(resp, finishReason string) reply {
 		lang := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(t, "```")))
 		j := i + 1
 		for j < len(lines) && strings.TrimSpace(lines[j]) != "```" {
+			if t := strings.TrimSpace(lines[j]); strings.HasPrefix(t, "```") {
+				// An opening fence inside a fence: the first was
+				// abandoned (a model that restarts its reply after
+				// opening one); the code is the later one's.
+				i, lang = j, strings.ToLower(strings.TrimSpace(strings.TrimPrefix(t, "```")))
+			}
 			j++
 		}
 		closed := j < len(lines)

@@ -36,6 +36,8 @@ func TestParseReply(t *testing.T) {
 		{name: "cut off while thinking", resp: "<think>\nlong reasoning", finish: "length", cutOff: true, visible: ""},
 		{name: "cut off inside a fence", resp: "```go\nx := 1\n```\n```go\nfor i := 0; i <", finish: "length",
 			cells: []string{"x := 1"}, cutOff: true},
+		{name: "a fence reopened inside a fence starts the cell anew", resp: "One fact.\n```go\n\nOne fact; lookup reads it.\n```go\nx := lookup(context, query)\nFINAL(x)\n```",
+			finish: "stop", cells: []string{"x := lookup(context, query)\nFINAL(x)"}},
 		{name: "unclosed fence not cut off runs", resp: "```go\nfmt.Println(2)", finish: "stop", cells: []string{"fmt.Println(2)"}},
 		{name: "closed fences with finish length run", resp: "```go\nfmt.Println(3)\n```\nAnd then", finish: "length",
 			cells: []string{"fmt.Println(3)"}},

@@ -164,6 +164,9 @@ func (c devCase) document() (string, error) {
 				if err != nil {
 					return "", err
 				}
+				if strings.ContainsRune(t, 0) {
+					continue // a binary file a glob caught: no one attaches one as text
+				}
 				if t, err = render(n, t); err != nil {
 					return "", err
 				}
