@@ -196,7 +196,9 @@ type finder struct {
 	// missing are loose key words found nowhere in the text: they may
 	// still name a field (a changelog's "uploaded by"), else they count
 	// against every reading.
-	missing []term
+	missing   []term
+	lineStems map[string][]string // stemsOf's
+	fitted    map[string]bool     // fits's
 	// trace, when set (by tests), sees every value scored.
 	trace func(c cand, score float64)
 }
@@ -498,9 +500,11 @@ func (f *finder) match(r *record) *matches {
 	lo, hi := max(0, r.start-nearby), min(len(f.text), r.start+len(r.text)+nearby)
 	around := f.text[lo:hi]
 	aroundFolded := f.folded[lo:hi]
-	for _, w := range termRE.FindAllString(r.text, -1) {
-		for _, p := range parts(w) {
-			m.words[stem(p)] = true
+	for rest := r.text; rest != ""; {
+		line, after, _ := strings.Cut(rest, "\n")
+		rest = after
+		for _, st := range f.stemsOf(line) {
+			m.words[st] = true
 		}
 	}
 	for i, t := range f.terms {
@@ -554,6 +558,39 @@ func adjacent(folded, a, b string) bool {
 	}
 }
 
+// fits is fits(f.q.want, v), each value's worked out once: a value is
+// offered by every reading of its line.
+func (f *finder) fits(v string) bool {
+	if ok, seen := f.fitted[v]; seen {
+		return ok
+	}
+	if f.fitted == nil {
+		f.fitted = map[string]bool{}
+	}
+	ok := fits(f.q.want, v)
+	f.fitted[v] = ok
+	return ok
+}
+
+// stemsOf returns the stems of a line's words, each line's worked out
+// once: the records around many anchors share their lines.
+func (f *finder) stemsOf(line string) []string {
+	if st, ok := f.lineStems[line]; ok {
+		return st
+	}
+	var st []string
+	for _, w := range termRE.FindAllString(line, -1) {
+		for _, p := range parts(w) {
+			st = append(st, stem(p))
+		}
+	}
+	if f.lineStems == nil {
+		f.lineStems = map[string][]string{}
+	}
+	f.lineStems[line] = st
+	return st
+}
+
 // looseIn reports whether every stem of loose key t is among words, or
 // related to one of them.
 func (f *finder) looseIn(t term, words map[string]bool) bool {
@@ -596,7 +633,7 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		out = append(out, cand{value: fl.value, label: fl.label, rec: r, at: fl.at})
 		// A value of the kind asked for inside a field's value:
 		// "Install: lumen-agent:amd64 (2.8.0-1)" holds a version.
-		if f.q.want != anyKind && !fits(f.q.want, fl.value) {
+		if f.q.want != anyKind && !f.fits(fl.value) {
 			for _, loc := range typed(f.q.want, fl.value) {
 				if v := clean(fl.value[loc[0]:loc[1]]); v != "" {
 					out = append(out, cand{value: v, label: fl.label, rec: r, at: fl.at})
@@ -814,7 +851,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		s -= 2.5 * float64(missed)
 	}
 	if f.q.want != anyKind {
-		if fits(f.q.want, v) {
+		if f.fits(v) {
 			s += 2
 		} else {
 			s -= 4
