@@ -648,8 +648,9 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		}
 	}
 	if prose && (r.kind == "line" || r.kind == "prose" || r.kind == "term") {
-		// A man page's reference, groff_font(5), holds no value.
-		masked := manRefRE.FindAllStringIndex(r.text, -1)
+		// A man page's reference, groff_font(5), and markup (</entry>)
+		// hold no value.
+		masked := append(manRefRE.FindAllStringIndex(r.text, -1), markupRE.FindAllStringIndex(r.text, -1)...)
 		if f.q.want != dateKind {
 			masked = append(masked, dateRE.FindAllStringIndex(r.text, -1)...)
 			masked = append(masked, timeRE.FindAllStringIndex(r.text, -1)...)
@@ -690,6 +691,8 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 	}
 	return out
 }
+
+var markupRE = regexp.MustCompile(`</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>`)
 
 var manRefRE = regexp.MustCompile(`[\pL\pN_.-]+\s?\(\d[a-z]*\)`)
 

@@ -115,6 +115,8 @@ func TestFind(t *testing.T) {
 		{"journal field", "Tue 2026-03-03 11:02:17.123456 UTC [s=1a2b;i=4f1]\n    PRIORITY=6\n    SYSLOG_IDENTIFIER=cron\n    _PID=4412\n" +
 			"Tue 2026-03-03 11:02:18.000001 UTC [s=1a2b;i=4f2]\n    PRIORITY=3\n    SYSLOG_IDENTIFIER=lighttpd\n    _PID=911\n",
 			"What priority did the cron record have?", "6"},
+		{"xml entry", `<entries>\n  <entry key="quiet_heron">QX-1</entry>\n  <entry key="ancient_zephyr">3285266</entry>\n</entries>`,
+			"Which number or code is recorded for ancient_zephyr?", "3285266"},
 		{"defaults to", "The cache directory defaults to /var/cache/orbit unless ORBIT_CACHE is set.", "Where is the cache directory by default?", "/var/cache/orbit"},
 		{"pid file", "[Service]\nType=forking\nPIDFile=/run/cachesrv/main.pid\nTimeoutStartSec=0\n", "Which PID file does the service use?", "/run/cachesrv/main.pid"},
 		{"value names the key", "#define LIBFOO_VERSION_TEXT \"LibFoo 2.4.1 3 Mar 2026\"\n#define LIBFOO_API 7\n", "What is the LIBFOO_VERSION_TEXT?", "LibFoo 2.4.1 3 Mar 2026"},
