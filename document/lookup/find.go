@@ -376,7 +376,11 @@ func (f *finder) best() Answer {
 	bv := strings.ToLower(bestA.Value)
 	for v, sc := range byValue {
 		margin := ambiguity
-		if p := byPlace[v]; p >= 0 && bestPlace >= 0 && max(p-bestPlace, bestPlace-p) <= samePlace {
+		p := byPlace[v]
+		if p >= 0 && bestPlace >= 0 && max(p-bestPlace, bestPlace-p) <= samePlace {
+			if f.q.want == personKind && strings.Contains(v, "@") != strings.Contains(bv, "@") {
+				continue // a person's name and e-mail address, side by side
+			}
 			// Two fields of one record (a name and its e-mail
 			// address, a signal's number and name) are most often
 			// one fact told twice.
