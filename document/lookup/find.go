@@ -18,9 +18,14 @@
 // question and whether it is the kind of value asked for (a date for
 // "when", a person for "who", a number for "how many").
 //
+// Man pages are read as rendered (roff and mdoc markup removed). Keys
+// the whole text is about (Redis in a Redis log) need not be on the
+// answer's line.
+//
 // Find answers "" rather than guess: when a strong key is nowhere in the
-// text, when no record holds the keys, or when the best reading scores
-// too low.
+// text, when no record holds the keys, when the best reading scores too
+// low, or when a different value reads nearly as well (the ambiguity
+// margin).
 package lookup
 
 import (
