@@ -30,6 +30,7 @@ package lookup
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -97,6 +98,16 @@ func (f *finder) answer() Answer {
 	return f.best()
 }
 
+// rareStrong reports whether a strong key other than the topics is left.
+func (f *finder) rareStrong(topics []int) bool {
+	for i, t := range f.terms {
+		if t.strong && !slices.Contains(topics, i) {
+			return true
+		}
+	}
+	return false
+}
+
 // topicReach: a key found this near the text's start is its subject
 // (a title, a package line, a log's first lines).
 const topicReach = 4096
@@ -121,8 +132,10 @@ func (f *finder) relaxTopics(nearStart bool) bool {
 			other = true
 		}
 	}
-	// Topics alone do not pick a record: some other word must.
-	if len(topics) == 0 || !other {
+	// Topics alone do not pick a record: some other word must. And a
+	// frequent key beside a rare one is a column's value that picks the
+	// row (NAD27 beside Arizona), not what the text is about.
+	if len(topics) == 0 || !other || !nearStart && f.rareStrong(topics) {
 		return false
 	}
 	for _, i := range topics {
@@ -725,7 +738,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	}
 	lv := strings.ToLower(v)
 	s := 0.0
-	labelHit := false
+	labelHit, keyLabel := false, false
 	isProse := c.label == "" || c.label == "\x00is"
 	strongKey := false
 	for _, t := range f.terms {
@@ -750,7 +763,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 				if lp == tp {
 					s += 3
 				}
-				labelHit = true
+				labelHit, keyLabel = true, true
 			}
 			continue
 		}
@@ -792,8 +805,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		s += f.subject(c)
 	}
 	// A label that names another entity ("the code for calm-walrus is:")
-	// is about that one.
-	if !isProse {
+	// is about that one; one that holds the question's key names the
+	// field asked for (EPSG_PCS_CODE for "the EPSG code").
+	if !isProse && !keyLabel {
 		for _, w := range termRE.FindAllString(c.label, -1) {
 			if strings.ContainsAny(w, "-_0123456789") && !f.isTerm(w) && !f.allParts(w) {
 				s -= 3

@@ -72,7 +72,9 @@ func questionPart(q string) string {
 func parseQuery(q string) query {
 	q = questionPart(q)
 	out := query{text: q}
-	lower := strings.ToLower(q)
+	// "Tell me who ...", "I need to know when ...": the question word
+	// after the request's lead says what is asked.
+	lower := leadRE.ReplaceAllString(strings.ToLower(q), "")
 	words := strings.Fields(strings.Map(func(r rune) rune {
 		if isWordRune(r) || r == '-' || r == '\'' || r == '_' || r == '.' {
 			return unicode.ToLower(r)
@@ -112,8 +114,10 @@ func parseQuery(q string) query {
 	case strings.HasPrefix(lower, "where") || has("path", "directory", "folder", "location"):
 		out.want = placeKind
 	}
-	if m := regexp.MustCompile(`(?i)^(?:which|what)\s+([\pL-]+)`).FindStringSubmatch(q); m != nil {
-		if w := strings.ToLower(m[1]); !stopWords[w] && !auxWords[w] {
+	if m := whichRE.FindStringSubmatch(lower); m != nil {
+		// "What section is X in?": the noun says what is asked, even
+		// one that is no key ("section", "file").
+		if w := m[1]; !functionWords[w] && !auxWords[w] {
 			out.which = stem(w)
 		}
 	}
@@ -148,6 +152,15 @@ func parseQuery(q string) query {
 	}
 	return out
 }
+
+// leadRE is a request's lead before its question word.
+var leadRE = regexp.MustCompile(`^(?:(?:please|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:tell|show|give|find|let)\s+me\s+(?:know\s+)?|^i\s+(?:need|want|would like|'d like)\s+(?:to\s+know\s+)?|^do\s+you\s+know\s+`)
+
+var whichRE = regexp.MustCompile(`^(?:which|what)\s+([\pL-]+)`)
+
+// functionWords follow "which" or "what" without naming a thing.
+var functionWords = setOf(`is are was were was does do did can could would will should the a an of in on for to it its this that these those
+kind sort type`)
 
 // auxWords are verbs and words that carry no key of their own.
 var auxWords = setOf(`take takes took taken make makes made go goes went come comes came put puts keep keeps kept hold holds held
