@@ -123,6 +123,8 @@ func TestFind(t *testing.T) {
 			"What section is libvtparse2 in?", "libs"},
 		{"key in the column's name", "ID,STATE,ZONE,DATUM,EPSG_PCS_CODE\n10201,ARIZONA,EAST,NAD27,26748\n10202,ARIZONA,CENTRAL,NAD27,26749\n10202,ARIZONA,CENTRAL,NAD83,26949\n",
 			"What is the EPSG code of the Arizona Central zone on NAD27?", "26749"},
+		{"a time span answers when", "## Mirrors\n\n- Primary mirror: https://npm.mirror.example.net/\n- Sync window: 02:00–02:45 UTC\n- Contact: ops@mirror.example.net\n",
+			"When is the mirror sync window?", "02:00–02:45 UTC"},
 		{"defaults to", "The cache directory defaults to /var/cache/orbit unless ORBIT_CACHE is set.", "Where is the cache directory by default?", "/var/cache/orbit"},
 		{"pid file", "[Service]\nType=forking\nPIDFile=/run/cachesrv/main.pid\nTimeoutStartSec=0\n", "Which PID file does the service use?", "/run/cachesrv/main.pid"},
 		{"value names the key", "#define LIBFOO_VERSION_TEXT \"LibFoo 2.4.1 3 Mar 2026\"\n#define LIBFOO_API 7\n", "What is the LIBFOO_VERSION_TEXT?", "LibFoo 2.4.1 3 Mar 2026"},

@@ -38,6 +38,10 @@ const shortUnits = `s|h|m|k|g|b|v|w|a`
 
 var capWordRE = regexp.MustCompile(`^\p{Lu}[\pL\pM'’.-]+$`)
 
+// clockRE is a time of day or a span of them, with its zone: "02:00–02:45
+// UTC", "at 14:30 CET" (a "when" a schedule answers).
+var clockRE = regexp.MustCompile(`\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:[-–—]|to)\s*\d{1,2}:\d{2}(?::\d{2})?)?(?:\s*(?:UTC|GMT|Z|[A-Z]{3,4}\b))?`)
+
 // fits reports whether v is a value of the kind a question asks for: the
 // value is mostly that kind of thing, not a sentence holding one.
 func fits(k valueKind, v string) bool {
@@ -57,7 +61,7 @@ func fits(k valueKind, v string) bool {
 	case personKind:
 		return covers(emailRE) || covers(nameRE) && !hasDigit(v) || nameRE.MatchString(v) && emailRE.MatchString(v) && len(strings.Fields(v)) <= 5
 	case dateKind:
-		return covers(dateRE)
+		return covers(dateRE) || covers(clockRE)
 	case numberKind:
 		return isNumber(v) || covers(quantityRE) || covers(hexRE)
 	case quantityKind:
@@ -81,7 +85,7 @@ func typed(k valueKind, s string) [][2]int {
 	case personKind:
 		res = []*regexp.Regexp{nameRE, emailRE}
 	case dateKind:
-		res = []*regexp.Regexp{dateRE}
+		res = []*regexp.Regexp{dateRE, clockRE}
 	case numberKind:
 		res = []*regexp.Regexp{hexRE, quantityRE, numberRE}
 	case quantityKind:
