@@ -169,6 +169,8 @@ var synonyms = map[string][]string{
 	"currenc":    {"money"},
 	"descriptio": {"descript"},
 	"liv":        {"city", "address", "locat", "resid", "hom"},
+	"spac":       {"siz", "storag", "quota"},
+	"disk":       {"siz", "storag"},
 	"sent":       {"from", "sender", "author"},
 	"send":       {"from", "sender", "author"},
 	"wrot":       {"from", "author", "by"},
