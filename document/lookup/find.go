@@ -769,7 +769,11 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		}
 		switch {
 		case t.topic:
-			if m.loose[i] {
+			switch {
+			case !isProse && labelHas(c.label, t):
+				s += 3 // a topic can still name the field
+				labelHit = true
+			case m.loose[i]:
 				s++
 			}
 			continue
@@ -895,7 +899,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		case len(lab) > 0 && (lab[len(lab)-1] == "name" || lab[len(lab)-1] == "title"):
 			s += 0.5
 		}
-		if f.hasLoose() {
+		if f.hasLoose() || f.fieldKey() {
 			s -= 2
 		}
 	}
@@ -1080,6 +1084,18 @@ func typeWord(t term) bool {
 
 var typeStems = setOf(`mail email address url link homepag websit dat day tim path directori folder fil version vers number numer
 amount count ip port nam person`)
+
+// fieldKey reports whether a strong key may name a field rather than a
+// record: a short word in capitals (USB ID, PID, TTL), which a label may
+// hold.
+func (f *finder) fieldKey() bool {
+	for _, t := range f.terms {
+		if t.strong && utf8.RuneCountInString(t.text) <= 4 && strings.ToUpper(t.text) == t.text && !hasDigit(t.text) {
+			return true
+		}
+	}
+	return false
+}
 
 func (f *finder) hasLoose() bool {
 	for _, t := range f.terms {

@@ -125,6 +125,8 @@ func TestFind(t *testing.T) {
 			"What is the EPSG code of the Arizona Central zone on NAD27?", "26749"},
 		{"a time span answers when", "## Mirrors\n\n- Primary mirror: https://npm.mirror.example.net/\n- Sync window: 02:00–02:45 UTC\n- Contact: ops@mirror.example.net\n",
 			"When is the mirror sync window?", "02:00–02:45 UTC"},
+		{"fixed-width field by its head", "MODEL              USB ID     DRIVER  PLAYER\n------------------ ---------- ------- ------\nAcer A3-A30        0502:3879  PTP     no\nAcer A3-A40        0502:387A  PTP     yes\n",
+			"What is the USB ID of the Acer A3-A40?", "0502:387A"},
 		{"defaults to", "The cache directory defaults to /var/cache/orbit unless ORBIT_CACHE is set.", "Where is the cache directory by default?", "/var/cache/orbit"},
 		{"pid file", "[Service]\nType=forking\nPIDFile=/run/cachesrv/main.pid\nTimeoutStartSec=0\n", "Which PID file does the service use?", "/run/cachesrv/main.pid"},
 		{"value names the key", "#define LIBFOO_VERSION_TEXT \"LibFoo 2.4.1 3 Mar 2026\"\n#define LIBFOO_API 7\n", "What is the LIBFOO_VERSION_TEXT?", "LibFoo 2.4.1 3 Mar 2026"},

@@ -1240,7 +1240,7 @@ func entryRecord(s string, a, b int, memo *headMemo) (record, bool) {
 var commentRE = regexp.MustCompile(`^\s*(?:#+|;+|//+|--|%+|!)\s?`)
 
 // innerPairRE is a value that is itself a setting ("DSHELL=/bin/bash").
-var innerPairRE = regexp.MustCompile(`^[\w.-]+\s*[=:]`)
+var innerPairRE = regexp.MustCompile(`^[A-Za-z_][\w.-]*\s*(?:=|:\s)`)
 
 // settingRecord reads a setting with the comment that documents it: the
 // paragraph of comment lines around the line and the setting right after
@@ -1347,7 +1347,7 @@ var entryStartRE = regexp.MustCompile(`^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|\d{4}-\d\
 // not a key: value line, a table row or code.
 func proseLine(l string) bool {
 	t := strings.TrimSpace(l)
-	if len(strings.Fields(t)) < 4 || strings.Count(t, "|") >= 2 || strings.Count(t, "\t") >= 1 || strings.HasSuffix(t, "{") ||
+	if len(strings.Fields(t)) < 4 || strings.Trim(t, "-=+ \t") == "" || strings.Count(t, "|") >= 2 || strings.Count(t, "\t") >= 1 || strings.HasSuffix(t, "{") ||
 		strings.HasSuffix(t, ";") || yamlKeyRE.MatchString(l) && !strings.Contains(t, ". ") {
 		return false
 	}
