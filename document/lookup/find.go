@@ -639,13 +639,32 @@ func labelHas(label string, t term) bool {
 	ls := parts(label)
 	for _, s := range t.stems {
 		for _, l := range ls {
-			if related(s, stem(l)) {
+			if related(s, stem(l)) || compound(l, t.fold) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// compound reports whether label part l is word w run together with a
+// word that names a setting's kind: "logfile" holds "log", "datadir"
+// holds "data", "maxconn" holds "conn".
+func compound(l, w string) bool {
+	if len(w) < 3 || len(l) <= len(w) {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(l, w):
+		return compoundParts[l[len(w):]]
+	case strings.HasSuffix(l, w):
+		return compoundParts[l[:len(l)-len(w)]]
+	}
+	return false
+}
+
+var compoundParts = setOf(`file files dir path name size max min num level mode time timeout port host user pass id count limit
+conn conns addr type log db`)
 
 // candidates lists the values a record offers: its labelled fields, and
 // in a line or sentence the values of the kind asked for.

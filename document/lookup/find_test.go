@@ -127,6 +127,11 @@ func TestFind(t *testing.T) {
 			"When is the mirror sync window?", "02:00–02:45 UTC"},
 		{"fixed-width field by its head", "MODEL              USB ID     DRIVER  PLAYER\n------------------ ---------- ------- ------\nAcer A3-A30        0502:3879  PTP     no\nAcer A3-A40        0502:387A  PTP     yes\n",
 			"What is the USB ID of the Acer A3-A40?", "0502:387A"},
+		{"aligned heads without a rule", "# /etc/fstab: static file system information.\n#\n# <file system>  <mount point>  <type>  <options>          <dump>  <pass>\n" +
+			"UUID=4f1e-77aa   /              ext4    errors=remount-ro  0       1\nUUID=9c0d-12be   /srv/backup    xfs     noatime,nofail     0       2\n",
+			"Which type is the file system mounted at /srv/backup?", "xfs"},
+		{"compound setting name", "# Specify the server's log file name.\nlogfile /var/log/orbit/orbit.log\n\n# Where the pid goes.\npidfile /run/orbit.pid\n",
+			"Where does the server write its log file?", "/var/log/orbit/orbit.log"},
 		{"defaults to", "The cache directory defaults to /var/cache/orbit unless ORBIT_CACHE is set.", "Where is the cache directory by default?", "/var/cache/orbit"},
 		{"pid file", "[Service]\nType=forking\nPIDFile=/run/cachesrv/main.pid\nTimeoutStartSec=0\n", "Which PID file does the service use?", "/run/cachesrv/main.pid"},
 		{"value names the key", "#define LIBFOO_VERSION_TEXT \"LibFoo 2.4.1 3 Mar 2026\"\n#define LIBFOO_API 7\n", "What is the LIBFOO_VERSION_TEXT?", "LibFoo 2.4.1 3 Mar 2026"},

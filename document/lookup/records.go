@@ -71,7 +71,7 @@ const maxRecordLines = 400
 func records(s string, at int, memo *headMemo) []record {
 	a, b := lineAt(s, at)
 	readers := []func(s string, a, b int) (record, bool){
-		func(s string, a, b int) (record, bool) { return tableRecord(s, a, b, memo) }, fixedRecord,
+		func(s string, a, b int) (record, bool) { return tableRecord(s, a, b, memo) }, fixedRecord, alignedRecord,
 		func(s string, _, _ int) (record, bool) { return jsonRecord(s, at) },
 		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at) }, copyRecord,
 		changelogRecord, stanzaRecord, iniRecord, yamlRecord, func(s string, a, b int) (record, bool) { return entryRecord(s, a, b, memo) }, settingRecord, listRecord, termRecord, blockRecord,
@@ -378,6 +378,69 @@ var fullRuleRE = regexp.MustCompile(`^\s*(?:-{10,}|={10,})\s*$`)
 // cellsRE finds the cells of a fixed-width line: runs of text parted by
 // two or more spaces.
 var cellsRE = regexp.MustCompile(`\S+(?: \S+)*`)
+
+// alignedRecord reads line a..b as a row of a table laid out with spaces
+// and no rule: the heads are the nearest line above (past blank lines and
+// commented rows) whose cells, parted by two or more spaces, are words
+// that start where the row's cells start ("#<domain>  <type>  <item>
+// <value>" over "@builders  hard  nofile  65536").
+func alignedRecord(s string, a, b int) (record, bool) {
+	row := s[a:b]
+	if !strings.Contains(row, "  ") {
+		return record{}, false
+	}
+	rc := cellsRE.FindAllStringIndex(row, -1)
+	if len(rc) < 3 {
+		return record{}, false
+	}
+	pa := a
+	for i := 0; i < 40; i++ {
+		qa, qb, ok := prevLine(s, pa)
+		if !ok {
+			break
+		}
+		pa = qa
+		l := s[qa:qb]
+		if blank(commentRE.ReplaceAllString(l, "")) {
+			continue
+		}
+		// The comment marker is a column: "#<domain>" starts at 0.
+		head := strings.Replace(l, "#", " ", 1)
+		hc := cellsRE.FindAllStringIndex(head, -1)
+		if len(hc) != len(rc) {
+			continue
+		}
+		cells := make([]string, len(hc))
+		aligned := 0
+		for j, h := range hc {
+			cells[j] = strings.Trim(head[h[0]:h[1]], "<> ")
+			if d := h[0] - rc[j][0]; d >= -2 && d <= 2 {
+				aligned++
+			}
+		}
+		if aligned < len(hc)-1 || !headerLike(cells) || !allNames(cells) {
+			continue // not aligned, or a commented row ("#ftp  -  chroot  /ftp")
+		}
+		r := record{kind: "fixed", text: l + "\n" + row, start: a}
+		for j, c := range rc {
+			r.fields = append(r.fields, field{cells[j], clean(row[c[0]:c[1]]), a + c[0]})
+		}
+		return r, true
+	}
+	return record{}, false
+}
+
+// columnNameRE is a column's name: a word, maybe several.
+var columnNameRE = regexp.MustCompile(`^[\pL][\pL\pN_ .()-]*$`)
+
+func allNames(cells []string) bool {
+	for _, c := range cells {
+		if !columnNameRE.MatchString(c) {
+			return false
+		}
+	}
+	return true
+}
 
 // spacedRecord reads line a..b as a row under the column heads of line
 // ha..hb, both laid out in columns parted by two or more spaces: each
