@@ -95,6 +95,8 @@ func (f *finder) answer() Answer {
 	if !f.relaxTopics(true) {
 		return Answer{}
 	}
+	// A last try, with fewer keys to go by: it must win more clearly.
+	f.fallback = true
 	return f.best()
 }
 
@@ -216,6 +218,8 @@ type finder struct {
 	// against every reading.
 	missing   []term
 	lineStems map[string][]string // stemsOf's
+	// fallback: the last try, with the text's topics relaxed.
+	fallback bool
 	fitted    map[string]bool     // fits's
 	// trace, when set (by tests), sees every value scored.
 	trace func(c cand, score float64)
@@ -331,8 +335,8 @@ func (f *finder) best() Answer {
 	memo := newHeadMemo()
 	var bestA Answer
 	bestScore := -1e9
-	byValue, seenValue, byPlace := map[string]float64{}, map[string]bool{}, map[string]int{}
-	bestPlace := -1
+	byValue, seenValue, byPlace, byLabel := map[string]float64{}, map[string]bool{}, map[string]int{}, map[string]string{}
+	bestPlace, bestLabel := -1, ""
 	for _, at := range locs {
 		a, b := lineAt(f.text, at)
 		if seenLine[a] || f.q.text != "" && strings.Contains(f.text[a:b], f.q.text) {
@@ -371,20 +375,23 @@ func (f *finder) best() Answer {
 					f.trace(c, s)
 				}
 				if v := strings.ToLower(c.value); s > byValue[v] || !seenValue[v] {
-					byValue[v], seenValue[v], byPlace[v] = s, true, place(&r, c.at)
+					byValue[v], seenValue[v], byPlace[v], byLabel[v] = s, true, place(&r, c.at), strings.ToLower(c.label)
 				}
 				if s > bestScore {
-					bestScore, bestPlace = s, place(&r, c.at)
+					bestScore, bestPlace, bestLabel = s, place(&r, c.at), strings.ToLower(c.label)
 					a, b := lineAt(f.text, min(max(c.at, 0), len(f.text)))
 					bestA = Answer{Value: c.value, Line: f.text[a:b], Score: s}
 				}
 			}
 		}
 	}
-	least := minScore
+	least, wide := minScore, ambiguity
 	if !f.hasStrong() {
 		// Only everyday words to go by: many lines hold some of them.
 		least = minScoreLoose
+	}
+	if f.fallback {
+		least, wide = least+1, wide+0.5
 	}
 	if bestScore < least {
 		return Answer{}
@@ -393,11 +400,14 @@ func (f *finder) best() Answer {
 	// the question two ways, and a guess between them is no answer.
 	bv := strings.ToLower(bestA.Value)
 	for v, sc := range byValue {
-		margin := ambiguity
+		margin := wide
 		p := byPlace[v]
 		if p >= 0 && bestPlace >= 0 && max(p-bestPlace, bestPlace-p) <= samePlace {
 			if f.q.want == personKind && strings.Contains(v, "@") != strings.Contains(bv, "@") {
 				continue // a person's name and e-mail address, side by side
+			}
+			if sameFact(byLabel[v], bestLabel) {
+				continue // COREDUMP_SIGNAL and COREDUMP_SIGNAL_NAME: one fact, two ways
 			}
 			// Two fields of one record (a name and its e-mail
 			// address, a signal's number and name) are most often
@@ -689,9 +699,10 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		}
 	}
 	if prose && (r.kind == "line" || r.kind == "prose" || r.kind == "term") {
-		// A man page's reference, groff_font(5), and markup (</entry>)
-		// hold no value.
+		// A man page's reference, groff_font(5), markup (</entry>) and a
+		// log's source location ((gw_backend.c.238)) hold no value.
 		masked := append(manRefRE.FindAllStringIndex(r.text, -1), markupRE.FindAllStringIndex(r.text, -1)...)
+		masked = append(masked, sourceRE.FindAllStringIndex(r.text, -1)...)
 		if f.q.want != dateKind {
 			masked = append(masked, dateRE.FindAllStringIndex(r.text, -1)...)
 			masked = append(masked, timeRE.FindAllStringIndex(r.text, -1)...)
@@ -732,6 +743,8 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 	}
 	return out
 }
+
+var sourceRE = regexp.MustCompile(`\(?\b[\w/.-]+\.(?:c|cc|cpp|cxx|h|go|py|rs|java|js|ts)[.:]\d+\)?`)
 
 var markupRE = regexp.MustCompile(`</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>`)
 
@@ -882,6 +895,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			s += 3
 			labelHit = true
 		case f.q.want != anyKind && typeWord(t):
+		case f.q.want == dateKind && !isProse && dateLabel(c.label):
+			// "When was it sent?": the record's Date says when,
+			// whatever happened then.
 		case strongHit && genericAttr(t):
 			// "the secret of X", "the code for X": a word that only
 			// says "a value", where X itself matched.
@@ -1103,6 +1119,34 @@ func typeWord(t term) bool {
 
 var typeStems = setOf(`mail email address url link homepag websit dat day tim path directori folder fil version vers number numer
 amount count ip port nam person`)
+
+// sameFact reports whether two labels name one fact told two ways: a
+// field and its name, number or text (signal, signal_name).
+func sameFact(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if a == "" || !strings.HasPrefix(b, a) {
+		return false
+	}
+	switch strings.TrimLeft(b[len(a):], "_- .") {
+	case "name", "id", "str", "text", "code", "num", "number":
+		return true
+	}
+	return false
+}
+
+// dateLabel reports whether a field's label names a time: Date,
+// uploaded_at, Timestamp, Start-Date.
+func dateLabel(label string) bool {
+	for _, p := range parts(label) {
+		switch p {
+		case "date", "time", "timestamp", "at", "when", "day", "datetime":
+			return true
+		}
+	}
+	return false
+}
 
 // fieldKey reports whether a strong key may name a field rather than a
 // record: a short word in capitals (USB ID, PID, TTL), which a label may
