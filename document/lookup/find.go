@@ -220,7 +220,7 @@ type finder struct {
 	lineStems map[string][]string // stemsOf's
 	// fallback: the last try, with the text's topics relaxed.
 	fallback bool
-	fitted    map[string]bool     // fits's
+	fitted   map[string]bool // fits's
 	// trace, when set (by tests), sees every value scored.
 	trace func(c cand, score float64)
 }
@@ -714,6 +714,15 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 					continue typedLoop // a piece of a date or time
 				}
 			}
+			if loc[0] > 0 {
+				if p, _ := utf8.DecodeLastRuneInString(r.text[:loc[0]]); isWordRune(p) || p == '/' || p == '_' {
+					continue // the tail of a longer token: "/hinting_style" of "fontconfig/hinting_style"
+				}
+				if r.text[loc[0]-1] == '[' && loc[1] < len(r.text) && r.text[loc[1]] == ']' && isDigits(r.text[loc[0]:loc[1]]) &&
+					!f.asksProcess() {
+					continue // a log entry's process id: "[812]"
+				}
+			}
 			if f.q.want == numberKind || f.q.want == quantityKind || f.q.want == anyKind {
 				loc = withUnit(r.text, loc)
 			}
@@ -1029,11 +1038,14 @@ func hasWordRune(v string) bool {
 // onlyKeys reports whether every word of v is one of the question's
 // words.
 func (f *finder) onlyKeys(v string) bool {
-	ws := termRE.FindAllString(v, -1)
+	var ws []string
+	for _, w := range termRE.FindAllString(v, -1) {
+		ws = append(ws, parts(w)...) // fontconfig/hinting_style: three words
+	}
 	for _, w := range ws {
 		ok := false
 		for _, t := range append(f.terms, f.missing...) {
-			if strings.EqualFold(t.text, w) {
+			if strings.EqualFold(t.text, w) || slices.Contains(t.stems, stem(w)) {
 				ok = true
 				break
 			}
@@ -1132,6 +1144,18 @@ func sameFact(a, b string) bool {
 	switch strings.TrimLeft(b[len(a):], "_- .") {
 	case "name", "id", "str", "text", "code", "num", "number":
 		return true
+	}
+	return false
+}
+
+// asksProcess reports whether the question is about a process, whose id
+// a log writes in brackets.
+func (f *finder) asksProcess() bool {
+	for _, t := range append(f.terms, f.missing...) {
+		switch strings.ToLower(t.text) {
+		case "pid", "pids", "process", "processes", "thread", "tid":
+			return true
+		}
 	}
 	return false
 }

@@ -138,6 +138,12 @@ func TestFind(t *testing.T) {
 			"Which backend socket could lighttpd not connect to?", "unix:/run/php/php8.2-fpm.sock-0"},
 		{"a date for when it was sent", "From: Ana <ana@example.org>\nDate: Sat, 21 Dec 2019 03:11:40 +0100\nSubject: fribidi 1.0.8-2 uploaded\n\nDone.\n",
 			"When was the mail about fribidi 1.0.8-2 sent?", "Sat, 21 Dec 2019 03:11:40 +0100"},
+		{"not the tail of a token", "Name: fontconfig/hinting_style\nType: select\nChoices: Native, Slight, Medium, Full\nDefault: hintslight\n",
+			"Which hinting style does fontconfig use by default?", "hintslight"},
+		{"a log's process id is no value", "2025-03-04 01:08:14.101 UTC [812] LOG:  received SIGHUP, reloading configuration files\n" +
+			"2025-03-04 01:08:14.103 UTC [812] LOG:  parameter \"work_mem\" changed to \"64MB\"\n" +
+			"2025-03-04 01:08:14.104 UTC [812] LOG:  parameter \"log_min_duration_statement\" changed to \"250ms\"\n",
+			"What was work_mem changed to when the configuration was reloaded?", "64MB"},
 		{"defaults to", "The cache directory defaults to /var/cache/orbit unless ORBIT_CACHE is set.", "Where is the cache directory by default?", "/var/cache/orbit"},
 		{"pid file", "[Service]\nType=forking\nPIDFile=/run/cachesrv/main.pid\nTimeoutStartSec=0\n", "Which PID file does the service use?", "/run/cachesrv/main.pid"},
 		{"value names the key", "#define LIBFOO_VERSION_TEXT \"LibFoo 2.4.1 3 Mar 2026\"\n#define LIBFOO_API 7\n", "What is the LIBFOO_VERSION_TEXT?", "LibFoo 2.4.1 3 Mar 2026"},

@@ -114,6 +114,9 @@ func parseQuery(q string) query {
 	case strings.HasPrefix(lower, "where") || has("path", "directory", "folder", "location"):
 		out.want = placeKind
 	}
+	if m := whichFileRE.FindStringSubmatch(lower); m != nil && out.want == anyKind {
+		out.want = placeKind // "which certificate file", "what socket": a path
+	}
 	if m := whichRE.FindStringSubmatch(lower); m != nil {
 		// "What section is X in?": the noun says what is asked, even
 		// one that is no key ("section", "file").
@@ -155,6 +158,8 @@ func parseQuery(q string) query {
 
 // leadRE is a request's lead before its question word.
 var leadRE = regexp.MustCompile(`^(?:(?:please|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:tell|show|give|find|let)\s+me\s+(?:know\s+)?|^i\s+(?:need|want|would like|'d like)\s+(?:to\s+know\s+)?|^do\s+you\s+know\s+`)
+
+var whichFileRE = regexp.MustCompile(`^(?:which|what)\s+(?:[\pL-]+\s+)?(?:file|path|directory|folder|socket|dir)\b`)
 
 var whichRE = regexp.MustCompile(`^(?:which|what)\s+([\pL-]+)`)
 
