@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -240,6 +243,43 @@ func TestSweepOrphanCases(t *testing.T) {
 	}
 }
 
+// TestShutdownBeforeServe checks that a Shutdown that comes before Serve
+// has begun still stops it: Serve returns at once instead of serving for
+// ever (a signal at start-up; test servers torn down at once).
+func TestShutdownBeforeServe(t *testing.T) {
+	t.Parallel()
+	st, err := store.OpenDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, st, &fakeRunner{result: finalResult("42")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, serve := range []func(net.Listener) error{s.Serve, s.ServeMetrics} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- serve(ln) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve after Shutdown: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Serve after Shutdown is still serving")
+		}
+		ln.Close()
+	}
+}
+
 // TestShutdownReleasesLease checks that a server shut down cleanly gives its
 // lease up, so that the runs it could not finish are ended by the next
 // sweep at once rather than after the lease's term.
@@ -248,8 +288,7 @@ func TestShutdownReleasesLease(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			st, other := open(t)
 			s := startServer(t, Config{}, st, nil)
-			// Serving for sure: a Shutdown before Serve began would not
-			// stop it.
+			// Serving for sure, so that the lease is the running server's.
 			do(t, "GET", s.URL+"/healthz", "", nil)
 			ctx := context.Background()
 			if err := s.ensureLease(ctx); err != nil {

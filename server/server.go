@@ -171,6 +171,12 @@ func (s *Server) Serve(ln net.Listener) error {
 		},
 	}
 	s.mu.Lock()
+	if s.draining.Load() {
+		// Shutdown came first and found no server to stop: do not start
+		// one it would never stop.
+		s.mu.Unlock()
+		return nil
+	}
 	s.http = hs
 	s.mu.Unlock()
 	if err := hs.Serve(limited); !errors.Is(err, http.ErrServerClosed) {
@@ -188,6 +194,10 @@ func (s *Server) ServeMetrics(ln net.Listener) error {
 	hs := &http.Server{Handler: e, ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, IdleTimeout: s.cfg.IdleTimeout,
 		ReadTimeout: s.cfg.ReadHeaderTimeout, WriteTimeout: time.Minute}
 	s.mu.Lock()
+	if s.draining.Load() {
+		s.mu.Unlock()
+		return nil
+	}
 	s.metricsHTTP = hs
 	s.mu.Unlock()
 	if err := hs.Serve(netutil.LimitListener(ln, s.cfg.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
