@@ -170,19 +170,26 @@ func (s *Server) Serve(ln net.Listener) error {
 			return context.WithValue(ctx, connKey{}, c)
 		},
 	}
-	s.mu.Lock()
-	if s.draining.Load() {
-		// Shutdown came first and found no server to stop: do not start
-		// one it would never stop.
-		s.mu.Unlock()
+	if !s.adopt(&s.http, hs) {
 		return nil
 	}
-	s.http = hs
-	s.mu.Unlock()
 	if err := hs.Serve(limited); !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 	}
 	return nil
+}
+
+// adopt records hs in *slot for Shutdown to stop, unless Shutdown has
+// begun: then it found no server to stop, and adopt reports false so that
+// hs never serves (it would serve for ever).
+func (s *Server) adopt(slot **http.Server, hs *http.Server) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining.Load() {
+		return false
+	}
+	*slot = hs
+	return true
 }
 
 // ServeMetrics answers GET /metrics, and nothing else, on ln until
@@ -193,13 +200,9 @@ func (s *Server) ServeMetrics(ln net.Listener) error {
 	e.GET("/metrics", echo.WrapHandler(s.metricsHandler()))
 	hs := &http.Server{Handler: e, ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, IdleTimeout: s.cfg.IdleTimeout,
 		ReadTimeout: s.cfg.ReadHeaderTimeout, WriteTimeout: time.Minute}
-	s.mu.Lock()
-	if s.draining.Load() {
-		s.mu.Unlock()
+	if !s.adopt(&s.metricsHTTP, hs) {
 		return nil
 	}
-	s.metricsHTTP = hs
-	s.mu.Unlock()
 	if err := hs.Serve(netutil.LimitListener(ln, s.cfg.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve metrics %s: %w", ln.Addr(), err)
 	}
