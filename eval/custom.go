@@ -12,6 +12,20 @@ import (
 	"strings"
 )
 
+// CustomLine is one line of a custom task file as a generator writes it:
+// attached documents (paths relative to the file), the question, its
+// accepted answers, the scorer and labels for reports. Generators of
+// held-out and development sets write it; LoadCustom also reads the other
+// forms described at Custom (a context in the line, a single answer).
+type CustomLine struct {
+	ContextFiles []string          `json:"context_files"`
+	Inline       string            `json:"inline,omitempty"`
+	Question     string            `json:"question"`
+	Answer       []string          `json:"answer"`
+	Scorer       string            `json:"scorer"`
+	Meta         map[string]string `json:"meta"`
+}
+
 // Custom is a task read from a JSONL file, one instance per line:
 //
 //	{"context": "...", "question": "...", "answer": "...", "scorer": "contains"}

@@ -68,16 +68,8 @@ type Case struct {
 	Deliver string
 }
 
-// Item is one built instance, a line of heldout.jsonl (the custom task
-// format of package eval).
-type Item struct {
-	ContextFiles []string          `json:"context_files"`
-	Inline       string            `json:"inline,omitempty"`
-	Question     string            `json:"question"`
-	Answer       []string          `json:"answer"`
-	Scorer       string            `json:"scorer"`
-	Meta         map[string]string `json:"meta"`
-}
+// Item is one built instance, a line of heldout.jsonl.
+type Item = eval.CustomLine
 
 // TaskFile is the name of the custom task file Build writes.
 const TaskFile = "heldout.jsonl"

@@ -349,23 +349,13 @@ func clip(s string, n int) string {
 	return s
 }
 
-// item is one line of devlookups.jsonl (eval's custom task format).
-type item struct {
-	ContextFiles []string          `json:"context_files"`
-	Inline       string            `json:"inline,omitempty"`
-	Question     string            `json:"question"`
-	Answer       []string          `json:"answer"`
-	Scorer       string            `json:"scorer"`
-	Meta         map[string]string `json:"meta"`
-}
-
 func write(dir string, all []built) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	var lines []byte
 	for _, b := range all {
-		it := item{Question: b.Question, Answer: b.Answers, Scorer: "exact",
+		it := eval.CustomLine{Question: b.Question, Answer: b.Answers, Scorer: "exact",
 			Meta: map[string]string{"id": b.ID, "kind": b.Kind, "form": b.Form, "deliver": b.Deliver}}
 		if len(b.Answers) == 0 {
 			it.Answer, it.Scorer = []string{"No answer"}, "absent"
