@@ -24,9 +24,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -212,25 +214,16 @@ func Build(dir, root string) (Manifest, error) {
 // manifest's, and the packages whose versions differ.
 func (m Manifest) Differences(frozen Manifest) []string {
 	var out []string
-	for _, p := range sortedKeys(frozen.Packages) {
+	for _, p := range slices.Sorted(maps.Keys(frozen.Packages)) {
 		if m.Packages[p] != frozen.Packages[p] {
 			out = append(out, fmt.Sprintf("package %s is %q, the set was frozen with %q", p, m.Packages[p], frozen.Packages[p]))
 		}
 	}
-	for _, id := range sortedKeys(frozen.Documents) {
+	for _, id := range slices.Sorted(maps.Keys(frozen.Documents)) {
 		if strings.Join(m.Documents[id], ",") != strings.Join(frozen.Documents[id], ",") {
 			out = append(out, fmt.Sprintf("case %s: its documents differ from the frozen ones", id))
 		}
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -11,9 +11,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -946,20 +948,18 @@ func aEndpointsJSONL() (string, error) {
 		b.WriteString("}\n")
 	}
 	for _, p := range doc.Partitions {
-		for _, s := range sortedKeys(p.Services) {
+		for _, s := range slices.Sorted(maps.Keys(p.Services)) {
 			eps := p.Services[s].Endpoints
-			for _, r := range aSortedRawKeys(eps) {
+			for _, r := range slices.Sorted(maps.Keys(eps)) {
 				line(map[string]any{"type": "endpoint", "partition": p.Partition, "service": s, "region": r}, eps[r])
 			}
 		}
-		for _, r := range aSortedRawKeys(p.Regions) {
+		for _, r := range slices.Sorted(maps.Keys(p.Regions)) {
 			line(map[string]any{"type": "region", "partition": p.Partition, "region": r}, p.Regions[r])
 		}
 	}
 	return b.String(), nil
 }
-
-func aSortedRawKeys(m map[string]json.RawMessage) []string { return sortedKeys(m) }
 
 // aBotoOperationsJSONL lists the operations of botocore's service models,
 // one per line, for the services from a to d.
@@ -1015,7 +1015,7 @@ func aBotoOperationsJSONL() (string, error) {
 		if err := json.Unmarshal(raw, &model); err != nil {
 			return "", fmt.Errorf("%s: %w", n, err)
 		}
-		for _, name := range sortedKeys(model.Operations) {
+		for _, name := range slices.Sorted(maps.Keys(model.Operations)) {
 			o := model.Operations[name]
 			rec := op{Service: model.Metadata.ServiceID, APIVersion: model.Metadata.APIVersion, Operation: name,
 				Method: o.HTTP.Method, RequestURI: o.HTTP.RequestURI, Input: o.Input.Shape, Output: o.Output.Shape, Deprecated: o.Deprecated}

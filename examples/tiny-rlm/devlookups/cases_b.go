@@ -8,10 +8,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1598,7 +1600,7 @@ func bNpmPackages() []bNpm {
 			var deps [][2]string
 			for _, k := range []string{"dependencies", "devDependencies", "peerDependencies", "optionalDependencies"} {
 				m, _ := m[k].(map[string]any)
-				for _, d := range sortedKeys(m) {
+				for _, d := range slices.Sorted(maps.Keys(m)) {
 					v, _ := m[d].(string)
 					deps = append(deps, [2]string{d, k + "\t" + v})
 				}

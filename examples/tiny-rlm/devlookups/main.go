@@ -22,11 +22,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -90,7 +93,7 @@ func main() {
 		for _, b := range all {
 			counts[b.Kind+"/"+b.Form+"/"+b.Deliver]++
 		}
-		for _, k := range sortedKeys(counts) {
+		for _, k := range slices.Sorted(maps.Keys(counts)) {
 			fmt.Printf("%-40s %d\n", k, counts[k])
 		}
 		fmt.Printf("%d cases\n", len(all))
@@ -335,7 +338,7 @@ func score(w io.Writer, all []built, verbose bool) {
 	}
 	for _, dim := range []string{"kind", "form", "deliver"} {
 		fmt.Fprintf(w, "\nby %s:\n", dim)
-		for _, k := range sortedKeys(by[dim]) {
+		for _, k := range slices.Sorted(maps.Keys(by[dim])) {
 			fmt.Fprintf(w, "  %-14s %s\n", k, by[dim][k])
 		}
 	}
@@ -385,20 +388,10 @@ func write(dir string, all []built) error {
 	return os.WriteFile(filepath.Join(dir, "devlookups.jsonl"), lines, 0o644)
 }
 
-// seeded returns a generator for a case's own choices.
+// seeded returns a generator for a case's own choices, seeded by the
+// FNV-1a hash of its ID.
 func seeded(id string) *rand.Rand {
-	var h uint64 = 14695981039346656037
-	for i := 0; i < len(id); i++ {
-		h = (h ^ uint64(id[i])) * 1099511628211
-	}
-	return rand.New(rand.NewPCG(h, 38))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return rand.New(rand.NewPCG(h.Sum64(), 38))
 }
