@@ -332,7 +332,7 @@ func (f *finder) best() Answer {
 	locs = f.promising(locs)
 	seenLine := map[int]bool{}
 	seen := map[[2]int]bool{}
-	memo := newHeadMemo()
+	memo := newRecordMemo()
 	var bestA Answer
 	bestScore := -1e9
 	byValue, seenValue, byPlace, byLabel := map[string]float64{}, map[string]bool{}, map[string]int{}, map[string]string{}
@@ -781,12 +781,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	s := 0.0
 	labelHit, keyLabel := false, false
 	isProse := c.label == "" || c.label == "\x00is"
-	strongKey := false
-	for _, t := range f.terms {
-		if t.strong {
-			strongKey = true
-		}
-	}
+	strongKey := f.hasStrong()
 	for i, t := range f.terms {
 		if t.strong {
 			s += 3
@@ -896,7 +891,6 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	// words names the field, the field asked for may be one the text
 	// does not have. Words that only say what kind of value is asked
 	// ("e-mail address", "date") are checked by the value's kind.
-	strongHit := strongKey
 	missed := 0
 	for _, t := range f.missing {
 		switch {
@@ -907,7 +901,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		case f.q.want == dateKind && !isProse && dateLabel(c.label):
 			// "When was it sent?": the record's Date says when,
 			// whatever happened then.
-		case strongHit && genericAttr(t):
+		case strongKey && genericAttr(t):
 			// "the secret of X", "the code for X": a word that only
 			// says "a value", where X itself matched.
 		default:
@@ -917,7 +911,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	switch {
 	case labelHit:
 		s -= 0.5 * float64(missed)
-	case isProse && strongHit:
+	case isProse && strongKey:
 		s -= 2 * float64(missed)
 	case isProse:
 		s -= 3 * float64(missed)

@@ -68,7 +68,7 @@ const maxRecordLines = 400
 // records returns the readings of the text around offset at: the line
 // itself, each record shape that holds it (in this order: ties between
 // equal scores go to the earlier), and the sentence.
-func records(s string, at int, memo *headMemo) []record {
+func records(s string, at int, memo *recordMemo) []record {
 	a, b := lineAt(s, at)
 	readers := []func(s string, a, b int) (record, bool){
 		func(s string, a, b int) (record, bool) { return tableRecord(s, a, b, memo) }, fixedRecord, alignedRecord,
@@ -212,7 +212,7 @@ var mdRuleRE = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\
 // like column names and has as many cells (CSV rows may leave trailing
 // fields out), so that a table is found anywhere in a document and
 // tables laid end to end keep their own headers.
-func tableRecord(s string, a, b int, memo *headMemo) (record, bool) {
+func tableRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 	line := s[a:b]
 	var sep string
 	switch {
@@ -279,13 +279,13 @@ type head struct {
 	a, b  int
 }
 
-// headMemo remembers, for a line and a search state, the header found
-// from that line upward, so that the rows of one table, each an anchor,
-// share one walk up to its header instead of one each.
-type headMemo struct {
-	found map[headKey]head
-	none  map[headKey]bool
-	// entries are entryRecord's readings by their head line.
+// recordMemo remembers what reading the records around one anchor found
+// that the records around other anchors share: a table's header, by line
+// and search state (the rows of one table share one walk up to it), and
+// an indented entry, by its head line (parsed once).
+type recordMemo struct {
+	found   map[headKey]head
+	none    map[headKey]bool
 	entries map[int]record
 }
 
@@ -295,8 +295,8 @@ type headKey struct {
 	st   headState
 }
 
-func newHeadMemo() *headMemo {
-	return &headMemo{found: map[headKey]head{}, none: map[headKey]bool{}, entries: map[int]record{}}
+func newRecordMemo() *recordMemo {
+	return &recordMemo{found: map[headKey]head{}, none: map[headKey]bool{}, entries: map[int]record{}}
 }
 
 // head finds the header of the table row at line a: the topmost line
@@ -304,7 +304,7 @@ func newHeadMemo() *headMemo {
 // column names (CSV rows may leave trailing fields out); a row with more
 // cells than the header ends the table above. A row of words
 // ("kaul,quinga,ok") may look like column names too, hence the topmost.
-func (m *headMemo) head(s string, a int, sep string, st headState) (head, bool) {
+func (m *recordMemo) head(s string, a int, sep string, st headState) (head, bool) {
 	type step struct {
 		key     headKey
 		matched *head
@@ -1254,7 +1254,7 @@ func blockRecord(s string, a, b int) (record, bool) {
 // name), each key=value or key: value labelled by its key. The line read
 // is the entry's head when lines under it are indented, else one of the
 // lines under the nearest less indented line above.
-func entryRecord(s string, a, b int, memo *headMemo) (record, bool) {
+func entryRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 	ind := indentOf(s[a:b])
 	ha, hb := a, b
 	if na, nb, ok := nextLine(s, b); !ok || blank(s[na:nb]) || indentOf(s[na:nb]) <= ind {
