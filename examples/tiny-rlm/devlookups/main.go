@@ -7,6 +7,7 @@
 //	go run ./examples/tiny-rlm/devlookups              # score lookup.Find on every case, list the misses
 //	go run ./examples/tiny-rlm/devlookups -kind yaml   # only one kind
 //	go run ./examples/tiny-rlm/devlookups -out DIR     # DIR/devlookups.jsonl for rlm eval --task custom:...
+//	go run ./examples/tiny-rlm/devlookups -fresh       # the fresh set, which only measures
 //
 // Scoring runs the cell the built-in model writes for a lookup
 // (training/expert/cells/lookup.txt): lookup(context, query), with the
@@ -71,8 +72,14 @@ type devCase struct {
 	Deliver string
 }
 
-// cases are every file's cases (cases_*.go).
+// cases are the development set's cases (cases_a.go, cases_b.go): the
+// helper is changed by what they show.
 var cases [][]devCase
+
+// fresh are a second set written the same way (fresh_*.go) that only
+// measures: nothing is changed because of it, so its score says how the
+// helper does on text and questions it was not fitted to (-fresh).
+var fresh [][]devCase
 
 func main() {
 	out := flag.String("out", "", "write the set as an rlm eval custom task into this `directory` instead of scoring it")
@@ -81,8 +88,13 @@ func main() {
 	only := flag.String("id", "", "only the case with this `ID`")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the lookups to this `file`")
 	check := flag.Bool("check", false, "only build the documents and count the cases (no lookups)")
+	useFresh := flag.Bool("fresh", false, "use the fresh set (fresh_*.go), which only measures, instead of the development set")
 	flag.Parse()
-	all, err := build(*kind, *only)
+	set := cases
+	if *useFresh {
+		set = fresh
+	}
+	all, err := build(set, *kind, *only)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "devlookups:", err)
 		os.Exit(1)
@@ -124,10 +136,10 @@ type built struct {
 	doc string
 }
 
-func build(kind, id string) ([]built, error) {
+func build(set [][]devCase, kind, id string) ([]built, error) {
 	var out []built
 	seen := map[string]bool{}
-	for _, l := range cases {
+	for _, l := range set {
 		for _, c := range l {
 			if seen[c.ID] {
 				return nil, fmt.Errorf("case %s: ID used twice", c.ID)
