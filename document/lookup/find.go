@@ -346,7 +346,7 @@ func (f *finder) best() Answer {
 		rs := records(f.text, at, memo)
 		structured := false
 		for _, r := range rs {
-			if r.kind == "line" || r.kind == "prose" || len(r.fields) < 2 {
+			if r.kind == "line" || r.kind == "prose" || r.kind == "section" || len(r.fields) < 2 {
 				continue
 			}
 			for _, fl := range r.fields {
@@ -414,11 +414,18 @@ func (f *finder) best() Answer {
 			// one fact told twice.
 			margin /= 3
 		}
-		if bestScore-sc < margin && !strings.Contains(v, bv) && !strings.Contains(bv, v) {
+		if bestScore-sc < margin && !strings.Contains(v, bv) && !strings.Contains(bv, v) && !restated(bestA.Line, bv, v) {
 			return Answer{}
 		}
 	}
 	return bestA
+}
+
+// restated reports whether line gives values a and b as one, the second
+// in brackets after the first: "10000 (10 seconds)".
+func restated(line, a, b string) bool {
+	l := strings.ToLower(line)
+	return strings.Contains(l, a+" ("+b+")") || strings.Contains(l, b+" ("+a+")")
 }
 
 // place is where a value of a record of labelled fields was read, for
@@ -539,9 +546,16 @@ func (f *finder) match(r *record) *matches {
 			m.words[st] = true
 		}
 	}
+	// A section is about what its heading names: a strong key must be
+	// there, not only somewhere in its body.
+	strongIn, strongFolded := r.text, folded
+	if r.kind == "section" {
+		h, _, _ := strings.Cut(r.text, "\n")
+		strongIn, strongFolded = h, folded[:len(h)]
+	}
 	for i, t := range f.terms {
 		if t.strong {
-			if len(occurrences(r.text, folded, t, 1)) == 0 {
+			if len(occurrences(strongIn, strongFolded, t, 1)) == 0 {
 				return nil
 			}
 			m.strong[i] = true
@@ -632,7 +646,7 @@ func (f *finder) looseIn(t term, words map[string]bool) bool {
 		}
 		ok := false
 		for w := range words {
-			if related(s, w) {
+			if related(s, w) || compoundOf(w, s) {
 				ok = true
 				break
 			}
@@ -669,6 +683,21 @@ func compound(l, w string) bool {
 		return compoundParts[l[len(w):]]
 	case strings.HasSuffix(l, w):
 		return compoundParts[l[:len(l)-len(w)]]
+	}
+	return false
+}
+
+// compoundOf reports whether record word w is stem s, or a word a
+// document writes for it, run together with a setting's kind:
+// "mintimeout" for "minimum".
+func compoundOf(w, s string) bool {
+	if compound(w, s) {
+		return true
+	}
+	for _, x := range synonyms[s] {
+		if compound(w, x) {
+			return true
+		}
 	}
 	return false
 }
@@ -726,6 +755,11 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 			if f.q.want == numberKind || f.q.want == quantityKind || f.q.want == anyKind {
 				loc = withUnit(r.text, loc)
 			}
+			if loc[1] < len(r.text) {
+				if n, _ := utf8.DecodeRuneInString(r.text[loc[1]:]); isWordRune(n) {
+					continue // the head of a longer token: "0" of "0x1000"
+				}
+			}
 			v := clean(r.text[loc[0]:loc[1]])
 			if m := countRE.FindStringSubmatch(v); m != nil && f.asksIn(m[2]) {
 				// "How many items": the count alone, the question
@@ -782,6 +816,15 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	labelHit, keyLabel := false, false
 	isProse := c.label == "" || c.label == "\x00is"
 	strongKey := f.hasStrong()
+	// The words of the value's own line, in a record of several lines.
+	var lineWords map[string]bool
+	if !isProse && strings.Contains(c.rec.text, "\n") && c.at >= 0 && c.at < len(f.text) {
+		a, b := lineAt(f.text, c.at)
+		lineWords = map[string]bool{}
+		for _, st := range f.stemsOf(f.text[a:b]) {
+			lineWords[st] = true
+		}
+	}
 	for i, t := range f.terms {
 		if t.strong {
 			s += 3
@@ -823,6 +866,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			s++
 			if f.counts[i] <= rareCount {
 				s += 0.5
+			}
+			if !isProse && lineWords != nil && f.looseIn(t, lineWords) {
+				s += 0.5 // on the field's own line: "default_days = 365  # how long to certify for"
 			}
 		case strongKey && genericAttr(t):
 			// "the code of X": said of X's value, whatever it is called
@@ -1015,7 +1061,9 @@ func (f *finder) asksIn(unit string) bool {
 // @, a URL a dot or slash. (How well it fits is scored.)
 func (f *finder) couldBe(v string) bool {
 	switch f.q.want {
-	case numberKind, quantityKind, dateKind, versionKind:
+	case numberKind, quantityKind:
+		return hasDigit(v) || wordQuantityRE.MatchString(v)
+	case dateKind, versionKind:
 		return hasDigit(v)
 	case emailKind:
 		return strings.Contains(v, "@")

@@ -125,13 +125,16 @@ func parseQuery(q string) query {
 		}
 	}
 	seen := map[string]bool{}
+	prev := ""
 	for i, loc := range termRE.FindAllStringIndex(q, -1) {
 		w := strings.TrimRight(q[loc[0]:loc[1]], "'’")
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 		lw := strings.ToLower(w)
+		afterHow := prev == "how"
+		prev = lw
 		if stopWords[lw] || auxWords[lw] || seen[lw] || utf8.RuneCountInString(w) < 2 && !isDigits(w) ||
-			loc[0] == 0 && imperatives[lw] {
-			continue
+			loc[0] == 0 && imperatives[lw] || afterHow && howWords[lw] {
+			continue // "many" of "how many" says what is asked, not where
 		}
 		seen[lw] = true
 		t := term{text: w, fold: foldASCII(w)}
@@ -155,6 +158,9 @@ func parseQuery(q string) query {
 	}
 	return out
 }
+
+// howWords follow "how" to ask for an amount.
+var howWords = setOf(`many much long big large far often fast old soon tall high wide deep small frequently quickly`)
 
 // leadRE is a request's lead before its question word.
 var leadRE = regexp.MustCompile(`^(?:(?:please|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:tell|show|give|find|let)\s+me\s+(?:know\s+)?|^i\s+(?:need|want|would like|'d like)\s+(?:to\s+know\s+)?|^do\s+you\s+know\s+`)

@@ -75,6 +75,7 @@ func records(s string, at int, memo *recordMemo) []record {
 		func(s string, _, _ int) (record, bool) { return jsonRecord(s, at) },
 		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at) }, copyRecord,
 		changelogRecord, stanzaRecord, iniRecord, yamlRecord, func(s string, a, b int) (record, bool) { return entryRecord(s, a, b, memo) }, settingRecord, listRecord, termRecord, blockRecord,
+		func(s string, a, b int) (record, bool) { return sectionRecord(s, a, b, memo) },
 	}
 	out := []record{lineRecord(s, a, b)}
 	for _, read := range readers {
@@ -85,9 +86,9 @@ func records(s string, at int, memo *recordMemo) []record {
 	return append(out, proseRecord(s, a, b, at))
 }
 
-// kvRE finds key: value, key = value, key=value, "key": "value" and
-// key => value on a line.
-var kvRE = regexp.MustCompile(`(?:^|[\s,{;(|#])["']?-{0,2}([\pL_][\pL\pN_.\-]*(?:\s[\pL][\pL\pN_.\-]*){0,3})["']?\s*(?::|=>|=|:=)\s*("[^"]*"|'[^']*'|[^\s,;|}{]+(?:\s+[^\s,;|}{#=:]+)*)`)
+// kvRE finds key: value, key = value, key=value, "key": "value",
+// key => value and Markdown's **key:** value on a line.
+var kvRE = regexp.MustCompile(`(?:^|[\s,{;(|#*])["']?-{0,2}([\pL_][\pL\pN_.\-]*(?:\s[\pL][\pL\pN_.\-]*){0,3})["']?\*{0,2}\s*(?::|=>|=|:=)\*{0,2}\s*("[^"]*"|'[^']*'|[^\s,;|}{]+(?:\s+[^\s,;|}{#=:]+)*)`)
 
 var tagRE = regexp.MustCompile(`<([A-Za-z][\w:.-]*)([^<>]*)>([^<>]+)</([A-Za-z][\w:.-]*)>`)
 
@@ -284,9 +285,10 @@ type head struct {
 // and search state (the rows of one table share one walk up to it), and
 // an indented entry, by its head line (parsed once).
 type recordMemo struct {
-	found   map[headKey]head
-	none    map[headKey]bool
-	entries map[int]record
+	found    map[headKey]head
+	none     map[headKey]bool
+	entries  map[int]record
+	sections map[int]record // by heading offset; a zero record: none
 }
 
 type headKey struct {
@@ -1104,7 +1106,23 @@ var listItemRE = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*)?([^:*\n]{1
 // paragraph above it as context.
 func listRecord(s string, a, b int) (record, bool) {
 	if !listItemRE.MatchString(s[a:b]) {
-		return record{}, false
+		// The list's heading: "#### `fetch-retry-mintimeout`", a blank
+		// line, "* Default: 10000 (10 seconds)".
+		if blank(s[a:b]) {
+			return record{}, false
+		}
+		pb, found := b, false
+		for i := 0; i < 3 && !found; i++ {
+			qa, qb, ok := nextLine(s, pb)
+			if !ok || !blank(s[qa:qb]) && !listItemRE.MatchString(s[qa:qb]) {
+				break
+			}
+			pb, found = qb, !blank(s[qa:qb])
+		}
+		if !found {
+			return record{}, false
+		}
+		a, b = lineAt(s, pb-1)
 	}
 	pa, pb := a, b
 	for i := 0; i < 60; i++ {
@@ -1370,17 +1388,19 @@ func settingRecord(s string, a, b int) (record, bool) {
 // its paragraph's lines of prose.
 func proseRecord(s string, a, b, at int) record {
 	pa, pb := a, b
-	if proseLine(s[a:b]) && !entryStartRE.MatchString(s[a:b]) {
-		for i := 0; i < 8; i++ {
+	if proseLine(s[a:b]) {
+		// A list item or log entry starts the sentence; the lines
+		// after it that start nothing continue it.
+		for i := 0; i < 8 && !entryStart(s, pa, b); i++ {
 			qa, qb, ok := prevLine(s, pa)
-			if !ok || !proseLine(s[qa:qb]) || entryStartRE.MatchString(s[qa:qb]) || at-qa > 600 {
+			if !ok || !proseLine(s[qa:qb]) || at-qa > 600 {
 				break
 			}
 			pa = qa
 		}
 		for i := 0; i < 8; i++ {
 			qa, qb, ok := nextLine(s, pb)
-			if !ok || !proseLine(s[qa:qb]) || entryStartRE.MatchString(s[qa:qb]) || qb-at > 600 {
+			if !ok || !proseLine(s[qa:qb]) || entryStart(s, qa, qb) || qb-at > 600 {
 				break
 			}
 			pb = qb
@@ -1406,6 +1426,28 @@ func proseRecord(s string, a, b, at int) record {
 // sentence.
 var entryStartRE = regexp.MustCompile(`^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|\d{4}-\d\d-\d\d|\d\d?:\d\d|\[|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d |\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3} |(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|LOG|CRITICAL)\b)`)
 
+// entryStart reports whether line a..b of s starts an entry of its own,
+// inside a comment too ("#pod * C<max_redirect> ..."); a block comment's
+// " * " continues its sentence.
+func entryStart(s string, a, b int) bool {
+	l := s[a:b]
+	if m := commentLeadRE.FindStringSubmatchIndex(l); m != nil && (m[2] < 0 || inBlockComment(s, a)) {
+		l = l[m[1]:]
+	}
+	return entryStartRE.MatchString(l)
+}
+
+// commentLeadRE is a comment's mark at a line's start: "#", "//", ";",
+// or (its group) the " * " of a block comment.
+var commentLeadRE = regexp.MustCompile(`^\s*(?:/\*+|(\*)(?:\s|$)|//+|#+(?:pod)?(?:\s|$)|;+\s)`)
+
+// inBlockComment reports whether offset a is inside a /* ... */ comment
+// that opened at most 4 KB before it.
+func inBlockComment(s string, a int) bool {
+	before := s[max(0, a-4096):a]
+	return strings.LastIndex(before, "/*") > strings.LastIndex(before, "*/")
+}
+
 // proseLine reports whether a line reads as running text: several words,
 // not a key: value line, a table row or code.
 func proseLine(l string) bool {
@@ -1420,3 +1462,70 @@ func proseLine(l string) bool {
 // sentenceEndRE ends a sentence: a period, ! or ? followed by white space
 // and not inside a number, path or abbreviation.
 var sentenceEndRE = regexp.MustCompile(`[.!?]["')\]]?\s+|\n\s*\n`)
+
+// headingRE is a Markdown heading: "### `server.requestTimeout`".
+var headingRE = regexp.MustCompile(`^#{1,6}[ \t]+\S`)
+
+// maxSectionLines bounds a section's reach from its heading.
+const maxSectionLines = 40
+
+// sectionRecord reads the Markdown section around the line: its heading
+// (which names what the section is about) and the labelled values of its
+// body ("* {number} **Default:** `300000`" under "### `server.requestTimeout`").
+// A heading is a "#" line with a blank line (or the text's start) above
+// it and one below it, so that a run of shell comments is none.
+func sectionRecord(s string, a, b int, memo *recordMemo) (record, bool) {
+	ha := -1
+	for qa, qb, i := a, b, 0; i < maxSectionLines; i++ {
+		if heading(s, qa, qb) {
+			ha = qa
+			break
+		}
+		var ok bool
+		if qa, qb, ok = prevLine(s, qa); !ok {
+			break
+		}
+	}
+	if ha < 0 {
+		return record{}, false
+	}
+	if r, ok := memo.sections[ha]; ok {
+		return r, r.text != "" && b <= r.start+len(r.text)
+	}
+	_, hb := lineAt(s, ha)
+	end := hb
+	var fields []field
+	for pb, i := hb, 0; i < maxSectionLines; i++ {
+		qa, qb, ok := nextLine(s, pb)
+		if !ok || headingRE.MatchString(s[qa:qb]) {
+			break
+		}
+		for _, fl := range lineRecord(s, qa, qb).fields {
+			if !hasPair(fields, fl.label, fl.value) {
+				fields = append(fields, fl)
+			}
+		}
+		end, pb = qb, qb
+	}
+	var r record
+	if len(fields) > 0 {
+		r = record{kind: "section", text: s[ha:end], start: ha, fields: fields}
+	}
+	if memo.sections == nil {
+		memo.sections = map[int]record{}
+	}
+	memo.sections[ha] = r
+	return r, r.text != "" && b <= end
+}
+
+// heading reports whether line qa..qb is a Markdown heading.
+func heading(s string, qa, qb int) bool {
+	if !headingRE.MatchString(s[qa:qb]) || qb-qa > 100 {
+		return false
+	}
+	if pa, pb, ok := prevLine(s, qa); ok && !blank(s[pa:pb]) {
+		return false
+	}
+	na, nb, ok := nextLine(s, qb)
+	return ok && blank(s[na:nb])
+}

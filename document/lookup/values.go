@@ -23,6 +23,9 @@ var (
 		`|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)
 	// quantity: a number and its unit, or "every N unit".
 	quantityRE = regexp.MustCompile(`(?i)(?:^|[^\pL\pN_.-])((?:every\s+)?[-+]?\d[\d,.]*(?:[ \t]*(?:` + units + `)|[ \t]+(?:` + shortUnits + `)))\b`)
+	// wordQuantityRE: a number written as a word, with its unit:
+	// "twenty minutes", "five seconds".
+	wordQuantityRE = regexp.MustCompile(`(?i)\b((?:` + numberWords + `)(?:[- ](?:` + numberWords + `))?[ \t]+(?:` + units + `))\b`)
 	// nameRE: two to four capitalized words, the way people are named.
 	nameRE = regexp.MustCompile(`\p{Lu}[\pL\pM'’-]+(?:\s+(?:(?:de|van|von|der|da|di|du|la|le|bin|al|ter|del)\s+)?\p{Lu}[\pL\pM'’.-]*){1,3}`)
 )
@@ -35,6 +38,9 @@ const units = `ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|
 	`px|pt|mm|cm|km|miles?|kg|lbs?|°c|°f|mv|kw|mw|ma|rpm|req/s|rps|qps|ops/s|cores?|cpus?|threads?|connections?|items?|entries|times|s|h|m`
 
 const shortUnits = `s|h|m|k|g|b|v|w|a`
+
+// numberWords are the numbers people write as words before a unit.
+const numberWords = `one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred|thousand`
 
 var capWordRE = regexp.MustCompile(`^\p{Lu}[\pL\pM'’.-]+$`)
 
@@ -63,9 +69,9 @@ func fits(k valueKind, v string) bool {
 	case dateKind:
 		return covers(dateRE) || covers(clockRE)
 	case numberKind:
-		return isNumber(v) || covers(quantityRE) || covers(hexRE)
+		return isNumber(v) || covers(quantityRE) || covers(hexRE) || covers(wordQuantityRE)
 	case quantityKind:
-		return covers(quantityRE) || isNumber(v)
+		return covers(quantityRE) || isNumber(v) || covers(wordQuantityRE)
 	case placeKind:
 		return covers(pathRE) || covers(urlRE) || covers(emailRE) || !strings.Contains(v, " ") && strings.Contains(v, ".") || covers(nameRE) || capWordRE.MatchString(v)
 	case emailKind:
@@ -87,9 +93,9 @@ func typed(k valueKind, s string) [][2]int {
 	case dateKind:
 		res = []*regexp.Regexp{dateRE, clockRE}
 	case numberKind:
-		res = []*regexp.Regexp{hexRE, quantityRE, numberRE}
+		res = []*regexp.Regexp{hexRE, quantityRE, wordQuantityRE, numberRE}
 	case quantityKind:
-		res = []*regexp.Regexp{quantityRE, numberRE}
+		res = []*regexp.Regexp{quantityRE, wordQuantityRE, numberRE}
 	case placeKind:
 		res = []*regexp.Regexp{urlRE, emailRE, pathRE}
 	case emailKind:

@@ -176,6 +176,8 @@ var synonyms = map[string][]string{
 	"wrot":       {"from", "author", "by"},
 	"receiv":     {"to", "recipient"},
 	"recipient":  {"to"},
+	"minimum":    {"min"},
+	"maximum":    {"max"},
 }
 
 // related reports whether two stems name the same idea.
