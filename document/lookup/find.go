@@ -127,8 +127,18 @@ const topicCount = 20
 func (f *finder) relaxTopics(nearStart bool) bool {
 	var topics []int
 	other := false
+	most := 0
 	for i, t := range f.terms {
-		if t.strong && (f.counts[i] >= topicCount || nearStart && strings.Contains(f.folded[:min(len(f.folded), topicReach)], t.fold)) {
+		if t.strong {
+			most = max(most, f.counts[i])
+		}
+	}
+	for i, t := range f.terms {
+		// A key a tenth as frequent as another is not what the text
+		// is about (Sizzle in jQuery): it still picks the record.
+		frequent := f.counts[i] >= topicCount
+		subject := !frequent || f.counts[i]*10 > most // frequent, but not as the text's subject is
+		if t.strong && subject && (frequent || nearStart && strings.Contains(f.folded[:min(len(f.folded), topicReach)], t.fold)) {
 			topics = append(topics, i)
 		} else if !t.topic {
 			other = true
@@ -420,6 +430,33 @@ func (f *finder) best() Answer {
 	}
 	return bestA
 }
+
+// namedVersion reports whether version c comes right after a name the
+// question gives, as a program states its version: "PostgreSQL 15.18",
+// "Apache/2.4.62", "Sizzle CSS Selector Engine v2.3.6".
+func (f *finder) namedVersion(c cand) bool {
+	if c.at <= 0 || c.at > len(f.text) || !strings.HasPrefix(f.text[c.at:], c.value) {
+		return false
+	}
+	a, _ := lineAt(f.text, c.at)
+	before := f.text[max(a, c.at-60):c.at]
+	folded := foldASCII(before)
+	for _, t := range f.terms {
+		if !t.strong && !t.topic {
+			continue
+		}
+		for _, at := range occurrences(before, folded, t, 10) {
+			if nameToVersionRE.MatchString(before[at+len(t.fold):]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nameToVersionRE is what may part a name from its version: a space or
+// slash, "version", or a few capitalized words.
+var nameToVersionRE = regexp.MustCompile(`^(?:/|[ \t]+(?:(?:version|\p{Lu}[\pL\pN]*)[ \t]+){0,3})$`)
 
 // restated reports whether line gives values a and b as one, the second
 // in brackets after the first: "10000 (10 seconds)".
@@ -754,6 +791,8 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 			}
 			if f.q.want == numberKind || f.q.want == quantityKind || f.q.want == anyKind {
 				loc = withUnit(r.text, loc)
+			} else if f.q.want == versionKind && withUnit(r.text, loc) != loc {
+				continue // a quantity, not a version: "1376.354 ms"
 			}
 			if loc[1] < len(r.text) {
 				if n, _ := utf8.DecodeRuneInString(r.text[loc[1]:]); isWordRune(n) {
@@ -969,6 +1008,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			s += 2
 		} else {
 			s -= 4
+		}
+		if f.q.want == versionKind && f.namedVersion(c) {
+			s += 4
 		}
 	} else if !isProse && !labelHit && (hasDigit(v) || strings.ContainsAny(v, "@/")) {
 		s += 0.5 // a value, not a word

@@ -126,12 +126,25 @@ func parseQuery(q string) query {
 	}
 	seen := map[string]bool{}
 	prev := ""
+	// deictic counts the words left of a noun phrase after "this" or
+	// "these": the text itself ("these headers", "this PostgreSQL
+	// build"), whose everyday words need not be on the answer's line.
+	deictic := 0
 	for i, loc := range termRE.FindAllStringIndex(q, -1) {
 		w := strings.TrimRight(q[loc[0]:loc[1]], "'’")
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 		lw := strings.ToLower(w)
 		afterHow := prev == "how"
 		prev = lw
+		if lw == "this" || lw == "these" {
+			deictic = 1
+			continue
+		}
+		pointed := deictic > 0
+		deictic--
+		if pointed && capitalized(w) {
+			deictic = 1 // "this PostgreSQL build": a name and its noun
+		}
 		if stopWords[lw] || auxWords[lw] || seen[lw] || utf8.RuneCountInString(w) < 2 && !isDigits(w) ||
 			loc[0] == 0 && imperatives[lw] || afterHow && howWords[lw] {
 			continue // "many" of "how many" says what is asked, not where
@@ -153,6 +166,9 @@ func parseQuery(q string) query {
 			t.strong = true
 		case unicode.IsUpper(r) && !first:
 			t.strong, t.name = true, true
+		}
+		if pointed && !t.strong {
+			t.topic = true
 		}
 		out.terms = append(out.terms, t)
 	}

@@ -12,7 +12,7 @@ var (
 	urlRE     = regexp.MustCompile(`[a-z][a-z0-9+.-]*://[^\s<>"'()\[\]{},;]+[^\s<>"'()\[\]{},;.:]`)
 	pathRE    = regexp.MustCompile(`(?:~|\.{1,2})?/[\pL\pN._~+-]+(?:/[\pL\pN._~+$-]*)*`)
 	ipRE      = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b`)
-	versionRE = regexp.MustCompile(`\b\d+(?::\d+)?(?:\.\d+)+(?:[-+~][\pL\pN.+~-]*)?\b|\b\d+-\d+[\pL\pN.+~-]*\b`)
+	versionRE = regexp.MustCompile(`\bv?\d+(?::\d+)?(?:\.\d+)+(?:[-+~][\pL\pN.+~-]*)?\b|\b\d+-\d+[\pL\pN.+~-]*\b`)
 	hexRE     = regexp.MustCompile(`\b0[xX][0-9a-fA-F]+\b`)
 	// numberRE: a number that is not the tail of a word ("db-3").
 	numberRE      = regexp.MustCompile(`(?:^|[^\pL\pN_.-])([-+]?\d[\d,._]*(?:\.\d+)?)`)
@@ -79,10 +79,14 @@ func fits(k valueKind, v string) bool {
 	case urlKind:
 		return covers(urlRE)
 	case versionKind:
-		return covers(versionRE) || hasDigit(v) && !strings.Contains(v, " ")
+		return covers(versionRE) || versionLeadRE.MatchString(v) && !strings.Contains(v, " ")
 	}
 	return true
 }
+
+// versionLeadRE starts a version that versionRE does not cover: "v7",
+// "12", "r1234" (not TLS1_AD_PROTOCOL_VERSION, a name with a digit).
+var versionLeadRE = regexp.MustCompile(`^[vVrR]?\d`)
 
 // typed finds the values of kind k in s, in order, with their offsets.
 func typed(k valueKind, s string) [][2]int {
