@@ -7,7 +7,7 @@
 //	go run ./examples/tiny-rlm/devlookups              # score lookup.Find on every case, list the misses
 //	go run ./examples/tiny-rlm/devlookups -kind yaml   # only one kind
 //	go run ./examples/tiny-rlm/devlookups -out DIR     # DIR/devlookups.jsonl for rlm eval --task custom:...
-//	go run ./examples/tiny-rlm/devlookups -fresh       # the fresh set, which only measures
+//	go run ./examples/tiny-rlm/devlookups -fresh       # the fresh set's held-out half, which only measures
 //
 // Scoring runs the cell the built-in model writes for a lookup
 // (training/expert/cells/lookup.txt): lookup(context, query), with the
@@ -76,10 +76,21 @@ type devCase struct {
 // helper is changed by what they show.
 var cases [][]devCase
 
-// fresh are a second set written the same way (fresh_*.go) that only
-// measures: nothing is changed because of it, so its score says how the
-// helper does on text and questions it was not fitted to (-fresh).
+// fresh are a second set written the same way (fresh_*.go), by writers
+// who saw neither the helper's code nor its scores. Half of it (by a hash
+// of the case's ID, heldOut) only measures: nothing is changed because of
+// it, so its score (-fresh) says how the helper does on text and
+// questions it was not fitted to. The other half joins the development
+// set.
 var fresh [][]devCase
+
+// heldOut reports whether a fresh case is in the half that only
+// measures.
+func heldOut(id string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return h.Sum32()%2 == 1
+}
 
 func main() {
 	out := flag.String("out", "", "write the set as an rlm eval custom task into this `directory` instead of scoring it")
@@ -88,11 +99,20 @@ func main() {
 	only := flag.String("id", "", "only the case with this `ID`")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the lookups to this `file`")
 	check := flag.Bool("check", false, "only build the documents and count the cases (no lookups)")
-	useFresh := flag.Bool("fresh", false, "use the fresh set (fresh_*.go), which only measures, instead of the development set")
+	useFresh := flag.Bool("fresh", false, "use the held-out half of the fresh set (fresh_*.go), which only measures, instead of the development set")
 	flag.Parse()
-	set := cases
-	if *useFresh {
-		set = fresh
+	var set [][]devCase
+	for _, l := range fresh {
+		var half []devCase
+		for _, c := range l {
+			if heldOut(c.ID) == *useFresh {
+				half = append(half, c)
+			}
+		}
+		set = append(set, half)
+	}
+	if !*useFresh {
+		set = append(cases, set...)
 	}
 	all, err := build(set, *kind, *only)
 	if err != nil {
