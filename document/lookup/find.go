@@ -231,6 +231,9 @@ type finder struct {
 	// fallback: the last try, with the text's topics relaxed.
 	fallback bool
 	fitted   map[string]bool // fits's
+	// lang is the code of the language the question asks in ("in
+	// Russian": ru), when the text tags values by language.
+	lang string
 	// trace, when set (by tests), sees every value scored.
 	trace func(c cand, score float64)
 }
@@ -244,6 +247,13 @@ func newFinder(text string, q query) *finder {
 	hasStrong, strongFound := false, false
 	for _, t := range q.terms {
 		n := len(occurrences(text, f.folded, t, maxAnchors))
+		if code := languageCodes[strings.ToLower(t.text)]; n == 0 && code != "" {
+			// "in Russian" where the text tags it: GenericName[ru],
+			// label_de.
+			t = term{text: code, fold: code, stems: []string{code}}
+			n = len(occurrences(text, f.folded, t, maxAnchors))
+			f.lang = code
+		}
 		hasStrong = hasStrong || t.strong
 		switch {
 		case n > 0:
@@ -752,6 +762,9 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		// "Install: lumen-agent:amd64 (2.8.0-1)" holds a version.
 		if f.q.want != anyKind && !f.fits(fl.value) {
 			for _, loc := range typed(f.q.want, fl.value) {
+				if tail(fl.value, loc[0]) {
+					continue // "-12" of "g++-12"
+				}
 				if v := clean(fl.value[loc[0]:loc[1]]); v != "" {
 					out = append(out, cand{value: v, label: fl.label, rec: r, at: fl.at})
 				}
@@ -781,7 +794,7 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 				}
 			}
 			if loc[0] > 0 {
-				if p, _ := utf8.DecodeLastRuneInString(r.text[:loc[0]]); isWordRune(p) || p == '/' || p == '_' {
+				if tail(r.text, loc[0]) {
 					continue // the tail of a longer token: "/hinting_style" of "fontconfig/hinting_style"
 				}
 				if r.text[loc[0]-1] == '[' && loc[1] < len(r.text) && r.text[loc[1]] == ']' && isDigits(r.text[loc[0]:loc[1]]) &&
@@ -826,6 +839,37 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 	return out
 }
 
+// langTag returns the language a field's label tags it with: "ja" of
+// GenericName[ja] or label_ja, "" if none.
+func langTag(label string) string {
+	ps := parts(label)
+	if len(ps) < 2 {
+		return ""
+	}
+	last := ps[len(ps)-1]
+	if len(ps) >= 3 && len(last) == 2 && len(ps[len(ps)-2]) == 2 {
+		last = ps[len(ps)-2] // de_DE
+	}
+	if knownLanguageCode[last] {
+		return last
+	}
+	return ""
+}
+
+// nullValues say that a setting has no value.
+var nullValues = setOf(`undef undefined null nil n/a unset`)
+
+// tail reports whether a value found at offset i of s is the tail of a
+// longer token: "/hinting_style" of "fontconfig/hinting_style", "-12" of
+// "g++-12", "2" of the shell's ">&2".
+func tail(s string, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	p, _ := utf8.DecodeLastRuneInString(s[:i])
+	return isWordRune(p) || strings.ContainsRune("/_+&\\^%", p)
+}
+
 var sourceRE = regexp.MustCompile(`\(?\b[\w/.-]+\.(?:c|cc|cpp|cxx|h|go|py|rs|java|js|ts)[.:]\d+\)?`)
 
 var markupRE = regexp.MustCompile(`</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>`)
@@ -846,6 +890,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	v := c.value
 	if v == "" || utf8.RuneCountInString(v) > 200 {
 		return -1e9
+	}
+	if nullValues[strings.ToLower(v)] || strings.HasPrefix(v, "//") {
+		return -1e9 // no value ("undef"), or a URL cut at its scheme's colon
 	}
 	if !hasWordRune(v) || !f.couldBe(v) || strings.Count(v, "[") > strings.Count(v, "]") || strings.Count(v, "(") > strings.Count(v, ")") {
 		return -1e9
@@ -956,6 +1003,11 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	}
 	if innerPairRE.MatchString(v) {
 		s -= 2 // a setting, not its value: "DSHELL=/bin/bash"
+	}
+	if f.lang != "" && !isProse {
+		if tag := langTag(c.label); tag != "" && tag != f.lang {
+			s -= 3 // GenericName[ja] when Russian is asked for
+		}
 	}
 	named := f.namesWhich(v)
 	if named {

@@ -179,7 +179,7 @@ func parseQuery(q string) query {
 var howWords = setOf(`many much long big large far often fast old soon tall high wide deep small frequently quickly`)
 
 // leadRE is a request's lead before its question word.
-var leadRE = regexp.MustCompile(`^(?:(?:please|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:tell|show|give|find|let)\s+me\s+(?:know\s+)?|^i\s+(?:need|want|would like|'d like)\s+(?:to\s+know\s+)?|^do\s+you\s+know\s+`)
+var leadRE = regexp.MustCompile(`^(?:(?:please|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:(?:tell|show|give|let)\s+me\s+(?:know\s+)?|(?:find|look\s+up|check|figure\s+out|work\s+out|see)\s+(?:me\s+|for\s+me\s+)?)|^i\s+(?:need|want|would like|'d like)\s+(?:to\s+know\s+|to\s+find\s+(?:out\s+)?)?|^do\s+you\s+know\s+`)
 
 var whichFileRE = regexp.MustCompile(`^(?:which|what)\s+(?:[\pL-]+\s+)?(?:file|path|directory|folder|socket|dir)\b`)
 

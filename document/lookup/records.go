@@ -87,8 +87,9 @@ func records(s string, at int, memo *recordMemo) []record {
 }
 
 // kvRE finds key: value, key = value, key=value, "key": "value",
-// key => value and Markdown's **key:** value on a line.
-var kvRE = regexp.MustCompile(`(?:^|[\s,{;(|#*])["']?-{0,2}([\pL_][\pL\pN_.\-]*(?:\s[\pL][\pL\pN_.\-]*){0,3})["']?\*{0,2}\s*(?::|=>|=|:=)\*{0,2}\s*("[^"]*"|'[^']*'|[^\s,;|}{]+(?:\s+[^\s,;|}{#=:]+)*)`)
+// key => value and Markdown's **key:** value on a line; a key may carry a
+// tag (GenericName[ru]=).
+var kvRE = regexp.MustCompile(`(?:^|[\s,{;(|#*])["']?-{0,2}([\pL_][\pL\pN_.\-]*(?:\[[\pL\pN_@.-]+\])?(?:\s[\pL][\pL\pN_.\-]*){0,3})["']?\*{0,2}\s*(?::|=>|=|:=)\*{0,2}\s*("[^"]*"|'[^']*'|[^\s,;|}{]+(?:\s+[^\s,;|}{#=:]+)*)`)
 
 var tagRE = regexp.MustCompile(`<([A-Za-z][\w:.-]*)([^<>]*)>([^<>]+)</([A-Za-z][\w:.-]*)>`)
 
@@ -922,7 +923,7 @@ func mailBody(s string, pa, pb int) (record, bool) {
 
 var (
 	sectionRE = regexp.MustCompile(`^\s*\[([^\]\n]{1,80})\]\s*$`)
-	iniKVRE   = regexp.MustCompile(`^\s*([A-Za-z0-9_.\-][A-Za-z0-9_.\- ]*?)\s*[=:]\s*(.*)$`)
+	iniKVRE   = regexp.MustCompile(`^\s*([A-Za-z0-9_.\-][A-Za-z0-9_.\- ]*?(?:\[[\w@.-]+\])?)\s*[=:]\s*(.*)$`)
 )
 
 // iniRecord reads the INI section around the line, with the sections
@@ -1215,7 +1216,7 @@ func termRecord(s string, a, b int) (record, bool) {
 
 // assignRE is a line that sets a name: "our $VERSION = '0.23';",
 // "export PATH=...", "timeout: 30".
-var assignRE = regexp.MustCompile(`^\s*(?:(?:our|my|var|const|let|local|export|readonly|static|final|public|private|set)\s+)*[$@%]?([A-Za-z_][\w.:-]*)\s*(?:=|:=|=>|:)\s*(\S.*)$`)
+var assignRE = regexp.MustCompile(`^\s*(?:(?:our|my|var|const|let|local|export|readonly|static|final|public|private|set)\s+)*[$@%]?([A-Za-z_][\w.:-]*(?:\[[\w@.-]+\])?)\s*(?:=|:=|=>|:)\s*(\S.*)$`)
 
 var declRE = regexp.MustCompile(`^\s*(?:package|class|module|namespace|struct|interface|program|library)\s+[\w:.]+`)
 

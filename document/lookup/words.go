@@ -228,3 +228,25 @@ func setOf(s string) map[string]bool {
 	}
 	return m
 }
+
+// languageCodes are the ISO 639-1 codes of languages by their English
+// names, as translated fields are tagged: Name[de], label_fr.
+var languageCodes = map[string]string{
+	"arabic": "ar", "basque": "eu", "bulgarian": "bg", "catalan": "ca", "chinese": "zh", "croatian": "hr",
+	"czech": "cs", "danish": "da", "dutch": "nl", "english": "en", "estonian": "et", "finnish": "fi",
+	"french": "fr", "galician": "gl", "german": "de", "greek": "el", "hebrew": "he", "hindi": "hi",
+	"hungarian": "hu", "icelandic": "is", "indonesian": "id", "irish": "ga", "italian": "it", "japanese": "ja",
+	"korean": "ko", "latvian": "lv", "lithuanian": "lt", "norwegian": "nb", "persian": "fa", "polish": "pl",
+	"portuguese": "pt", "romanian": "ro", "russian": "ru", "serbian": "sr", "slovak": "sk", "slovenian": "sl",
+	"spanish": "es", "swedish": "sv", "thai": "th", "turkish": "tr", "ukrainian": "uk", "vietnamese": "vi",
+	"welsh": "cy",
+}
+
+// knownLanguageCode holds languageCodes' codes.
+var knownLanguageCode = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range languageCodes {
+		m[c] = true
+	}
+	return m
+}()
