@@ -33,6 +33,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -91,13 +92,34 @@ func (f *finder) answer() Answer {
 	}
 	// No record holds every key: the keys the whole text is about
 	// (Redis in a Redis log, HTTP::Tiny in its module) need not be on
-	// the answer's line.
-	if !f.relaxTopics(true) {
+	// the answer's line, nor a capitalized everyday word.
+	topics := f.relaxTopics(true)
+	if !f.relaxNames() && !topics {
 		return Answer{}
 	}
 	// A last try, with fewer keys to go by: it must win more clearly.
 	f.fallback = true
 	return f.best()
+}
+
+// relaxNames turns the names the text mostly writes in lower case into
+// loose words: the question capitalized an everyday word ("an Escape key
+// press"). It reports whether any was.
+func (f *finder) relaxNames() bool {
+	any := false
+	for i, t := range f.terms {
+		if !t.name || !t.strong {
+			continue
+		}
+		anyCase := t
+		anyCase.name = false
+		if all := len(occurrences(f.text, f.folded, anyCase, maxAnchors)); all >= 3*f.counts[i] && all-f.counts[i] >= 3 {
+			t.strong, t.name = false, false
+			f.terms[i], f.counts[i] = t, len(occurrences(f.text, f.folded, t, maxAnchors))
+			any = true
+		}
+	}
+	return any
 }
 
 // rareStrong reports whether a strong key other than the topics is left.
@@ -138,7 +160,10 @@ func (f *finder) relaxTopics(nearStart bool) bool {
 		// is about (Sizzle in jQuery): it still picks the record.
 		frequent := f.counts[i] >= topicCount
 		subject := !frequent || f.counts[i]*10 > most // frequent, but not as the text's subject is
-		if t.strong && subject && (frequent || nearStart && strings.Contains(f.folded[:min(len(f.folded), topicReach)], t.fold)) {
+		// A number or version near the start is a table of contents'
+		// entry (12.22.10), not the text's subject.
+		title := nearStart && !unicode.IsDigit(rune(t.fold[0])) && strings.Contains(f.folded[:min(len(f.folded), topicReach)], t.fold)
+		if t.strong && subject && (frequent || title) {
 			topics = append(topics, i)
 		} else if !t.topic {
 			other = true

@@ -72,6 +72,9 @@ func questionPart(q string) string {
 func parseQuery(q string) query {
 	q = questionPart(q)
 	out := query{text: q}
+	// "Out of the box", "unless you override it": a user's words for
+	// what a text calls the default.
+	q = defaultPhraseRE.ReplaceAllString(q, "by default")
 	// "Tell me who ...", "I need to know when ...": the question word
 	// after the request's lead says what is asked.
 	lower := leadRE.ReplaceAllString(strings.ToLower(q), "")
@@ -174,6 +177,9 @@ func parseQuery(q string) query {
 	}
 	return out
 }
+
+// defaultPhraseRE is a way of asking for a default without the word.
+var defaultPhraseRE = regexp.MustCompile(`(?i)\b(?:out of the box|(?:if|when) (?:i|you|we) (?:haven't|have not|don't|do not|didn't|did not) (?:changed?|set|touch(?:ed)?|configured?) (?:anything|it|them)|unless (?:i|you|we|someone) (?:override|change|set|configure)s? (?:it|them|otherwise)|unless (?:overridden|configured otherwise|told otherwise|set otherwise)|(?:if|when) (?:left )?(?:unset|not set)|with(?:out)? (?:any|no) (?:configuration|options|settings)|factory settings?)\b`)
 
 // howWords follow "how" to ask for an amount.
 var howWords = setOf(`many much long big large far often fast old soon tall high wide deep small frequently quickly`)
