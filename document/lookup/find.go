@@ -1108,6 +1108,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	}
 	if isProse {
 		s -= 0.5
+		if f.q.which != "" && !f.whichIn(m.words) {
+			s -= 3 // "What port ...?" read from a sentence that says no port
+		}
 		// Near a key word, and after "by", "is", ":" ...
 		rel := c.at - c.rec.start
 		if rel >= 0 && rel <= len(c.rec.text) {
@@ -1231,6 +1234,20 @@ func (f *finder) namesWhich(v string) bool {
 	}
 	for _, p := range ps {
 		if related(f.q.which, stem(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// whichIn reports whether a record's words hold the noun of a "which X"
+// question.
+func (f *finder) whichIn(words map[string]bool) bool {
+	if words[f.q.which] {
+		return true
+	}
+	for w := range words {
+		if related(f.q.which, w) {
 			return true
 		}
 	}
