@@ -272,6 +272,9 @@ func newFinder(text string, q query) *finder {
 	hasStrong, strongFound := false, false
 	for _, t := range q.terms {
 		n := len(occurrences(text, f.folded, t, maxAnchors))
+		if n == 0 && t.strong && !t.name {
+			t, n = f.respell(t)
+		}
 		if code := languageCodes[strings.ToLower(t.text)]; n == 0 && code != "" {
 			// "in Russian" where the text tags it: GenericName[ru],
 			// label_de.
@@ -302,6 +305,24 @@ func newFinder(text string, q query) *finder {
 		return nil
 	}
 	return f
+}
+
+// respell looks for an identifier the text does not hold as the question
+// wrote it run together: SHA-256 as SHA256.
+func (f *finder) respell(t term) (term, int) {
+	if !strings.ContainsAny(t.text, "-_") {
+		return t, 0
+	}
+	squashed := strings.NewReplacer("-", "", "_", "").Replace(t.text)
+	st := t
+	st.text, st.fold, st.stems = squashed, foldASCII(squashed), nil
+	for _, p := range parts(squashed) {
+		st.stems = append(st.stems, stem(p))
+	}
+	if n := len(occurrences(f.text, f.folded, st, maxAnchors)); n > 0 {
+		return st, n
+	}
+	return t, 0
 }
 
 // occurrences finds term t in text (folded is its ASCII-folded copy): the
