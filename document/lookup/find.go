@@ -272,6 +272,17 @@ func newFinder(text string, q query) *finder {
 	hasStrong, strongFound := false, false
 	for _, t := range q.terms {
 		n := len(occurrences(text, f.folded, t, maxAnchors))
+		if n == 0 && t.dates != nil {
+			// The date as the text writes it: 2023-04-27 for
+			// "April 27, 2023".
+			for _, d := range t.dates {
+				dt := term{text: d, fold: foldASCII(d), strong: true}
+				if n = len(occurrences(text, f.folded, dt, maxAnchors)); n > 0 {
+					t = dt
+					break
+				}
+			}
+		}
 		if n == 0 && t.strong && !t.name {
 			t, n = f.respell(t)
 		}
@@ -1087,6 +1098,8 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		case strongKey && genericAttr(t):
 			// "the secret of X", "the code for X": a word that only
 			// says "a value", where X itself matched.
+		case f.looseIn(t, m.words):
+			s++ // in the record as part of a word: "mintimeout" for "minimum"
 		default:
 			missed++
 		}
@@ -1102,7 +1115,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		s -= 2.5 * float64(missed)
 	}
 	if f.q.want != anyKind {
-		if f.fits(v) {
+		if f.fits(v) || f.q.want == personKind && !isProse && personLabel(c.label) && capWordRE.MatchString(v) {
+			// A person's name, or one name in a column of people
+			// ("Person: Hiroshi").
 			s += 2
 		} else {
 			s -= 4
@@ -1260,6 +1275,19 @@ func (f *finder) namesWhich(v string) bool {
 	}
 	return false
 }
+
+// personLabel reports whether a field's label says it holds a person.
+func personLabel(label string) bool {
+	for _, p := range parts(label) {
+		if personLabels[p] {
+			return true
+		}
+	}
+	return false
+}
+
+var personLabels = setOf(`person people author authors maintainer maintainers owner owners contact reporter reported uploader
+assignee reviewer releaser creator committer who by from`)
 
 // whichIn reports whether a record's words hold the noun of a "which X"
 // question.

@@ -147,6 +147,29 @@ func TestFind(t *testing.T) {
 		{"defaults to", "The cache directory defaults to /var/cache/orbit unless ORBIT_CACHE is set.", "Where is the cache directory by default?", "/var/cache/orbit"},
 		{"pid file", "[Service]\nType=forking\nPIDFile=/run/cachesrv/main.pid\nTimeoutStartSec=0\n", "Which PID file does the service use?", "/run/cachesrv/main.pid"},
 		{"value names the key", "#define LIBFOO_VERSION_TEXT \"LibFoo 2.4.1 3 Mar 2026\"\n#define LIBFOO_API 7\n", "What is the LIBFOO_VERSION_TEXT?", "LibFoo 2.4.1 3 Mar 2026"},
+		{"a number in words", "The default is to disable untrusted X11 forwarding after twenty minutes has elapsed.\n",
+			"After how long is untrusted X11 forwarding disabled by default?", "twenty minutes"},
+		{"no number from a token's head", "--stacksize=<number> [default: 1MB]\n    For each thread, Valgrind needs its own private stack.\n" +
+			"--aspace-minaddr=<address>\n    Must be page aligned and equal or bigger to 0x1000 (4KB).\n",
+			"How big is the private stack Valgrind uses for each thread by default?", "1MB"},
+		{"markdown section", "### `server.requestTimeout`\n\n* {number} **Default:** `300000`\n\nSets the timeout value in milliseconds for receiving the entire request.\n\n" +
+			"### `server.headersTimeout`\n\n* {number} **Default:** `60000`\n\nLimits the time the parser waits for the headers.\n",
+			"What is the default requestTimeout of a server?", "300000"},
+		{"list under its heading", "#### `fetch-retry-mintimeout`\n\n* Default: 10000 (10 seconds)\n* Type: Number\n\n#### `fetch-retry-maxtimeout`\n\n* Default: 60000 (1 minute)\n* Type: Number\n",
+			"How long does npm wait at minimum before retrying a fetch, by default?", "10000"},
+		{"version after its name", "2025-03-04 00:00:01.990 UTC [812] LOG:  starting PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu\n" +
+			"2025-03-04 00:28:32.595 UTC [30554] LOG:  duration: 1376.354 ms  statement: VACUUM\n",
+			"Which PostgreSQL version is this server running?", "15.18"},
+		{"language tag", "[Desktop Entry]\nName=Vim\nGenericName=Text Editor\nGenericName[de]=Texteditor\nGenericName[ru]=Текстовый редактор\nExec=vim %F\n",
+			"What is Vim's generic name in Russian?", "Текстовый редактор"},
+		{"a date as the text writes it", "## Security release stewards\n\n| Company | Person | Release Date |\n| --- | --- | --- |\n| Datadog | Vladimir | 2022-Sep-23 |\n| Vercel | Hiroshi | 2023-Apr-27 |\n",
+			"Who was the security steward for the release of April 27, 2023?", "Hiroshi"},
+		{"out of the box", "  -L, --location\n      Follow redirects. By default, the limit is set to 50 redirects.\n  -m, --max-time <secs>\n      Maximum time allowed.\n",
+			"Out of the box, how many redirects will curl follow with -L?", "50"},
+		{"an identifier run together", "Package: smbclient\nVersion: 4.17.12\nSize: 442756\nSHA256: d5ec281d1c9e969a3e0e\n\nPackage: winbind\nVersion: 4.17.12\nSHA256: 0a1b2c3d4e5f60718293\n",
+			"I need the SHA-256 checksum of the smbclient .deb.", "d5ec281d1c9e969a3e0e"},
+		{"a request's lead", "This is version 0.21 of the Shared MIME-info Database specification, last updated 2 October 2018.\n",
+			"Can you find when this version of the spec was last updated?", "2 October 2018"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

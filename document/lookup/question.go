@@ -2,7 +2,9 @@ package lookup
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -37,6 +39,8 @@ type term struct {
 	// topic: a strong key the whole text is about, looked for again
 	// as a loose word when no record held every key.
 	topic bool
+	// dates are the ways a text may write the date the key is.
+	dates []string
 }
 
 // query is what Find understood of a question.
@@ -127,6 +131,21 @@ func parseQuery(q string) query {
 			out.which = stem(w)
 		}
 	}
+	// A date is one key, found however the text writes it.
+	dates := dateRE.FindAllStringIndex(q, -1)
+	for _, d := range dates {
+		if vs := dateSpellings(q[d[0]:d[1]]); vs != nil {
+			out.terms = append(out.terms, term{text: q[d[0]:d[1]], fold: foldASCII(q[d[0]:d[1]]), strong: true, dates: vs})
+		}
+	}
+	inDate := func(at int) bool {
+		for _, d := range dates {
+			if at >= d[0] && at < d[1] {
+				return true
+			}
+		}
+		return false
+	}
 	seen := map[string]bool{}
 	prev := ""
 	// deictic counts the words left of a noun phrase after "this" or
@@ -148,7 +167,7 @@ func parseQuery(q string) query {
 		if pointed && capitalized(w) {
 			deictic = 1 // "this PostgreSQL build": a name and its noun
 		}
-		if stopWords[lw] || auxWords[lw] || seen[lw] || utf8.RuneCountInString(w) < 2 && !isDigits(w) ||
+		if inDate(loc[0]) || stopWords[lw] || auxWords[lw] || seen[lw] || utf8.RuneCountInString(w) < 2 && !isDigits(w) ||
 			loc[0] == 0 && imperatives[lw] || afterHow && howWords[lw] {
 			continue // "many" of "how many" says what is asked, not where
 		}
@@ -281,3 +300,34 @@ func asks(p string) bool {
 	}
 	return strings.HasSuffix(p, "?") || askRE.MatchString(p)
 }
+
+// dateLayouts are the ways a date is written, for reading a question's
+// and writing the text's.
+var dateLayouts = []string{"2006-01-02", "2 January 2006", "2 Jan 2006", "02 Jan 2006", "January 2, 2006", "Jan 2, 2006",
+	"January 2 2006", "Jan 2 2006", "2006/01/02", "2006.01.02", "Jan. 2, 2006", "2006-Jan-02", "02-Jan-2006", "2-Jan-2006",
+	"02.01.2006"}
+
+// dateSpellings returns the ways of writing the date d, or nil when d
+// is not one.
+func dateSpellings(d string) []string {
+	d = dateOrdinalRE.ReplaceAllString(dateWeekdayRE.ReplaceAllString(strings.TrimSpace(d), ""), "$1")
+	for _, l := range dateLayouts {
+		t, err := time.Parse(l, d)
+		if err != nil {
+			continue
+		}
+		var out []string
+		for _, l := range dateLayouts {
+			if v := t.Format(l); !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// dateOrdinalRE is a day's ordinal suffix: "April 27th".
+var dateOrdinalRE = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)\b`)
+
+var dateWeekdayRE = regexp.MustCompile(`(?i)^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+`)

@@ -1181,12 +1181,14 @@ func deroff(l string) string {
 func termRecord(s string, a, b int) (record, bool) {
 	raw := strings.TrimSpace(s[a:b])
 	head := strings.TrimSpace(deroff(s[a:b]))
-	if head == "" || len(head) > 80 || strings.ContainsAny(head, ",|\t;=") ||
+	// An option's "=<value>" is part of its name: "--stacksize=<number>".
+	if head == "" || len(head) > 80 || strings.ContainsAny(head, ",|\t;") || strings.Contains(head, "=") && !strings.HasPrefix(head, "-") ||
 		len(strings.Fields(head)) > 4 && !strings.HasPrefix(raw, ".") && !strings.HasPrefix(raw, "#") && !strings.HasSuffix(raw, ":") {
 		return record{}, false // a sentence, not a term
 	}
 	var body []string
 	end := b
+	indented := false // the description is indented under the term
 	for pb, i := b, 0; i < 30; i++ {
 		qa, qb, ok := nextLine(s, pb)
 		if !ok {
@@ -1195,8 +1197,12 @@ func termRecord(s string, a, b int) (record, bool) {
 		l := s[qa:qb]
 		t := strings.TrimSpace(l)
 		if blank(l) && len(body) > 0 || strings.HasPrefix(t, ".TP") || strings.HasPrefix(t, ".IP") || strings.HasPrefix(t, ".SH") ||
-			strings.HasPrefix(t, ".SS") || strings.HasPrefix(t, "#") || len(body) > 0 && strings.HasPrefix(t, ".PP") {
-			break
+			strings.HasPrefix(t, ".SS") || strings.HasPrefix(t, "#") || len(body) > 0 && strings.HasPrefix(t, ".PP") ||
+			len(body) > 0 && indented && indentOf(l) <= indentOf(s[a:b]) {
+			break // a blank line, the next item, or the end of an indented description
+		}
+		if len(body) == 0 && !blank(l) {
+			indented = indentOf(l) > indentOf(s[a:b])
 		}
 		d := strings.TrimSpace(deroff(l))
 		if d != "" && !proseLine(d) && !strings.HasPrefix(t, ".") && len(body) == 0 {
