@@ -253,6 +253,7 @@ type finder struct {
 	// against every reading.
 	missing   []term
 	lineStems map[string][]string // stemsOf's
+	lineHas   map[[2]int]bool     // onLine's
 	// fallback: the last try, with the text's topics relaxed.
 	fallback bool
 	fitted   map[string]bool // fits's
@@ -628,6 +629,8 @@ type matches struct {
 	// phrase is the most of the question's words, in its order, that
 	// the record holds as one phrase (GREEK SMALL LETTER LAMDA), less one.
 	phrase int
+	// missingIn is holds', by key.
+	missingIn map[string]bool
 }
 
 // nearby is how far around a record its context reaches: a question's
@@ -670,6 +673,40 @@ func (f *finder) match(r *record) *matches {
 	}
 	m.phrase = f.phrase(folded)
 	return m
+}
+
+// onLine reports whether loose key i is on the line that starts at a,
+// each line's worked out once.
+func (f *finder) onLine(a, i int) bool {
+	k := [2]int{a, i}
+	if on, ok := f.lineHas[k]; ok {
+		return on
+	}
+	_, b := lineAt(f.text, a)
+	words := map[string]bool{}
+	for _, st := range f.stemsOf(f.text[a:b]) {
+		words[st] = true
+	}
+	on := f.looseIn(f.terms[i], words)
+	if f.lineHas == nil {
+		f.lineHas = map[[2]int]bool{}
+	}
+	f.lineHas[k] = on
+	return on
+}
+
+// holds reports whether the record holds missing key t as part of a
+// word, worked out once per record.
+func (m *matches) holds(f *finder, t term) bool {
+	if on, ok := m.missingIn[t.text]; ok {
+		return on
+	}
+	if m.missingIn == nil {
+		m.missingIn = map[string]bool{}
+	}
+	on := f.looseIn(t, m.words)
+	m.missingIn[t.text] = on
+	return on
 }
 
 // phrase counts the longest run of the question's consecutive words that
@@ -959,14 +996,10 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	labelHit, keyLabel := false, false
 	isProse := c.label == "" || c.label == "\x00is"
 	strongKey := f.hasStrong()
-	// The words of the value's own line, in a record of several lines.
-	var lineWords map[string]bool
+	// The value's own line, in a record of several lines.
+	valueLine := -1
 	if !isProse && strings.Contains(c.rec.text, "\n") && c.at >= 0 && c.at < len(f.text) {
-		a, b := lineAt(f.text, c.at)
-		lineWords = map[string]bool{}
-		for _, st := range f.stemsOf(f.text[a:b]) {
-			lineWords[st] = true
-		}
+		valueLine, _ = lineAt(f.text, c.at)
 	}
 	for i, t := range f.terms {
 		if t.strong {
@@ -1010,7 +1043,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			if f.counts[i] <= rareCount {
 				s += 0.5
 			}
-			if !isProse && lineWords != nil && f.looseIn(t, lineWords) {
+			if valueLine >= 0 && f.onLine(valueLine, i) {
 				s += 0.5 // on the field's own line: "default_days = 365  # how long to certify for"
 			}
 		case strongKey && genericAttr(t):
@@ -1098,7 +1131,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		case strongKey && genericAttr(t):
 			// "the secret of X", "the code for X": a word that only
 			// says "a value", where X itself matched.
-		case f.looseIn(t, m.words):
+		case m.holds(f, t):
 			s++ // in the record as part of a word: "mintimeout" for "minimum"
 		default:
 			missed++

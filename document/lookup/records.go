@@ -73,7 +73,7 @@ func records(s string, at int, memo *recordMemo) []record {
 	readers := []func(s string, a, b int) (record, bool){
 		func(s string, a, b int) (record, bool) { return tableRecord(s, a, b, memo) }, fixedRecord, alignedRecord,
 		func(s string, _, _ int) (record, bool) { return jsonRecord(s, at) },
-		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at) }, copyRecord,
+		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at, memo) }, copyRecord,
 		changelogRecord, stanzaRecord, iniRecord, yamlRecord, func(s string, a, b int) (record, bool) { return entryRecord(s, a, b, memo) }, settingRecord, listRecord, termRecord, blockRecord,
 		func(s string, a, b int) (record, bool) { return sectionRecord(s, a, b, memo) },
 	}
@@ -285,7 +285,39 @@ type head struct {
 // that the records around other anchors share: a table's header, by line
 // and search state (the rows of one table share one walk up to it), and
 // an indented entry, by its head line (parsed once).
+// createTable is a CREATE TABLE statement: where it is, the table and
+// its columns.
+type createTable struct {
+	at    int
+	table string
+	cols  []string
+}
+
+// creates returns the text's CREATE TABLE statements in order, read once
+// per lookup (a dump's every INSERT line looks for its table's).
+func (m *recordMemo) creates(s string) []createTable {
+	if m.createsRead {
+		return m.createList
+	}
+	m.createsRead = true
+	for _, loc := range createRE.FindAllStringSubmatchIndex(s, -1) {
+		c := createTable{at: loc[0], table: strings.Trim(s[loc[2]:loc[3]], "`\"")}
+		for _, d := range strings.Split(s[loc[4]:loc[5]], "\n") {
+			d = strings.TrimSpace(d)
+			if f := strings.Fields(d); len(f) > 0 && !strings.HasPrefix(strings.ToUpper(d), "PRIMARY") &&
+				!strings.HasPrefix(strings.ToUpper(d), "KEY") && !strings.HasPrefix(strings.ToUpper(d), "CONSTRAINT") &&
+				!strings.HasPrefix(strings.ToUpper(d), "UNIQUE") {
+				c.cols = append(c.cols, strings.Trim(f[0], "`\","))
+			}
+		}
+		m.createList = append(m.createList, c)
+	}
+	return m.createList
+}
+
 type recordMemo struct {
+	createList  []createTable
+	createsRead bool
 	found    map[headKey]head
 	none     map[headKey]bool
 	entries  map[int]record
@@ -634,7 +666,7 @@ var (
 // sqlRecord reads an INSERT statement's row that holds offset at, its
 // values labelled by the statement's column list or the table's CREATE
 // TABLE.
-func sqlRecord(s string, a, b, at int) (record, bool) {
+func sqlRecord(s string, a, b, at int, memo *recordMemo) (record, bool) {
 	line := s[a:b]
 	m := insertRE.FindStringSubmatchIndex(line)
 	if m == nil {
@@ -647,19 +679,13 @@ func sqlRecord(s string, a, b, at int) (record, bool) {
 			cols = append(cols, strings.Trim(strings.TrimSpace(c), "`\""))
 		}
 	} else {
-		lo := max(0, a-(1<<20))
-		for _, cm := range createRE.FindAllStringSubmatch(s[lo:a], -1) {
-			if strings.Trim(cm[1], "`\"") != table {
-				continue
+		// The columns of the table's last CREATE TABLE above the row.
+		for _, c := range memo.creates(s) {
+			if c.at >= a {
+				break
 			}
-			cols = nil
-			for _, d := range strings.Split(cm[2], "\n") {
-				d = strings.TrimSpace(d)
-				if f := strings.Fields(d); len(f) > 0 && !strings.HasPrefix(strings.ToUpper(d), "PRIMARY") &&
-					!strings.HasPrefix(strings.ToUpper(d), "KEY") && !strings.HasPrefix(strings.ToUpper(d), "CONSTRAINT") &&
-					!strings.HasPrefix(strings.ToUpper(d), "UNIQUE") {
-					cols = append(cols, strings.Trim(f[0], "`\","))
-				}
+			if c.table == table {
+				cols = c.cols
 			}
 		}
 	}
@@ -833,13 +859,16 @@ func stanzaRecord(s string, a, b int) (record, bool) {
 	}
 	para := s[pa:pb]
 	lines := strings.Split(para, "\n")
-	fieldLines := 0
+	fieldLines, contLines := 0, 0
 	for _, l := range lines {
-		if isField(l) {
+		switch {
+		case isField(l):
 			fieldLines++
+		case isCont(l):
+			contLines++ // a long Description's lines
 		}
 	}
-	if fieldLines < 2 || fieldLines*2 < len(lines) {
+	if fieldLines < 2 || fieldLines*2 < len(lines) && (fieldLines+contLines)*10 < len(lines)*9 || fieldLines*6 < len(lines) {
 		// Not a stanza; the line may be in a mail's body: the header
 		// paragraph above it.
 		return mailBody(s, pa, pb)
