@@ -1048,6 +1048,8 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			}
 		case strongKey && genericAttr(t):
 			// "the code of X": said of X's value, whatever it is called
+		case f.q.want != anyKind && kindWords[strings.ToLower(t.text)]:
+			// "the IP address": the kind of value, which fits checks
 		case m.near[i]:
 			s -= 0.25
 		case f.counts[i] <= rareCount:
@@ -1254,6 +1256,8 @@ func (f *finder) couldBe(v string) bool {
 	switch f.q.want {
 	case numberKind, quantityKind:
 		return hasDigit(v) || wordQuantityRE.MatchString(v)
+	case ipKind:
+		return hasDigit(v) && strings.Contains(v, ".")
 	case dateKind, versionKind:
 		return hasDigit(v)
 	case emailKind:

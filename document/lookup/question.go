@@ -22,6 +22,7 @@ const (
 	emailKind
 	urlKind
 	versionKind
+	ipKind
 )
 
 // term is one key word of a question.
@@ -114,8 +115,10 @@ func parseQuery(q string) query {
 		out.want = quantityKind
 	case has("e-mail", "email", "mail") && !has("message-id"):
 		out.want = emailKind
-	case has("url", "homepage", "website", "link"):
+	case has("url", "uri", "homepage", "website", "link"):
 		out.want = urlKind
+	case has("ip", "ipv4"):
+		out.want = ipKind
 	case has("version"):
 		out.want = versionKind
 	case strings.HasPrefix(lower, "where") || has("path", "directory", "folder", "location"):
@@ -192,6 +195,9 @@ func parseQuery(q string) query {
 		if pointed && !t.strong {
 			t.topic = true
 		}
+		if kindWords[lw] {
+			t.strong = false // "the IP address", "the bug tracker URL": the kind asked for, not a key
+		}
 		out.terms = append(out.terms, t)
 	}
 	return out
@@ -199,6 +205,10 @@ func parseQuery(q string) query {
 
 // defaultPhraseRE is a way of asking for a default without the word.
 var defaultPhraseRE = regexp.MustCompile(`(?i)\b(?:out of the box|(?:if|when) (?:i|you|we) (?:haven't|have not|don't|do not|didn't|did not) (?:changed?|set|touch(?:ed)?|configured?) (?:anything|it|them)|unless (?:i|you|we|someone) (?:override|change|set|configure)s? (?:it|them|otherwise)|unless (?:overridden|configured otherwise|told otherwise|set otherwise)|(?:if|when) (?:left )?(?:unset|not set)|with(?:out)? (?:any|no) (?:configuration|options|settings)|factory settings?)\b`)
+
+// kindWords name the kind of value asked for; written in capitals they
+// are no key the answer's record must hold.
+var kindWords = setOf(`ip ipv4 url uri`)
 
 // howWords follow "how" to ask for an amount.
 var howWords = setOf(`many much long big large far often fast old soon tall high wide deep small frequently quickly`)

@@ -318,10 +318,10 @@ func (m *recordMemo) creates(s string) []createTable {
 type recordMemo struct {
 	createList  []createTable
 	createsRead bool
-	found    map[headKey]head
-	none     map[headKey]bool
-	entries  map[int]record
-	sections map[int]record // by heading offset; a zero record: none
+	found       map[headKey]head
+	none        map[headKey]bool
+	entries     map[int]record
+	sections    map[int]record // by heading offset; a zero record: none
 }
 
 type headKey struct {

@@ -11,6 +11,7 @@ var (
 	emailRE   = regexp.MustCompile(`[\pL\pN._%+-]+@[\pL\pN-]+(?:\.[\pL\pN-]+)+`)
 	urlRE     = regexp.MustCompile(`[a-z][a-z0-9+.-]*://[^\s<>"'()\[\]{},;]+[^\s<>"'()\[\]{},;.:]`)
 	pathRE    = regexp.MustCompile(`(?:~|\.{1,2})?/[\pL\pN._~+-]+(?:/[\pL\pN._~+$-]*)*`)
+	ipPortRE  = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}\b`)
 	ipRE      = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b`)
 	versionRE = regexp.MustCompile(`\bv?\d+(?::\d+)?(?:\.\d+)+(?:[-+~][\pL\pN.+~-]*)?\b|\b\d+-\d+[\pL\pN.+~-]*\b`)
 	hexRE     = regexp.MustCompile(`\b0[xX][0-9a-fA-F]+\b`)
@@ -80,6 +81,8 @@ func fits(k valueKind, v string) bool {
 		return covers(urlRE)
 	case versionKind:
 		return covers(versionRE) || versionLeadRE.MatchString(v) && !strings.Contains(v, " ")
+	case ipKind:
+		return covers(ipRE) || covers(ipPortRE)
 	}
 	return true
 }
@@ -108,6 +111,8 @@ func typed(k valueKind, s string) [][2]int {
 		res = []*regexp.Regexp{urlRE}
 	case versionKind:
 		res = []*regexp.Regexp{versionRE}
+	case ipKind:
+		res = []*regexp.Regexp{ipPortRE, ipRE}
 	default:
 		res = []*regexp.Regexp{urlRE, emailRE, dateRE, ipRE, hexRE, pathRE, valueTokenRE}
 	}
