@@ -554,6 +554,10 @@ const ambiguity = 1.5
 // with the most of the question's keys around them.
 const maxReadLines = 600
 
+// maxReadBytes bounds the bytes of those lines: long lines (JSON
+// objects of kilobytes each) cost more to read.
+const maxReadBytes = 1 << 19
+
 // promiseReach is how far around an anchor's line its keys are counted.
 const promiseReach = 400
 
@@ -565,15 +569,17 @@ func (f *finder) promising(locs []int) []int {
 	type line struct{ at, a, keys int }
 	byLine := map[int]*line{}
 	var lines []*line
+	size := 0
 	for _, at := range locs {
-		a, _ := lineAt(f.text, at)
+		a, b := lineAt(f.text, at)
 		if byLine[a] == nil {
 			l := &line{at: at, a: a}
 			byLine[a] = l
 			lines = append(lines, l)
+			size += b - a
 		}
 	}
-	if len(lines) <= maxReadLines {
+	if len(lines) <= maxReadLines && size <= maxReadBytes {
 		return locs
 	}
 	for _, t := range f.terms {
@@ -592,7 +598,13 @@ func (f *finder) promising(locs []int) []int {
 		return lines[i].a < lines[j].a
 	})
 	out := make([]int, 0, maxReadLines)
-	for _, l := range lines[:maxReadLines] {
+	size = 0
+	for _, l := range lines {
+		_, b := lineAt(f.text, l.a)
+		if len(out) == maxReadLines || len(out) > 0 && size+b-l.a > maxReadBytes {
+			break
+		}
+		size += b - l.a
 		out = append(out, l.at)
 	}
 	return out

@@ -65,6 +65,9 @@ func blank(s string) bool { return strings.TrimSpace(s) == "" }
 // maxRecordLines bounds how far a record reaches from its match.
 const maxRecordLines = 400
 
+// maxShapedLine is the longest line read as a row, a field or a setting.
+const maxShapedLine = 4096
+
 // records returns the readings of the text around offset at: the line
 // itself, each record shape that holds it (in this order: ties between
 // equal scores go to the earlier), and the sentence.
@@ -76,6 +79,15 @@ func records(s string, at int, memo *recordMemo) []record {
 		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at, memo) }, copyRecord,
 		changelogRecord, stanzaRecord, iniRecord, yamlRecord, func(s string, a, b int) (record, bool) { return entryRecord(s, a, b, memo) }, settingRecord, listRecord, termRecord, blockRecord,
 		func(s string, a, b int) (record, bool) { return sectionRecord(s, a, b, memo) },
+	}
+	if b-a > maxShapedLine {
+		// A line this long is a JSON object or an SQL statement, not a
+		// table row, a field of a stanza or a setting; walking its
+		// neighbours as those would cost a pass over megabytes.
+		readers = []func(s string, a, b int) (record, bool){
+			func(s string, _, _ int) (record, bool) { return jsonRecord(s, at) },
+			func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at, memo) },
+		}
 	}
 	out := []record{lineRecord(s, a, b)}
 	for _, read := range readers {
@@ -1502,8 +1514,12 @@ var sentenceEndRE = regexp.MustCompile(`[.!?]["')\]]?\s+|\n\s*\n`)
 // headingRE is a Markdown heading: "### `server.requestTimeout`".
 var headingRE = regexp.MustCompile(`^#{1,6}[ \t]+\S`)
 
-// maxSectionLines bounds a section's reach from its heading.
-const maxSectionLines = 40
+// maxSectionLines and maxSectionBytes bound a section's reach from its
+// heading.
+const (
+	maxSectionLines = 40
+	maxSectionBytes = 4000
+)
 
 // sectionRecord reads the Markdown section around the line: its heading
 // (which names what the section is about) and the labelled values of its
@@ -1512,8 +1528,8 @@ const maxSectionLines = 40
 // it and one below it, so that a run of shell comments is none.
 func sectionRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 	ha := -1
-	for qa, qb, i := a, b, 0; i < maxSectionLines; i++ {
-		if heading(s, qa, qb) {
+	for qa, qb, i := a, b, 0; i < maxSectionLines && a-qa <= maxSectionBytes; i++ {
+		if qb-qa <= 100 && heading(s, qa, qb) {
 			ha = qa
 			break
 		}
@@ -1531,7 +1547,7 @@ func sectionRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 	_, hb := lineAt(s, ha)
 	end := hb
 	var fields []field
-	for pb, i := hb, 0; i < maxSectionLines; i++ {
+	for pb, i := hb, 0; i < maxSectionLines && pb-ha <= maxSectionBytes; i++ {
 		qa, qb, ok := nextLine(s, pb)
 		if !ok || headingRE.MatchString(s[qa:qb]) {
 			break
