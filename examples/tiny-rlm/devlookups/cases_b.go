@@ -1419,29 +1419,7 @@ func bUploadsSQL(limit int) (string, error) {
 		return "", fmt.Errorf("no changelogs")
 	}
 	var b strings.Builder
-	b.WriteString(`--
--- PostgreSQL database dump
---
-
--- Dumped from database version 15.14 (Debian 15.14-0+deb12u1)
--- Dumped by pg_dump version 15.14 (Debian 15.14-0+deb12u1)
-
-SET statement_timeout = 0;
-SET lock_timeout = 0;
-SET idle_in_transaction_session_timeout = 0;
-SET client_encoding = 'UTF8';
-SET standard_conforming_strings = on;
-SELECT pg_catalog.set_config('search_path', '', false);
-SET check_function_bodies = false;
-SET xmloption = content;
-SET client_min_messages = warning;
-SET row_security = off;
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
---
+	b.WriteString(pgDumpHead("15.14") + `--
 -- Name: uploads; Type: TABLE; Schema: public; Owner: archive
 --
 

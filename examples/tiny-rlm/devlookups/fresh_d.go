@@ -1062,33 +1062,6 @@ func dCopyEsc(s string) string {
 	return strings.ReplaceAll(s, "\n", `\n`)
 }
 
-// dPgDumpHead is the start of a pg_dump plain-text dump.
-func dPgDumpHead(db string) string {
-	return `--
--- PostgreSQL database dump
---
-
--- Dumped from database version 15.6 (Debian 15.6-0+deb12u1)
--- Dumped by pg_dump version 15.6 (Debian 15.6-0+deb12u1)
-
-SET statement_timeout = 0;
-SET lock_timeout = 0;
-SET idle_in_transaction_session_timeout = 0;
-SET client_encoding = 'UTF8';
-SET standard_conforming_strings = on;
-SELECT pg_catalog.set_config('search_path', '', false);
-SET check_function_bodies = false;
-SET xmloption = content;
-SET client_min_messages = warning;
-SET row_security = off;
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
-`
-}
-
 // dMyDumpHead is the start of a mysqldump file.
 func dMyDumpHead(db, host string) string {
 	return fmt.Sprintf(`-- MariaDB dump 10.19  Distrib 10.11.6-MariaDB, for debian-linux-gnu (x86_64)
@@ -1352,7 +1325,7 @@ func dCommitInserts(depth float64, globs ...string) (string, error) {
 	for i, c := range cs {
 		lines[i] = fmt.Sprintf("INSERT INTO public.commits VALUES (%d, '%s', '%s', '%s', %s, %s, %s, %s);", i+1, c.Hash, c.Version, c.Date, dSQLQuote(c.Area), dSQLQuote(c.Subject), dSQLQuote(c.Author), c.PR)
 	}
-	head := dPgDumpHead("nodecl") + `--
+	head := pgDumpHead("15.6") + `--
 -- Name: commits; Type: TABLE; Schema: public; Owner: relbot
 --
 
@@ -1724,7 +1697,7 @@ func dDatumPgDump() (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString(dPgDumpHead("geodesy"))
+	b.WriteString(pgDumpHead("15.6"))
 	b.WriteString("--\n-- Name: ellipsoid; Type: TABLE; Schema: public; Owner: gis\n--\n\nCREATE TABLE public.ellipsoid (\n    code character(2) NOT NULL,\n    name text NOT NULL,\n    semi_major_m numeric(12,3) NOT NULL,\n    semi_minor_m numeric(12,4) NOT NULL,\n    inv_flattening numeric(13,9) NOT NULL\n);\n\n\nALTER TABLE public.ellipsoid OWNER TO gis;\n\n")
 	b.WriteString("--\n-- Name: datum_shift; Type: TABLE; Schema: public; Owner: gis\n--\n\nCREATE TABLE public.datum_shift (\n    code text NOT NULL,\n    name text NOT NULL,\n    ellipsoid character(2) NOT NULL,\n    dx integer NOT NULL,\n    sigma_x integer,\n    dy integer NOT NULL,\n    sigma_y integer,\n    dz integer NOT NULL,\n    sigma_z integer,\n    north integer,\n    south integer,\n    west integer,\n    east integer\n);\n\n\nALTER TABLE public.datum_shift OWNER TO gis;\n\n")
 	b.WriteString("--\n-- Data for Name: datum_shift; Type: TABLE DATA; Schema: public; Owner: gis\n--\n\nCOPY public.datum_shift (code, name, ellipsoid, dx, sigma_x, dy, sigma_y, dz, sigma_z, north, south, west, east) FROM stdin;\n")

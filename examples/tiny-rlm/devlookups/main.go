@@ -427,3 +427,31 @@ func seeded(id string) *rand.Rand {
 	h.Write([]byte(id))
 	return rand.New(rand.NewPCG(h.Sum64(), 38))
 }
+
+// pgDumpHead is the start of a pg_dump plain-text dump by PostgreSQL
+// version.
+func pgDumpHead(version string) string {
+	return `--
+-- PostgreSQL database dump
+--
+
+-- Dumped from database version ` + version + ` (Debian ` + version + `-0+deb12u1)
+-- Dumped by pg_dump version ` + version + ` (Debian ` + version + `-0+deb12u1)
+
+SET statement_timeout = 0;
+SET lock_timeout = 0;
+SET idle_in_transaction_session_timeout = 0;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+SET check_function_bodies = false;
+SET xmloption = content;
+SET client_min_messages = warning;
+SET row_security = off;
+
+SET default_tablespace = '';
+
+SET default_table_access_method = heap;
+
+`
+}
