@@ -1191,7 +1191,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	}
 	if isProse {
 		s -= 0.5
-		if f.q.which != "" && !f.whichIn(m.words) {
+		if f.q.which != "" && !genericStems[f.q.which] && !f.whichIn(m.words) {
 			s -= 3 // "What port ...?" read from a sentence that says no port
 		}
 		// Near a key word, and after "by", "is", ":" ...

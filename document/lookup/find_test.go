@@ -170,6 +170,9 @@ func TestFind(t *testing.T) {
 			"I need the SHA-256 checksum of the smbclient .deb.", "d5ec281d1c9e969a3e0e"},
 		{"a request's lead", "This is version 0.21 of the Shared MIME-info Database specification, last updated 2 October 2018.\n",
 			"Can you find when this version of the spec was last updated?", "2 October 2018"},
+		{"a list item's wrapped line", "   * Fix build on ia64. Closes: #1008576.\n   * Build-depend on libpcre2-dev instead of the obsolete libpcre3-dev; the\n" +
+			"     problem was reported by Göran Lindqvist during the freeze.\n",
+			"Who reported the problem with the obsolete libpcre3-dev build dependency?", "Göran Lindqvist"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1438,17 +1438,23 @@ func proseRecord(s string, a, b, at int) record {
 	pa, pb := a, b
 	if proseLine(s[a:b]) {
 		// A list item or log entry starts the sentence; the lines
-		// after it that start nothing continue it.
+		// under it indented deeper continue it ("  * Build-depend on
+		// ...", "    problem was reported by ..."), others do not.
 		for i := 0; i < 8 && !entryStart(s, pa, b); i++ {
 			qa, qb, ok := prevLine(s, pa)
 			if !ok || !proseLine(s[qa:qb]) || at-qa > 600 {
 				break
 			}
+			if entryStart(s, qa, qb) && !hangs(s[qa:qb], s[pa:]) {
+				break
+			}
 			pa = qa
 		}
+		_, fb := lineAt(s, pa)
+		item := entryStart(s, pa, fb)
 		for i := 0; i < 8; i++ {
 			qa, qb, ok := nextLine(s, pb)
-			if !ok || !proseLine(s[qa:qb]) || entryStart(s, qa, qb) || qb-at > 600 {
+			if !ok || !proseLine(s[qa:qb]) || entryStart(s, qa, qb) || qb-at > 600 || item && !hangs(s[pa:fb], s[qa:qb]) {
 				break
 			}
 			pb = qb
@@ -1483,6 +1489,22 @@ func entryStart(s string, a, b int) bool {
 		l = l[m[1]:]
 	}
 	return entryStartRE.MatchString(l)
+}
+
+// hangs reports whether line l is indented deeper than entry line e,
+// past a comment's mark: the wrapped part of a list item.
+func hangs(e, l string) bool {
+	return indentPast(l) > indentPast(e)
+}
+
+// indentPast is a line's indentation, a comment's mark counted as
+// indentation ("#pod   scheme" is indented deeper than "#pod * C<x>").
+func indentPast(l string) int {
+	n := 0
+	if m := commentLeadRE.FindStringSubmatchIndex(l); m != nil && m[2] < 0 {
+		l, n = l[m[1]:], m[1] // not a bullet's "*"
+	}
+	return n + len(l) - len(strings.TrimLeft(l, " \t"))
 }
 
 // commentLeadRE is a comment's mark at a line's start: "#", "//", ";",
