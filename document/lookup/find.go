@@ -526,6 +526,26 @@ func (f *finder) namedVersion(c cand) bool {
 // slash, "version", or a few capitalized words.
 var nameToVersionRE = regexp.MustCompile(`^(?:/|[ \t]+(?:(?:version|\p{Lu}[\pL\pN]*)[ \t]+){0,3})$`)
 
+// durationFit scores how well a field and its value read as a time span
+// ("how long"): +1 for a label or unit of time, -1 for one of size.
+func durationFit(label, v string) float64 {
+	score := 0.0
+	for _, p := range append(parts(label), parts(v)...) {
+		switch {
+		case timeWords[p]:
+			score = max(score, 1)
+		case sizeWords[p]:
+			return -1
+		}
+	}
+	return score
+}
+
+var timeWords = setOf(`s sec secs second seconds ms msec millisecond milliseconds us min mins minute minutes h hr hrs hour hours
+d day days week weeks time ttl timeout delay age interval duration expire expires expiry lifetime period wait`)
+
+var sizeWords = setOf(`b kb kib mb mib gb gib tb bytes byte size length count max_size`)
+
 // restated reports whether line gives values a and b as one, the second
 // in brackets after the first: "10000 (10 seconds)".
 func restated(line, a, b string) bool {
@@ -1171,6 +1191,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		}
 		if f.q.want == versionKind && f.namedVersion(c) {
 			s += 4
+		}
+		if f.q.duration {
+			s += durationFit(c.label, v) // cache_ttl_sec, not cache_size_MB
 		}
 	} else if !isProse && !labelHit && (hasDigit(v) || strings.ContainsAny(v, "@/")) {
 		s += 0.5 // a value, not a word

@@ -156,7 +156,7 @@ func TestFind(t *testing.T) {
 			"### `server.headersTimeout`\n\n* {number} **Default:** `60000`\n\nLimits the time the parser waits for the headers.\n",
 			"What is the default requestTimeout of a server?", "300000"},
 		{"list under its heading", "#### `fetch-retry-mintimeout`\n\n* Default: 10000 (10 seconds)\n* Type: Number\n\n#### `fetch-retry-maxtimeout`\n\n* Default: 60000 (1 minute)\n* Type: Number\n",
-			"How long does npm wait at minimum before retrying a fetch, by default?", "10000"},
+			"How long does npm wait at minimum before retrying a fetch, by default?", "10 seconds"},
 		{"version after its name", "2025-03-04 00:00:01.990 UTC [812] LOG:  starting PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu\n" +
 			"2025-03-04 00:28:32.595 UTC [30554] LOG:  duration: 1376.354 ms  statement: VACUUM\n",
 			"Which PostgreSQL version is this server running?", "15.18"},
@@ -170,6 +170,9 @@ func TestFind(t *testing.T) {
 			"I need the SHA-256 checksum of the smbclient .deb.", "d5ec281d1c9e969a3e0e"},
 		{"a request's lead", "This is version 0.21 of the Shared MIME-info Database specification, last updated 2 October 2018.\n",
 			"Can you find when this version of the spec was last updated?", "2 October 2018"},
+		{"how long is a time, not a size", "[General]\n; Network settings\nnetwork = on\n; Cache of grid chunks downloaded from the network\n" +
+			"cache_enabled = on\ncache_size_MB = 300\ncache_ttl_sec = 86400\n",
+			"How long do cached network grid chunks stay valid?", "86400"},
 		{"a list item's wrapped line", "   * Fix build on ia64. Closes: #1008576.\n   * Build-depend on libpcre2-dev instead of the obsolete libpcre3-dev; the\n" +
 			"     problem was reported by Göran Lindqvist during the freeze.\n",
 			"Who reported the problem with the obsolete libpcre3-dev build dependency?", "Göran Lindqvist"},

@@ -54,6 +54,8 @@ type query struct {
 	// which is the noun of "which X ..." / "what X ...", the thing asked
 	// for when no field of the record is named by the question.
 	which string
+	// duration: "how long", a time and not a size.
+	duration bool
 }
 
 // termRE finds the words of a question: identifiers may hold - _ . / : @
@@ -124,6 +126,7 @@ func parseQuery(q string) query {
 	case strings.HasPrefix(lower, "where") || has("path", "directory", "folder", "location"):
 		out.want = placeKind
 	}
+	out.duration = out.want == quantityKind && strings.Contains(lower, "how long") && !has("string", "name", "line", "file", "list", "key")
 	if m := whichFileRE.FindStringSubmatch(lower); m != nil && out.want == anyKind {
 		out.want = placeKind // "which certificate file", "what socket": a path
 	}

@@ -113,6 +113,8 @@ var synonyms = map[string][]string{
 	"ip":         {"address", "addr", "host"},
 	"host":       {"hostnam", "server", "machin"},
 	"timeout":    {"time", "limit"},
+	"wait":       {"delay", "timeout", "sleep"},
+	"delay":      {"wait"},
 	"siz":        {"size", "length", "bytes"},
 	"lead":       {"manag", "own", "head"},
 	"manag":      {"lead", "own"},
