@@ -376,8 +376,14 @@ func TestKeptSessionIdleCost(t *testing.T) {
 		if strings.Contains(req.FirstUser(), "again") || strings.Contains(req.LastUser(), "again") {
 			return fakellm.Reply{Content: fakellm.Code(`FINAL(fmt.Sprint("spun: ", spins.Load() > 0))`)}
 		}
+		// The cell waits until the goroutine has spun, so that the
+		// follow-up's answer does not depend on how a loaded machine
+		// scheduled it before the session was kept.
 		return fakellm.Reply{Content: fakellm.Code(`var spins atomic.Int64
 go func() { for { spins.Add(1) } }()
+for spins.Load() == 0 {
+	time.Sleep(time.Millisecond)
+}
 FINAL("spinning")`)}
 	})
 	defer up.Close()
