@@ -13,14 +13,17 @@
 // found, the text is read several ways at once: the line's key: value
 // pairs, a table row under its header (Markdown, CSV, TSV, fixed-width),
 // a JSON object, an SQL INSERT, an RFC 822 stanza or mail, an INI
-// section, a YAML block, a changelog entry, a list, a sentence. Each
+// section, a YAML block, a changelog entry, a list, a Markdown section
+// under its heading, a sentence. Each
 // labelled value is scored by how well its label and record match the
 // question and whether it is the kind of value asked for (a date for
 // "when", a person for "who", a number for "how many").
 //
 // Man pages are read as rendered (roff and mdoc markup removed). Keys
 // the whole text is about (Redis in a Redis log) need not be on the
-// answer's line.
+// answer's line. A date in a question is found however the text writes
+// it, an identifier also run together (SHA-256 as SHA256), and a
+// language asked for ("in Russian") by its code (GenericName[ru]).
 //
 // Find answers "" rather than guess: when a strong key is nowhere in the
 // text, when no record holds the keys, when the best reading scores too
