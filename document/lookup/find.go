@@ -589,14 +589,14 @@ const promiseReach = 400
 // maxReadLines: a key found thousands of times (PID in a journal) would
 // otherwise have each of its lines read.
 func (f *finder) promising(locs []int) []int {
-	type line struct{ at, a, keys int }
+	type line struct{ at, a, b, keys int }
 	byLine := map[int]*line{}
 	var lines []*line
 	size := 0
 	for _, at := range locs {
 		a, b := lineAt(f.text, at)
 		if byLine[a] == nil {
-			l := &line{at: at, a: a}
+			l := &line{at: at, a: a, b: b}
 			byLine[a] = l
 			lines = append(lines, l)
 			size += b - a
@@ -623,11 +623,10 @@ func (f *finder) promising(locs []int) []int {
 	out := make([]int, 0, maxReadLines)
 	size = 0
 	for _, l := range lines {
-		_, b := lineAt(f.text, l.a)
-		if len(out) == maxReadLines || len(out) > 0 && size+b-l.a > maxReadBytes {
+		if len(out) == maxReadLines || len(out) > 0 && size+l.b-l.a > maxReadBytes {
 			break
 		}
-		size += b - l.a
+		size += l.b - l.a
 		out = append(out, l.at)
 	}
 	return out

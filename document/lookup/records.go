@@ -1440,17 +1440,17 @@ func proseRecord(s string, a, b, at int) record {
 		// A list item or log entry starts the sentence; the lines
 		// under it indented deeper continue it ("  * Build-depend on
 		// ...", "    problem was reported by ..."), others do not.
-		for i := 0; i < 8 && !entryStart(s, pa, b); i++ {
+		fb := b // the end of the first line, pa's
+		for i := 0; i < 8 && !entryStart(s, pa, fb); i++ {
 			qa, qb, ok := prevLine(s, pa)
 			if !ok || !proseLine(s[qa:qb]) || at-qa > 600 {
 				break
 			}
-			if entryStart(s, qa, qb) && !hangs(s[qa:qb], s[pa:]) {
+			if entryStart(s, qa, qb) && !hangs(s[qa:qb], s[pa:fb]) {
 				break
 			}
-			pa = qa
+			pa, fb = qa, qb
 		}
-		_, fb := lineAt(s, pa)
 		item := entryStart(s, pa, fb)
 		for i := 0; i < 8; i++ {
 			qa, qb, ok := nextLine(s, pb)
