@@ -49,41 +49,110 @@ type Answer struct {
 	Value string
 	Line  string
 	Score float64
+	// Kind is the kind of record the value was read from (line, prose,
+	// table, json, stanza, ...).
+	Kind string
+	// Clear is how many times over the ambiguity margin the value beats
+	// the best other value (at least 1; 99 when there is none).
+	Clear float64
+	// Fallback is set when the value was found only by the last try,
+	// with the text's topics and capitalized everyday words relaxed.
+	Fallback bool
 }
 
 // Find returns the value text gives for what question asks, or "" when
 // the text does not clearly answer it. An empty question is looked for in
 // the text itself (see Question), as when a message holds both.
 func Find(text, question string) string {
-	return Explain(text, question).Value
+	return explainIn(text, nil, question, nil).Value
+}
+
+// FindIn is Find over a text joined from several files, as the REPL's
+// context joins the files of a request: starts are the byte offsets at
+// which the files begin. Each file's man pages are rendered on their own,
+// and a key near any file's start can be what that file is about.
+func FindIn(text string, starts []int, question string) string {
+	return explainIn(text, starts, question, nil).Value
 }
 
 // Explain is Find with the line the value was read from.
 func Explain(text, question string) Answer {
-	return explain(text, question, nil)
+	return explainIn(text, nil, question, nil)
+}
+
+// ExplainIn is FindIn with the line the value was read from.
+func ExplainIn(text string, starts []int, question string) Answer {
+	return explainIn(text, starts, question, nil)
 }
 
 // explain is Explain, with every value scored shown to trace (when not
 // nil).
 func explain(text, question string, trace func(c cand, score float64)) Answer {
+	return explainIn(text, nil, question, trace)
+}
+
+func explainIn(text string, starts []int, question string, trace func(c cand, score float64)) Answer {
 	if strings.TrimSpace(question) == "" {
-		question, text = Question(text)
+		var rest string
+		question, rest = Question(text)
 		if question == "" {
 			return Answer{}
 		}
+		// The question is cut from the text's head or tail.
+		if !strings.HasPrefix(text, rest) {
+			starts = shift(starts, len(rest)-len(text))
+		}
+		text = rest
 	}
-	if looksRoff(text) {
-		// Man pages are read as rendered: their markup parts a
-		// setting's name from its value (.IP "default_days" 4).
-		text = roffText(text)
-	}
+	// Man pages are read as rendered: their markup parts a setting's
+	// name from its value (.IP "default_days" 4).
+	text, starts = renderParts(text, starts)
 	q := parseQuery(question)
 	f := newFinder(text, q)
 	if f == nil {
 		return Answer{}
 	}
+	f.starts = starts
 	f.trace = trace
 	return f.answer()
+}
+
+// shift moves starts by d, keeping those still inside the text (and 0).
+func shift(starts []int, d int) []int {
+	out := []int{0}
+	for _, s := range starts {
+		if s+d > 0 {
+			out = append(out, s+d)
+		}
+	}
+	return out
+}
+
+// renderParts renders each file's man pages (renderRoff) and returns the
+// rendered text with its files' starts; starts that are not increasing
+// offsets into text are dropped.
+func renderParts(text string, starts []int) (string, []int) {
+	var cuts []int
+	for _, s := range starts {
+		if s > 0 && s < len(text) && (len(cuts) == 0 || s > cuts[len(cuts)-1]) {
+			cuts = append(cuts, s)
+		}
+	}
+	if len(cuts) == 0 {
+		return renderRoff(text), []int{0}
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	out := []int{0}
+	prev := 0
+	for _, c := range append(cuts, len(text)) {
+		if prev > 0 {
+			out = append(out, b.Len())
+		}
+		b.WriteString(renderRoff(text[prev:c]))
+		prev = c
+	}
+	return b.String(), out
 }
 
 // answer is the finder's best reading, looked for again with the text's
@@ -142,6 +211,17 @@ const topicReach = 4096
 // topicCount: a key found this many times is what the text is about.
 const topicCount = 20
 
+// nearAStart reports whether folded key w is within topicReach of the
+// start of one of the text's files.
+func (f *finder) nearAStart(w string) bool {
+	for _, s := range f.starts {
+		if strings.Contains(f.folded[s:min(len(f.folded), s+topicReach)], w) {
+			return true
+		}
+	}
+	return false
+}
+
 // relaxTopics turns the strong keys that the text is about into topic
 // words, which support a record that holds them and cost nothing where it
 // does not; it reports whether any was.
@@ -165,7 +245,7 @@ func (f *finder) relaxTopics(nearStart bool) bool {
 		subject := !frequent || f.counts[i]*10 > most // frequent, but not as the text's subject is
 		// A number or version near the start is a table of contents'
 		// entry (12.22.10), not the text's subject.
-		title := nearStart && !unicode.IsDigit(rune(t.fold[0])) && strings.Contains(f.folded[:min(len(f.folded), topicReach)], t.fold)
+		title := nearStart && !unicode.IsDigit(rune(t.fold[0])) && f.nearAStart(t.fold)
 		if t.strong && subject && (frequent || title) {
 			topics = append(topics, i)
 		} else if !t.topic {
@@ -263,6 +343,8 @@ type finder struct {
 	// lang is the code of the language the question asks in ("in
 	// Russian": ru), when the text tags values by language.
 	lang string
+	// starts are where the text's files begin (0 for one file).
+	starts []int
 	// trace, when set (by tests), sees every value scored.
 	trace func(c cand, score float64)
 }
@@ -272,7 +354,7 @@ type finder struct {
 var fileNameRE = regexp.MustCompile(`(?i)\.(?:txt|md|csv|tsv|tab|json|jsonl|ya?ml|xml|html?|log|conf|cfg|ini|toml|h|c|cc|cpp|go|py|rs|js|ts|sh|sql|service|timer|socket|gz|pdf|out|list)$`)
 
 func newFinder(text string, q query) *finder {
-	f := &finder{text: text, folded: foldASCII(text), q: q}
+	f := &finder{text: text, folded: foldASCII(text), q: q, starts: []int{0}}
 	hasStrong, strongFound := false, false
 	for _, t := range q.terms {
 		n := len(occurrences(text, f.folded, t, maxAnchors))
@@ -461,7 +543,7 @@ func (f *finder) best() Answer {
 				if s > bestScore {
 					bestScore, bestPlace, bestLabel = s, place(&r, c.at), strings.ToLower(c.label)
 					a, b := lineAt(f.text, min(max(c.at, 0), len(f.text)))
-					bestA = Answer{Value: c.value, Line: f.text[a:b], Score: s}
+					bestA = Answer{Value: c.value, Line: f.text[a:b], Score: s, Kind: r.kind, Fallback: f.fallback}
 				}
 			}
 		}
@@ -480,6 +562,7 @@ func (f *finder) best() Answer {
 	// A different value that reads almost as well: the text answers
 	// the question two ways, and a guess between them is no answer.
 	bv := strings.ToLower(bestA.Value)
+	bestA.Clear = 99
 	for v, sc := range byValue {
 		margin := wide
 		p := byPlace[v]
@@ -495,9 +578,13 @@ func (f *finder) best() Answer {
 			// one fact told twice.
 			margin /= 3
 		}
-		if bestScore-sc < margin && !strings.Contains(v, bv) && !strings.Contains(bv, v) && !restated(bestA.Line, bv, v) {
+		if v == bv || strings.Contains(v, bv) || strings.Contains(bv, v) || restated(bestA.Line, bv, v) {
+			continue
+		}
+		if bestScore-sc < margin {
 			return Answer{}
 		}
+		bestA.Clear = min(bestA.Clear, (bestScore-sc)/margin)
 	}
 	return bestA
 }
@@ -1245,26 +1332,66 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 // subject scores how much c's record is about the question's key: a
 // field whose whole value is a key, the record's first field or one
 // that names records (Package: tar, name: Norway), is its subject.
+//
+// A record whose name field names something else, one word that holds
+// none of the strong keys (Package: libjq1 beside Depends: jq, "name":
+// "make-fetch-happen" beside a dependency on http-cache-semantics), is
+// about that other thing: it costs otherEntity.
 func (f *finder) subject(c cand) float64 {
 	best := 0.0
+	other := false
 	for i, fl := range c.rec.fields {
 		if fl.value == c.value && fl.label == c.label {
 			continue
 		}
+		lab := strings.ToLower(fl.label)
+		named := lab == "package" || lab == "name" || lab == "id" || lab == "key" || lab == "title" || lab == "code" || lab == "source"
+		v := strings.TrimSpace(fl.value)
+		if named && oneObject[c.rec.kind] && strings.IndexFunc(v, unicode.IsLetter) >= 0 && !strings.ContainsAny(v, " \t") && f.namesOther(v) {
+			other = true
+		}
 		for _, t := range f.terms {
-			if !strings.EqualFold(strings.TrimSpace(fl.value), t.text) {
+			if !strings.EqualFold(v, t.text) {
 				continue
 			}
-			lab := strings.ToLower(fl.label)
 			switch {
-			case i == 0 || lab == "package" || lab == "name" || lab == "id" || lab == "key" || lab == "title" || lab == "code" || lab == "source":
+			case i == 0 || named:
 				best = max(best, 2)
 			default:
 				best = max(best, 0.5)
 			}
 		}
 	}
+	if best == 0 && other {
+		return -otherEntity
+	}
 	return best
+}
+
+// otherEntity is what a record named for something else costs.
+const otherEntity = 3.0
+
+// oneObject are the kinds of record that describe one thing, whose name
+// field names it (an INI run or a Markdown section may hold many).
+var oneObject = setOf(`json stanza table sql fixed block entry`)
+
+// namesOther reports whether v, a record's name, holds none of the keys
+// that name things: the strong keys, or when there are none the rare
+// words (jq). It is false when there are no such keys.
+func (f *finder) namesOther(v string) bool {
+	strong := f.hasStrong()
+	lv, pv := strings.ToLower(v), " "+strings.Join(parts(v), " ")+" "
+	keys := 0
+	for i, t := range f.terms {
+		if strong && !t.strong || !strong && (f.counts[i] > rareCount || t.topic) {
+			continue
+		}
+		keys++
+		if strings.Contains(lv, strings.ToLower(t.text)) || strings.Contains(pv, " "+strings.Join(parts(t.text), " ")+" ") {
+			return false
+		}
+	}
+	return keys > 0
 }
 
 // countRE splits a number from its unit.

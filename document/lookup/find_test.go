@@ -230,3 +230,50 @@ func BenchmarkFind10MTokens(b *testing.B) {
 		}
 	}
 }
+
+// TestFindIn checks what knowing where each attached file starts buys: a
+// key near a file's start is what that file is about (Redis, in the log
+// that is the second file), and a man page that is not the first file is
+// read as rendered.
+func TestFindIn(t *testing.T) {
+	t.Parallel()
+	log := "1:C 11 Mar 2025 03:10:05.497 # oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo\n" +
+		"1:C 11 Mar 2025 03:10:12.181 # Redis version=7.0.15, bits=64, commit=00000000, modified=0, pid=1, just started\n" +
+		"1:C 11 Mar 2025 03:10:17.742 # Configuration loaded\n" +
+		"1:M 11 Mar 2025 03:10:30.606 * Running mode=standalone, port=6380.\n" +
+		"1:M 11 Mar 2025 03:10:35.176 # Server initialized\n"
+	var page strings.Builder
+	page.WriteString(".Dd $Mdocdate: May 1 2025 $\n.Dt SSH_CONFIG 5\n.Sh DESCRIPTION\n.Bl -tag -width Ds\n")
+	for i := range 30 {
+		fmt.Fprintf(&page, ".It Cm Option%d\nWhat option %d does, in a sentence.\n", i, i)
+	}
+	page.WriteString(".It Cm ForwardX11Timeout\nSpecify a timeout for untrusted X11 forwarding\nusing the format described in the\n.Sx TIME FORMATS\n" +
+		"section of\n.Xr sshd_config 5 .\nX11 connections received by\n.Xr ssh 1\nafter this time will be refused.\n" +
+		"The default is to disable untrusted X11 forwarding after twenty minutes has elapsed.\n.El\n")
+	for _, c := range []struct {
+		name     string
+		files    []string
+		question string
+		want     string
+		joined   bool // Find, not told where the files start, finds it too
+	}{
+		{"topic near a file's start", []string{filler(3, 400), log, filler(4, 400)}, "Which port is the Redis server listening on?", "6380", false},
+		{"man page after a file", []string{filler(5, 1500), page.String()}, "By default, after how long does ssh stop accepting untrusted X11 forwarding connections?", "twenty minutes", true},
+	} {
+		var text strings.Builder
+		var starts []int
+		for i, f := range c.files {
+			if i > 0 {
+				text.WriteString("\n\n")
+			}
+			starts = append(starts, text.Len())
+			text.WriteString(f)
+		}
+		if got := FindIn(text.String(), starts, c.question); got != c.want {
+			t.Errorf("%s: FindIn = %q, want %q", c.name, got, c.want)
+		}
+		if got := Find(text.String(), c.question); c.joined && got != c.want {
+			t.Errorf("%s: Find = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

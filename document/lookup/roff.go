@@ -16,9 +16,90 @@ func looksRoff(text string) bool {
 			requests++
 		}
 	}
-	return lines >= 20 && requests*10 >= lines &&
-		(strings.Contains(text, "\n.TH ") || strings.Contains(text, "\n.Dd ") || strings.Contains(text, "\n.SH ") || strings.HasPrefix(text, ".TH "))
+	return lines >= 20 && requests*10 >= lines && (pageStart(text) || strings.Contains(text, "\n.SH ") || strings.Contains(text, "\n.Sh "))
 }
+
+// pageStart reports whether a man page (.TH, or mdoc's .Dd) starts in
+// text.
+func pageStart(text string) bool {
+	return strings.HasPrefix(text, ".TH ") || strings.HasPrefix(text, ".Dd ") || strings.Contains(text, "\n.TH ") || strings.Contains(text, "\n.Dd ")
+}
+
+// renderRoff renders the man pages in text: all of it when it is mostly
+// man pages, else each page that starts inside it (a man page attached
+// after a README: files are joined one after another), from its .TH or
+// .Dd line to where the text stops being roff.
+func renderRoff(text string) string {
+	if looksRoff(text) {
+		return roffText(text)
+	}
+	if !pageStart(text) {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	request := func(l string) bool { return strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") }
+	var b strings.Builder
+	b.Grow(len(text))
+	for i := 0; i < len(lines); {
+		if !strings.HasPrefix(lines[i], ".TH ") && !strings.HasPrefix(lines[i], ".Dd ") {
+			b.WriteString(lines[i])
+			i++
+			continue
+		}
+		end := roffEnd(lines, i, request)
+		if n := 0; end-i >= 20 {
+			for _, l := range lines[i:end] {
+				if request(l) {
+					n++
+				}
+			}
+			if n*10 < end-i {
+				end = i // a page header quoted in prose, not a page
+			}
+		} else {
+			end = i
+		}
+		if end == i {
+			b.WriteString(lines[i])
+			i++
+			continue
+		}
+		b.WriteString(roffText(strings.Join(lines[i:end], "")))
+		i = end
+	}
+	return b.String()
+}
+
+// roffEnd is the line where a man page that starts at line i ends: the
+// next page's start, or a blank line after which roffPlain lines in a row
+// hold no request.
+func roffEnd(lines []string, i int, request func(string) bool) int {
+	for j := i + 1; j < len(lines); j++ {
+		if strings.HasPrefix(lines[j], ".TH ") || strings.HasPrefix(lines[j], ".Dd ") {
+			return j
+		}
+		if strings.TrimSpace(lines[j]) != "" {
+			continue
+		}
+		plain := 0
+		for k := j + 1; k < len(lines) && plain < roffPlain; k++ {
+			if request(lines[k]) {
+				break
+			}
+			if strings.TrimSpace(lines[k]) != "" {
+				plain++
+			}
+		}
+		if plain == roffPlain || j+1+plain >= len(lines) && plain > 0 {
+			return j
+		}
+	}
+	return len(lines)
+}
+
+// roffPlain: this many lines without a request after a blank line end a
+// man page: the next file has begun.
+const roffPlain = 20
 
 // roffText renders man pages as a reader sees them, line for line:
 // requests that only lay the page out go, paragraph requests (.PP, .TP,

@@ -68,14 +68,16 @@ type worker struct {
 	statm    *os.File // /proc/self/statm, opened before confinement
 	ctxData  string   // the mapped context file
 	contexts []string // pieces of ctxData
-	query    string   // the request's question (SessionConfig.Query)
-	limits   protocol.Limits
-	rw       *rewrite.Rewriter
-	baseG    int // goroutines of the worker itself, before model code ran
-	shims    *shims.Shims
-	finalFn  reflect.Value   // FINAL, which formats like fmt.Sprint: a key of the interpreter's MapTypes
-	tools    map[string]bool // the client's tools (tools.go)
-	images   []string        // the request's images, by name (tools.go)
+	// pieceStarts are the offsets in ctxData where the pieces start.
+	pieceStarts []int
+	query       string // the request's question (SessionConfig.Query)
+	limits      protocol.Limits
+	rw          *rewrite.Rewriter
+	baseG       int // goroutines of the worker itself, before model code ran
+	shims       *shims.Shims
+	finalFn     reflect.Value   // FINAL, which formats like fmt.Sprint: a key of the interpreter's MapTypes
+	tools       map[string]bool // the client's tools (tools.go)
+	images      []string        // the request's images, by name (tools.go)
 
 	mu       sync.Mutex
 	cell     *cellState
@@ -189,6 +191,7 @@ func (w *worker) init(cf *protocol.ContextFile, query string, l *protocol.Limits
 				return fmt.Errorf("context piece %d [%d,%d) is outside the file of %d bytes", i, p.Start, p.End, len(data))
 			}
 			w.contexts = append(w.contexts, data[p.Start:p.End])
+			w.pieceStarts = append(w.pieceStarts, int(p.Start))
 		}
 	}
 	if err := applyWorkerLimits(w.limits, w.statm); err != nil {
@@ -309,6 +312,21 @@ func (w *worker) sleep(d time.Duration) {
 	}
 }
 
+// lookup is lookup.Find for model code; over the context itself it knows
+// where each attached file starts (lookup.FindIn).
+func (w *worker) lookup(text, question string) string {
+	return lookup.FindIn(text, w.starts(text), question)
+}
+
+// starts returns where each piece of the context starts in text, when
+// text is the context itself (not a copy or a slice of it); else nil.
+func (w *worker) starts(text string) []int {
+	if len(w.pieceStarts) < 2 || len(text) != len(w.ctxData) || unsafe.StringData(text) != unsafe.StringData(w.ctxData) {
+		return nil
+	}
+	return w.pieceStarts
+}
+
 // predeclared returns the names model code sees without importing anything.
 func (w *worker) predeclared() map[string]reflect.Value {
 	m := map[string]reflect.Value{
@@ -325,7 +343,7 @@ func (w *worker) predeclared() map[string]reflect.Value {
 		"tool_call_batched": reflect.ValueOf(func(name string, args []any) []string { return w.callTool(name, args) }),
 		"FINAL":             w.finalFn,
 		"SHOW_VARS":         reflect.ValueOf(w.showVars),
-		"lookup":            reflect.ValueOf(lookup.Find),
+		"lookup":            reflect.ValueOf(w.lookup),
 		"lookup_lines":      reflect.ValueOf(lookup.Lines),
 		"__rlmGoPanic":      reflect.ValueOf(w.goPanic),
 		"__rlmGoCall":       reflect.ValueOf(func(fn any, args ...any) { w.goCall(fn, args, false) }),

@@ -8,6 +8,8 @@
 //	go run ./examples/tiny-rlm/devlookups -kind yaml   # only one kind
 //	go run ./examples/tiny-rlm/devlookups -out DIR     # DIR/devlookups.jsonl for rlm eval --task custom:...
 //	go run ./examples/tiny-rlm/devlookups -fresh       # the fresh set's held-out half, which only measures
+//	go run ./examples/tiny-rlm/devlookups -distract    # each attached document between two others, as three files
+//	go run ./examples/tiny-rlm/devlookups -features F  # each answer's features, and each case's with its answer cut out
 //
 // Scoring runs the cell the built-in model writes for a lookup
 // (training/expert/cells/lookup.txt): lookup(context, query), with the
@@ -99,6 +101,8 @@ func main() {
 	only := flag.String("id", "", "only the case with this `ID`")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the lookups to this `file`")
 	check := flag.Bool("check", false, "only build the documents and count the cases (no lookups)")
+	features := flag.String("features", "", "write each answer's features to this `file` (TSV), with those of each case once its answer's lines are cut out")
+	distracted := flag.Bool("distract", false, "send each attached case's document as the middle one of three attached files, between two other cases' documents")
 	useFresh := flag.Bool("fresh", false, "use the held-out half of the fresh set (fresh_*.go), which only measures, instead of the development set")
 	flag.Parse()
 	var set [][]devCase
@@ -119,6 +123,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "devlookups:", err)
 		os.Exit(1)
 	}
+	if *distracted {
+		all = distract(all)
+	}
 	switch {
 	case *check:
 		counts := map[string]int{}
@@ -131,6 +138,8 @@ func main() {
 		fmt.Printf("%d cases\n", len(all))
 	case *out != "":
 		err = write(*out, all)
+	case *features != "":
+		err = writeFeatures(*features, all, *verbose)
 	default:
 		if *cpuprofile != "" {
 			f, perr := os.Create(*cpuprofile)
@@ -153,7 +162,8 @@ func main() {
 // built is a case with its document.
 type built struct {
 	devCase
-	doc string
+	doc   string
+	parts []string // the attached files doc is made of, when several
 }
 
 func build(set [][]devCase, kind, id string) ([]built, error) {
@@ -172,7 +182,7 @@ func build(set [][]devCase, kind, id string) ([]built, error) {
 			if err != nil {
 				return nil, fmt.Errorf("case %s: %w", c.ID, err)
 			}
-			out = append(out, built{c, doc})
+			out = append(out, built{devCase: c, doc: doc})
 		}
 	}
 	return out, nil
@@ -272,18 +282,39 @@ func render(name, text string) (string, error) {
 	return strings.Join(r.Pieces, "\n"), nil
 }
 
-// message is the text the REPL's context holds and the question its query
-// holds, as the gateway delivers the case.
-func (b built) message() (text, query string) {
+// message is the text the REPL's context holds, where each attached file
+// starts in it, and the question its query holds, as the gateway delivers
+// the case.
+func (b built) message() (text string, starts []int, query string) {
 	switch b.Deliver {
 	case "inline":
-		return b.Question + "\n\n" + b.doc, ""
+		return b.Question + "\n\n" + b.doc, nil, ""
 	case "inline-after":
-		return b.doc + "\n\n" + b.Question, ""
+		return b.doc + "\n\n" + b.Question, nil, ""
 	case "files":
-		return strings.Join(split(b.doc, 3), "\n\n"), b.Question
+		text, starts := join(split(b.doc, 3))
+		return text, starts, b.Question
 	}
-	return b.doc, b.Question
+	if b.parts != nil {
+		text, starts := join(b.parts)
+		return text, starts, b.Question
+	}
+	return b.doc, nil, b.Question
+}
+
+// join joins files as the REPL's context does, by a blank line, and
+// returns where each starts.
+func join(files []string) (string, []int) {
+	var starts []int
+	var sb strings.Builder
+	for i, f := range files {
+		if i > 0 {
+			sb.WriteString("\n\n")
+		}
+		starts = append(starts, sb.Len())
+		sb.WriteString(f)
+	}
+	return sb.String(), starts
 }
 
 // split cuts doc into n parts at line breaks near equal sizes.
@@ -339,9 +370,9 @@ func score(w io.Writer, all []built, verbose bool) {
 	var total tally
 	by := map[string]map[string]*tally{"kind": {}, "form": {}, "deliver": {}}
 	for _, b := range all {
-		text, query := b.message()
+		text, starts, query := b.message()
 		start := time.Now()
-		got := lookup.Explain(text, query)
+		got := lookup.ExplainIn(text, starts, query)
 		took := time.Since(start)
 		if took > time.Second {
 			fmt.Fprintf(w, "SLOW %s: %.1f s over %d bytes\n", b.ID, took.Seconds(), len(text))
@@ -454,4 +485,109 @@ SET default_tablespace = '';
 SET default_table_access_method = heap;
 
 `
+}
+
+// writeFeatures writes, for each case, the features of the helper's
+// answer and whether it was right; then the same for the case with every
+// line that holds an accepted answer cut out, where any answer is wrong.
+// The second kind of row is a wrong reading of the sort a user meets
+// when the record that answers is written in a way the helper cannot
+// read: what a decision to answer or not has to learn to refuse.
+func writeFeatures(name string, all []built, verbose bool) error {
+	var buf bytes.Buffer
+	fmt.Fprintln(&buf, "id\tcut\tform\tcomplete\tright\tscore\tclear\tkind\tfallback\tlen\tcount")
+	row := func(b built, cut bool, text string, starts []int, query string) {
+		got := lookup.ExplainIn(text, starts, query)
+		right := b.right(got.Value)
+		if cut {
+			right = got.Value == ""
+			if !right && verbose {
+				fmt.Fprintf(os.Stderr, "CUT %s %q\n    got %q (%s, score %.2f) from %q\n    want %q\n", b.ID, b.Question, got.Value, got.Kind, got.Score, clip(got.Line, 200), b.Answers)
+			}
+		}
+		count := 0
+		if got.Value != "" {
+			count = strings.Count(strings.ToLower(text), strings.ToLower(got.Value))
+		}
+		fmt.Fprintf(&buf, "%s\t%v\t%s\t%v\t%v\t%.3f\t%.3f\t%s\t%v\t%d\t%d\n", b.ID, cut, b.Form, got.Value != "", right,
+			got.Score, got.Clear, got.Kind, got.Fallback, len(got.Value), count)
+	}
+	for _, b := range all {
+		text, starts, query := b.message()
+		row(b, false, text, starts, query)
+		if len(b.Answers) == 0 {
+			continue
+		}
+		if cut, ok := cutAnswers(text, b.Answers); ok {
+			row(b, true, cut, nil, query)
+		}
+	}
+	return os.WriteFile(name, buf.Bytes(), 0o644)
+}
+
+// cutAnswers removes every line of text that holds one of answers; it
+// reports false when an answer is too short or on too many lines to cut.
+func cutAnswers(text string, answers []string) (string, bool) {
+	lines := strings.SplitAfter(text, "\n")
+	lower := make([]string, len(lines))
+	for i, l := range lines {
+		lower[i] = strings.ToLower(l)
+	}
+	drop := map[int]bool{}
+	for _, a := range answers {
+		a = strings.ToLower(a)
+		if len(a) < 3 {
+			return "", false
+		}
+		for i, l := range lower {
+			if strings.Contains(l, a) {
+				drop[i] = true
+			}
+		}
+	}
+	if len(drop) == 0 || len(drop) > 20 {
+		return "", false
+	}
+	var out strings.Builder
+	for i, l := range lines {
+		if !drop[i] {
+			out.WriteString(l)
+		}
+	}
+	return out.String(), true
+}
+
+// distract sends each attached case's document as the middle one of three
+// attached files, between two other cases' documents of other kinds that
+// hold none of its answers.
+func distract(all []built) []built {
+	var out []built
+	for i, b := range all {
+		if b.Deliver != "" {
+			continue
+		}
+		var others []string
+		for j := 1; j < len(all) && len(others) < 2; j++ {
+			o := all[(i+j*37)%len(all)]
+			if o.Kind == b.Kind || len(o.doc) > 1<<20 {
+				continue
+			}
+			ok := true
+			for _, a := range b.Answers {
+				if strings.Contains(strings.ToLower(o.doc), strings.ToLower(a)) {
+					ok = false
+				}
+			}
+			if ok {
+				others = append(others, o.doc)
+			}
+		}
+		if len(others) < 2 {
+			continue // too few cases of other kinds (-id, -kind)
+		}
+		b.parts = []string{others[0], b.doc, others[1]}
+		b.doc, _ = join(b.parts)
+		out = append(out, b)
+	}
+	return out
 }
