@@ -1422,7 +1422,7 @@ func (f *finder) couldBe(v string) bool {
 		return hasDigit(v) || wordQuantityRE.MatchString(v)
 	case ipKind:
 		return hasDigit(v) && strings.Contains(v, ".")
-	case dateKind, versionKind:
+	case dateKind, versionKind, idKind:
 		return hasDigit(v)
 	case emailKind:
 		return strings.Contains(v, "@")

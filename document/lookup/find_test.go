@@ -176,6 +176,16 @@ func TestFind(t *testing.T) {
 		{"a list item's wrapped line", "   * Fix build on ia64. Closes: #1008576.\n   * Build-depend on libpcre2-dev instead of the obsolete libpcre3-dev; the\n" +
 			"     problem was reported by Göran Lindqvist during the freeze.\n",
 			"Who reported the problem with the obsolete libpcre3-dev build dependency?", "Göran Lindqvist"},
+		{"an ID is a token with a digit", "_TRANSPORT=journal\nPRIORITY=3\nSYSLOG_IDENTIFIER=systemd\nCODE_FILE=src/core/mount.c\nUNIT=srv-backup.mount\n" +
+			"MESSAGE=srv-backup.mount: Mount process exited, code=exited, status=32/n/a\n_PID=1\n_COMM=systemd\n",
+			"I need the invocation ID of srv-backup.mount when its mount process failed.", ""},
+		{"an ID, given", "MESSAGE=srv-backup.mount: Mount process exited, code=exited, status=32/n/a\nINVOCATION_ID=5c0b9e2d71f84a8fa3e6d40c19b7e52a\n",
+			"I need the invocation ID of srv-backup.mount when its mount process failed.", "5c0b9e2d71f84a8fa3e6d40c19b7e52a"},
+		{"a size is no version", "Package: prometheus-pgbackrest-exporter\nStatus: install ok installed\nInstalled-Size: 18432\nArchitecture: amd64\n",
+			"Which version of the pgBackRest Prometheus exporter is installed?", ""},
+		{"a record named for something else", "Package: jo\nMaintainer: ChangZhuo Chen <czchen@debian.org>\nDescription: JSON output from a shell\n\n" +
+			"Package: yq\nMaintainer: Debian Python Team <team+python@tracker.debian.org>\nDescription: Command-line YAML processor - jq wrapper for YAML documents\n",
+			"Who maintains the jq package?", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ const (
 	urlKind
 	versionKind
 	ipKind
+	idKind // an identifier: one token with a digit (a machine ID, a UUID)
 )
 
 // term is one key word of a question.
@@ -121,6 +122,8 @@ func parseQuery(q string) query {
 		out.want = urlKind
 	case has("ip", "ipv4"):
 		out.want = ipKind
+	case has("id", "uuid", "guid", "identifier"):
+		out.want = idKind
 	case has("version"):
 		out.want = versionKind
 	case strings.HasPrefix(lower, "where") || has("path", "directory", "folder", "location"):

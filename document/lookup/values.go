@@ -80,9 +80,13 @@ func fits(k valueKind, v string) bool {
 	case urlKind:
 		return covers(urlRE)
 	case versionKind:
-		return covers(versionRE) || versionLeadRE.MatchString(v) && !strings.Contains(v, " ")
+		// A bare number is a size or a count more often than a
+		// version ("Installed-Size: 18432").
+		return covers(versionRE) || versionLeadRE.MatchString(v) && !strings.Contains(v, " ") && !isDigits(v)
 	case ipKind:
 		return covers(ipRE) || covers(ipPortRE)
+	case idKind:
+		return !strings.ContainsAny(v, " \t") && hasDigit(v)
 	}
 	return true
 }
