@@ -70,7 +70,8 @@ type devCase struct {
 	Answers []string
 	// Deliver is how the document is sent: "" attached, "inline" in one
 	// message after the question, "inline-after" in one message before
-	// it, "files" split into three attached files.
+	// it, "files" split into three attached files, "each" each of its
+	// Files attached on its own.
 	Deliver string
 }
 
@@ -178,45 +179,67 @@ func build(set [][]devCase, kind, id string) ([]built, error) {
 			if kind != "" && c.Kind != kind || id != "" && c.ID != id {
 				continue
 			}
-			doc, err := c.document()
+			doc, starts, err := c.document()
 			if err != nil {
 				return nil, fmt.Errorf("case %s: %w", c.ID, err)
 			}
-			out = append(out, built{devCase: c, doc: doc})
+			b := built{devCase: c, doc: doc}
+			if c.Deliver == "each" {
+				if len(starts) < 2 {
+					return nil, fmt.Errorf("case %s: delivered as each of its files, but it has one", c.ID)
+				}
+				for i, st := range starts {
+					end := len(doc)
+					if i+1 < len(starts) {
+						end = starts[i+1] - 2 // the blank line that joins them
+					}
+					b.parts = append(b.parts, doc[st:end])
+				}
+			}
+			out = append(out, b)
 		}
 	}
 	return out, nil
 }
 
-func (c devCase) document() (string, error) {
+// document builds the case's document, and where each of its files
+// starts in it.
+func (c devCase) document() (string, []int, error) {
 	var doc string
+	var starts []int
 	if c.Make != nil {
 		d, err := c.Make()
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		doc = d
 	} else {
 		var parts []string
+		size := 0 // of parts joined
 		for _, g := range c.Files {
 			names, err := filepath.Glob(g)
 			if err != nil || len(names) == 0 {
-				return "", fmt.Errorf("no file matches %s", g)
+				return "", nil, fmt.Errorf("no file matches %s", g)
 			}
 			sort.Strings(names)
 			for _, n := range names {
 				t, err := readFile(n)
 				if err != nil {
-					return "", err
+					return "", nil, err
 				}
 				if strings.ContainsRune(t, 0) {
 					continue // a binary file a glob caught: no one attaches one as text
 				}
 				if t, err = render(n, t); err != nil {
-					return "", err
+					return "", nil, err
 				}
+				if len(parts) > 0 {
+					size += 2
+				}
+				starts = append(starts, size)
 				parts = append(parts, t)
-				if c.Size > 0 && len(strings.Join(parts, "\n\n")) > 2*c.Size {
+				size += len(t)
+				if c.Size > 0 && size > 2*c.Size {
 					break
 				}
 			}
@@ -229,6 +252,9 @@ func (c devCase) document() (string, error) {
 			cut = i + 1
 		}
 		doc = doc[:cut]
+		for len(starts) > 0 && starts[len(starts)-1] >= cut {
+			starts = starts[:len(starts)-1]
+		}
 	}
 	if c.Needle != "" {
 		at := int(c.Depth * float64(len(doc)))
@@ -237,15 +263,21 @@ func (c devCase) document() (string, error) {
 		} else {
 			at = len(doc)
 		}
-		doc = doc[:at] + strings.TrimRight(c.Needle, "\n") + "\n" + doc[at:]
+		needle := strings.TrimRight(c.Needle, "\n") + "\n"
+		doc = doc[:at] + needle + doc[at:]
+		for i := range starts {
+			if starts[i] > at {
+				starts[i] += len(needle)
+			}
+		}
 	}
 	lower := strings.ToLower(doc)
 	for i, a := range c.Answers {
 		if i == 0 && !strings.Contains(lower, strings.ToLower(a)) {
-			return "", fmt.Errorf("answer %q is not in the document", a)
+			return "", nil, fmt.Errorf("answer %q is not in the document", a)
 		}
 	}
-	return doc, nil
+	return doc, starts, nil
 }
 
 func readFile(name string) (string, error) {
@@ -430,6 +462,8 @@ func write(dir string, all []built) error {
 		switch b.Deliver {
 		case "files":
 			docs = split(b.doc, 3)
+		case "each":
+			docs = b.parts
 		case "inline":
 			it.Inline = eval.InlineQuestionFirst
 		case "inline-after":
