@@ -532,8 +532,13 @@ func (f *finder) best() Answer {
 			if m == nil {
 				continue
 			}
-			for _, c := range f.candidates(&r, !structured) {
+			cs := f.candidates(&r, !structured)
+			only := f.onlyOfKind(cs)
+			for _, c := range cs {
 				s := f.score(c, m, at)
+				if only != "" && strings.EqualFold(c.value, only) {
+					s += onlyBonus
+				}
 				if f.trace != nil {
 					f.trace(c, s)
 				}
@@ -587,6 +592,40 @@ func (f *finder) best() Answer {
 		bestA.Clear = min(bestA.Clear, (bestScore-sc)/margin)
 	}
 	return bestA
+}
+
+// onlyBonus is what a value gains for being the only one of the kind
+// asked for in a record that holds the question's strong keys.
+const onlyBonus = 1.5
+
+// onlyOfKind returns the one value among cs of the kind the question
+// asks for (an IP address, an e-mail address, a URL, an ID), when the question has
+// strong keys and there is exactly one: the record the keys pick answers
+// with it, however the question's other words are put ("log in" for
+// "Accepted publickey").
+func (f *finder) onlyOfKind(cs []cand) string {
+	switch f.q.want {
+	case ipKind, emailKind, urlKind, idKind:
+	default:
+		return "" // names, numbers and dates are everywhere
+	}
+	if !f.hasStrong() {
+		return ""
+	}
+	only := ""
+	for _, c := range cs {
+		v := strings.ToLower(c.value)
+		if v == "" || v == only || !f.couldBe(c.value) || !f.fits(c.value) {
+			continue
+		}
+		if only != "" && !strings.Contains(v, only) && !strings.Contains(only, v) {
+			return ""
+		}
+		if only == "" || len(v) < len(only) {
+			only = v
+		}
+	}
+	return only
 }
 
 // namedVersion reports whether version c comes right after a name the

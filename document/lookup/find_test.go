@@ -287,3 +287,35 @@ func TestFindIn(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyOfKind checks which value is the only one of the kind asked for
+// in a record: one IP address among other values is; two are not, nor is
+// a kind as common as a number.
+func TestOnlyOfKind(t *testing.T) {
+	t.Parallel()
+	text := "_SYSTEMD_UNIT=ssh.service\nMESSAGE=Accepted publickey for ops-oncall from 192.0.2.144 port 50022 ssh2\n"
+	cands := func(vs ...string) []cand {
+		var out []cand
+		for _, v := range vs {
+			out = append(out, cand{value: v})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		question string
+		values   []string
+		want     string
+	}{
+		{"From which IP address did ops-oncall log in over SSH?", []string{"Accepted publickey", "192.0.2.144", "50022"}, "192.0.2.144"},
+		{"From which IP address did ops-oncall log in over SSH?", []string{"192.0.2.144", "198.51.100.7"}, ""},
+		{"How many ports did ops-oncall use over SSH?", []string{"50022", "ops"}, ""},
+	} {
+		f := newFinder(text, parseQuery(c.question))
+		if f == nil {
+			t.Fatalf("%q: no keys found", c.question)
+		}
+		if got := f.onlyOfKind(cands(c.values...)); got != c.want {
+			t.Errorf("%q over %q: onlyOfKind = %q, want %q", c.question, c.values, got, c.want)
+		}
+	}
+}
