@@ -183,6 +183,10 @@ func TestFind(t *testing.T) {
 			"I need the invocation ID of srv-backup.mount when its mount process failed.", "5c0b9e2d71f84a8fa3e6d40c19b7e52a"},
 		{"a size is no version", "Package: prometheus-pgbackrest-exporter\nStatus: install ok installed\nInstalled-Size: 18432\nArchitecture: amd64\n",
 			"Which version of the pgBackRest Prometheus exporter is installed?", ""},
+		{"address and port, in a log of dated lines", "2024/03/04 07:33:35 [error] 11074#11074: *174652 open() \"/var/www/cgi-bin/test\" failed (2: No such file or directory), client: 192.0.2.103, server: docs.example.net\n" +
+			"2024/03/04 07:33:37 [emerg] 11070#11070: bind() to 0.0.0.0:8443 failed (98: Address already in use)\n" +
+			"2024/03/04 07:33:39 [error] 11071#11071: *174660 upstream timed out (110: Connection timed out), client: 203.0.113.49, server: api.example.net\n",
+			"Tell me which address and port nginx failed to bind to.", "0.0.0.0:8443"},
 		{"a record named for something else", "Package: jo\nMaintainer: ChangZhuo Chen <czchen@debian.org>\nDescription: JSON output from a shell\n\n" +
 			"Package: yq\nMaintainer: Debian Python Team <team+python@tracker.debian.org>\nDescription: Command-line YAML processor - jq wrapper for YAML documents\n",
 			"Who maintains the jq package?", ""},

@@ -110,6 +110,8 @@ func parseQuery(q string) query {
 		out.want = personKind
 	case strings.HasPrefix(lower, "when") || has("date", "day", "deadline"):
 		out.want = dateKind
+	case has("port") && has("address", "host", "ip", "ipv4"):
+		out.want = ipKind // "which address and port": 0.0.0.0:8443
 	case strings.Contains(lower, "how many") || strings.Contains(lower, "how much") || has("port", "count", "numeric"):
 		out.want = numberKind
 	case strings.Contains(lower, "how long") || strings.Contains(lower, "how fast") || strings.Contains(lower, "how often") ||

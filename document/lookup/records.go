@@ -1478,7 +1478,7 @@ func proseRecord(s string, a, b, at int) record {
 // stamp): such a line
 // is an entry of its own, never the wrapped part of its neighbours'
 // sentence.
-var entryStartRE = regexp.MustCompile(`^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|\d{4}-\d\d-\d\d|\d\d?:\d\d|\[|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d |\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3} |(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|LOG|CRITICAL)\b)`)
+var entryStartRE = regexp.MustCompile(`^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|\d{4}[-/]\d\d[-/]\d\d|\d\d?/\d\d?/\d{4}|\d\d?:\d\d|\[|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d |\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3} |(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|LOG|CRITICAL)\b)`)
 
 // entryStart reports whether line a..b of s starts an entry of its own,
 // inside a comment too ("#pod * C<max_redirect> ..."); a block comment's

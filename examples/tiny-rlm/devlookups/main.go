@@ -591,6 +591,9 @@ func cutAnswers(text string, answers []string) (string, bool) {
 	return out.String(), true
 }
 
+// distractMax bounds the size of a document used as a distractor.
+var distractMax = 1 << 20
+
 // distract sends each attached case's document as the middle one of three
 // attached files, between two other cases' documents of other kinds that
 // hold none of its answers.
@@ -603,7 +606,7 @@ func distract(all []built) []built {
 		var others []string
 		for j := 1; j < len(all) && len(others) < 2; j++ {
 			o := all[(i+j*37)%len(all)]
-			if o.Kind == b.Kind || len(o.doc) > 1<<20 {
+			if o.Kind == b.Kind || len(o.doc) > distractMax {
 				continue
 			}
 			ok := true
