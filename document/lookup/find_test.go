@@ -187,6 +187,9 @@ func TestFind(t *testing.T) {
 			"2024/03/04 07:33:37 [emerg] 11070#11070: bind() to 0.0.0.0:8443 failed (98: Address already in use)\n" +
 			"2024/03/04 07:33:39 [error] 11071#11071: *174660 upstream timed out (110: Connection timed out), client: 203.0.113.49, server: api.example.net\n",
 			"Tell me which address and port nginx failed to bind to.", "0.0.0.0:8443"},
+		{"a CSV row with a comma of its own", "#AgencyID,Token,Code,AgencyName\n1,AE,530,Ministry of Communications, United Arab Emirates\n" +
+			"2,AR,1,Servicio de Hidrografia Naval, Argentina\n249,6G,35871,Geodatastyrelsen Grønland, Greenland\n250,GD,22,Land Survey Office, Grenada\n",
+			"What is the code of the Greenland geodata office?", "35871"},
 		{"a record named for something else", "Package: jo\nMaintainer: ChangZhuo Chen <czchen@debian.org>\nDescription: JSON output from a shell\n\n" +
 			"Package: yq\nMaintainer: Debian Python Team <team+python@tracker.debian.org>\nDescription: Command-line YAML processor - jq wrapper for YAML documents\n",
 			"Who maintains the jq package?", ""},

@@ -266,6 +266,18 @@ func tableRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 		}
 	} else if h, ok := memo.head(s, a, sep, headState{n: n}); ok {
 		header, ha, hb = h.cells, h.a, h.b
+	} else if sep == "," {
+		// A last column with commas of its own, unquoted
+		// ("Geodatastyrelsen Grønland, Greenland"): the header has
+		// fewer cells, and the row's last ones are one.
+		for m := n - 1; m >= max(2, n-2); m-- {
+			if h, ok := memo.head(s, a, sep, headState{n: m}); ok && len(h.cells) == m {
+				header, ha, hb = h.cells, h.a, h.b
+				cells = append(cells[:m-1], strings.Join(cells[m-1:], ", "))
+				n = m
+				break
+			}
+		}
 	}
 	if header == nil || len(header) < n {
 		return record{}, false
