@@ -295,6 +295,23 @@ func TestFindIn(t *testing.T) {
 	}
 }
 
+// TestProseLine checks which lines can be part of a sentence that runs
+// over several lines: not a fixed-width table's row, whose neighbours are
+// rows of their own.
+func TestProseLine(t *testing.T) {
+	t.Parallel()
+	for l, want := range map[string]bool{
+		"AcmeSans-Regular.otf                OpenType       184,332  /usr/local/share/fonts/acme": false,
+		"The server disconnects after this time if the user has not logged in.":                   true,
+		"is the default.  Setting it to zero disables the limit.  See also":                       true,
+		"| host | port |": false,
+	} {
+		if got := proseLine(l); got != want {
+			t.Errorf("proseLine(%q) = %v, want %v", l, got, want)
+		}
+	}
+}
+
 // TestOnlyOfKind checks which value is the only one of the kind asked for
 // in a record: one IP address among other values is; two are not, nor is
 // a kind as common as a number.

@@ -1535,11 +1535,15 @@ func inBlockComment(s string, a int) bool {
 func proseLine(l string) bool {
 	t := strings.TrimSpace(l)
 	if len(strings.Fields(t)) < 4 || strings.Trim(t, "-=+ \t") == "" || strings.Count(t, "|") >= 2 || strings.Count(t, "\t") >= 1 || strings.HasSuffix(t, "{") ||
-		strings.HasSuffix(t, ";") || yamlKeyRE.MatchString(l) && !strings.Contains(t, ". ") {
+		strings.HasSuffix(t, ";") || yamlKeyRE.MatchString(l) && !strings.Contains(t, ". ") || len(columnGapRE.FindAllStringIndex(t, 2)) == 2 {
 		return false
 	}
 	return true
 }
+
+// columnGapRE is a gap between a fixed-width table's columns: two of them
+// make a line a row, not prose (justified prose spaces by one or two).
+var columnGapRE = regexp.MustCompile(`\S {3,}\S`)
 
 // sentenceEndRE ends a sentence: a period, ! or ? followed by white space
 // and not inside a number, path or abbreviation.
