@@ -1269,7 +1269,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	// A one-word value of a field the question names holds a key word
 	// as a name does: host: cache.internal for "the host of the cache".
 	oneWord := !strings.ContainsAny(v, " \t")
-	if !(strings.ContainsAny(v, "@/") && oneWord) && !named && !(labelHit && !isProse && oneWord) {
+	if !(strings.ContainsAny(v, "@/") && oneWord) && !named && !(labelHit && !isProse && oneWord) && !(f.q.want == placeKind && oneWord && f.fits(v)) {
 		for _, t := range append(f.terms, f.missing...) {
 			if !t.strong && f.looseIn(t, vwords) {
 				s -= 2

@@ -190,6 +190,8 @@ func TestFind(t *testing.T) {
 		{"a CSV row with a comma of its own", "#AgencyID,Token,Code,AgencyName\n1,AE,530,Ministry of Communications, United Arab Emirates\n" +
 			"2,AR,1,Servicio de Hidrografia Naval, Argentina\n249,6G,35871,Geodatastyrelsen Grønland, Greenland\n250,GD,22,Land Survey Office, Grenada\n",
 			"What is the code of the Greenland geodata office?", "35871"},
+		{"a file name asked for", "Packaging note: this build ships the trimmed data archive icudt72l-trim.dat (26 locales) instead of the full one.",
+			"What's the file name of the trimmed data archive this build ships?", "icudt72l-trim.dat"},
 		{"a record named for something else", "Package: jo\nMaintainer: ChangZhuo Chen <czchen@debian.org>\nDescription: JSON output from a shell\n\n" +
 			"Package: yq\nMaintainer: Debian Python Team <team+python@tracker.debian.org>\nDescription: Command-line YAML processor - jq wrapper for YAML documents\n",
 			"Who maintains the jq package?", ""},

@@ -128,7 +128,7 @@ func parseQuery(q string) query {
 		out.want = idKind
 	case has("version"):
 		out.want = versionKind
-	case strings.HasPrefix(lower, "where") || has("path", "directory", "folder", "location"):
+	case strings.HasPrefix(lower, "where") || has("path", "directory", "folder", "location", "filename") || strings.Contains(lower, "file name"):
 		out.want = placeKind
 	}
 	out.duration = out.want == quantityKind && strings.Contains(lower, "how long") && !has("string", "name", "line", "file", "list", "key")
@@ -216,7 +216,7 @@ var defaultPhraseRE = regexp.MustCompile(`(?i)\b(?:out of the box|(?:if|when) (?
 
 // kindWords name the kind of value asked for; written in capitals they
 // are no key the answer's record must hold.
-var kindWords = setOf(`ip ipv4 url uri`)
+var kindWords = setOf(`ip ipv4 url uri name filename`)
 
 // howWords follow "how" to ask for an amount.
 var howWords = setOf(`many much long big large far often fast old soon tall high wide deep small frequently quickly`)

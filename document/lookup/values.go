@@ -8,13 +8,16 @@ import (
 )
 
 var (
-	emailRE   = regexp.MustCompile(`[\pL\pN._%+-]+@[\pL\pN-]+(?:\.[\pL\pN-]+)+`)
-	urlRE     = regexp.MustCompile(`[a-z][a-z0-9+.-]*://[^\s<>"'()\[\]{},;]+[^\s<>"'()\[\]{},;.:]`)
-	pathRE    = regexp.MustCompile(`(?:~|\.{1,2})?/[\pL\pN._~+-]+(?:/[\pL\pN._~+$-]*)*`)
-	ipPortRE  = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}\b`)
-	ipRE      = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b`)
-	versionRE = regexp.MustCompile(`\bv?\d+(?::\d+)?(?:\.\d+)+(?:[-+~][\pL\pN.+~-]*)?\b|\b\d+-\d+[\pL\pN.+~-]*\b`)
-	hexRE     = regexp.MustCompile(`\b0[xX][0-9a-fA-F]+\b`)
+	emailRE = regexp.MustCompile(`[\pL\pN._%+-]+@[\pL\pN-]+(?:\.[\pL\pN-]+)+`)
+	urlRE   = regexp.MustCompile(`[a-z][a-z0-9+.-]*://[^\s<>"'()\[\]{},;]+[^\s<>"'()\[\]{},;.:]`)
+	// fileNameTokenRE is a file's name without its directory:
+	// icudt72l-trim.dat.
+	fileNameTokenRE = regexp.MustCompile(`\b[\pL\pN_][\pL\pN_.+-]*\.[\pL][\pL\pN]{0,5}\b`)
+	pathRE          = regexp.MustCompile(`(?:~|\.{1,2})?/[\pL\pN._~+-]+(?:/[\pL\pN._~+$-]*)*`)
+	ipPortRE        = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}\b`)
+	ipRE            = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b`)
+	versionRE       = regexp.MustCompile(`\bv?\d+(?::\d+)?(?:\.\d+)+(?:[-+~][\pL\pN.+~-]*)?\b|\b\d+-\d+[\pL\pN.+~-]*\b`)
+	hexRE           = regexp.MustCompile(`\b0[xX][0-9a-fA-F]+\b`)
 	// numberRE: a number that is not the tail of a word ("db-3").
 	numberRE      = regexp.MustCompile(`(?:^|[^\pL\pN_.-])([-+]?\d[\d,._]*(?:\.\d+)?)`)
 	wholeNumberRE = regexp.MustCompile(`^[-+]?\d[\d,._]*(?:\.\d+)?$`)
@@ -108,7 +111,7 @@ func typed(k valueKind, s string) [][2]int {
 	case quantityKind:
 		res = []*regexp.Regexp{quantityRE, wordQuantityRE, numberRE}
 	case placeKind:
-		res = []*regexp.Regexp{urlRE, emailRE, pathRE}
+		res = []*regexp.Regexp{urlRE, emailRE, pathRE, fileNameTokenRE}
 	case emailKind:
 		res = []*regexp.Regexp{emailRE}
 	case urlKind:
