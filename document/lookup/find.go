@@ -1011,6 +1011,12 @@ conn conns addr type log db`)
 func (f *finder) candidates(r *record, prose bool) []cand {
 	var out []cand
 	for _, fl := range r.fields {
+		if shellRefRE.MatchString(fl.value) {
+			continue // another variable's value, or the script's own name ($0): not here
+		}
+		if m := shellDefaultRE.FindStringSubmatch(fl.value); m != nil {
+			fl.value = m[1] // ${PERF_DATA_LIMIT_MB:-512}: 512 unless the environment says otherwise
+		}
 		out = append(out, cand{value: fl.value, label: fl.label, rec: r, at: fl.at})
 		// A value of the kind asked for inside a field's value:
 		// "Install: lumen-agent:amd64 (2.8.0-1)" holds a version.
@@ -1046,6 +1052,9 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 				if loc[0] < m[1] && loc[1] > m[0] && !(loc[0] <= m[0] && loc[1] >= m[1]) {
 					continue typedLoop // a piece of a date or time
 				}
+			}
+			if loc[0] > 0 && r.text[loc[0]] == '-' && r.text[loc[0]-1] == ':' {
+				loc[0]++ // ${NAME:-512}: a default, not a negative number
 			}
 			if loc[0] > 0 {
 				if tail(r.text, loc[0]) {
@@ -1092,6 +1101,14 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 	}
 	return out
 }
+
+// shellRefRE is a shell variable's reference, or a special parameter
+// ($0, $@): a value set elsewhere.
+var shellRefRE = regexp.MustCompile(`^"?\$(?:[0-9@*#?$!-]|\{?[A-Za-z_]\w*\}?)"?$`)
+
+// shellDefaultRE is a shell variable's reference with a default:
+// ${VAR:-512}, ${VAR:=512}, ${VAR-512}.
+var shellDefaultRE = regexp.MustCompile(`^"?\$\{[A-Za-z_]\w*:?[-=]([^}$]+)\}"?$`)
 
 // langTag returns the language a field's label tags it with: "ja" of
 // GenericName[ja] or label_ja, "" if none.
@@ -1482,6 +1499,7 @@ func (f *finder) onlyKeys(v string) bool {
 	for _, w := range termRE.FindAllString(v, -1) {
 		ws = append(ws, parts(w)...) // fontconfig/hinting_style: three words
 	}
+	keys, other := 0, ""
 	for _, w := range ws {
 		ok := false
 		for _, t := range append(f.terms, f.missing...) {
@@ -1490,11 +1508,19 @@ func (f *finder) onlyKeys(v string) bool {
 				break
 			}
 		}
-		if !ok {
+		switch {
+		case ok:
+			keys++
+		case other != "":
 			return false
+		default:
+			other = w
 		}
 	}
-	return len(ws) > 0
+	// All the question's words, or a name the question gives with a
+	// short word more: "BADGER PUMP & VALVE INC" for "Badger Pump &
+	// Valve".
+	return keys > 0 && (other == "" || keys >= 2 && utf8.RuneCountInString(other) <= 4 && strings.Contains(v, " ") && !strings.ContainsAny(v, "/@.:"))
 }
 
 // namesWhich reports whether v is one thing of the kind a "which X"

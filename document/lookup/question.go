@@ -110,7 +110,7 @@ func parseQuery(q string) query {
 		out.want = personKind
 	case strings.HasPrefix(lower, "when") || has("date", "day", "deadline"):
 		out.want = dateKind
-	case has("port") && has("address", "host", "ip", "ipv4"):
+	case addressPortRE.MatchString(lower):
 		out.want = ipKind // "which address and port": 0.0.0.0:8443
 	case strings.Contains(lower, "how many") || strings.Contains(lower, "how much") || has("port", "count", "numeric"):
 		out.want = numberKind
@@ -213,6 +213,9 @@ func parseQuery(q string) query {
 
 // defaultPhraseRE is a way of asking for a default without the word.
 var defaultPhraseRE = regexp.MustCompile(`(?i)\b(?:out of the box|(?:if|when) (?:i|you|we) (?:haven't|have not|don't|do not|didn't|did not) (?:changed?|set|touch(?:ed)?|configured?) (?:anything|it|them)|unless (?:i|you|we|someone) (?:override|change|set|configure)s? (?:it|them|otherwise)|unless (?:overridden|configured otherwise|told otherwise|set otherwise)|(?:if|when) (?:left )?(?:unset|not set)|with(?:out)? (?:any|no) (?:configuration|options|settings)|factory settings?)\b`)
+
+// addressPortRE asks for an address with its port.
+var addressPortRE = regexp.MustCompile(`\b(?:address|host|ip|ipv4)\s*(?:and|&|:|/)\s*port\b`)
 
 // kindWords name the kind of value asked for; written in capitals they
 // are no key the answer's record must hold.

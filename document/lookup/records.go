@@ -109,6 +109,10 @@ var tagRE = regexp.MustCompile(`<([A-Za-z][\w:.-]*)([^<>]*)>([^<>]+)</([A-Za-z][
 var defineRE = regexp.MustCompile(`^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$`)
 var bareKVRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s+([^\s=:].*)$`)
 
+// shellAssignRE is a shell assignment of a variable with a default:
+// name=${NAME:-512}, : "${NAME:=512}".
+var shellAssignRE = regexp.MustCompile(`^\s*(?:(?:export\s+|local\s+|readonly\s+)?([A-Za-z_]\w*)=|:\s+)"?\$\{([A-Za-z_]\w*):?[-=]([^}$]*)\}`)
+
 // lineRecord reads the line: its key-value pairs.
 func lineRecord(s string, a, b int) record {
 	line := s[a:b]
@@ -125,6 +129,18 @@ func lineRecord(s string, a, b int) record {
 		}
 	}
 	if len(r.fields) > 0 {
+		return r
+	}
+	// A shell variable with a default, name=${NAME:-512}: the
+	// default is its value, and no other reading of the line is.
+	if m := shellAssignRE.FindStringSubmatchIndex(line); m != nil {
+		name := line[m[4]:m[5]] // : "${NAME:=512}"
+		if m[2] >= 0 {
+			name = line[m[2]:m[3]]
+		}
+		if v := clean(line[m[6]:m[7]]); v != "" {
+			r.fields = append(r.fields, field{name, v, a + m[6]})
+		}
 		return r
 	}
 	// Pairs may overlap: "host-7: diskQuota = 67 MiB" is host-7's

@@ -73,9 +73,9 @@ func fits(k valueKind, v string) bool {
 	case dateKind:
 		return covers(dateRE) || covers(clockRE)
 	case numberKind:
-		return isNumber(v) || covers(quantityRE) || covers(hexRE) || covers(wordQuantityRE)
+		return isNumber(v) || covers(quantityRE) || covers(hexRE) || covers(wordQuantityRE) || goDurationRE.MatchString(v)
 	case quantityKind:
-		return covers(quantityRE) || isNumber(v) || covers(wordQuantityRE)
+		return covers(quantityRE) || isNumber(v) || covers(wordQuantityRE) || goDurationRE.MatchString(v)
 	case placeKind:
 		return covers(pathRE) || covers(urlRE) || covers(emailRE) || !strings.Contains(v, " ") && strings.Contains(v, ".") || covers(nameRE) || capWordRE.MatchString(v)
 	case emailKind:
@@ -234,7 +234,10 @@ func phrase(v string) string {
 	return v
 }
 
-var unitRE = regexp.MustCompile(`^(?:[ \t]*(?:` + units + `)|[ \t]+(?:` + shortUnits + `))\b`)
+// goDurationRE is a duration as Go code writes it: 2500 * time.Millisecond.
+var goDurationRE = regexp.MustCompile(`^\d[\d_]*[ \t]*\*[ \t]*time\.(?:Nanosecond|Microsecond|Millisecond|Second|Minute|Hour)$`)
+
+var unitRE = regexp.MustCompile(`^(?:[ \t]*(?:` + units + `)|[ \t]+(?:` + shortUnits + `)|[ \t]*\*[ \t]*time\.(?:nanosecond|microsecond|millisecond|second|minute|hour))\b`)
 
 // withUnit keeps a number's unit when it follows directly: "418 s" of
 // "completed in 418 s at ...".

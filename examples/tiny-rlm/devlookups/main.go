@@ -400,7 +400,7 @@ func (t tally) String() string {
 
 func score(w io.Writer, all []built, verbose bool) {
 	var total tally
-	by := map[string]map[string]*tally{"kind": {}, "form": {}, "deliver": {}}
+	by := map[string]map[string]*tally{"kind": {}, "form": {}, "deliver": {}, "set": {}}
 	for _, b := range all {
 		text, starts, query := b.message()
 		start := time.Now()
@@ -416,7 +416,8 @@ func score(w io.Writer, all []built, verbose bool) {
 		if deliver == "" {
 			deliver = "attached"
 		}
-		for dim, key := range map[string]string{"kind": b.Kind, "form": b.Form, "deliver": deliver} {
+		set, _, _ := strings.Cut(b.ID, "-") // a, b: the first set; c, d: the second; e, f: the third
+		for dim, key := range map[string]string{"kind": b.Kind, "form": b.Form, "deliver": deliver, "set": set} {
 			if by[dim][key] == nil {
 				by[dim][key] = &tally{}
 			}
@@ -431,7 +432,7 @@ func score(w io.Writer, all []built, verbose bool) {
 				got.Value, got.Score, clip(got.Line, 160), b.Answers)
 		}
 	}
-	for _, dim := range []string{"kind", "form", "deliver"} {
+	for _, dim := range []string{"kind", "form", "deliver", "set"} {
 		fmt.Fprintf(w, "\nby %s:\n", dim)
 		for _, k := range slices.Sorted(maps.Keys(by[dim])) {
 			fmt.Fprintf(w, "  %-14s %s\n", k, by[dim][k])
