@@ -55,6 +55,10 @@ type Answer struct {
 	// Clear is how many times over the ambiguity margin the value beats
 	// the best other value (at least 1; 99 when there is none).
 	Clear float64
+	// Keys is the share of the question's key words the value's record
+	// holds (strong, topics and loose; those nowhere in the text count
+	// as not held).
+	Keys float64
 	// Fallback is set when the value was found only by the last try,
 	// with the text's topics and capitalized everyday words relaxed.
 	Fallback bool
@@ -548,7 +552,7 @@ func (f *finder) best() Answer {
 				if s > bestScore {
 					bestScore, bestPlace, bestLabel = s, place(&r, c.at), strings.ToLower(c.label)
 					a, b := lineAt(f.text, min(max(c.at, 0), len(f.text)))
-					bestA = Answer{Value: c.value, Line: f.text[a:b], Score: s, Kind: r.kind, Fallback: f.fallback}
+					bestA = Answer{Value: c.value, Line: f.text[a:b], Score: s, Kind: r.kind, Fallback: f.fallback, Keys: f.coverage(m)}
 				}
 			}
 		}
@@ -592,6 +596,21 @@ func (f *finder) best() Answer {
 		bestA.Clear = min(bestA.Clear, (bestScore-sc)/margin)
 	}
 	return bestA
+}
+
+// coverage is the share of the question's key words record match m
+// holds.
+func (f *finder) coverage(m *matches) float64 {
+	n, held := len(f.terms)+len(f.missing), 0
+	for i := range f.terms {
+		if m.strong[i] || m.loose[i] {
+			held++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(held) / float64(n)
 }
 
 // onlyBonus is what a value gains for being the only one of the kind

@@ -200,6 +200,10 @@ func TestFind(t *testing.T) {
 			"How long does a failover client keep the old master's connections?", "2500 * time.Millisecond"},
 		{"the name asked about is no answer", "  104476  BADGER PUMP & VALVE INC           4         0.00        813.45\n  104477  ACME TOOLS LLC                    2         0.00        100.00\n",
 			"What payment terms are on file for Badger Pump & Valve?", ""},
+		{"a changelog entry of several hands", "postgresql-15 (15.2-2) unstable; urgency=medium\n\n  * Fix update-alternatives when doc package is installed stand-alone.\n\n" +
+			"  [ Émilie Fournier ]\n  * d/tests: add an autopkgtest exercising pg_basebackup --compress=server-zstd.\n  * d/control: bump Standards-Version, no changes needed.\n\n" +
+			" -- Christoph Berg <myon@debian.org>  Mon, 27 Feb 2023 10:30:23 +0100\n",
+			"Who added the autopkgtest for pg_basebackup --compress=server-zstd?", "Émilie Fournier"},
 		{"a record named for something else", "Package: jo\nMaintainer: ChangZhuo Chen <czchen@debian.org>\nDescription: JSON output from a shell\n\n" +
 			"Package: yq\nMaintainer: Debian Python Team <team+python@tracker.debian.org>\nDescription: Command-line YAML processor - jq wrapper for YAML documents\n",
 			"Who maintains the jq package?", ""},

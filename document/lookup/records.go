@@ -862,16 +862,38 @@ func changelogRecord(s string, a, b int) (record, bool) {
 	if t == nil || tb < b {
 		return record{}, false
 	}
+	// In an entry of several hands, "[ Name ]" heads the changes Name
+	// made; the trailer names who uploaded them.
+	uploader := "maintainer uploader signed by changed by"
+	var author *field
+	for qa, qb := a, b; qa > ha; {
+		if m := clAuthorRE.FindStringSubmatch(s[qa:qb]); m != nil {
+			author = &field{"author changed by added by fixed by made by", m[1], qa}
+			uploader = "maintainer uploader signed by"
+			break
+		}
+		var ok bool
+		if qa, qb, ok = prevLine(s, qa); !ok {
+			break
+		}
+	}
 	r := record{kind: "changelog", text: s[ha:tb], start: ha, fields: []field{
 		{"package", h[1], ha}, {"version", h[2], ha}, {"distribution", h[3], ha},
-		{"maintainer uploader signed by changed by", t[1] + " <" + t[2] + ">", ta},
+		{uploader, t[1] + " <" + t[2] + ">", ta},
 		{"date uploaded released", strings.TrimSpace(t[3]), ta},
 	}}
+	if author != nil {
+		r.fields = append(r.fields, *author)
+	}
 	if u := strings.TrimPrefix(h[4], "urgency="); u != h[4] {
 		r.fields = append(r.fields, field{"urgency", u, ha})
 	}
 	return r, true
 }
+
+// clAuthorRE heads a changelog entry's changes by one of its hands:
+// "  [ Émilie Fournier ]".
+var clAuthorRE = regexp.MustCompile(`^\s+\[ ([^\]\[]+?) \]\s*$`)
 
 var stanzaLineRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]+){0,2}):[ \t]+(\S.*)$`)
 

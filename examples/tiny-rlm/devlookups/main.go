@@ -530,7 +530,7 @@ SET default_table_access_method = heap;
 // read: what a decision to answer or not has to learn to refuse.
 func writeFeatures(name string, all []built, verbose bool) error {
 	var buf bytes.Buffer
-	fmt.Fprintln(&buf, "id\tcut\tform\tcomplete\tright\tscore\tclear\tkind\tfallback\tlen\tcount")
+	fmt.Fprintln(&buf, "id\tcut\tform\tcomplete\tright\tscore\tclear\tkind\tfallback\tlen\tcount\tkeys")
 	row := func(b built, cut bool, text string, starts []int, query string) {
 		got := lookup.ExplainIn(text, starts, query)
 		right := b.right(got.Value)
@@ -544,8 +544,8 @@ func writeFeatures(name string, all []built, verbose bool) error {
 		if got.Value != "" {
 			count = strings.Count(strings.ToLower(text), strings.ToLower(got.Value))
 		}
-		fmt.Fprintf(&buf, "%s\t%v\t%s\t%v\t%v\t%.3f\t%.3f\t%s\t%v\t%d\t%d\n", b.ID, cut, b.Form, got.Value != "", right,
-			got.Score, got.Clear, got.Kind, got.Fallback, len(got.Value), count)
+		fmt.Fprintf(&buf, "%s\t%v\t%s\t%v\t%v\t%.3f\t%.3f\t%s\t%v\t%d\t%d\t%.2f\n", b.ID, cut, b.Form, got.Value != "", right,
+			got.Score, got.Clear, got.Kind, got.Fallback, len(got.Value), count, got.Keys)
 	}
 	for _, b := range all {
 		text, starts, query := b.message()
