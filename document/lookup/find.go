@@ -1437,8 +1437,8 @@ func (f *finder) subject(c cand) float64 {
 			}
 		}
 	}
-	if best == 0 && other {
-		return -otherEntity
+	if best < 2 && other {
+		return best - otherEntity // Depends: ca-certificates, in another package's stanza
 	}
 	return best
 }

@@ -326,6 +326,21 @@ func TestProseLine(t *testing.T) {
 	}
 }
 
+// TestCopyBlockFarBelowItsHead checks that a row of a dump's COPY block
+// is read under the block's columns however far below them it is.
+func TestCopyBlockFarBelowItsHead(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("COPY public.customers (id, email, full_name, country_code) FROM stdin;\n")
+	for i := range 30000 {
+		fmt.Fprintf(&b, "%d\tuser%d@example.net\tUser Number%d\tSE\n", i, i, i)
+	}
+	b.WriteString("16121\tingrid.solberg@fjordpost.no\tIngrid Solberg\tNO\n\\.\n\n")
+	if got := Find(b.String(), "What's Ingrid Solberg's email address in the shop database?"); got != "ingrid.solberg@fjordpost.no" {
+		t.Errorf("Find = %q, want ingrid.solberg@fjordpost.no", got)
+	}
+}
+
 // TestOnlyOfKind checks which value is the only one of the kind asked for
 // in a record: one IP address among other values is; two are not, nor is
 // a kind as common as a number.

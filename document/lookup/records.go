@@ -76,7 +76,8 @@ func records(s string, at int, memo *recordMemo) []record {
 	readers := []func(s string, a, b int) (record, bool){
 		func(s string, a, b int) (record, bool) { return tableRecord(s, a, b, memo) }, fixedRecord, alignedRecord,
 		func(s string, _, _ int) (record, bool) { return jsonRecord(s, at) },
-		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at, memo) }, copyRecord,
+		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at, memo) },
+		func(s string, a, b int) (record, bool) { return copyRecord(s, a, b, memo) },
 		changelogRecord, stanzaRecord, iniRecord, yamlRecord, func(s string, a, b int) (record, bool) { return entryRecord(s, a, b, memo) }, settingRecord, listRecord, termRecord, blockRecord,
 		func(s string, a, b int) (record, bool) { return sectionRecord(s, a, b, memo) },
 	}
@@ -355,9 +356,41 @@ func (m *recordMemo) creates(s string) []createTable {
 	return m.createList
 }
 
+// copies returns where the text's COPY lines and its "\." lines start.
+func (m *recordMemo) copies(s string) (heads, ends []int) {
+	if !m.copiesRead {
+		m.copiesRead = true
+		for at := 0; ; {
+			i := strings.Index(s[at:], "COPY ")
+			if i < 0 {
+				break
+			}
+			if at+i == 0 || s[at+i-1] == '\n' {
+				m.copyHeads = append(m.copyHeads, at+i)
+			}
+			at += i + 5
+		}
+		if len(m.copyHeads) > 0 {
+			for at := m.copyHeads[0]; ; {
+				i := strings.Index(s[at:], "\n\\.\n")
+				if i < 0 {
+					break
+				}
+				m.copyEnds = append(m.copyEnds, at+i+1)
+				at += i + 3
+			}
+		}
+	}
+	return m.copyHeads, m.copyEnds
+}
+
 type recordMemo struct {
 	createList  []createTable
 	createsRead bool
+	// copyHeads and copyEnds are where a dump's COPY blocks start and
+	// end ("\."), read once.
+	copyHeads, copyEnds []int
+	copiesRead          bool
 	found       map[headKey]head
 	none        map[headKey]bool
 	entries     map[int]record
@@ -766,22 +799,24 @@ func sqlRecord(s string, a, b, at int, memo *recordMemo) (record, bool) {
 // one a line, their columns parted by tabs, up to a line "\.".
 var copyRE = regexp.MustCompile(`(?m)^COPY\s+([\w."]+)\s*\(([^)]*)\)\s+FROM\s+stdin;$`)
 
-// copyReach bounds how far above a row its COPY line is looked for.
-const copyReach = 256 << 10
-
 // copyRecord reads a row of a COPY block, its values labelled by the
 // COPY line's columns.
-func copyRecord(s string, a, b int) (record, bool) {
+func copyRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 	line := s[a:b]
 	if !strings.Contains(line, "\t") {
 		return record{}, false
 	}
-	lo := max(0, a-copyReach)
-	i := strings.LastIndex(s[lo:a], "\nCOPY ")
-	if i < 0 || strings.Contains(s[lo+i:a], "\n\\.\n") {
+	// The block's head: the last COPY line above, with no block's end
+	// ("\.") between.
+	heads, ends := memo.copies(s)
+	i := sort.SearchInts(heads, a) - 1
+	if i < 0 {
 		return record{}, false
 	}
-	ha := lo + i + 1
+	if j := sort.SearchInts(ends, heads[i]); j < len(ends) && ends[j] < a {
+		return record{}, false
+	}
+	ha := heads[i]
 	_, hb := lineAt(s, ha)
 	m := copyRE.FindStringSubmatch(s[ha:hb])
 	if m == nil {
