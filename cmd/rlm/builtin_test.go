@@ -62,7 +62,7 @@ func TestBuiltinServe(t *testing.T) {
 	start := time.Now()
 	r := call(t, "POST", s.URL+"/v1/chat/completions", "", `{"model":"rlm","messages":[{"role":"user","content":"What is the capital of France?"}]}`)
 	if took := time.Since(start); r.status != http.StatusOK || took > 2*time.Second ||
-		!strings.Contains(string(r.body), `"content":"`+builtinNoContext+`"`) || !strings.Contains(string(r.body), `"finish_reason":"stop"`) ||
+		!strings.Contains(string(r.body), `"content":"`+builtinNoContext(builtinOffloadThreshold)+`"`) || !strings.Contains(string(r.body), `"finish_reason":"stop"`) ||
 		!strings.Contains(string(r.body), `"stop_reason":"no_context"`) {
 		t.Errorf("question without a document: %d in %v: %s", r.status, took, r.body)
 	}
@@ -90,6 +90,19 @@ func TestBuiltinServe(t *testing.T) {
 		if c.Model != "rlm" || !slices.Equal(c.RLM.Models, []string{tinydemo.Name}) || c.RLM.LLMCalls == 0 || len(c.Choices) != 1 {
 			t.Errorf("request %d: the response does not say the built-in model answered: %s", i, r.body)
 		}
+	}
+	// A small table pasted with its question is offloaded and read, not
+	// refused as a question with nothing to read: the built-in model's
+	// offload threshold is 1,000 characters, not 16,000 (this one is 1.6 KB).
+	var table strings.Builder
+	table.WriteString("service,port,protocol\n")
+	for i := range 100 {
+		fmt.Fprintf(&table, "svc-%d,%d,tcp\n", i, 9000+i)
+	}
+	msg, _ := json.Marshal("Which port does svc-42 use?\n\n" + table.String())
+	r = call(t, "POST", s.URL+"/v1/chat/completions", "", `{"model":"rlm","messages":[{"role":"user","content":`+string(msg)+`}]}`)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"content":"9042"`) {
+		t.Errorf("a 1.6 KB table with its question: %d %s", r.status, r.body)
 	}
 	log := s.Stderr.String()
 	if n := notices(log); n != 1 {
@@ -321,5 +334,14 @@ func TestBuiltinAnswersHonestly(t *testing.T) {
 	if body := string(ask("responses", without)); !strings.Contains(body, `"status":"incomplete"`) ||
 		!strings.Contains(body, `"reason":"no_answer"`) || strings.Contains(body, "OPS-") {
 		t.Errorf("response to a log without the answer: %s", body)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 16000: "16,000", 1234567: "1,234,567", -1500: "-1,500"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/rlm-project/rlm/cmd/rlm/internal/cli"
 	"github.com/rlm-project/rlm/inference"
@@ -13,10 +14,29 @@ import (
 // builtinNoContext is the built-in model's answer to a question with no
 // document: it was trained to read documents in the REPL, and anything
 // else it would write is noise.
-const builtinNoContext = "rlm-tiny-demo, the small model built into rlm, only answers questions about an attached document " +
-	"(a file, or a message longer than 16,000 characters): attach one and ask about it. It is not a general assistant. " +
-	"For other questions, give rlm a real model: --upstream URL --root-model NAME (any OpenAI-compatible " +
-	"server: OpenAI, vLLM, llama.cpp, Ollama), or set OPENAI_BASE_URL."
+func builtinNoContext(offloadThreshold int) string {
+	return "rlm-tiny-demo, the small model built into rlm, only answers questions about an attached document " +
+		"(a file, or a message longer than " + thousands(offloadThreshold) + " characters): attach one and ask about it. " +
+		"It is not a general assistant. For other questions, give rlm a real model: --upstream URL --root-model NAME " +
+		"(any OpenAI-compatible server: OpenAI, vLLM, llama.cpp, Ollama), or set OPENAI_BASE_URL."
+}
+
+// thousands writes n with commas between its thousands: 16,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// builtinOffloadThreshold is the built-in model's offload threshold unless
+// one is set: it reads text only through the REPL, so a message longer
+// than the longest question the lookup helper takes from a message
+// (lookup.Question's 1,000 characters) holds a document to offload, not
+// one for the model to read itself (the default threshold, 16,000, left a
+// 14 KB table pasted with its question unread).
+const builtinOffloadThreshold = 1000
 
 // builtinNoAnswer ends the answer of a run the built-in model could not
 // finish: the question needs a real model.
@@ -85,7 +105,10 @@ func (c *config) startLocalModel(log io.Writer) (*inference.Engine, error) {
 	}
 	c.Local = &client.Client{Engine: e, Temperature: temp}
 	if c.LocalModel == cli.ModelBuiltin {
-		c.NoContextAnswer, c.NoAnswerNote, c.GroundedAnswers = builtinNoContext, builtinNoAnswer, true
+		if !c.explicit["offload-threshold"] {
+			c.Limits.OffloadThreshold = builtinOffloadThreshold
+		}
+		c.NoContextAnswer, c.NoAnswerNote, c.GroundedAnswers = builtinNoContext(c.Limits.OffloadThreshold), builtinNoAnswer, true
 	}
 	return e, nil
 }
