@@ -391,10 +391,10 @@ type recordMemo struct {
 	// end ("\."), read once.
 	copyHeads, copyEnds []int
 	copiesRead          bool
-	found       map[headKey]head
-	none        map[headKey]bool
-	entries     map[int]record
-	sections    map[int]record // by heading offset; a zero record: none
+	found               map[headKey]head
+	none                map[headKey]bool
+	entries             map[int]record
+	sections            map[int]record // by heading offset; a zero record: none
 }
 
 type headKey struct {
