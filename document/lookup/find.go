@@ -618,10 +618,10 @@ func (f *finder) coverage(m *matches) float64 {
 const onlyBonus = 1.5
 
 // onlyOfKind returns the one value among cs of the kind the question
-// asks for (an IP address, an e-mail address, a URL, an ID), when the question has
-// strong keys and there is exactly one: the record the keys pick answers
-// with it, however the question's other words are put ("log in" for
-// "Accepted publickey").
+// asks for (an IP address, an e-mail address, a URL, an ID), when the
+// question has strong keys and there is exactly one: the record the keys
+// pick answers with it, however the question's other words are put ("log
+// in" for "Accepted publickey").
 func (f *finder) onlyOfKind(cs []cand) string {
 	switch f.q.want {
 	case ipKind, emailKind, urlKind, idKind:
@@ -1409,9 +1409,10 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 // that names records (Package: tar, name: Norway), is its subject.
 //
 // A record whose name field names something else, one word that holds
-// none of the strong keys (Package: libjq1 beside Depends: jq, "name":
-// "make-fetch-happen" beside a dependency on http-cache-semantics), is
-// about that other thing: it costs otherEntity.
+// none of the strong keys (Package: yq beside a Description that names
+// jq, "name": "make-fetch-happen" beside a dependency on
+// http-cache-semantics), is about that other thing: it costs otherEntity,
+// unless a name field is the key.
 func (f *finder) subject(c cand) float64 {
 	best := 0.0
 	other := false
