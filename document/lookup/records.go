@@ -236,6 +236,10 @@ func splitRow(line, sep string) []string {
 
 var mdRuleRE = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$`)
 
+// maxUnquotedCells bounds the rows whose last column is looked for with
+// commas of its own.
+const maxUnquotedCells = 40
+
 // tableRecord reads the line as a row of a delimited table (Markdown,
 // TSV, CSV, ';' or '|' separated) and labels its cells with the header's
 // column names: for Markdown, the row above the |---| rule; otherwise the
@@ -283,10 +287,12 @@ func tableRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 		}
 	} else if h, ok := memo.head(s, a, sep, headState{n: n}); ok {
 		header, ha, hb = h.cells, h.a, h.b
-	} else if sep == "," {
+	} else if t := strings.TrimSpace(line); sep == "," && n <= maxUnquotedCells && !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
 		// A last column with commas of its own, unquoted
 		// ("Geodatastyrelsen Grønland, Greenland"): the header has
-		// fewer cells, and the row's last ones are one.
+		// fewer cells, and the row's last ones are one. (Not a JSON
+		// line: its commas part no cells, and looking up again for each
+		// costs more than the rest of a lookup over JSON lines.)
 		for m := n - 1; m >= max(2, n-2); m-- {
 			if h, ok := memo.head(s, a, sep, headState{n: m}); ok && len(h.cells) == m {
 				header, ha, hb = h.cells, h.a, h.b

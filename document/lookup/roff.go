@@ -22,7 +22,18 @@ func looksRoff(text string) bool {
 // pageStart reports whether a man page (.TH, or mdoc's .Dd) starts in
 // text.
 func pageStart(text string) bool {
-	return strings.HasPrefix(text, ".TH ") || strings.HasPrefix(text, ".Dd ") || strings.Contains(text, "\n.TH ") || strings.Contains(text, "\n.Dd ")
+	// One pass over the lines that start with a dot, not one a request.
+	for at := 0; at < len(text); {
+		if rest := text[at:]; strings.HasPrefix(rest, ".TH ") || strings.HasPrefix(rest, ".Dd ") {
+			return true
+		}
+		i := strings.Index(text[at:], "\n.")
+		if i < 0 {
+			return false
+		}
+		at += i + 1
+	}
+	return false
 }
 
 // renderRoff renders the man pages in text: all of it when it is mostly
