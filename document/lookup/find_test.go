@@ -290,6 +290,7 @@ func TestFindIn(t *testing.T) {
 	}{
 		{"topic near a file's start", []string{filler(3, 400), log, filler(4, 400)}, "Which port is the Redis server listening on?", "6380", false},
 		{"man page after a file", []string{filler(5, 1500), page.String()}, "By default, after how long does ssh stop accepting untrusted X11 forwarding connections?", "twenty minutes", true},
+		{"a table cut in parts", []string{"port,host,rack\n" + csvRows(0, 200), csvRows(200, 400), csvRows(400, 600)}, "Which port does host-517 use?", "9517", true},
 	} {
 		var text strings.Builder
 		var starts []int
@@ -307,6 +308,15 @@ func TestFindIn(t *testing.T) {
 			t.Errorf("%s: Find = %q, want %q", c.name, got, c.want)
 		}
 	}
+}
+
+// csvRows returns rows i..j of a CSV table of ports, hosts and racks.
+func csvRows(i, j int) string {
+	var b strings.Builder
+	for ; i < j; i++ {
+		fmt.Fprintf(&b, "%d,host-%d,%d\n", 9000+i, i, i%40)
+	}
+	return b.String()
 }
 
 // TestProseLine checks which lines can be part of a sentence that runs

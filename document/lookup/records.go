@@ -441,6 +441,19 @@ func (m *recordMemo) head(s string, a int, sep string, st headState) (head, bool
 			break
 		}
 		pl := s[qa:qb]
+		if blank(pl) && !st.have {
+			// A table goes on over a blank line or two when the row
+			// above them is split as this one is (files joined, or
+			// one file cut in parts, part their rows so).
+			ra, rb, ok := qa, qb, true
+			for i := 0; ok && i < 2 && blank(s[ra:rb]); i++ {
+				ra, rb, ok = prevLine(s, ra)
+			}
+			if ok && !blank(s[ra:rb]) && strings.Contains(s[ra:rb], sep) && len(splitRow(s[ra:rb], sep)) == st.n {
+				pa = rb + 1
+				continue
+			}
+		}
 		if blank(pl) || !strings.Contains(pl, sep) {
 			break
 		}

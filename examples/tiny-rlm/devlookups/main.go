@@ -9,6 +9,7 @@
 //	go run ./examples/tiny-rlm/devlookups -out DIR     # DIR/devlookups.jsonl for rlm eval --task custom:...
 //	go run ./examples/tiny-rlm/devlookups -fresh       # the fresh set's held-out half, which only measures
 //	go run ./examples/tiny-rlm/devlookups -distract    # each attached document between two others, as three files
+//	go run ./examples/tiny-rlm/devlookups -split       # each attached document cut in three files
 //	go run ./examples/tiny-rlm/devlookups -features F  # each answer's features, and each case's with its answer cut out
 //
 // Scoring runs the cell the built-in model writes for a lookup
@@ -103,6 +104,7 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the lookups to this `file`")
 	check := flag.Bool("check", false, "only build the documents and count the cases (no lookups)")
 	features := flag.String("features", "", "write each answer's features to this `file` (TSV), with those of each case once its answer's lines are cut out")
+	splitted := flag.Bool("split", false, "send each attached case's document cut in three attached files")
 	distracted := flag.Bool("distract", false, "send each attached case's document as the middle one of three attached files, between two other cases' documents")
 	useFresh := flag.Bool("fresh", false, "use the held-out half of the fresh set (fresh_*.go), which only measures, instead of the development set")
 	flag.Parse()
@@ -126,6 +128,9 @@ func main() {
 	}
 	if *distracted {
 		all = distract(all)
+	}
+	if *splitted {
+		all = splitEach(all)
 	}
 	switch {
 	case *check:
@@ -590,6 +595,19 @@ func cutAnswers(text string, answers []string) (string, bool) {
 		}
 	}
 	return out.String(), true
+}
+
+// splitEach sends each attached case's document as three attached files,
+// cut near a third and two thirds at line breaks (delivery "files").
+func splitEach(all []built) []built {
+	var out []built
+	for _, b := range all {
+		if b.Deliver == "" {
+			b.Deliver = "files"
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // distractMax bounds the size of a document used as a distractor.
