@@ -234,10 +234,14 @@ func phrase(v string) string {
 	return v
 }
 
-// goDurationRE is a duration as Go code writes it: 2500 * time.Millisecond.
-var goDurationRE = regexp.MustCompile(`^\d[\d_]*[ \t]*\*[ \t]*time\.(?:Nanosecond|Microsecond|Millisecond|Second|Minute|Hour)$`)
+// goUnit is the unit of a duration as Go code writes it: "* time.Millisecond".
+const goUnit = `\*[ \t]*time\.(?:Nanosecond|Microsecond|Millisecond|Second|Minute|Hour)`
 
-var unitRE = regexp.MustCompile(`^(?:[ \t]*(?:` + units + `)|[ \t]+(?:` + shortUnits + `)|[ \t]*\*[ \t]*time\.(?:nanosecond|microsecond|millisecond|second|minute|hour))\b`)
+// goDurationRE is a duration as Go code writes it: 2500 * time.Millisecond.
+var goDurationRE = regexp.MustCompile(`^\d[\d_]*[ \t]*` + goUnit + `$`)
+
+// unitRE is a unit after a number; it is matched against lower-cased text.
+var unitRE = regexp.MustCompile(`^(?:[ \t]*(?:` + units + `)|[ \t]+(?:` + shortUnits + `)|[ \t]*(?i:` + goUnit + `))\b`)
 
 // withUnit keeps a number's unit when it follows directly: "418 s" of
 // "completed in 418 s at ...".
