@@ -373,7 +373,9 @@ func newFinder(text string, q query) *finder {
 				}
 			}
 		}
-		if n == 0 && t.strong && !t.name {
+		if n == 0 && t.strong && !t.name && !fileNameRE.MatchString(t.text) {
+			// (A file name the text does not hold is where it came
+			// from: jetty.sh is no JETTY_SH.)
 			t, n = f.respell(t)
 		}
 		if code := languageCodes[strings.ToLower(t.text)]; n == 0 && code != "" {
@@ -409,12 +411,17 @@ func newFinder(text string, q query) *finder {
 }
 
 // respell looks for an identifier the text does not hold as the question
-// wrote it run together: SHA-256 as SHA256.
+// wrote it, in the spellings a person means by it: run together (SHA-256
+// as SHA256); its words parted by another mark (net.core.somaxconn as
+// /proc/sys/net/core/somaxconn, compiled-in as "compiled in", roff's
+// idle\-exit), the last one inflected ("destination constraints"); or
+// without a short namespace before it (pam_faillock as faillock).
 func (f *finder) respell(t term) (term, int) {
-	if !strings.ContainsAny(t.text, "-_") {
+	words := identPartRE.Split(t.text, -1)
+	if len(words) < 2 || slices.Contains(words, "") {
 		return t, 0
 	}
-	squashed := strings.NewReplacer("-", "", "_", "").Replace(t.text)
+	squashed := strings.Join(words, "")
 	st := t
 	st.text, st.fold, st.stems = squashed, foldASCII(squashed), nil
 	for _, p := range parts(squashed) {
@@ -423,7 +430,67 @@ func (f *finder) respell(t term) (term, int) {
 	if n := len(occurrences(f.text, f.folded, st, maxAnchors)); n > 0 {
 		return st, n
 	}
+	// Numbers parted otherwise are other numbers (2.4.1, 2/4/1).
+	if !slices.ContainsFunc(words, noLetter) {
+		if st, n := f.respelledAs(t, words); n > 0 {
+			return st, n
+		}
+	}
+	if len(words[0]) <= 4 && !noLetter(words[1]) && !strings.ContainsAny(t.text, "-/") {
+		// pam_faillock, mod_ssl, net.ipv4.ip_forward: the name
+		// without its namespace.
+		rest := t.text[len(words[0])+1:]
+		st := t
+		st.text, st.fold, st.stems = rest, foldASCII(rest), nil
+		for _, p := range parts(rest) {
+			st.stems = append(st.stems, stem(p))
+		}
+		if n := len(occurrences(f.text, f.folded, st, maxAnchors)); n > 0 {
+			return st, n
+		}
+	}
 	return t, 0
+}
+
+// noLetter reports whether w has no letter.
+func noLetter(w string) bool { return !strings.ContainsFunc(w, unicode.IsLetter) }
+
+// identPartRE parts an identifier's words.
+var identPartRE = regexp.MustCompile(`[-_./\\]+`)
+
+// respelledAs finds identifier t's words in the text parted by other
+// marks (a space, a slash, a roff hyphen), its last word with up to two
+// letters more, and returns the spelling the text uses most.
+func (f *finder) respelledAs(t term, words []string) (term, int) {
+	var pat strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			pat.WriteString(`(?:[-_./ ]|\\-)`)
+		}
+		pat.WriteString(regexp.QuoteMeta(foldASCII(w)))
+	}
+	pat.WriteString(`[a-z]{0,2}`)
+	re, err := regexp.Compile(pat.String())
+	if err != nil {
+		return t, 0
+	}
+	seen := map[string]int{}
+	surface := ""
+	for _, loc := range re.FindAllStringIndex(f.folded, maxAnchors) {
+		if !boundaryBefore(f.text, loc[0]) || !boundaryAfter(f.text, loc[1]) {
+			continue
+		}
+		s := f.text[loc[0]:loc[1]]
+		if seen[s]++; seen[s] > seen[surface] {
+			surface = s
+		}
+	}
+	if surface == "" {
+		return t, 0
+	}
+	st := t
+	st.text, st.fold = surface, foldASCII(surface)
+	return st, len(occurrences(f.text, f.folded, st, maxAnchors))
 }
 
 // occurrences finds term t in text (folded is its ASCII-folded copy): the
@@ -1056,6 +1123,21 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 			}
 		}
 	}
+	if f.q.want == versionKind && f.q.event && r.kind != "section" && r.kind != "changelog" && typed(versionKind, r.text) == nil {
+		// "Which release added X?": the release whose notes hold
+		// the record, named by their heading.
+		if v, at, ok := releaseHeading(f.text, r.start); ok {
+			out = append(out, cand{value: v, label: "release", rec: r, at: at})
+		}
+	}
+	if f.q.want == personKind {
+		// "reported by Luci Stanescu", "Written by Elrond": whoever
+		// did what the verb says, in a record of any kind (a
+		// changelog's change reads as prose inside its entry).
+		for _, m := range byAgentRE.FindAllStringSubmatchIndex(r.text, -1) {
+			out = append(out, cand{value: r.text[m[4]:m[5]], label: r.text[m[2]:m[3]], rec: r, at: r.start + m[4]})
+		}
+	}
 	if prose && (r.kind == "line" || r.kind == "prose" || r.kind == "term") {
 		// A man page's reference, groff_font(5), markup (</entry>) and a
 		// log's source location ((gw_backend.c.238)) hold no value.
@@ -1120,6 +1202,10 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 	}
 	return out
 }
+
+// byAgentRE is a passive verb and who did it: "reported by Luci
+// Stanescu", "written by Elrond <elrond@example.org>".
+var byAgentRE = regexp.MustCompile(`\b(\pL+ed by)[ \t]+(\p{Lu}[\pL\pM'’-]+(?:[ \t]+\p{Lu}[\pL\pM'’.-]*){0,3}(?:[ \t]+<[^>\s]+@[^>\s]+>)?)`)
 
 // shellRefRE is a shell variable's reference, or a special parameter
 // ($0, $@): a value set elsewhere.

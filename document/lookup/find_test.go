@@ -207,6 +207,17 @@ func TestFind(t *testing.T) {
 		{"a record named for something else", "Package: jo\nMaintainer: ChangZhuo Chen <czchen@debian.org>\nDescription: JSON output from a shell\n\n" +
 			"Package: yq\nMaintainer: Debian Python Team <team+python@tracker.debian.org>\nDescription: Command-line YAML processor - jq wrapper for YAML documents\n",
 			"Who maintains the jq package?", ""},
+		{"an identifier parted by other marks", "WARNING: The TCP backlog cannot be enforced because /proc/sys/net/core/somaxconn is set to the lower value of 64.\n",
+			"What is net.core.somaxconn set to?", "64"},
+		{"an identifier's last word inflected", "Keys added with destination constraints expire after 90 minutes unless renewed.\n",
+			"How long until a destination-constraint key expires?", "90 minutes"},
+		{"an identifier without its namespace", "# faillock_dir = /run/faillock-store\n# deny = 3\n",
+			"Where is pam_faillock_dir?", "/run/faillock-store"},
+		{"who did what the verb says", "tinyproxy (1.11.1-3) unstable; urgency=medium\n\n  * Fix the crash on an empty Host header, reported by Ana Lima\n    (closes: #1000001).\n\n" +
+			" -- Sam Roe <sam@example.org>  Mon, 02 Sep 2024 10:00:00 +0200\n",
+			"Who reported the empty Host header crash?", "Ana Lima"},
+		{"which release", "## 2.3.0\n\n- Added the Frobnicate API (#812).\n\n## 2.2.0\n\n- Fixed a leak in the reader (#790).\n",
+			"Which release added the Frobnicate API?", "2.3.0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

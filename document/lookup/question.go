@@ -57,7 +57,15 @@ type query struct {
 	which string
 	// duration: "how long", a time and not a size.
 	duration bool
+	// event: the question asks when something happened ("which
+	// release added X"), not what is so now ("which version is
+	// installed").
+	event bool
 }
+
+// eventRE is a verb of something done, in a question: "added",
+// "deprecated", "gave", "first".
+var eventRE = regexp.MustCompile(`\b(?:(?:is|are|was|were|be|been)\s+)?(?:\pL+ed|first|since|gave|got|began|became|brought|made|took)\b`)
 
 // termRE finds the words of a question: identifiers may hold - _ . / : @
 // + # between word characters, and may start with / or --.
@@ -76,6 +84,9 @@ func questionPart(q string) string {
 	}
 	return strings.TrimSpace(paras[0])
 }
+
+// whichReleaseRE asks for a release: a version.
+var whichReleaseRE = regexp.MustCompile(`\b(?:which|what)\s+(?:[\w.+-]+\s+){0,2}releases?\b`)
 
 func parseQuery(q string) query {
 	q = questionPart(q)
@@ -126,10 +137,15 @@ func parseQuery(q string) query {
 		out.want = ipKind
 	case has("id", "uuid", "guid", "identifier"):
 		out.want = idKind
-	case has("version"):
-		out.want = versionKind
+	case has("version") || whichReleaseRE.MatchString(lower):
+		out.want = versionKind // "which binutils release": 2.40
 	case strings.HasPrefix(lower, "where") || has("path", "directory", "folder", "location", "filename") || strings.Contains(lower, "file name"):
 		out.want = placeKind
+	}
+	for _, m := range eventRE.FindAllString(lower, -1) {
+		if !strings.Contains(m, " ") { // not "is bundled": a state
+			out.event = true
+		}
 	}
 	out.duration = out.want == quantityKind && strings.Contains(lower, "how long") && !has("string", "name", "line", "file", "list", "key")
 	if m := whichFileRE.FindStringSubmatch(lower); m != nil && out.want == anyKind {

@@ -487,11 +487,13 @@ func (m *recordMemo) head(s string, a int, sep string, st headState) (head, bool
 }
 
 // headerLike reports whether cells look like column names: no empty
-// cell, none a number or a date, none long.
+// cell, none a number or a date, none long, none a sentence (a comment
+// line with a comma in it is no header).
 func headerLike(cells []string) bool {
 	for _, c := range cells {
 		c = strings.Trim(strings.TrimSpace(c), "#\"'`")
-		if c == "" || len(c) > 160 || utf8.RuneCountInString(c) > 40 || hasDigit(c) && (isNumber(c) || dateRE.MatchString(c)) {
+		if c == "" || len(c) > 160 || utf8.RuneCountInString(c) > 40 || hasDigit(c) && (isNumber(c) || dateRE.MatchString(c)) ||
+			strings.HasPrefix(c, "//") || strings.HasSuffix(c, ".") && strings.Count(c, " ") >= 2 {
 			return false
 		}
 	}
@@ -1699,6 +1701,50 @@ func sectionRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 	memo.sections[ha] = r
 	return r, r.text != "" && b <= end
 }
+
+// maxReleaseLines bounds how far above a line its release's heading is
+// looked for.
+const maxReleaseLines = 300
+
+// releaseHeading returns the version of the release whose notes hold
+// the line at: the nearest heading above it that names one ("## 2.3.0",
+// "Changes in 2.40:", "v5.4.0 (2024-06-17)"), past the release's items
+// (indented or listed lines) and prose. A Markdown heading without a
+// version ends the search, as does a line that is not a heading and
+// names another version... no: prose between items is passed over.
+func releaseHeading(s string, at int) (value string, pos int, ok bool) {
+	a, _ := lineAt(s, at)
+	for i := 0; i < maxReleaseLines; i++ {
+		qa, qb, more := prevLine(s, a)
+		if !more {
+			break
+		}
+		a = qa
+		l := s[qa:qb]
+		t := strings.TrimSpace(l)
+		if t == "" || l[0] == ' ' || l[0] == '\t' || bulletRE.MatchString(l) {
+			continue // blank, indented, or an item
+		}
+		if strings.HasPrefix(t, "#") || releaseLineRE.MatchString(t) {
+			if loc := versionRE.FindStringIndex(l); loc != nil && len(t) <= 100 {
+				return l[loc[0]:loc[1]], qa + loc[0], true
+			}
+		}
+		if strings.HasPrefix(t, "#") {
+			break
+		}
+	}
+	return "", 0, false
+}
+
+// releaseLineRE is a line that heads a release's notes: its version
+// first, after the project's name or the word "version" or "release"
+// ("v5.4.0 (2024-06-17)", "cachetools 5.4.0", "Release 2.1"), or
+// "Changes in 2.40:".
+var releaseLineRE = regexp.MustCompile(`(?i)^(?:(?:[\pL][\w.+-]*\s+)?(?:version\s+|release\s+)?v?\d+(?:\.\d+)+\S*(?:\s+\(.*\))?:?$|(?:noteworthy\s+)?changes\s+(?:in|for|since)\b.*\d)`)
+
+// bulletRE starts a list's item.
+var bulletRE = regexp.MustCompile(`^(?:[-*+•]|\d+[.)])\s`)
 
 // heading reports whether line qa..qb is a Markdown heading.
 func heading(s string, qa, qb int) bool {
