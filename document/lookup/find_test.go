@@ -218,6 +218,8 @@ func TestFind(t *testing.T) {
 			"Who reported the empty Host header crash?", "Ana Lima"},
 		{"which release", "## 2.3.0\n\n- Added the Frobnicate API (#812).\n\n## 2.2.0\n\n- Fixed a leak in the reader (#790).\n",
 			"Which release added the Frobnicate API?", "2.3.0"},
+		{"which release, under a part's heading", "# 2.3.0 (2024-06-17)\n\n## New features\n\n- Frobnicate API (#812).\n\n## Fixes\n\n- A leak in the reader (#790).\n\n# 2.2.0\n\n- Faster start.\n",
+			"Which release first fixed the leak in the reader?", "2.3.0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

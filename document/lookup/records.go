@@ -1714,6 +1714,7 @@ const maxReleaseLines = 300
 // names another version... no: prose between items is passed over.
 func releaseHeading(s string, at int) (value string, pos int, ok bool) {
 	a, _ := lineAt(s, at)
+	above := 7 // the level of the last heading passed
 	for i := 0; i < maxReleaseLines; i++ {
 		qa, qb, more := prevLine(s, a)
 		if !more {
@@ -1725,13 +1726,20 @@ func releaseHeading(s string, at int) (value string, pos int, ok bool) {
 		if t == "" || l[0] == ' ' || l[0] == '\t' || bulletRE.MatchString(l) {
 			continue // blank, indented, or an item
 		}
-		if strings.HasPrefix(t, "#") || releaseLineRE.MatchString(t) {
+		level := len(t) - len(strings.TrimLeft(t, "#"))
+		if level > 0 && level >= above {
+			continue // a heading inside one already passed
+		}
+		if level > 0 || releaseLineRE.MatchString(t) {
 			if loc := versionRE.FindStringIndex(l); loc != nil && len(t) <= 100 {
 				return l[loc[0]:loc[1]], qa + loc[0], true
 			}
 		}
-		if strings.HasPrefix(t, "#") {
+		if level == 1 {
 			break
+		}
+		if level > 0 {
+			above = level // "## New Features": the release is further up
 		}
 	}
 	return "", 0, false
