@@ -377,6 +377,17 @@ func newFinder(text string, q query) *finder {
 			// (A file name the text does not hold is where it came
 			// from: jetty.sh is no JETTY_SH.)
 			t, n = f.respell(t)
+			if n == 0 {
+				if ws := f.partsOnALine(t); ws != nil {
+					// "cache-pruning" where a line says "Prune
+					// caches": its words, loosely.
+					for _, w := range ws {
+						f.terms = append(f.terms, w)
+						f.counts = append(f.counts, len(occurrences(text, f.folded, w, maxAnchors)))
+					}
+					continue
+				}
+			}
 		}
 		if code := languageCodes[strings.ToLower(t.text)]; n == 0 && code != "" {
 			// "in Russian" where the text tags it: GenericName[ru],
@@ -450,6 +461,57 @@ func (f *finder) respell(t term) (term, int) {
 		}
 	}
 	return t, 0
+}
+
+// partsOnALine returns the words of hyphenated key t as loose keys when
+// one line of the text holds them all, in any order; else nil. (A
+// hyphenated word is a person's wording; snake_case and dotted names are
+// a program's, and their words elsewhere name other things:
+// transaction_timeout is not idle_in_transaction_session_timeout.)
+func (f *finder) partsOnALine(t term) []term {
+	if strings.ContainsAny(t.text, "_./\\") {
+		return nil
+	}
+	var ws []term
+	for _, w := range strings.Split(t.text, "-") {
+		if utf8.RuneCountInString(w) < 3 || noLetter(w) || stopWords[strings.ToLower(w)] {
+			continue
+		}
+		ws = append(ws, term{text: w, fold: foldASCII(w), stems: []string{stem(w)}})
+	}
+	if len(ws) < 2 {
+		return nil
+	}
+	rarest, least := -1, 0
+	for i, w := range ws {
+		n := len(occurrences(f.text, f.folded, w, maxAnchors))
+		if n == 0 {
+			return nil
+		}
+		if rarest < 0 || n < least {
+			rarest, least = i, n
+		}
+	}
+	seen := map[int]bool{}
+	for _, at := range occurrences(f.text, f.folded, ws[rarest], maxAnchors) {
+		a, b := lineAt(f.text, at)
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		words := map[string]bool{}
+		for _, st := range f.stemsOf(f.text[a:b]) {
+			words[st] = true
+		}
+		all := true
+		for _, w := range ws {
+			all = all && f.looseIn(w, words)
+		}
+		if all {
+			return ws
+		}
+	}
+	return nil
 }
 
 // noLetter reports whether w has no letter.

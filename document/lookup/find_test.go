@@ -213,6 +213,10 @@ func TestFind(t *testing.T) {
 			"How long until a destination-constraint key expires?", "90 minutes"},
 		{"an identifier without its namespace", "# faillock_dir = /run/faillock-store\n# deny = 3\n",
 			"Where is pam_faillock_dir?", "/run/faillock-store"},
+		{"a hyphenated key's words in another order", "jobs:\n  rotate:\n    name: Rotate logs\n    timeout-minutes: 10\n  prune:\n    name: Prune caches\n    timeout-minutes: 25\n",
+			"How many minutes may the cache-pruning job run?", "25"},
+		{"an identifier's words are not the identifier", "idle_in_transaction_session_timeout = 0\nlock_timeout = 0\n",
+			"What is transaction_timeout set to?", ""},
 		{"who did what the verb says", "tinyproxy (1.11.1-3) unstable; urgency=medium\n\n  * Fix the crash on an empty Host header, reported by Ana Lima\n    (closes: #1000001).\n\n" +
 			" -- Sam Roe <sam@example.org>  Mon, 02 Sep 2024 10:00:00 +0200\n",
 			"Who reported the empty Host header crash?", "Ana Lima"},
