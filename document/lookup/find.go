@@ -425,8 +425,9 @@ func newFinder(text string, q query) *finder {
 // wrote it, in the spellings a person means by it: run together (SHA-256
 // as SHA256); its words parted by another mark (net.core.somaxconn as
 // /proc/sys/net/core/somaxconn, compiled-in as "compiled in", roff's
-// idle\-exit), the last one inflected ("destination constraints"); or
-// without a short namespace before it (pam_faillock as faillock).
+// idle\-exit), the last one inflected ("destination constraints"). A
+// name without its namespace (faillock for pam_faillock) is not tried: it
+// read the module's other settings.
 func (f *finder) respell(t term) (term, int) {
 	words := identPartRE.Split(t.text, -1)
 	if len(words) < 2 || slices.Contains(words, "") {
@@ -444,19 +445,6 @@ func (f *finder) respell(t term) (term, int) {
 	// Numbers parted otherwise are other numbers (2.4.1, 2/4/1).
 	if !slices.ContainsFunc(words, noLetter) {
 		if st, n := f.respelledAs(t, words); n > 0 {
-			return st, n
-		}
-	}
-	if len(words[0]) <= 4 && !noLetter(words[1]) && !strings.ContainsAny(t.text, "-/") {
-		// pam_faillock, mod_ssl, net.ipv4.ip_forward: the name
-		// without its namespace.
-		rest := t.text[len(words[0])+1:]
-		st := t
-		st.text, st.fold, st.stems = rest, foldASCII(rest), nil
-		for _, p := range parts(rest) {
-			st.stems = append(st.stems, stem(p))
-		}
-		if n := len(occurrences(f.text, f.folded, st, maxAnchors)); n > 0 {
 			return st, n
 		}
 	}
@@ -499,20 +487,73 @@ func (f *finder) partsOnALine(t term) []term {
 			continue
 		}
 		seen[a] = true
-		words := map[string]bool{}
-		for _, st := range f.stemsOf(f.text[a:b]) {
-			words[st] = true
-		}
-		all := true
-		for _, w := range ws {
-			all = all && f.looseIn(w, words)
-		}
-		if all {
+		if f.together(f.text[a:b], ws) {
 			return ws
 		}
 	}
 	return nil
 }
+
+// creditStems are verbs that credit someone other than whoever made a
+// change: who reported, requested or suggested it.
+var creditStems = setOf(`report request suggest notic discover thank spot propos found point`)
+
+// senderStems ask who sent a message; recipientLabels are the fields that
+// name whom it went to.
+var (
+	senderStems     = setOf(`sent send sender wrot written post`)
+	recipientLabels = setOf(`to cc bcc delivered-to x-original-to envelope-to resent-to`)
+)
+
+// asksAny reports whether a key word of the question has one of stems.
+func (f *finder) asksAny(stems map[string]bool) bool {
+	for _, t := range append(f.terms, f.missing...) {
+		for _, st := range t.stems {
+			if stems[st] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// together reports whether line holds every one of loose keys ws, side
+// by side (in any order, a short word between them at most: "Prune
+// caches", "centre originating"), as one phrase.
+func (f *finder) together(line string, ws []term) bool {
+	folded := foldASCII(line)
+	var spans [][]int
+	for _, w := range ws {
+		locs := occurrences(line, folded, w, maxAnchors)
+		if len(locs) == 0 {
+			return false
+		}
+		spans = append(spans, locs)
+	}
+	// Each word's first occurrence near the first word's.
+	for _, at := range spans[0] {
+		near := true
+		for _, locs := range spans[1:] {
+			best := -1
+			for _, x := range locs {
+				if best < 0 || abs(x-at) < abs(best-at) {
+					best = x
+				}
+			}
+			near = near && abs(best-at) <= phraseReach*len(ws)
+		}
+		if near {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseReach is how far apart, in bytes, the words of one phrase start
+// at most, per word.
+const phraseReach = 16
+
+func abs(x int) int { return max(x, -x) }
 
 // noLetter reports whether w has no letter.
 func noLetter(w string) bool { return !strings.ContainsFunc(w, unicode.IsLetter) }
@@ -583,7 +624,7 @@ func occurrences(text, folded string, t term, limit int) []int {
 		}
 		at := i + j
 		end := at + len(needle)
-		if boundaryBefore(text, at) && (prefix || boundaryAfter(text, end)) {
+		if boundaryBefore(text, at) && (prefix || boundaryAfter(text, end)) && !(t.strong && versionGoesOn(text, at, end)) {
 			// Non-ASCII letters are matched as written; check case-
 			// insensitively where the fold did not reach.
 			// A name (Norway, Ingrid) is matched capitalized: "renquin"
@@ -596,6 +637,19 @@ func occurrences(text, folded string, t term, limit int) []int {
 		i = end
 	}
 	return out
+}
+
+// versionGoesOn reports whether the number or version at text[at:end]
+// is part of a longer one: 1.0.8-2 in 1.0.8-2.1, 0.8 in 1.0.8.
+func versionGoesOn(text string, at, end int) bool {
+	isDigit := func(i int) bool { return i >= 0 && i < len(text) && text[i] >= '0' && text[i] <= '9' }
+	if !isDigit(at) && !isDigit(end-1) {
+		return false
+	}
+	if isDigit(end-1) && end+1 < len(text) && strings.IndexByte(".-+~_", text[end]) >= 0 && isDigit(end+1) {
+		return true
+	}
+	return isDigit(at) && at >= 2 && text[at-1] == '.' && isDigit(at-2)
 }
 
 // cand is one value a record offers.
@@ -1197,7 +1251,9 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		// did what the verb says, in a record of any kind (a
 		// changelog's change reads as prose inside its entry).
 		for _, m := range byAgentRE.FindAllStringSubmatchIndex(r.text, -1) {
-			out = append(out, cand{value: r.text[m[4]:m[5]], label: r.text[m[2]:m[3]], rec: r, at: r.start + m[4]})
+			if f.strongIn(itemAt(r.text, m[0])) {
+				out = append(out, cand{value: r.text[m[4]:m[5]], label: r.text[m[2]:m[3]], rec: r, at: r.start + m[4]})
+			}
 		}
 	}
 	if prose && (r.kind == "line" || r.kind == "prose" || r.kind == "term") {
@@ -1263,6 +1319,40 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		}
 	}
 	return out
+}
+
+// itemAt returns the item of a list, or the paragraph, that holds s[i]:
+// the lines from the one that starts it (a bullet, or after a blank line)
+// to the next one's start.
+func itemAt(s string, i int) string {
+	a, b := lineAt(s, i)
+	for a > 0 && !bulletRE.MatchString(strings.TrimLeft(s[a:b], " \t")) {
+		pa, pb, ok := prevLine(s, a)
+		if !ok || blank(s[pa:pb]) {
+			break
+		}
+		a, b = pa, pb
+	}
+	_, e := lineAt(s, i)
+	for {
+		na, nb, ok := nextLine(s, e)
+		if !ok || blank(s[na:nb]) || bulletRE.MatchString(strings.TrimLeft(s[na:nb], " \t")) {
+			break
+		}
+		e = nb
+	}
+	return s[a:e]
+}
+
+// strongIn reports whether s holds every strong key.
+func (f *finder) strongIn(s string) bool {
+	folded := foldASCII(s)
+	for _, t := range f.terms {
+		if t.strong && len(occurrences(s, folded, t, 1)) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // byAgentRE is a passive verb and who did it: "reported by Luci
@@ -1493,6 +1583,12 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	default:
 		s -= 2.5 * float64(missed)
 	}
+	if recipientLabels[strings.ToLower(c.label)] && f.asksAny(senderStems) {
+		s -= otherEntity // "who sent it": From, not To
+	}
+	if c.rec.kind == "changelog" && (strings.HasPrefix(c.label, "maintainer") || strings.HasPrefix(c.label, "author")) && f.asksAny(creditStems) {
+		return -1e9 // who made or uploaded the change, not who reported it
+	}
 	if f.q.want != anyKind {
 		if f.fits(v) || f.q.want == personKind && !isProse && personLabel(c.label) && capWordRE.MatchString(v) {
 			// A person's name, or one name in a column of people
@@ -1652,6 +1748,10 @@ func (f *finder) couldBe(v string) bool {
 		return strings.Contains(v, "@")
 	case urlKind:
 		return strings.ContainsAny(v, "./")
+	case personKind:
+		// "#1000001" names no one, nor does "when adding keys to"; a
+		// login may be lower case (gibfahn), a name is not.
+		return !noLetter(v) && (!strings.ContainsAny(v, " \t") || strings.ContainsFunc(v, unicode.IsUpper) || strings.Contains(v, "@"))
 	}
 	return true
 }
