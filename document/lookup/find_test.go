@@ -227,6 +227,8 @@ func TestFind(t *testing.T) {
 			"Who sent the bug report about frobnicate crashing on empty input?", ""},
 		{"a version inside a longer one is another", "From: Ftpmaster <ftp@example.org>\nSubject: Accepted fribidi 1.0.8-2.1 (source) into unstable\nDate: Tue, 05 Apr 2022 22:03:02 +0200\n\nAccepted.\n",
 			"When was the mail about fribidi 1.0.8-2 sent?", ""},
+		{"pairs parted by spaces", ") ENGINE=InnoDB AUTO_INCREMENT=538 DEFAULT CHARSET=binary;\n",
+			"What is the AUTO_INCREMENT?", "538"},
 		{"which release", "## 2.3.0\n\n- Added the Frobnicate API (#812).\n\n## 2.2.0\n\n- Fixed a leak in the reader (#790).\n",
 			"Which release added the Frobnicate API?", "2.3.0"},
 		{"which release, under a part's heading", "# 2.3.0 (2024-06-17)\n\n## New features\n\n- Frobnicate API (#812).\n\n## Fixes\n\n- A leak in the reader (#790).\n\n# 2.2.0\n\n- Faster start.\n",

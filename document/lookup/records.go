@@ -152,6 +152,11 @@ func lineRecord(s string, a, b int) record {
 			break
 		}
 		k, v := line[pos+m[2]:pos+m[3]], line[pos+m[4]:pos+m[5]]
+		if end := pos + m[5]; end < len(line) && line[end] == '=' && line[pos+m[4]-1] == '=' {
+			// KEY=538 DEFAULT CHARSET=binary: pairs parted by spaces,
+			// the words before the next '=' its key.
+			v, _, _ = strings.Cut(v, " ")
+		}
 		if i := sentenceEndRE.FindStringIndex(v); i != nil {
 			v = v[:i[0]] // "is: 123. The sky is blue."
 		}
