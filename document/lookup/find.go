@@ -1223,9 +1223,22 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		// A value of the kind asked for inside a field's value:
 		// "Install: lumen-agent:amd64 (2.8.0-1)" holds a version.
 		if f.q.want != anyKind && !f.fits(fl.value) {
+			var dates [][]int
+			if f.q.want != dateKind {
+				dates = append(dateRE.FindAllStringIndex(fl.value, -1), timeRE.FindAllStringIndex(fl.value, -1)...)
+			}
+		fieldTyped:
 			for _, loc := range typed(f.q.want, fl.value) {
 				if tail(fl.value, loc[0]) {
 					continue // "-12" of "g++-12"
+				}
+				for _, d := range dates {
+					if loc[0] < d[1] && loc[1] > d[0] {
+						continue fieldTyped // "16" of "Wed, 16 Dec 2026": a piece of a date
+					}
+				}
+				if n, _ := utf8.DecodeRuneInString(fl.value[loc[1]:]); loc[1] < len(fl.value) && isWordRune(n) {
+					continue // the head of a longer token: "46" of "id 46B7A6D6F4C"
 				}
 				if v := clean(fl.value[loc[0]:loc[1]]); v != "" {
 					out = append(out, cand{value: v, label: fl.label, rec: r, at: fl.at})

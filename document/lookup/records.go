@@ -1062,6 +1062,13 @@ func mailBody(s string, pa, pb int) (record, bool) {
 				}
 				r.kind = "mail"
 				r.text = s[qa:pb]
+				// The paragraph's own pairs ("Endpoint =
+				// vpn-gw2.example:51820") are the message's too.
+				for la := pa; la < pb; {
+					_, lb := lineAt(s, la)
+					r.fields = append(r.fields, lineRecord(s, la, lb).fields...)
+					la = lb + 1
+				}
 				return r, true
 			}
 			if strings.HasPrefix(head, "From ") {
