@@ -845,7 +845,14 @@ func (f *finder) namedVersion(c cand) bool {
 			continue
 		}
 		for _, at := range occurrences(before, folded, t, 10) {
-			if nameToVersionRE.MatchString(before[at+len(t.fold):]) {
+			// The key's word ends where its letters do: a loose key
+			// is found by its stem ("node" of "Nodes"), not as
+			// written.
+			end := min(len(before), at+len(t.fold))
+			if !t.strong {
+				end = at + strings.IndexFunc(before[at:]+" ", func(r rune) bool { return !isWordRune(r) })
+			}
+			if nameToVersionRE.MatchString(before[end:]) {
 				return true
 			}
 		}

@@ -411,3 +411,15 @@ func TestOnlyOfKind(t *testing.T) {
 		}
 	}
 }
+
+// A key the text is about, found by its stem just before a version,
+// once read past the text's end (util-linux's "Linux 2.38").
+func TestFindTopicBeforeVersion(t *testing.T) {
+	t.Parallel()
+	text := strings.Repeat("util-linux is a package of system utilities.\n", 25) +
+		"lsfd, a modern lsof replacement, first shipped with Linux 2.38\n"
+	got := Find(text, "Which util-linux release first shipped the lsof replacement?")
+	if got != "2.38" {
+		t.Errorf("Find = %q, want 2.38", got)
+	}
+}
