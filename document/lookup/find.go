@@ -1223,8 +1223,8 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		if shellRefRE.MatchString(fl.value) {
 			continue // another variable's value, or the script's own name ($0): not here
 		}
-		if m := shellDefaultRE.FindStringSubmatch(fl.value); m != nil {
-			fl.value = m[1] // ${PERF_DATA_LIMIT_MB:-512}: 512 unless the environment says otherwise
+		if d := shellDefault(fl.value); d != "" {
+			fl.value = d // ${PERF_DATA_LIMIT_MB:-512}: 512 unless the environment says otherwise
 		}
 		out = append(out, cand{value: fl.value, label: fl.label, rec: r, at: fl.at})
 		// A value of the kind asked for inside a field's value:
@@ -1254,7 +1254,7 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 		}
 		// A value that is a sentence: "the release date is 18 May".
 		if m := isRE.FindStringSubmatch(fl.value); m != nil {
-			if v := phrase(m[1]); v != "" && v != fl.value {
+			if v := phrase(m[1]); v != "" && v != fl.value && !mereWords(v) {
 				out = append(out, cand{value: v, label: fl.value[:len(fl.value)-len(m[1])], rec: r, at: fl.at})
 			}
 		}
@@ -1285,8 +1285,19 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 			masked = append(masked, dateRE.FindAllStringIndex(r.text, -1)...)
 			masked = append(masked, timeRE.FindAllStringIndex(r.text, -1)...)
 		}
+		var days [][]int // "Thursday 20 March": a time after one is that day's
+		if f.q.want == dateKind {
+			days = append(dateRE.FindAllStringIndex(r.text, -1), dayMonthRE.FindAllStringIndex(r.text, -1)...)
+		}
 	typedLoop:
 		for _, loc := range typed(f.q.want, r.text) {
+			if clockRE.MatchString(r.text[loc[0]:loc[1]]) && !dateRE.MatchString(r.text[loc[0]:loc[1]]) {
+				for _, d := range days {
+					if d[1] <= loc[0] && loc[0]-d[1] <= dayReach {
+						continue typedLoop // "on Thursday 20 March, starting at 02:00 UTC": when is the day
+					}
+				}
+			}
 			for _, m := range masked {
 				if loc[0] < m[1] && loc[1] > m[0] && !(loc[0] <= m[0] && loc[1] >= m[1]) {
 					continue typedLoop // a piece of a date or time
@@ -1330,7 +1341,7 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 			if passiveRE.MatchString(v) {
 				continue // "is saved", "is used": a verb, not a value
 			}
-			if !hasDigit(v) && !capitalized(v) && !strings.ContainsAny(v, "@/\"'") && len(strings.Fields(v)) > 2 {
+			if mereWords(v) {
 				continue // "are necessarily infringed by this": words, not a value
 			}
 			if v != "" && utf8.RuneCountInString(v) <= 60 {
@@ -1379,13 +1390,33 @@ func (f *finder) strongIn(s string) bool {
 // Stanescu", "written by Elrond <elrond@example.org>".
 var byAgentRE = regexp.MustCompile(`\b(\pL+ed by)[ \t]+(\p{Lu}[\pL\pM'’-]+(?:[ \t]+\p{Lu}[\pL\pM'’.-]*){0,3}(?:[ \t]+<[^>\s]+@[^>\s]+>)?)`)
 
+// dayReach is how far after a day a time of day is that day's.
+const dayReach = 40
+
+// mereWords reports whether phrase v, read after "is", is words rather
+// than a value: more than two, lower case, no digit, quote, path or
+// address ("compatible with Go's").
+func mereWords(v string) bool {
+	return !hasDigit(v) && !capitalized(v) && !strings.ContainsAny(v, "@/\"'") && len(strings.Fields(v)) > 2
+}
+
 // shellRefRE is a shell variable's reference, or a special parameter
 // ($0, $@): a value set elsewhere.
 var shellRefRE = regexp.MustCompile(`^"?\$(?:[0-9@*#?$!-]|\{?[A-Za-z_]\w*\}?)"?$`)
 
 // shellDefaultRE is a shell variable's reference with a default:
 // ${VAR:-512}, ${VAR:=512}, ${VAR-512}.
-var shellDefaultRE = regexp.MustCompile(`^"?\$\{[A-Za-z_]\w*:?[-=]([^}$]+)\}"?$`)
+var shellDefaultRE = regexp.MustCompile(`^"?\$\{[A-Za-z_]\w*:?[-=](.+)\}"?$`)
+
+// shellDefault returns the default of a shell variable's reference
+// (${NAME:-512}: 512; ${NAME:-${ROOT}/cache}: ${ROOT}/cache), or "".
+func shellDefault(v string) string {
+	m := shellDefaultRE.FindStringSubmatch(v)
+	if m == nil || strings.Count(m[1], "{") != strings.Count(m[1], "}") {
+		return "" // ${A:-x}${B}: two references, not one default
+	}
+	return m[1]
+}
 
 // langTag returns the language a field's label tags it with: "ja" of
 // GenericName[ja] or label_ja, "" if none.
@@ -1404,7 +1435,9 @@ func langTag(label string) string {
 	return ""
 }
 
-// nullValues say that a setting has no value.
+// nullValues say that a setting has no value; so does Python's None, but
+// not "none" in a config file (compression = none), so it is checked as
+// written.
 var nullValues = setOf(`undef undefined null nil n/a unset`)
 
 // tail reports whether a value found at offset i of s is the tail of a
@@ -1439,7 +1472,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	if v == "" || utf8.RuneCountInString(v) > 200 {
 		return -1e9
 	}
-	if nullValues[strings.ToLower(v)] || strings.HasPrefix(v, "//") {
+	if nullValues[strings.ToLower(v)] || v == "None" || strings.HasPrefix(v, "//") {
 		return -1e9 // no value ("undef"), or a URL cut at its scheme's colon
 	}
 	if !hasWordRune(v) || !f.couldBe(v) || strings.Count(v, "[") > strings.Count(v, "]") || strings.Count(v, "(") > strings.Count(v, ")") {

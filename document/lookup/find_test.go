@@ -232,6 +232,12 @@ func TestFind(t *testing.T) {
 		{"a mail's body holds its settings", "From: Ana Lima <ana@example.org>\nTo: ops@example.org\nDate: Wed, 16 Dec 2026 09:00:37 +0000\nSubject: Moving the Redis cache\nMessage-ID: <46C8F1@example.org>\n\n" +
 			"Hi all,\n\nfrom Monday point your clients at the new one:\n\n    host = cache2.example.org\n    port = 6390\n\nThanks,\nAna\n",
 			"Which port will the new Redis cache listen on?", "6390"},
+		{"a default that is another variable's path", "  TOOL_CACHE_PATH=\"${BUILD_CACHE_PATH:-${TOOL_ROOT}/cache}\"\n",
+			"Where does the tool cache its downloads when BUILD_CACHE_PATH is not set?", "${TOOL_ROOT}/cache"},
+		{"Python's None is no value", "def make_server(address, *, backlog=None, reuse=False):\n",
+			"What backlog does make_server use?", ""},
+		{"when is the day, not its hour", "The staging database moves to the new host on Thursday 20 March, starting at 02:00 UTC.\n",
+			"When is the staging database moving to the new host?", "Thursday 20 March"},
 		{"which release", "## 2.3.0\n\n- Added the Frobnicate API (#812).\n\n## 2.2.0\n\n- Fixed a leak in the reader (#790).\n",
 			"Which release added the Frobnicate API?", "2.3.0"},
 		{"which release, under a part's heading", "# 2.3.0 (2024-06-17)\n\n## New features\n\n- Frobnicate API (#812).\n\n## Fixes\n\n- A leak in the reader (#790).\n\n# 2.2.0\n\n- Faster start.\n",

@@ -25,6 +25,10 @@ var (
 		`|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[-+]\d{2}(?::?\d{2})?)?)?` +
 		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}` +
 		`|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)
+	// dayMonthRE: a day without its year, "Thursday 20 March",
+	// "March 20th" (a date the text's reader knows the year of).
+	dayMonthRE = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b` +
+		`|\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b`)
 	// quantity: a number and its unit, or "every N unit".
 	quantityRE = regexp.MustCompile(`(?i)(?:^|[^\pL\pN_.-])((?:every\s+)?[-+]?\d[\d,.]*(?:[ \t]*(?:` + units + `)|[ \t]+(?:` + shortUnits + `)))\b`)
 	// wordQuantityRE: a number written as a word, with its unit:
@@ -105,7 +109,7 @@ func typed(k valueKind, s string) [][2]int {
 	case personKind:
 		res = []*regexp.Regexp{nameRE, emailRE}
 	case dateKind:
-		res = []*regexp.Regexp{dateRE, clockRE}
+		res = []*regexp.Regexp{dateRE, dayMonthRE, clockRE}
 	case numberKind:
 		res = []*regexp.Regexp{hexRE, quantityRE, wordQuantityRE, numberRE}
 	case quantityKind:
