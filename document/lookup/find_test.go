@@ -238,6 +238,8 @@ func TestFind(t *testing.T) {
 			"What backlog does make_server use?", ""},
 		{"when is the day, not its hour", "The staging database moves to the new host on Thursday 20 March, starting at 02:00 UTC.\n",
 			"When is the staging database moving to the new host?", "Thursday 20 March"},
+		{"a signature is a name, not a pair", "From: Ingrid Solberg <ingrid@example.no>\nSubject: Re: gateway latency\n\nThe upgrade went fine.\n\nIngrid Solberg\n",
+			"What did Ingrid's gateway latency drop to?", ""},
 		{"which release", "## 2.3.0\n\n- Added the Frobnicate API (#812).\n\n## 2.2.0\n\n- Fixed a leak in the reader (#790).\n",
 			"Which release added the Frobnicate API?", "2.3.0"},
 		{"which release, under a part's heading", "# 2.3.0 (2024-06-17)\n\n## New features\n\n- Frobnicate API (#812).\n\n## Fixes\n\n- A leak in the reader (#790).\n\n# 2.2.0\n\n- Faster start.\n",

@@ -184,11 +184,20 @@ func lineRecord(s string, a, b int) record {
 		}
 	}
 	if len(r.fields) == 0 {
-		if m := bareKVRE.FindStringSubmatch(line); m != nil && len(strings.Fields(line)) <= 4 {
+		// "Ingrid Solberg" under a mail is a name, not Ingrid's
+		// value.
+		if m := bareKVRE.FindStringSubmatch(line); m != nil && len(strings.Fields(line)) <= 4 && !wholeName(line) {
 			r.fields = append(r.fields, field{m[1], clean(m[2]), a})
 		}
 	}
 	return r
+}
+
+// wholeName reports whether line is a person's name and nothing more.
+func wholeName(line string) bool {
+	t := strings.TrimSpace(line)
+	loc := nameRE.FindStringIndex(t)
+	return loc != nil && loc[0] == 0 && loc[1] == len(t)
 }
 
 func hasPair(fs []field, k, v string) bool {
