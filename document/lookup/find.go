@@ -402,6 +402,11 @@ func newFinder(text string, q query) *finder {
 			f.terms = append(f.terms, t)
 			f.counts = append(f.counts, n)
 			strongFound = strongFound || t.strong
+		case t.strong && !t.name && phraseHyphenated(t.text):
+			// copy-on-write, end-to-end: a phrase the question wrote
+			// as one word, not a name; a word the text lacks.
+			t.strong = false
+			f.missing = append(f.missing, t)
 		case t.strong && !t.name && !fileNameRE.MatchString(t.text):
 			// An identifier, number or version that is nowhere in the
 			// text: the text does not hold what is asked.
@@ -554,6 +559,24 @@ func (f *finder) together(line string, ws []term) bool {
 const phraseReach = 16
 
 func abs(x int) int { return max(x, -x) }
+
+// phraseHyphenated reports whether w is words joined by hyphens as a
+// phrase is, one of them "on", "to", "of"...: copy-on-write, out-of-band
+// (a name's parts are not joined so).
+func phraseHyphenated(w string) bool {
+	ps := strings.Split(strings.ToLower(w), "-")
+	if len(ps) < 3 || slices.ContainsFunc(ps, func(p string) bool { return p == "" || !isLetters(p) }) {
+		return false
+	}
+	return slices.ContainsFunc(ps[1:len(ps)-1], func(p string) bool { return hyphenJoins[p] })
+}
+
+var hyphenJoins = setOf(`on of to in the by for and at or a`)
+
+// isLetters reports whether w is letters only.
+func isLetters(w string) bool {
+	return !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
+}
 
 // noLetter reports whether w has no letter.
 func noLetter(w string) bool { return !strings.ContainsFunc(w, unicode.IsLetter) }

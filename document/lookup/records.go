@@ -269,8 +269,8 @@ func tableRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 		sep = "|"
 	case strings.Count(line, "\t") >= 1:
 		sep = "\t"
-	case strings.Count(line, ",") >= 1:
-		sep = ","
+	case strings.Count(line, ",") >= 1 && !jsonLine(line):
+		sep = "," // (a JSON line's commas part no cells)
 	case strings.Count(line, ";") >= 2:
 		sep = ";"
 	default:
@@ -301,12 +301,10 @@ func tableRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 		}
 	} else if h, ok := memo.head(s, a, sep, headState{n: n}); ok {
 		header, ha, hb = h.cells, h.a, h.b
-	} else if t := strings.TrimSpace(line); sep == "," && n <= maxUnquotedCells && !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
+	} else if sep == "," && n <= maxUnquotedCells {
 		// A last column with commas of its own, unquoted
 		// ("Geodatastyrelsen Grønland, Greenland"): the header has
-		// fewer cells, and the row's last ones are one. (Not a JSON
-		// line: its commas part no cells, and looking up again for each
-		// costs more than the rest of a lookup over JSON lines.)
+		// fewer cells, and the row's last ones are one.
 		for m := n - 1; m >= max(2, n-2); m-- {
 			if h, ok := memo.head(s, a, sep, headState{n: m}); ok && len(h.cells) == m {
 				header, ha, hb = h.cells, h.a, h.b
@@ -326,6 +324,12 @@ func tableRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 		}
 	}
 	return r, true
+}
+
+// jsonLine reports whether line is a JSON object or array.
+func jsonLine(line string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")
 }
 
 // headState is the search for a table's header partway up: before a
