@@ -578,6 +578,16 @@ func isLetters(w string) bool {
 	return !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
 }
 
+// cellHolds reports whether one of r's fields holds key t.
+func cellHolds(r *record, t term) bool {
+	for _, fl := range r.fields {
+		if len(occurrences(fl.value, foldASCII(fl.value), t, 1)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // noLetter reports whether w has no letter.
 func noLetter(w string) bool { return !strings.ContainsFunc(w, unicode.IsLetter) }
 
@@ -1540,6 +1550,13 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 				labelHit = true
 			case m.loose[i]:
 				s++
+				if c.rec.kind == "table" && cellHolds(c.rec, t) {
+					// A name the text is full of still picks the
+					// row that holds it as a cell: the
+					// riscv64gc-unknown-linux-gnu row of a table
+					// of targets.
+					s += 1.5
+				}
 			}
 			continue
 		case !isProse && labelHas(c.label, t):

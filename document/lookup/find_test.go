@@ -435,3 +435,26 @@ func TestFindTopicBeforeVersion(t *testing.T) {
 		t.Errorf("Find = %q, want 2.38", got)
 	}
 }
+
+// A name the table is full of still picks the row that holds it.
+func TestFindFrequentCell(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("channel\tpackage\ttarget\turl\n")
+	targets := []string{"x86_64-unknown-linux-gnu", "riscv64gc-unknown-linux-gnu", "aarch64-apple-darwin", "i686-pc-windows-gnu"}
+	for _, channel := range []string{"stable", "beta", "nightly"} {
+		for i := range 25 {
+			pkg := fmt.Sprintf("tool%d", i)
+			if i == 7 {
+				pkg = "clippy"
+			}
+			for _, target := range targets {
+				fmt.Fprintf(&b, "%s\t%s\t%s\thttps://dl.example/%s/%s-%s.tar.gz\n", channel, pkg, target, channel, pkg, target)
+			}
+		}
+	}
+	want := "https://dl.example/stable/clippy-riscv64gc-unknown-linux-gnu.tar.gz"
+	if got := Find(b.String(), "On the stable channel, what's the download link for clippy on riscv64gc-unknown-linux-gnu?"); got != want {
+		t.Errorf("Find = %q, want %q", got, want)
+	}
+}
