@@ -781,7 +781,10 @@ func (f *finder) best() Answer {
 	if f.fallback {
 		least, wide = least+1, wide+0.5
 	}
-	if bestScore < least {
+	if bestScore < least || isNull(bestA.Value) {
+		// Nothing reads well enough, or what reads best says the
+		// setting has no value here (backlog=None): its value, if
+		// any, is not written where the keys are.
 		return Answer{}
 	}
 	// A different value that reads almost as well: the text answers
@@ -1473,6 +1476,11 @@ func langTag(label string) string {
 // written.
 var nullValues = setOf(`undef undefined null nil n/a unset`)
 
+// isNull reports whether value v says that there is none. A null is still
+// a reading: one that reads best, or about as well as the best, leaves the
+// question without an answer.
+func isNull(v string) bool { return nullValues[strings.ToLower(v)] || v == "None" }
+
 // tail reports whether a value found at offset i of s is the tail of a
 // longer token: "/hinting_style" of "fontconfig/hinting_style", "-12" of
 // "g++-12", "2" of the shell's ">&2".
@@ -1505,8 +1513,8 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	if v == "" || utf8.RuneCountInString(v) > 200 {
 		return -1e9
 	}
-	if nullValues[strings.ToLower(v)] || v == "None" || strings.HasPrefix(v, "//") {
-		return -1e9 // no value ("undef"), or a URL cut at its scheme's colon
+	if strings.HasPrefix(v, "//") {
+		return -1e9 // a URL cut at its scheme's colon
 	}
 	if !hasWordRune(v) || !f.couldBe(v) || strings.Count(v, "[") > strings.Count(v, "]") || strings.Count(v, "(") > strings.Count(v, ")") {
 		return -1e9
