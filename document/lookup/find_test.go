@@ -236,6 +236,8 @@ func TestFind(t *testing.T) {
 			"Where does the tool cache its downloads when BUILD_CACHE_PATH is not set?", "${TOOL_ROOT}/cache"},
 		{"Python's None is no value", "def make_server(address, *, backlog=None, reuse=False):\n",
 			"What backlog does make_server use?", ""},
+		{"a setting that reads unset is no answer", "    def listen(self, backlog=None, timeout=5):\n",
+			"What backlog does listen use?", ""},
 		{"when is the day, not its hour", "The staging database moves to the new host on Thursday 20 March, starting at 02:00 UTC.\n",
 			"When is the staging database moving to the new host?", "Thursday 20 March"},
 		{"a signature is a name, not a pair", "From: Ingrid Solberg <ingrid@example.no>\nSubject: Re: gateway latency\n\nThe upgrade went fine.\n\nIngrid Solberg\n",
