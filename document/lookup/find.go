@@ -535,7 +535,8 @@ func (f *finder) together(line string, ws []term) bool {
 		}
 		spans = append(spans, locs)
 	}
-	// Each word's first occurrence near the first word's.
+	// Some occurrence of the first word with every other word's
+	// nearest occurrence close by.
 	for _, at := range spans[0] {
 		near := true
 		for _, locs := range spans[1:] {

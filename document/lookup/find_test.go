@@ -460,3 +460,19 @@ func TestFindFrequentCell(t *testing.T) {
 		t.Errorf("Find = %q, want %q", got, want)
 	}
 }
+
+func TestDayMonth(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text, want string
+	}{
+		{"moves on Thursday 20 March, at 02:00", "Thursday 20 March"},
+		{"due March 20th", "March 20th"},
+		{"earns 3 marks", ""},
+		{"has 5 decks and 2 junctions", ""},
+	} {
+		if got := dayMonthRE.FindString(c.text); got != c.want {
+			t.Errorf("dayMonthRE in %q = %q, want %q", c.text, got, c.want)
+		}
+	}
+}

@@ -1734,9 +1734,9 @@ const maxReleaseLines = 300
 // releaseHeading returns the version of the release whose notes hold
 // the line at: the nearest heading above it that names one ("## 2.3.0",
 // "Changes in 2.40:", "v5.4.0 (2024-06-17)"), past the release's items
-// (indented or listed lines) and prose. A Markdown heading without a
-// version ends the search, as does a line that is not a heading and
-// names another version... no: prose between items is passed over.
+// (indented or listed lines), prose and the headings of its parts ("##
+// New Features" under "# 9.21.0"); a top heading without a version ends
+// the search.
 func releaseHeading(s string, at int) (value string, pos int, ok bool) {
 	a, _ := lineAt(s, at)
 	above := 7 // the level of the last heading passed

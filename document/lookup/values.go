@@ -27,8 +27,9 @@ var (
 		`|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)
 	// dayMonthRE: a day without its year, "Thursday 20 March",
 	// "March 20th" (a date the text's reader knows the year of).
-	dayMonthRE = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b` +
-		`|\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b`)
+	// (Months spelled out or cut to three letters: "3 marks" is none.)
+	dayMonthRE = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?\d{1,2}(?:st|nd|rd|th)?\s+` + months + `\b` +
+		`|\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?` + months + `\.?\s+\d{1,2}(?:st|nd|rd|th)?\b`)
 	// quantity: a number and its unit, or "every N unit".
 	quantityRE = regexp.MustCompile(`(?i)(?:^|[^\pL\pN_.-])((?:every\s+)?[-+]?\d[\d,.]*(?:[ \t]*(?:` + units + `)|[ \t]+(?:` + shortUnits + `)))\b`)
 	// wordQuantityRE: a number written as a word, with its unit:
@@ -37,6 +38,9 @@ var (
 	// nameRE: two to four capitalized words, the way people are named.
 	nameRE = regexp.MustCompile(`\p{Lu}[\pL\pM'’-]+(?:\s+(?:(?:de|van|von|der|da|di|du|la|le|bin|al|ter|del)\s+)?\p{Lu}[\pL\pM'’.-]*){1,3}`)
 )
+
+// months are the months' names, whole or cut to three letters.
+const months = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
 
 // units may follow a number directly (90s, 512MiB) or after a space;
 // shortUnits, single letters, only after a space ("418 s"), so that a code
