@@ -378,13 +378,11 @@ func newFinder(text string, q query) *finder {
 			// from: jetty.sh is no JETTY_SH.)
 			t, n = f.respell(t)
 			if n == 0 {
-				if ws := f.partsOnALine(t); ws != nil {
+				if ws, ns := f.partsOnALine(t); ws != nil {
 					// "cache-pruning" where a line says "Prune
 					// caches": its words, loosely.
-					for _, w := range ws {
-						f.terms = append(f.terms, w)
-						f.counts = append(f.counts, len(occurrences(text, f.folded, w, maxAnchors)))
-					}
+					f.terms = append(f.terms, ws...)
+					f.counts = append(f.counts, ns...)
 					continue
 				}
 			}
@@ -456,14 +454,15 @@ func (f *finder) respell(t term) (term, int) {
 	return t, 0
 }
 
-// partsOnALine returns the words of hyphenated key t as loose keys when
-// one line of the text holds them all, in any order; else nil. (A
+// partsOnALine returns the words of hyphenated key t as loose keys, and
+// how often each is found, when one line of the text holds them all, in
+// any order; else nil. (A
 // hyphenated word is a person's wording; snake_case and dotted names are
 // a program's, and their words elsewhere name other things:
 // transaction_timeout is not idle_in_transaction_session_timeout.)
-func (f *finder) partsOnALine(t term) []term {
+func (f *finder) partsOnALine(t term) ([]term, []int) {
 	if strings.ContainsAny(t.text, "_./\\") {
-		return nil
+		return nil, nil
 	}
 	var ws []term
 	for _, w := range strings.Split(t.text, "-") {
@@ -473,16 +472,16 @@ func (f *finder) partsOnALine(t term) []term {
 		ws = append(ws, term{text: w, fold: foldASCII(w), stems: []string{stem(w)}})
 	}
 	if len(ws) < 2 {
-		return nil
+		return nil, nil
 	}
-	rarest, least := -1, 0
+	ns := make([]int, len(ws))
+	rarest := 0
 	for i, w := range ws {
-		n := len(occurrences(f.text, f.folded, w, maxAnchors))
-		if n == 0 {
-			return nil
+		if ns[i] = len(occurrences(f.text, f.folded, w, maxAnchors)); ns[i] == 0 {
+			return nil, nil
 		}
-		if rarest < 0 || n < least {
-			rarest, least = i, n
+		if ns[i] < ns[rarest] {
+			rarest = i
 		}
 	}
 	seen := map[int]bool{}
@@ -493,10 +492,10 @@ func (f *finder) partsOnALine(t term) []term {
 		}
 		seen[a] = true
 		if f.together(f.text[a:b], ws) {
-			return ws
+			return ws, ns
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // creditStems are verbs that credit someone other than whoever made a
@@ -1281,8 +1280,8 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 						continue fieldTyped // "16" of "Wed, 16 Dec 2026": a piece of a date
 					}
 				}
-				if n, _ := utf8.DecodeRuneInString(fl.value[loc[1]:]); loc[1] < len(fl.value) && isWordRune(n) {
-					continue // the head of a longer token: "46" of "id 46B7A6D6F4C"
+				if leads(fl.value, loc[1]) {
+					continue // "46" of "id 46B7A6D6F4C"
 				}
 				if v := clean(fl.value[loc[0]:loc[1]]); v != "" {
 					out = append(out, cand{value: v, label: fl.label, rec: r, at: fl.at})
@@ -1357,10 +1356,8 @@ func (f *finder) candidates(r *record, prose bool) []cand {
 			} else if f.q.want == versionKind && withUnit(r.text, loc) != loc {
 				continue // a quantity, not a version: "1376.354 ms"
 			}
-			if loc[1] < len(r.text) {
-				if n, _ := utf8.DecodeRuneInString(r.text[loc[1]:]); isWordRune(n) {
-					continue // the head of a longer token: "0" of "0x1000"
-				}
+			if leads(r.text, loc[1]) {
+				continue // "0" of "0x1000"
 			}
 			v := clean(r.text[loc[0]:loc[1]])
 			if m := countRE.FindStringSubmatch(v); m != nil && f.asksIn(m[2]) {
@@ -1491,6 +1488,13 @@ func tail(s string, i int) bool {
 	}
 	p, _ := utf8.DecodeLastRuneInString(s[:i])
 	return isWordRune(p) || strings.ContainsRune("/_+&\\^%", p)
+}
+
+// leads reports whether a value found ending at offset j of s is the head
+// of a longer token: "0" of "0x1000", "46" of "46B7A6D6F4C".
+func leads(s string, j int) bool {
+	n, _ := utf8.DecodeRuneInString(s[j:])
+	return j < len(s) && isWordRune(n)
 }
 
 var sourceRE = regexp.MustCompile(`\(?\b[\w/.-]+\.(?:c|cc|cpp|cxx|h|go|py|rs|java|js|ts)[.:]\d+\)?`)
