@@ -1606,7 +1606,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	// name: Norway), is about that key; one that only mentions it
 	// (Depends: tar) is not.
 	if !isProse {
-		s += f.subject(c)
+		s += f.subject(c) + f.section(c)
 	}
 	// A label that names another entity ("the code for calm-walrus is:")
 	// is about that one; one that holds the question's key names the
@@ -1792,6 +1792,61 @@ func (f *finder) subject(c cand) float64 {
 		return best - otherEntity // Depends: ca-certificates, in another package's stanza
 	}
 	return best
+}
+
+// section scores an INI field by the section it is in, when its record
+// joins several ([Unit], [Service], [Install]): a question that names the
+// field's own section ("the type of NoEcho" over [NoEcho] type = boolean)
+// picks it out of its neighbours; one that names another section of the
+// record is about that section's fields.
+func (f *finder) section(c cand) float64 {
+	rel := c.at - c.rec.start
+	if c.rec.kind != "ini" || rel < 0 || rel > len(c.rec.text) {
+		return 0
+	}
+	own, partly, other := false, false, false
+	heads := sectionLineRE.FindAllStringSubmatchIndex(c.rec.text, -1)
+	if len(heads) < 2 {
+		return 0
+	}
+	for i, m := range heads {
+		mine := m[0] <= rel && (i+1 == len(heads) || heads[i+1][0] > rel)
+		whole, part := f.namesSection(c.rec.text[m[2]:m[3]])
+		switch {
+		case mine:
+			own, partly = whole, part
+		case whole:
+			other = true
+		}
+	}
+	switch {
+	case own:
+		return 2
+	case other && !partly:
+		// Not when the field's own section shares a word with the
+		// question: [ CA_default ] under [ ca ] is the ca command's.
+		return -otherEntity
+	}
+	return 0
+}
+
+// sectionLineRE finds the section headers of an INI record.
+var sectionLineRE = regexp.MustCompile(`(?m)^[ \t]*\[([^\]\n]{1,80})\][ \t]*$`)
+
+// namesSection reports whether one of the question's words is the section
+// name, up to case and the marks between its parts (whole), or one of the
+// name's parts (part).
+func (f *finder) namesSection(name string) (whole, part bool) {
+	ps := parts(name)
+	n := strings.Join(ps, " ")
+	for _, t := range f.terms {
+		tp := strings.Join(parts(t.text), " ")
+		whole = whole || strings.EqualFold(tp, n)
+		for _, p := range ps {
+			part = part || strings.EqualFold(tp, p)
+		}
+	}
+	return whole, whole || part
 }
 
 // otherEntity is what a record named for something else costs.
