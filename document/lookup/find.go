@@ -378,6 +378,13 @@ func newFinder(text string, q query) *finder {
 			// from: jetty.sh is no JETTY_SH.)
 			t, n = f.respell(t)
 			if n == 0 {
+				if ws, ns := f.keyPath(t); ws != nil {
+					// info.version where JSON nests "version" in
+					// "info": its keys, as "the version of info".
+					f.terms = append(f.terms, ws...)
+					f.counts = append(f.counts, ns...)
+					continue
+				}
 				if ws, ns := f.partsOnALine(t); ws != nil {
 					// "cache-pruning" where a line says "Prune
 					// caches": its words, loosely.
@@ -452,6 +459,56 @@ func (f *finder) respell(t term) (term, int) {
 		}
 	}
 	return t, 0
+}
+
+// keyPathRE matches a dotted path of keys: info.version,
+// spec.template.replicas (each key starts with a letter).
+var keyPathRE = regexp.MustCompile(`^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*){1,5}$`)
+
+// keyPath returns the keys of dotted path t as the question's words, and
+// how often each is found, when the text does not hold the path as
+// written but holds every key: a path into nested JSON, YAML or TOML,
+// where each key is written on its own. Else nil.
+func (f *finder) keyPath(t term) ([]term, []int) {
+	if !keyPathRE.MatchString(t.text) {
+		return nil, nil
+	}
+	var ts []term
+	var ns []int
+	for _, key := range strings.Split(t.text, ".") {
+		kts := parseQuery("What is " + key + "?").terms
+		if len(kts) == 1 && !f.asKey(key) {
+			return nil, nil // sort.Slice: a package's function, not keys
+		}
+		for _, kt := range kts {
+			n := len(occurrences(f.text, f.folded, kt, maxAnchors))
+			if n == 0 {
+				return nil, nil
+			}
+			ts, ns = append(ts, kt), append(ns, n)
+		}
+	}
+	if len(ts) < 2 {
+		return nil, nil
+	}
+	return ts, ns
+}
+
+// asKey reports whether the text writes key as a key somewhere: before
+// a colon or an equals sign ("info": {, info:, info =), or as a section
+// ([info]).
+func (f *finder) asKey(key string) bool {
+	for at := 0; ; {
+		i := strings.Index(f.text[at:], key)
+		if i < 0 {
+			return false
+		}
+		at += i + len(key)
+		rest := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(f.text[at:min(len(f.text), at+8)], `"`), `'`), " \t")
+		if rest != "" && strings.IndexByte(":=]", rest[0]) >= 0 {
+			return true
+		}
+	}
 }
 
 // partsOnALine returns the words of hyphenated key t as loose keys, and
@@ -714,7 +771,7 @@ func (f *finder) best() Answer {
 	}
 	locs = f.promising(locs)
 	seenLine := map[int]bool{}
-	seen := map[[2]int]bool{}
+	seen := map[recordKey]bool{}
 	memo := newRecordMemo()
 	var bestA Answer
 	bestScore := -1e9
@@ -722,10 +779,14 @@ func (f *finder) best() Answer {
 	bestPlace, bestLabel := -1, ""
 	for _, at := range locs {
 		a, b := lineAt(f.text, at)
-		if seenLine[a] || f.q.text != "" && strings.Contains(f.text[a:b], f.q.text) {
+		key := a
+		if o, ok := memo.lineObjectAt(f.text, a, b, at); ok {
+			key = o // a line of JSON holds many objects, each read on its own
+		}
+		if seenLine[key] || f.q.text != "" && strings.Contains(f.text[a:b], f.q.text) {
 			continue // seen, or the question itself
 		}
-		seenLine[a] = true
+		seenLine[key] = true
 		rs := records(f.text, at, memo)
 		structured := false
 		for _, r := range rs {
@@ -742,7 +803,10 @@ func (f *finder) best() Answer {
 			if structured && r.kind == "prose" {
 				continue // a table row or a record's line is not a sentence
 			}
-			key := [2]int{r.start, len(r.text)}
+			// A JSON object read as one line's pairs and as JSON is
+			// read twice: as JSON its nested keys keep their parents
+			// (engines.node, not node).
+			key := recordKey{r.start, len(r.text), r.kind == "json"}
 			if seen[key] {
 				continue
 			}
@@ -891,6 +955,19 @@ func (f *finder) namedVersion(c cand) bool {
 			if nameToVersionRE.MatchString(before[end:]) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// versionKeyed reports whether a field's key, the last of its dotted
+// label, is a thing the question names: "dependencies.semver": "^7.8.5"
+// for "which version of semver", a dependency map's name and version.
+func (f *finder) versionKeyed(label string) bool {
+	key := lastKey(label)
+	for _, t := range f.terms {
+		if strings.EqualFold(key, t.text) && stem(strings.ToLower(key)) != "version" {
+			return true
 		}
 	}
 	return false
@@ -1574,8 +1651,13 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			continue
 		case !isProse && labelHas(c.label, t):
 			s += 3
-			if strings.EqualFold(strings.Join(parts(c.label), " "), strings.Join(parts(t.text), " ")) {
+			switch {
+			case strings.EqualFold(strings.Join(parts(c.label), " "), strings.Join(parts(t.text), " ")):
 				s++ // the field's very name: birthplace, not born
+			case strings.EqualFold(lastKey(c.label), t.text):
+				s += 0.5 // the field's own key, not one above it: info.version
+			case slices.ContainsFunc(strings.Split(c.label, "."), func(k string) bool { return strings.EqualFold(k, t.text) }):
+				s += 0.25 // a key above it as written: parameters, not parameter
 			}
 			labelHit = true
 		case m.loose[i]:
@@ -1630,8 +1712,8 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	if f.onlyKeys(v) {
 		return -1e9 // the question's own words: "Chidi Okeke" for "where does Chidi Okeke live"
 	}
-	if n := len(strings.Fields(v)); n > 6 {
-		s -= 2 // a description, not a value
+	if n := len(strings.Fields(v)); n > 6 && (isProse || !f.namesField(lastKey(c.label))) {
+		s -= 2 // a description, not a value (unless a description is asked for)
 	}
 	if innerPairRE.MatchString(v) {
 		s -= 2 // a setting, not its value: "DSHELL=/bin/bash"
@@ -1651,7 +1733,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	oneWord := !strings.ContainsAny(v, " \t")
 	if !(strings.ContainsAny(v, "@/") && oneWord) && !named && !(labelHit && !isProse && oneWord) && !(f.q.want == placeKind && oneWord && f.fits(v)) {
 		for _, t := range append(f.terms, f.missing...) {
-			if !t.strong && f.looseIn(t, vwords) {
+			// (Not a word that names the field or a key above it:
+			// "version not set" is a version field's value.)
+			if !t.strong && f.looseIn(t, vwords) && (isProse || !labelHas(c.label, t)) {
 				s -= 2
 			}
 		}
@@ -1703,7 +1787,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		} else {
 			s -= 4
 		}
-		if f.q.want == versionKind && f.namedVersion(c) {
+		if f.q.want == versionKind && (f.namedVersion(c) || !isProse && f.versionKeyed(c.label)) {
 			s += 4
 		}
 		if f.q.duration {
@@ -1788,10 +1872,24 @@ func (f *finder) subject(c cand) float64 {
 			}
 		}
 	}
-	if best < 2 && other {
+	if best < 2 && other && !f.labelCovers(c.label) {
+		// (Not when the field's name holds every key word: the question
+		// names no thing, only the field, "engines.node" of a
+		// package.json.)
 		return best - otherEntity // Depends: ca-certificates, in another package's stanza
 	}
 	return best
+}
+
+// labelCovers reports whether label holds every one of the question's
+// words found in the text.
+func (f *finder) labelCovers(label string) bool {
+	for _, t := range f.terms {
+		if !labelHas(label, t) {
+			return false
+		}
+	}
+	return len(f.terms) > 0
 }
 
 // section scores an INI field by the section it is in, when its record
@@ -1847,6 +1945,29 @@ func (f *finder) namesSection(name string) (whole, part bool) {
 		}
 	}
 	return whole, whole || part
+}
+
+// namesField reports whether one of the question's loose words names the
+// field key: "the description of X" for a description field.
+func (f *finder) namesField(key string) bool {
+	for _, t := range f.terms {
+		if !t.strong && labelHas(key, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastKey is the last key of a dotted label: version of info.version.
+func lastKey(label string) string {
+	return label[strings.LastIndex(label, ".")+1:]
+}
+
+// recordKey tells the readings best has scored apart: by their text, and
+// whether they read it as JSON.
+type recordKey struct {
+	start, len int
+	json       bool
 }
 
 // otherEntity is what a record named for something else costs.

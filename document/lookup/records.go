@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -75,7 +76,7 @@ func records(s string, at int, memo *recordMemo) []record {
 	a, b := lineAt(s, at)
 	readers := []func(s string, a, b int) (record, bool){
 		func(s string, a, b int) (record, bool) { return tableRecord(s, a, b, memo) }, fixedRecord, alignedRecord,
-		func(s string, _, _ int) (record, bool) { return jsonRecord(s, at) },
+		func(s string, a, b int) (record, bool) { return jsonRecord(s, a, b, at, memo) },
 		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at, memo) },
 		func(s string, a, b int) (record, bool) { return copyRecord(s, a, b, memo) },
 		changelogRecord, stanzaRecord, iniRecord, yamlRecord, func(s string, a, b int) (record, bool) { return entryRecord(s, a, b, memo) }, settingRecord, listRecord, termRecord, blockRecord,
@@ -86,7 +87,7 @@ func records(s string, at int, memo *recordMemo) []record {
 		// table row, a field of a stanza or a setting; walking its
 		// neighbours as those would cost a pass over megabytes.
 		readers = []func(s string, a, b int) (record, bool){
-			func(s string, _, _ int) (record, bool) { return jsonRecord(s, at) },
+			func(s string, a, b int) (record, bool) { return jsonRecord(s, a, b, at, memo) },
 			func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at, memo) },
 		}
 	}
@@ -95,6 +96,11 @@ func records(s string, at int, memo *recordMemo) []record {
 		if r, ok := read(s, a, b); ok {
 			out = append(out, r)
 		}
+	}
+	if memo.jsonLine(s, a, b) {
+		// A line that is one JSON object: its pairs read as the line's
+		// would lose their parents (node for engines.node).
+		out = out[1:]
 	}
 	return append(out, proseRecord(s, a, b, at))
 }
@@ -419,6 +425,18 @@ type recordMemo struct {
 	none                map[headKey]bool
 	entries             map[int]record
 	sections            map[int]record // by heading offset; a zero record: none
+	// jsonObjects are the objects of a JSON value, by the offset it
+	// starts at (a line's or the document's); jsonRecords the readings
+	// of those objects, by their starts.
+	jsonObjects map[int][]span
+	jsonRecords map[int]record
+}
+
+// span is the bounds of a JSON object in the text, and the keys it is
+// found under, dotted (spec.template, "" for the value's own object).
+type span struct {
+	start, end int
+	path       string
 }
 
 type headKey struct {
@@ -428,7 +446,8 @@ type headKey struct {
 }
 
 func newRecordMemo() *recordMemo {
-	return &recordMemo{found: map[headKey]head{}, none: map[headKey]bool{}, entries: map[int]record{}}
+	return &recordMemo{found: map[headKey]head{}, none: map[headKey]bool{}, entries: map[int]record{},
+		jsonObjects: map[int][]span{}, jsonRecords: map[int]record{}}
 }
 
 // head finds the header of the table row at line a: the topmost line
@@ -702,7 +721,150 @@ func fixedRecord(s string, a, b int) (record, bool) {
 // jsonRecord reads the JSON object around offset at (one line of JSON
 // lines, or an object of a pretty-printed document), its fields flattened
 // to dotted keys.
-func jsonRecord(s string, at int) (record, bool) {
+//
+// When the line a..b, or else the whole text, starts a JSON value, the
+// objects are found by reading that value from its start, once per
+// lookup, so that an object of any length is found and a brace or quote
+// inside a string is read as the string's; else by walking back from at.
+func jsonRecord(s string, a, b, at int, memo *recordMemo) (record, bool) {
+	root := -1
+	if l := strings.TrimLeft(s[a:b], " \t"); strings.HasPrefix(l, "{") || strings.HasPrefix(l, "[") {
+		root = b - len(l)
+	} else if d := strings.TrimLeft(s, " \t\r\n"); strings.HasPrefix(d, "{") || strings.HasPrefix(d, "[") {
+		root = len(s) - len(d)
+	}
+	if root >= 0 {
+		objs, ok := memo.jsonObjects[root]
+		if !ok {
+			objs = jsonObjectsAt(s, root)
+			memo.jsonObjects[root] = objs
+		}
+		if sp, ok := innermost(objs, at); ok {
+			if r, ok := memo.jsonRecords[sp.start]; ok {
+				return r, r.kind != ""
+			}
+			r, ok := jsonObject(s, sp)
+			memo.jsonRecords[sp.start] = r
+			return r, ok
+		}
+		if len(objs) > 0 {
+			return record{}, false // at is outside the value's objects
+		}
+	}
+	return jsonRecordBack(s, at)
+}
+
+// jsonLine reports whether line a..b is one JSON object.
+func (m *recordMemo) jsonLine(s string, a, b int) bool {
+	l := strings.TrimSpace(s[a:b])
+	if !strings.HasPrefix(l, "{") || !strings.HasSuffix(l, "}") {
+		return false
+	}
+	root := a + strings.Index(s[a:b], "{")
+	objs, ok := m.jsonObjects[root]
+	if !ok {
+		objs = jsonObjectsAt(s, root)
+		m.jsonObjects[root] = objs
+	}
+	return len(objs) > 0 && objs[0].start == root && objs[0].end == root+len(l)
+}
+
+// lineObjectAt returns where the innermost object that holds offset at
+// starts, when line a..b is one JSON value.
+func (m *recordMemo) lineObjectAt(s string, a, b, at int) (int, bool) {
+	l := strings.TrimLeft(s[a:b], " \t")
+	if !strings.HasPrefix(l, "{") && !strings.HasPrefix(l, "[") {
+		return 0, false
+	}
+	root := b - len(l)
+	objs, ok := m.jsonObjects[root]
+	if !ok {
+		objs = jsonObjectsAt(s, root)
+		m.jsonObjects[root] = objs
+	}
+	sp, ok := innermost(objs, at)
+	return sp.start, ok
+}
+
+// maxJSONObject bounds the object read as one record.
+const maxJSONObject = 1 << 20
+
+// jsonObjectsAt returns the objects of the JSON value that starts at
+// root, sorted by start, each with the keys it is found under; nil when
+// the text there is not JSON (a bracket left open, a stray closing one).
+func jsonObjectsAt(s string, root int) []span {
+	type open struct {
+		at   int
+		obj  bool
+		path string // the keys above and its own, dotted
+	}
+	var objs []span
+	var stack []open
+	inStr, strAt, key := false, 0, ""
+	for i := root; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inStr = false
+				if len(stack) > 0 && stack[len(stack)-1].obj {
+					if j := strings.IndexFunc(s[i+1:], func(r rune) bool { return !unicode.IsSpace(r) }); j >= 0 && s[i+1+j] == ':' {
+						key = s[strAt+1 : i]
+					}
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr, strAt = true, i
+		case '{', '[':
+			path := ""
+			if n := len(stack); n > 0 {
+				path = stack[n-1].path
+				if stack[n-1].obj && key != "" {
+					path = strings.TrimPrefix(path+"."+key, ".")
+				}
+			}
+			stack = append(stack, open{i, c == '{', path})
+			key = ""
+		case '}', ']':
+			n := len(stack)
+			if n == 0 || stack[n-1].obj != (c == '}') {
+				return nil
+			}
+			if c == '}' {
+				objs = append(objs, span{stack[n-1].at, i + 1, stack[n-1].path})
+			}
+			stack = stack[:n-1]
+			if len(stack) == 0 {
+				sort.Slice(objs, func(i, j int) bool { return objs[i].start < objs[j].start })
+				return objs
+			}
+		case ',':
+			key = ""
+		}
+	}
+	return nil
+}
+
+// innermost returns the innermost of objs (sorted by start) that holds
+// offset at.
+func innermost(objs []span, at int) (span, bool) {
+	i := sort.Search(len(objs), func(i int) bool { return objs[i].start > at }) - 1
+	for ; i >= 0; i-- {
+		if objs[i].end > at {
+			return objs[i], true
+		}
+	}
+	return span{}, false
+}
+
+// jsonRecordBack reads the JSON object around offset at by walking back
+// from it to the brace that opens it, within reach.
+func jsonRecordBack(s string, at int) (record, bool) {
 	const reach = 4096
 	depth := 0
 	start := -1
@@ -738,6 +900,31 @@ func jsonRecord(s string, at int) (record, bool) {
 	if end < at {
 		return record{}, false
 	}
+	return jsonFields(s, start, end, v, "")
+}
+
+// jsonObject reads the object at sp: its fields are labelled by the keys
+// above it too, and its text starts with them, as a YAML block's (the
+// title of definitions.parameter is "definitions.parameter.title", not
+// the document's title).
+func jsonObject(s string, sp span) (record, bool) {
+	if sp.end-sp.start > maxJSONObject {
+		return record{}, false
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(s[sp.start:sp.end]), &v); err != nil {
+		return record{}, false
+	}
+	r, ok := jsonFields(s, sp.start, sp.end, v, sp.path)
+	if sp.path != "" {
+		r.text = strings.ReplaceAll(sp.path, ".", " ") + "\n" + r.text
+	}
+	return r, ok
+}
+
+// jsonFields is the record of object v, read from s[start:end]: its
+// fields flattened to dotted keys, under path.
+func jsonFields(s string, start, end int, v map[string]any, path string) (record, bool) {
 	r := record{kind: "json", text: s[start:end], start: start}
 	var walk func(prefix string, x any)
 	walk = func(prefix string, x any) {
@@ -766,7 +953,7 @@ func jsonRecord(s string, at int) (record, bool) {
 			r.fields = append(r.fields, field{prefix, fmt.Sprint(x), start})
 		}
 	}
-	walk("", v)
+	walk(path, v)
 	return r, len(r.fields) > 0
 }
 
