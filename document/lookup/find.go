@@ -1615,8 +1615,10 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		if t.strong {
 			s += 3
 			if lt := strings.ToLower(t.text); strings.Contains(lv, lt) {
-				if 2*len(lt) >= len(lv) {
-					return -1e9 // the value is the key itself
+				if 2*len(lt) >= len(lv) && (isProse || lv == lt || !f.namesField(lastKey(c.label))) {
+					// The value is the key itself (but pp.Person is
+					// Person's expr, a field the question names).
+					return -1e9
 				}
 				s -= 1 // a value that names the key: "OpenSSL 3.0.19"
 			}
@@ -1796,6 +1798,16 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	} else if !isProse && !labelHit && (hasDigit(v) || strings.ContainsAny(v, "@/")) {
 		s += 0.5 // a value, not a word
 	}
+	if !isProse && !f.namesField(lastKey(c.label)) {
+		if slices.ContainsFunc(c.rec.blank, f.namesField) {
+			// The field the question names is empty in this row: the
+			// row does not say (upstream_contact, not upstream_name).
+			return -1e9
+		}
+		if f.namesSibling(c) {
+			s -= 2 // the question names another field of the record: expr, not argNum
+		}
+	}
 	if !isProse && !labelHit {
 		// No key word names the field: a label that answers "which X"
 		// ("name" for "which language"), else a weak reading.
@@ -1947,11 +1959,57 @@ func (f *finder) namesSection(name string) (whole, part bool) {
 	return whole, whole || part
 }
 
-// namesField reports whether one of the question's loose words names the
-// field key: "the description of X" for a description field.
+// namesField reports whether the question's words name the field key by
+// its head, its last part: "the description of X" for a description
+// field, "the EPSG code" for EPSG_PCS_CODE, not "the upstream contact"
+// for upstream_name.
+//
+// Only the question's loose words name fields: a strong key is the thing
+// asked about (requestTimeout), whose record says what it is.
 func (f *finder) namesField(key string) bool {
+	ps := parts(key)
+	if len(ps) == 0 {
+		return false
+	}
+	head := stem(ps[len(ps)-1])
+	for _, t := range append(f.terms, f.missing...) {
+		if t.strong {
+			continue
+		}
+		for _, st := range t.stems {
+			if related(st, head) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namesSibling reports whether one of the question's loose words names
+// another field of c's record, by its own key, and the question does not
+// give that field's value: "the release of April 27" picks the row by its
+// Release Date, and asks for another field.
+func (f *finder) namesSibling(c cand) bool {
+	if !fieldRecord[c.rec.kind] {
+		return false
+	}
+	for _, fl := range c.rec.fields {
+		if fl.label != c.label && fl.label != "" && f.namesField(lastKey(fl.label)) && !f.givesValue(fl.value) {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldRecord are the kinds of record whose fields a question picks by
+// name: columns, keys, settings (not the assignments of a script).
+var fieldRecord = setOf(`json table sql fixed stanza ini yaml`)
+
+// givesValue reports whether one of the question's strong keys is in v.
+func (f *finder) givesValue(v string) bool {
+	lv := strings.ToLower(v)
 	for _, t := range f.terms {
-		if !t.strong && labelHas(key, t) {
+		if t.strong && strings.Contains(lv, strings.ToLower(t.text)) {
 			return true
 		}
 	}

@@ -26,6 +26,9 @@ type record struct {
 	text   string
 	start  int // offset of text in the document
 	fields []field
+	// blank are the labels of the record's empty fields: a table's
+	// columns this row leaves empty.
+	blank []string
 }
 
 // lineAt returns the bounds of the line holding offset i.
@@ -325,8 +328,11 @@ func tableRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 	}
 	r := record{kind: "table", text: s[ha:hb] + "\n" + line, start: a}
 	for i, c := range cells {
+		label := strings.TrimSpace(strings.TrimLeft(header[i], "#"))
 		if c = clean(c); c != "" {
-			r.fields = append(r.fields, field{strings.TrimSpace(strings.TrimLeft(header[i], "#")), c, a})
+			r.fields = append(r.fields, field{label, c, a})
+		} else {
+			r.blank = append(r.blank, label)
 		}
 	}
 	return r, true
