@@ -1921,7 +1921,7 @@ func (f *finder) section(c cand) float64 {
 	}
 	for i, m := range heads {
 		mine := m[0] <= rel && (i+1 == len(heads) || heads[i+1][0] > rel)
-		whole, part := f.namesSection(c.rec.text[m[2]:m[3]])
+		whole, part := f.namesSection(c.rec.text[m[2]:m[3]], c.label)
 		switch {
 		case mine:
 			own, partly = whole, part
@@ -1945,12 +1945,16 @@ var sectionLineRE = regexp.MustCompile(`(?m)^[ \t]*\[([^\]\n]{1,80})\][ \t]*$`)
 
 // namesSection reports whether one of the question's words is the section
 // name, up to case and the marks between its parts (whole), or one of the
-// name's parts (part).
-func (f *finder) namesSection(name string) (whole, part bool) {
+// name's parts (part). A word that names the field, label, does not
+// name its section too: "the type of NoEcho" is not about a [Type].
+func (f *finder) namesSection(name, label string) (whole, part bool) {
 	ps := parts(name)
 	n := strings.Join(ps, " ")
 	for _, t := range f.terms {
 		tp := strings.Join(parts(t.text), " ")
+		if strings.EqualFold(tp, strings.Join(parts(label), " ")) {
+			continue
+		}
 		whole = whole || strings.EqualFold(tp, n)
 		for _, p := range ps {
 			part = part || strings.EqualFold(tp, p)

@@ -223,9 +223,18 @@ func splitRow(line, sep string) []string {
 	if sep == "|" {
 		t := strings.TrimSpace(line)
 		t = strings.TrimPrefix(strings.TrimSuffix(t, "|"), "|")
+		// A pipe escaped in a cell ("a \| b", as GitHub's tables write
+		// one) is the cell's text.
+		escaped := strings.Contains(t, `\|`)
+		if escaped {
+			t = strings.ReplaceAll(t, `\|`, "\x00")
+		}
 		cells := strings.Split(t, "|")
 		for i := range cells {
 			cells[i] = strings.TrimSpace(cells[i])
+			if escaped {
+				cells[i] = strings.ReplaceAll(cells[i], "\x00", "|")
+			}
 		}
 		return cells
 	}

@@ -2,7 +2,8 @@
 // questions whose answers a document's structure settles, over real JSON
 // files that packages installed on this machine, each laid out as it was
 // written and as other formats would write the same facts: one line of
-// JSON, YAML, JSON lines, CSV, a Markdown table, INI sections. It reports
+// JSON, YAML, JSON lines, CSV and TSV, a Markdown table, a fixed-width
+// report, INI sections, RFC 822 stanzas, an SQL dump. It reports
 // how often the helper reads the right value, by layout and by form of
 // question, so that a record misread as another shape shows up without
 // anyone writing a question by hand.
@@ -21,8 +22,8 @@
 // never printed.
 //
 // The layouts other than "as written" are written by encoding/json,
-// gopkg.in/yaml.v3 and encoding/csv, or (INI, Markdown) by a few lines
-// here, from the same parsed value: the facts are real, the layouts are
+// gopkg.in/yaml.v3 and encoding/csv, or (INI, Markdown, fixed width,
+// stanzas, SQL) by a few lines here, from the same parsed value: the facts are real, the layouts are
 // what a standard writer makes of them.
 package main
 
@@ -43,6 +44,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -257,8 +259,12 @@ func probesOf(file string, perLayout int, seed uint64) ([]probe, error) {
 		})
 		add("json lines", jsonLines(c), ls)
 		add("csv", table(c, "csv"), ls)
+		add("tsv", table(c, "tsv"), ls)
 		add("markdown", table(c, "markdown"), ls)
+		add("fixed width", fixedWidth(c), ls)
 		add("ini", ini(c), ls)
+		add("stanzas", stanzas(c), ls)
+		add("sql", sqlInserts(c), ls)
 		break // the first collection is enough for one file
 	}
 	return out, nil
@@ -319,7 +325,9 @@ func collections(v any, out [][]member) [][]member {
 func fieldsOf(o map[string]any, skip string) map[string]string {
 	fs := map[string]string{}
 	for k, x := range o {
-		if s, ok := scalar(x); ok && k != skip {
+		// (A value of several lines is no cell of a table or line of
+		// an INI file.)
+		if s, ok := scalar(x); ok && k != skip && !strings.ContainsAny(s, "\r\n") {
 			fs[k] = s
 		}
 	}
@@ -393,7 +401,7 @@ func ask(file, layout, doc string, l leaf, r *rand.Rand) (probe, bool) {
 	n := len(l.path)
 	switch {
 	case l.owner != "":
-		if !keyLike(l.owner) && len(l.owner) > 40 {
+		if !nameLike(l.owner) {
 			return probe{}, false
 		}
 		p.form = "field of name"
@@ -436,6 +444,21 @@ func keyLike(k string) bool {
 		}
 	}
 	return true
+}
+
+// nameLike reports whether a member's name reads as one a person would
+// ask by: a key, or up to five words of letters, digits and -_./: (not a
+// format string, "%d files remaining!").
+func nameLike(n string) bool {
+	if keyLike(n) {
+		return true
+	}
+	if len(n) > 40 || len(strings.Fields(n)) > 5 || !strings.ContainsFunc(n, unicode.IsLetter) {
+		return false
+	}
+	return !strings.ContainsFunc(n, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(" -_./:", r)
+	})
 }
 
 // plain turns json.Numbers into ints or floats, so that YAML writes them
@@ -505,8 +528,11 @@ func jsonLines(c []member) string {
 func table(c []member, format string) string {
 	cols := columns(c)
 	var b strings.Builder
-	if format == "csv" {
+	if format == "csv" || format == "tsv" {
 		w := csv.NewWriter(&b)
+		if format == "tsv" {
+			w.Comma = '\t'
+		}
 		w.Write(cols)
 		for _, m := range c {
 			w.Write(row(m, cols))
@@ -526,6 +552,74 @@ func table(c []member, format string) string {
 	b.WriteString(strings.Repeat("| --- ", len(cols)) + "|\n")
 	for _, m := range c {
 		line(row(m, cols))
+	}
+	return b.String()
+}
+
+// fixedWidth writes the collection as a report's columns, each padded to
+// its widest cell and parted by two spaces, with a rule under the heads.
+func fixedWidth(c []member) string {
+	cols := columns(c)
+	rows := [][]string{cols}
+	for _, m := range c {
+		rows = append(rows, row(m, cols))
+	}
+	width := make([]int, len(cols))
+	for _, r := range rows {
+		for i, cell := range r {
+			width[i] = max(width[i], len(cell))
+		}
+	}
+	var b strings.Builder
+	for n, r := range rows {
+		var line strings.Builder
+		for i, cell := range r {
+			fmt.Fprintf(&line, "%-*s  ", width[i], cell)
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+		if n == 0 {
+			var rule strings.Builder
+			for _, w := range width {
+				rule.WriteString(strings.Repeat("-", w) + "  ")
+			}
+			b.WriteString(strings.TrimRight(rule.String(), " ") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// stanzas writes the collection as RFC 822 paragraphs, as a Debian
+// package database does: "Name: N", then a "Field: value" line each.
+func stanzas(c []member) string {
+	var b strings.Builder
+	for _, m := range c {
+		fmt.Fprintf(&b, "Name: %s\n", m.name)
+		for _, k := range slices.Sorted(maps.Keys(m.fields)) {
+			if k != "name" && keyLike(k) {
+				fmt.Fprintf(&b, "%s: %s\n", k, m.fields[k])
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// sqlInserts writes the collection as an SQL dump: a CREATE TABLE and an
+// INSERT per member.
+func sqlInserts(c []member) string {
+	cols := columns(c)
+	quoted := make([]string, len(cols))
+	for i, col := range cols {
+		quoted[i] = `"` + col + `"`
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE items (\n    %s text\n);\n\n", strings.Join(quoted, " text,\n    "))
+	for _, m := range c {
+		vals := row(m, cols)
+		for i, v := range vals {
+			vals[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		}
+		fmt.Fprintf(&b, "INSERT INTO items (%s) VALUES (%s);\n", strings.Join(quoted, ", "), strings.Join(vals, ", "))
 	}
 	return b.String()
 }
