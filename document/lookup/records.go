@@ -82,7 +82,7 @@ func records(s string, at int, memo *recordMemo) []record {
 		func(s string, a, b int) (record, bool) { return jsonRecord(s, a, b, at, memo) },
 		func(s string, a, b int) (record, bool) { return sqlRecord(s, a, b, at, memo) },
 		func(s string, a, b int) (record, bool) { return copyRecord(s, a, b, memo) },
-		changelogRecord, stanzaRecord, iniRecord, yamlRecord, func(s string, a, b int) (record, bool) { return entryRecord(s, a, b, memo) }, settingRecord, listRecord, termRecord, blockRecord,
+		changelogRecord, func(s string, a, b int) (record, bool) { return stanzaRecord(s, a, b, memo) }, iniRecord, yamlRecord, func(s string, a, b int) (record, bool) { return entryRecord(s, a, b, memo) }, settingRecord, listRecord, termRecord, blockRecord,
 		func(s string, a, b int) (record, bool) { return sectionRecord(s, a, b, memo) },
 	}
 	if b-a > maxShapedLine {
@@ -445,6 +445,9 @@ type recordMemo struct {
 	// of those objects, by their starts.
 	jsonObjects map[int][]span
 	jsonRecords map[int]record
+	// mails are the messages read around a mail's body paragraphs, by
+	// the paragraph's start; a zero record: none.
+	mails map[int]record
 }
 
 // span is the bounds of a JSON object in the text, and the keys it is
@@ -462,7 +465,7 @@ type headKey struct {
 
 func newRecordMemo() *recordMemo {
 	return &recordMemo{found: map[headKey]head{}, none: map[headKey]bool{}, entries: map[int]record{},
-		jsonObjects: map[int][]span{}, jsonRecords: map[int]record{}}
+		jsonObjects: map[int][]span{}, jsonRecords: map[int]record{}, mails: map[int]record{}}
 }
 
 // head finds the header of the table row at line a: the topmost line
@@ -1176,7 +1179,7 @@ var stanzaLineRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]
 // stanzaRecord reads the paragraph of "Field: value" lines around the line
 // (an RFC 822 stanza: a package database entry, a mail's headers), with a
 // mail's body when the paragraph is a message's header.
-func stanzaRecord(s string, a, b int) (record, bool) {
+func stanzaRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 	isField := func(l string) bool { return stanzaLineRE.MatchString(l) }
 	isCont := func(l string) bool { return len(l) > 1 && (l[0] == ' ' || l[0] == '\t') && !blank(l) }
 	// The paragraph: up to a blank line either way.
@@ -1208,8 +1211,20 @@ func stanzaRecord(s string, a, b int) (record, bool) {
 	}
 	if fieldLines < 2 || fieldLines*2 < len(lines) && (fieldLines+contLines)*10 < len(lines)*9 || fieldLines*6 < len(lines) {
 		// Not a stanza; the line may be in a mail's body: the header
-		// paragraph above it.
-		return mailBody(s, pa, pb)
+		// paragraph above it (read once per paragraph: a long message
+		// holds many anchors).
+		if memo == nil {
+			return mailBody(s, pa, pb)
+		}
+		r, ok := memo.mails[pa]
+		if !ok {
+			r, ok = mailBody(s, pa, pb)
+			if !ok {
+				r = record{}
+			}
+			memo.mails[pa] = r
+		}
+		return r, r.kind != ""
 	}
 	r := record{kind: "stanza", text: para, start: pa}
 	off := pa
@@ -1271,7 +1286,7 @@ func mailBody(s string, pa, pb int) (record, bool) {
 			}
 			head := s[qa:a]
 			if strings.HasPrefix(head, "From ") || strings.Contains(head, "\nMessage-ID: ") || strings.Contains(head, "\nSubject: ") {
-				r, ok := stanzaRecord(s, qa, qa+strings.IndexByte(s[qa:], '\n'))
+				r, ok := stanzaRecord(s, qa, qa+strings.IndexByte(s[qa:], '\n'), nil)
 				if !ok || r.kind != "stanza" {
 					return record{}, false
 				}
