@@ -75,6 +75,8 @@ func TestFind(t *testing.T) {
 			"How many days does the ca command certify for?", "365"},
 		{"json dotted path", "{\n  \"swagger\": \"2.0\",\n  \"info\": {\n    \"title\": \"echo.proto\",\n    \"version\": \"version not set\"\n  },\n  \"tags\": [\n    {\n      \"name\": \"Greeter\"\n    }\n  ]\n}\n",
 			"What is info.version?", "version not set"},
+		{"json of a second file", "{\n  \"name\": \"first\",\n  \"version\": \"1.0.0\"\n}\n\n{\n  \"name\": \"second\",\n  \"engines\": {\n    \"node\": \">=20\"\n  },\n  \"scripts\": {\n    \"node\": \"node index.js\"\n  }\n}\n",
+			"What is engines.node?", ">=20"},
 		{"json line nested key", `{"name": "demo", "engines": {"node": ">=18"}, "version": "1.2.0", "node": "v9"}`, "What is engines.node?", ">=18"},
 		{"json nested title", `{"title": "Schema for templates", "definitions": {"input": {"title": "What comes in", "type": "object"}, "output": {"title": "What goes out", "type": "object"}}}`,
 			"What is the title of output in definitions?", "What goes out"},

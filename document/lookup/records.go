@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -100,9 +101,10 @@ func records(s string, at int, memo *recordMemo) []record {
 			out = append(out, r)
 		}
 	}
-	if memo.jsonLine(s, a, b) {
-		// A line that is one JSON object: its pairs read as the line's
-		// would lose their parents (node for engines.node).
+	if memo.jsonLine(s, a, b) && slices.ContainsFunc(out, func(r record) bool { return r.kind == "json" }) {
+		// A line that is one JSON object, read as JSON: its pairs read
+		// as the line's would lose their parents (node for
+		// engines.node).
 		out = out[1:]
 	}
 	return append(out, proseRecord(s, a, b, at))
@@ -765,10 +767,9 @@ func jsonRecord(s string, a, b, at int, memo *recordMemo) (record, bool) {
 			memo.jsonRecords[sp.start] = r
 			return r, ok
 		}
-		if len(objs) > 0 {
-			return record{}, false // at is outside the value's objects
-		}
 	}
+	// (Also past the end of the value the text starts with: a second
+	// file's JSON.)
 	return jsonRecordBack(s, at)
 }
 

@@ -591,12 +591,23 @@ func fixedWidth(c []member) string {
 // stanzas writes the collection as RFC 822 paragraphs, as a Debian
 // package database does: "Name: N", then a "Field: value" line each.
 func stanzas(c []member) string {
+	return paragraphs(c, "Name: %s\n", "%s: %s\n", func(k string) bool { return k != "name" && keyLike(k) })
+}
+
+// ini writes the collection as INI sections: "[N]", then "field = value".
+func ini(c []member) string {
+	return paragraphs(c, "[%s]\n", "%s = %s\n", func(string) bool { return true })
+}
+
+// paragraphs writes each member as a paragraph: its name in the format
+// head, then each field that keep keeps, in the format pair.
+func paragraphs(c []member, head, pair string, keep func(string) bool) string {
 	var b strings.Builder
 	for _, m := range c {
-		fmt.Fprintf(&b, "Name: %s\n", m.name)
+		fmt.Fprintf(&b, head, m.name)
 		for _, k := range slices.Sorted(maps.Keys(m.fields)) {
-			if k != "name" && keyLike(k) {
-				fmt.Fprintf(&b, "%s: %s\n", k, m.fields[k])
+			if keep(k) {
+				fmt.Fprintf(&b, pair, k, m.fields[k])
 			}
 		}
 		b.WriteString("\n")
@@ -620,18 +631,6 @@ func sqlInserts(c []member) string {
 			vals[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
 		}
 		fmt.Fprintf(&b, "INSERT INTO items (%s) VALUES (%s);\n", strings.Join(quoted, ", "), strings.Join(vals, ", "))
-	}
-	return b.String()
-}
-
-func ini(c []member) string {
-	var b strings.Builder
-	for _, m := range c {
-		fmt.Fprintf(&b, "[%s]\n", m.name)
-		for _, k := range slices.Sorted(maps.Keys(m.fields)) {
-			fmt.Fprintf(&b, "%s = %s\n", k, m.fields[k])
-		}
-		b.WriteString("\n")
 	}
 	return b.String()
 }
