@@ -349,6 +349,9 @@ type finder struct {
 	lang string
 	// starts are where the text's files begin (0 for one file).
 	starts []int
+	// paths are the dotted key paths the question gives that the text
+	// nests (info.version), lower-cased.
+	paths []string
 	// trace, when set (by tests), sees every value scored.
 	trace func(c cand, score float64)
 }
@@ -383,6 +386,7 @@ func newFinder(text string, q query) *finder {
 					// "info": its keys, as "the version of info".
 					f.terms = append(f.terms, ws...)
 					f.counts = append(f.counts, ns...)
+					f.paths = append(f.paths, strings.ToLower(t.text))
 					continue
 				}
 				if ws, ns := f.partsOnALine(t); ws != nil {
@@ -1691,6 +1695,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	// (Depends: tar) is not.
 	if !isProse {
 		s += f.subject(c) + f.section(c)
+		if f.pathIs(c.label) {
+			s += 2 // the very path asked for: properties.Tags.maxProperties
+		}
 	}
 	// A label that names another entity ("the code for calm-walrus is:")
 	// is about that one; one that holds the question's key names the
@@ -2014,6 +2021,23 @@ func (f *finder) givesValue(v string) bool {
 	lv := strings.ToLower(v)
 	for _, t := range f.terms {
 		if t.strong && strings.Contains(lv, strings.ToLower(t.text)) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathIs reports whether label is, or ends with, a key path the question
+// gives.
+//
+// A YAML field's label leaves out its block's own key (Tags maxProperties
+// under properties:), so a label of two keys or more that ends the path
+// is it too.
+func (f *finder) pathIs(label string) bool {
+	l := strings.ToLower(strings.ReplaceAll(label, ".", " "))
+	for _, p := range f.paths {
+		p = strings.ReplaceAll(p, ".", " ")
+		if l == p || strings.HasSuffix(l, " "+p) || strings.Contains(l, " ") && strings.HasSuffix(p, " "+l) {
 			return true
 		}
 	}

@@ -77,6 +77,8 @@ func TestFind(t *testing.T) {
 			"What is info.version?", "version not set"},
 		{"json of a second file", "{\n  \"name\": \"first\",\n  \"version\": \"1.0.0\"\n}\n\n{\n  \"name\": \"second\",\n  \"engines\": {\n    \"node\": \">=20\"\n  },\n  \"scripts\": {\n    \"node\": \"node index.js\"\n  }\n}\n",
 			"What is engines.node?", ">=20"},
+		{"json key path asked whole", "{\n  \"properties\": {\n    \"Tags\": {\n      \"type\": \"object\",\n      \"maxProperties\": 50,\n      \"additionalProperties\": false\n    },\n    \"Labels\": {\n      \"maxProperties\": 10,\n      \"additionalProperties\": false\n    }\n  },\n  \"definitions\": {\n    \"Tag\": {\n      \"additionalProperties\": false\n    }\n  }\n}\n",
+			"What is properties.Tags.maxProperties?", "50"},
 		{"json line nested key", `{"name": "demo", "engines": {"node": ">=18"}, "version": "1.2.0", "node": "v9"}`, "What is engines.node?", ">=18"},
 		{"json nested title", `{"title": "Schema for templates", "definitions": {"input": {"title": "What comes in", "type": "object"}, "output": {"title": "What goes out", "type": "object"}}}`,
 			"What is the title of output in definitions?", "What goes out"},

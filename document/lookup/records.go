@@ -447,6 +447,9 @@ type recordMemo struct {
 	// of those objects, by their starts.
 	jsonObjects map[int][]span
 	jsonRecords map[int]record
+	// roots are jsonRoots', read once.
+	roots     []int
+	rootsRead bool
 	// mails are the messages read around a mail's body paragraphs, by
 	// the paragraph's start; a zero record: none.
 	mails map[int]record
@@ -747,30 +750,59 @@ func fixedRecord(s string, a, b int) (record, bool) {
 // lookup, so that an object of any length is found and a brace or quote
 // inside a string is read as the string's; else by walking back from at.
 func jsonRecord(s string, a, b, at int, memo *recordMemo) (record, bool) {
-	root := -1
+	roots := memo.jsonRoots(s)
 	if l := strings.TrimLeft(s[a:b], " \t"); strings.HasPrefix(l, "{") || strings.HasPrefix(l, "[") {
-		root = b - len(l)
-	} else if d := strings.TrimLeft(s, " \t\r\n"); strings.HasPrefix(d, "{") || strings.HasPrefix(d, "[") {
-		root = len(s) - len(d)
+		roots = []int{b - len(l)} // a line of JSON lines
 	}
-	if root >= 0 {
-		objs, ok := memo.jsonObjects[root]
+	// The value that holds at starts at the last root before it that
+	// is JSON (a few tries: a Markdown link also starts with "[").
+	i := sort.SearchInts(roots, at+1) - 1
+	for tries := 0; i >= 0 && tries < 8; i, tries = i-1, tries+1 {
+		objs, ok := memo.jsonObjects[roots[i]]
 		if !ok {
-			objs = jsonObjectsAt(s, root)
-			memo.jsonObjects[root] = objs
+			objs = jsonObjectsAt(s, roots[i])
+			memo.jsonObjects[roots[i]] = objs
 		}
-		if sp, ok := innermost(objs, at); ok {
-			if r, ok := memo.jsonRecords[sp.start]; ok {
-				return r, r.kind != ""
-			}
-			r, ok := jsonObject(s, sp)
-			memo.jsonRecords[sp.start] = r
-			return r, ok
+		if objs == nil {
+			continue
+		}
+		sp, ok := innermost(objs, at)
+		if !ok {
+			break
+		}
+		if r, ok := memo.jsonRecords[sp.start]; ok {
+			return r, r.kind != ""
+		}
+		r, ok := jsonObject(s, sp)
+		memo.jsonRecords[sp.start] = r
+		return r, ok
+	}
+	return jsonRecordBack(s, at)
+}
+
+// jsonRoots returns where the text's lines that start with "{" or "["
+// at their first column begin (and where the text's first such character
+// is, after blanks): where a JSON document, or one embedded in other
+// text, may start. Read once per lookup.
+func (m *recordMemo) jsonRoots(s string) []int {
+	if m.rootsRead {
+		return m.roots
+	}
+	m.rootsRead = true
+	if d := strings.TrimLeft(s, " \t\r\n"); strings.HasPrefix(d, "{") || strings.HasPrefix(d, "[") {
+		m.roots = append(m.roots, len(s)-len(d))
+	}
+	for at := 0; ; {
+		i := strings.IndexByte(s[at:], '\n')
+		if i < 0 {
+			break
+		}
+		at += i + 1
+		if at < len(s) && (s[at] == '{' || s[at] == '[') && (len(m.roots) == 0 || m.roots[len(m.roots)-1] != at) {
+			m.roots = append(m.roots, at)
 		}
 	}
-	// (Also past the end of the value the text starts with: a second
-	// file's JSON.)
-	return jsonRecordBack(s, at)
+	return m.roots
 }
 
 // jsonLine reports whether line a..b is one JSON object.
@@ -835,6 +867,11 @@ func jsonObjectsAt(s string, root int) []span {
 				}
 			}
 			continue
+		}
+		if i > root && s[i-1] == '\n' && !strings.ContainsRune("{}[]\",-0123456789tfn \t\r\n", rune(c)) {
+			// A line that starts with what no JSON line can: the text
+			// around a brace (code, a Markdown link), not JSON.
+			return nil
 		}
 		switch c {
 		case '"':
