@@ -758,11 +758,7 @@ func jsonRecord(s string, a, b, at int, memo *recordMemo) (record, bool) {
 	// is JSON (a few tries: a Markdown link also starts with "[").
 	i := sort.SearchInts(roots, at+1) - 1
 	for tries := 0; i >= 0 && tries < 8; i, tries = i-1, tries+1 {
-		objs, ok := memo.jsonObjects[roots[i]]
-		if !ok {
-			objs = jsonObjectsAt(s, roots[i])
-			memo.jsonObjects[roots[i]] = objs
-		}
+		objs := memo.objectsAt(s, roots[i])
 		if objs == nil {
 			continue
 		}
@@ -812,11 +808,7 @@ func (m *recordMemo) jsonLine(s string, a, b int) bool {
 		return false
 	}
 	root := a + strings.Index(s[a:b], "{")
-	objs, ok := m.jsonObjects[root]
-	if !ok {
-		objs = jsonObjectsAt(s, root)
-		m.jsonObjects[root] = objs
-	}
+	objs := m.objectsAt(s, root)
 	return len(objs) > 0 && objs[0].start == root && objs[0].end == root+len(l)
 }
 
@@ -828,13 +820,19 @@ func (m *recordMemo) lineObjectAt(s string, a, b, at int) (int, bool) {
 		return 0, false
 	}
 	root := b - len(l)
+	objs := m.objectsAt(s, root)
+	sp, ok := innermost(objs, at)
+	return sp.start, ok
+}
+
+// objectsAt is jsonObjectsAt, read once per root.
+func (m *recordMemo) objectsAt(s string, root int) []span {
 	objs, ok := m.jsonObjects[root]
 	if !ok {
 		objs = jsonObjectsAt(s, root)
 		m.jsonObjects[root] = objs
 	}
-	sp, ok := innermost(objs, at)
-	return sp.start, ok
+	return objs
 }
 
 // maxJSONObject bounds the object read as one record.
