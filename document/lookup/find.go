@@ -11,7 +11,8 @@
 // other words are matched loosely (case, plurals, inflections and a few
 // synonyms) against the record's field names and text. Where they are
 // found, the text is read several ways at once: the line's key: value
-// pairs, a table row under its header (Markdown, CSV, TSV, fixed-width),
+// pairs, a name defined in code (#define NAME "v", const X Type = 1,
+// Python's X = 'v'), a table row under its header (Markdown, CSV, TSV, fixed-width),
 // a JSON object, an SQL INSERT, an RFC 822 stanza or mail, an INI
 // section, a YAML block, a changelog entry, a list, a Markdown section
 // under its heading, a sentence. Each
@@ -364,7 +365,14 @@ func newFinder(text string, q query) *finder {
 	f := &finder{text: text, folded: foldASCII(text), q: q, starts: []int{0}}
 	hasStrong, strongFound := false, false
 	for _, t := range q.terms {
-		n := len(occurrences(text, f.folded, t, maxAnchors))
+		locs := occurrences(text, f.folded, t, maxAnchors)
+		n := len(locs)
+		if !t.strong && allCapsWord(t.text) && slices.ContainsFunc(locs, func(at int) bool { return strings.HasPrefix(text[at:], t.text) }) {
+			// ISTRIP, PLATFORM as the text writes them: a name in
+			// capitals (#define ISTRIP), which the answer's record
+			// must hold, not a field's name asked in capitals.
+			t.strong = true
+		}
 		if n == 0 && t.dates != nil {
 			// The date as the text writes it: 2023-04-27 for
 			// "April 27, 2023".
@@ -794,6 +802,12 @@ func (f *finder) best() Answer {
 		rs := records(f.text, at, memo)
 		structured := false
 		for _, r := range rs {
+			if r.kind == "define" && slices.ContainsFunc(r.fields, func(fl field) bool { return f.isStrong(fl.label) }) {
+				// The name asked for, defined: its value is the whole
+				// literal ("platform: BSD-x86"), not a sentence's
+				// words.
+				structured = true
+			}
 			if r.kind == "line" || r.kind == "prose" || r.kind == "section" || len(r.fields) < 2 {
 				continue
 			}
@@ -1012,7 +1026,7 @@ func restated(line, a, b string) bool {
 // the ambiguity check; -1 for a line's or a sentence's values, which are
 // not fields of one record.
 func place(r *record, at int) int {
-	if r.kind == "line" || r.kind == "prose" || r.kind == "term" {
+	if r.kind == "line" || r.kind == "define" || r.kind == "prose" || r.kind == "term" {
 		return -1
 	}
 	return at
@@ -1619,9 +1633,10 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 		if t.strong {
 			s += 3
 			if lt := strings.ToLower(t.text); strings.Contains(lv, lt) {
-				if 2*len(lt) >= len(lv) && (isProse || lv == lt || !f.namesField(lastKey(c.label))) {
+				if 2*len(lt) >= len(lv) && (isProse || lv == lt || !f.namesField(lastKey(c.label))) && !f.namesOwn(c) {
 					// The value is the key itself (but pp.Person is
-					// Person's expr, a field the question names).
+					// Person's expr, a field the question names, and
+					// '__pycache__' _PYCACHE's, a name's value).
 					return -1e9
 				}
 				s -= 1 // a value that names the key: "OpenSSL 3.0.19"
@@ -1718,7 +1733,7 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			vwords[stem(p)] = true
 		}
 	}
-	if f.onlyKeys(v) {
+	if f.onlyKeys(v) && !f.namesOwn(c) {
 		return -1e9 // the question's own words: "Chidi Okeke" for "where does Chidi Okeke live"
 	}
 	if n := len(strings.Fields(v)); n > 6 && (isProse || !f.namesField(lastKey(c.label))) {
@@ -2128,6 +2143,27 @@ func hasWordRune(v string) bool {
 	return strings.IndexFunc(v, isWordRune) >= 0
 }
 
+// isStrong reports whether w is one of the question's strong keys.
+func (f *finder) isStrong(w string) bool {
+	for _, t := range f.terms {
+		if t.strong && strings.EqualFold(t.text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesOwn reports whether c is the value of a name the question asks
+// as written, other than the name: _PYCACHE = '__pycache__'.
+func (f *finder) namesOwn(c cand) bool {
+	for _, t := range f.terms {
+		if t.strong && c.label == t.text && c.value != t.text {
+			return true
+		}
+	}
+	return false
+}
+
 // onlyKeys reports whether every word of v is one of the question's
 // words.
 func (f *finder) onlyKeys(v string) bool {
@@ -2135,10 +2171,25 @@ func (f *finder) onlyKeys(v string) bool {
 	for _, w := range termRE.FindAllString(v, -1) {
 		ws = append(ws, parts(w)...) // fontconfig/hinting_style: three words
 	}
+	// An identifier's part alone is not the identifier: "core" is
+	// XFT_CORE's value, not its name.
+	have := map[string]bool{}
+	for _, w := range ws {
+		have[stem(w)] = true
+	}
+	var whole []term
+	for _, t := range append(f.terms, f.missing...) {
+		ps := parts(t.text)
+		missing := slices.ContainsFunc(ps, func(p string) bool { return !have[stem(p)] })
+		if len(ps) > 1 && !strings.ContainsRune(t.text, ' ') && !noLetter(t.text) && missing {
+			continue
+		}
+		whole = append(whole, t)
+	}
 	keys, other := 0, ""
 	for _, w := range ws {
 		ok := false
-		for _, t := range append(f.terms, f.missing...) {
+		for _, t := range whole {
 			if strings.EqualFold(t.text, w) || slices.Contains(t.stems, stem(w)) {
 				ok = true
 				break

@@ -85,6 +85,9 @@ func questionPart(q string) string {
 	return strings.TrimSpace(paras[0])
 }
 
+// whatOfRE asks for a field of a thing: "what is the X of Y".
+var whatOfRE = regexp.MustCompile(`^what(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:the\s+|a\s+|an\s+)?[\w-]+(?:\s+[\w-]+)?\s+of\s`)
+
 // whichReleaseRE asks for a release: a version.
 var whichReleaseRE = regexp.MustCompile(`\b(?:which|what)\s+(?:[\w.+-]+\s+){0,2}releases?\b`)
 
@@ -106,10 +109,26 @@ func parseQuery(q string) query {
 	for i, w := range words {
 		words[i] = strings.Trim(w, ".")
 	}
+	// "What is the description of port?": the kind asked for is the
+	// description's, not the port's.
+	if whatOfRE.MatchString(lower) {
+		if i := slices.Index(words, "of"); i > 0 {
+			words = words[:i]
+		}
+	}
+	// A word written in capitals (DATE, TIMEOUT) is a name, of a macro
+	// or a setting, not the kind of value asked for; acronyms (UUID,
+	// URL) still are.
+	named := map[string]bool{}
+	for _, w := range termRE.FindAllString(q, -1) {
+		if lw := strings.ToLower(w); len(w) >= 4 && w == strings.ToUpper(w) && !acronyms[lw] && isLetters(w) {
+			named[lw] = true
+		}
+	}
 	has := func(w ...string) bool {
 		for _, x := range w {
 			for _, y := range words {
-				if y == x {
+				if y == x && !named[x] {
 					return true
 				}
 			}
@@ -180,6 +199,7 @@ func parseQuery(q string) query {
 	// build"), whose everyday words need not be on the answer's line.
 	deictic := 0
 	for i, loc := range termRE.FindAllStringIndex(q, -1) {
+		loc = withUnderscores(q, loc)
 		w := strings.TrimRight(q[loc[0]:loc[1]], "'’")
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 		lw := strings.ToLower(w)
@@ -227,11 +247,34 @@ func parseQuery(q string) query {
 	return out
 }
 
+// withUnderscores widens a word of q to the underscores that are part of
+// a program's name: __version__, _OPT; not _emphasis_.
+func withUnderscores(q string, loc []int) []int {
+	a, b := loc[0], loc[1]
+	for a > 0 && q[a-1] == '_' {
+		a--
+	}
+	for b < len(q) && q[b] == '_' {
+		b++
+	}
+	lead, trail := loc[0]-a, b-loc[1]
+	switch {
+	case lead == 2 && trail == 2: // a dunder name
+		return []int{a, b}
+	case lead > 0 && trail == 0:
+		return []int{a, loc[1]}
+	}
+	return loc
+}
+
 // defaultPhraseRE is a way of asking for a default without the word.
 var defaultPhraseRE = regexp.MustCompile(`(?i)\b(?:out of the box|(?:if|when) (?:i|you|we) (?:haven't|have not|don't|do not|didn't|did not) (?:changed?|set|touch(?:ed)?|configured?) (?:anything|it|them)|unless (?:i|you|we|someone) (?:override|change|set|configure)s? (?:it|them|otherwise)|unless (?:overridden|configured otherwise|told otherwise|set otherwise)|(?:if|when) (?:left )?(?:unset|not set)|with(?:out)? (?:any|no) (?:configuration|options|settings)|factory settings?)\b`)
 
 // addressPortRE asks for an address with its port.
 var addressPortRE = regexp.MustCompile(`\b(?:address|host|ip|ipv4)\s*(?:and|&|:|/)\s*port\b`)
+
+// acronyms are kinds of value a question writes in capitals.
+var acronyms = setOf(`uuid guid ipv4 ipv6 http https`)
 
 // kindWords name the kind of value asked for; written in capitals they
 // are no key the answer's record must hold.

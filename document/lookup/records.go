@@ -119,6 +119,16 @@ var tagRE = regexp.MustCompile(`<([A-Za-z][\w:.-]*)([^<>]*)>([^<>]+)</([A-Za-z][
 
 // defineRE: #define NAME value, and NAME value in a config file.
 var defineRE = regexp.MustCompile(`^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$`)
+
+// keywords are words of code before a declared name, not names.
+var keywords = setOf(`export const var let static final public private protected readonly val constexpr return if else`)
+
+// literalRE is a name declared with a literal in code: Go's const X = 1
+// and X Type = "a" (in a const block), Python's X = 'a', C's static
+// const int X = 5;, JavaScript's export const X = "a". Of two names
+// before '=', one is a type: Go writes it second, C first.
+var literalRE = regexp.MustCompile(`^\s*(?:(?:export|const|var|let|static|final|public|private|protected|readonly|val|constexpr)\s+)*(?:([A-Za-z_][\w.]*)\s+)?([A-Za-z_]\w*)\s*(?::\s*[\w.]+\s*)?=\s*(-?(?:0[xX][0-9a-fA-F]+|[0-9][0-9_]*(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)[uUlLfF]*|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`[^`]*`" + `|true|false|True|False|None|nil|null)\s*[;,]?\s*(?:(?://|#|/\*).*)?$`)
+
 var bareKVRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s+([^\s=:].*)$`)
 
 // shellAssignRE is a shell assignment of a variable with a default:
@@ -130,7 +140,20 @@ func lineRecord(s string, a, b int) record {
 	line := s[a:b]
 	r := record{kind: "line", text: line, start: a}
 	if m := defineRE.FindStringSubmatch(line); m != nil {
+		// A macro's definition is one value, whatever its string
+		// holds ("platform: BSD-x86").
+		r.kind = "define"
 		r.fields = append(r.fields, field{m[1], clean(m[2]), a})
+		return r
+	}
+	if m := literalRE.FindStringSubmatchIndex(line); m != nil {
+		r.kind = "define"
+		v := clean(line[m[6]:m[7]])
+		for _, g := range [][2]int{{m[4], m[5]}, {m[2], m[3]}} {
+			if g[0] >= 0 && !keywords[line[g[0]:g[1]]] {
+				r.fields = append(r.fields, field{line[g[0]:g[1]], v, a + m[6]})
+			}
+		}
 		return r
 	}
 	// <tag attr="...">value</tag>: the value labelled by the tag and its

@@ -164,13 +164,23 @@ func isNumber(s string) bool {
 	return wholeNumberRE.MatchString(s) && strings.Count(s, ".") < 2 // 7.0.15 is a version
 }
 
+// quotedPast reports whether v opens with a quote that closes after i:
+// "a // b" is one string, not a value and a comment.
+func quotedPast(v string, i int) bool {
+	if v == "" || v[0] != '"' && v[0] != '\'' {
+		return false
+	}
+	return strings.IndexByte(v[1:], v[0])+1 > i
+}
+
 // clean trims what surrounds a value on its line: quotes, brackets,
 // trailing punctuation, a trailing comment.
 func clean(v string) string {
 	v = strings.TrimSpace(v)
-	// A comment after a config value: "45  # raised from 30", "7 ; old".
-	for _, c := range []string{"  #", "\t#", " # ", "  //", " /* ", "\t/*", "  ;"} {
-		if i := strings.Index(v, c); i > 0 {
+	// A comment after a config value or in code: "45  # raised from 30",
+	// "7 ; old", "0x1 // do not print braces".
+	for _, c := range []string{"  #", "\t#", " # ", "  //", " // ", "\t//", " /* ", "\t/*", "  ;"} {
+		if i := strings.Index(v, c); i > 0 && !quotedPast(v, i) {
 			v = strings.TrimSpace(v[:i])
 		}
 	}

@@ -69,6 +69,8 @@ func main() {
 	held := flag.Bool("held", false, "score the held-out half (totals only) instead of the development half")
 	layoutOnly := flag.String("layout", "", "only this `layout`")
 	seed := flag.Uint64("seed", 1, "seed for choosing files and questions")
+	source := flag.String("source", "all", "`json` (real JSON in eleven layouts), text (real text of other kinds as written) or all")
+	sets := flag.String("sets", "examples/tiny-rlm/devlookups", "the `directory` of the lookup sets' sources: files they name are not probed")
 	dump := flag.String("dump", "", "write each development miss's document into this `directory` as N.txt (N its number in the list of misses)")
 	flag.Parse()
 	if *held && *dump != "" {
@@ -76,25 +78,49 @@ func main() {
 		os.Exit(2)
 	}
 
-	files, err := pick(strings.Split(*roots, ","), *perDir, *maxFiles, int64(*maxSize), *seed)
+	skip, err := excluded(*sets)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "structprobe:", err)
 		os.Exit(1)
 	}
 	var cases []probe
-	for _, f := range files {
-		if heldOut(f) != *held {
-			continue
-		}
-		cs, err := probesOf(f, *perLayout, *seed)
-		if err != nil {
-			continue // not JSON this probe can read (comments, several values)
-		}
+	keep := func(cs []probe) {
 		for _, c := range cs {
 			if *layoutOnly == "" || c.layout == *layoutOnly {
 				cases = append(cases, c)
 			}
 		}
+	}
+	if *source != "text" {
+		isJSON := func(p string) bool { return strings.HasSuffix(p, ".json") }
+		for _, f := range pick(strings.Split(*roots, ","), isJSON, skip, *perDir, *maxFiles, 1<<10, int64(*maxSize), *seed) {
+			if heldOut(f) != *held {
+				continue
+			}
+			cs, err := probesOf(f, *perLayout, *seed)
+			if err != nil {
+				continue // not JSON this probe can read (comments, several values)
+			}
+			keep(cs)
+		}
+	}
+	if *source != "json" {
+		for _, k := range textKinds {
+			for _, f := range pick(k.roots, k.match, skip, *perDir, *maxFiles/2, 300, int64(*maxSize), *seed) {
+				if heldOut(f) != *held {
+					continue
+				}
+				cs, err := textProbes(k, f, *perLayout, *seed)
+				if err != nil {
+					continue
+				}
+				keep(cs)
+			}
+		}
+	}
+	if len(cases) == 0 {
+		fmt.Fprintln(os.Stderr, "structprobe: no questions (no files of the kinds asked for under the roots)")
+		os.Exit(1)
 	}
 	score(cases)
 	report(os.Stdout, cases, !*held)
@@ -114,7 +140,7 @@ func dumpMisses(dir string, cases []probe) error {
 	}
 	n := 0
 	for _, p := range cases {
-		if right(p.got, p.want) {
+		if p.isRight() {
 			continue
 		}
 		n++
@@ -132,13 +158,13 @@ func heldOut(file string) bool {
 	return h.Sum32()%2 == 1
 }
 
-// pick walks roots for JSON files of 1 KB to maxSize bytes, takes at most
-// perDir of each directory, and returns maxFiles of them chosen by seed,
-// sorted.
-func pick(roots []string, perDir, maxFiles int, maxSize int64, seed uint64) ([]string, error) {
+// pick walks roots for files that match, of minSize to maxSize bytes and
+// not skipped, takes at most perDir of each directory, and returns
+// maxFiles of them chosen by seed, sorted.
+func pick(roots []string, match, skip func(string) bool, perDir, maxFiles int, minSize, maxSize int64, seed uint64) []string {
 	byDir := map[string][]string{}
 	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable parts of a tree are skipped
 			}
@@ -148,19 +174,16 @@ func pick(roots []string, perDir, maxFiles int, maxSize int64, seed uint64) ([]s
 				}
 				return nil
 			}
-			if !strings.HasSuffix(p, ".json") {
+			if !d.Type().IsRegular() || !match(p) || skip(p) {
 				return nil
 			}
 			info, err := d.Info()
-			if err != nil || info.Size() < 1<<10 || info.Size() > maxSize {
+			if err != nil || info.Size() < minSize || info.Size() > maxSize {
 				return nil
 			}
 			byDir[filepath.Dir(p)] = append(byDir[filepath.Dir(p)], p)
 			return nil
 		})
-		if err != nil {
-			return nil, fmt.Errorf("walking %s: %w", root, err)
-		}
 	}
 	r := rand.New(rand.NewPCG(seed, 7))
 	var all []string
@@ -173,10 +196,7 @@ func pick(roots []string, perDir, maxFiles int, maxSize int64, seed uint64) ([]s
 	r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 	all = all[:min(maxFiles, len(all))]
 	sort.Strings(all)
-	if len(all) == 0 {
-		return nil, fmt.Errorf("no JSON files of 1 KB to %d bytes under %v", maxSize, roots)
-	}
-	return all, nil
+	return all
 }
 
 // probe is one question over one layout of one file.
@@ -184,6 +204,7 @@ type probe struct {
 	file, layout, form string
 	doc, question      string
 	want               string
+	also               []string // other ways to write want
 	got                string
 }
 
@@ -389,43 +410,43 @@ func ask(file, layout, doc string, l leaf, r *rand.Rand) (probe, bool) {
 	if strings.Count(strings.ToLower(doc), strings.ToLower(v)) != 1 {
 		return probe{}, false
 	}
+	form, q, ok := leafQuestion(l, r)
+	if !ok {
+		return probe{}, false
+	}
+	return probe{file: file, layout: layout, form: form, doc: doc, question: q, want: v}, true
+}
+
+// leafQuestion words the question whose answer is l's value: by its key
+// path, or by its field and the name of its member; ok is false for keys
+// that do not read as words.
+func leafQuestion(l leaf, r *rand.Rand) (form, question string, ok bool) {
 	if len(l.path) > 4 {
-		return probe{}, false // a deeper path is no question a person words
+		return "", "", false // a deeper path is no question a person words
 	}
 	for _, k := range l.path {
 		if !keyLike(k) {
-			return probe{}, false
+			return "", "", false
 		}
 	}
-	p := probe{file: file, layout: layout, doc: doc, want: v}
 	n := len(l.path)
 	switch {
 	case l.owner != "":
 		if !nameLike(l.owner) {
-			return probe{}, false
+			return "", "", false
 		}
-		p.form = "field of name"
-		p.question = fmt.Sprintf("What is the %s of %s?", l.path[0], l.owner)
+		return "field of name", fmt.Sprintf("What is the %s of %s?", l.path[0], l.owner), true
 	case r.IntN(2) == 0:
-		p.form = "dotted path"
-		p.question = fmt.Sprintf("What is %s?", strings.Join(l.path, "."))
+		return "dotted path", fmt.Sprintf("What is %s?", strings.Join(l.path, ".")), true
 	case n == 1:
-		p.form = "key"
-		p.question = fmt.Sprintf("What is the %s?", l.path[0])
+		return "key", fmt.Sprintf("What is the %s?", l.path[0]), true
 	case n == 2:
-		p.form = "key of parent"
-		p.question = fmt.Sprintf("What is the %s of %s?", l.path[1], l.path[0])
-	default:
-		// The last three keys; a deeper path that they do not tell apart
-		// is asked by its dotted path instead.
-		p.form = "key of parent in grandparent"
-		p.question = fmt.Sprintf("What is the %s of %s in %s?", l.path[n-1], l.path[n-2], l.path[n-3])
-		if n > 3 {
-			p.form = "dotted path"
-			p.question = fmt.Sprintf("What is %s?", strings.Join(l.path, "."))
-		}
+		return "key of parent", fmt.Sprintf("What is the %s of %s?", l.path[1], l.path[0]), true
+	case n > 3:
+		// The last three keys would not tell a deeper path apart.
+		return "dotted path", fmt.Sprintf("What is %s?", strings.Join(l.path, ".")), true
 	}
-	return p, true
+	return "key of parent in grandparent", fmt.Sprintf("What is the %s of %s in %s?", l.path[n-1], l.path[n-2], l.path[n-3]), true
 }
 
 // keyLike reports whether k reads as a key a person would ask by: 2 to 40
@@ -655,6 +676,11 @@ func score(cases []probe) {
 	wg.Wait()
 }
 
+// isRight reports whether the helper's answer is the probe's.
+func (p probe) isRight() bool {
+	return right(p.got, p.want) || slices.ContainsFunc(p.also, func(w string) bool { return right(p.got, w) })
+}
+
 // right reports whether got is want, up to case, surrounding quotes and
 // a closing full stop.
 func right(got, want string) bool {
@@ -680,7 +706,7 @@ func (t *tally) add(p probe) {
 	if p.got != "" {
 		t.answered++
 	}
-	if right(p.got, p.want) {
+	if p.isRight() {
 		t.right++
 	}
 }
@@ -717,7 +743,7 @@ func report(w *os.File, cases []probe, showMisses bool) {
 	}
 	n := 0
 	for _, p := range cases {
-		if right(p.got, p.want) {
+		if p.isRight() {
 			continue
 		}
 		n++

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/csv"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// A textKind is real text read as written (not laid out from JSON): a
+// kind of file, where to find it, and a reader of the facts its grammar
+// settles. The readers are a few lines each and deliberately strict (a
+// line they are unsure of gives no fact), so that every question has the
+// answer the file's own grammar gives.
+type textKind struct {
+	layout string
+	roots  []string
+	// match reports whether a file of this path is of the kind.
+	match func(path string) bool
+	facts func(text string, r *rand.Rand) []fact
+}
+
+// fact is one question a text settles and its answer as written.
+type fact struct {
+	form, question, value string
+	also                  []string // other ways to write value
+}
+
+var (
+	// #define NAME VALUE, VALUE a number or a string literal.
+	defineLine = regexp.MustCompile(`^#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+(-?(?:0[xX][0-9a-fA-F]+|[0-9]+(?:\.[0-9]+)?)[uUlL]*|"[^"\\]*")\s*(?:/\*.*\*/|//.*)?$`)
+	// NAME = number, inside an enum.
+	enumLine = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(-?(?:0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*)\s*,?\s*(?:/\*.*\*/|//.*)?$`)
+	// NAME = literal at the start of a Python line.
+	pyConst = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(-?[0-9][0-9_.eExX]*|"[^"\\]*"|'[^'\\]*')\s*(?:#.*)?$`)
+	// Name [Type] = literal in a Go const declaration: "const " starts a
+	// line of its own, a tab one in a const block.
+	goConst = regexp.MustCompile(`^(?:const\s+|\t)([A-Za-z_][A-Za-z0-9_]*)(?:\s+[A-Za-z_][A-Za-z0-9_.]*)?\s*=\s*(-?[0-9][0-9_.eExXa-fA-F]*|"[^"\\]*"|` + "`[^`]*`" + `)\s*(?://.*)?$`)
+	// key=value or key: value of a properties file, key = value of an
+	// INI file or unit.
+	settingLine = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_.-]*)\s*[=:]\s*(\S(?:.*\S)?)\s*$`)
+	sectionLine = regexp.MustCompile(`^\[([^\]]+)\]\s*$`)
+)
+
+// textKinds are the kinds read as written. Their roots hold files that
+// no lookup set reads (see excluded).
+var textKinds = []textKind{
+	{
+		layout: "c header",
+		roots:  []string{"/usr/include"},
+		match:  func(p string) bool { return strings.HasSuffix(p, ".h") },
+		facts:  headerFacts,
+	},
+	{
+		layout: "python source",
+		roots:  []string{"/root/.pyenv/versions/3.11.7/lib/python3.11"},
+		match:  func(p string) bool { return strings.HasSuffix(p, ".py") },
+		facts: func(text string, r *rand.Rand) []fact {
+			return constFacts(text, pyConst, r)
+		},
+	},
+	{
+		layout: "go source",
+		roots:  []string{"/usr/local/go/src", "/root/go/pkg/mod"},
+		match:  func(p string) bool { return strings.HasSuffix(p, ".go") },
+		facts:  goFacts,
+	},
+	{
+		layout: "settings",
+		roots:  []string{"/usr/lib/jvm", "/usr/lib/systemd/system", "/etc", "/usr/share/doc"},
+		match: func(p string) bool {
+			for _, s := range []string{".properties", ".service", ".socket", ".timer", ".conf", ".ini", ".cfg", ".security"} {
+				if strings.HasSuffix(p, s) {
+					return true
+				}
+			}
+			return false
+		},
+		facts: settingFacts,
+	},
+	{
+		layout: "yaml as written",
+		roots:  []string{"/root/go/pkg/mod", "/usr/local/go/src", "/usr/lib/google-cloud-sdk", "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages"},
+		match:  func(p string) bool { return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") },
+		facts:  yamlFacts,
+	},
+	{
+		layout: "markdown tables",
+		roots:  []string{"/root/go/pkg/mod", "/usr/local/go", "/usr/share/doc", "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages"},
+		match:  func(p string) bool { return strings.HasSuffix(p, ".md") },
+		facts:  markdownFacts,
+	},
+	{
+		layout: "csv as written",
+		roots:  []string{"/usr/share", "/root/go/pkg/mod", "/usr/local/go/src"},
+		match:  func(p string) bool { return strings.HasSuffix(p, ".csv") },
+		facts:  csvFacts,
+	},
+}
+
+func pickOne(r *rand.Rand, forms ...string) string { return forms[r.IntN(len(forms))] }
+
+// headerFacts reads a C header's #defines of a number or string and its
+// enum members given a number.
+func headerFacts(text string, r *rand.Rand) []fact {
+	var out []fact
+	inEnum := false
+	for _, l := range strings.Split(text, "\n") {
+		if m := defineLine.FindStringSubmatch(l); m != nil {
+			out = append(out, fact{form: "define", question: fmt.Sprintf(pickOne(r, "What is %s defined as?", "What is the value of %s?"), m[1]), value: m[2]})
+			continue
+		}
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "enum") || strings.HasPrefix(t, "typedef enum"):
+			inEnum = !strings.Contains(t, ";")
+		case inEnum && strings.HasPrefix(t, "}"):
+			inEnum = false
+		case inEnum:
+			if m := enumLine.FindStringSubmatch(l); m != nil {
+				out = append(out, fact{form: "enum member", question: fmt.Sprintf(pickOne(r, "What is the value of %s?", "What number is %s?"), m[1]), value: m[2]})
+			}
+		}
+	}
+	return out
+}
+
+// constFacts reads a source file's constants given a literal.
+func constFacts(text string, line *regexp.Regexp, r *rand.Rand) []fact {
+	var out []fact
+	for _, l := range strings.Split(text, "\n") {
+		if m := line.FindStringSubmatch(l); m != nil {
+			out = append(out, fact{form: "constant", question: fmt.Sprintf(pickOne(r, "What is %s set to?", "What is the value of %s?", "What is %s?"), m[1]), value: m[2]})
+		}
+	}
+	return out
+}
+
+// goFacts reads a Go file's constants given a literal, at the top level
+// (a const line, or a line of a const block).
+func goFacts(text string, r *rand.Rand) []fact {
+	var lines []string
+	inBlock := false
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case l == "const (":
+			inBlock = true
+		case inBlock && l == ")":
+			inBlock = false
+		case inBlock && strings.HasPrefix(l, "\t") || strings.HasPrefix(l, "const "):
+			lines = append(lines, l)
+		}
+	}
+	return constFacts(strings.Join(lines, "\n"), goConst, r)
+}
+
+// settingFacts reads the key=value lines of a properties file, an INI
+// file or a systemd unit, with the section each is in. A key given twice
+// in one section is no fact (which one counts is the program's rule).
+func settingFacts(text string, r *rand.Rand) []fact {
+	type at struct{ section, key string }
+	seen := map[at]int{}
+	var keys []at
+	values := map[at]string{}
+	section := ""
+	for _, l := range strings.Split(text, "\n") {
+		if m := sectionLine.FindStringSubmatch(l); m != nil {
+			section = strings.TrimSpace(m[1])
+			continue
+		}
+		if strings.HasSuffix(l, "\\") {
+			continue // continued on the next line
+		}
+		m := settingLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		k := at{section, m[1]}
+		seen[k]++
+		if seen[k] == 1 {
+			keys = append(keys, k)
+		}
+		values[k] = m[2]
+	}
+	var out []fact
+	for _, k := range keys {
+		if seen[k] > 1 {
+			continue
+		}
+		if k.section == "" {
+			out = append(out, fact{form: "setting", question: fmt.Sprintf(pickOne(r, "What is %s set to?", "What is the %s setting?", "What is %s?"), k.key), value: values[k]})
+		} else {
+			out = append(out, fact{form: "setting in section", question: fmt.Sprintf(pickOne(r, "What is %s set to in the %s section?", "What is %s in [%s]?"), k.key, k.section), value: values[k]})
+		}
+	}
+	return out
+}
+
+// csvFacts reads a CSV file with a header.
+func csvFacts(text string, r *rand.Rand) []fact {
+	rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil || len(rows) < 3 {
+		return nil
+	}
+	return tableFacts(rows[0], rows[1:])
+}
+
+// tableFacts reads a table: the cell of a column in the row named by the
+// first column whose cells are all different names.
+func tableFacts(head []string, rows [][]string) []fact {
+	name := -1
+	for c := range head {
+		seen := map[string]bool{}
+		ok := true
+		for _, row := range rows {
+			if c >= len(row) || seen[row[c]] || !nameLike(row[c]) || noLetters(row[c]) {
+				ok = false
+				break
+			}
+			seen[row[c]] = true
+		}
+		if ok {
+			name = c
+			break
+		}
+	}
+	if name < 0 {
+		return nil
+	}
+	var out []fact
+	for _, row := range rows {
+		for c, v := range row {
+			if c == name || c >= len(head) || !nameLike(head[c]) {
+				continue
+			}
+			out = append(out, fact{form: "column of row", question: fmt.Sprintf("What is the %s of %s?", head[c], row[name]), value: v})
+		}
+	}
+	return out
+}
+
+// markdownFacts reads the tables of a Markdown file (a header row, a
+// |---| row, rows), each on its own; cells with markup (`code`, links,
+// emphasis) are no answers, since how the answer is written is unclear.
+func markdownFacts(text string, r *rand.Rand) []fact {
+	var out []fact
+	lines := strings.Split(text, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		if !strings.HasPrefix(strings.TrimSpace(lines[i]), "|") || !mdRule.MatchString(lines[i+1]) {
+			continue
+		}
+		head := mdCells(lines[i])
+		var rows [][]string
+		j := i + 2
+		for ; j < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[j]), "|"); j++ {
+			if cells := mdCells(lines[j]); len(cells) == len(head) {
+				rows = append(rows, cells)
+			}
+		}
+		if len(rows) >= 2 {
+			for _, f := range tableFacts(head, rows) {
+				if !strings.ContainsAny(f.value, "`*[]<>_\\") {
+					out = append(out, f)
+				}
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+var mdRule = regexp.MustCompile(`^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$`)
+
+func mdCells(l string) []string {
+	l = strings.TrimSpace(l)
+	l = strings.TrimSuffix(strings.TrimPrefix(l, "|"), "|")
+	cells := strings.Split(l, "|")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
+}
+
+// yamlFacts reads a YAML file's scalars as written (the text of the
+// scalar, not the value a parser makes of it: 1.10 stays 1.10), asked by
+// their key paths, and its named lists' fields, as the JSON layouts are.
+func yamlFacts(text string, r *rand.Rand) []fact {
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &n); err != nil || len(n.Content) == 0 {
+		return nil
+	}
+	v := asWritten(n.Content[0])
+	var leaves []leaf
+	walk(v, nil, &leaves)
+	for _, c := range collections(v, nil) {
+		for _, m := range c {
+			for _, f := range slices.Sorted(maps.Keys(m.fields)) {
+				leaves = append(leaves, leaf{path: []string{f}, owner: m.name, value: m.fields[f]})
+			}
+		}
+		break
+	}
+	var out []fact
+	for _, l := range leaves {
+		if form, q, ok := leafQuestion(l, r); ok {
+			out = append(out, fact{form: form, question: q, value: l.value})
+		}
+	}
+	return out
+}
+
+// asWritten turns a YAML node into maps, slices and strings as written.
+func asWritten(n *yaml.Node) any {
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = asWritten(n.Content[i+1])
+		}
+		return m
+	case yaml.SequenceNode:
+		var s []any
+		for _, c := range n.Content {
+			s = append(s, asWritten(c))
+		}
+		return s
+	case yaml.ScalarNode:
+		if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			return nil // a block of text, not a value
+		}
+		if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
+			return nil // !REF x: the tag or not, either is the value as written
+		}
+		return n.Value
+	case yaml.AliasNode:
+		return nil
+	}
+	return nil
+}
+
+func noLetters(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' })
+}
+
+// textProbes builds the questions over one file of kind k.
+func textProbes(k textKind, file string, perFile int, seed uint64) ([]probe, error) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasSuffix(file, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if raw, err = io.ReadAll(io.LimitReader(zr, 4<<20)); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	doc := string(raw)
+	if strings.ContainsRune(doc, 0) {
+		return nil, fmt.Errorf("%s: binary", file)
+	}
+	h := fnv.New64a()
+	h.Write([]byte(file))
+	r := rand.New(rand.NewPCG(seed, h.Sum64()))
+	lower := strings.ToLower(doc)
+	var kept []probe
+	for _, f := range k.facts(doc, r) {
+		v := f.value
+		if len(strings.Trim(v, "\"'`")) < 2 || len(v) > 80 || strings.Count(lower, strings.ToLower(v)) != 1 {
+			continue // an answer that occurs twice may be read from the wrong place and still count
+		}
+		kept = append(kept, probe{file: file, layout: k.layout, form: f.form, doc: doc, question: f.question, want: v, also: f.also})
+	}
+	r.Shuffle(len(kept), func(i, j int) { kept[i], kept[j] = kept[j], kept[i] })
+	return kept[:min(perFile, len(kept))], nil
+}
+
+// excluded reads the absolute file paths and globs that the lookup sets'
+// sources in dir name (devlookups' cases read files of this machine), so
+// that the probe reads none of those files. A directory they walk is not
+// excluded: it is where files come from, not the facts asked about.
+func excluded(dir string) (func(path string) bool, error) {
+	srcs, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(srcs) == 0 {
+		return nil, fmt.Errorf("no lookup sets' sources in %s", dir)
+	}
+	lit := regexp.MustCompile(`"(/[^"\s]+)"`)
+	var pats []string
+	for _, s := range srcs {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range lit.FindAllStringSubmatch(string(b), -1) {
+			if p := m[1]; strings.ContainsAny(p, "*?[") || strings.Contains(filepath.Base(p), ".") {
+				pats = append(pats, p)
+			}
+		}
+	}
+	return func(path string) bool {
+		paths := []string{path}
+		if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+			paths = append(paths, real)
+		}
+		for _, p := range pats {
+			for _, path := range paths {
+				if ok, _ := filepath.Match(p, path); ok || p == path {
+					return true
+				}
+			}
+		}
+		return false
+	}, nil
+}
