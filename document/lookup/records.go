@@ -131,6 +131,9 @@ var literalRE = regexp.MustCompile(`^\s*(?:(?:export|const|var|let|static|final|
 
 var bareKVRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s+([^\s=:].*)$`)
 
+// archRE is a Debian architecture after a package's name and a colon.
+var archRE = regexp.MustCompile(`^(?:amd64|i386|arm64|armhf|armel|mips64el|mipsel|ppc64el|s390x|riscv64|all|any)(?:\s|$)`)
+
 // shellAssignRE is a shell assignment of a variable with a default:
 // name=${NAME:-512}, : "${NAME:=512}".
 var shellAssignRE = regexp.MustCompile(`^\s*(?:(?:export\s+|local\s+|readonly\s+)?([A-Za-z_]\w*)=|:\s+)"?\$\{([A-Za-z_]\w*):?[-=]([^}$]*)\}`)
@@ -186,6 +189,11 @@ func lineRecord(s string, a, b int) record {
 			break
 		}
 		k, v := line[pos+m[2]:pos+m[3]], line[pos+m[4]:pos+m[5]]
+		if line[pos+m[4]-1] == ':' && archRE.MatchString(v) {
+			// libnspr4:amd64 is a package and its architecture, not a
+			// key and its value.
+			v = ""
+		}
 		if end := pos + m[5]; end < len(line) && line[end] == '=' && line[pos+m[4]-1] == '=' {
 			// KEY=538 DEFAULT CHARSET=binary: pairs parted by spaces,
 			// the words before the next '=' its key.

@@ -16,8 +16,10 @@ var (
 	pathRE          = regexp.MustCompile(`(?:~|\.{1,2})?/[\pL\pN._~+-]+(?:/[\pL\pN._~+$-]*)*`)
 	ipPortRE        = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}\b`)
 	ipRE            = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b`)
-	versionRE       = regexp.MustCompile(`\bv?\d+(?::\d+)?(?:\.\d+)+(?:[-+~][\pL\pN.+~-]*)?\b|\b\d+-\d+[\pL\pN.+~-]*\b`)
-	hexRE           = regexp.MustCompile(`\b0[xX][0-9a-fA-F]+\b`)
+	// versionRE: 1.2.3, 2:4.35-1, 7-2, and a Debian version without a
+	// dot (20230710~deb12u1).
+	versionRE = regexp.MustCompile(`\bv?\d+(?::\d+)?(?:\.\d+)+(?:[-+~][\pL\pN.+~-]*)?\b|\b\d+-\d+[\pL\pN.+~-]*\b|\b\d+[~+][\pN.+~-]*\pL[\pL\pN.+~-]*\b`)
+	hexRE     = regexp.MustCompile(`\b0[xX][0-9a-fA-F]+\b`)
 	// numberRE: a number that is not the tail of a word ("db-3").
 	numberRE      = regexp.MustCompile(`(?:^|[^\pL\pN_.-])([-+]?\d[\d,._]*(?:\.\d+)?)`)
 	wholeNumberRE = regexp.MustCompile(`^[-+]?\d[\d,._]*(?:\.\d+)?$`)

@@ -106,15 +106,16 @@ func main() {
 	}
 	if *source != "json" {
 		for _, k := range textKinds {
-			for _, f := range pick(k.roots, k.match, skip, *perDir, *maxFiles/2, 300, int64(*maxSize), *seed) {
-				if heldOut(f) != *held {
-					continue
-				}
+			size := int64(*maxSize)
+			if k.split != nil {
+				size = 64 << 20 // a log is cut into parts of its own
+			}
+			for _, f := range pick(k.roots, k.match, skip, *perDir, *maxFiles/2, 300, size, *seed) {
 				cs, err := textProbes(k, f, *perLayout, *seed)
 				if err != nil {
 					continue
 				}
-				keep(cs)
+				keep(slices.DeleteFunc(cs, func(p probe) bool { return heldOut(p.file) != *held }))
 			}
 		}
 	}

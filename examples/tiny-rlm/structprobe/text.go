@@ -28,6 +28,8 @@ type textKind struct {
 	roots  []string
 	// match reports whether a file of this path is of the kind.
 	match func(path string) bool
+	// split, if set, parts a file into documents of their own.
+	split func(text string) []string
 	facts func(text string, r *rand.Rand) []fact
 }
 
@@ -35,6 +37,9 @@ type textKind struct {
 type fact struct {
 	form, question, value string
 	also                  []string // other ways to write value
+	// owner is what the fact is about (a package): the value may occur
+	// again, on lines that name it.
+	owner string
 }
 
 var (
@@ -97,9 +102,18 @@ var textKinds = []textKind{
 	},
 	{
 		layout: "markdown tables",
-		roots:  []string{"/root/go/pkg/mod", "/usr/local/go", "/usr/share/doc", "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages"},
+		roots:  []string{"/root/go/pkg/mod", "/usr/local/go", "/usr/share/doc", "/usr/lib/node_modules", "/root/.rustup", "/usr/lib/google-cloud-sdk", "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages"},
 		match:  func(p string) bool { return strings.HasSuffix(p, ".md") },
 		facts:  markdownFacts,
+	},
+	{
+		layout: "package logs",
+		roots:  []string{"/var/log"},
+		match: func(p string) bool {
+			return filepath.Base(p) == "dpkg.log" || filepath.Base(p) == "history.log"
+		},
+		split: func(text string) []string { return chunks(text, 48<<10) },
+		facts: packageLogFacts,
 	},
 	{
 		layout: "csv as written",
@@ -270,7 +284,7 @@ func markdownFacts(text string, r *rand.Rand) []fact {
 		}
 		if len(rows) >= 2 {
 			for _, f := range tableFacts(head, rows) {
-				if !strings.ContainsAny(f.value, "`*[]<>_\\") {
+				if !strings.ContainsAny(f.value, "*[]<>_\\") {
 					out = append(out, f)
 				}
 			}
@@ -282,12 +296,18 @@ func markdownFacts(text string, r *rand.Rand) []fact {
 
 var mdRule = regexp.MustCompile(`^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$`)
 
+// mdCells are a table row's cells, code spans taken as their text
+// (`true` is true).
 func mdCells(l string) []string {
 	l = strings.TrimSpace(l)
 	l = strings.TrimSuffix(strings.TrimPrefix(l, "|"), "|")
 	cells := strings.Split(l, "|")
 	for i := range cells {
-		cells[i] = strings.TrimSpace(cells[i])
+		c := strings.TrimSpace(cells[i])
+		if strings.Count(c, "`") == 2 && strings.HasPrefix(c, "`") && strings.HasSuffix(c, "`") {
+			c = c[1 : len(c)-1]
+		}
+		cells[i] = c
 	}
 	return cells
 }
@@ -349,11 +369,59 @@ func asWritten(n *yaml.Node) any {
 	return nil
 }
 
+// packageLogFacts reads dpkg's log (install P:arch <none> V, upgrade
+// P:arch OLD NEW) and apt's history (Install: P:arch (V), ...): which
+// version of a package was installed, or upgraded from and to.
+func packageLogFacts(text string, r *rand.Rand) []fact {
+	var out []fact
+	for _, l := range strings.Split(text, "\n") {
+		if m := dpkgAction.FindStringSubmatch(l); m != nil {
+			pkg := m[2]
+			switch {
+			case m[1] == "install" && m[3] == "<none>":
+				out = append(out, fact{form: "version installed", question: fmt.Sprintf(pickOne(r, "Which version of %s was installed?", "What version of %s got installed?"), pkg), value: m[4], owner: pkg})
+			case m[1] == "upgrade" && r.IntN(2) == 0:
+				out = append(out, fact{form: "version upgraded to", question: fmt.Sprintf(pickOne(r, "What version was %s upgraded to?", "To which version was %s upgraded?"), pkg), value: m[4], owner: pkg})
+			case m[1] == "upgrade":
+				out = append(out, fact{form: "version upgraded from", question: fmt.Sprintf("Which version of %s was upgraded from?", pkg), value: m[3], owner: pkg})
+			}
+			continue
+		}
+		if rest, ok := strings.CutPrefix(l, "Install: "); ok {
+			for _, m := range aptItem.FindAllStringSubmatch(rest, -1) {
+				out = append(out, fact{form: "version apt installed", question: fmt.Sprintf(pickOne(r, "Which version of %s did apt install?", "What version of %s was pulled in?"), m[1]), value: m[2], owner: m[1]})
+			}
+		}
+	}
+	return out
+}
+
+var (
+	dpkgAction = regexp.MustCompile(`^\S+ \S+ (install|upgrade) ([a-z0-9][a-z0-9.+-]+):\w+ (\S+) (\S+)$`)
+	aptItem    = regexp.MustCompile(`([a-z0-9][a-z0-9.+-]+):\w+ \(([^,)]+)(?:, automatic)?\)`)
+)
+
+// chunks cuts text at line ends into parts of about size bytes.
+func chunks(text string, size int) []string {
+	var out []string
+	for len(text) > size {
+		i := strings.IndexByte(text[size:], '\n')
+		if i < 0 {
+			break
+		}
+		out = append(out, text[:size+i+1])
+		text = text[size+i+1:]
+	}
+	return append(out, text)
+}
+
 func noLetters(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' })
 }
 
-// textProbes builds the questions over one file of kind k.
+// textProbes builds the questions over one file of kind k, or over each
+// of its parts when the kind splits it (a log of months): a part is
+// named file#N, and halves are drawn by that name.
 func textProbes(k textKind, file string, perFile int, seed uint64) ([]probe, error) {
 	raw, err := os.ReadFile(file)
 	if err != nil {
@@ -368,24 +436,53 @@ func textProbes(k textKind, file string, perFile int, seed uint64) ([]probe, err
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 	}
-	doc := string(raw)
-	if strings.ContainsRune(doc, 0) {
+	text := string(raw)
+	if strings.ContainsRune(text, 0) {
 		return nil, fmt.Errorf("%s: binary", file)
 	}
-	h := fnv.New64a()
-	h.Write([]byte(file))
-	r := rand.New(rand.NewPCG(seed, h.Sum64()))
-	lower := strings.ToLower(doc)
-	var kept []probe
-	for _, f := range k.facts(doc, r) {
-		v := f.value
-		if len(strings.Trim(v, "\"'`")) < 2 || len(v) > 80 || strings.Count(lower, strings.ToLower(v)) != 1 {
-			continue // an answer that occurs twice may be read from the wrong place and still count
+	docs, names := []string{text}, []string{file}
+	if k.split != nil {
+		docs, names = k.split(text), nil
+		for i := range docs {
+			names = append(names, fmt.Sprintf("%s#%d", file, i+1))
 		}
-		kept = append(kept, probe{file: file, layout: k.layout, form: f.form, doc: doc, question: f.question, want: v, also: f.also})
 	}
-	r.Shuffle(len(kept), func(i, j int) { kept[i], kept[j] = kept[j], kept[i] })
-	return kept[:min(perFile, len(kept))], nil
+	var out []probe
+	for i, doc := range docs {
+		h := fnv.New64a()
+		h.Write([]byte(names[i]))
+		r := rand.New(rand.NewPCG(seed, h.Sum64()))
+		lower := strings.ToLower(doc)
+		var kept []probe
+		for _, f := range k.facts(doc, r) {
+			if v := f.value; len(strings.Trim(v, "\"'`")) < 2 || len(v) > 80 || !told(lower, strings.ToLower(v), strings.ToLower(f.owner)) {
+				continue
+			}
+			kept = append(kept, probe{file: names[i], layout: k.layout, form: f.form, doc: doc, question: f.question, want: f.value, also: f.also})
+		}
+		r.Shuffle(len(kept), func(i, j int) { kept[i], kept[j] = kept[j], kept[i] })
+		out = append(out, kept[:min(perFile, len(kept))]...)
+	}
+	return out, nil
+}
+
+// told reports whether a reading of v from the wrong place cannot count
+// as right: v occurs once in doc, or (when the fact has an owner, the
+// package a version is of) only on lines that name the owner.
+func told(doc, v, owner string) bool {
+	if owner == "" {
+		return strings.Count(doc, v) == 1
+	}
+	n := 0
+	for _, l := range strings.Split(doc, "\n") {
+		if strings.Contains(l, v) {
+			if !strings.Contains(l, owner) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // excluded reads the absolute file paths and globs that the lookup sets'
