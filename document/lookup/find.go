@@ -726,7 +726,7 @@ func occurrences(text, folded string, t term, limit int) []int {
 		}
 		at := i + j
 		end := at + len(needle)
-		if boundaryBefore(text, at) && (prefix || boundaryAfter(text, end)) && !(t.strong && versionGoesOn(text, at, end)) {
+		if boundaryBefore(text, at) && (prefix || boundaryAfter(text, end)) && !(t.strong && (versionGoesOn(text, at, end) || hyphenGoesOn(t, text, end))) {
 			// Non-ASCII letters are matched as written; check case-
 			// insensitively where the fold did not reach.
 			// A name (Norway, Ingrid) is matched capitalized: "renquin"
@@ -739,6 +739,17 @@ func occurrences(text, folded string, t term, limit int) []int {
 		i = end
 	}
 	return out
+}
+
+// hyphenGoesOn reports whether a hyphenated name goes on past end in
+// text: --default-cache-ttl in --default-cache-ttl-ssh, ca-certificates
+// in ca-certificates-java, each another name.
+func hyphenGoesOn(t term, text string, end int) bool {
+	if !strings.Contains(t.text, "-") || end+1 >= len(text) || text[end] != '-' {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(text[end+1:])
+	return unicode.IsLetter(r)
 }
 
 // versionGoesOn reports whether the number or version at text[at:end]
@@ -2389,6 +2400,11 @@ func (f *finder) nearKey(s string, rel, end int) float64 {
 				if strings.Contains(s[at:rel], "\n") {
 					d += 40 // on another line
 				}
+				if e := at + len(t.fold); e < rel && sentenceEndRE.MatchString(s[e:rel]) && strings.ContainsAny(s[e:rel], "0123456789") {
+					// In another sentence, after a number that is the
+					// key's: "(default 76). Use 0 to disable".
+					d += 80
+				}
 			} else {
 				d = (at - end) * 3 // the value before the key: weaker
 				if strings.Contains(s[end:at], "\n") {
@@ -2399,6 +2415,8 @@ func (f *finder) nearKey(s string, rel, end int) float64 {
 		}
 	}
 	switch {
+	case best <= 12:
+		return 2 // right after it: "(default 76)", "default is 76"
 	case best <= 30:
 		return 1.5
 	case best <= 80:

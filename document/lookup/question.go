@@ -233,6 +233,8 @@ func parseQuery(q string) query {
 			// rather than a key.
 		case strings.ContainsAny(w, "0123456789_/@.:#+") || strings.Contains(strings.Trim(w, "-"), "-") && !commonHyphenated(lw) || hasInnerUpper(w):
 			t.strong = true
+		case strings.HasPrefix(w, "-") && isLetters(strings.TrimLeft(w, "-")):
+			t.strong = true // a command's option: -w, --wrap
 		case unicode.IsUpper(r) && !first:
 			t.strong, t.name = true, true
 		}

@@ -320,8 +320,8 @@ func tableRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 		sep = "|"
 	case strings.Count(line, "\t") >= 1:
 		sep = "\t"
-	case strings.Count(line, ",") >= 1 && !jsonLine(line):
-		sep = "," // (a JSON line's commas part no cells)
+	case strings.Count(line, ",") >= 1 && !jsonLine(line) && !optionList(strings.TrimSpace(line)):
+		sep = "," // (a JSON line's commas part no cells, nor a man page's "-w, --wrap")
 	case strings.Count(line, ";") >= 2:
 		sep = ";"
 	default:
@@ -581,6 +581,9 @@ func (m *recordMemo) head(s string, a int, sep string, st headState) (head, bool
 // cell, none a number or a date, none long, none a sentence (a comment
 // line with a comma in it is no header).
 func headerLike(cells []string) bool {
+	if !slices.ContainsFunc(cells, func(c string) bool { return !strings.HasPrefix(strings.TrimSpace(c), "-") }) {
+		return false // a man page's options, "-i, --ignore-garbage"
+	}
 	for _, c := range cells {
 		c = strings.Trim(strings.TrimSpace(c), "#\"'`")
 		if c == "" || len(c) > 160 || utf8.RuneCountInString(c) > 40 || hasDigit(c) && (isNumber(c) || dateRE.MatchString(c)) ||
@@ -1638,7 +1641,7 @@ func termRecord(s string, a, b int) (record, bool) {
 	raw := strings.TrimSpace(s[a:b])
 	head := strings.TrimSpace(deroff(s[a:b]))
 	// An option's "=<value>" is part of its name: "--stacksize=<number>".
-	if head == "" || len(head) > 80 || strings.ContainsAny(head, ",|\t;") || strings.Contains(head, "=") && !strings.HasPrefix(head, "-") ||
+	if head == "" || len(head) > 80 || strings.ContainsAny(head, ",|\t;") && !optionList(head) || strings.Contains(head, "=") && !strings.HasPrefix(head, "-") ||
 		len(strings.Fields(head)) > 4 && !strings.HasPrefix(raw, ".") && !strings.HasPrefix(raw, "#") && !strings.HasSuffix(raw, ":") {
 		return record{}, false // a sentence, not a term
 	}
@@ -1661,8 +1664,11 @@ func termRecord(s string, a, b int) (record, bool) {
 			indented = indentOf(l) > indentOf(s[a:b])
 		}
 		d := strings.TrimSpace(deroff(l))
-		if d != "" && !proseLine(d) && !strings.HasPrefix(t, ".") && len(body) == 0 {
-			break // not text: a table row, code
+		if d != "" && !proseLine(d) && !strings.HasPrefix(t, ".") && len(body) == 0 && !(qa == b+1 && mereWordsLine(d) && proseLine(d+" "+followingLine(s, qb))) {
+			// Not text: a table row, code (but a man page breaks its
+			// sentences anywhere: "Specifies how" right under the
+			// term).
+			break
 		}
 		if d != "" {
 			body = append(body, d)
@@ -1674,6 +1680,31 @@ func termRecord(s string, a, b int) (record, bool) {
 	}
 	_ = end
 	return record{kind: "term", text: head + "\n" + strings.Join(body, " "), start: a}, true
+}
+
+// mereWordsLine reports whether l is words and nothing else: the start
+// of a sentence broken early, not code or a row.
+func mereWordsLine(l string) bool {
+	return !strings.ContainsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' })
+}
+
+// followingLine is the text of the line after the one ending at b.
+func followingLine(s string, b int) string {
+	if a, e, ok := nextLine(s, b); ok {
+		return strings.TrimSpace(deroff(s[a:e]))
+	}
+	return ""
+}
+
+// optionList reports whether head names one option several ways:
+// "-w, --wrap=COLS".
+func optionList(head string) bool {
+	for _, p := range strings.Split(head, ",") {
+		if !strings.HasPrefix(strings.TrimSpace(p), "-") {
+			return false
+		}
+	}
+	return strings.HasPrefix(head, "-")
 }
 
 // assignRE is a line that sets a name: "our $VERSION = '0.23';",

@@ -222,12 +222,12 @@ func joinMdoc(words []string) string {
 }
 
 // escapeRE matches roff's font, size, string and character escapes.
-var escapeRE = regexp.MustCompile(`\\f(?:\(..|\[[^\]]*\]|.)|\\s[-+]?\d+|\\\*(?:\(..|\[[^\]]*\]|.)|\\\((?:..)|\\\[[^\]]*\]|\\[&|^%c:e\- ~]`)
+var escapeRE = regexp.MustCompile(`\\f(?:\(..|\[[^\]]*\]|.)|\\s[-+]?\d+|\\\*(?:\(..|\[[^\]]*\]|.)|\\\((?:..)|\\\[[^\]]*\]|\\[&|^%c:e\- ~,/0]`)
 
 var roffChars = map[string]string{
 	`\(aq`: "'", `\(cq`: "'", `\(oq`: "'", `\(dq`: `"`, `\(lq`: `"`, `\(rq`: `"`, `\(em`: "—", `\(en`: "–",
 	`\(bu`: "•", `\(co`: "©", `\(hy`: "-", `\(mi`: "-", `\(ti`: "~", `\(ha`: "^", `\(rs`: `\`, `\(at`: "@",
-	`\e`: `\`, `\-`: "-", `\ `: " ", `\~`: " ",
+	`\e`: `\`, `\-`: "-", `\ `: " ", `\~`: " ", `\0`: " ", // \, and \/ (italic corrections) stand for nothing
 }
 
 // unescape removes a text line's escapes, keeping the characters they

@@ -110,7 +110,11 @@ func main() {
 			if k.split != nil {
 				size = 64 << 20 // a log is cut into parts of its own
 			}
-			for _, f := range pick(k.roots, k.match, skip, *perDir, *maxFiles/2, 300, size, *seed) {
+			n, files := *perDir, *maxFiles/2
+			if k.perDir > 0 {
+				n, files = k.perDir, k.files
+			}
+			for _, f := range pick(k.roots, k.match, skip, n, files, 300, size, *seed) {
 				cs, err := textProbes(k, f, *perLayout, *seed)
 				if err != nil {
 					continue

@@ -28,6 +28,9 @@ type textKind struct {
 	roots  []string
 	// match reports whether a file of this path is of the kind.
 	match func(path string) bool
+	// perDir and files, if set, are how many files of one directory and
+	// in all are taken (few files of some kinds state a fact).
+	perDir, files int
 	// split, if set, parts a file into documents of their own.
 	split func(text string) []string
 	facts func(text string, r *rand.Rand) []fact
@@ -40,6 +43,9 @@ type fact struct {
 	// owner is what the fact is about (a package): the value may occur
 	// again, on lines that name it.
 	owner string
+	// told: the reader has checked that the value occurs once in the
+	// text as read (a man page as rendered, not its markup).
+	told bool
 }
 
 var (
@@ -114,6 +120,16 @@ var textKinds = []textKind{
 		},
 		split: func(text string) []string { return chunks(text, 48<<10) },
 		facts: packageLogFacts,
+	},
+	{
+		layout: "man page defaults",
+		roots:  []string{"/usr/share/man/man1", "/usr/share/man/man5", "/usr/share/man/man7", "/usr/share/man/man8"},
+		perDir: 2000, // few pages state a default
+		files:  2400,
+		match: func(p string) bool {
+			return strings.HasSuffix(p, ".gz") && !strings.Contains(filepath.Base(p), "gcloud")
+		},
+		facts: manFacts,
 	},
 	{
 		layout: "csv as written",
@@ -415,6 +431,125 @@ func chunks(text string, size int) []string {
 	return append(out, text)
 }
 
+// manFacts reads a man page's options (.TP or .IP tags, mdoc's .It) and
+// the default each one's paragraph states ("The default is 10.",
+// "(default: 5)", "Defaults to yes."), in the page as rendered.
+func manFacts(text string, r *rand.Rand) []fact {
+	lines := strings.Split(text, "\n")
+	var rendered []string
+	type para struct {
+		option string
+		text   []string
+	}
+	var paras []para
+	cur := -1
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, ".TP") || strings.HasPrefix(l, ".IP") && strings.TrimSpace(l) == ".IP":
+			if i+1 < len(lines) {
+				i++
+				paras = append(paras, para{option: optionOf(deroff(lines[i]))})
+				cur = len(paras) - 1
+				rendered = append(rendered, deroff(lines[i]))
+			}
+			continue
+		case strings.HasPrefix(l, ".It "):
+			paras = append(paras, para{option: optionOf(deroff(l))})
+			cur = len(paras) - 1
+			rendered = append(rendered, deroff(l))
+			continue
+		case strings.HasPrefix(l, ".SH") || strings.HasPrefix(l, ".Sh") || strings.HasPrefix(l, ".PP") || strings.HasPrefix(l, ".El"):
+			cur = -1
+		}
+		t := deroff(l)
+		rendered = append(rendered, t)
+		if cur >= 0 && t != "" {
+			paras[cur].text = append(paras[cur].text, t)
+		}
+	}
+	all := strings.ToLower(strings.Join(rendered, "\n"))
+	tags := map[string]int{}
+	for _, p := range paras {
+		tags[p.option]++
+	}
+	var out []fact
+	for _, p := range paras {
+		if p.option == "" || tags[p.option] > 1 {
+			continue // (an option told of twice, as zstd's -B is, has two defaults)
+		}
+		body := strings.Join(p.text, " ")
+		if strings.Count(strings.ToLower(body), "default") != 1 {
+			continue // no default, or several: which one is the option's is a reading, not the grammar's
+		}
+		for _, re := range manDefault {
+			m := re.FindStringSubmatch(body)
+			if m == nil {
+				continue
+			}
+			v := strings.TrimSpace(m[1])
+			if n := len(strings.Fields(v)); n == 0 || n > 4 || len(v) > 40 || strings.ContainsAny(v, "\\`():") || manNotValue.MatchString(v) || strings.Count(all, strings.ToLower(v)) != 1 {
+				break
+			}
+			var also []string
+			if first, _, ok := strings.Cut(v, ", "); ok {
+				also = append(also, first) // "600, 10 minutes": the value, then restated
+			}
+			out = append(out, fact{form: "option default", question: fmt.Sprintf(pickOne(r, "What is the default of %s?", "What does %s default to?", "What is the default value for %s?"), p.option), value: v, also: also, told: true})
+			break
+		}
+	}
+	return out
+}
+
+var (
+	// manDefault: a default stated in one to three words that end the
+	// sentence, or in parentheses.
+	manDefault = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(?:the default\b(?: [a-z-]+){0,2} is|defaults? (?:to|is)) ([^\s:()]+(?: [^\s:()]+){0,2}?)\.(?:\s|$)`),
+		regexp.MustCompile(`(?i)\(default\b\s*(?::|is|=)?\s*([^)]+)\)`),
+	}
+	// manNotValue: a clause, not a value ("to disable", "that of",
+	// "used").
+	manNotValue = regexp.MustCompile(`(?i)^(?:to|that|not|the|used|set|whatever|taken|determined|specified|given|based|system|platform|compiled|none of)\b`)
+	optionTag   = regexp.MustCompile(`^(-{0,2}[A-Za-z][\w.-]*)`)
+	roffEscape  = regexp.MustCompile(`\\f(?:\[[^\]]*\]|\(..|.)|\\\(..|\\[&|^%]|\\s[-+]?\d`)
+)
+
+// deroff renders a line of roff as text: requests' arguments kept, fonts
+// and escapes dropped, \- as -.
+func deroff(l string) string {
+	if strings.HasPrefix(l, ".\\\"") || strings.HasPrefix(l, "'\\\"") {
+		return "" // a comment
+	}
+	if strings.HasPrefix(l, ".") {
+		req, rest, _ := strings.Cut(l, " ")
+		switch req {
+		case ".B", ".I", ".BR", ".BI", ".IB", ".IR", ".RB", ".RI", ".It", ".Nm", ".Fl", ".Ar", ".Cm", ".Ic", ".Pa", ".Dq", ".Ql", ".Sy", ".Em", ".Li":
+			l = strings.ReplaceAll(rest, "\"", "")
+			for _, mac := range []string{"Fl ", "Ar ", "Cm ", "Ic ", "Pa ", "Op ", "Ns ", "Dq ", "Ql "} {
+				l = strings.ReplaceAll(l, mac, map[bool]string{true: "-", false: ""}[mac == "Fl "])
+			}
+		default:
+			return ""
+		}
+	}
+	l = strings.ReplaceAll(l, "\\-", "-")
+	l = strings.ReplaceAll(l, "\\e", "\\")
+	l = roffEscape.ReplaceAllString(l, "")
+	return strings.TrimSpace(l)
+}
+
+// optionOf is the option or keyword a tag names: -z, --timeout,
+// ServerAliveInterval.
+func optionOf(tag string) string {
+	m := optionTag.FindStringSubmatch(tag)
+	if m == nil || len(m[1]) < 2 || len(m[1]) > 40 {
+		return ""
+	}
+	return strings.TrimRight(m[1], ".-")
+}
+
 func noLetters(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' })
 }
@@ -455,7 +590,7 @@ func textProbes(k textKind, file string, perFile int, seed uint64) ([]probe, err
 		lower := strings.ToLower(doc)
 		var kept []probe
 		for _, f := range k.facts(doc, r) {
-			if v := f.value; len(strings.Trim(v, "\"'`")) < 2 || len(v) > 80 || !told(lower, strings.ToLower(v), strings.ToLower(f.owner)) {
+			if v := f.value; len(strings.Trim(v, "\"'`")) < 2 || len(v) > 80 || !f.told && !told(lower, strings.ToLower(v), strings.ToLower(f.owner)) {
 				continue
 			}
 			kept = append(kept, probe{file: names[i], layout: k.layout, form: f.form, doc: doc, question: f.question, want: f.value, also: f.also})
