@@ -3,6 +3,7 @@ package lookup
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"regexp"
 	"slices"
 	"sort"
@@ -85,6 +86,7 @@ func records(s string, at int, memo *recordMemo) []record {
 		func(s string, a, b int) (record, bool) { return copyRecord(s, a, b, memo) },
 		changelogRecord, func(s string, a, b int) (record, bool) { return stanzaRecord(s, a, b, memo) }, iniRecord, yamlRecord, func(s string, a, b int) (record, bool) { return entryRecord(s, a, b, memo) }, settingRecord, listRecord, termRecord, blockRecord,
 		func(s string, a, b int) (record, bool) { return sectionRecord(s, a, b, memo) },
+		func(s string, a, b int) (record, bool) { return htmlRowRecord(s, at) },
 	}
 	if b-a > maxShapedLine {
 		// A line this long is a JSON object or an SQL statement, not a
@@ -378,6 +380,95 @@ func tableRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 		}
 	}
 	return r, true
+}
+
+// maxHTMLRow and maxHTMLTable bound how far htmlRowRecord looks for the
+// row around a match and for its table's header row.
+const (
+	maxHTMLRow   = 8 << 10
+	maxHTMLTable = 256 << 10
+)
+
+var (
+	htmlCellRE = regexp.MustCompile(`(?is)<t([hd])\b[^>]*>(.*?)</t[hd]\s*>`)
+	htmlTagRE  = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// htmlRowRecord reads the HTML table row (<tr>) around offset at as a
+// table row under its table's header row (the first row of <th> cells):
+// each cell's text as a browser shows it, labelled by its column.
+func htmlRowRecord(s string, at int) (record, bool) {
+	near := strings.ToLower(s[max(0, at-400):min(len(s), at+400)])
+	if !strings.Contains(near, "<td") && !strings.Contains(near, "<th") {
+		return record{}, false // not in a table's cell (most text is not HTML)
+	}
+	lo := max(0, at-maxHTMLRow)
+	ra := lastIndexFold(s[lo:at], "<tr")
+	if ra < 0 {
+		return record{}, false
+	}
+	ra += lo
+	re := strings.Index(strings.ToLower(s[at:min(len(s), at+maxHTMLRow)]), "</tr")
+	if re < 0 || strings.Contains(strings.ToLower(s[ra:at]), "</tr") {
+		return record{}, false
+	}
+	re += at
+	tlo := max(0, ra-maxHTMLTable)
+	ta := lastIndexFold(s[tlo:ra], "<table")
+	if ta < 0 || strings.Contains(strings.ToLower(s[tlo+ta:ra]), "</table") {
+		return record{}, false
+	}
+	ta += tlo
+	head, _ := htmlCells(s, ta, ra)
+	if !head.th {
+		return record{}, false // no header row, or the row is the header
+	}
+	row, offs := htmlCells(s, ra, re)
+	if row.th || len(row.cells) != len(head.cells) || len(row.cells) < 2 {
+		return record{}, false
+	}
+	r := record{kind: "table", text: strings.Join(head.cells, " | ") + "\n" + strings.Join(row.cells, " | "), start: ra}
+	for i, c := range row.cells {
+		if c != "" {
+			r.fields = append(r.fields, field{head.cells[i], c, offs[i]})
+		} else {
+			r.blank = append(r.blank, head.cells[i])
+		}
+	}
+	return r, len(r.fields) > 0
+}
+
+type htmlRow struct {
+	cells []string
+	th    bool // a header row: its cells are <th>
+}
+
+// htmlCells reads the cells of the first row in s[a:b] that has any, with
+// the offset of each cell's text.
+func htmlCells(s string, a, b int) (htmlRow, []int) {
+	var row htmlRow
+	var offs []int
+	end := b
+	if i := strings.Index(strings.ToLower(s[a:b]), "</tr"); i >= 0 {
+		end = a + i // the first row only
+	}
+	for _, m := range htmlCellRE.FindAllStringSubmatchIndex(s[a:end], -1) {
+		row.th = row.th || s[a+m[2]] == 'h' || s[a+m[2]] == 'H'
+		row.cells = append(row.cells, strings.Join(strings.Fields(html.UnescapeString(htmlTagRE.ReplaceAllString(s[a+m[4]:a+m[5]], " "))), " "))
+		offs = append(offs, a+m[4])
+	}
+	return row, offs
+}
+
+// lastIndexFold is strings.LastIndex of an ASCII-lowercase sub, ignoring
+// case.
+func lastIndexFold(s, sub string) int {
+	for i := len(s) - len(sub); i >= 0; i-- {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // jsonLine reports whether line is a JSON object or array.

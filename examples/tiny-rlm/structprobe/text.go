@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 	"gopkg.in/yaml.v3"
 )
 
@@ -130,6 +132,14 @@ var textKinds = []textKind{
 			return strings.HasSuffix(p, ".gz") && !strings.Contains(filepath.Base(p), "gcloud")
 		},
 		facts: manFacts,
+	},
+	{
+		layout: "html tables",
+		roots:  []string{"/root/.rustup/toolchains", "/usr/share/doc", "/usr/lib/google-cloud-sdk", "/usr/lib/node_modules", "/root/go/pkg/mod", "/root/.pyenv/versions"},
+		match:  func(p string) bool { return strings.HasSuffix(p, ".html") || strings.HasSuffix(p, ".htm") },
+		perDir: 40, // few pages hold a table
+		files:  4000,
+		facts:  htmlFacts,
 	},
 	{
 		layout: "csv as written",
@@ -548,6 +558,87 @@ func optionOf(tag string) string {
 		return ""
 	}
 	return strings.TrimRight(m[1], ".-")
+}
+
+// htmlFacts reads an HTML page's tables: a row of <th> cells, then rows
+// of as many <td> cells, each cell's text as a browser shows it.
+func htmlFacts(text string, r *rand.Rand) []fact {
+	doc, err := html.Parse(strings.NewReader(text))
+	if err != nil {
+		return nil
+	}
+	var out []fact
+	var visit func(n *html.Node)
+	visit = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Table {
+			var head []string
+			var rows [][]string
+			for _, tr := range elements(n, atom.Tr) {
+				var cells []string
+				th := false
+				for c := tr.FirstChild; c != nil; c = c.NextSibling {
+					if c.Type == html.ElementNode && (c.DataAtom == atom.Th || c.DataAtom == atom.Td) {
+						th = th || c.DataAtom == atom.Th
+						cells = append(cells, strings.Join(strings.Fields(textOf(c)), " "))
+					}
+				}
+				switch {
+				case head == nil && th:
+					head = cells
+				case head != nil && !th && len(cells) == len(head):
+					rows = append(rows, cells)
+				}
+			}
+			if len(rows) >= 2 {
+				out = append(out, tableFacts(head, rows)...)
+			}
+			return // a table inside a table is the outer one's cell
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			visit(c)
+		}
+	}
+	visit(doc)
+	// Once in the page as shown (entities read, tags gone): the page as
+	// written spells "rv32e" as &quot;rv32e&quot;.
+	shown := strings.ToLower(strings.Join(strings.Fields(textOf(doc)), " "))
+	kept := out[:0]
+	for _, f := range out {
+		if strings.Count(shown, strings.ToLower(f.value)) == 1 {
+			f.told = true
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// elements are the elements of kind a under n, not under a nested table.
+func elements(n *html.Node, a atom.Atom) []*html.Node {
+	var out []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch {
+		case c.DataAtom == a:
+			out = append(out, c)
+		case c.DataAtom != atom.Table:
+			out = append(out, elements(c, a)...)
+		}
+	}
+	return out
+}
+
+// textOf is the text under n.
+func textOf(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		b.WriteString(" " + textOf(c) + " ")
+	}
+	return b.String()
 }
 
 func noLetters(s string) bool {
