@@ -99,6 +99,10 @@ func TestFind(t *testing.T) {
 			"What is the System call of Windows?", "QueryPerformanceCounter"},
 		{"html table, cell on its own line", "<table>\n<tr>\n<th>Literal</th>\n<th>Base</th>\n</tr>\n<tr>\n<td><code>&quot;rv32e&quot;</code></td>\n<td>RV32E</td>\n</tr>\n<tr>\n<td><code>&quot;rv64i&quot;</code></td>\n<td>RV64I</td>\n</tr>\n</table>\n",
 			"What is the Literal of RV64I?", "\"rv64i\""},
+		{"mdoc page name alone", ".Dd May 1 2025\n.Dt TMUX 1\n.Sh NAME\n.Nm tmux\n.Nd terminal multiplexer\n.Sh OPTIONS\n.Bl -tag -width Ds\n" +
+			strings.Repeat(".It Ic display-time Ar time\nSet the amount of time for which status line messages are displayed.\n", 4) +
+			".It Ic escape-time Ar time\nSet the time in milliseconds for which\n.Nm\nwaits after an escape is input to determine if it is part of a function or meta\nkey sequences.\nThe default is 500 milliseconds.\n.El\n",
+			"What is the default escape-time?", "500 milliseconds"},
 		{"ini section named like the field", "[NoEcho]\ntype = boolean\n\n[Type]\ntype = string\n\n[MaxLength]\ntype = integer\n",
 			"What is the type of NoEcho?", "boolean"},
 		{"markdown escaped pipe", "| name | pattern | title |\n| --- | --- | --- |\n| tagsMap | a \\| b | Tags of a resource |\n| tagList | c \\| d | Tags as a list |\n",

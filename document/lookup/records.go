@@ -230,7 +230,7 @@ func lineRecord(s string, a, b int) record {
 	if len(r.fields) == 0 {
 		// "Ingrid Solberg" under a mail is a name, not Ingrid's
 		// value.
-		if m := bareKVRE.FindStringSubmatch(line); m != nil && len(strings.Fields(line)) <= 4 && !wholeName(line) {
+		if m := bareKVRE.FindStringSubmatch(line); m != nil && len(strings.Fields(line)) <= 4 && !wholeName(line) && !placeholders[strings.TrimSpace(m[2])] {
 			r.fields = append(r.fields, field{m[1], clean(m[2]), a})
 		}
 	}
@@ -1786,6 +1786,12 @@ func followingLine(s string, b int) string {
 	}
 	return ""
 }
+
+// placeholders are the words a man page names an option's argument by
+// ("escape-time time", "--output file"): what to give, not a value.
+var placeholders = setOf(`time file filename path name number num n seconds size string command shell-command value arg args count
+level mode format dir directory pattern expression flags option options template target key keys bytes lines columns cols width
+height percent limit seed timeout interval`)
 
 // optionList reports whether head names one option several ways:
 // "-w, --wrap=COLS".

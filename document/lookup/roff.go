@@ -117,13 +117,23 @@ const roffPlain = 20
 // .IP, .SH, .It) become blank lines before their text, an item's tag
 // keeps its words but not its indent (.IP "default_days" 4), font and
 // character escapes go (\fB, \-, \(aq), cross references read name(1),
-// and comments keep their words (.\" a packager's note).
+// mdoc's .Nm alone reads as the page's name, and comments keep their
+// words (.\" a packager's note).
 func roffText(text string) string {
 	var b strings.Builder
 	b.Grow(len(text))
+	page := "" // mdoc's .Nm alone stands for the page's name
 	for rest := text; rest != ""; {
 		l, after, _ := strings.Cut(rest, "\n")
 		rest = after
+		if page == "" && (strings.HasPrefix(l, ".Nm ") || strings.HasPrefix(l, ".Dt ")) {
+			if ws := roffArgs(l[4:]); len(ws) > 0 {
+				page = strings.ToLower(ws[0])
+			}
+		}
+		if strings.TrimSpace(l) == ".Nm" && page != "" {
+			l = ".Nm " + page
+		}
 		b.WriteString(roffLine(l))
 		b.WriteByte('\n')
 	}
