@@ -1755,7 +1755,7 @@ func termRecord(s string, a, b int) (record, bool) {
 			indented = indentOf(l) > indentOf(s[a:b])
 		}
 		d := strings.TrimSpace(deroff(l))
-		if d != "" && !proseLine(d) && !strings.HasPrefix(t, ".") && len(body) == 0 && !(qa == b+1 && mereWordsLine(d) && proseLine(d+" "+followingLine(s, qb))) {
+		if d != "" && !proseLine(d) && !strings.HasPrefix(t, ".") && len(body) == 0 && !(qa == b+1 && mereWordsLine(d) && proseLine(d+" "+followingLines(s, qb, 3))) {
 			// Not text: a table row, code (but a man page breaks its
 			// sentences anywhere: "Specifies how" right under the
 			// term).
@@ -1779,12 +1779,19 @@ func mereWordsLine(l string) bool {
 	return !strings.ContainsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' })
 }
 
-// followingLine is the text of the line after the one ending at b.
-func followingLine(s string, b int) string {
-	if a, e, ok := nextLine(s, b); ok {
-		return strings.TrimSpace(deroff(s[a:e]))
+// followingLines is the text of the (at most) n lines after the one
+// ending at b, up to a blank line.
+func followingLines(s string, b, n int) string {
+	var out []string
+	for i := 0; i < n; i++ {
+		a, e, ok := nextLine(s, b)
+		if !ok || blank(s[a:e]) {
+			break
+		}
+		out = append(out, strings.TrimSpace(deroff(s[a:e])))
+		b = e
 	}
-	return ""
+	return strings.Join(out, " ")
 }
 
 // placeholders are the words a man page names an option's argument by

@@ -221,7 +221,7 @@ let see thing things use used uses using get gets got currently current actually
 who's whos where's wheres when's whens how's hows which's there's does doesn't isn't
 somewhere anywhere once next near beside together shown recorded record's assigns assigned assign stored kept located
 found defined specified noted written mentions contains holds associated belongs goes related linked corresponds section page manual script snippet listing excerpt dump
-loaded over during through across via whether`)
+loaded over during through across via whether if`)
 
 func setOf(s string) map[string]bool {
 	m := map[string]bool{}
