@@ -103,7 +103,7 @@ func TestFind(t *testing.T) {
 			strings.Repeat(".It Ic display-time Ar time\nSet the amount of time for which status line messages are displayed.\n", 4) +
 			".It Ic escape-time Ar time\nSet the time in milliseconds for which\n.Nm\nwaits after an escape is input to determine if it is part of a function or meta\nkey sequences.\nThe default is 500 milliseconds.\n.El\n",
 			"What is the default escape-time?", "500 milliseconds"},
-		{"man page option described a word a line", ".TH LESS 1\n.SH OPTIONS\n" + strings.Repeat(".IP \"\\-\\-help\"\nThis option displays a summary of the commands accepted by less.\n", 6) +
+		{"man page option described a word a line", ".TH LESS 1\n.SH OPTIONS\n" + strings.Repeat(".IP \"\\-\\-help\"\nThis option displays a summary of the commands accepted by less.\n", 8) +
 			".IP \"\\-\\-idle\\-exit[=\\fIn\\fP]\"\nCauses\n.B less\nto exit by itself after \\fIn\\fP minutes without keyboard input.\nIf the option is given without a number, less exits after 45 minutes.\n",
 			"If I give less its idle-exit option without a number, after how long does it quit by itself?", "45 minutes"},
 		{"ini section named like the field", "[NoEcho]\ntype = boolean\n\n[Type]\ntype = string\n\n[MaxLength]\ntype = integer\n",
