@@ -106,6 +106,8 @@ func TestFind(t *testing.T) {
 		{"man page option described a word a line", ".TH LESS 1\n.SH OPTIONS\n" + strings.Repeat(".IP \"\\-\\-help\"\nThis option displays a summary of the commands accepted by less.\n", 8) +
 			".IP \"\\-\\-idle\\-exit[=\\fIn\\fP]\"\nCauses\n.B less\nto exit by itself after \\fIn\\fP minutes without keyboard input.\nIf the option is given without a number, less exits after 45 minutes.\n",
 			"If I give less its idle-exit option without a number, after how long does it quit by itself?", "45 minutes"},
+		{"a digest asked for", "2025-01-01T19:37:40+0000 pybuilder python-build[8498]: downloading Python-3.10.13.tar.xz\n2025-01-01T19:37:52+0000 pybuilder python-build[8498]: checksum ok: sha256 5c88848668640d3e152b35b4536ef1c23b2ca4bd2c957ef1ecbb053f571dd3f6  Python-3.10.13.tar.xz\n",
+			"What sha256 did the build host verify for the Python-3.10.13.tar.xz download?", "5c88848668640d3e152b35b4536ef1c23b2ca4bd2c957ef1ecbb053f571dd3f6"},
 		{"ini section named like the field", "[NoEcho]\ntype = boolean\n\n[Type]\ntype = string\n\n[MaxLength]\ntype = integer\n",
 			"What is the type of NoEcho?", "boolean"},
 		{"markdown escaped pipe", "| name | pattern | title |\n| --- | --- | --- |\n| tagsMap | a \\| b | Tags of a resource |\n| tagList | c \\| d | Tags as a list |\n",

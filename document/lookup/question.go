@@ -154,8 +154,8 @@ func parseQuery(q string) query {
 		out.want = urlKind
 	case has("ip", "ipv4"):
 		out.want = ipKind
-	case has("id", "uuid", "guid", "identifier"):
-		out.want = idKind
+	case has("id", "uuid", "guid", "identifier", "sha256", "sha1", "sha512", "md5", "checksum", "hash", "digest", "fingerprint"):
+		out.want = idKind // (a digest is an identifier: one token with digits)
 	case has("version") || whichReleaseRE.MatchString(lower):
 		out.want = versionKind // "which binutils release": 2.40
 	case strings.HasPrefix(lower, "where") || has("path", "directory", "folder", "location", "filename") || strings.Contains(lower, "file name"):

@@ -99,7 +99,7 @@ func fits(k valueKind, v string) bool {
 	case ipKind:
 		return covers(ipRE) || covers(ipPortRE)
 	case idKind:
-		return !strings.ContainsAny(v, " \t") && hasDigit(v)
+		return !strings.ContainsAny(v, " \t") && hasDigit(v) && !covers(dateRE) && !covers(timeRE)
 	}
 	return true
 }
