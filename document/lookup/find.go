@@ -1721,8 +1721,11 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 	// (Depends: tar) is not.
 	if !isProse {
 		s += f.subject(c) + f.section(c)
-		if f.pathIs(c.label) {
-			s += 2 // the very path asked for: properties.Tags.maxProperties
+		if f.pathIs(c.label) || c.rec.name != "" && (f.pathIs(c.rec.name+"."+c.label) || f.isStrong(c.rec.name) && f.isStrong(c.label)) {
+			// The very path asked for: properties.Tags.maxProperties,
+			// connector's request_id_field ("the api_field of
+			// network_config" under network_config:).
+			s += 2
 		}
 	}
 	// A label that names another entity ("the code for calm-walrus is:")

@@ -31,6 +31,9 @@ type record struct {
 	// blank are the labels of the record's empty fields: a table's
 	// columns this row leaves empty.
 	blank []string
+	// name is the key a YAML block is under (its fields' labels leave
+	// it out), "" for other records.
+	name string
 }
 
 // lineAt returns the bounds of the line holding offset i.
@@ -1613,6 +1616,9 @@ func yamlRecord(s string, a, b int) (record, bool) {
 		pa = qa
 	}
 	r := record{kind: "yaml", text: s[ra:end], start: ra}
+	if km := yamlKeyRE.FindStringSubmatch(s[ra:rb]); km != nil && km[3] == "" {
+		r.name = strings.TrimSpace(km[2])
+	}
 	if len(ctx) > 0 {
 		r.text = strings.Join(ctx, " ") + "\n" + r.text
 	}
