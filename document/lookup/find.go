@@ -1727,6 +1727,9 @@ func (f *finder) score(c cand, m *matches, anchor int) float64 {
 			// network_config" under network_config:).
 			s += 2
 		}
+		if len(f.terms) == 1 && strings.EqualFold(c.label, f.terms[0].text) && c.rec.name == "" && (c.rec.kind == "json" || c.rec.kind == "yaml") {
+			s += 1.5 // "What is the title?": the document's own, not a nested one's
+		}
 	}
 	// A label that names another entity ("the code for calm-walrus is:")
 	// is about that one; one that holds the question's key names the

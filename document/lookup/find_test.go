@@ -112,6 +112,8 @@ func TestFind(t *testing.T) {
 			"What is connector.request_id_field?", "connector.id"},
 		{"yaml block named by the question", "labels:\n  api_field: node.labels\n  arg_name: labels\n\nnetwork_config:\n  api_field: queuedResource.tpu.nodeSpec.node.networkConfigs\n  arg_name: network-config\n  type:\n    arg_dict:\n      flatten: false\n      spec:\n      - api_field: network\n        arg_name: network\n        required: false\n      - api_field: subnetwork\n        arg_name: subnetwork\n        required: false\n\nservice_account:\n  api_field: node.serviceAccount.email\n  arg_name: service-account\n",
 			"What is the api_field of network_config?", "queuedResource.tpu.nodeSpec.node.networkConfigs"},
+		{"the document's own field", "{\n  \"$schema\": \"http://json-schema.org/draft-04/schema#\",\n  \"title\": \"Schema for AWS SAM Policy Templates\",\n  \"type\": \"object\",\n  \"definitions\": {\n    \"parameters\": {\n      \"title\": \"Object containing all parameters of a template\",\n      \"type\": \"object\"\n    },\n    \"definition\": {\n      \"title\": \"Policy definition\",\n      \"type\": \"object\"\n    }\n  }\n}\n",
+			"What is the title?", "Schema for AWS SAM Policy Templates"},
 		{"ini section named like the field", "[NoEcho]\ntype = boolean\n\n[Type]\ntype = string\n\n[MaxLength]\ntype = integer\n",
 			"What is the type of NoEcho?", "boolean"},
 		{"markdown escaped pipe", "| name | pattern | title |\n| --- | --- | --- |\n| tagsMap | a \\| b | Tags of a resource |\n| tagList | c \\| d | Tags as a list |\n",
