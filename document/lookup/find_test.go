@@ -114,6 +114,12 @@ func TestFind(t *testing.T) {
 			"What is the api_field of network_config?", "queuedResource.tpu.nodeSpec.node.networkConfigs"},
 		{"the document's own field", "{\n  \"$schema\": \"http://json-schema.org/draft-04/schema#\",\n  \"title\": \"Schema for AWS SAM Policy Templates\",\n  \"type\": \"object\",\n  \"definitions\": {\n    \"parameters\": {\n      \"title\": \"Object containing all parameters of a template\",\n      \"type\": \"object\"\n    },\n    \"definition\": {\n      \"title\": \"Policy definition\",\n      \"type\": \"object\"\n    }\n  }\n}\n",
 			"What is the title?", "Schema for AWS SAM Policy Templates"},
+		{"a percentage", ".TH MKE2FS 8\n.SH OPTIONS\n" + strings.Repeat(".TP\n.B \\-q\nQuiet execution.  Useful if mke2fs is run in a script.\n", 8) +
+			".TP\n.BI \\-m \" reserved-blocks-percentage\"\nSpecify the percentage of the file system blocks reserved for the super-user.  The default percentage\nis 5%.\n",
+			"What is the default value for -m?", "5%"},
+		{"an option's placeholder is no value", ".TH NODE 1\n.SH OPTIONS\n" + strings.Repeat(".It Fl -help\nPrint node command-line options.\n", 8) +
+			".It Fl -max-http-header-size Ns = Ns Ar size\nSpecify the maximum size of HTTP headers in bytes. Defaults to 16 KiB.\n",
+			"What does --max-http-header-size default to?", "16 KiB"},
 		{"ini section named like the field", "[NoEcho]\ntype = boolean\n\n[Type]\ntype = string\n\n[MaxLength]\ntype = integer\n",
 			"What is the type of NoEcho?", "boolean"},
 		{"markdown escaped pipe", "| name | pattern | title |\n| --- | --- | --- |\n| tagsMap | a \\| b | Tags of a resource |\n| tagList | c \\| d | Tags as a list |\n",

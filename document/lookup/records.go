@@ -199,6 +199,9 @@ func lineRecord(s string, a, b int) record {
 			// key and its value.
 			v = ""
 		}
+		if ks := pos + m[2]; ks > 0 && line[ks-1] == '-' && placeholders[strings.TrimSpace(v)] {
+			v = "" // --max-http-header-size=size: what to give, not a value
+		}
 		if end := pos + m[5]; end < len(line) && line[end] == '=' && line[pos+m[4]-1] == '=' {
 			// KEY=538 DEFAULT CHARSET=binary: pairs parted by spaces,
 			// the words before the next '=' its key.
@@ -1921,8 +1924,9 @@ func entryRecord(s string, a, b int, memo *recordMemo) (record, bool) {
 	return r, r.fields != nil
 }
 
-// commentRE is a comment's marker at a line's start.
-var commentRE = regexp.MustCompile(`^\s*(?:#+|;+|//+|--|%+|!)\s?`)
+// commentRE is a comment's marker at a line's start (SQL's "--" with a
+// space: --max-http-header-size is an option).
+var commentRE = regexp.MustCompile(`^\s*(?:#+|;+|//+|--(?:\s|$)|%+|!)\s?`)
 
 // innerPairRE is a value that is itself a setting ("DSHELL=/bin/bash").
 var innerPairRE = regexp.MustCompile(`^[A-Za-z_][\w.-]*\s*(?:=|:\s)`)

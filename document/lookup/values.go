@@ -227,7 +227,7 @@ var leadREs = []*regexp.Regexp{
 	regexp.MustCompile(`^(?i:` + dateRE.String()[4:] + `)`),
 	regexp.MustCompile(`^` + urlRE.String()), regexp.MustCompile(`^` + emailRE.String()),
 	regexp.MustCompile(`^` + pathRE.String()),
-	regexp.MustCompile(`^(?:[\pL\pN]+[-_./:#])*[\pL\pN]*\d[\pL\pN]*(?:[-_./:#+][\pL\pN]+)*#?`),
+	regexp.MustCompile(`^(?:[\pL\pN]+[-_./:#])*[\pL\pN]*\d[\pL\pN]*(?:[-_./:#+][\pL\pN]+)*#?%?`),
 	regexp.MustCompile(`^\p{Lu}[\pL\pM'’-]*(?:\s+(?:(?:de|van|von|der|da|di|du|la|le|bin|al|ter|del)\s+)?\p{Lu}[\pL\pM'’.-]*){0,3}`),
 }
 
@@ -269,6 +269,8 @@ func withUnit(s string, loc [2]int) [2]int {
 	rest := s[loc[1]:]
 	if m := unitRE.FindStringIndex(strings.ToLower(rest)); m != nil {
 		loc[1] += m[1]
+	} else if strings.HasPrefix(rest, "%") {
+		loc[1]++ // "is 5%."
 	}
 	return loc
 }
