@@ -1,12 +1,21 @@
 // Command structprobe asks the lookup helper (package document/lookup)
-// questions whose answers a document's structure settles, over real JSON
-// files that packages installed on this machine, each laid out as it was
-// written and as other formats would write the same facts: one line of
-// JSON, YAML, JSON lines, CSV and TSV, a Markdown table, a fixed-width
-// report, INI sections, RFC 822 stanzas, an SQL dump. It reports
-// how often the helper reads the right value, by layout and by form of
-// question, so that a record misread as another shape shows up without
-// anyone writing a question by hand.
+// questions whose answers a document's structure settles, over real
+// files installed on this machine, and reports how often the helper reads
+// the right value, by layout and by form of question, so that a record
+// misread as another shape shows up without anyone writing a question by
+// hand. Two sources (-source json, text, or all):
+//
+//   - JSON files, each laid out as it was written and as other formats
+//     would write the same facts: one line of JSON, YAML, JSON lines, CSV
+//     and TSV, a Markdown table, a fixed-width report, INI sections, RFC
+//     822 stanzas, an SQL dump;
+//   - text of other kinds as written (text.go): C headers' #defines and
+//     enum members, Go and Python constants, settings files (properties,
+//     INI, systemd units), YAML, Markdown and HTML tables, CSV, dpkg's and
+//     apt's logs, man pages' stated defaults; each read by a few strict
+//     lines of its grammar.
+//
+// Usage:
 //
 //	go run ./examples/tiny-rlm/structprobe            # the development half: totals, then each miss
 //	go run ./examples/tiny-rlm/structprobe -held      # the held-out half: totals only
@@ -14,17 +23,21 @@
 // Questions come from the parsed value, not from reading the text: for a
 // leaf at a key path (a.b.c) "What is a.b.c?" or "What is the c of b in
 // a?"; for a collection (an array of objects named by a "name"-like
-// field, or an object whose members are objects) "What is the f of N?".
-// A question is kept only when its answer occurs once in its document,
-// so that a right reading is the only right answer. The files are split
-// in two halves by a hash of their path: the development half may be
-// read and tuned on; the held-out half only measures, and its misses are
-// never printed.
+// field, or an object whose members are objects, or a table's rows) "What
+// is the f of N?"; for a constant or setting "What is X set to?", for a
+// package "Which version of P was installed?", for an option "What does
+// -w default to?". A question is kept only when its answer occurs once in
+// its document (or, for a package's version, only on lines that name the
+// package), so that a right reading is the only right answer. Files (and
+// the parts a log is cut in) are split in two halves by a hash of their
+// path: the development half may be read and tuned on; the held-out half
+// only measures, and its misses are never printed. No file that the
+// lookup sets (examples/tiny-rlm/devlookups, -sets) name is read.
 //
-// The layouts other than "as written" are written by encoding/json,
+// The JSON layouts other than "as written" are written by encoding/json,
 // gopkg.in/yaml.v3 and encoding/csv, or (INI, Markdown, fixed width,
-// stanzas, SQL) by a few lines here, from the same parsed value: the facts are real, the layouts are
-// what a standard writer makes of them.
+// stanzas, SQL) by a few lines here, from the same parsed value: the facts
+// are real, the layouts are what a standard writer makes of them.
 package main
 
 import (
