@@ -12,10 +12,11 @@
 // synonyms) against the record's field names and text. Where they are
 // found, the text is read several ways at once: the line's key: value
 // pairs, a name defined in code (#define NAME "v", const X Type = 1,
-// Python's X = 'v'), a table row under its header (Markdown, CSV, TSV, fixed-width),
-// a JSON object, an SQL INSERT, an RFC 822 stanza or mail, an INI
-// section, a YAML block, a changelog entry, a list, a Markdown section
-// under its heading, a sentence. Each
+// Python's X = 'v'), a table row under its header (Markdown, CSV, TSV,
+// fixed-width, HTML), a JSON object, an SQL INSERT, an RFC 822 stanza or
+// mail, an INI section, a YAML block, a changelog entry, a list, a
+// Markdown section under its heading, a man page's option and its
+// description, a sentence. Each
 // labelled value is scored by how well its label and record match the
 // question and whether it is the kind of value asked for (a date for
 // "when", a person for "who", a number for "how many").
@@ -2197,8 +2198,8 @@ func (f *finder) onlyKeys(v string) bool {
 	var whole []term
 	for _, t := range append(f.terms, f.missing...) {
 		ps := parts(t.text)
-		missing := slices.ContainsFunc(ps, func(p string) bool { return !have[stem(p)] })
-		if len(ps) > 1 && !strings.ContainsRune(t.text, ' ') && !noLetter(t.text) && missing {
+		partial := slices.ContainsFunc(ps, func(p string) bool { return !have[stem(p)] })
+		if len(ps) > 1 && !strings.ContainsRune(t.text, ' ') && !noLetter(t.text) && partial {
 			continue
 		}
 		whole = append(whole, t)

@@ -414,14 +414,14 @@ func htmlRowRecord(s string, at int) (record, bool) {
 		return record{}, false
 	}
 	ra += lo
-	re := strings.Index(strings.ToLower(s[at:min(len(s), at+maxHTMLRow)]), "</tr")
-	if re < 0 || strings.Contains(strings.ToLower(s[ra:at]), "</tr") {
+	re := indexFold(s[at:min(len(s), at+maxHTMLRow)], "</tr")
+	if re < 0 || indexFold(s[ra:at], "</tr") >= 0 {
 		return record{}, false
 	}
 	re += at
 	tlo := max(0, ra-maxHTMLTable)
 	ta := lastIndexFold(s[tlo:ra], "<table")
-	if ta < 0 || strings.Contains(strings.ToLower(s[tlo+ta:ra]), "</table") {
+	if ta < 0 || indexFold(s[tlo+ta:ra], "</table") >= 0 {
 		return record{}, false
 	}
 	ta += tlo
@@ -455,7 +455,7 @@ func htmlCells(s string, a, b int) (htmlRow, []int) {
 	var row htmlRow
 	var offs []int
 	end := b
-	if i := strings.Index(strings.ToLower(s[a:b]), "</tr"); i >= 0 {
+	if i := indexFold(s[a:b], "</tr"); i >= 0 {
 		end = a + i // the first row only
 	}
 	for _, m := range htmlCellRE.FindAllStringSubmatchIndex(s[a:end], -1) {
@@ -466,15 +466,32 @@ func htmlCells(s string, a, b int) (htmlRow, []int) {
 	return row, offs
 }
 
-// lastIndexFold is strings.LastIndex of an ASCII-lowercase sub, ignoring
-// case.
-func lastIndexFold(s, sub string) int {
-	for i := len(s) - len(sub); i >= 0; i-- {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return i
+// indexFold and lastIndexFold are strings.Index and strings.LastIndex of
+// a tag, sub, ignoring case: only where sub's first byte ('<') is.
+func indexFold(s, sub string) int {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], sub[0])
+		if j < 0 {
+			return -1
 		}
+		if j += i; j+len(sub) <= len(s) && strings.EqualFold(s[j:j+len(sub)], sub) {
+			return j
+		}
+		i = j + 1
 	}
-	return -1
+}
+
+func lastIndexFold(s, sub string) int {
+	for i := len(s); ; {
+		j := strings.LastIndexByte(s[:i], sub[0])
+		if j < 0 {
+			return -1
+		}
+		if j+len(sub) <= len(s) && strings.EqualFold(s[j:j+len(sub)], sub) {
+			return j
+		}
+		i = j
+	}
 }
 
 // jsonLine reports whether line is a JSON object or array.
