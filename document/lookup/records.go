@@ -1781,10 +1781,10 @@ func termRecord(s string, a, b int) (record, bool) {
 			indented = indentOf(l) > indentOf(s[a:b])
 		}
 		d := strings.TrimSpace(deroff(l))
-		if d != "" && !proseLine(d) && !strings.HasPrefix(t, ".") && len(body) == 0 && !(qa == b+1 && mereWordsLine(d) && proseLine(d+" "+followingLines(s, qb, 3))) {
+		if d != "" && !proseLine(d) && !strings.HasPrefix(t, ".") && len(body) == 0 && !(qa == b+1 && isLetters(strings.ReplaceAll(d, " ", "")) && proseLine(d+" "+followingLines(s, qb, 3))) {
 			// Not text: a table row, code (but a man page breaks its
-			// sentences anywhere: "Specifies how" right under the
-			// term).
+			// sentences anywhere: words alone, "Specifies how", right
+			// under the term start one).
 			break
 		}
 		if d != "" {
@@ -1797,12 +1797,6 @@ func termRecord(s string, a, b int) (record, bool) {
 	}
 	_ = end
 	return record{kind: "term", text: head + "\n" + strings.Join(body, " "), start: a}, true
-}
-
-// mereWordsLine reports whether l is words and nothing else: the start
-// of a sentence broken early, not code or a row.
-func mereWordsLine(l string) bool {
-	return !strings.ContainsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' })
 }
 
 // followingLines is the text of the (at most) n lines after the one
