@@ -120,6 +120,8 @@ func TestFind(t *testing.T) {
 		{"an option's placeholder is no value", ".TH NODE 1\n.SH OPTIONS\n" + strings.Repeat(".It Fl -help\nPrint node command-line options.\n", 8) +
 			".It Fl -max-http-header-size Ns = Ns Ar size\nSpecify the maximum size of HTTP headers in bytes. Defaults to 16 KiB.\n",
 			"What does --max-http-header-size default to?", "16 KiB"},
+		{"an option's placeholder in angle brackets is no value", "--pattern-length-limit=<N>\n    Truncate patterns of tag entries after <N> characters.\n\n--tag-relative=(yes|no)\n    Output tag file names relative to the tag file.\n",
+			"What is the default value for --pattern-length-limit?", ""},
 		{"ini section named like the field", "[NoEcho]\ntype = boolean\n\n[Type]\ntype = string\n\n[MaxLength]\ntype = integer\n",
 			"What is the type of NoEcho?", "boolean"},
 		{"markdown escaped pipe", "| name | pattern | title |\n| --- | --- | --- |\n| tagsMap | a \\| b | Tags of a resource |\n| tagList | c \\| d | Tags as a list |\n",

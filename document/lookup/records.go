@@ -199,8 +199,8 @@ func lineRecord(s string, a, b int) record {
 			// key and its value.
 			v = ""
 		}
-		if ks := pos + m[2]; ks > 0 && line[ks-1] == '-' && placeholders[strings.TrimSpace(v)] {
-			v = "" // --max-http-header-size=size: what to give, not a value
+		if ks := pos + m[2]; ks > 0 && line[ks-1] == '-' && placeholder(v) {
+			v = "" // --max-http-header-size=size, --pattern-length-limit=<N>: what to give, not a value
 		}
 		if end := pos + m[5]; end < len(line) && line[end] == '=' && line[pos+m[4]-1] == '=' {
 			// KEY=538 DEFAULT CHARSET=binary: pairs parted by spaces,
@@ -1819,6 +1819,13 @@ func followingLines(s string, b, n int) string {
 var placeholders = setOf(`time file filename path name number num n seconds size string command shell-command value arg args count
 level mode format dir directory pattern expression flags option options template target key keys bytes lines columns cols width
 height percent limit seed timeout interval`)
+
+// placeholder reports whether an option's v names what to give: a
+// placeholder word, or one in angle brackets (<N>, <path>).
+func placeholder(v string) bool {
+	v = strings.TrimSpace(v)
+	return placeholders[v] || len(v) > 2 && v[0] == '<' && v[len(v)-1] == '>' && !strings.ContainsAny(v[1:len(v)-1], "<> ")
+}
 
 // optionList reports whether head names one option several ways:
 // "-w, --wrap=COLS".
