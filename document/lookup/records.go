@@ -404,8 +404,8 @@ var (
 // table row under its table's header row (the first row of <th> cells):
 // each cell's text as a browser shows it, labelled by its column.
 func htmlRowRecord(s string, at int) (record, bool) {
-	near := strings.ToLower(s[max(0, at-400):min(len(s), at+400)])
-	if !strings.Contains(near, "<td") && !strings.Contains(near, "<th") {
+	near := s[max(0, at-400):min(len(s), at+400)]
+	if indexFold(near, "<td") < 0 && indexFold(near, "<th") < 0 {
 		return record{}, false // not in a table's cell (most text is not HTML)
 	}
 	lo := max(0, at-maxHTMLRow)
